@@ -1,0 +1,13 @@
+/**
+ * The `agent-memory` subcommands. Each lives in `commands/<name>.ts` and exports a `Command`;
+ * this table is the only list of them.
+ */
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  /** Runs the command; resolves to the process exit code. */
+  readonly run: (argv: readonly string[]) => Promise<number>;
+}
+
+export const commands: readonly Command[] = [];

@@ -1,0 +1,5 @@
+/**
+ * The ports effects are written against. Each port lives in its own file under `ports/`;
+ * adapters implement them, and each has an in-memory twin for tests.
+ */
+export {};

@@ -1,0 +1,2 @@
+/** agent-memory public API: named exports only. */
+export * from './machines/shared/index.js';

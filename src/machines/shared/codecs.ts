@@ -1,0 +1,149 @@
+/**
+ * Codecs shared by every gate: branded ids, ISO timestamps, JSON values and the journal
+ * record envelope. Each type is derived from its codec (`type X = t.TypeOf<typeof X>`).
+ */
+import * as t from 'io-ts';
+
+const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+// Checked by hand rather than with Date: machines take no clock, not even for parsing.
+const isIsoTimestamp = (s: string): boolean => {
+  const m = ISO_TIMESTAMP.exec(s);
+  if (m === null) return false;
+  const [month, day, hour, minute, second] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
+  const maxDay = DAYS_IN_MONTH[month - 1];
+  return maxDay !== undefined && day >= 1 && day <= maxDay && hour < 24 && minute < 60 && second < 61;
+};
+
+interface IsoTimestampBrand {
+  readonly IsoTimestamp: unique symbol;
+}
+/** An ISO-8601 date-time with a zone, e.g. `2026-11-22T10:00:00.000Z`. */
+export const IsoTimestamp = t.brand(
+  t.string,
+  (s): s is t.Branded<string, IsoTimestampBrand> => isIsoTimestamp(s),
+  'IsoTimestamp',
+);
+export type IsoTimestamp = t.TypeOf<typeof IsoTimestamp>;
+
+interface NonEmptyStringBrand {
+  readonly NonEmptyString: unique symbol;
+}
+export const NonEmptyString = t.brand(
+  t.string,
+  (s): s is t.Branded<string, NonEmptyStringBrand> => s.trim().length > 0,
+  'NonEmptyString',
+);
+export type NonEmptyString = t.TypeOf<typeof NonEmptyString>;
+
+interface BankIdBrand {
+  readonly BankId: unique symbol;
+}
+/** A memory-server bank id: 1-128 chars of letters, digits, `-`, `_`, `.`, `:`. */
+export const BankId = t.brand(
+  t.string,
+  (s): s is t.Branded<string, BankIdBrand> => /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(s),
+  'BankId',
+);
+export type BankId = t.TypeOf<typeof BankId>;
+
+interface DocumentIdBrand {
+  readonly DocumentId: unique symbol;
+}
+export const DocumentId = t.brand(
+  t.string,
+  (s): s is t.Branded<string, DocumentIdBrand> => s.length > 0 && s.length <= 512,
+  'DocumentId',
+);
+export type DocumentId = t.TypeOf<typeof DocumentId>;
+
+interface JobIdBrand {
+  readonly JobId: unique symbol;
+}
+/** A retain job's id; also its idempotency key, fixed at enqueue. */
+export const JobId = t.brand(
+  t.string,
+  (s): s is t.Branded<string, JobIdBrand> => /^[A-Za-z0-9._:-]{8,128}$/.test(s),
+  'JobId',
+);
+export type JobId = t.TypeOf<typeof JobId>;
+
+interface SessionIdBrand {
+  readonly SessionId: unique symbol;
+}
+export const SessionId = t.brand(
+  t.string,
+  (s): s is t.Branded<string, SessionIdBrand> => s.length > 0 && s.length <= 256,
+  'SessionId',
+);
+export type SessionId = t.TypeOf<typeof SessionId>;
+
+interface PositiveIntBrand {
+  readonly PositiveInt: unique symbol;
+}
+export const PositiveInt = t.brand(
+  t.number,
+  (n): n is t.Branded<number, PositiveIntBrand> => Number.isSafeInteger(n) && n > 0,
+  'PositiveInt',
+);
+export type PositiveInt = t.TypeOf<typeof PositiveInt>;
+
+interface NonNegativeIntBrand {
+  readonly NonNegativeInt: unique symbol;
+}
+export const NonNegativeInt = t.brand(
+  t.number,
+  (n): n is t.Branded<number, NonNegativeIntBrand> => Number.isSafeInteger(n) && n >= 0,
+  'NonNegativeInt',
+);
+export type NonNegativeInt = t.TypeOf<typeof NonNegativeInt>;
+
+/** Epoch milliseconds, as carried in events: time enters machines as data. */
+export const EpochMs = NonNegativeInt;
+export type EpochMs = NonNegativeInt;
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+const isJsonValue = (u: unknown, depth = 0): u is JsonValue => {
+  if (depth > 64) return false;
+  if (u === null || typeof u === 'boolean' || typeof u === 'string') return true;
+  if (typeof u === 'number') return Number.isFinite(u);
+  if (Array.isArray(u)) return u.every((v) => isJsonValue(v, depth + 1));
+  if (typeof u === 'object') {
+    const proto = Object.getPrototypeOf(u);
+    if (proto !== Object.prototype && proto !== null) return false;
+    return Object.values(u as Record<string, unknown>).every((v) => isJsonValue(v, depth + 1));
+  }
+  return false;
+};
+
+/** Any value that survives a JSON round trip unchanged (finite numbers, plain objects). */
+export const JsonValue = new t.Type<JsonValue, JsonValue, unknown>(
+  'JsonValue',
+  (u): u is JsonValue => isJsonValue(u),
+  (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c, 'a JSON value')),
+  t.identity,
+);
+
+/** A string map, as memory metadata is on the wire. */
+export const StringMap = t.record(t.string, t.string);
+export type StringMap = t.TypeOf<typeof StringMap>;
+
+/**
+ * One journal record, one line of a JSONL journal. `checksum` is the hex SHA-256 (first 16
+ * chars) of the canonical JSON of `{ v, seq, type, at, payload }`; it is computed by the
+ * adapter that writes the line, since machines do no hashing.
+ */
+export const JournalRecord = t.intersection([
+  t.type({
+    v: t.literal(1),
+    seq: NonNegativeInt,
+    type: NonEmptyString,
+    at: IsoTimestamp,
+    payload: JsonValue,
+    checksum: t.string,
+  }),
+  t.partial({ machine: t.string }),
+]);
+export type JournalRecord = t.TypeOf<typeof JournalRecord>;

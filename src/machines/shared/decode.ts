@@ -1,0 +1,99 @@
+/**
+ * Decoding at a boundary: every byte that crosses one becomes an `Either<DecodeError, A>`.
+ * The error names the path of each bad field so a user can find it, and never echoes
+ * more than a short, redacted-by-length preview of the value.
+ */
+import * as t from 'io-ts';
+import * as E from 'fp-ts/lib/Either.js';
+
+/** One failed field: its dotted path, what was expected, and a short preview of what came. */
+export interface DecodeIssue {
+  readonly path: string;
+  readonly expected: string;
+  readonly actual: string;
+}
+
+/** A decode failure at a named boundary (`hook session_start`, `config ~/.pi/agent/memory.json`). */
+export interface DecodeError {
+  readonly _tag: 'DecodeError';
+  readonly source: string;
+  readonly issues: readonly DecodeIssue[];
+  readonly message: string;
+}
+
+const PREVIEW_MAX = 40;
+
+const preview = (value: unknown): string => {
+  if (value === undefined) return 'undefined';
+  let text: string;
+  try {
+    text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > PREVIEW_MAX ? `${text.slice(0, PREVIEW_MAX)}…` : text;
+};
+
+const pathOf = (context: t.Context): string => {
+  // io-ts reports union and intersection members under numeric keys that are not fields:
+  // keep a key only when its parent is not a union or an intersection.
+  const parts: string[] = [];
+  for (let i = 1; i < context.length; i += 1) {
+    const entry = context[i];
+    const parent = context[i - 1];
+    if (entry === undefined || parent === undefined || entry.key === '') continue;
+    if (parent.type instanceof t.UnionType || parent.type instanceof t.IntersectionType) continue;
+    parts.push(entry.key);
+  }
+  return parts.length > 0 ? parts.join('.') : '(root)';
+};
+
+const issuesOf = (errors: t.Errors): DecodeIssue[] => {
+  // A union reports one error per branch at the same path: fold them into `A | B`.
+  const byPath = new Map<string, { expected: string[]; actual: string }>();
+  for (const error of errors) {
+    const last = error.context[error.context.length - 1];
+    const path = pathOf(error.context);
+    const expected = error.message ?? last?.type.name ?? 'unknown';
+    const entry = byPath.get(path) ?? { expected: [], actual: preview(error.value) };
+    if (!entry.expected.includes(expected)) entry.expected.push(expected);
+    byPath.set(path, entry);
+  }
+  return [...byPath].map(([path, { expected, actual }]) => ({ path, expected: expected.join(' | '), actual }));
+};
+
+/** Builds the error text: `source: field a.b: expected X, got Y; field c: ...`. */
+export const decodeError = (source: string, issues: readonly DecodeIssue[]): DecodeError => ({
+  _tag: 'DecodeError',
+  source,
+  issues,
+  message: `${source}: ${issues
+    .map((issue) => `field ${issue.path}: expected ${issue.expected}, got ${issue.actual}`)
+    .join('; ')}`,
+});
+
+/**
+ * Decodes `input` with `codec`, naming `source` in the error.
+ *
+ * @example
+ * const result = decodeWith(RetainParams, 'tool memory_retain')(params);
+ * if (E.isLeft(result)) return toolError(result.left.message);
+ */
+export const decodeWith =
+  <A, O>(codec: t.Type<A, O, unknown>, source: string) =>
+  (input: unknown): E.Either<DecodeError, A> =>
+    E.mapLeft((errors: t.Errors) => decodeError(source, issuesOf(errors)))(codec.decode(input));
+
+/** Parses JSON text, then decodes it; a syntax error names the source and the offset. */
+export const decodeJson =
+  <A, O>(codec: t.Type<A, O, unknown>, source: string) =>
+  (text: string): E.Either<DecodeError, A> => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (cause) {
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      return E.left(decodeError(source, [{ path: '(json)', expected: 'valid JSON', actual: detail }]));
+    }
+    return decodeWith(codec, source)(parsed);
+  };

@@ -1,0 +1,3 @@
+export * from './codecs.js';
+export * from './decode.js';
+export * from './immerAssign.js';

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export const config = defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    reporters: ['default'],
+  },
+});
+
+export default config;
