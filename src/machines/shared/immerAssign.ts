@@ -19,7 +19,8 @@ export const immerAssign = <
   TExpressionEvent extends EventObject = EventObject,
   TParams extends ParameterizedObject['params'] | undefined = undefined,
   TEvent extends EventObject = TExpressionEvent,
-  TActor extends ProvidedActor = ProvidedActor,
+  // `never` matches what `setup()` expects of a machine without child actors.
+  TActor extends ProvidedActor = never,
 >(
   recipe: (draft: Draft<TContext>, args: ImmerRecipeArgs<TContext, TExpressionEvent>, params: TParams) => void,
 ) =>

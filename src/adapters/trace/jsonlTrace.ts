@@ -1,0 +1,30 @@
+/**
+ * The trace as a JSONL file, one record a line, for the visualiser and for bug reports.
+ * Writes are synchronous appends: a trace is opt-in debugging output, and a synchronous
+ * append keeps its order identical to the order of the steps it records.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { TracePort, TraceRecord } from '../../effects/ports/trace.js';
+
+export interface JsonlTraceOptions {
+  readonly path: string;
+  /** Applied to each record's data before it is written: traces never hold secrets. */
+  readonly redact: (value: JsonValue) => JsonValue;
+}
+
+export const jsonlTrace = ({ path, redact }: JsonlTraceOptions): TracePort => {
+  mkdirSync(dirname(path), { recursive: true });
+  return {
+    write: (record: TraceRecord) => {
+      appendFileSync(path, `${JSON.stringify({ ...record, data: redact(record.data) })}\n`);
+    },
+  };
+};
+
+/** The in-memory twin: keeps records in an array, for tests and the live visualiser. */
+export const memoryTrace = (): TracePort & { readonly records: TraceRecord[] } => {
+  const records: TraceRecord[] = [];
+  return { records, write: (record) => void records.push(record) };
+};
