@@ -16,7 +16,7 @@ const isIsoTimestamp = (s: string): boolean => {
   return maxDay !== undefined && day >= 1 && day <= maxDay && hour < 24 && minute < 60 && second < 61;
 };
 
-interface IsoTimestampBrand {
+export interface IsoTimestampBrand {
   readonly IsoTimestamp: unique symbol;
 }
 /** An ISO-8601 date-time with a zone, e.g. `2026-11-22T10:00:00.000Z`. */
@@ -27,7 +27,7 @@ export const IsoTimestamp = t.brand(
 );
 export type IsoTimestamp = t.TypeOf<typeof IsoTimestamp>;
 
-interface NonEmptyStringBrand {
+export interface NonEmptyStringBrand {
   readonly NonEmptyString: unique symbol;
 }
 export const NonEmptyString = t.brand(
@@ -37,7 +37,7 @@ export const NonEmptyString = t.brand(
 );
 export type NonEmptyString = t.TypeOf<typeof NonEmptyString>;
 
-interface BankIdBrand {
+export interface BankIdBrand {
   readonly BankId: unique symbol;
 }
 /** A memory-server bank id: 1-128 chars of letters, digits, `-`, `_`, `.`, `:`. */
@@ -48,7 +48,7 @@ export const BankId = t.brand(
 );
 export type BankId = t.TypeOf<typeof BankId>;
 
-interface DocumentIdBrand {
+export interface DocumentIdBrand {
   readonly DocumentId: unique symbol;
 }
 export const DocumentId = t.brand(
@@ -58,7 +58,7 @@ export const DocumentId = t.brand(
 );
 export type DocumentId = t.TypeOf<typeof DocumentId>;
 
-interface JobIdBrand {
+export interface JobIdBrand {
   readonly JobId: unique symbol;
 }
 /** A retain job's id; also its idempotency key, fixed at enqueue. */
@@ -69,7 +69,7 @@ export const JobId = t.brand(
 );
 export type JobId = t.TypeOf<typeof JobId>;
 
-interface SessionIdBrand {
+export interface SessionIdBrand {
   readonly SessionId: unique symbol;
 }
 export const SessionId = t.brand(
@@ -79,7 +79,7 @@ export const SessionId = t.brand(
 );
 export type SessionId = t.TypeOf<typeof SessionId>;
 
-interface PositiveIntBrand {
+export interface PositiveIntBrand {
   readonly PositiveInt: unique symbol;
 }
 export const PositiveInt = t.brand(
@@ -89,7 +89,7 @@ export const PositiveInt = t.brand(
 );
 export type PositiveInt = t.TypeOf<typeof PositiveInt>;
 
-interface NonNegativeIntBrand {
+export interface NonNegativeIntBrand {
   readonly NonNegativeInt: unique symbol;
 }
 export const NonNegativeInt = t.brand(
