@@ -1,0 +1,356 @@
+/**
+ * THE table of configuration fields. The config codec, the defaults, the choices, the reset
+ * keys, where a field lives in a file, its environment variables, `memory_config`'s patch
+ * allowlist, the advanced flag, the settings tab, the docs and the doctor's listing are all
+ * read from here. Add a field here and nowhere else.
+ */
+import * as t from 'io-ts';
+import { BankId, PositiveInt, NonNegativeInt } from '../machines/shared/codecs.js';
+import { ConfigPath, ConfigText, EnvVarName, FactType, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
+
+export type Tab = 'Connection' | 'Banks' | 'Scope' | 'Recall' | 'Retain' | 'Import' | 'UI';
+
+export type FieldKind =
+  | 'boolean'
+  | 'text'
+  | 'url'
+  | 'env-name'
+  | 'secret'
+  | 'positive-int'
+  | 'non-negative-int'
+  | 'select'
+  | 'bank-id'
+  | 'tags'
+  | 'fact-types'
+  | 'path'
+  | 'origins';
+
+/** How an environment variable sets a field; the first variable set (non-empty) wins. */
+export interface EnvBinding {
+  readonly names: readonly string[];
+  /** Turns the variable's text (and its name) into the field's raw value; default: the text. */
+  readonly parse?: (raw: string, name: string) => unknown;
+}
+
+export interface FieldSpec<C extends t.Mixed = t.Mixed> {
+  readonly codec: C;
+  readonly default: t.TypeOf<C>;
+  /** How the default reads in docs when it is computed (`auto-derived`, `{state_dir}/...`). */
+  readonly defaultText?: string;
+  /** Dotted location inside a config file (`recall.maxTokens`). */
+  readonly path: string;
+  /** The reset key of contract 8.2; resetting it removes every field that shares it. */
+  readonly resetKey: string;
+  readonly tab: Tab;
+  readonly kind: FieldKind;
+  readonly choices?: readonly string[];
+  readonly advanced: boolean;
+  /** The key `memory_config` patches accept for this field; absent: not patchable. */
+  readonly patchKey?: string;
+  /** Refused when it appears in the project file (a repository's author wrote that file). */
+  readonly userFileOnly?: boolean;
+  /** Never printed: shown as `(set)` / `(not set)`. */
+  readonly secret?: boolean;
+  readonly env?: EnvBinding;
+  /** Where the field comes from: contract 8.2, 8.3, or added by this project. */
+  readonly origin: '8.2' | '8.3' | 'added';
+  readonly description: string;
+}
+
+const field = <C extends t.Mixed>(spec: FieldSpec<C>): FieldSpec<C> => spec;
+
+const truthy = (raw: string): boolean => ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
+
+const budget = select(['low', 'mid', 'high']);
+const profile = select(['project-only', 'project+global', 'global-only', 'recall-only']);
+const agentUse = select(['coding', 'conversation']);
+const scopeMode = select(['domain-tagged', 'isolated-bank']);
+const idStrategy = select(['pin', 'remote', 'basename']);
+const delivery = select(['immediate', 'coalesced']);
+const globalRetain = select(['explicit-only']);
+const importMode = select(['curated', 'raw', 'forensic']);
+const quality = select(['compatible', 'strict']);
+const branches = select(['current-only', 'all-leaves']);
+const toolResults = select(['errors-only', 'summary', 'content']);
+const statusStyle = select(['off', 'text', 'emoji', 'nerdfont']);
+const statusDetail = select(['minimal', 'project', 'activity', 'verbose']);
+
+const Tags = t.array(ScopeTag, 'ScopeTag[]');
+const FactTypes = t.array(FactType.codec, 'FactType[]');
+const Origins = t.array(Origin, 'Origin[]');
+
+export const configFields = {
+  // --- Connection -------------------------------------------------------------------------
+  enabled: field({
+    codec: t.boolean, default: true, path: 'enabled', resetKey: 'enabled', tab: 'Connection', kind: 'boolean', advanced: false,
+    env: { names: ['PI_MEMORY_ENABLED'], parse: truthy }, origin: '8.2',
+    description: 'Master switch. When off, automatic recall and retain are skipped.',
+  }),
+  setupComplete: field({
+    codec: t.boolean, default: false, path: 'setupComplete', resetKey: 'setupComplete', tab: 'Connection', kind: 'boolean', advanced: false,
+    patchKey: 'setupComplete', origin: '8.3',
+    description: 'Explicit setup flag. In domain-tagged mode it needs a projectBankId.',
+  }),
+  baseUrl: field({
+    codec: HttpUrl, default: 'http://localhost:8888' as HttpUrl, path: 'memory.baseUrl', resetKey: 'memory.baseUrl', tab: 'Connection', kind: 'url',
+    advanced: false, patchKey: 'baseUrl', env: { names: ['MEMORY_BASE_URL'] }, origin: '8.2',
+    description: 'Memory server endpoint for recall, retain, reflect and bank setup. The API key is only sent to a trusted origin (see trustedOrigins).',
+  }),
+  apiKeyEnv: field({
+    codec: optional(EnvVarName), default: undefined, defaultText: 'not set', path: 'memory.apiKeyEnv', resetKey: 'memory.apiKey', tab: 'Connection',
+    kind: 'env-name', advanced: false, patchKey: 'apiKeyEnvVar',
+    env: {
+      // MEMORY_API_KEY_REF names another variable; MEMORY_API_TOKEN / MEMORY_API_KEY hold the key itself,
+      // so the config records their name and the key is read from the environment when needed.
+      names: ['MEMORY_API_KEY_REF', 'MEMORY_API_TOKEN', 'MEMORY_API_KEY'],
+      parse: (raw, name) => (name === 'MEMORY_API_KEY_REF' ? raw.trim() : name),
+    },
+    origin: '8.2',
+    description: 'Name of the environment variable holding the API key (recommended).',
+  }),
+  apiKeyDirect: field({
+    codec: optional(ConfigText), default: undefined, defaultText: 'not set', path: 'memory.apiKeyDirect', resetKey: 'memory.apiKey', tab: 'Connection',
+    kind: 'secret', advanced: true, userFileOnly: true, secret: true, origin: '8.2',
+    description: 'Raw API key. Only read from the user file ~/.pi/agent/memory.json; refused in a project file.',
+  }),
+  timeoutMs: field({
+    codec: PositiveInt, default: 30_000 as PositiveInt, path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
+    advanced: false, patchKey: 'timeoutMs', origin: '8.2',
+    description: 'Maximum wait for one network call to the memory server, in ms.',
+  }),
+  trustedOrigins: field({
+    codec: Origins, default: [], path: 'memory.trustedOrigins', resetKey: 'memory.trustedOrigins', tab: 'Connection', kind: 'origins', advanced: true,
+    userFileOnly: true, origin: 'added',
+    description: 'Origins (besides the user-file or default baseUrl) the API key may be sent to when a project file changes baseUrl or apiKeyEnv. User file only.',
+  }),
+  // --- Banks ------------------------------------------------------------------------------
+  memoryProfile: field({
+    ...profile, default: 'project-only', path: 'banks.profile', resetKey: 'banks.profile', tab: 'Banks', kind: 'select', advanced: false,
+    patchKey: 'memoryProfile', origin: '8.2',
+    description: 'project-only: one shared coding bank. project+global: also recall a personal (user) bank. global-only: user bank only, no automatic retain. recall-only: automatic recall, no automatic retain.',
+  }),
+  agentUse: field({
+    ...agentUse, default: 'coding', path: 'agentUse', resetKey: 'agentUse', tab: 'Banks', kind: 'select', advanced: false, patchKey: 'agentUse', origin: '8.2',
+    description: 'Selects the starter mental-model set.',
+  }),
+  mentalModelsInject: field({
+    codec: t.boolean, default: true, path: 'mentalModels.inject', resetKey: 'mentalModels.inject', tab: 'Banks', kind: 'boolean', advanced: false,
+    patchKey: 'mentalModelsInject', origin: '8.2',
+    description: 'Inject mental-model content of the active banks into automatic context with recall.',
+  }),
+  projectBankId: field({
+    codec: optional(BankId), default: undefined, defaultText: 'auto-derived', path: 'banks.project.bankId', resetKey: 'banks.project.bankId', tab: 'Banks',
+    kind: 'bank-id', advanced: false, patchKey: 'projectBankId', env: { names: ['PI_MEMORY_PROJECT_BANK_ID'] }, origin: '8.2',
+    description: 'The shared coding bank (domain-tagged mode). Isolated mode may pin a per-repository bank.',
+  }),
+  globalBankEnabled: field({
+    codec: t.boolean, default: false, path: 'banks.global.enabled', resetKey: 'banks.global.enabled', tab: 'Banks', kind: 'boolean', advanced: false,
+    patchKey: 'enableGlobalBank', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'], parse: () => true }, origin: '8.2',
+    description: 'Allow cross-project recall from the shared user bank.',
+  }),
+  globalBankId: field({
+    codec: optional(BankId), default: undefined, defaultText: 'not set', path: 'banks.global.bankId', resetKey: 'banks.global.bankId', tab: 'Banks',
+    kind: 'bank-id', advanced: false, patchKey: 'globalBankId', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'] }, origin: '8.2',
+    description: 'The shared user bank, used only when user memory is enabled.',
+  }),
+  // --- Scope ------------------------------------------------------------------------------
+  scopeMode: field({
+    ...scopeMode, default: 'domain-tagged', path: 'scope.mode', resetKey: 'scope.mode', tab: 'Scope', kind: 'select', advanced: false,
+    patchKey: 'scopeMode', origin: '8.3',
+    description: 'domain-tagged: one shared coding bank, projects kept apart by project: tags. isolated-bank: a bank per repository (hard wall).',
+  }),
+  projectIdStrategy: field({
+    ...idStrategy, default: 'remote', path: 'scope.projectIdStrategy', resetKey: 'scope.projectIdStrategy', tab: 'Scope', kind: 'select',
+    advanced: false, patchKey: 'projectIdStrategy', origin: '8.3',
+    description: 'How the project id is derived: pin (scope.projectId), remote (normalised git origin URL) or basename (repository folder name).',
+  }),
+  projectId: field({
+    codec: optional(ConfigText), default: undefined, defaultText: 'not set', path: 'scope.projectId', resetKey: 'scope.projectId', tab: 'Scope',
+    kind: 'text', advanced: false, patchKey: 'projectId', origin: '8.3',
+    description: 'Pinned project id for the project:<id> tag; wins over remote and basename.',
+  }),
+  includeSharedObservations: field({
+    codec: t.boolean, default: false, path: 'scope.includeSharedObservations', resetKey: 'scope.includeSharedObservations', tab: 'Scope',
+    kind: 'boolean', advanced: false, patchKey: 'includeSharedObservations', origin: '8.3',
+    description: 'Also recall shared (untagged) observations of the same bank, OR-ed with the scope filter.',
+  }),
+  userScopeTags: field({
+    codec: Tags, default: ['source:pi', 'harness:pi'] as t.TypeOf<typeof Tags>, path: 'scope.userScopeTags', resetKey: 'scope.userScopeTags', tab: 'Scope', kind: 'tags',
+    advanced: false, patchKey: 'userScopeTags', origin: '8.3',
+    description: 'Tag filter for user-bank recall; an empty list means no tag filter on the user bank.',
+  }),
+  // --- Recall -----------------------------------------------------------------------------
+  recallEnabled: field({
+    codec: t.boolean, default: true, path: 'recall.enabled', resetKey: 'recall.enabled', tab: 'Recall', kind: 'boolean', advanced: false,
+    patchKey: 'recallEnabled', origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
+  }),
+  recallBudget: field({
+    ...budget, default: 'mid', path: 'recall.budget', resetKey: 'recall.budget', tab: 'Recall', kind: 'select', advanced: false,
+    patchKey: 'recallBudget', origin: '8.2', description: 'Retrieval effort.',
+  }),
+  recallMaxTokens: field({
+    codec: PositiveInt, default: 800 as PositiveInt, path: 'recall.maxTokens', resetKey: 'recall.maxTokens', tab: 'Recall', kind: 'positive-int',
+    advanced: false, patchKey: 'recallMaxTokens', origin: '8.2', description: 'Project-bank tokens injected into context.',
+  }),
+  recallUserMaxTokens: field({
+    codec: PositiveInt, default: 400 as PositiveInt, path: 'recall.userMaxTokens', resetKey: 'recall.userMaxTokens', tab: 'Recall',
+    kind: 'positive-int', advanced: true, patchKey: 'recallUserMaxTokens', origin: '8.2', description: 'User-bank tokens injected, independent of the project cap.',
+  }),
+  recallStoreLast: field({
+    codec: t.boolean, default: false, path: 'recall.storeLastRecall', resetKey: 'recall.storeLastRecall', tab: 'Recall', kind: 'boolean',
+    advanced: true, patchKey: 'recallStoreLast', origin: '8.2', description: 'Write the latest successful recall to {state_dir}/memory/last-recall.json.',
+  }),
+  recallStoreFailures: field({
+    codec: t.boolean, default: false, path: 'recall.storeLastRecallFailures', resetKey: 'recall.storeLastRecallFailures', tab: 'Recall',
+    kind: 'boolean', advanced: true, patchKey: 'recallStoreFailures', origin: '8.2',
+    description: 'Also record redacted failed recall attempts. Needs recallStoreLast.',
+  }),
+  recallPreferObservations: field({
+    codec: t.boolean, default: true, path: 'recall.preferObservations', resetKey: 'recall.preferObservations', tab: 'Recall', kind: 'boolean',
+    advanced: true, patchKey: 'recallPreferObservations', origin: '8.2', description: 'Drop raw facts superseded by a returned observation.',
+  }),
+  recallTimeoutMs: field({
+    codec: PositiveInt, default: 1500 as PositiveInt, path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
+    advanced: true, patchKey: 'recallTimeoutMs', origin: 'added',
+    description: 'Deadline of automatic recall before an answer, in ms: a slow server never holds the prompt longer.',
+  }),
+  recallTypes: field({
+    codec: FactTypes, default: ['world', 'experience', 'observation'], path: 'recall.types', resetKey: 'recall.types', tab: 'Recall',
+    kind: 'fact-types', choices: FactType.choices, advanced: true, patchKey: 'recallTypes', origin: 'added',
+    description: 'Fact types automatic recall asks for.',
+  }),
+  recallContextTurns: field({
+    codec: NonNegativeInt, default: 2 as NonNegativeInt, path: 'recall.contextTurns', resetKey: 'recall.contextTurns', tab: 'Recall',
+    kind: 'non-negative-int', advanced: true, patchKey: 'recallContextTurns', origin: 'added',
+    description: 'Earlier turns folded into the automatic recall query.',
+  }),
+  recallMaxQueryChars: field({
+    codec: PositiveInt, default: 800 as PositiveInt, path: 'recall.maxQueryChars', resetKey: 'recall.maxQueryChars', tab: 'Recall',
+    kind: 'positive-int', advanced: true, patchKey: 'recallMaxQueryChars', origin: 'added',
+    description: 'Longest automatic recall query sent to the server, in characters.',
+  }),
+  // --- Retain -----------------------------------------------------------------------------
+  retainEnabled: field({
+    codec: t.boolean, default: true, path: 'retain.enabled', resetKey: 'retain.enabled', tab: 'Retain', kind: 'boolean', advanced: false,
+    patchKey: 'retainEnabled', origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
+  }),
+  retainAsync: field({
+    codec: t.boolean, default: true, path: 'retain.async', resetKey: 'retain.async', tab: 'Retain', kind: 'boolean', advanced: true,
+    patchKey: 'retainAsync', origin: '8.2', description: 'Write retain jobs through the durable queue instead of blocking the UI.',
+  }),
+  retainDelivery: field({
+    ...delivery, default: 'immediate', path: 'retain.delivery', resetKey: 'retain.delivery', tab: 'Retain', kind: 'select', advanced: true,
+    patchKey: 'retainDelivery', origin: '8.2',
+    description: 'immediate flushes after every turn; coalesced merges compatible deltas and delivers at session end or every retainFlushIntervalMs.',
+  }),
+  retainFlushIntervalMs: field({
+    codec: NonNegativeInt, default: 0 as NonNegativeInt, path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
+    kind: 'non-negative-int', advanced: true, patchKey: 'retainFlushIntervalMs', origin: 'added',
+    description: 'Periodic flush of a coalesced queue, in ms; 0 flushes only at session end.',
+  }),
+  queuePath: field({
+    codec: ConfigPath, default: '{state_dir}/memory/retain-queue.jsonl' as ConfigPath, path: 'retain.queuePath', resetKey: 'retain.queuePath', tab: 'Retain',
+    kind: 'path', advanced: true, origin: '8.2', description: 'The JSONL retain queue (retry journal).',
+  }),
+  globalRetainMode: field({
+    ...globalRetain, default: 'explicit-only', path: 'globalRetain.mode', resetKey: 'globalRetain.mode', tab: 'Retain', kind: 'select',
+    advanced: true, origin: '8.2', description: 'User-bank writes are manual (memory_retain_global). The only supported mode.',
+  }),
+  // --- Import -----------------------------------------------------------------------------
+  importMode: field({
+    ...importMode, default: 'curated', path: 'import.mode', resetKey: 'import.mode', tab: 'Import', kind: 'select', advanced: false, origin: '8.2',
+    description: 'curated drops noisy successful tool results; raw keeps the raw branch; forensic also keeps recall blocks.',
+  }),
+  importQualityProfile: field({
+    ...quality, default: 'compatible', path: 'import.qualityProfile', resetKey: 'import.qualityProfile', tab: 'Import', kind: 'select',
+    advanced: false, origin: '8.2', description: 'strict drops process/UI-like, oversized or repeated successful tool output in curated mode.',
+  }),
+  importBranches: field({
+    ...branches, default: 'current-only', path: 'import.includeBranches', resetKey: 'import.includeBranches', tab: 'Import', kind: 'select',
+    advanced: false, origin: '8.2', description: 'Import the current branch or every leaf branch of a session.',
+  }),
+  importToolResults: field({
+    ...toolResults, default: 'errors-only', path: 'import.toolResults', resetKey: 'import.toolResults', tab: 'Import', kind: 'select',
+    advanced: false, origin: '8.2', description: 'summary keeps bounded low-noise successful tool output; content keeps full successful content.',
+  }),
+  importToolSummaryMaxChars: field({
+    codec: PositiveInt, default: 500 as PositiveInt, path: 'import.toolResultSummaryMaxChars', resetKey: 'import.toolResultSummaryMaxChars',
+    tab: 'Import', kind: 'positive-int', advanced: true, origin: '8.2', description: 'Maximum characters per successful tool summary.',
+  }),
+  importManifest: field({
+    codec: ConfigPath, default: '{state_dir}/memory/import-manifest.json' as ConfigPath, path: 'import.manifestPath', resetKey: 'import.manifestPath',
+    tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'Tracks imported sessions for deterministic reimports.',
+  }),
+  importCheckpoint: field({
+    codec: ConfigPath, default: '{state_dir}/memory/import-checkpoint.json' as ConfigPath, path: 'import.checkpointPath', resetKey: 'import.checkpointPath',
+    tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'Tracks progress so an interrupted import resumes.',
+  }),
+  importReplaceExisting: field({
+    codec: t.boolean, default: true, path: 'import.replaceExistingImportedDocs', resetKey: 'import.replaceExistingImportedDocs', tab: 'Import',
+    kind: 'boolean', advanced: true, origin: '8.2', description: 'Reimports replace their documents instead of appending duplicates.',
+  }),
+  importResume: field({
+    codec: t.boolean, default: true, path: 'import.resume', resetKey: 'import.resume', tab: 'Import', kind: 'boolean', advanced: true, origin: '8.2',
+    description: 'Skip completed documents whose checkpoint content hashes match.',
+  }),
+  // --- UI ---------------------------------------------------------------------------------
+  statusStyle: field({
+    ...statusStyle, default: 'text', path: 'status.style', resetKey: 'status.style', tab: 'UI', kind: 'select', advanced: false, origin: '8.2',
+    description: 'Footer symbol style.',
+  }),
+  statusDetail: field({
+    ...statusDetail, default: 'activity', path: 'status.detail', resetKey: 'status.detail', tab: 'UI', kind: 'select', advanced: false, origin: '8.2',
+    description: 'Amount of information in the host footer.',
+  }),
+  statusMaxLength: field({
+    codec: PositiveInt, default: 24 as PositiveInt, path: 'status.maxLength', resetKey: 'status.maxLength', tab: 'UI', kind: 'positive-int',
+    advanced: false, origin: '8.2', description: 'Maximum footer characters.',
+  }),
+  statusActivity: field({
+    codec: t.boolean, default: true, path: 'status.showActivity', resetKey: 'status.showActivity', tab: 'UI', kind: 'boolean', advanced: false,
+    origin: '8.2', description: 'Show recall/retain activity in the status line.',
+  }),
+  notifyStartup: field({
+    codec: t.boolean, default: true, path: 'notifications.startup', resetKey: 'notifications.startup', tab: 'UI', kind: 'boolean', advanced: false,
+    origin: '8.2', description: 'Show the selected bank at session start.',
+  }),
+  notifyRecall: field({
+    codec: t.boolean, default: false, path: 'notifications.recall', resetKey: 'notifications.recall', tab: 'UI', kind: 'boolean', advanced: false,
+    origin: '8.2', description: 'Notify when automatic recall runs.',
+  }),
+  notifyRetain: field({
+    codec: t.boolean, default: false, path: 'notifications.retain', resetKey: 'notifications.retain', tab: 'UI', kind: 'boolean', advanced: false,
+    origin: '8.2', description: 'Notify when automatic retain queues memory.',
+  }),
+};
+
+export type ConfigFields = typeof configFields;
+export type FieldName = keyof ConfigFields;
+
+/** The table as a list, in table order, each entry carrying its name. */
+export const fieldList: readonly (FieldSpec & { readonly name: FieldName })[] = (Object.keys(configFields) as FieldName[]).map((name) => ({
+  ...(configFields[name] as FieldSpec),
+  name,
+}));
+
+type ConfigProps = { [K in FieldName]: ConfigFields[K]['codec'] };
+
+/** The effective configuration, one flat key per field. */
+export const MemoryConfig = t.type(
+  Object.fromEntries(fieldList.map((f) => [f.name, f.codec])) as ConfigProps,
+  'MemoryConfig',
+);
+export type MemoryConfig = t.TypeOf<typeof MemoryConfig>;
+
+/** Every field at its default (path fields still hold their `{state_dir}` template). */
+export const defaultConfigTemplate = (): MemoryConfig =>
+  Object.fromEntries(fieldList.map((f) => [f.name, structuredClone(f.default)])) as MemoryConfig;
+
+/** The fields a reset key resets (two for `memory.apiKey`). */
+export const fieldsForResetKey = (resetKey: string): readonly FieldName[] =>
+  fieldList.filter((f) => f.resetKey === resetKey).map((f) => f.name);
+
+/** `memory_config`'s patch allowlist: patch key -> field. */
+export const patchAllowlist: ReadonlyMap<string, FieldName> = new Map(
+  fieldList.flatMap((f) => (f.patchKey === undefined ? [] : [[f.patchKey, f.name] as const])),
+);

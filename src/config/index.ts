@@ -1,0 +1,8 @@
+/** Configuration, scope and bank routing, tag filters and redaction. */
+export * from './codecs.js';
+export * from './fields.js';
+export * from './jsonText.js';
+export * from './load.js';
+export * from './redact.js';
+export * from './resolve.js';
+export * from './trust.js';

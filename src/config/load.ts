@@ -1,0 +1,88 @@
+/**
+ * Reads the user and project config files and resolves the effective config. Never writes:
+ * a file with invalid JSON is reported (file, line:column, offset) and left exactly as it is.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { parseJsonText } from './jsonText.js';
+import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
+
+export interface LoadConfigOptions {
+  readonly cwd: string;
+  readonly home: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `{state_dir}`; default `<cwd>/.pi`. */
+  readonly stateDir?: string;
+}
+
+/** A config file that is not valid JSON (or not readable): the whole file is skipped. */
+export interface ConfigFileError {
+  readonly _tag: 'ConfigFileError';
+  readonly file: string;
+  readonly offset: number;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+export interface ConfigFileState {
+  readonly scope: FileScope;
+  readonly path: string;
+  readonly exists: boolean;
+  /** SHA-256 of the bytes read, or `absent`: the precondition a later write checks. */
+  readonly token: string;
+  /** The parsed content when the file is valid JSON. */
+  readonly data?: unknown;
+  readonly error?: ConfigFileError;
+}
+
+export interface LoadedConfig extends ResolvedConfig {
+  readonly files: { readonly user: ConfigFileState; readonly project: ConfigFileState };
+  readonly errors: readonly ConfigFileError[];
+  readonly stateDir: string;
+  readonly cwd: string;
+  readonly home: string;
+}
+
+export const userConfigPath = (home: string): string => path.join(home, '.pi', 'agent', 'memory.json');
+export const projectConfigPath = (stateDir: string): string => path.join(stateDir, 'memory.json');
+
+export const fileToken = (bytes: string | undefined): string =>
+  bytes === undefined ? 'absent' : createHash('sha256').update(bytes).digest('hex');
+
+/** Reads and parses one config file; a missing file is fine, anything else wrong is an error. */
+export const readConfigFile = (scope: FileScope, file: string): ConfigFileState => {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { scope, path: file, exists: false, token: 'absent' };
+    const message = `${file}: cannot read config file (${code ?? 'error'})`;
+    return { scope, path: file, exists: true, token: 'unreadable', error: { _tag: 'ConfigFileError', file, offset: 0, line: 1, column: 1, message } };
+  }
+  const token = fileToken(text);
+  const parsed = parseJsonText(text);
+  if (isLeft(parsed)) {
+    const { offset, line, column, reason } = parsed.left;
+    const message = `${file}: invalid JSON at line ${line}:${column} (offset ${offset}): ${reason}; the file was not read and will not be overwritten`;
+    return { scope, path: file, exists: true, token, error: { _tag: 'ConfigFileError', file, offset, line, column, message } };
+  }
+  return { scope, path: file, exists: true, token, data: parsed.right };
+};
+
+const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>
+  state.data === undefined ? undefined : { scope: state.scope, path: state.path, data: state.data };
+
+/** Loads the effective config for a directory. Never throws for bad content; never writes. */
+export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
+  const cwd = path.resolve(options.cwd);
+  const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
+  const user = readConfigFile('user', userConfigPath(options.home));
+  const project = readConfigFile('project', projectConfigPath(stateDir));
+  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home });
+  const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);
+  return { ...resolved, files: { user, project }, errors, stateDir, cwd, home: options.home };
+};

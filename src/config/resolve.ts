@@ -1,0 +1,223 @@
+/**
+ * Config resolution, pure: defaults < user file < project file < environment, field by field
+ * from the table. A bad value is dropped with a warning (the layer below wins, so a value only
+ * one file sets falls back to its default); nothing here throws or writes.
+ */
+import * as path from 'node:path';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { decodeWith } from '../machines/shared/decode.js';
+import { REDACTED, containsSecret, isSecretFieldName, redactUnknown } from './redact.js';
+import { MemoryConfig, fieldList, type FieldName, type FieldSpec } from './fields.js';
+import { computeTrust, type ConfigSource, type KeyTrust } from './trust.js';
+
+export type FileScope = 'user' | 'project';
+
+export interface ConfigWarning {
+  readonly source: ConfigSource;
+  /** The file path, or `environment`. */
+  readonly location: string;
+  /** The dotted field path in the file, or the environment variable name. */
+  readonly field: string;
+  /** A short, redacted preview of the offending value. */
+  readonly value: string;
+  readonly message: string;
+}
+
+/** One parsed config file. `data` is whatever JSON it held. */
+export interface ConfigLayer {
+  readonly scope: FileScope;
+  readonly path: string;
+  readonly data: unknown;
+}
+
+export interface ResolveInput {
+  readonly user?: ConfigLayer | undefined;
+  readonly project?: ConfigLayer | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Absolute `{state_dir}` (`<cwd>/.pi`). */
+  readonly stateDir: string;
+  readonly home: string;
+}
+
+export interface ResolvedConfig {
+  readonly config: MemoryConfig;
+  readonly sources: Readonly<Record<FieldName, ConfigSource>>;
+  readonly warnings: readonly ConfigWarning[];
+  readonly trust: KeyTrust;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+const lookup = (data: unknown, dotted: string): { found: boolean; value?: unknown; blockedAt?: string } => {
+  let cur: unknown = data;
+  const parts = dotted.split('.');
+  for (let i = 0; i < parts.length; i += 1) {
+    if (!isObject(cur)) return { found: false, blockedAt: parts.slice(0, i).join('.') };
+    const key = parts[i] as string;
+    if (!Object.hasOwn(cur, key)) return { found: false };
+    cur = cur[key];
+  }
+  return { found: true, value: cur };
+};
+
+/** Objects merged key by key, arrays and scalars replaced; `__proto__` and friends ignored. */
+export const deepMerge = (base: unknown, over: unknown): unknown => {
+  if (!isObject(base) || !isObject(over)) return over;
+  const out: Json = {};
+  for (const [k, v] of [...Object.entries(base), ...Object.entries(over)]) {
+    if (k === '__proto__' || k === 'constructor' || k === 'prototype') continue;
+    const merged = Object.hasOwn(out, k) ? deepMerge(out[k], v) : v;
+    Object.defineProperty(out, k, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+};
+
+const preview = (spec: FieldSpec | undefined, value: unknown): string => {
+  if (spec?.secret === true) return REDACTED;
+  const text = redactUnknown(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+};
+
+const knownPaths = new Set(fieldList.map((f) => f.path));
+const knownPrefixes = new Set(fieldList.flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
+
+/** Keys in a file that no field claims: warned about, never read. */
+const unknownKeyWarnings = (layer: ConfigLayer): ConfigWarning[] => {
+  const out: ConfigWarning[] = [];
+  const walk = (node: unknown, prefix: string) => {
+    if (!isObject(node)) {
+      out.push({
+        source: layer.scope, location: layer.path, field: prefix || '(root)', value: preview(undefined, node),
+        message: `${layer.path}: field ${prefix || '(root)'}: expected an object, got ${preview(undefined, node)}; ignored`,
+      });
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      const dotted = prefix === '' ? key : `${prefix}.${key}`;
+      if (knownPaths.has(dotted)) continue;
+      if (knownPrefixes.has(dotted)) {
+        walk(value, dotted);
+        continue;
+      }
+      const secretish = isSecretFieldName(key);
+      const hint = secretish
+        ? 'raw keys are not read from config fields; set memory.apiKeyEnv to the name of an environment variable (or memory.apiKeyDirect in the user file)'
+        : 'unknown field, ignored';
+      out.push({
+        source: layer.scope, location: layer.path, field: dotted, value: secretish ? REDACTED : preview(undefined, value),
+        message: `${layer.path}: field ${dotted}: ${hint}`,
+      });
+    }
+  };
+  walk(layer.data, '');
+  return out;
+};
+
+const STATE_DIR = '{state_dir}';
+
+const isInside = (root: string, candidate: string): boolean => {
+  const rel = path.relative(root, candidate);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/**
+ * A configured path made absolute. `{state_dir}` and relative paths resolve against the state
+ * directory; only the user file may point outside it (or use `~/`).
+ */
+const resolvePathValue = (raw: string, source: ConfigSource, stateDir: string, home: string): string | undefined => {
+  let text = raw.split(STATE_DIR).join(stateDir);
+  if (source !== 'project' && (text === '~' || text.startsWith('~/'))) text = path.join(home, text.slice(1));
+  const absolute = path.resolve(stateDir, text);
+  if (source === 'project' && (path.isAbsolute(raw) || !isInside(stateDir, absolute))) return undefined;
+  return absolute;
+};
+
+interface FieldOutcome {
+  value: unknown;
+  source: ConfigSource;
+  /** The value without the project file: what trust compares against. */
+  baseline: unknown;
+}
+
+export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
+  const warnings: ConfigWarning[] = [];
+  const layers = [input.user, input.project].filter((l): l is ConfigLayer => l !== undefined);
+  for (const layer of layers) warnings.push(...unknownKeyWarnings(layer));
+
+  const outcomes = new Map<FieldName, FieldOutcome>();
+  for (const spec of fieldList) {
+    const decode = decodeWith(spec.codec, spec.path);
+    const outcome: FieldOutcome = { value: structuredClone(spec.default), source: 'default', baseline: undefined };
+    outcome.baseline = outcome.value;
+    const accept = (raw: unknown, source: ConfigSource, location: string, name: string): void => {
+      const reject = (why: string) =>
+        warnings.push({
+          source, location, field: name, value: preview(spec, raw),
+          message: `${location}: field ${name}: ${why} (got ${preview(spec, raw)}); using ${preview(spec, outcome.value)}`,
+        });
+      if (source === 'project' && spec.userFileOnly === true) {
+        reject('only allowed in the user file ~/.pi/agent/memory.json, refused in a project file');
+        return;
+      }
+      if (source === 'project' && spec.secret !== true && typeof raw === 'string' && containsSecret(raw)) {
+        reject('looks like a secret; a project file may not carry one');
+        return;
+      }
+      const decoded = decode(raw);
+      if (!isRight(decoded)) {
+        reject(`expected ${decoded.left.issues[0]?.expected ?? spec.codec.name}`);
+        return;
+      }
+      let value: unknown = decoded.right;
+      if (spec.kind === 'path') {
+        const absolute = resolvePathValue(value as string, source, input.stateDir, input.home);
+        if (absolute === undefined) {
+          reject(`must be a relative path inside ${input.stateDir}`);
+          return;
+        }
+        value = absolute;
+      }
+      outcome.value = deepMerge(outcome.value, value);
+      outcome.source = source;
+      if (source !== 'project') outcome.baseline = outcome.value;
+    };
+    if (spec.kind === 'path') outcome.value = outcome.baseline = resolvePathValue(spec.default as string, 'default', input.stateDir, input.home);
+    for (const layer of layers) {
+      const hit = lookup(layer.data, spec.path);
+      if (!hit.found || hit.value === null) continue;
+      accept(hit.value, layer.scope, layer.path, spec.path);
+    }
+    const binding = spec.env;
+    if (binding !== undefined) {
+      const name = binding.names.find((n) => (input.env[n] ?? '').trim() !== '');
+      if (name !== undefined) {
+        const text = input.env[name] as string;
+        accept(binding.parse === undefined ? text.trim() : binding.parse(text, name), 'env', 'environment', name);
+      }
+    }
+    outcomes.set(spec.name, outcome);
+  }
+
+  const pick = (key: 'value' | 'baseline') => Object.fromEntries([...outcomes].map(([name, o]) => [name, o[key]]));
+  const sources = Object.fromEntries([...outcomes].map(([name, o]) => [name, o.source])) as Record<FieldName, ConfigSource>;
+  // Every value was decoded by its own field codec above; the whole-object decode is a guard.
+  const decoded = MemoryConfig.decode(pick('value'));
+  if (!isRight(decoded)) throw new Error('config resolution produced an invalid config');
+  const config = decoded.right;
+  const baseline = pick('baseline');
+  const trust = computeTrust({
+    config,
+    sources,
+    baseline: { baseUrl: baseline['baseUrl'] as string, apiKeyEnv: baseline['apiKeyEnv'] as string | undefined },
+  });
+  if (!trust.keyAllowed && (sources.baseUrl === 'project' || sources.apiKeyEnv === 'project')) {
+    const field = sources.baseUrl === 'project' ? 'memory.baseUrl' : 'memory.apiKeyEnv';
+    warnings.push({
+      source: 'project', location: input.project?.path ?? 'project file', field, value: preview(undefined, sources.baseUrl === 'project' ? config.baseUrl : config.apiKeyEnv),
+      message: `${input.project?.path ?? 'project file'}: field ${field}: API key withheld: ${trust.reason}`,
+    });
+  }
+  return { config, sources, warnings, trust };
+};
