@@ -6,3 +6,6 @@ export * from './load.js';
 export * from './redact.js';
 export * from './resolve.js';
 export * from './trust.js';
+export * from './projectId.js';
+export * from './scope.js';
+export * from './tagFilter.js';

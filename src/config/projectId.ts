@@ -1,0 +1,122 @@
+/**
+ * Project identity: the id behind the `project:<id>` tag, and the legacy `repo:<key>`.
+ * Every spelling of one git remote (https, ssh, scp-style, credentials, ports, `.git`,
+ * case, trailing slashes) folds to one id such as `github.com/org/repo`.
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+// `[user@]host:path`, but not a Windows drive (`C:\x`) and not `host://`.
+const SCP = /^(?:[^@/\s]+@)?([^:/\s]{2,}):(?!\/\/)(.*)$/;
+
+/** Lowercase, with anything outside `[a-z0-9._~/-]` turned into `-`, dashes collapsed. */
+const clean = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9._~/-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/(^|\/)-+|-+($|\/)/g, '$1$2');
+
+/**
+ * Normalises a git remote URL to `host/path`: no scheme, credentials, port, `.git` suffix or
+ * trailing slash; lowercase. Undefined when nothing is left.
+ */
+export const normalizeRemote = (remote: string): string | undefined => {
+  const text = remote.trim();
+  if (text === '') return undefined;
+  let host = '';
+  let rest = text;
+  if (SCHEME.test(text)) {
+    try {
+      const url = new URL(text);
+      host = url.hostname;
+      rest = decodeURIComponent(url.pathname);
+    } catch {
+      rest = text.replace(SCHEME, '').replace(/^[^@/]*@/, '');
+    }
+  } else {
+    const scp = SCP.exec(text);
+    if (scp !== null) {
+      host = scp[1] as string;
+      rest = scp[2] as string;
+    }
+  }
+  const parts = rest.replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
+  const last = parts.pop();
+  if (last !== undefined) {
+    const stem = last.replace(/\.git$/i, '');
+    if (stem !== '') parts.push(stem);
+  }
+  const id = clean([host.replace(/^\[|\]$/g, ''), ...parts].filter((p) => p !== '').join('/'));
+  return id === '' ? undefined : id;
+};
+
+/** A pinned id or folder name as a tag-safe id. */
+export const sanitizeProjectId = (raw: string): string | undefined => {
+  const id = clean(raw.trim()).replace(/^\/+|\/+$/g, '').slice(0, 128);
+  return id === '' ? undefined : id;
+};
+
+const sha12 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
+
+/** Bank-id-safe slug: lowercase alphanumerics and dashes, at most 48 characters. */
+export const slug = (text: string, fallback = 'repo'): string => {
+  const s = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/g, '');
+  return s === '' ? fallback : s;
+};
+
+/** The legacy `repo:<key>` key: `<slug(basename(root))>-<sha256(root)[0:12]>`. */
+export const legacyRepoKey = (repoRoot: string): string => `${slug(path.basename(repoRoot))}-${sha12(repoRoot)}`;
+
+/** The path-derived bank id: `pi-project-<slug(basename(root))>-<sha256(root)[0:12]>`. */
+export const derivedProjectBankId = (repoRoot: string): string => `pi-project-${slug(path.basename(repoRoot))}-${sha12(repoRoot)}`;
+
+export type ProjectIdBasis = 'pin' | 'remote' | 'basename';
+
+export interface ProjectIdentity {
+  readonly id: string;
+  readonly basis: ProjectIdBasis;
+  /** What the id was derived from: the pin, the remote URL (credentials removed) or the folder. */
+  readonly source: string;
+  readonly tag: string;
+  readonly legacyKey: string;
+  readonly legacyTag: string;
+  readonly repoRoot: string;
+  /** Why the requested strategy was not used, when it was not. */
+  readonly note?: string;
+}
+
+export interface IdentityInput {
+  readonly strategy: ProjectIdBasis;
+  readonly pin: string | undefined;
+  readonly repoRoot: string;
+  readonly remoteUrl: string | undefined;
+}
+
+const stripCredentials = (remote: string): string => remote.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
+
+/**
+ * The project id: a pin wins whenever one is set; strategy `remote` uses the normalised
+ * origin URL and falls back to the folder name; `basename` uses the folder name.
+ */
+export const projectIdentity = ({ strategy, pin, repoRoot, remoteUrl }: IdentityInput): ProjectIdentity => {
+  const legacyKey = legacyRepoKey(repoRoot);
+  const make = (id: string, basis: ProjectIdBasis, source: string, note?: string): ProjectIdentity => ({
+    id, basis, source, tag: `project:${id}`, legacyKey, legacyTag: `repo:${legacyKey}`, repoRoot, ...(note === undefined ? {} : { note }),
+  });
+  const pinned = pin === undefined ? undefined : sanitizeProjectId(pin);
+  if (pinned !== undefined) return make(pinned, 'pin', pin as string);
+  const folder = path.basename(repoRoot);
+  const byFolder = (note?: string) => make(sanitizeProjectId(folder) ?? 'repo', 'basename', folder, note);
+  if (strategy === 'basename') return byFolder();
+  if (strategy === 'pin') return byFolder('projectIdStrategy is pin but scope.projectId is not set');
+  const remote = remoteUrl === undefined ? undefined : normalizeRemote(remoteUrl);
+  if (remote === undefined || remoteUrl === undefined) return byFolder('no git remote "origin"; using the folder name');
+  return make(remote, 'remote', stripCredentials(remoteUrl));
+};
