@@ -16,7 +16,8 @@ interface Rule {
 }
 
 // Words that make the value after them a secret: `password: x`, `API_KEY=x`, `"token": "x"`.
-const SECRET_WORD = String.raw`(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
+// A name must end in the word (or continue after `_`, `.`, `-`): `maxTokens` is a count.
+const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
 
 const rules: readonly Rule[] = [
   {
@@ -44,7 +45,7 @@ const rules: readonly Rule[] = [
   // JSON-ish `"apiKey": "value"` (before the bare key=value rule so the quotes survive).
   {
     name: 'json secret field',
-    pattern: new RegExp(String.raw`("[^"\n]*${SECRET_WORD}[^"\n]*"\s*:\s*")(?!\[REDACTED\])((?:[^"\\\n]|\\.)+)(")`, 'gi'),
+    pattern: new RegExp(String.raw`("[^"\n]*${SECRET_WORD}(?:[_.-][^"\n]*)?"\s*:\s*")(?!\[REDACTED\])((?:[^"\\\n]|\\.)+)(")`, 'gi'),
     replace: `$1${REDACTED}$3`,
   },
   // Provider-shaped keys, recognisable anywhere.
@@ -59,7 +60,7 @@ const rules: readonly Rule[] = [
   // `NAME=value`, `password: value`, `token value` where the name looks secret.
   {
     name: 'secret assignment',
-    pattern: new RegExp(String.raw`(\b[A-Za-z0-9_.-]*${SECRET_WORD}[A-Za-z0-9_.-]*\b["']?\s*[:=]\s*["']?)(?!\[REDACTED\])([^\s"',;&)}\]]+)`, 'gi'),
+    pattern: new RegExp(String.raw`(\b[A-Za-z0-9_.-]*${SECRET_WORD}(?:[_.-][A-Za-z0-9_.-]*)?(?![A-Za-z0-9])["']?\s*[:=]\s*["']?)(?!\[REDACTED\])([^\s"',;&)}\]]+)`, 'gi'),
     replace: `$1${REDACTED}`,
   },
   {

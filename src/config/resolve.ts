@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../machines/shared/decode.js';
-import { REDACTED, containsSecret, isSecretFieldName, redactUnknown } from './redact.js';
+import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } from './redact.js';
 import { MemoryConfig, fieldList, type FieldName, type FieldSpec } from './fields.js';
 import { computeTrust, type ConfigSource, type KeyTrust } from './trust.js';
 
@@ -76,7 +76,7 @@ export const deepMerge = (base: unknown, over: unknown): unknown => {
 
 const preview = (spec: FieldSpec | undefined, value: unknown): string => {
   if (spec?.secret === true) return REDACTED;
-  const text = redactUnknown(value);
+  const text = typeof value === 'string' ? JSON.stringify(redact(value)) : redactUnknown(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 };
 
