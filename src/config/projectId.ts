@@ -10,13 +10,21 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 // `[user@]host:path`, but not a Windows drive (`C:\x`) and not `host://`.
 const SCP = /^(?:[^@/\s]+@)?([^:/\s]{2,}):(?!\/\/)(.*)$/;
 
-/** Lowercase, with anything outside `[a-z0-9._~/-]` turned into `-`, dashes collapsed. */
-const clean = (s: string): string =>
+/** One path segment: lowercase, anything outside `[a-z0-9._~-]` turned into `-`, edge dashes trimmed. */
+const cleanSegment = (s: string): string =>
   s
     .toLowerCase()
-    .replace(/[^a-z0-9._~/-]+/g, '-')
+    .replace(/[^a-z0-9._~-]+/g, '-')
     .replace(/-{2,}/g, '-')
-    .replace(/(^|\/)-+|-+($|\/)/g, '$1$2');
+    .replace(/^-+|-+$/g, '');
+
+/** Segments cleaned and joined with `/`; empty segments dropped. */
+const clean = (s: string): string =>
+  s
+    .split('/')
+    .map(cleanSegment)
+    .filter((p) => p !== '' && p !== '.' && p !== '..')
+    .join('/');
 
 /**
  * Normalises a git remote URL to `host/path`: no scheme, credentials, port, `.git` suffix or
@@ -54,7 +62,7 @@ export const normalizeRemote = (remote: string): string | undefined => {
 
 /** A pinned id or folder name as a tag-safe id. */
 export const sanitizeProjectId = (raw: string): string | undefined => {
-  const id = clean(raw.trim()).replace(/^\/+|\/+$/g, '').slice(0, 128);
+  const id = clean(raw.trim()).slice(0, 128).replace(/[/-]+$/g, '');
   return id === '' ? undefined : id;
 };
 
