@@ -10,4 +10,7 @@ export interface Command {
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
-export const commands: readonly Command[] = [];
+import { scopeCommand } from './commands/scope.js';
+import { startCommand } from './commands/start.js';
+
+export const commands: readonly Command[] = [startCommand, scopeCommand];
