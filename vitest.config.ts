@@ -6,7 +6,9 @@ export const config = defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    reporters: ['default'],
+    reporters: ['default', 'json'],
+    // Read by .ci/run to print one plain `N passed, N failed` closing line.
+    outputFile: { json: 'test-artifacts/vitest.json' },
   },
 });
 

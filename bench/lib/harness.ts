@@ -54,6 +54,8 @@ export interface Figure {
   /** The target from the issue, e.g. `< 10`. */
   readonly target?: string;
   readonly pass?: boolean;
+  /** `value / baseline.value`, filled in by `writeResult`. */
+  readonly ratio?: number;
 }
 
 export interface BenchResult {
@@ -66,7 +68,9 @@ export interface BenchResult {
 
 /** Writes `bench/results/<bench>.json` and prints a one-line summary per figure. */
 export const writeResult = (bench: string, figures: readonly Figure[], notes: readonly string[] = []): BenchResult => {
-  const result: BenchResult = { bench, at: new Date().toISOString(), node: process.version, figures, notes };
+  // The ratio to the same-run baseline is what stays comparable across machines.
+  const withRatio = figures.map((f) => (f.baseline && f.baseline.value !== 0 ? { ...f, ratio: f.value / f.baseline.value } : f));
+  const result: BenchResult = { bench, at: new Date().toISOString(), node: process.version, figures: withRatio, notes };
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, `${bench}.json`), `${JSON.stringify(result, null, 2)}\n`);
   for (const f of figures) {
