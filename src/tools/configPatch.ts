@@ -1,0 +1,94 @@
+/**
+ * memory_config's `patch` object, built from the single field table (`patchAllowlist`): one
+ * typed key per allowlisted field, nothing else. `null` resets a key (removes it from the
+ * file, so the layer below applies). Raw secrets are refused whatever the key.
+ */
+import * as t from 'io-ts';
+import { configFields, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
+import { containsSecret } from '../config/redact.js';
+import type { JsonSchema } from './params.js';
+
+export type ConfigPatch = Readonly<Record<string, unknown>>;
+
+const specOf = (name: FieldName): FieldSpec => configFields[name] as FieldSpec;
+
+/** The JSON schema of one field's value, from its kind. */
+export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
+  const base: JsonSchema = (() => {
+    switch (spec.kind) {
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'positive-int':
+        return { type: 'integer', minimum: 1 };
+      case 'non-negative-int':
+        return { type: 'integer', minimum: 0 };
+      case 'select':
+        return { type: 'string', enum: [...(spec.choices ?? [])] };
+      case 'tags':
+        return { type: 'array', items: { type: 'string', minLength: 1, maxLength: 128 } };
+      case 'fact-types':
+        return { type: 'array', items: { type: 'string', enum: [...(spec.choices ?? [])] } };
+      case 'origins':
+        return { type: 'array', items: { type: 'string' } };
+      case 'url':
+        return { type: 'string', format: 'uri' };
+      case 'env-name':
+        return { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+      default:
+        return { type: 'string', minLength: 1 };
+    }
+  })();
+  return { anyOf: [base, { type: 'null' }], description: `${spec.description} null resets it.` };
+};
+
+export const patchSchema = (): JsonSchema => ({
+  type: 'object',
+  properties: Object.fromEntries([...patchAllowlist].map(([key, name]) => [key, fieldValueSchema(specOf(name))])),
+  additionalProperties: false,
+  description: `Allowlisted fields only: ${[...patchAllowlist.keys()].join(', ')}. Raw API keys are never accepted; use apiKeyEnvVar (the name of an environment variable).`,
+});
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+const allowedText = () => [...patchAllowlist.keys()].join(', ');
+
+/** Decodes a patch: each value by its field's codec, unknown keys and secret-looking text refused by name. */
+export const ConfigPatchCodec = new t.Type<ConfigPatch, unknown, unknown>(
+  'config patch',
+  (u): u is ConfigPatch => isObject(u),
+  (u, c) => {
+    if (!isObject(u)) return t.failure(u, c, 'an object of allowlisted config fields');
+    const errors: t.Errors = [];
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(u)) {
+      const ctx = [...c, { key, type: t.unknown, actual: value }];
+      const name = patchAllowlist.get(key);
+      if (name === undefined) {
+        errors.push({ value, context: ctx, message: `not allowlisted for agent patch (allowed: ${allowedText()})` });
+        continue;
+      }
+      if (value === undefined) continue;
+      if (value === null) {
+        out[key] = null;
+        continue;
+      }
+      const spec = specOf(name);
+      if (typeof value === 'string' && containsSecret(value)) {
+        errors.push({ value: '[REDACTED]', context: ctx, message: 'a value without secrets (raw keys are never accepted; set apiKeyEnvVar to the name of an environment variable)' });
+        continue;
+      }
+      const decoded = spec.codec.validate(value, ctx);
+      if (decoded._tag === 'Left') errors.push(...decoded.left);
+      else if (decoded.right === undefined) errors.push({ value, context: ctx, message: `${spec.codec.name}` });
+      else out[key] = decoded.right;
+    }
+    return errors.length > 0 ? t.failures(errors) : t.success(out);
+  },
+  t.identity,
+);
+
+/** The field a patch key sets, and where it lives in a file. */
+export const patchTarget = (key: string): { readonly name: FieldName; readonly path: string; readonly spec: FieldSpec } | undefined => {
+  const name = patchAllowlist.get(key);
+  return name === undefined ? undefined : { name, path: specOf(name).path, spec: specOf(name) };
+};

@@ -1,0 +1,68 @@
+/**
+ * What a tool handler may use. A host (the pi extension, the CLI, a test) supplies real
+ * parts; nothing here knows which host it runs in. Tools read state through these readers
+ * and change it only through the server port, the retain queue and the config writer.
+ */
+import type { LoadedConfig } from '../config/load.js';
+import type { Scope } from '../config/scope.js';
+import type { ClockPort } from '../effects/ports/clock.js';
+import type { ToolRetainQueue, ToolServer } from './ports.js';
+import type { ConfigFileState } from '../config/load.js';
+import type { FileScope } from '../config/resolve.js';
+import type { GitLogReader } from './gitPort.js';
+
+/** Reads and writes config files for memory_config (`src/effects/toolsConfigFile.ts`). */
+export interface ConfigFilePort {
+  read(scope: FileScope, file: string): ConfigFileState;
+  /** Writes only if the file still hashes to `expectedToken`; resolves to an error message or undefined. */
+  write(file: string, scope: FileScope, expectedToken: string, data: unknown): Promise<string | undefined>;
+}
+
+/** Small JSON sidecars under `{state_dir}/memory/` (receipts); `src/effects/toolsStateFiles.ts`. */
+export interface StateFilePort {
+  /** The parsed file, `undefined` when it does not exist; a read or parse failure is an error message. */
+  readJson(file: string): Promise<{ readonly value?: unknown; readonly error?: string }>;
+  /** Writes atomically; resolves to an error message, or undefined on success. */
+  writeJson(file: string, data: unknown): Promise<string | undefined>;
+}
+
+/** The session's view for tools: who is calling and what its memory mode allows. */
+export interface ToolSession {
+  readonly sessionId?: string;
+  /** The host's session file, recorded as `host_session_file` provenance metadata. */
+  readonly sessionFile?: string;
+  /** false when the session mode disables recall (ignored). */
+  readonly recallAllowed: boolean;
+  /** false when the session mode disables retain (read-only, ignored). */
+  readonly retainAllowed: boolean;
+  readonly mode?: string;
+}
+
+/** Live state of the runtime's gates, as status and doctor report it. */
+export interface RuntimeStatusView {
+  /** The setup gate's state (`ready`, `unconfigured`, `degraded`...) and why. */
+  readonly setup?: { readonly state: string; readonly detail?: string };
+  /** The session gate's state and last activity (`recalled:3`, `queued:1`). */
+  readonly session?: { readonly state: string; readonly activity?: string; readonly nextRetainSkipped?: boolean };
+  /** The import gate, when one ran: `done`, `paused`, ... */
+  readonly import?: { readonly state: string; readonly detail?: string };
+}
+
+export interface ToolContext {
+  /** The effective config, with its sources and files, as loaded for this call. */
+  readonly loaded: LoadedConfig;
+  readonly scope: Scope;
+  readonly server: ToolServer;
+  readonly queue: ToolRetainQueue;
+  readonly clock: ClockPort;
+  readonly git: GitLogReader;
+  readonly configFiles: ConfigFilePort;
+  readonly stateFiles: StateFilePort;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly session?: ToolSession;
+  readonly status?: () => RuntimeStatusView;
+  /** Called once after memory_config wrote a file, so the host reloads its config. */
+  readonly reloadConfig?: () => void | Promise<void>;
+  /** The host's abort signal for this call (Esc). */
+  readonly signal?: AbortSignal;
+}

@@ -1,0 +1,45 @@
+/**
+ * A tool: name, what the agent reads, parameters (codec + JSON schema) and a handler.
+ * `runTool` is the one way to call one: decode (bad input answered by field, nothing sent),
+ * the master switch, then the handler; an unexpected throw becomes a redacted error.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { decodeWith } from '../machines/shared/decode.js';
+import { redact } from '../config/redact.js';
+import type { ToolContext } from './context.js';
+import type { ToolParams } from './params.js';
+import { fail, invalidParams, ok, type ToolOutcome } from './result.js';
+
+export interface ToolDefinition<A = unknown> {
+  readonly name: string;
+  /** Shown in the host UI. */
+  readonly label: string;
+  /** What the model reads when choosing the tool. */
+  readonly description: string;
+  /** One line for the system prompt's tool list. */
+  readonly promptSnippet: string;
+  readonly params: ToolParams<A>;
+  /** Runs while memory is disabled (`enabled: false`): only read-only reporting tools. */
+  readonly runsWhenDisabled?: boolean;
+  readonly handler: (params: A, ctx: ToolContext) => Promise<ToolOutcome>;
+}
+
+export const defineTool = <A>(tool: ToolDefinition<A>): ToolDefinition<A> => tool;
+
+export const DISABLED_TEXT =
+  'Memory is disabled for this repository (enabled=false). Open /memory and set enabled=true, or edit {state_dir}/memory.json.';
+
+export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
+  if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
+  const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(rawParams);
+  if (E.isLeft(decoded)) return invalidParams(decoded.left);
+  if (!ctx.loaded.config.enabled && tool.runsWhenDisabled !== true) {
+    return ok(DISABLED_TEXT.replace('{state_dir}', ctx.loaded.stateDir), { disabled: true });
+  }
+  try {
+    return await tool.handler(decoded.right, ctx);
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    return fail('io', `${tool.name} failed unexpectedly: ${redact(message)}. Run /memory:doctor to check the setup.`);
+  }
+};
