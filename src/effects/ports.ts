@@ -5,3 +5,4 @@
 export * from './ports/clock.js';
 export * from './ports/journal.js';
 export * from './ports/trace.js';
+export * from './ports/memoryServer.js';
