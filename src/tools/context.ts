@@ -6,7 +6,8 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { Scope } from '../config/scope.js';
 import type { ClockPort } from '../effects/ports/clock.js';
-import type { ToolRetainQueue, ToolServer } from './ports.js';
+import type { MemoryServer } from '../effects/ports/memoryServer.js';
+import type { ToolRetainQueue } from './ports.js';
 import type { ConfigFileState } from '../config/load.js';
 import type { FileScope } from '../config/resolve.js';
 import type { GitLogReader } from './gitPort.js';
@@ -52,7 +53,7 @@ export interface ToolContext {
   /** The effective config, with its sources and files, as loaded for this call. */
   readonly loaded: LoadedConfig;
   readonly scope: Scope;
-  readonly server: ToolServer;
+  readonly server: MemoryServer;
   readonly queue: ToolRetainQueue;
   readonly clock: ClockPort;
   readonly git: GitLogReader;
