@@ -12,5 +12,6 @@ export interface Command {
 
 import { scopeCommand } from './commands/scope.js';
 import { startCommand } from './commands/start.js';
+import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, scopeCommand];
+export const commands: readonly Command[] = [startCommand, scopeCommand, vizCommand];
