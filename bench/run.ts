@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resultsDir } from './lib/harness.js';
+import { readResults, summaryTable, updateReadme } from './lib/summary.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -21,4 +23,5 @@ for (const file of benches) {
   if (run.status !== 0) failed += 1;
 }
 console.log(`\n${benches.length - failed} benchmarks ran, ${failed} failed; results in bench/results/`);
+if (updateReadme(join(here, '..', 'README.md'), summaryTable(readResults(resultsDir)))) console.log('README.md benchmark table updated');
 process.exitCode = failed === 0 ? 0 : 1;
