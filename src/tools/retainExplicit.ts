@@ -1,0 +1,162 @@
+/**
+ * Explicit retain, shared by memory_retain and memory_retain_global. Queue-first: the job is
+ * durable on disk before anything is sent. With an empty queue it is delivered at once; with
+ * older jobs pending it waits its turn (so an outage does not burn retries), and the answer
+ * says which happened.
+ */
+import { createHash } from 'node:crypto';
+import * as t from 'io-ts';
+import type { BankTarget } from '../config/scope.js';
+import { redact } from '../config/redact.js';
+import type { RetainItem } from '../effects/ports/memoryServer.js';
+import type { ToolContext } from './context.js';
+import { custom, flag, oneOf, stringMap, text, textCodec, type Param } from './params.js';
+import type { RetainJobInput } from './ports.js';
+import { fail, ok, type ToolOutcome } from './result.js';
+import { tagsParam } from './sharedParams.js';
+import { retainTimestamp } from './timestamps.js';
+
+/** Keys the service sets on every explicit retain; a caller's values for them are dropped. */
+export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;
+
+const Entity = t.exact(t.intersection([t.type({ text: textCodec(256) }), t.partial({ type: textCodec(64) })]));
+
+const OBSERVATION_SCOPE_MODES = ['per_tag', 'combined', 'all_combinations', 'shared'] as const;
+const ScopeMode = t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null });
+const ObservationScopesCodec = t.union([ScopeMode, t.array(t.array(textCodec(128)))], 'per_tag | combined | all_combinations | shared | string[][]');
+
+const maxList = <C extends t.Mixed>(codec: C, max: number) =>
+  new t.Type<t.TypeOf<C>[], unknown, unknown>(
+    `${codec.name}[] (at most ${max})`,
+    (u): u is t.TypeOf<C>[] => t.array(codec).is(u) && u.length <= max,
+    (u, c) => (Array.isArray(u) && u.length > max ? t.failure(u, c, `at most ${max} items`) : t.array(codec).validate(u, c)),
+    t.identity,
+  );
+
+/** The parameters of memory_retain other than `bank` (memory_retain_global takes exactly these). */
+export const retainParamDefs = (contextDescription: string) => ({
+  required: {
+    content: text('Raw content to remember (the source text, not a summary, when the source is available).', 100_000),
+    context: text(contextDescription, 2000),
+  },
+  optional: {
+    tags: tagsParam('Tags added to the automatic scope tags.'),
+    entities: custom(
+      maxList(Entity, 64),
+      { type: 'array', maxItems: 64, items: { type: 'object', properties: { text: { type: 'string' }, type: { type: 'string' } }, required: ['text'], additionalProperties: false } },
+      'Entities to associate: [{text, type?}].',
+    ),
+    documentId: text('Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document.', 512),
+    timestamp: custom(retainTimestamp, { type: 'string' }, 'ISO timestamp of the memory, or the literal "unset"; passed through as given.'),
+    metadata: stringMap('Caller metadata (string values). cwd, host_session_file, source and retainSource are set by the service and cannot be overridden.'),
+    updateMode: oneOf(['append', 'replace'], 'replace (default) rewrites the document; append adds to it.', 'replace'),
+    observationScopes: custom(
+      ObservationScopesCodec,
+      { anyOf: [{ type: 'string', enum: [...OBSERVATION_SCOPE_MODES] }, { type: 'array', items: { type: 'array', items: { type: 'string' } } }] },
+      'Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists.',
+    ),
+    documentTags: tagsParam('Document-level tags, when the server supports them.'),
+    async: flag('Let the server process the retain asynchronously. Default: config retain.async.'),
+  },
+});
+
+const defs = retainParamDefs('');
+type Defs = typeof defs;
+type ValuesOf<P extends Record<string, Param>> = { [K in keyof P]: t.TypeOf<P[K]['codec']> };
+export type ExplicitRetainParams = ValuesOf<Defs['required']> & Partial<ValuesOf<Defs['optional']>>;
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** `pi-explicit:<session hash 16>:<content hash 16>`: the same memory in one session updates one document. */
+export const explicitDocumentId = (sessionKey: string, bankId: string, content: string, context: string): string =>
+  `pi-explicit:${sha256(sessionKey).slice(0, 16)}:${sha256(JSON.stringify({ bankId, content, context })).slice(0, 16)}`;
+
+const unique = (xs: readonly string[]): string[] => [...new Set(xs)];
+
+export const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): { job: RetainJobInput; droppedMetadataKeys: string[] } => {
+  const session = ctx.session;
+  const sessionKey = session?.sessionId ?? session?.sessionFile ?? 'no-session';
+  const content = redact(params.content);
+  const context = redact(params.context);
+  const documentId = params.documentId ?? explicitDocumentId(sessionKey, target.bankId, content, context);
+  const baseTags = target.role === 'user' ? ctx.scope.userScopeTags : ctx.scope.projectRetainTags;
+  const sessionTags = session?.sessionId === undefined ? [] : [`session:${session.sessionId}`];
+  const callerMetadata = params.metadata ?? {};
+  const droppedMetadataKeys = Object.keys(callerMetadata).filter((k) => (RESERVED_METADATA_KEYS as readonly string[]).includes(k));
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(callerMetadata)) {
+    if (!droppedMetadataKeys.includes(k)) Object.defineProperty(metadata, k, { value: redact(v), enumerable: true, writable: true, configurable: true });
+  }
+  metadata['cwd'] = ctx.loaded.cwd;
+  if (session?.sessionFile !== undefined) metadata['host_session_file'] = session.sessionFile;
+  metadata['source'] = 'agent-memory';
+  metadata['retainSource'] = 'tool';
+  const updateMode = params.updateMode ?? 'replace';
+  const item: RetainItem = {
+    content,
+    context,
+    document_id: documentId,
+    tags: unique([...baseTags, ...sessionTags, ...(params.tags ?? [])]),
+    metadata,
+    update_mode: updateMode,
+    ...(params.timestamp === undefined ? {} : { timestamp: params.timestamp }),
+    ...(params.entities === undefined ? {} : { entities: params.entities.map((e) => ({ text: e.text, ...(e.type === undefined ? {} : { type: e.type }) })) }),
+    ...(params.observationScopes === undefined ? {} : { observation_scopes: params.observationScopes }),
+  };
+  const job: RetainJobInput = {
+    bankId: target.bankId,
+    documentId,
+    updateMode,
+    item,
+    async: params.async ?? ctx.loaded.config.retainAsync,
+    ...(params.documentTags === undefined ? {} : { documentTags: params.documentTags }),
+  };
+  return { job, droppedMetadataKeys };
+};
+
+export const retainExplicit = async (toolName: string, params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): Promise<ToolOutcome> => {
+  if (ctx.session !== undefined && !ctx.session.retainAllowed) {
+    return fail('sessionRefused', `Memory retain is disabled for this session (mode ${ctx.session.mode ?? 'read-only'}). Nothing was stored; change the session mode in /memory to retain.`);
+  }
+  const { job, droppedMetadataKeys } = buildExplicitJob(params, target, ctx);
+  const pendingBefore = ctx.queue.status().depth;
+  let queued;
+  try {
+    queued = await ctx.queue.enqueue([job]);
+  } catch (cause) {
+    return fail('io', `${toolName}: could not write the memory to the retain queue (${redact(cause instanceof Error ? cause.message : String(cause))}); nothing was stored. Check free disk space and permissions of ${ctx.loaded.stateDir}.`);
+  }
+  const jobId = queued[0]?.jobId ?? null;
+  const base = {
+    bankId: target.bankId,
+    documentId: job.documentId,
+    updateMode: job.updateMode,
+    tags: job.item.tags ?? [],
+    queueJobId: jobId,
+    enqueued: true,
+    ...(droppedMetadataKeys.length > 0 ? { droppedMetadataKeys } : {}),
+  };
+  const dropped = droppedMetadataKeys.length > 0 ? ` Reserved metadata keys ignored: ${droppedMetadataKeys.join(', ')}.` : '';
+  if (pendingBefore > 0) {
+    const depth = ctx.queue.status().depth;
+    return ok(`Queued for ${target.bankId} behind ${pendingBefore} older job(s); ${depth} job(s) pending. It is safe on disk and will be delivered in order.${dropped}`, {
+      ...base,
+      queued: true,
+      sent: false,
+      remaining: depth,
+    });
+  }
+  const report = await ctx.queue.flush({ deadline: ctx.clock.now() + ctx.loaded.config.timeoutMs });
+  const after = ctx.queue.status();
+  const opIds = report.operationIds ?? [];
+  const ops = opIds.length > 0 ? ` Operation IDs: ${opIds.join(', ')}.` : '';
+  const dead = report.deadLettered > 0 ? ` ${report.deadLettered} job(s) moved to the dead-letter queue (the server rejected them${after.lastError === undefined ? '' : `: ${after.lastError}`}); run /memory to inspect.` : '';
+  const details = { ...base, sent: report.delivered > 0, remaining: after.depth, deadLettered: report.deadLettered, ...(opIds.length > 0 ? { operationIds: [...opIds] } : {}) };
+  if (after.depth === 0 && report.deadLettered === 0) return ok(`Retained in ${target.bankId} as ${job.documentId}.${ops}${dropped}`, { ...details, queued: false });
+  if (after.depth === 0) return ok(`Retain to ${target.bankId} did not succeed.${dead}${dropped}`, { ...details, queued: false });
+  const why = report.error ?? after.pausedReason ?? after.lastError;
+  return ok(
+    `Queued for ${target.bankId}; ${after.depth} job(s) pending${why === undefined ? '' : ` (${why})`}. The memory is safe on disk and is delivered when the server is reachable.${dead}${dropped}`,
+    { ...details, queued: true },
+  );
+};
