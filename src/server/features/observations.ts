@@ -1,0 +1,244 @@
+/**
+ * Deterministic observations: world/experience facts consolidated into `observation`
+ * memories without an LLM, so `types: ["observation"]` recall answers locally.
+ *
+ * Facts are grouped inside each observation scope (reference 3.4: scopes never bleed into
+ * each other) by a shared caller-supplied entity, or by a shared key term that at least two
+ * facts of the scope carry. Each group becomes one observation whose text lists the facts'
+ * sentences that mention the key, whose tags are the scope's tag set, and whose
+ * `source_fact_ids`/`proof_count` name the facts. The function is pure and total: the same
+ * facts give the same observations (ids included), so recomputing after every retain is a
+ * diff, not a rewrite.
+ */
+import { createHash } from 'node:crypto';
+import { keyTerms, sentences } from './terms.js';
+
+export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
+
+/** What consolidation reads of a fact. */
+export interface ObservationSourceFact {
+  readonly id: string;
+  readonly text: string;
+  readonly type: string;
+  readonly tags: readonly string[];
+  readonly entities: readonly string[];
+  readonly observationScopes?: ObservationScopes | null | undefined;
+  readonly mentionedAt?: string | null | undefined;
+}
+
+/** One consolidated observation. */
+export interface Observation {
+  readonly id: string;
+  /** `entity:<name>` or `term:<term>`, unique within a scope. */
+  readonly key: string;
+  readonly text: string;
+  /** The scope's tag set, sorted; `[]` for the shared scope. */
+  readonly tags: readonly string[];
+  readonly sourceFactIds: readonly string[];
+  readonly proofCount: number;
+  /** Newest `mentionedAt` of its facts. */
+  readonly mentionedAt: string | null;
+}
+
+export interface ConsolidateOptions {
+  readonly bankId: string;
+  /** Most observations kept per scope (largest groups first). */
+  readonly maxPerScope?: number;
+  /** Most key terms one fact contributes (its rarest shared ones). */
+  readonly termsPerFact?: number;
+  /** Sentences quoted in an observation's text. */
+  readonly maxSentences?: number;
+}
+
+const DEFAULT_MAX_PER_SCOPE = 200;
+const DEFAULT_TERMS_PER_FACT = 3;
+const DEFAULT_MAX_SENTENCES = 5;
+const MAX_SENTENCE_CHARS = 240;
+// all_combinations grows as 2^n: past this many tags a fact falls back to per_tag + combined.
+const MAX_COMBINATION_TAGS = 6;
+
+const sortedUnique = (tags: readonly string[]): string[] => [...new Set(tags)].sort();
+
+const subsets = (tags: readonly string[]): string[][] => {
+  const out: string[][] = [];
+  for (let mask = 1; mask < 1 << tags.length; mask += 1) {
+    out.push(tags.filter((_, i) => (mask & (1 << i)) !== 0));
+  }
+  return out;
+};
+
+/** The scopes (tag sets) a fact is consolidated in, per reference 3.4. */
+export const scopesOf = (tags: readonly string[], scopes: ObservationScopes | null | undefined): string[][] => {
+  const own = sortedUnique(tags);
+  if (scopes === undefined || scopes === null || scopes === 'combined') return [own];
+  if (scopes === 'shared') return [[]];
+  if (scopes === 'per_tag') return own.length === 0 ? [[]] : own.map((tag) => [tag]);
+  if (scopes === 'all_combinations') {
+    if (own.length === 0) return [[]];
+    if (own.length > MAX_COMBINATION_TAGS) return [...own.map((tag) => [tag]), own];
+    return subsets(own);
+  }
+  // An explicit list; `[]` means zero scopes, which upstream treats as combined.
+  if (scopes.length === 0) return [own];
+  const seen = new Map<string, string[]>();
+  for (const scope of scopes) {
+    const set = sortedUnique(scope);
+    seen.set(JSON.stringify(set), set);
+  }
+  return [...seen.values()];
+};
+
+/** A UUID-shaped id derived from its inputs, so the same group keeps the same id. */
+export const stableUuid = (...parts: readonly string[]): string => {
+  const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  // Version 5 / RFC 4122 variant bits, so strict UUID parsers accept it.
+  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
+interface Group {
+  readonly key: string;
+  readonly label: string;
+  readonly match: (sentenceLower: string) => boolean;
+  readonly facts: ObservationSourceFact[];
+}
+
+const compareFacts = (a: ObservationSourceFact, b: ObservationSourceFact): number => {
+  const am = a.mentionedAt ?? '';
+  const bm = b.mentionedAt ?? '';
+  if (am !== bm) return am < bm ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+};
+
+const clip = (sentence: string): string =>
+  sentence.length <= MAX_SENTENCE_CHARS ? sentence : `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
+
+const renderText = (group: Group, maxSentences: number): string => {
+  const quoted: string[] = [];
+  const seen = new Set<string>();
+  for (const fact of group.facts) {
+    const all = sentences(fact.text);
+    const chosen = all.find((s) => group.match(s.toLowerCase())) ?? all[0];
+    if (chosen === undefined) continue;
+    const norm = chosen.toLowerCase();
+    if (seen.has(norm)) continue;
+    seen.add(norm);
+    quoted.push(clip(chosen));
+  }
+  const shown = quoted.slice(0, maxSentences);
+  const more = quoted.length - shown.length;
+  const count = group.facts.length;
+  const header = `**${group.label}** (${count} ${count === 1 ? 'fact' : 'facts'})`;
+  const lines = shown.map((s) => `- ${s}`);
+  if (more > 0) lines.push(`- …and ${more} more`);
+  return [header, ...lines].join('\n');
+};
+
+const newestMention = (facts: readonly ObservationSourceFact[]): string | null => {
+  let newest: string | null = null;
+  for (const fact of facts) {
+    const m = fact.mentionedAt ?? null;
+    if (m !== null && (newest === null || m > newest)) newest = m;
+  }
+  return newest;
+};
+
+const groupScope = (facts: readonly ObservationSourceFact[], termsPerFact: number): Group[] => {
+  const termsOf = new Map<string, string[]>();
+  const df = new Map<string, number>();
+  for (const fact of facts) {
+    const terms = keyTerms(fact.text);
+    termsOf.set(fact.id, terms);
+    for (const term of terms) df.set(term, (df.get(term) ?? 0) + 1);
+  }
+  // A term in most facts of a big scope says nothing about any of them.
+  const tooCommon = facts.length >= 5 ? Math.ceil(facts.length * 0.6) : Number.POSITIVE_INFINITY;
+  const groups = new Map<string, Group>();
+  const join = (key: string, label: string, match: Group['match'], fact: ObservationSourceFact): void => {
+    const group = groups.get(key) ?? { key, label, match, facts: [] };
+    if (!group.facts.includes(fact)) group.facts.push(fact);
+    groups.set(key, group);
+  };
+  for (const fact of facts) {
+    for (const entity of fact.entities) {
+      const name = entity.trim();
+      if (name.length === 0) continue;
+      const lower = name.toLowerCase();
+      join(`entity:${lower}`, name, (s) => s.includes(lower), fact);
+    }
+    const shared = (termsOf.get(fact.id) ?? [])
+      .map((term, position) => ({ term, position, count: df.get(term) ?? 0 }))
+      .filter((entry) => entry.count >= 2 && entry.count < tooCommon)
+      // Rarest shared terms first: they name what a few facts have in common.
+      .sort((a, b) => a.count - b.count || a.position - b.position)
+      .slice(0, termsPerFact);
+    for (const { term } of shared) join(`term:${term}`, term, (s) => s.includes(term), fact);
+  }
+  // A term group needs two facts to be a consolidation; an entity group is one by itself.
+  return [...groups.values()].filter((g) => g.key.startsWith('entity:') || g.facts.length >= 2);
+};
+
+/**
+ * Consolidates the facts of one bank into observations. Observation facts in the input are
+ * ignored (observations are never built from observations).
+ */
+export const consolidate = (facts: readonly ObservationSourceFact[], options: ConsolidateOptions): Observation[] => {
+  const maxPerScope = options.maxPerScope ?? DEFAULT_MAX_PER_SCOPE;
+  const termsPerFact = options.termsPerFact ?? DEFAULT_TERMS_PER_FACT;
+  const maxSentences = options.maxSentences ?? DEFAULT_MAX_SENTENCES;
+  const byScope = new Map<string, { tags: string[]; facts: ObservationSourceFact[] }>();
+  for (const fact of facts) {
+    if (fact.type === 'observation') continue;
+    for (const scope of scopesOf(fact.tags, fact.observationScopes)) {
+      const scopeKey = JSON.stringify(scope);
+      const entry = byScope.get(scopeKey) ?? { tags: scope, facts: [] };
+      entry.facts.push(fact);
+      byScope.set(scopeKey, entry);
+    }
+  }
+  const out: Observation[] = [];
+  for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const ordered = [...scope.facts].sort(compareFacts);
+    const groups = groupScope(ordered, termsPerFact)
+      .sort((a, b) => b.facts.length - a.facts.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, maxPerScope);
+    for (const group of groups) {
+      out.push({
+        id: stableUuid(options.bankId, scopeKey, group.key),
+        key: group.key,
+        text: renderText(group, maxSentences),
+        tags: scope.tags,
+        sourceFactIds: group.facts.map((f) => f.id),
+        proofCount: group.facts.length,
+        mentionedAt: newestMention(group.facts),
+      });
+    }
+  }
+  return out;
+};
+
+/** What changed between two consolidations of one bank. */
+export interface ObservationDiff {
+  readonly upserts: readonly Observation[];
+  readonly deletes: readonly string[];
+}
+
+const sameObservation = (a: Observation, b: Observation): boolean =>
+  a.text === b.text &&
+  a.proofCount === b.proofCount &&
+  a.mentionedAt === b.mentionedAt &&
+  a.sourceFactIds.join('\u0000') === b.sourceFactIds.join('\u0000') &&
+  a.tags.join('\u0000') === b.tags.join('\u0000');
+
+/** Observations to write and ids to remove to go from `previous` to `next`. */
+export const diffObservations = (previous: readonly Observation[], next: readonly Observation[]): ObservationDiff => {
+  const before = new Map(previous.map((o) => [o.id, o]));
+  const after = new Set(next.map((o) => o.id));
+  return {
+    upserts: next.filter((o) => {
+      const old = before.get(o.id);
+      return old === undefined || !sameObservation(old, o);
+    }),
+    deletes: previous.filter((o) => !after.has(o.id)).map((o) => o.id),
+  };
+};
