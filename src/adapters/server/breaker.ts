@@ -1,0 +1,110 @@
+/**
+ * A circuit breaker per base URL: after `threshold` consecutive unreachable/timeout outcomes
+ * it opens, and calls fail fast with `circuitOpen` until `coolDownMs` has passed; then one
+ * half-open probe goes through, and its outcome closes or reopens the circuit.
+ *
+ * Only "the server did not answer" counts: any HTTP answer (even a 500) proves it is there.
+ * Hand-rolled (reliability.md 2.4): the state is tiny and a library would bring its own timeouts.
+ */
+import type { ClockPort } from '../../effects/ports/clock.js';
+import type { BreakerState } from '../../effects/ports/memoryServer.js';
+
+export interface BreakerOptions {
+  /** Consecutive failures that open the circuit. */
+  readonly threshold: number;
+  /** How long the circuit stays open before one probe is let through. */
+  readonly coolDownMs: number;
+}
+
+export const defaultBreakerOptions: BreakerOptions = { threshold: 3, coolDownMs: 15_000 };
+
+/** What one call's outcome means to the breaker. */
+export type BreakerOutcome = 'answered' | 'noAnswer' | 'neutral';
+
+export type Admission = { readonly admitted: true; readonly probe: boolean } | { readonly admitted: false; readonly retryAt: number };
+
+export interface CircuitBreaker {
+  state(): BreakerState;
+  /** Asks to send one call now. */
+  admit(): Admission;
+  /** Reports the outcome of an admitted call (`probe` as `admit` returned it). */
+  record(outcome: BreakerOutcome, probe: boolean): void;
+  subscribe(listener: (state: BreakerState) => void): () => void;
+}
+
+export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaultBreakerOptions): CircuitBreaker => {
+  let current: BreakerState = { state: 'closed', failures: 0 };
+  const listeners = new Set<(state: BreakerState) => void>();
+
+  const move = (next: BreakerState): void => {
+    const changed = next.state !== current.state || next.failures !== current.failures || next.retryAt !== current.retryAt;
+    current = next;
+    if (!changed) return;
+    for (const listener of [...listeners]) {
+      // A listener's bug must not break the call path that triggered the transition.
+      try {
+        listener(next);
+      } catch {
+        /* ignored on purpose */
+      }
+    }
+  };
+
+  const open = (failures: number): void => {
+    move({ state: 'open', failures, retryAt: clock.now() + options.coolDownMs });
+  };
+
+  return {
+    state: () => current,
+    admit: () => {
+      if (current.state === 'closed') return { admitted: true, probe: false };
+      const retryAt = current.retryAt ?? clock.now();
+      if (current.state === 'open' && clock.now() >= retryAt) {
+        move({ state: 'halfOpen', failures: current.failures, retryAt });
+        return { admitted: true, probe: true };
+      }
+      // Open and cooling down, or half-open with the one probe already in flight.
+      return { admitted: false, retryAt };
+    },
+    record: (outcome, probe) => {
+      if (outcome === 'answered') {
+        move({ state: 'closed', failures: 0 });
+        return;
+      }
+      if (outcome === 'noAnswer') {
+        const failures = current.failures + 1;
+        if (probe || current.state !== 'closed' || failures >= options.threshold) open(failures);
+        else move({ state: 'closed', failures });
+        return;
+      }
+      // Neutral (aborted by the caller, deadline spent before sending): a probe that told us
+      // nothing hands the next call the chance to probe.
+      if (probe && current.state === 'halfOpen') move({ state: 'open', failures: current.failures, retryAt: clock.now() });
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+};
+
+const registry = new Map<string, CircuitBreaker>();
+
+/**
+ * The breaker shared by every client of `baseUrl` in this process, created on first use
+ * with the first caller's clock and options.
+ */
+export const breakerFor = (baseUrl: string, clock: ClockPort, options?: BreakerOptions): CircuitBreaker => {
+  const existing = registry.get(baseUrl);
+  if (existing !== undefined) return existing;
+  const created = createBreaker(clock, options);
+  registry.set(baseUrl, created);
+  return created;
+};
+
+/** Drops the shared breaker of `baseUrl` (a server was replaced, or a test starts fresh). */
+export const forgetBreaker = (baseUrl: string): void => {
+  registry.delete(baseUrl);
+};

@@ -1,0 +1,410 @@
+/**
+ * `createMemoryServer`: the `MemoryServer` port over HTTP (got), for Hindsight 0.9.1 and the
+ * embedded server.
+ *
+ * Each call: breaker admission → capability check (only for gated options) → send with the
+ * effective timeout min(timeoutMs, deadline - now) → map status/transport error → decode the
+ * body. Idempotent calls (GET, PUT, and retain carrying an `operation_id`) are retried with
+ * jittered exponential backoff while the deadline allows; nothing else is ever resent.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type * as t from 'io-ts';
+import { systemClock, type ClockPort } from '../../effects/ports/clock.js';
+import {
+  failureClass,
+  type BankUpdate,
+  type Capabilities,
+  type CapabilityName,
+  type CallOptions,
+  type MemoryServer,
+  type MemoryServerOptions,
+  type Presence,
+  type ServerFailure,
+  type VersionInfo as VersionInfoType,
+} from '../../effects/ports/memoryServer.js';
+import { breakerFor, defaultBreakerOptions, type BreakerOptions } from './breaker.js';
+import {
+  FIELD_CAPABILITY,
+  cachedCapabilities,
+  deriveCapabilities,
+  markMissing,
+  missing,
+  recallNeeds,
+  reflectNeeds,
+  rememberCapabilities,
+  retainNeeds,
+  unsupported,
+} from './capabilities.js';
+import { failureFromStatus, failureFromTransport } from './failures.js';
+import { createTransport, type HttpMethod, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
+import {
+  Acknowledgement,
+  AsyncSubmission,
+  BankConfig,
+  BankList,
+  BankProfile,
+  BankStats,
+  CreateMentalModelResult,
+  CreatePageResult,
+  DocumentDetail,
+  DocumentList,
+  KnowledgeExport,
+  KnowledgeNode,
+  KnowledgePage,
+  KnowledgeSearchResult,
+  KnowledgeTree,
+  MentalModel,
+  MentalModelHistory,
+  MentalModelList,
+  OperationStatus,
+  RecallResult,
+  ReflectResult,
+  RetainResult,
+  TagList,
+  VersionInfo,
+  decodeBody,
+} from './wire.js';
+
+export const CLIENT_VERSION = '0.1.0';
+export const DEFAULT_USER_AGENT = `agent-memory/${CLIENT_VERSION}`;
+
+export interface RetryOptions {
+  /** Attempts in all, the first included. */
+  readonly attempts: number;
+  readonly baseMs: number;
+  readonly capMs: number;
+}
+
+export const defaultRetryOptions: RetryOptions = { attempts: 3, baseMs: 100, capMs: 2_000 };
+
+export interface ClientOptions extends MemoryServerOptions {
+  readonly breaker?: BreakerOptions;
+  readonly retry?: RetryOptions;
+}
+
+const API = '/v1/default';
+const PROBE_BANK = 'agent-memory-capability-probe';
+
+interface Call<A> {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly body?: unknown;
+  readonly codec: t.Type<A, unknown, unknown>;
+  /** Safe to resend: the server applies it at most once. */
+  readonly idempotent: boolean;
+}
+
+/** Splits user:pass out of a base URL: the transport may use them, nothing else sees them. */
+const normaliseBaseUrl = (raw: string): { transportUrl: string; publicUrl: string } | undefined => {
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    const transportUrl = url.toString().replace(/\/+$/, '');
+    url.username = '';
+    url.password = '';
+    return { transportUrl, publicUrl: url.toString().replace(/\/+$/, '') };
+  } catch {
+    return undefined;
+  }
+};
+
+const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
+const bankPath = (bankId: string, rest = ''): string => `${API}/banks/${encodeURIComponent(bankId)}${rest}`;
+
+const sleep = (clock: ClockPort, ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
+  new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve(false);
+      return;
+    }
+    const onAbort = (): void => {
+      cancel();
+      resolve(false);
+    };
+    const cancel = clock.setTimer(clock.now() + ms, () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Full jitter: random(0, min(cap, base × 2^attempt)). */
+const backoff = (retry: RetryOptions, attempt: number): number =>
+  Math.floor(Math.random() * Math.min(retry.capMs, retry.baseMs * 2 ** attempt));
+
+export const createMemoryServer = (options: ClientOptions): MemoryServer => {
+  const clock = options.clock ?? systemClock;
+  const retry = options.retry ?? defaultRetryOptions;
+  const urls = normaliseBaseUrl(options.baseUrl);
+  const baseUrl = urls?.publicUrl ?? options.baseUrl.replace(/\/+$/, '');
+  const transport =
+    urls === undefined
+      ? undefined
+      : createTransport({
+          baseUrl: urls.transportUrl,
+          ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+          userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+        });
+  const breaker = breakerFor(baseUrl, clock, options.breaker ?? defaultBreakerOptions);
+
+  /** Sends one request (with retries when idempotent); resolves to a 2xx response or a failure. */
+  const exchange = async (request: HttpRequest, idempotent: boolean, o: CallOptions | undefined): Promise<E.Either<ServerFailure, HttpResponse>> => {
+    if (transport === undefined) {
+      return E.left({ _tag: 'unreachable', message: 'baseUrl is not an http(s) URL; set baseUrl to the memory server root, e.g. http://127.0.0.1:8888' });
+    }
+    const route = `${request.method} ${request.path}`;
+    const deadline = o?.deadline ?? clock.now() + options.timeoutMs;
+    const signal = o?.signal;
+    let last: ServerFailure | undefined;
+    for (let attempt = 0; ; attempt += 1) {
+      const admission = breaker.admit();
+      if (!admission.admitted) return E.left(last ?? { _tag: 'circuitOpen', retryAt: admission.retryAt });
+      const { probe } = admission;
+      if (isAborted(signal)) {
+        breaker.record('neutral', probe);
+        return E.left({ _tag: 'aborted' });
+      }
+      const remaining = deadline - clock.now();
+      if (remaining <= 0) {
+        breaker.record('neutral', probe);
+        return E.left(last ?? { _tag: 'timeout', message: `${route}: the deadline passed before the request could be sent` });
+      }
+      const timeoutMs = Math.min(options.timeoutMs, remaining);
+      const sent = await transport.send(request, { ...(signal === undefined ? {} : { signal }), timeoutMs });
+      let failure: ServerFailure;
+      if (sent.ok) {
+        breaker.record('answered', probe);
+        if (sent.response.status >= 200 && sent.response.status < 300) return E.right(sent.response);
+        failure = failureFromStatus(sent.response, clock.now(), cachedCapabilities(baseUrl, clock.now())?.apiVersion);
+      } else {
+        failure = failureFromTransport(sent.facts, { aborted: isAborted(signal), timeoutMs, route });
+        breaker.record(failure._tag === 'unreachable' || failure._tag === 'timeout' ? 'noAnswer' : 'neutral', probe);
+      }
+      last = failure;
+      if (!idempotent || probe || attempt + 1 >= retry.attempts || failureClass(failure) !== 'retry') return E.left(failure);
+      const delay =
+        failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined ? failure.retryAfterMs : backoff(retry, attempt);
+      if (clock.now() + delay >= deadline) return E.left(failure);
+      if (!(await sleep(clock, delay, signal))) return E.left({ _tag: 'aborted' });
+    }
+  };
+
+  /** A response that names a gated field in `X-Ignored-Params` was not understood: say so. */
+  const ignoredFailure = (response: HttpResponse): ServerFailure | undefined => {
+    for (const name of response.ignoredParams) {
+      const field = name.split('.').pop() ?? name;
+      const capability = FIELD_CAPABILITY[field];
+      if (capability === undefined) continue;
+      markMissing(baseUrl, capability);
+      const caps = cachedCapabilities(baseUrl, clock.now()) ?? deriveCapabilities(undefined, response.embedded);
+      return unsupported(capability, caps);
+    }
+    return undefined;
+  };
+
+  const run = async <A>(call: Call<A>, o: CallOptions | undefined): Promise<E.Either<ServerFailure, A>> => {
+    const request: HttpRequest = {
+      method: call.method,
+      path: call.path,
+      ...(call.query === undefined ? {} : { query: call.query }),
+      ...(call.body === undefined ? {} : { body: call.body }),
+    };
+    const response = await exchange(request, call.idempotent, o);
+    if (E.isLeft(response)) return response;
+    const ignored = ignoredFailure(response.right);
+    if (ignored !== undefined) return E.left(ignored);
+    return decodeBody(call.codec, `${call.method} ${call.path}`)(response.right.body);
+  };
+
+  const task =
+    <A>(call: Call<A>, o: CallOptions | undefined): TaskEither<ServerFailure, A> =>
+    () =>
+      run(call, o);
+
+  const fetchCapabilities = async (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
+    const cached = cachedCapabilities(baseUrl, clock.now());
+    if (cached !== undefined) return E.right(cached);
+    const response = await exchange({ method: 'GET', path: '/version' }, true, o);
+    if (E.isRight(response)) {
+      const decoded = decodeBody(VersionInfo, 'GET /version')(response.right.body);
+      if (E.isRight(decoded)) {
+        const caps = deriveCapabilities(decoded.right, response.right.embedded);
+        rememberCapabilities(baseUrl, caps, clock.now());
+        return E.right(caps);
+      }
+    } else if (response.left._tag !== 'notFound' && response.left._tag !== 'badResponse') {
+      return response;
+    }
+    // No usable /version: the banks list proves it is a Hindsight API, the tree route whether
+    // knowledge pages exist.
+    const banks = await exchange({ method: 'GET', path: `${API}/banks` }, true, o);
+    if (E.isLeft(banks)) return banks;
+    const tree = await exchange({ method: 'GET', path: bankPath(PROBE_BANK, '/knowledge-base/tree') }, true, o);
+    const caps = deriveCapabilities(undefined, banks.right.embedded, { knowledge: E.isRight(tree) });
+    rememberCapabilities(baseUrl, caps, clock.now());
+    return E.right(caps);
+  };
+
+  /** Runs `call` only when the server has every capability in `needs`; checks nothing when empty. */
+  const gated = <A>(needs: readonly CapabilityName[], o: CallOptions | undefined, call: () => Promise<E.Either<ServerFailure, A>>): TaskEither<ServerFailure, A> =>
+    async () => {
+      if (needs.length === 0) return call();
+      const caps = await fetchCapabilities(o);
+      if (E.isLeft(caps)) return caps;
+      const gap = missing(needs, caps.right);
+      return gap === undefined ? call() : E.left(gap);
+    };
+
+  /**
+   * A read where 404/410 is an answer. A bare `Not Found` (the route itself is absent, as on an
+   * older server) or a disabled config API is a missing capability instead.
+   */
+  const presence = <A>(call: Call<A>, capability: CapabilityName, o: CallOptions | undefined): TaskEither<ServerFailure, Presence<A>> =>
+    gated([capability], o, async () => {
+      const result = await run(call, o);
+      if (E.isRight(result)) return E.right({ _tag: 'present', value: result.right });
+      const failure = result.left;
+      if (failure._tag === 'gone') {
+        return E.right({ _tag: 'absent', reason: 'gone', ...(failure.detail === undefined ? {} : { detail: failure.detail }) });
+      }
+      if (failure._tag === 'notFound') {
+        if (failure.detail === 'Not Found' || /configuration API is disabled/i.test(failure.detail ?? '')) {
+          const caps = cachedCapabilities(baseUrl, clock.now());
+          return E.left(unsupported(capability, caps ?? deriveCapabilities(undefined, false)));
+        }
+        return E.right({ _tag: 'absent', reason: 'notFound', ...(failure.detail === undefined ? {} : { detail: failure.detail }) });
+      }
+      return result as E.Either<ServerFailure, never>;
+    });
+
+  /** Writes that answer only an acknowledgement. */
+  const ack = (call: Omit<Call<unknown>, 'codec'>, o: CallOptions | undefined) => async (): Promise<E.Either<ServerFailure, void>> => {
+    const result = await run({ ...call, codec: Acknowledgement }, o);
+    return E.isLeft(result) ? result : E.right(undefined);
+  };
+
+  const listBanks = (q: { q?: string; limit?: number; offset?: number }, o: CallOptions | undefined): TaskEither<ServerFailure, readonly (typeof BankList._A)['banks'][number][]> =>
+    async () => {
+      // `q` goes out only to a server that filters with it; otherwise the list is filtered here.
+      const caps = q.q === undefined && q.limit === undefined && q.offset === undefined ? undefined : await fetchCapabilities(o);
+      const serverFilters = caps !== undefined && E.isRight(caps) && caps.right.features.listBanksQuery;
+      const query: Record<string, QueryValue> = serverFilters ? { q: q.q, limit: q.limit, offset: q.offset } : {};
+      const result = await run({ method: 'GET', path: `${API}/banks`, query, codec: BankList, idempotent: true }, o);
+      if (E.isLeft(result) || serverFilters) return E.map((list: typeof BankList._A) => list.banks)(result);
+      const needle = q.q?.toLowerCase();
+      const matching = result.right.banks.filter(
+        (bank) => needle === undefined || bank.bank_id.toLowerCase().includes(needle) || (bank.name ?? '').toLowerCase().includes(needle),
+      );
+      const offset = q.offset ?? 0;
+      return E.right(matching.slice(offset, q.limit === undefined ? undefined : offset + q.limit));
+    };
+
+  return {
+    baseUrl,
+    capabilities: (o) => () => fetchCapabilities(o),
+    version: (o) => task<VersionInfoType>({ method: 'GET', path: '/version', codec: VersionInfo, idempotent: true }, o),
+
+    listBanks: (q, o) => listBanks(q, o),
+    bankExists: (bankId, o) => async () => {
+      // The filter narrows the list on servers that honour it; the match is always exact.
+      const banks = await listBanks({ q: bankId }, o)();
+      return E.map((list: readonly { bank_id: string }[]) => list.some((bank) => bank.bank_id === bankId))(banks);
+    },
+    ensureBank: (bankId, body: BankUpdate, o) => ack({ method: 'PUT', path: bankPath(bankId), body, idempotent: true }, o),
+    updateBank: (bankId, body, o) => task({ method: 'PATCH', path: bankPath(bankId), body, codec: BankProfile, idempotent: false }, o),
+    getBankProfile: (bankId, o) => async () => {
+      const result = await run({ method: 'GET', path: bankPath(bankId, '/profile'), codec: BankProfile, idempotent: true }, o);
+      if (E.isRight(result)) return E.right({ _tag: 'present', value: result.right } as const);
+      const failure = result.left;
+      if (failure._tag === 'gone' || failure._tag === 'notFound') {
+        return E.right({
+          _tag: 'absent',
+          reason: failure._tag,
+          ...(failure.detail === undefined ? {} : { detail: failure.detail }),
+        } as const);
+      }
+      return E.left(failure);
+    },
+    getBankConfig: (bankId, o) => presence({ method: 'GET', path: bankPath(bankId, '/config'), codec: BankConfig, idempotent: true }, 'bankConfig', o),
+    updateBankConfig: (bankId, updates, o) =>
+      gated(['bankConfig'], o, () => run({ method: 'PATCH', path: bankPath(bankId, '/config'), body: { updates }, codec: BankConfig, idempotent: false }, o)),
+    getBankStats: (bankId, o) => presence({ method: 'GET', path: bankPath(bankId, '/stats'), codec: BankStats, idempotent: true }, 'bankStats', o),
+
+    retain: (bankId, req, o) =>
+      gated(retainNeeds(req), o, () =>
+        // Resent only when the server deduplicates it: async retain with a client operation id.
+        run({ method: 'POST', path: bankPath(bankId, '/memories'), body: req, codec: RetainResult, idempotent: req.operation_id !== undefined && req.async === true }, o),
+      ),
+    recall: (bankId, req, o) =>
+      gated(recallNeeds(req), o, () => run({ method: 'POST', path: bankPath(bankId, '/memories/recall'), body: req, codec: RecallResult, idempotent: false }, o)),
+    reflect: (bankId, req, o) =>
+      gated(reflectNeeds(req), o, () => run({ method: 'POST', path: bankPath(bankId, '/reflect'), body: req, codec: ReflectResult, idempotent: false }, o)),
+    getOperation: (bankId, operationId, o) =>
+      task({ method: 'GET', path: bankPath(bankId, `/operations/${encodeURIComponent(operationId)}`), codec: OperationStatus, idempotent: true }, o),
+
+    listDocuments: (bankId, q, o) => task({ method: 'GET', path: bankPath(bankId, '/documents'), query: { ...q }, codec: DocumentList, idempotent: true }, o),
+    getDocument: (bankId, documentId, o) => async () => {
+      const result = await run({ method: 'GET', path: bankPath(bankId, `/documents/${encodeURIComponent(documentId)}`), codec: DocumentDetail, idempotent: true }, o);
+      if (E.isRight(result)) return E.right({ _tag: 'present', value: result.right } as const);
+      if (result.left._tag === 'notFound' && result.left.detail !== 'Not Found') return E.right({ _tag: 'absent', reason: 'notFound' } as const);
+      return E.left(result.left);
+    },
+    listTags: (bankId, q, o) => task({ method: 'GET', path: bankPath(bankId, '/tags'), query: { ...q }, codec: TagList, idempotent: true }, o),
+
+    listMentalModels: (bankId, q, o) =>
+      gated(['mentalModels'], o, () => run({ method: 'GET', path: bankPath(bankId, '/mental-models'), query: { ...q }, codec: MentalModelList, idempotent: true }, o)),
+    getMentalModel: (bankId, id, detail, o) =>
+      gated(['mentalModels'], o, () =>
+        run({ method: 'GET', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), query: { detail }, codec: MentalModel, idempotent: true }, o),
+      ),
+    createMentalModel: (bankId, req, o) =>
+      gated(['mentalModels', ...(req.trigger?.response_schema == null ? [] : (['responseSchema'] as const))], o, () =>
+        run({ method: 'POST', path: bankPath(bankId, '/mental-models'), body: req, codec: CreateMentalModelResult, idempotent: false }, o),
+      ),
+    updateMentalModel: (bankId, id, req, o) =>
+      gated(['mentalModels'], o, () =>
+        run({ method: 'PATCH', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), body: req, codec: MentalModel, idempotent: false }, o),
+      ),
+    deleteMentalModel: (bankId, id, o) =>
+      gated(['mentalModels'], o, ack({ method: 'DELETE', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), idempotent: false }, o)),
+    refreshMentalModel: (bankId, id, o) =>
+      gated(['mentalModels'], o, () =>
+        run({ method: 'POST', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}/refresh`), codec: AsyncSubmission, idempotent: false }, o),
+      ),
+    mentalModelHistory: (bankId, id, o) =>
+      gated(['mentalModels'], o, () =>
+        run({ method: 'GET', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}/history`), codec: MentalModelHistory, idempotent: true }, o),
+      ),
+
+    knowledgeTree: (bankId, o) =>
+      gated(['knowledge'], o, () => run({ method: 'GET', path: bankPath(bankId, '/knowledge-base/tree'), codec: KnowledgeTree, idempotent: true }, o)),
+    searchKnowledge: (bankId, q, o) =>
+      gated(['knowledge'], o, () =>
+        run({ method: 'GET', path: bankPath(bankId, '/knowledge-base/search'), query: { q: q.q, limit: q.limit }, codec: KnowledgeSearchResult, idempotent: true }, o),
+      ),
+    getKnowledgePage: (bankId, pageId, o) =>
+      gated(['knowledge'], o, () =>
+        run({ method: 'GET', path: bankPath(bankId, `/knowledge-base/pages/${encodeURIComponent(pageId)}`), codec: KnowledgePage, idempotent: true }, o),
+      ),
+    createKnowledgeFolder: (bankId, req, o) =>
+      gated(['knowledge'], o, () => run({ method: 'POST', path: bankPath(bankId, '/knowledge-base/folders'), body: req, codec: KnowledgeNode, idempotent: false }, o)),
+    createKnowledgePage: (bankId, req, o) =>
+      gated(['knowledge', ...(req.trigger?.response_schema == null ? [] : (['responseSchema'] as const))], o, () =>
+        run({ method: 'POST', path: bankPath(bankId, '/knowledge-base/pages'), body: req, codec: CreatePageResult, idempotent: false }, o),
+      ),
+    updateKnowledgeNode: (bankId, nodeId, req, o) =>
+      gated(['knowledge'], o, () =>
+        run({ method: 'PATCH', path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), body: req, codec: KnowledgeNode, idempotent: false }, o),
+      ),
+    deleteKnowledgeNode: (bankId, nodeId, o) =>
+      gated(['knowledge'], o, ack({ method: 'DELETE', path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), idempotent: false }, o)),
+    exportKnowledge: (bankId, o) =>
+      gated(['knowledge'], o, () => run({ method: 'GET', path: bankPath(bankId, '/knowledge-base/export'), codec: KnowledgeExport, idempotent: true }, o)),
+
+    breaker: () => breaker.state(),
+    subscribeBreaker: (listener) => breaker.subscribe(listener),
+  };
+};
