@@ -60,8 +60,7 @@ export const retainParamDefs = (contextDescription: string) => ({
   },
 });
 
-const defs = retainParamDefs('');
-type Defs = typeof defs;
+type Defs = ReturnType<typeof retainParamDefs>;
 type ValuesOf<P extends Record<string, Param>> = { [K in keyof P]: t.TypeOf<P[K]['codec']> };
 export type ExplicitRetainParams = ValuesOf<Defs['required']> & Partial<ValuesOf<Defs['optional']>>;
 

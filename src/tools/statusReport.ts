@@ -1,0 +1,190 @@
+/**
+ * The status report shared by memory_status, /memory and /memory:doctor: setup, banks, scope,
+ * recall/retain flags, queue, server health and sync readiness. Probes are bounded (1.5 s
+ * each, in parallel) so a dead server costs one short wait; nothing here changes state.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { redact } from '../config/redact.js';
+import type { Capabilities } from '../effects/ports/memoryServer.js';
+import type { ToolContext } from './context.js';
+import { gitSeedReceiptPath, type GitSeedReceipt } from './memorySeedGit.js';
+import { callOptions, runCall } from './serverCall.js';
+import { describeFailure } from '../effects/ports/memoryServer.js';
+
+export type Tone = 'default' | 'custom' | 'warn' | 'info';
+
+export interface StatusField {
+  readonly key: string;
+  readonly label: string;
+  readonly value: string;
+  readonly tone: Tone;
+}
+
+export type SyncReason = 'git_seed_missing' | 'git_seed_stale' | 'queue_pending' | 'queue_dead_letter' | 'queue_paused';
+
+export interface SyncStatus {
+  readonly ready: boolean;
+  readonly reasons: SyncReason[];
+  readonly queue: { readonly depth: number; readonly deadLetters: number; readonly state: string };
+  readonly gitSeed: { readonly receipt: GitSeedReceipt | null; readonly currentHead: string | null; readonly headMatches: boolean | null };
+  readonly knowledgePages: 'supported' | 'unavailable' | 'unknown';
+}
+
+export interface StatusReport {
+  readonly setupComplete: boolean;
+  readonly setupHint?: string;
+  readonly setup: { readonly state: string; readonly detail?: string };
+  readonly enabled: boolean;
+  readonly health: string;
+  readonly reachable: boolean | null;
+  readonly server: { readonly baseUrl: string; readonly apiVersion?: string; readonly embedded?: boolean; readonly breaker: string };
+  readonly project: { readonly projectId: string; readonly basis: string; readonly source: string; readonly projectTag: string; readonly legacyRepoTag: string };
+  readonly banks: {
+    readonly coding: { readonly bankId: string; readonly derived: boolean; readonly active: boolean; readonly exists: boolean | null };
+    readonly life: { readonly bankId: string | null; readonly active: boolean; readonly exists: boolean | null };
+  };
+  readonly flags: { readonly recall: boolean; readonly retain: boolean; readonly sessionRecall: boolean; readonly sessionRetain: boolean; readonly nextRetainSkipped: boolean };
+  readonly queue: { readonly depth: number; readonly deadLetters: number; readonly state: string; readonly pausedReason?: string; readonly lastError?: string };
+  readonly sync: SyncStatus;
+  readonly fields: StatusField[];
+  readonly problems: string[];
+}
+
+const PROBE_MS = 1500;
+
+export const SETUP_HINT =
+  'Memory setup is required: open /memory (guided setup), or set projectBankId to the shared coding bank (memory_config patch, or PI_MEMORY_PROJECT_BANK_ID), then setupComplete:true.';
+
+const isReceipt = (u: unknown): u is GitSeedReceipt =>
+  typeof u === 'object' && u !== null && typeof (u as GitSeedReceipt).headSha === 'string' && typeof (u as GitSeedReceipt).documentId === 'string';
+
+/** Whether explicit setup is done: setupComplete and, in domain-tagged mode, a real coding bank id. */
+export const setupDone = (ctx: ToolContext): boolean => {
+  const { config } = ctx.loaded;
+  if (!config.setupComplete) return false;
+  if (config.scopeMode === 'domain-tagged' && ctx.scope.projectBank.active && ctx.scope.projectBank.derived) return false;
+  return true;
+};
+
+export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport> => {
+  const { config } = ctx.loaded;
+  const { scope } = ctx;
+  const probe = callOptions(ctx, Math.min(PROBE_MS, config.timeoutMs));
+  const userBankId = scope.userBank.active ? scope.userBank.bankId : null;
+  const [caps, codingExists, lifeExists, head, receiptRead] = await Promise.all([
+    runCall(ctx.server.capabilities(probe)),
+    scope.projectBank.active ? runCall(ctx.server.bankExists(scope.projectBank.bankId, probe)) : Promise.resolve(undefined),
+    userBankId === null ? Promise.resolve(undefined) : runCall(ctx.server.bankExists(userBankId, probe)),
+    ctx.git.readHead(ctx.loaded.cwd),
+    ctx.stateFiles.readJson(gitSeedReceiptPath(ctx.loaded.stateDir)),
+  ]);
+  const capabilities: Capabilities | undefined = E.isRight(caps) ? caps.right : undefined;
+  const firstFailure = [caps, codingExists, lifeExists].find((r) => r !== undefined && E.isLeft(r));
+  const reachable = firstFailure === undefined ? true : E.isLeft(caps) && (caps.left._tag === 'unreachable' || caps.left._tag === 'timeout' || caps.left._tag === 'circuitOpen') ? false : null;
+  const health =
+    firstFailure === undefined ? 'reachable' : `unreachable: ${redact(describeFailure((firstFailure as E.Left<Parameters<typeof describeFailure>[0]>).left))}`;
+  const exists = (r: typeof codingExists): boolean | null => (r === undefined || E.isLeft(r) ? null : r.right);
+
+  const queue = ctx.queue.status();
+  const runtime = ctx.status?.();
+  const done = setupDone(ctx);
+  const setup = runtime?.setup ?? { state: done ? 'complete' : 'required' };
+  const receipt = receiptRead.value !== undefined && isReceipt(receiptRead.value) ? receiptRead.value : null;
+  const currentHead = E.isRight(head) ? head.right : null;
+  const reasons: SyncReason[] = [];
+  if (currentHead !== null && receipt === null) reasons.push('git_seed_missing');
+  if (currentHead !== null && receipt !== null && receipt.headSha !== currentHead) reasons.push('git_seed_stale');
+  if (queue.depth > 0) reasons.push('queue_pending');
+  if (queue.deadLetters > 0) reasons.push('queue_dead_letter');
+  if (queue.state === 'paused') reasons.push('queue_paused');
+  const knowledgePages = capabilities === undefined ? 'unknown' : capabilities.features.knowledge ? 'supported' : 'unavailable';
+  const sync: SyncStatus = {
+    ready: reasons.length === 0,
+    reasons,
+    queue: { depth: queue.depth, deadLetters: queue.deadLetters, state: queue.state },
+    gitSeed: { receipt, currentHead, headMatches: receipt === null || currentHead === null ? null : receipt.headSha === currentHead },
+    knowledgePages,
+  };
+  const session = ctx.session;
+  const flags = {
+    recall: config.enabled && config.recallEnabled,
+    retain: config.enabled && config.retainEnabled,
+    sessionRecall: session?.recallAllowed ?? true,
+    sessionRetain: session?.retainAllowed ?? true,
+    nextRetainSkipped: runtime?.session?.nextRetainSkipped ?? false,
+  };
+  const codingExists_ = exists(codingExists);
+  const lifeExists_ = exists(lifeExists);
+  const breaker = ctx.server.breaker();
+  const fields: StatusField[] = [
+    { key: 'setup', label: 'Setup', value: setup.state + (setup.detail === undefined ? '' : ` (${setup.detail})`), tone: done ? 'default' : 'warn' },
+    { key: 'enabled', label: 'Enabled', value: config.enabled ? 'on' : 'off', tone: config.enabled ? 'default' : 'info' },
+    { key: 'baseUrl', label: 'Server', value: redact(ctx.server.baseUrl), tone: ctx.loaded.sources.baseUrl === 'default' ? 'default' : 'custom' },
+    { key: 'health', label: 'Health', value: health, tone: firstFailure === undefined ? 'default' : 'warn' },
+    { key: 'scopeMode', label: 'Scope mode', value: scope.mode, tone: scope.mode === 'domain-tagged' ? 'default' : 'custom' },
+    { key: 'sharedObservations', label: 'Shared observations', value: config.includeSharedObservations ? 'include (opt-in)' : 'strict project only', tone: config.includeSharedObservations ? 'custom' : 'default' },
+    { key: 'projectScope', label: 'Project scope', value: `${scope.identity.tag} (from ${scope.identity.basis}: ${redact(scope.identity.source)})`, tone: 'default' },
+    {
+      key: 'codingBank',
+      label: 'Coding bank',
+      value: scope.projectBank.active ? `${scope.projectBank.bankId}${scope.projectBank.derived ? ' (path-derived)' : ''}${codingExists_ === false ? ' (not created yet)' : ''}` : 'disabled',
+      tone: scope.projectBank.active && scope.projectBank.derived && scope.mode === 'domain-tagged' ? 'warn' : scope.projectBank.active ? 'default' : 'info',
+    },
+    {
+      key: 'lifeBank',
+      label: 'Life bank',
+      value: scope.userBank.active ? `${scope.userBank.bankId ?? ''}${lifeExists_ === false ? ' (not created yet)' : ''}` : scope.userBank.bankId === null && config.globalBankEnabled ? '(no bankId)' : 'disabled',
+      tone: scope.userBank.bankId === null && config.globalBankEnabled ? 'warn' : scope.userBank.active ? 'custom' : 'info',
+    },
+    { key: 'recall', label: 'Recall', value: flags.recall && flags.sessionRecall ? 'on' : 'off', tone: flags.recall ? 'default' : 'info' },
+    { key: 'retain', label: 'Retain', value: flags.retain && flags.sessionRetain ? (flags.nextRetainSkipped ? 'on (next run skipped)' : 'on') : 'off', tone: flags.retain ? 'default' : 'info' },
+    {
+      key: 'queue',
+      label: 'Queue',
+      value: `${queue.depth} pending${queue.deadLetters > 0 ? `, ${queue.deadLetters} dead-letter` : ''}${queue.state === 'paused' ? `, paused${queue.pausedReason === undefined ? '' : `: ${redact(queue.pausedReason)}`}` : ''}`,
+      tone: queue.deadLetters > 0 || queue.state === 'paused' ? 'warn' : queue.depth > 0 ? 'custom' : 'default',
+    },
+    { key: 'mentalModels', label: 'Mental models', value: config.mentalModelsInject ? 'inject on' : 'inject off', tone: config.mentalModelsInject ? 'default' : 'info' },
+    { key: 'sync', label: 'Sync', value: sync.ready ? 'ready' : sync.reasons.join(', '), tone: sync.ready ? 'default' : 'custom' },
+  ];
+  return {
+    setupComplete: done,
+    ...(done ? {} : { setupHint: SETUP_HINT }),
+    setup,
+    enabled: config.enabled,
+    health,
+    reachable,
+    server: {
+      baseUrl: redact(ctx.server.baseUrl),
+      ...(capabilities === undefined ? {} : { apiVersion: capabilities.apiVersion, embedded: capabilities.embedded }),
+      breaker: breaker.state,
+    },
+    project: {
+      projectId: scope.identity.id,
+      basis: scope.identity.basis,
+      source: redact(scope.identity.source),
+      projectTag: scope.identity.tag,
+      legacyRepoTag: scope.identity.legacyTag,
+    },
+    banks: {
+      coding: { bankId: scope.projectBank.bankId, derived: scope.projectBank.derived, active: scope.projectBank.active, exists: codingExists_ },
+      life: { bankId: scope.userBank.bankId, active: scope.userBank.active, exists: lifeExists_ },
+    },
+    flags,
+    queue: {
+      depth: queue.depth,
+      deadLetters: queue.deadLetters,
+      state: queue.state,
+      ...(queue.pausedReason === undefined ? {} : { pausedReason: redact(queue.pausedReason) }),
+      ...(queue.lastError === undefined ? {} : { lastError: redact(queue.lastError) }),
+    },
+    sync,
+    fields,
+    problems: scope.problems.map(redact),
+  };
+};
+
+const PREFIX: Record<Tone, string> = { warn: '!', custom: '*', info: '-', default: ' ' };
+
+/** `! Label: value` lines; the prefix marks broken (!), non-default (*) and intentionally off (-). */
+export const statusLines = (fields: readonly StatusField[]): string[] => fields.map((f) => `${PREFIX[f.tone]} ${f.label}: ${f.value}`);
