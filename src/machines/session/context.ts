@@ -1,0 +1,44 @@
+/** The session gate's context: everything the footer, status and the effects read. */
+import type { Automation, SessionMode } from './events.js';
+
+export type RecallOutcome = 'recalled' | 'empty' | 'failed' | 'timedOut' | 'aborted' | 'skipped';
+export type RetainOutcome = 'queued' | 'nothing' | 'failed' | 'optedOut' | 'skipped';
+
+export interface SessionContext {
+  readonly sessionId: string | null;
+  readonly sessionFile: string | null;
+  /** How many `session.started` events came in (pi's RPC mode sends two per session). */
+  readonly starts: number;
+  readonly mode: SessionMode;
+  readonly automation: Automation;
+  /** `/memory:next-opt-out`: skip automatic retain for exactly the next completed run. */
+  readonly nextOptOut: boolean;
+  /** The recall in flight: its id and absolute deadline (epoch ms), so a restore keeps it. */
+  readonly recall: { readonly requestId: string; readonly deadline: number; readonly startedAt: number } | null;
+  readonly lastRecall: { readonly at: number; readonly outcome: RecallOutcome; readonly items: number; readonly detail?: string } | null;
+  /** The run being retained, if any. */
+  readonly retainingRun: string | null;
+  readonly lastRetain: { readonly at: number; readonly outcome: RetainOutcome; readonly messages: number; readonly detail?: string } | null;
+  readonly queue: { readonly depth: number; readonly state: string; readonly reason?: string };
+  readonly shutdownReason: string | null;
+}
+
+export const initialSessionContext: SessionContext = {
+  sessionId: null,
+  sessionFile: null,
+  starts: 0,
+  mode: 'normal',
+  automation: { recall: false, retain: false },
+  nextOptOut: false,
+  recall: null,
+  lastRecall: null,
+  retainingRun: null,
+  lastRetain: null,
+  queue: { depth: 0, state: 'idle' },
+  shutdownReason: null,
+};
+
+/** Recall runs when config allows it and the session is not ignored. */
+export const recallAllowed = (c: SessionContext): boolean => c.automation.recall && c.mode !== 'ignored';
+/** Automatic retain runs only in normal mode (read-only and ignored sessions never write). */
+export const retainAllowed = (c: SessionContext): boolean => c.automation.retain && c.mode === 'normal';

@@ -1,0 +1,77 @@
+/**
+ * Session events: the host's lifecycle hooks, the user's commands and effect outcomes, as the
+ * session gate sees them. Each codec is the single source of its event's type.
+ */
+import * as t from 'io-ts';
+import { EpochMs, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
+
+export const SessionMode = t.keyof({ normal: null, 'read-only': null, ignored: null });
+export type SessionMode = t.TypeOf<typeof SessionMode>;
+
+export const StartReason = t.keyof({ startup: null, reload: null, new: null, resume: null, fork: null });
+export type StartReason = t.TypeOf<typeof StartReason>;
+
+/** Which automatic behaviours config and setup allow right now. */
+export const Automation = t.type({ recall: t.boolean, retain: t.boolean });
+export type Automation = t.TypeOf<typeof Automation>;
+
+const at = { at: EpochMs };
+
+export const SessionStarted = t.intersection([
+  t.type({ type: t.literal('session.started'), ...at, sessionId: NonEmptyString, reason: StartReason, automation: Automation }),
+  t.partial({ sessionFile: NonEmptyString, mode: SessionMode }),
+]);
+export const AutomationChanged = t.intersection([
+  t.type({ type: t.literal('automation.changed'), ...at, automation: Automation }),
+  t.partial({ reason: t.string }),
+]);
+export const ModeSet = t.type({ type: t.literal('mode.set'), ...at, mode: SessionMode });
+export const OptOutRequested = t.type({ type: t.literal('optOut.requested'), ...at });
+
+/** A model call is about to happen: look memory up, until `deadline` (epoch ms) at the latest. */
+export const RecallRequested = t.type({ type: t.literal('recall.requested'), ...at, requestId: NonEmptyString, deadline: EpochMs });
+export const RecallSucceeded = t.type({
+  type: t.literal('recall.succeeded'),
+  ...at,
+  requestId: NonEmptyString,
+  items: NonNegativeInt,
+  cached: t.boolean,
+  failedBanks: NonNegativeInt,
+});
+export const RecallFailed = t.type({ type: t.literal('recall.failed'), ...at, requestId: NonEmptyString, reason: t.string });
+export const RecallTimedOut = t.type({ type: t.literal('recall.timedOut'), ...at, requestId: NonEmptyString });
+export const RecallAborted = t.type({ type: t.literal('recall.aborted'), ...at, requestId: NonEmptyString });
+
+/** The host finished an agent run (pi `agent_end`): its messages are ready to retain. */
+export const RunEnded = t.type({ type: t.literal('run.ended'), ...at, runId: NonEmptyString });
+export const RetainQueued = t.type({ type: t.literal('retain.queued'), ...at, runId: NonEmptyString, messages: NonNegativeInt, depth: NonNegativeInt });
+export const RetainNothing = t.type({ type: t.literal('retain.nothing'), ...at, runId: NonEmptyString });
+export const RetainFailed = t.type({ type: t.literal('retain.failed'), ...at, runId: NonEmptyString, reason: t.string });
+
+export const QueueObserved = t.intersection([
+  t.type({ type: t.literal('queue.observed'), ...at, depth: NonNegativeInt, state: t.string }),
+  t.partial({ reason: t.string }),
+]);
+
+export const ShutdownRequested = t.type({ type: t.literal('session.shutdown'), ...at, reason: t.string });
+export const ShutdownFinished = t.type({ type: t.literal('shutdown.finished'), ...at });
+
+export const SessionEvent = t.union([
+  SessionStarted,
+  AutomationChanged,
+  ModeSet,
+  OptOutRequested,
+  RecallRequested,
+  RecallSucceeded,
+  RecallFailed,
+  RecallTimedOut,
+  RecallAborted,
+  RunEnded,
+  RetainQueued,
+  RetainNothing,
+  RetainFailed,
+  QueueObserved,
+  ShutdownRequested,
+  ShutdownFinished,
+]);
+export type SessionEvent = t.TypeOf<typeof SessionEvent>;

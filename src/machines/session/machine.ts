@@ -1,0 +1,244 @@
+/**
+ * The session gate: one host session's automatic memory. It decides, the effects act:
+ * whether a model call gets recall (and until when), whether a finished run is retained,
+ * skipped for next-opt-out, or only marked, and when the queue is flushed at shutdown.
+ *
+ * Recall and retain are parallel regions: pi runs `agent_end` handlers off the agent loop,
+ * so the next prompt's recall can start while the previous run is still being retained.
+ */
+import { setup } from 'xstate';
+import { immerAssign } from '../shared/immerAssign.js';
+import { initialSessionContext, recallAllowed, retainAllowed, type SessionContext } from './context.js';
+import type { SessionEvent } from './events.js';
+
+type Ev<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
+
+const assign = immerAssign<SessionContext, SessionEvent>;
+
+const runIdOf = ({ event }: { event: SessionEvent }): string => (event.type === 'run.ended' ? event.runId : '');
+
+/** What a finished run leads to; `fromIdle` moves to `retaining` when it is retained. */
+const runEnded = (fromIdle: boolean) =>
+  [
+    {
+      guard: 'optOutPending',
+      actions: [
+        'consumeOptOut',
+        { type: 'skipRun', params: (a: { event: SessionEvent }) => ({ runId: runIdOf(a), reason: 'next-opt-out' }) },
+        'notifyOptOutSkipped',
+      ],
+    },
+    {
+      guard: 'retainAllowed',
+      ...(fromIdle ? { target: 'retaining' } : {}),
+      actions: ['beginRetain', { type: 'retainRun', params: (a: { event: SessionEvent }) => ({ runId: runIdOf(a) }) }],
+    },
+    {
+      actions: [
+        'noteRetainSkipped',
+        { type: 'skipRun', params: (a: { event: SessionEvent }) => ({ runId: runIdOf(a), reason: 'not retained' }) },
+      ],
+    },
+  ] as const;
+
+const endRecall = (outcome: 'failed' | 'timedOut' | 'aborted') =>
+  assign((draft, { event }) => {
+    draft.lastRecall = {
+      at: event.at,
+      outcome,
+      items: 0,
+      ...(event.type === 'recall.failed' ? { detail: event.reason } : {}),
+    };
+    draft.recall = null;
+  });
+
+export const sessionMachine = setup({
+  types: { context: {} as SessionContext, events: {} as SessionEvent },
+  actions: {
+    /** Effect: project the run's delta, hand it to the retain queue, advance the cursor. */
+    retainRun: (_, _params: { runId: string }) => undefined,
+    /** Effect: advance the retain cursor past the run without retaining it. */
+    skipRun: (_, _params: { runId: string; reason: string }) => undefined,
+    /** Effect: tell the user the run was not retained because of next-opt-out. */
+    notifyOptOutSkipped: () => undefined,
+    /** Effect: tell the user the next run will not be retained. */
+    notifyOptOutArmed: () => undefined,
+    /** Effect: bounded best-effort flush of the queue; the jobs are already durable. */
+    flushOnShutdown: () => undefined,
+    start: assign((draft, { event }) => {
+      const e = event as Ev<'session.started'>;
+      draft.starts += 1;
+      draft.sessionId = e.sessionId;
+      draft.sessionFile = e.sessionFile ?? null;
+      draft.automation = e.automation;
+      if (e.mode !== undefined) draft.mode = e.mode;
+    }),
+    restartDuplicate: assign((draft, { event }) => {
+      const e = event as Ev<'session.started'>;
+      // pi's RPC mode binds a session twice: same session, so only count it (and refresh).
+      draft.starts += 1;
+      if (e.sessionFile !== undefined) draft.sessionFile = e.sessionFile;
+    }),
+    setAutomation: assign((draft, { event }) => {
+      draft.automation = (event as Ev<'automation.changed'>).automation;
+    }),
+    setMode: assign((draft, { event }) => {
+      draft.mode = (event as Ev<'mode.set'>).mode;
+    }),
+    armOptOut: assign((draft) => {
+      draft.nextOptOut = true;
+    }),
+    consumeOptOut: assign((draft, { event }) => {
+      draft.nextOptOut = false;
+      draft.lastRetain = { at: event.at, outcome: 'optedOut', messages: 0, detail: 'next-opt-out' };
+    }),
+    noteRetainSkipped: assign((draft, { event, context }) => {
+      const detail = context.mode !== 'normal' ? `session is ${context.mode}` : 'automatic retain is off';
+      draft.lastRetain = { at: event.at, outcome: 'skipped', messages: 0, detail };
+    }),
+    beginRecall: assign((draft, { event }) => {
+      const e = event as Ev<'recall.requested'>;
+      draft.recall = { requestId: e.requestId, deadline: e.deadline, startedAt: e.at };
+    }),
+    noteRecallSkipped: assign((draft, { event, context }) => {
+      const detail = context.mode === 'ignored' ? 'session is ignored' : 'automatic recall is off';
+      draft.lastRecall = { at: event.at, outcome: 'skipped', items: 0, detail };
+    }),
+    finishRecall: assign((draft, { event }) => {
+      const e = event as Ev<'recall.succeeded'>;
+      draft.lastRecall = {
+        at: e.at,
+        outcome: e.items > 0 ? 'recalled' : 'empty',
+        items: e.items,
+        ...(e.cached ? { detail: 'cached' } : {}),
+        ...(e.failedBanks > 0 ? { detail: `${e.failedBanks} bank(s) failed` } : {}),
+      };
+      draft.recall = null;
+    }),
+    lateRecall: endRecall('timedOut'),
+    failRecall: endRecall('failed'),
+    timeOutRecall: endRecall('timedOut'),
+    abortRecall: endRecall('aborted'),
+    beginRetain: assign((draft, { event }) => {
+      draft.retainingRun = (event as Ev<'run.ended'>).runId;
+    }),
+    finishRetain: assign((draft, { event }) => {
+      draft.retainingRun = null;
+      if (event.type === 'retain.queued') {
+        draft.lastRetain = { at: event.at, outcome: 'queued', messages: event.messages };
+        draft.queue.depth = event.depth;
+      } else if (event.type === 'retain.nothing') {
+        draft.lastRetain = { at: event.at, outcome: 'nothing', messages: 0 };
+      } else if (event.type === 'retain.failed') {
+        draft.lastRetain = { at: event.at, outcome: 'failed', messages: 0, detail: event.reason };
+      }
+    }),
+    observeQueue: assign((draft, { event }) => {
+      const e = event as Ev<'queue.observed'>;
+      draft.queue = { depth: e.depth, state: e.state, ...(e.reason === undefined ? {} : { reason: e.reason }) };
+    }),
+    beginShutdown: assign((draft, { event }) => {
+      draft.shutdownReason = (event as Ev<'session.shutdown'>).reason;
+      draft.recall = null;
+    }),
+  },
+  guards: {
+    sameSession: ({ context, event }) => event.type === 'session.started' && event.sessionId === context.sessionId,
+    recallAllowed: ({ context }) => recallAllowed(context),
+    retainAllowed: ({ context }) => retainAllowed(context),
+    optOutPending: ({ context }) => context.nextOptOut && retainAllowed(context),
+    currentRecall: ({ context, event }) => 'requestId' in event && context.recall?.requestId === event.requestId,
+    /** An answer that arrives after the deadline is too late for this model call. */
+    currentButLate: ({ context, event }) =>
+      'requestId' in event && context.recall?.requestId === event.requestId && event.at > context.recall.deadline,
+    currentRun: ({ context, event }) => 'runId' in event && context.retainingRun === event.runId,
+  },
+}).createMachine({
+  id: 'session',
+  context: initialSessionContext,
+  initial: 'starting',
+  states: {
+    starting: {
+      on: {
+        'session.started': { target: 'active', actions: 'start' },
+        'session.shutdown': { target: 'closed', actions: 'beginShutdown' },
+      },
+    },
+    active: {
+      type: 'parallel',
+      on: {
+        'session.started': [
+          { guard: 'sameSession', actions: 'restartDuplicate' },
+          { target: 'active', reenter: true, actions: 'start' },
+        ],
+        'automation.changed': { actions: 'setAutomation' },
+        'mode.set': { actions: 'setMode' },
+        'optOut.requested': { actions: ['armOptOut', 'notifyOptOutArmed'] },
+        'queue.observed': { actions: 'observeQueue' },
+        'session.shutdown': { target: 'shuttingDown', actions: ['beginShutdown', 'flushOnShutdown'] },
+      },
+      states: {
+        recall: {
+          initial: 'idle',
+          states: {
+            idle: {
+              on: {
+                'recall.requested': [
+                  { guard: 'recallAllowed', target: 'recalling', actions: 'beginRecall' },
+                  { actions: 'noteRecallSkipped' },
+                ],
+              },
+            },
+            recalling: {
+              on: {
+                // A second model call of the run supersedes the first request.
+                'recall.requested': [
+                  { guard: 'recallAllowed', target: 'recalling', reenter: true, actions: 'beginRecall' },
+                  { target: 'idle', actions: 'noteRecallSkipped' },
+                ],
+                'recall.succeeded': [
+                  { guard: 'currentButLate', target: 'idle', actions: 'lateRecall' },
+                  { guard: 'currentRecall', target: 'idle', actions: 'finishRecall' },
+                ],
+                'recall.failed': { guard: 'currentRecall', target: 'idle', actions: 'failRecall' },
+                'recall.timedOut': { guard: 'currentRecall', target: 'idle', actions: 'timeOutRecall' },
+                'recall.aborted': { guard: 'currentRecall', target: 'idle', actions: 'abortRecall' },
+              },
+            },
+          },
+        },
+        retain: {
+          initial: 'idle',
+          states: {
+            idle: {
+              on: {
+                'run.ended': runEnded(true),
+              },
+            },
+            retaining: {
+              on: {
+                // Runs end one after another; the effects serialise their hand-offs.
+                'run.ended': runEnded(false),
+                'retain.queued': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
+                'retain.nothing': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
+                'retain.failed': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
+              },
+            },
+          },
+        },
+      },
+    },
+    shuttingDown: {
+      on: {
+        'retain.queued': { actions: 'finishRetain' },
+        'retain.nothing': { actions: 'finishRetain' },
+        'retain.failed': { actions: 'finishRetain' },
+        'queue.observed': { actions: 'observeQueue' },
+        'shutdown.finished': 'closed',
+      },
+    },
+    closed: { type: 'final' },
+  },
+});
+
+export type SessionMachine = typeof sessionMachine;

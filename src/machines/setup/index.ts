@@ -1,0 +1,4 @@
+export * from './events.js';
+export * from './context.js';
+export * from './machine.js';
+export * from './selectors.js';
