@@ -11,7 +11,7 @@ import type { ToolContext } from './context.js';
 import { describeFailure, type CallOptions, type Capabilities, type CapabilityName, type ServerFailure } from '../effects/ports/memoryServer.js';
 import { fail, type ToolOutcome } from './result.js';
 
-export const callOptions = (ctx: ToolContext, timeoutMs = ctx.loaded.config.timeoutMs): CallOptions => ({
+export const callOptions = (ctx: ToolContext, timeoutMs: number = ctx.loaded.config.timeoutMs): CallOptions => ({
   deadline: ctx.clock.now() + timeoutMs,
   ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
 });

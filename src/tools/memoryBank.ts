@@ -1,0 +1,114 @@
+/**
+ * memory_bank: inspect a bank (existence from the bank list, stats, config; a retired profile
+ * endpoint is reported, never fatal) or update its retain/reflect/observations missions
+ * (preview by default).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
+import { resolveBank } from '../config/scope.js';
+import type { Presence, ServerFailure } from '../effects/ports/memoryServer.js';
+import type { JsonValue } from '../machines/shared/codecs.js';
+import type { ToolContext } from './context.js';
+import { oneOf, text, toolParams } from './params.js';
+import { fail, ok, type ToolOutcome } from './result.js';
+import { callOptions, failureOutcome, loadCapabilities, missingFeatures, runCall } from './serverCall.js';
+import { bankParam, dryRunParam } from './sharedParams.js';
+import { describeFailure } from '../effects/ports/memoryServer.js';
+import { cleanText } from './text.js';
+import { defineTool } from './tool.js';
+
+export const MemoryBankParams = toolParams(
+  'memory_bank',
+  { action: oneOf(['get', 'update_mission'], 'get: existence, stats and config. update_mission: set missions (preview unless dryRun:false).') },
+  {
+    bank: bankParam,
+    retainMission: text('What the bank should retain (extraction guidance).', 4000),
+    reflectMission: text('How reflect should answer from this bank.', 4000),
+    observationsMission: text('What observations should consolidate.', 4000),
+    dryRun: dryRunParam,
+  },
+);
+export type MemoryBankParams = t.TypeOf<typeof MemoryBankParams.codec>;
+
+type Fact = { readonly state: 'present'; readonly value: JsonValue } | { readonly state: 'absent' | 'unsupported' | 'error'; readonly reason: string };
+
+const fact = <A>(result: E.Either<ServerFailure, Presence<A>> | undefined, unsupportedReason: string): Fact => {
+  if (result === undefined) return { state: 'unsupported', reason: unsupportedReason };
+  if (E.isLeft(result)) return { state: 'error', reason: describeFailure(result.left) };
+  if (result.right._tag === 'absent') {
+    return { state: 'absent', reason: result.right.reason === 'gone' ? 'retired by the server (410 Gone); not an error' : 'not found (404)' };
+  }
+  return { state: 'present', value: result.right.value as unknown as JsonValue };
+};
+
+const factText = (label: string, f: Fact): string => (f.state === 'present' ? `${label}: ${cleanText(JSON.stringify(f.value), 1500)}` : `${label}: ${f.state} (${f.reason})`);
+
+const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {
+  const caps = await loadCapabilities(ctx, 'memory_bank get');
+  if (E.isLeft(caps)) return caps.left;
+  const o = callOptions(ctx);
+  const version = caps.right.apiVersion;
+  const [exists, stats, config, profile] = await Promise.all([
+    runCall(ctx.server.bankExists(bankId, o)),
+    caps.right.features.bankStats ? runCall(ctx.server.getBankStats(bankId, o)) : Promise.resolve(undefined),
+    caps.right.features.bankConfig ? runCall(ctx.server.getBankConfig(bankId, o)) : Promise.resolve(undefined),
+    runCall(ctx.server.getBankProfile(bankId, o)),
+  ]);
+  if (E.isLeft(exists)) return failureOutcome(ctx, `memory_bank get ${bankId}`, exists.left);
+  const unsupported = (what: string) => `unsupported capability: ${what} is not supported by the connected memory server (version ${version})`;
+  const statsFact = fact(stats, unsupported('bank stats'));
+  const configFact = fact(config, unsupported('bank config'));
+  const profileFact = fact(profile, 'not requested');
+  const text = [
+    `Bank ${bankId}: ${exists.right ? 'exists' : 'does not exist (it is created by the first retain)'} (from the bank list).`,
+    factText('Stats', statsFact),
+    factText('Config', configFact),
+    factText('Profile', profileFact),
+  ].join('\n');
+  return ok(text, { action: 'get', bankId, exists: exists.right, stats: statsFact, config: configFact, profile: profileFact } as unknown as JsonValue);
+};
+
+const updateMission = async (params: MemoryBankParams, bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {
+  const updates: Record<string, string> = {};
+  if (params.retainMission !== undefined) updates['retain_mission'] = params.retainMission;
+  if (params.reflectMission !== undefined) updates['reflect_mission'] = params.reflectMission;
+  if (params.observationsMission !== undefined) updates['observations_mission'] = params.observationsMission;
+  if (Object.keys(updates).length === 0) {
+    return fail('invalidParams', 'Provide at least one of retainMission, reflectMission, observationsMission. Nothing was changed.', { field: 'retainMission' });
+  }
+  if (params.dryRun !== false) {
+    return ok(
+      [`Preview (dryRun): would update missions of ${bankId}:`, ...Object.entries(updates).map(([k, v]) => `  ${k}: ${cleanText(v, 300)}`), 'Nothing was changed. Call again with dryRun:false to apply.'].join('\n'),
+      { action: 'update_mission', dryRun: true, bankId, wouldUpdate: updates },
+    );
+  }
+  const caps = await loadCapabilities(ctx, 'memory_bank update_mission');
+  if (E.isLeft(caps)) return caps.left;
+  const gate = missingFeatures(caps.right, [{ flag: 'bankConfig', label: 'bank config (missions)' }]);
+  if (gate !== undefined) return gate;
+  const o = callOptions(ctx);
+  const exists = await runCall(ctx.server.bankExists(bankId, o));
+  if (E.isLeft(exists)) return failureOutcome(ctx, `memory_bank update_mission ${bankId}`, exists.left);
+  if (!exists.right) {
+    return fail('notConfigured', `Bank ${bankId} does not exist, so its missions were not changed (a typo would otherwise create a new bank). Retain into it first, or check the bank id.`, { field: 'bank' });
+  }
+  const result = await runCall(ctx.server.updateBankConfig(bankId, updates, o));
+  if (E.isLeft(result)) return failureOutcome(ctx, `memory_bank update_mission ${bankId}`, result.left);
+  return ok(`Updated missions of ${bankId}: ${Object.keys(updates).join(', ')}.`, { action: 'update_mission', dryRun: false, bankId, updated: updates });
+};
+
+const handler = async (params: MemoryBankParams, ctx: ToolContext): Promise<ToolOutcome> => {
+  const target = resolveBank(ctx.scope, params.bank);
+  if (E.isLeft(target)) return fail('notConfigured', `${target.left.message}. Nothing was sent.`, { field: 'bank' });
+  return params.action === 'get' ? getBank(target.right.bankId, ctx) : updateMission(params, target.right.bankId, ctx);
+};
+
+export const memoryBankTool = defineTool<MemoryBankParams>({
+  name: 'memory_bank',
+  label: 'Memory Bank',
+  description:
+    'Inspect or configure one memory bank (default: the project bank; aliases project, global, user). get returns exists (from the bank list), stats and config. update_mission sets the retain, reflect and observations missions; it previews unless dryRun is false.',
+  promptSnippet: 'memory_bank: inspect a bank or update its missions (preview first)',
+  params: MemoryBankParams,
+  handler,
+});
