@@ -101,6 +101,7 @@ interface Group {
   readonly label: string;
   readonly match: (sentenceLower: string) => boolean;
   readonly facts: ObservationSourceFact[];
+  readonly members: Set<string>;
 }
 
 const compareFacts = (a: ObservationSourceFact, b: ObservationSourceFact): number => {
@@ -117,6 +118,8 @@ const renderText = (group: Group, maxSentences: number): string => {
   const quoted: string[] = [];
   const seen = new Set<string>();
   for (const fact of group.facts) {
+    // One past the shown ones is enough to know there are more; the count says how many.
+    if (quoted.length > maxSentences) break;
     const all = sentences(fact.text);
     const chosen = all.find((s) => group.match(s.toLowerCase())) ?? all[0];
     if (chosen === undefined) continue;
@@ -126,8 +129,8 @@ const renderText = (group: Group, maxSentences: number): string => {
     quoted.push(clip(chosen));
   }
   const shown = quoted.slice(0, maxSentences);
-  const more = quoted.length - shown.length;
   const count = group.facts.length;
+  const more = quoted.length > shown.length ? count - shown.length : 0;
   const header = `**${group.label}** (${count} ${count === 1 ? 'fact' : 'facts'})`;
   const lines = shown.map((s) => `- ${s}`);
   if (more > 0) lines.push(`- …and ${more} more`);
@@ -155,9 +158,14 @@ const groupScope = (facts: readonly ObservationSourceFact[], termsPerFact: numbe
   const tooCommon = facts.length >= 5 ? Math.ceil(facts.length * 0.6) : Number.POSITIVE_INFINITY;
   const groups = new Map<string, Group>();
   const join = (key: string, label: string, match: Group['match'], fact: ObservationSourceFact): void => {
-    const group = groups.get(key) ?? { key, label, match, facts: [] };
-    if (!group.facts.includes(fact)) group.facts.push(fact);
-    groups.set(key, group);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { key, label, match, facts: [], members: new Set() };
+      groups.set(key, group);
+    }
+    if (group.members.has(fact.id)) return;
+    group.members.add(fact.id);
+    group.facts.push(fact);
   };
   for (const fact of facts) {
     for (const entity of fact.entities) {

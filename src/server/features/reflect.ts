@@ -144,6 +144,17 @@ const renderWithin = (title: string, sections: readonly Section[], maxTokens: nu
 const compact = <T extends Record<string, unknown>>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as T;
 
+type BasedOnFact = NonNullable<ReflectBody['based_on']>['memories'][number];
+
+const basedOnFact = (f: ReflectFactInput): BasedOnFact => {
+  const out: BasedOnFact = { id: f.id, text: f.text };
+  if (f.type !== undefined) out.type = f.type;
+  if (f.context !== undefined && f.context !== null) out.context = f.context;
+  if (f.occurred_start !== undefined && f.occurred_start !== null) out.occurred_start = f.occurred_start;
+  if (f.occurred_end !== undefined && f.occurred_end !== null) out.occurred_end = f.occurred_end;
+  return out;
+};
+
 /** Builds the ReflectResponse body. */
 export const composeReflect = (input: ComposeReflectInput): ReflectBody => {
   const title = `## ${oneLine(input.query)}`;
@@ -168,9 +179,7 @@ export const composeReflect = (input: ComposeReflectInput): ReflectBody => {
   };
   if (input.includeFacts) {
     body.based_on = {
-      memories: usedFacts.map((f) =>
-        compact({ id: f.id, text: f.text, type: f.type, context: f.context ?? undefined, occurred_start: f.occurred_start ?? undefined, occurred_end: f.occurred_end ?? undefined }),
-      ),
+      memories: usedFacts.map(basedOnFact),
       mental_models: usedModels.map((m) => ({ id: m.id, text: m.content })),
       directives: input.directives.map((d) => ({ id: d.id, name: d.name, content: d.content })),
     };

@@ -1,0 +1,167 @@
+/**
+ * Keeps each bank's observation facts in step with its world/experience facts. A change to
+ * source facts marks the bank dirty; consolidation then runs (a) in the background after
+ * writes settle, and (b) before any read that needs observations (`ensureFresh`), so a
+ * recall right after a sync retain already sees them. Results are written as ordinary
+ * `observation` facts through the store (durable, indexed by recall like any fact); only
+ * the diff is written. Banks are marked dirty at start-up, since a crash may have come
+ * between a retain and its consolidation.
+ */
+import { consolidate, diffObservations } from './observations.js';
+import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
+import type { FactRecord } from '../store/model.js';
+import type { BankState } from '../store/state.js';
+import type { ServerStore } from '../store/store.js';
+
+export interface Consolidator {
+  /** Brings `bankId`'s observations up to date; resolves at once when nothing changed. */
+  ensureFresh(bankId: string): Promise<void>;
+  /** True when the bank has source-fact changes not yet consolidated. */
+  isDirty(bankId: string): boolean;
+  close(): Promise<void>;
+}
+
+export interface ConsolidatorOptions {
+  readonly store: ServerStore;
+  readonly nowIso: () => string;
+  /** Quiet time after the last write before background consolidation (default 200 ms). */
+  readonly settleMs?: number;
+}
+
+const OBSERVATION_SCOPE_VALUES = new Set(['per_tag', 'combined', 'all_combinations', 'shared']);
+
+const isScopeList = (u: unknown): u is string[][] => Array.isArray(u) && u.every((inner) => Array.isArray(inner) && inner.every((t) => typeof t === 'string'));
+
+/** The observation scopes a document was retained with (recorded in its retain_params). */
+const scopesOfDocument = (bank: BankState, documentId: string | null): ObservationScopes | undefined => {
+  if (documentId === null) return undefined;
+  const value = bank.documents.get(documentId)?.retain_params['observation_scopes'];
+  if (typeof value === 'string' && OBSERVATION_SCOPE_VALUES.has(value)) return value as ObservationScopes;
+  return isScopeList(value) ? value : undefined;
+};
+
+const sourceOf = (bank: BankState, fact: FactRecord): ObservationSourceFact => ({
+  id: fact.id,
+  text: fact.text,
+  type: fact.fact_type,
+  tags: fact.tags,
+  entities: (fact.entities ?? []).map((e) => e.text),
+  observationScopes: scopesOfDocument(bank, fact.document_id),
+  mentionedAt: fact.mentioned_at ?? null,
+});
+
+/** An observation fact back into the shape consolidation compares. */
+const asObservation = (fact: FactRecord): Observation => ({
+  id: fact.id,
+  key: '',
+  text: fact.text,
+  tags: fact.tags,
+  sourceFactIds: fact.source_fact_ids ?? [],
+  proofCount: (fact.source_fact_ids ?? []).length,
+  mentionedAt: fact.mentioned_at ?? null,
+});
+
+const toFact = (o: Observation, createdAt: string): FactRecord => ({
+  id: o.id,
+  text: o.text,
+  fact_type: 'observation',
+  document_id: null,
+  chunk_id: null,
+  tags: [...o.tags],
+  created_at: createdAt,
+  source_fact_ids: [...o.sourceFactIds],
+  ...(o.mentionedAt === null ? {} : { mentioned_at: o.mentionedAt }),
+});
+
+export const createConsolidator = (options: ConsolidatorOptions): Consolidator => {
+  const { store, nowIso } = options;
+  const settleMs = options.settleMs ?? 200;
+  const dirty = new Set<string>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
+  let closed = false;
+
+  const runNow = async (bankId: string): Promise<void> => {
+    if (!dirty.has(bankId)) return;
+    // Cleared first: a write landing while this runs marks the bank again.
+    dirty.delete(bankId);
+    const bank = store.bank(bankId);
+    if (bank === undefined) return;
+    const sources: ObservationSourceFact[] = [];
+    const previous: Observation[] = [];
+    for (const fact of bank.facts.values()) {
+      if (fact.fact_type === 'observation') previous.push(asObservation(fact));
+      else sources.push(sourceOf(bank, fact));
+    }
+    const next = consolidate(sources, { bankId });
+    const diff = diffObservations(previous, next);
+    if (diff.upserts.length === 0 && diff.deletes.length === 0) return;
+    const now = nowIso();
+    const created = new Map([...bank.facts.values()].filter((f) => f.fact_type === 'observation').map((f) => [f.id, f.created_at]));
+    await store.commit([
+      ...(diff.deletes.length > 0 ? [{ type: 'facts.delete' as const, bank_id: bankId, ids: [...diff.deletes] }] : []),
+      ...(diff.upserts.length > 0
+        ? [{ type: 'facts.put' as const, bank_id: bankId, facts: diff.upserts.map((o) => toFact(o, created.get(o.id) ?? now)) }]
+        : []),
+    ]);
+  };
+
+  const track = (work: Promise<void>): Promise<void> => {
+    running.add(work);
+    void work.finally(() => running.delete(work));
+    return work;
+  };
+
+  const ensureFresh = (bankId: string): Promise<void> => {
+    if (!dirty.has(bankId)) return Promise.resolve();
+    const timer = timers.get(bankId);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timers.delete(bankId);
+    }
+    return track(store.exclusive(bankId, () => runNow(bankId)));
+  };
+
+  const markDirty = (bankId: string): void => {
+    dirty.add(bankId);
+    if (closed) return;
+    const previous = timers.get(bankId);
+    if (previous !== undefined) clearTimeout(previous);
+    const timer = setTimeout(() => {
+      timers.delete(bankId);
+      ensureFresh(bankId).catch((error: unknown) => {
+        // The bank stays dirty, so the next observation read retries.
+        dirty.add(bankId);
+        console.error(`embedded server: observation consolidation failed for bank ${bankId}: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }, settleMs);
+    timer.unref();
+    timers.set(bankId, timer);
+  };
+
+  const unsubscribe = store.onFactChange((change) => {
+    if (change.bankDeleted === true) {
+      dirty.delete(change.bankId);
+      const timer = timers.get(change.bankId);
+      if (timer !== undefined) clearTimeout(timer);
+      timers.delete(change.bankId);
+      return;
+    }
+    const touchesSources = change.added.some((f) => f.fact_type !== 'observation') || change.removed.some((f) => f.fact_type !== 'observation');
+    if (touchesSources) markDirty(change.bankId);
+  });
+
+  for (const [bankId, bank] of store.state.banks) if (bank.facts.size > 0) markDirty(bankId);
+
+  return {
+    ensureFresh,
+    isDirty: (bankId) => dirty.has(bankId),
+    close: async () => {
+      closed = true;
+      unsubscribe();
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...running]);
+    },
+  };
+};
