@@ -1,0 +1,106 @@
+/**
+ * The request pipeline: faults -> auth -> route match -> body -> handler -> JSON reply.
+ * Every error leaves as `{"detail": ...}`; nothing secret is echoed.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redact } from '../config/redact.js';
+import { checkApiKey } from './auth.js';
+import type { ServerContext } from './context.js';
+import { parseJsonBody, readBody } from './http/body.js';
+import { HttpError } from './http/errors.js';
+import { dropNulls } from './http/json.js';
+import { matchRoute, versionAtLeast } from './http/router.js';
+import type { CompiledRoute } from './http/router.js';
+import type { Reply } from './http/types.js';
+
+const BASE_HEADERS = { 'Content-Type': 'application/json', 'X-Hindsight-Embedded': '1' };
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void => {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...BASE_HEADERS, ...headers, 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+};
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const withoutFields = (body: unknown, fields: readonly string[]): unknown => {
+  if (fields.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const f of fields) delete copy[f];
+  return copy;
+};
+
+export interface AppOptions {
+  readonly routes: readonly CompiledRoute[];
+  readonly server: ServerContext;
+  readonly apiKey?: string;
+}
+
+/** `true` when the request was answered; `false` when a fault left it hanging or dropped it. */
+export const createRequestHandler =
+  (options: AppOptions) =>
+  async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { server } = options;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://embedded');
+    const path = url.pathname;
+    try {
+      let ignoredByFault: string[] = [];
+      for (const fault of server.faults.forRequest(method, path)) {
+        switch (fault.kind) {
+          case 'latency':
+            await sleep(fault.ms);
+            break;
+          case 'drop':
+            req.socket.destroy();
+            return;
+          case 'stall':
+            // Never answer; the socket is destroyed when the server closes.
+            return;
+          case 'malformed':
+            res.writeHead(200, BASE_HEADERS);
+            res.end(fault.body ?? '{"results": [');
+            return;
+          case 'status': {
+            const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
+            send(res, fault.status, { detail: fault.detail ?? `injected fault: HTTP ${fault.status}` }, headers);
+            return;
+          }
+        }
+      }
+      ignoredByFault = server.faults.ignoredFields(method, path);
+      if (path.startsWith('/v1/')) {
+        const auth = req.headers.authorization;
+        checkApiKey(options.apiKey, Array.isArray(auth) ? auth[0] : auth);
+      }
+      const visible = options.routes.filter((r) => r.since === undefined || versionAtLeast(server.apiVersion, r.since));
+      const match = matchRoute(visible, method, path);
+      if (match.kind === 'notFound') throw new HttpError(404, 'Not Found');
+      if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
+      const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
+      const body = withoutFields(parseJsonBody(raw), ignoredByFault);
+      const reply: Reply = await match.route.handler({
+        method,
+        path,
+        params: match.params,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        server,
+      });
+      const headers = { ...(reply.headers ?? {}) };
+      if (ignoredByFault.length > 0) {
+        const prior = headers['X-Ignored-Params'];
+        headers['X-Ignored-Params'] = [...(prior === undefined ? [] : [prior]), ...ignoredByFault].join(', ');
+      }
+      send(res, reply.status ?? 200, match.route.keepNulls === true ? reply.body : dropNulls(reply.body), headers);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        send(res, error.status, { detail: error.detail }, error.headers);
+        return;
+      }
+      const message = redact(error instanceof Error ? error.message : String(error));
+      send(res, 500, { detail: message });
+    }
+  };

@@ -1,0 +1,27 @@
+/**
+ * What every route handler can reach: the store, the search indexes, the operation runner,
+ * the fault rules, the clock, and which Hindsight version the server mimics.
+ */
+import type { ClockPort } from '../effects/ports/clock.js';
+import type { FaultSet } from './faults.js';
+import type { OperationRunner } from './operations.js';
+import type { SearchIndexes } from './search/indexes.js';
+import type { ServerStore } from './store/store.js';
+
+/** `0.9` = Hindsight 0.9.1; `0.10` retires bank profile routes (410); `legacy-0.7` hides later features. */
+export type Mimic = '0.9' | '0.10' | 'legacy-0.7';
+
+export const apiVersionOf = (mimic: Mimic): string => (mimic === '0.10' ? '0.10.0' : mimic === 'legacy-0.7' ? '0.7.0' : '0.9.1');
+
+export interface ServerContext {
+  readonly store: ServerStore;
+  readonly search: SearchIndexes;
+  readonly operations: OperationRunner;
+  readonly faults: FaultSet;
+  readonly clock: ClockPort;
+  readonly mimic: Mimic;
+  /** The version `/version` reports and route gating uses. */
+  readonly apiVersion: string;
+  /** `clock.now()` as an ISO string with offset, as Hindsight writes timestamps. */
+  readonly nowIso: () => string;
+}

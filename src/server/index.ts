@@ -1,0 +1,123 @@
+/**
+ * The embedded memory server: a Hindsight 0.9.1-compatible HTTP server with lexical recall and
+ * no LLM, startable in-process (`startEmbeddedServer`) or as `agent-memory serve`.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { systemClock } from '../effects/ports/clock.js';
+import type { ClockPort } from '../effects/ports/clock.js';
+import { createRequestHandler } from './app.js';
+import { apiVersionOf } from './context.js';
+import type { Mimic, ServerContext } from './context.js';
+import { FaultSet } from './faults.js';
+import type { FaultRule } from './faults.js';
+import { compileRoute } from './http/router.js';
+import { createOperationRunner } from './operations.js';
+import { routeModules } from './routes/index.js';
+import { createSearchIndexes } from './search/indexes.js';
+import { openStore } from './store/store.js';
+
+export type { FaultRule } from './faults.js';
+export type { Mimic } from './context.js';
+
+export interface EmbeddedServerOptions {
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Where the log and snapshots live; undefined keeps everything in memory. */
+  readonly dataDir?: string;
+  /** When set, `/v1/...` requests need `Authorization: Bearer <apiKey>`. */
+  readonly apiKey?: string;
+  readonly mimic?: Mimic;
+  /** Delay before an async operation starts (default 0: next turn of the event loop). */
+  readonly operationDelayMs?: number;
+  readonly faults?: FaultRule[];
+  readonly clock?: ClockPort;
+  /** Mutations between snapshots (default 20,000). */
+  readonly snapshotEvery?: number;
+}
+
+export interface EmbeddedServer {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  setFaults(rules: FaultRule[]): void;
+  /** Resolves once every scheduled async operation has finished. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const isoFrom = (clock: ClockPort) => (): string => new Date(clock.now()).toISOString().replace('Z', '+00:00');
+
+export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): Promise<EmbeddedServer> => {
+  const clock = options.clock ?? systemClock;
+  const mimic = options.mimic ?? '0.9';
+  const faults = new FaultSet(options.faults ?? []);
+  const store = await openStore({
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.snapshotEvery === undefined ? {} : { snapshotEvery: options.snapshotEvery }),
+  });
+  const nowIso = isoFrom(clock);
+  const search = createSearchIndexes(store);
+  const operations = createOperationRunner({
+    store,
+    clock,
+    faults,
+    delayMs: options.operationDelayMs ?? 0,
+    nowIso,
+    newId: randomUUID,
+  });
+  const context: ServerContext = { store, search, operations, faults, clock, mimic, apiVersion: apiVersionOf(mimic), nowIso };
+  for (const module of routeModules) {
+    for (const [taskType, handler] of Object.entries(module.operations?.(context) ?? {})) operations.register(taskType, handler);
+  }
+  const routes = routeModules.flatMap((m) => m.routes).map(compileRoute);
+  const handle = createRequestHandler({ routes, server: context, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+
+  const sockets = new Set<Socket>();
+  const http = createServer((req, res) => {
+    void handle(req, res);
+  });
+  http.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  operations.resumeAll();
+  // Index building after listen keeps start-up fast; a search before it finishes builds on demand.
+  void search.warm();
+  const port = (http.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    setFaults: (rules) => faults.set(rules),
+    idle: () => operations.idle(),
+    close: () => {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        // Stalled and keep-alive connections would hold close() forever.
+        for (const socket of sockets) socket.destroy();
+        await closed;
+        await operations.close();
+        search.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+};

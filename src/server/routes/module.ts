@@ -1,0 +1,10 @@
+/** A route module: one area of the API (banks, retain, recall…), its routes and its async operation handlers. */
+import type { Route } from '../http/router.js';
+import type { OperationHandler } from '../operations.js';
+import type { ServerContext } from '../context.js';
+
+export interface RouteModule {
+  readonly routes: readonly Route[];
+  /** Async operation handlers by task type, given the server context at start-up. */
+  readonly operations?: (server: ServerContext) => Readonly<Record<string, OperationHandler>>;
+}

@@ -1,0 +1,35 @@
+/**
+ * One line of the server's mutation log: `{"crc":"<crc32 hex of payload>","m":<payload>}`.
+ * The checksum covers the exact payload bytes, so a torn or bit-flipped line is detected
+ * without re-serialising anything.
+ */
+import { crc32 } from 'node:zlib';
+
+const PREFIX = '{"crc":"';
+const MIDDLE = '","m":';
+const CRC_LEN = 8;
+const PAYLOAD_START = PREFIX.length + CRC_LEN + MIDDLE.length;
+
+const crcHex = (text: string): string => crc32(text).toString(16).padStart(CRC_LEN, '0');
+
+export const encodeLine = (value: unknown): string => {
+  const payload = JSON.stringify(value);
+  return `${PREFIX}${crcHex(payload)}${MIDDLE}${payload}}\n`;
+};
+
+export type LineCheck = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+
+/** Verifies one line (without its newline) and parses its payload. */
+export const decodeLine = (line: string): LineCheck => {
+  if (!line.startsWith(PREFIX) || line.slice(PREFIX.length + CRC_LEN, PAYLOAD_START) !== MIDDLE || !line.endsWith('}')) {
+    return { ok: false, reason: 'not a log line' };
+  }
+  const crc = line.slice(PREFIX.length, PREFIX.length + CRC_LEN);
+  const payload = line.slice(PAYLOAD_START, -1);
+  if (crcHex(payload) !== crc) return { ok: false, reason: 'checksum mismatch' };
+  try {
+    return { ok: true, value: JSON.parse(payload) as unknown };
+  } catch {
+    return { ok: false, reason: 'payload is not JSON' };
+  }
+};

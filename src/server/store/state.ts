@@ -1,0 +1,160 @@
+/**
+ * The in-memory state of the server and the one function that changes it: `apply(mutation)`.
+ * Reads go straight to these maps; writes go through the store, which makes each mutation
+ * durable before applying it here.
+ */
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { BankRecord, ChunkRecord, DocumentRecord, FactRecord, Mutation, OperationRecord } from './model.js';
+
+export interface BankState {
+  bank: BankRecord;
+  readonly documents: Map<string, DocumentRecord>;
+  readonly chunks: Map<string, ChunkRecord>;
+  readonly facts: Map<string, FactRecord>;
+  /** document id -> ids of its facts, in document order. */
+  readonly factsByDocument: Map<string, string[]>;
+  /** document id -> ids of its chunks, in order. */
+  readonly chunksByDocument: Map<string, string[]>;
+  readonly operations: Map<string, OperationRecord>;
+  /** Feature records: kind -> id -> value. */
+  readonly records: Map<string, Map<string, JsonValue>>;
+}
+
+/** Facts added and removed by one mutation, so a search index can follow incrementally. */
+export interface FactChange {
+  readonly bankId: string;
+  readonly added: readonly FactRecord[];
+  readonly removed: readonly FactRecord[];
+  /** The whole bank went away (bank.delete): indexes drop it. */
+  readonly bankDeleted?: boolean;
+}
+
+export const newBankState = (bank: BankRecord): BankState => ({
+  bank,
+  documents: new Map(),
+  chunks: new Map(),
+  facts: new Map(),
+  factsByDocument: new Map(),
+  chunksByDocument: new Map(),
+  operations: new Map(),
+  records: new Map(),
+});
+
+export class ServerState {
+  readonly banks = new Map<string, BankState>();
+  /** operation id -> bank id, across banks: an operation_id is unique server-wide (409 on reuse). */
+  readonly operationBank = new Map<string, string>();
+
+  /** Applies one mutation; returns the fact changes it made. Mutations on a missing bank create it implicitly only via bank.put. */
+  apply(m: Mutation): FactChange | undefined {
+    switch (m.type) {
+      case 'bank.put': {
+        const existing = this.banks.get(m.bank.bank_id);
+        if (existing === undefined) this.banks.set(m.bank.bank_id, newBankState(m.bank));
+        else existing.bank = m.bank;
+        return undefined;
+      }
+      case 'bank.delete': {
+        const state = this.banks.get(m.bank_id);
+        if (state === undefined) return undefined;
+        for (const id of state.operations.keys()) this.operationBank.delete(id);
+        this.banks.delete(m.bank_id);
+        return { bankId: m.bank_id, added: [], removed: [...state.facts.values()], bankDeleted: true };
+      }
+      case 'document.put': {
+        const state = this.requireBank(m.bank_id);
+        const removed = this.dropDocument(state, m.document.id);
+        state.documents.set(m.document.id, m.document);
+        state.chunksByDocument.set(
+          m.document.id,
+          m.chunks.map((c) => c.id),
+        );
+        for (const c of m.chunks) state.chunks.set(c.id, c);
+        state.factsByDocument.set(
+          m.document.id,
+          m.facts.map((f) => f.id),
+        );
+        for (const f of m.facts) state.facts.set(f.id, f);
+        return { bankId: m.bank_id, added: m.facts, removed };
+      }
+      case 'document.delete': {
+        const state = this.banks.get(m.bank_id);
+        if (state === undefined) return undefined;
+        const removed = this.dropDocument(state, m.document_id);
+        state.documents.delete(m.document_id);
+        return { bankId: m.bank_id, added: [], removed };
+      }
+      case 'facts.put': {
+        const state = this.requireBank(m.bank_id);
+        const removed: FactRecord[] = [];
+        for (const f of m.facts) {
+          const old = state.facts.get(f.id);
+          if (old !== undefined) removed.push(old);
+          state.facts.set(f.id, f);
+        }
+        return { bankId: m.bank_id, added: m.facts, removed };
+      }
+      case 'facts.delete': {
+        const state = this.banks.get(m.bank_id);
+        if (state === undefined) return undefined;
+        const removed: FactRecord[] = [];
+        for (const id of m.ids) {
+          const old = state.facts.get(id);
+          if (old === undefined) continue;
+          removed.push(old);
+          state.facts.delete(id);
+          if (old.document_id !== null) {
+            const list = state.factsByDocument.get(old.document_id);
+            if (list !== undefined) state.factsByDocument.set(old.document_id, list.filter((x) => x !== id));
+          }
+        }
+        return { bankId: m.bank_id, added: [], removed };
+      }
+      case 'operation.put': {
+        const state = this.requireBank(m.operation.bank_id);
+        state.operations.set(m.operation.id, m.operation);
+        this.operationBank.set(m.operation.id, m.operation.bank_id);
+        return undefined;
+      }
+      case 'operation.delete': {
+        this.banks.get(m.bank_id)?.operations.delete(m.operation_id);
+        this.operationBank.delete(m.operation_id);
+        return undefined;
+      }
+      case 'record.put': {
+        const state = this.requireBank(m.bank_id);
+        let kind = state.records.get(m.kind);
+        if (kind === undefined) {
+          kind = new Map();
+          state.records.set(m.kind, kind);
+        }
+        kind.set(m.id, m.value);
+        return undefined;
+      }
+      case 'record.delete': {
+        this.banks.get(m.bank_id)?.records.get(m.kind)?.delete(m.id);
+        return undefined;
+      }
+    }
+  }
+
+  private requireBank(bankId: string): BankState {
+    const state = this.banks.get(bankId);
+    // The store always writes bank.put before anything else in a bank; a log without it is corrupt.
+    if (state === undefined) throw new Error(`store: mutation for bank "${bankId}" before the bank was created`);
+    return state;
+  }
+
+  private dropDocument(state: BankState, documentId: string): FactRecord[] {
+    const removed: FactRecord[] = [];
+    for (const id of state.factsByDocument.get(documentId) ?? []) {
+      const f = state.facts.get(id);
+      if (f !== undefined) removed.push(f);
+      state.facts.delete(id);
+    }
+    for (const id of state.chunksByDocument.get(documentId) ?? []) state.chunks.delete(id);
+    state.factsByDocument.delete(documentId);
+    state.chunksByDocument.delete(documentId);
+    return removed;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The server store: in-memory state, made durable by the mutation log when a data directory
+ * is given. Routes read `store.state` directly and write only through `commit`, which appends
+ * the mutations to the log (fsync'd) and then applies them: a failed write changes nothing,
+ * and nothing is acknowledged before it is on disk. `exclusive(bankId, fn)` serialises
+ * read-modify-write sections per bank (appends to one document never lose a turn).
+ */
+import { mkdir } from 'node:fs/promises';
+import * as E from 'fp-ts/lib/Either.js';
+import { encodeLine } from './logFormat.js';
+import { MutationLog, replayLog } from './mutationLog.js';
+import { captureSnapshot, readSnapshot, writeSnapshot } from './snapshot.js';
+import { decodeMutation } from './decodeMutation.js';
+import { acquireDataDirLock } from './dataDirLock.js';
+import type { Mutation } from './model.js';
+import { ServerState } from './state.js';
+import type { BankState, FactChange } from './state.js';
+
+export interface StoreOptions {
+  /** Undefined keeps everything in memory. */
+  readonly dataDir?: string;
+  /** Mutations between snapshots (default 20,000). */
+  readonly snapshotEvery?: number;
+}
+
+export interface LoadReport {
+  readonly snapshotMutations: number;
+  readonly replayedMutations: number;
+  readonly truncatedBytes: number;
+}
+
+export interface ServerStore {
+  readonly state: ServerState;
+  readonly persistent: boolean;
+  readonly loadReport: LoadReport;
+  bank(bankId: string): BankState | undefined;
+  /** Makes `mutations` durable, then applies them in order. */
+  commit(mutations: readonly Mutation[]): Promise<void>;
+  /** Runs `fn` with no other exclusive section of the same bank running. */
+  exclusive<T>(bankId: string, fn: () => Promise<T>): Promise<T>;
+  /** Called after each applied mutation that added or removed facts. */
+  onFactChange(listener: (change: FactChange) => void): () => void;
+  snapshotNow(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_SNAPSHOT_EVERY = 20_000;
+
+export const openStore = async (options: StoreOptions = {}): Promise<ServerStore> => {
+  const state = new ServerState();
+  const listeners = new Set<(change: FactChange) => void>();
+  const locks = new Map<string, Promise<unknown>>();
+  const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
+  const dir = options.dataDir;
+
+  const applyAll = (mutations: readonly Mutation[]): void => {
+    for (const m of mutations) {
+      const change = state.apply(m);
+      if (change !== undefined && (change.added.length > 0 || change.removed.length > 0 || change.bankDeleted === true)) {
+        for (const l of listeners) l(change);
+      }
+    }
+  };
+
+  let log: MutationLog | undefined;
+  let release: (() => Promise<void>) | undefined;
+  let loadReport: LoadReport = { snapshotMutations: 0, replayedMutations: 0, truncatedBytes: 0 };
+  if (dir !== undefined) {
+    await mkdir(dir, { recursive: true });
+    release = await acquireDataDirLock(dir);
+    try {
+      const snapshot = await readSnapshot(dir);
+      snapshot.mutations.forEach((value, i) => {
+        const m = decodeMutation(value, `snapshot line ${i + 2}`);
+        if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
+        state.apply(m.right);
+      });
+      const replay = await replayLog(dir, snapshot.nextSeq);
+      for (const entry of replay.entries) {
+        const m = decodeMutation(entry.value, `log seq ${entry.seq}`);
+        if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
+        state.apply(m.right);
+      }
+      log = await MutationLog.open(dir, replay.nextSeq);
+      loadReport = {
+        snapshotMutations: snapshot.mutations.length,
+        replayedMutations: replay.entries.length,
+        truncatedBytes: replay.truncatedBytes,
+      };
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  let sinceSnapshot = loadReport.replayedMutations;
+  let snapshotting: Promise<void> | undefined;
+
+  const snapshotNow = async (): Promise<void> => {
+    const current = log;
+    if (current === undefined || dir === undefined) return;
+    await current.runBetweenBatches(async () => {
+      const nextSeq = current.nextSeq;
+      const lines = captureSnapshot(state, nextSeq);
+      sinceSnapshot = 0;
+      await writeSnapshot(dir, lines);
+      await current.rotate(nextSeq);
+    });
+  };
+
+  const maybeSnapshot = (): void => {
+    if (sinceSnapshot < snapshotEvery || snapshotting !== undefined) return;
+    snapshotting = snapshotNow()
+      .catch((error: unknown) => {
+        // A failed snapshot loses nothing (the log still has every mutation); try again later.
+        console.error(`embedded server: snapshot failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        snapshotting = undefined;
+      });
+  };
+
+  const commit = async (mutations: readonly Mutation[]): Promise<void> => {
+    if (mutations.length === 0) return;
+    if (log === undefined) {
+      applyAll(mutations);
+      return;
+    }
+    await log.append(
+      mutations.map((m) => encodeLine(m)),
+      () => applyAll(mutations),
+    );
+    sinceSnapshot += mutations.length;
+    maybeSnapshot();
+  };
+
+  const exclusive = <T>(bankId: string, fn: () => Promise<T>): Promise<T> => {
+    const previous = locks.get(bankId) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    locks.set(bankId, tail);
+    void tail.then(() => {
+      if (locks.get(bankId) === tail) locks.delete(bankId);
+    });
+    return run;
+  };
+
+  return {
+    state,
+    persistent: dir !== undefined,
+    loadReport,
+    bank: (bankId) => state.banks.get(bankId),
+    commit,
+    exclusive,
+    onFactChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    snapshotNow,
+    close: async () => {
+      await snapshotting;
+      if (log !== undefined) {
+        await snapshotNow();
+        await log.close();
+        log = undefined;
+      }
+      await release?.();
+      release = undefined;
+    },
+  };
+};

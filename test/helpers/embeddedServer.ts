@@ -1,0 +1,56 @@
+/** Starts the embedded server in-process on 127.0.0.1:0 with a temp data dir, and cleans up. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedServer } from '../../src/server/index.js';
+import type { EmbeddedServer, EmbeddedServerOptions } from '../../src/server/index.js';
+
+export interface TestServer extends EmbeddedServer {
+  readonly dataDir: string | undefined;
+  /** Closes the server and removes its data dir. */
+  dispose(): Promise<void>;
+}
+
+/** `persist: false` keeps the store in memory (faster, for tests that do not restart). */
+export const startTestServer = async (options: EmbeddedServerOptions & { persist?: boolean } = {}): Promise<TestServer> => {
+  const { persist = true, ...rest } = options;
+  const dataDir = rest.dataDir ?? (persist ? await mkdtemp(join(tmpdir(), 'am-server-')) : undefined);
+  const server = await startEmbeddedServer({ ...rest, port: 0, host: '127.0.0.1', ...(dataDir === undefined ? {} : { dataDir }) });
+  return {
+    url: server.url,
+    port: server.port,
+    dataDir,
+    setFaults: (rules) => server.setFaults(rules),
+    idle: () => server.idle(),
+    close: () => server.close(),
+    dispose: async () => {
+      await server.close();
+      if (dataDir !== undefined && rest.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** A JSON request against the server: status, parsed body (or text), headers. */
+export const call = async (
+  server: { readonly url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  // Tests assert on arbitrary response JSON, so the body is left untyped here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any; headers: Headers }> => {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // keep the raw text: a malformed-body fault is asserted on as text
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+};
