@@ -1,0 +1,6 @@
+/** The agent tools and slash-command logic, for hosts. */
+export * from './catalogue.js';
+export * from './context.js';
+export * from './ports.js';
+export * from './result.js';
+export { DISABLED_TEXT, runTool, type ToolDefinition } from './tool.js';
