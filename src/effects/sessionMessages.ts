@@ -1,0 +1,57 @@
+/**
+ * Conversation messages as a host hands them over (pi's `AgentMessage`): the fields the
+ * session effects read, decoded loosely so a host's newer fields never break a turn.
+ */
+import * as t from 'io-ts';
+
+export const ContentBlock = t.intersection([
+  t.type({ type: t.string }),
+  t.partial({ text: t.string, thinking: t.string, name: t.string, id: t.string, arguments: t.unknown, mimeType: t.string }),
+]);
+export type ContentBlock = t.TypeOf<typeof ContentBlock>;
+
+export const HostMessage = t.intersection([
+  t.type({ role: t.string }),
+  t.partial({
+    content: t.union([t.string, t.array(ContentBlock)]),
+    /** Unix ms (pi) */
+    timestamp: t.number,
+    toolName: t.string,
+    toolCallId: t.string,
+    isError: t.boolean,
+    model: t.string,
+    stopReason: t.string,
+    customType: t.string,
+    /** bashExecution */
+    command: t.string,
+    output: t.string,
+    exitCode: t.union([t.number, t.null]),
+    summary: t.string,
+  }),
+]);
+export type HostMessage = t.TypeOf<typeof HostMessage>;
+
+export const HostMessages = t.array(HostMessage);
+
+/** The plain text of a message: text blocks joined; other blocks are not text. */
+export const messageText = (m: HostMessage): string => {
+  if (typeof m.content === 'string') return m.content;
+  if (m.content === undefined) return '';
+  return m.content
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n');
+};
+
+/** Opening tags of the blocks automatic recall injects; a message starting with one is ours. */
+export const RECALL_TAG = 'memory-recall';
+export const MODELS_TAG = 'memory-mental-models';
+export const INJECTED_CUSTOM_TYPE = 'agent-memory-recall';
+
+/** Recognises injected memory by prefix only, so prose that merely mentions the tag is kept. */
+export const isInjectedMemory = (m: HostMessage): boolean => {
+  if (m.customType === INJECTED_CUSTOM_TYPE) return true;
+  if (m.role !== 'user' && m.role !== 'custom') return false;
+  const text = messageText(m).trimStart();
+  return text.startsWith(`<${RECALL_TAG}>`) || text.startsWith(`<${MODELS_TAG}>`);
+};
