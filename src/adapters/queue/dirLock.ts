@@ -1,0 +1,157 @@
+/**
+ * An inter-process lock file, created with O_EXCL (`wx`): creation is atomic on local
+ * filesystems, and the file holds its owner ({pid, host, token, at}) in the same step.
+ *
+ * A lock is stale when its owner is a process on this host that no longer exists, when its
+ * heartbeat (the file's mtime) is older than `staleMs`, or when it is empty for 2 s (the owner
+ * died between create and write). A stale lock is claimed by renaming it to a unique tombstone (only one
+ * contender's rename wins), so two processes never both take it over. Release removes the
+ * file only while the token still matches.
+ *
+ * proper-lockfile was not used: it detects staleness by mtime alone (a SIGKILLed holder
+ * blocks others for the whole stale period) and its takeover races (its issue #121).
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+
+export interface LockOwner {
+  readonly pid: number;
+  readonly host: string;
+  readonly token: string;
+  readonly at: number;
+}
+
+export interface HeldLock {
+  readonly token: string;
+  /** Removes the lock if this holder still owns it. */
+  release(): Promise<void>;
+  /** Refreshes the heartbeat; false when the lock was taken over (this holder lost it). */
+  refresh(): Promise<boolean>;
+}
+
+export interface DirLockOptions {
+  readonly path: string;
+  /** A lock whose heartbeat is older than this is stale. */
+  readonly staleMs?: number;
+  /** Poll interval while waiting. */
+  readonly retryMs?: number;
+}
+
+export interface DirLock {
+  readonly path: string;
+  /** Takes the lock if it is free (or stale); undefined when a live holder has it. */
+  tryAcquire(): Promise<HeldLock | undefined>;
+  /** Waits up to `timeoutMs` for the lock; rejects with a message naming the lock and its holder. */
+  acquire(timeoutMs: number): Promise<HeldLock>;
+  /** The current holder, if any (for status and errors). */
+  holder(): Promise<LockOwner | undefined>;
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+
+const readOwner = async (file: string): Promise<{ owner?: LockOwner; mtimeMs?: number }> => {
+  try {
+    const [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+    const parsed = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string' || typeof parsed.host !== 'string') return { mtimeMs: stat.mtimeMs };
+    return { owner: parsed as LockOwner, mtimeMs: stat.mtimeMs };
+  } catch {
+    return {};
+  }
+};
+
+export const createDirLock = (options: DirLockOptions): DirLock => {
+  const lockPath = options.path;
+  const staleMs = options.staleMs ?? 30_000;
+  const retryMs = options.retryMs ?? 5;
+  const host = hostname();
+
+  const isStale = async (): Promise<boolean> => {
+    const { owner, mtimeMs } = await readOwner(lockPath);
+    if (mtimeMs === undefined) return false; // Gone already: the next attempt creates it.
+    const age = Date.now() - mtimeMs;
+    if (owner === undefined) return age > Math.min(staleMs, 2_000);
+    if (owner.host === host && owner.pid !== process.pid && !isAlive(owner.pid)) return true;
+    return age > staleMs;
+  };
+
+  const claimStale = async (): Promise<void> => {
+    const tomb = `${lockPath}.stale-${randomUUID()}`;
+    try {
+      await fs.rename(lockPath, tomb);
+    } catch {
+      return; // Someone else claimed it (or the holder released it): try again from the top.
+    }
+    await fs.rm(tomb, { force: true });
+  };
+
+  const tryAcquire = async (): Promise<HeldLock | undefined> => {
+    const token = randomUUID();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const owner: LockOwner = { pid: process.pid, host, token, at: Date.now() };
+      try {
+        await fs.writeFile(lockPath, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
+      } catch (error) {
+        if (code(error) === 'ENOENT') {
+          await fs.mkdir(path.dirname(lockPath), { recursive: true, mode: 0o700 });
+          continue;
+        }
+        if (code(error) !== 'EEXIST') throw error;
+        if (!(await isStale())) return undefined;
+        await claimStale();
+        continue;
+      }
+      return heldLock(token);
+    }
+    return undefined;
+  };
+
+  const heldLock = (token: string): HeldLock => ({
+    token,
+    release: async () => {
+      const { owner } = await readOwner(lockPath);
+      if (owner?.token !== token) return;
+      await fs.rm(lockPath, { force: true });
+    },
+    refresh: async () => {
+      const { owner } = await readOwner(lockPath);
+      if (owner?.token !== token) return false;
+      const now = new Date();
+      await fs.utimes(lockPath, now, now).catch(() => undefined);
+      return true;
+    },
+  });
+
+  return {
+    path: lockPath,
+    tryAcquire,
+    acquire: async (timeoutMs) => {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const held = await tryAcquire();
+        if (held !== undefined) return held;
+        if (Date.now() >= until) {
+          const { owner } = await readOwner(lockPath);
+          const who = owner === undefined ? 'an unknown process' : `process ${owner.pid} on ${owner.host}`;
+          throw new Error(
+            `timed out after ${timeoutMs} ms waiting for the lock ${lockPath} held by ${who}; if that process is gone, remove the file`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    },
+    holder: async () => (await readOwner(lockPath)).owner,
+  };
+};

@@ -1,0 +1,81 @@
+/**
+ * Every file of one retain queue, derived from the queue path in one place (the seed looked
+ * for a dead-letter name it never wrote).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export interface QueueFiles {
+  /** The journal: `retain-queue.jsonl`. */
+  readonly journal: string;
+  /** Mutation lock: every write to the journal happens under it. */
+  readonly lock: string;
+  /** Delivery lease: only its holder sends jobs to the server. */
+  readonly lease: string;
+  /** Damaged bytes moved aside, never silently dropped. */
+  readonly quarantine: string;
+  /** Jobs the server refused for good, with its reason. */
+  readonly deadLetters: string;
+  /** The last deliveries (lowdb JSON document). */
+  readonly receipts: string;
+}
+
+export const queueFiles = (journalPath: string): QueueFiles => {
+  const base = journalPath.endsWith('.jsonl') ? journalPath.slice(0, -'.jsonl'.length) : journalPath;
+  return {
+    journal: journalPath,
+    lock: `${base}.lock`,
+    lease: `${base}.lease`,
+    quarantine: `${base}.quarantine.jsonl`,
+    deadLetters: `${base}.dead.jsonl`,
+    receipts: `${base}.receipts.json`,
+  };
+};
+
+/** Makes a created or renamed entry durable; best effort where directories cannot be synced. */
+export const fsyncDirectory = async (dir: string): Promise<void> => {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
+  } finally {
+    await handle?.close();
+  }
+};
+
+/** Appends `data` to `file` (created 0600 if missing) and fsyncs it before resolving. */
+export const appendDurable = async (file: string, data: Buffer): Promise<{ created: boolean }> => {
+  let created = false;
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, 'ax', 0o600);
+    created = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    handle = await fs.open(file, 'a', 0o600);
+  }
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (created) await fsyncDirectory(path.dirname(file));
+  return { created };
+};
+
+/** Writes `data` to `file` atomically: unique temp, fsync, rename, directory fsync. */
+export const writeAtomic = async (file: string, data: string | Buffer): Promise<void> => {
+  const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  try {
+    await fs.writeFile(temp, data, { mode: 0o600, flush: true });
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+  await fsyncDirectory(path.dirname(file));
+};

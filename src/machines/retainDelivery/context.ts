@@ -1,0 +1,128 @@
+/**
+ * Retain-delivery context: the pending jobs (a fold of the journal), dead letters, the batch in
+ * flight, and what status shows. Pending jobs are kept in chunks so that folding a long
+ * journal copies one chunk per event, not the whole queue (immer copies what it touches).
+ */
+import type { Draft } from 'immer';
+import type { DeadLetter, DeliveryReceipt, InFlightBatch, RetainJob } from './events.js';
+
+export type DeliveryMode = 'immediate' | 'coalesced';
+
+export interface LastDelivery {
+  readonly at: number;
+  readonly jobCount: number;
+  readonly receipt: DeliveryReceipt;
+}
+
+export interface LastError {
+  readonly at: number;
+  readonly reason: string;
+}
+
+export interface RetainDeliveryContext {
+  readonly mode: DeliveryMode;
+  /** Pending jobs in queue order, in chunks of at most `CHUNK_SIZE`. */
+  readonly pending: readonly (readonly RetainJob[])[];
+  readonly depth: number;
+  readonly deadLetters: readonly DeadLetter[];
+  /** The batch sent and not yet answered; re-sent with the same key after a restart. */
+  readonly inFlight: InFlightBatch | null;
+  /** Consecutive retryable failures, for the effect's backoff. */
+  readonly failures: number;
+  /** Deadline of the current backoff (epoch ms). */
+  readonly retryAt: number | null;
+  readonly pausedReason: string | null;
+  readonly lastDelivery: LastDelivery | null;
+  readonly lastError: LastError | null;
+  /** Why the last delivery attempt did not start (another process holds the lease, ...). */
+  readonly lastSkip: string | null;
+  /** A flush was asked for: keep delivering until the queue is empty or delivery stops. */
+  readonly flushActive: boolean;
+  /** Latest event time seen: the machine's notion of now. */
+  readonly now: number;
+}
+
+export interface RetainDeliveryInput {
+  readonly mode: DeliveryMode;
+}
+
+export const CHUNK_SIZE = 512;
+
+export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContext => ({
+  mode: input.mode,
+  pending: [],
+  depth: 0,
+  deadLetters: [],
+  inFlight: null,
+  failures: 0,
+  retryAt: null,
+  pausedReason: null,
+  lastDelivery: null,
+  lastError: null,
+  lastSkip: null,
+  flushActive: false,
+  now: 0,
+});
+
+/** Every pending job, in order. */
+export const pendingJobs = (context: RetainDeliveryContext): RetainJob[] => context.pending.flat();
+
+/**
+ * Appends jobs to the draft's pending chunks. Ids are not checked for duplicates here: they
+ * are random UUIDs and the journal yields each record once (a scan would make a fold O(n^2)).
+ */
+export const addPending = (draft: Draft<RetainDeliveryContext>, jobs: readonly RetainJob[]): void => {
+  for (const job of jobs) {
+    const last = draft.pending[draft.pending.length - 1];
+    if (last !== undefined && last.length < CHUNK_SIZE) last.push(job as Draft<RetainJob>);
+    else draft.pending.push([job as Draft<RetainJob>]);
+    draft.depth += 1;
+  }
+};
+
+/**
+ * Removes jobs by id; returns the removed jobs in queue order. Only chunks holding one of
+ * the ids are touched (deliveries come from the front, so usually the first few).
+ */
+export const removePending = (
+  draft: Draft<RetainDeliveryContext>,
+  original: RetainDeliveryContext,
+  ids: readonly string[],
+): RetainJob[] => {
+  const wanted = new Set(ids);
+  const removed: RetainJob[] = [];
+  if (wanted.size === 0) return removed;
+  const kept: (readonly RetainJob[])[] = [];
+  let changed = false;
+  let remaining = wanted.size;
+  for (const chunk of original.pending) {
+    if (remaining === 0 || !chunk.some((job) => wanted.has(job.jobId))) {
+      kept.push(chunk);
+      continue;
+    }
+    changed = true;
+    const rest = chunk.filter((job) => {
+      if (!wanted.has(job.jobId)) return true;
+      removed.push(job);
+      remaining -= 1;
+      return false;
+    });
+    if (rest.length > 0) kept.push(rest);
+  }
+  if (changed) {
+    draft.pending = kept as Draft<RetainJob[][]>;
+    draft.depth = original.depth - removed.length;
+  }
+  return removed;
+};
+
+/** Finds pending jobs by id, in queue order. */
+export const findPending = (context: RetainDeliveryContext, ids: readonly string[]): RetainJob[] => {
+  const wanted = new Set(ids);
+  const out: RetainJob[] = [];
+  for (const chunk of context.pending) {
+    for (const job of chunk) if (wanted.has(job.jobId)) out.push(job);
+    if (out.length === wanted.size) break;
+  }
+  return out;
+};

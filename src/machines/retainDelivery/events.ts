@@ -1,0 +1,138 @@
+/**
+ * Retain-delivery events: the external inputs of the durable retain queue. Their codecs are
+ * the single source of their types; the queue file is the journal of these events.
+ */
+import * as t from 'io-ts';
+import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt, StringMap } from '../shared/codecs.js';
+
+export const UpdateMode = t.keyof({ append: null, replace: null });
+export type UpdateMode = t.TypeOf<typeof UpdateMode>;
+
+export const ObservationScopes = t.union([
+  t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),
+  t.array(t.array(t.string)),
+]);
+
+/** One memory item as the server's retain endpoint takes it (Hindsight `MemoryItem`). */
+export const RetainItem = t.intersection([
+  t.type({ content: t.string }),
+  t.partial({
+    timestamp: t.string,
+    context: t.string,
+    metadata: StringMap,
+    document_id: t.string,
+    entities: t.array(t.intersection([t.type({ text: t.string }), t.partial({ type: t.string })])),
+    tags: t.array(t.string),
+    update_mode: UpdateMode,
+    observation_scopes: ObservationScopes,
+  }),
+]);
+export type RetainItem = t.TypeOf<typeof RetainItem>;
+
+/**
+ * A queued retain. `idempotencyKey` is fixed at enqueue (a UUID, the server's `operation_id`
+ * shape) so a retry after a crash is recognised by the server instead of appended again.
+ */
+export const RetainJob = t.type({
+  jobId: JobId,
+  bankId: BankId,
+  documentId: DocumentId,
+  updateMode: UpdateMode,
+  item: RetainItem,
+  contentHash: NonEmptyString,
+  idempotencyKey: NonEmptyString,
+  enqueuedAt: IsoTimestamp,
+});
+export type RetainJob = t.TypeOf<typeof RetainJob>;
+
+/** A job the server refused for good (400/422), with the server's reason (redacted). */
+export const DeadLetter = t.type({
+  job: RetainJob,
+  reason: t.string,
+  status: t.union([NonNegativeInt, t.null]),
+  at: EpochMs,
+});
+export type DeadLetter = t.TypeOf<typeof DeadLetter>;
+
+/** What the server answered for a delivered batch. */
+export const DeliveryReceipt = t.type({
+  operationId: t.union([t.string, t.null]),
+  itemsCount: NonNegativeInt,
+  async: t.boolean,
+});
+export type DeliveryReceipt = t.TypeOf<typeof DeliveryReceipt>;
+
+/** The batch being sent: its jobs (in order), its request key, and which process sends it. */
+export const InFlightBatch = t.type({
+  jobIds: t.array(JobId),
+  operationId: NonEmptyString,
+  owner: NonEmptyString,
+});
+export type InFlightBatch = t.TypeOf<typeof InFlightBatch>;
+
+/**
+ * An event codec: `type`, `at` (epoch ms: time comes in as data) and its fields. `replica`
+ * marks an event another process already wrote to the shared journal: it is folded in, not
+ * written again.
+ */
+const event = <L extends string, P extends t.Props, O extends t.Props = Record<never, never>>(type: L, props: P, optional?: O) =>
+  t.intersection([
+    t.type({ type: t.literal(type), at: EpochMs, ...props }),
+    t.partial({ replica: t.boolean, ...(optional ?? ({} as O)) }),
+  ]);
+
+const jobIds = { jobIds: t.array(JobId) };
+
+export const Enqueued = event('retain.enqueued', { jobs: t.array(RetainJob) });
+/** `force` (a user's flush) ignores a retry deadline; an automatic flush waits for it. */
+export const FlushRequested = event('retain.flushRequested', {}, { force: t.boolean });
+/** Saved before the first send: a restart re-sends exactly this batch with the same key. */
+export const BatchStarted = event('retain.batchStarted', { batch: InFlightBatch });
+/** Another process holds the delivery lease, or nothing was due: no batch this time. */
+export const BatchSkipped = event('retain.batchSkipped', { reason: t.string });
+export const Delivered = event('retain.delivered', { ...jobIds, receipt: DeliveryReceipt });
+export const FailureClass = t.keyof({ retry: null, report: null });
+export const Failed = event('retain.failed', {
+  ...jobIds,
+  failureClass: FailureClass,
+  /** Redacted, short: shown in status. */
+  reason: t.string,
+  /** When to try again (jittered backoff, computed by the effect); null: on the next flush. */
+  retryAt: t.union([EpochMs, t.null]),
+});
+/** 401/403/404/410: the whole queue waits, keeping every job, until `retain.resumed`. */
+export const Paused = event('retain.paused', { ...jobIds, reason: t.string });
+export const Resumed = event('retain.resumed', {});
+/** 400/422: these jobs will never be accepted as they are; kept aside with the server's reason. */
+export const DeadLettered = event('retain.deadLettered', { ...jobIds, reason: t.string, status: t.union([NonNegativeInt, t.null]) });
+export const Requeued = event('retain.requeued', jobIds);
+export const TimerFired = event('retain.timerFired', {});
+export const Shutdown = event('retain.shutdown', {});
+/**
+ * A compacted journal starts with these: the live set, written as data. They restore state
+ * without starting a delivery.
+ */
+export const Snapshot = event('retain.snapshot', {
+  jobs: t.array(RetainJob),
+  deadLetters: t.array(DeadLetter),
+  pausedReason: t.union([t.string, t.null]),
+  retryAt: t.union([EpochMs, t.null]),
+  failures: NonNegativeInt,
+});
+
+export const RetainDeliveryEvent = t.union([
+  Enqueued,
+  FlushRequested,
+  BatchStarted,
+  BatchSkipped,
+  Delivered,
+  Failed,
+  Paused,
+  Resumed,
+  DeadLettered,
+  Requeued,
+  TimerFired,
+  Shutdown,
+  Snapshot,
+]);
+export type RetainDeliveryEvent = t.TypeOf<typeof RetainDeliveryEvent>;

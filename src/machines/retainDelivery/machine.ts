@@ -1,0 +1,285 @@
+/**
+ * The retain-delivery gate: a pure machine over the durable retain queue.
+ *
+ * idle -> selecting (the effect takes the delivery lease and picks a batch) -> delivering
+ * (the batch and its key are journaled before the first send) -> idle | backingOff (retry
+ * deadline in context) | paused (401/403/404/410, until resumed). `shutdown` while a batch is
+ * out moves to draining, which waits for its outcome and starts nothing new.
+ *
+ * Effects are the named actions `startBatch`, `deliverBatch`, `scheduleRetry` and `settled`,
+ * provided by `src/effects/retainDelivery.ts`; outcomes come back as events.
+ */
+import { setup } from 'xstate';
+import { immerAssign } from '../shared/immerAssign.js';
+import { addPending, findPending, initialContext, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
+import type { InFlightBatch, RetainDeliveryEvent } from './events.js';
+
+type EventOf<T extends RetainDeliveryEvent['type']> = Extract<RetainDeliveryEvent, { type: T }>;
+type Ctx = RetainDeliveryContext;
+type Ev = RetainDeliveryEvent;
+
+const touch = (draft: { now: number }, at: number): void => {
+  if (at > draft.now) draft.now = at;
+};
+
+// Jobs of the batch in flight that this outcome leaves unresolved (a batch can be answered
+// in parts when a refused batch is retried job by job).
+const unresolvedAfter = (context: Ctx, ids: readonly string[]): string[] => {
+  if (context.inFlight === null) return [];
+  const resolved = new Set(ids);
+  const stillPending = new Set(findPending(context, context.inFlight.jobIds).map((j) => j.jobId));
+  return context.inFlight.jobIds.filter((id) => !resolved.has(id) && stillPending.has(id));
+};
+
+const depthAfter = (context: Ctx, ids: readonly string[]): number => context.depth - findPending(context, ids).length;
+
+const continues = (context: Ctx, ids: readonly string[]): boolean =>
+  depthAfter(context, ids) > 0 && (context.mode === 'immediate' || context.flushActive);
+
+export const retainDeliveryMachine = setup({
+  types: {
+    context: {} as Ctx,
+    events: {} as Ev,
+    input: {} as RetainDeliveryInput,
+  },
+  actions: {
+    // Effects: implemented in src/effects/retainDelivery.ts.
+    startBatch: () => undefined,
+    deliverBatch: (_args, _params: { batch: InFlightBatch | null }) => undefined,
+    scheduleRetry: (_args, _params: { retryAt: number | null }) => undefined,
+    settled: () => undefined,
+
+    addJobs: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.enqueued') return;
+      touch(draft, event.at);
+      addPending(draft, event.jobs);
+    }),
+    noteFlush: immerAssign<Ctx, Ev>((draft, { event }) => {
+      touch(draft, event.at);
+      draft.flushActive = true;
+    }),
+    noteTime: immerAssign<Ctx, Ev>((draft, { event }) => touch(draft, event.at)),
+    recordBatch: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.batchStarted') return;
+      touch(draft, event.at);
+      draft.inFlight = { jobIds: [...event.batch.jobIds], operationId: event.batch.operationId, owner: event.batch.owner };
+      draft.lastSkip = null;
+    }),
+    recordSkip: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.batchSkipped') return;
+      touch(draft, event.at);
+      draft.lastSkip = event.reason;
+      draft.flushActive = false;
+    }),
+    recordDelivered: immerAssign<Ctx, Ev>((draft, { event, context }) => {
+      if (event.type !== 'retain.delivered') return;
+      touch(draft, event.at);
+      const removed = removePending(draft, context, event.jobIds);
+      const open = unresolvedAfter(context, event.jobIds);
+      if (draft.inFlight !== null) draft.inFlight.jobIds = open as typeof draft.inFlight.jobIds;
+      if (open.length === 0) draft.inFlight = null;
+      draft.failures = 0;
+      draft.retryAt = null;
+      draft.lastError = null;
+      draft.lastDelivery = { at: event.at, jobCount: removed.length, receipt: event.receipt };
+    }),
+    recordDeadLettered: immerAssign<Ctx, Ev>((draft, { event, context }) => {
+      if (event.type !== 'retain.deadLettered') return;
+      touch(draft, event.at);
+      const removed = removePending(draft, context, event.jobIds);
+      for (const job of removed) draft.deadLetters.push({ job, reason: event.reason, status: event.status, at: event.at } as never);
+      const open = unresolvedAfter(context, event.jobIds);
+      if (draft.inFlight !== null) draft.inFlight.jobIds = open as typeof draft.inFlight.jobIds;
+      if (open.length === 0) draft.inFlight = null;
+      draft.lastError = { at: event.at, reason: `dead-lettered ${removed.length} job(s): ${event.reason}` };
+    }),
+    recordFailed: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.failed') return;
+      touch(draft, event.at);
+      draft.inFlight = null;
+      draft.lastError = { at: event.at, reason: event.reason };
+      if (event.failureClass === 'retry') {
+        draft.failures += 1;
+        draft.retryAt = event.retryAt;
+      }
+      if (event.retryAt === null) draft.flushActive = false;
+    }),
+    recordPaused: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.paused') return;
+      touch(draft, event.at);
+      draft.inFlight = null;
+      draft.pausedReason = event.reason;
+      draft.lastError = { at: event.at, reason: event.reason };
+      draft.flushActive = false;
+    }),
+    clearPause: immerAssign<Ctx, Ev>((draft, { event }) => {
+      touch(draft, event.at);
+      draft.pausedReason = null;
+      draft.retryAt = null;
+      draft.failures = 0;
+    }),
+    clearRetry: immerAssign<Ctx, Ev>((draft, { event }) => {
+      touch(draft, event.at);
+      draft.retryAt = null;
+    }),
+    endFlush: immerAssign<Ctx, Ev>((draft) => {
+      draft.flushActive = false;
+    }),
+    requeue: immerAssign<Ctx, Ev>((draft, { event, context }) => {
+      if (event.type !== 'retain.requeued') return;
+      touch(draft, event.at);
+      const wanted = new Set(event.jobIds);
+      const back = context.deadLetters.filter((d) => wanted.has(d.job.jobId));
+      draft.deadLetters = draft.deadLetters.filter((d) => !wanted.has(d.job.jobId));
+      addPending(
+        draft,
+        back.map((d) => d.job),
+      );
+    }),
+    restoreSnapshot: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.snapshot') return;
+      touch(draft, event.at);
+      addPending(draft, event.jobs);
+      for (const dead of event.deadLetters) draft.deadLetters.push(dead as never);
+      draft.pausedReason = event.pausedReason;
+      draft.retryAt = event.retryAt;
+      draft.failures = event.failures;
+    }),
+  },
+  guards: {
+    deliversOnEnqueue: ({ context, event }) =>
+      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && event.jobs.length > 0,
+    hasPending: ({ context }) => context.depth > 0,
+    forced: ({ event }) => event.type === 'retain.flushRequested' && event.force === true,
+    retryDue: ({ context, event }) => context.retryAt === null || event.at >= context.retryAt,
+    batchStillOpen: ({ context, event }) =>
+      (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && unresolvedAfter(context, event.jobIds).length > 0,
+    continuesAfterOutcome: ({ context, event }) =>
+      (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && continues(context, event.jobIds),
+    retriesLater: ({ event }) => event.type === 'retain.failed' && event.retryAt !== null,
+    snapshotPaused: ({ event }) => event.type === 'retain.snapshot' && event.pausedReason !== null,
+    snapshotBackingOff: ({ event }) => event.type === 'retain.snapshot' && event.retryAt !== null,
+    requeuedInImmediateMode: ({ context }) => context.mode === 'immediate',
+    isLive: ({ event }) => event.replica !== true,
+  },
+}).createMachine({
+  id: 'retainDelivery',
+  context: ({ input }) => initialContext(input),
+  initial: 'idle',
+  on: {
+    // A batch can start from any state: our own after `selecting`, or another process's
+    // (a replica) that this process mirrors so it can adopt the batch if that process dies.
+    'retain.batchStarted': { target: '.delivering', reenter: true, actions: 'recordBatch' },
+    'retain.timerFired': { actions: 'noteTime' },
+  },
+  states: {
+    idle: {
+      entry: 'settled',
+      on: {
+        'retain.enqueued': [
+          { guard: 'deliversOnEnqueue', target: 'selecting', actions: 'addJobs' },
+          { actions: 'addJobs' },
+        ],
+        'retain.flushRequested': [
+          { guard: 'hasPending', target: 'selecting', actions: 'noteFlush' },
+          { actions: 'noteTime' },
+        ],
+        'retain.requeued': [
+          { guard: 'requeuedInImmediateMode', target: 'selecting', actions: 'requeue' },
+          { actions: 'requeue' },
+        ],
+        'retain.snapshot': [
+          { guard: 'snapshotPaused', target: 'paused', actions: 'restoreSnapshot' },
+          { guard: 'snapshotBackingOff', target: 'backingOff', actions: 'restoreSnapshot' },
+          { actions: 'restoreSnapshot' },
+        ],
+        'retain.resumed': [{ guard: 'hasPending', target: 'selecting', actions: 'clearPause' }, { actions: 'clearPause' }],
+        'retain.shutdown': { actions: 'noteTime' },
+        'retain.batchSkipped': { actions: 'recordSkip' },
+      },
+    },
+    selecting: {
+      entry: 'startBatch',
+      on: {
+        'retain.enqueued': { actions: 'addJobs' },
+        'retain.flushRequested': { actions: 'noteFlush' },
+        'retain.requeued': { actions: 'requeue' },
+        'retain.batchSkipped': { target: 'idle', actions: 'recordSkip' },
+        'retain.shutdown': { target: 'draining', actions: 'noteTime' },
+      },
+    },
+    delivering: {
+      entry: { type: 'deliverBatch', params: ({ context }) => ({ batch: context.inFlight }) },
+      on: {
+        'retain.enqueued': { actions: 'addJobs' },
+        'retain.flushRequested': { actions: 'noteFlush' },
+        'retain.requeued': { actions: 'requeue' },
+        'retain.delivered': [
+          { guard: 'batchStillOpen', actions: 'recordDelivered' },
+          { guard: 'continuesAfterOutcome', target: 'selecting', actions: 'recordDelivered' },
+          { target: 'idle', actions: ['recordDelivered', 'endFlush'] },
+        ],
+        'retain.deadLettered': [
+          { guard: 'batchStillOpen', actions: 'recordDeadLettered' },
+          { guard: 'continuesAfterOutcome', target: 'selecting', actions: 'recordDeadLettered' },
+          { target: 'idle', actions: ['recordDeadLettered', 'endFlush'] },
+        ],
+        'retain.failed': [
+          { guard: 'retriesLater', target: 'backingOff', actions: 'recordFailed' },
+          { target: 'idle', actions: 'recordFailed' },
+        ],
+        'retain.paused': { target: 'paused', actions: 'recordPaused' },
+        'retain.shutdown': { target: 'draining', actions: 'noteTime' },
+      },
+    },
+    backingOff: {
+      entry: ['settled', { type: 'scheduleRetry', params: ({ context }) => ({ retryAt: context.retryAt }) }],
+      on: {
+        'retain.enqueued': { actions: 'addJobs' },
+        'retain.timerFired': [
+          { guard: 'retryDue', target: 'selecting', actions: 'clearRetry' },
+          { actions: 'noteTime' },
+        ],
+        'retain.flushRequested': [
+          { guard: 'forced', target: 'selecting', actions: ['noteFlush', 'clearRetry'] },
+          { actions: 'noteFlush' },
+        ],
+        'retain.requeued': { actions: 'requeue' },
+        'retain.resumed': { target: 'selecting', actions: 'clearPause' },
+        'retain.paused': { target: 'paused', actions: 'recordPaused' },
+        'retain.shutdown': { actions: 'noteTime' },
+      },
+    },
+    paused: {
+      entry: 'settled',
+      on: {
+        'retain.enqueued': { actions: 'addJobs' },
+        'retain.flushRequested': { actions: 'noteTime' },
+        'retain.requeued': { actions: 'requeue' },
+        'retain.resumed': [{ guard: 'hasPending', target: 'selecting', actions: 'clearPause' }, { target: 'idle', actions: 'clearPause' }],
+        'retain.shutdown': { actions: 'noteTime' },
+      },
+    },
+    draining: {
+      // Waits for the batch that is out; starts nothing new.
+      on: {
+        'retain.enqueued': { actions: 'addJobs' },
+        // Only another process's batch can start now (this one skips new batches when closing).
+        'retain.batchStarted': { actions: 'recordBatch' },
+        'retain.batchSkipped': { target: 'idle', actions: 'recordSkip' },
+        'retain.delivered': [{ guard: 'batchStillOpen', actions: 'recordDelivered' }, { target: 'idle', actions: ['recordDelivered', 'endFlush'] }],
+        'retain.deadLettered': [
+          { guard: 'batchStillOpen', actions: 'recordDeadLettered' },
+          { target: 'idle', actions: ['recordDeadLettered', 'endFlush'] },
+        ],
+        'retain.failed': { target: 'idle', actions: 'recordFailed' },
+        'retain.paused': { target: 'paused', actions: 'recordPaused' },
+        'retain.shutdown': { actions: 'noteTime' },
+      },
+    },
+  },
+});
+
+export type RetainDeliveryMachine = typeof retainDeliveryMachine;
+export type RetainDeliveryState = 'idle' | 'selecting' | 'delivering' | 'backingOff' | 'paused' | 'draining';
+export type { EventOf as RetainDeliveryEventOf };
