@@ -53,7 +53,6 @@ export const buildGitSeedJob = (log: GitLog, limit: number, bankId: string, ctx:
     bankId,
     documentId,
     updateMode: 'replace',
-    async: ctx.loaded.config.retainAsync,
     item: {
       content: gitSeedContent(log, limit),
       context: `Git commit-message seed for ${identity.id} (HEAD ${log.head.slice(0, 12)})`,

@@ -162,7 +162,8 @@ export const toolParams = <R extends Record<string, Param>, O extends Record<str
   optional: O,
 ): ToolParams<ParamsOf<R, O>> => {
   const known = [...Object.keys(required), ...Object.keys(optional)];
-  const inner = t.exact(t.intersection([t.type(codecsOf(required)), t.partial(codecsOf(optional))]));
+  const members = t.intersection([t.type(codecsOf(required)), t.partial(codecsOf(optional))]);
+  const inner = t.exact(members);
   const codec = new t.Type<ParamsOf<R, O>, unknown, unknown>(
     `${name} parameters`,
     (u): u is ParamsOf<R, O> => inner.is(u) && Object.keys(u as object).every((k) => known.includes(k)),
@@ -178,7 +179,8 @@ export const toolParams = <R extends Record<string, Param>, O extends Record<str
       }
       // An explicit `undefined` is the same as leaving the parameter out.
       const present = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-      return inner.validate(present, c) as t.Validation<ParamsOf<R, O>>;
+      // The intersection's entry in the context keeps its member index out of error paths.
+      return inner.validate(present, [...c, { key: '', type: members, actual: present }]) as t.Validation<ParamsOf<R, O>>;
     },
     t.identity,
   );

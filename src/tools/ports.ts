@@ -10,9 +10,6 @@ export interface RetainJobInput {
   readonly documentId: string;
   readonly updateMode: 'append' | 'replace';
   readonly item: RetainItem;
-  /** Request-level retain options the job carries to the server. */
-  readonly documentTags?: readonly string[];
-  readonly async?: boolean;
 }
 
 export interface QueuedJob {
@@ -24,9 +21,8 @@ export interface FlushReport {
   readonly delivered: number;
   readonly remaining: number;
   readonly deadLettered: number;
-  readonly operationIds?: readonly string[];
-  /** Redacted reason the flush stopped early, if it did. */
-  readonly error?: string;
+  /** Why the flush stopped early (backoff, pause, another process delivering, deadline). */
+  readonly stoppedBecause?: string;
 }
 
 export interface QueueStatus {
@@ -35,7 +31,9 @@ export interface QueueStatus {
   readonly state: string;
   readonly pausedReason?: string;
   readonly lastError?: string;
-  readonly nextAttemptAt?: number;
+  readonly lastDelivery?: { readonly at: string; readonly jobCount: number; readonly operationId: string | null };
+  /** ISO time of the next retry while backing off. */
+  readonly nextAttemptAt?: string;
 }
 
 /** What the tools call on the durable retain queue. */

@@ -102,20 +102,25 @@ export const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarge
     ...(params.entities === undefined ? {} : { entities: params.entities.map((e) => ({ text: e.text, ...(e.type === undefined ? {} : { type: e.type }) })) }),
     ...(params.observationScopes === undefined ? {} : { observation_scopes: params.observationScopes }),
   };
-  const job: RetainJobInput = {
-    bankId: target.bankId,
-    documentId,
-    updateMode,
-    item,
-    async: params.async ?? ctx.loaded.config.retainAsync,
-    ...(params.documentTags === undefined ? {} : { documentTags: params.documentTags }),
-  };
+  const job: RetainJobInput = { bankId: target.bankId, documentId, updateMode, item };
   return { job, droppedMetadataKeys };
 };
 
 export const retainExplicit = async (toolName: string, params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.session !== undefined && !ctx.session.retainAllowed) {
     return fail('sessionRefused', `Memory retain is disabled for this session (mode ${ctx.session.mode ?? 'read-only'}). Nothing was stored; change the session mode in /memory to retain.`);
+  }
+  // The durable queue sends request-level options (async, document tags) per queue, not per
+  // job: refuse what it cannot carry rather than silently sending something else.
+  if (params.documentTags !== undefined) {
+    return fail('unsupportedCapability', `${toolName}: documentTags is not supported by the durable retain queue yet; leave it out (use tags). Nothing was stored.`, { field: 'documentTags' });
+  }
+  if (params.async !== undefined && params.async !== ctx.loaded.config.retainAsync) {
+    return fail(
+      'invalidParams',
+      `${toolName}: field async: the retain queue delivers with retain.async=${String(ctx.loaded.config.retainAsync)} for every job; leave async out or change retainAsync with memory_config. Nothing was stored.`,
+      { field: 'async' },
+    );
   }
   const { job, droppedMetadataKeys } = buildExplicitJob(params, target, ctx);
   const pendingBefore = ctx.queue.status().depth;
@@ -147,13 +152,13 @@ export const retainExplicit = async (toolName: string, params: ExplicitRetainPar
   }
   const report = await ctx.queue.flush({ deadline: ctx.clock.now() + ctx.loaded.config.timeoutMs });
   const after = ctx.queue.status();
-  const opIds = report.operationIds ?? [];
-  const ops = opIds.length > 0 ? ` Operation IDs: ${opIds.join(', ')}.` : '';
+  const opId = after.lastDelivery?.operationId ?? null;
+  const ops = opId === null || report.delivered === 0 ? '' : ` Operation ID: ${opId}.`;
   const dead = report.deadLettered > 0 ? ` ${report.deadLettered} job(s) moved to the dead-letter queue (the server rejected them${after.lastError === undefined ? '' : `: ${after.lastError}`}); run /memory to inspect.` : '';
-  const details = { ...base, sent: report.delivered > 0, remaining: after.depth, deadLettered: report.deadLettered, ...(opIds.length > 0 ? { operationIds: [...opIds] } : {}) };
+  const details = { ...base, sent: report.delivered > 0, remaining: after.depth, deadLettered: report.deadLettered, ...(ops === '' ? {} : { operationIds: [opId as string] }) };
   if (after.depth === 0 && report.deadLettered === 0) return ok(`Retained in ${target.bankId} as ${job.documentId}.${ops}${dropped}`, { ...details, queued: false });
   if (after.depth === 0) return ok(`Retain to ${target.bankId} did not succeed.${dead}${dropped}`, { ...details, queued: false });
-  const why = report.error ?? after.pausedReason ?? after.lastError;
+  const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError;
   return ok(
     `Queued for ${target.bankId}; ${after.depth} job(s) pending${why === undefined ? '' : ` (${why})`}. The memory is safe on disk and is delivered when the server is reachable.${dead}${dropped}`,
     { ...details, queued: true },
