@@ -19,7 +19,8 @@ import { retainTimestamp } from './timestamps.js';
 /** Keys the service sets on every explicit retain; a caller's values for them are dropped. */
 export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;
 
-const Entity = t.exact(t.intersection([t.type({ text: textCodec(256) }), t.partial({ type: textCodec(64) })]));
+// Not exact: extra keys are dropped when the job is built (only text and type are copied).
+const Entity = t.intersection([t.type({ text: textCodec(256) }), t.partial({ type: textCodec(64) })]);
 
 const OBSERVATION_SCOPE_MODES = ['per_tag', 'combined', 'all_combinations', 'shared'] as const;
 const ScopeMode = t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null });

@@ -35,7 +35,15 @@ const leafSchema = {
 const boundedGroups = new t.Type<TagGroup[], unknown, unknown>(
   'TagGroup[]',
   (u): u is TagGroup[] => t.array(TagGroup).is(u) && u.length <= MAX_GROUPS,
-  (u, c) => (Array.isArray(u) && u.length > MAX_GROUPS ? t.failure(u, c, `at most ${MAX_GROUPS} groups`) : t.array(TagGroup).validate(u, c)),
+  (u, c) => {
+    if (!Array.isArray(u)) return t.failure(u, c, 'an array of tag groups');
+    if (u.length > MAX_GROUPS) return t.failure(u, c, `at most ${MAX_GROUPS} groups`);
+    // One error per bad group: the recursive union's branch-by-branch errors would bury the point.
+    const errors: t.Errors = u.flatMap((group, i) =>
+      TagGroup.is(group) ? [] : [{ value: group, context: [...c, { key: String(i), type: TagGroup, actual: group }], message: 'a group {tags: string[], match?} or {and: [...]} / {or: [...]} / {not: group}' }],
+    );
+    return errors.length > 0 ? t.failures(errors) : t.success(u as TagGroup[]);
+  },
   t.identity,
 );
 
