@@ -114,6 +114,7 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
         for (const socket of sockets) socket.destroy();
         await closed;
         await operations.close();
+        for (const module of routeModules) await module.close?.(context);
         search.close();
         await store.close();
       })();

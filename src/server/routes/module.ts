@@ -7,4 +7,6 @@ export interface RouteModule {
   readonly routes: readonly Route[];
   /** Async operation handlers by task type, given the server context at start-up. */
   readonly operations?: (server: ServerContext) => Readonly<Record<string, OperationHandler>>;
+  /** Stops the module's own timers or workers; called when the server closes, before the store closes. */
+  readonly close?: (server: ServerContext) => Promise<void>;
 }

@@ -6,6 +6,7 @@
 import MiniSearch from 'minisearch';
 import type { FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
+import { STOP_WORDS } from './stopwords.js';
 
 export interface SearchHit {
   readonly fact: FactRecord;
@@ -30,6 +31,10 @@ const newIndex = (): MiniSearch<Indexed> =>
   new MiniSearch<Indexed>({
     fields: ['text'],
     storeFields: [],
+    processTerm: (term) => {
+      const lower = term.toLowerCase();
+      return lower.length === 0 || STOP_WORDS.has(lower) ? null : lower;
+    },
     // Lexical and deterministic: no fuzzy or prefix expansion.
     searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
   });

@@ -27,7 +27,10 @@ export const stateAsMutations = function* (state: ServerState): Generator<Mutati
       });
       yield { type: 'document.put', bank_id: bankId, document, chunks, facts };
     }
-    const loose = [...bank.facts.values()].filter((f) => f.document_id === null || !bank.documents.has(f.document_id));
+    // Facts a document.put does not carry (observations and other facts written by facts.put).
+    const inDocuments = new Set<string>();
+    for (const ids of bank.factsByDocument.values()) for (const id of ids) inDocuments.add(id);
+    const loose = [...bank.facts.values()].filter((f) => !inDocuments.has(f.id));
     if (loose.length > 0) yield { type: 'facts.put', bank_id: bankId, facts: loose };
     for (const operation of bank.operations.values()) yield { type: 'operation.put', operation };
     for (const [kind, records] of bank.records) {

@@ -1,0 +1,184 @@
+/**
+ * The recall pipeline of the embedded server: one BM25 arm, then upstream's post-ranking
+ * rules (reference section 4): cut to 2 x thinking budget, `min_scores` floors without
+ * backfill, the `max_tokens` walk that stops at the first result that does not fit, chunks
+ * chosen before the token filter with the last one truncated, entities and source facts.
+ */
+import { createHash } from 'node:crypto';
+import type { ServerContext } from '../context.js';
+import type { FactRecord, FactType } from '../store/model.js';
+import type { BankState } from '../store/state.js';
+import type { RecallRequest } from './codecs.js';
+import { matchesTagFilter } from './tagFilter.js';
+import { countTokens, truncateToTokens } from './tokens.js';
+
+export const THINKING_BUDGET = { low: 100, mid: 300, high: 1000 } as const;
+export const ALL_FACT_TYPES: readonly FactType[] = ['world', 'experience', 'observation'];
+
+export interface RecallOptions {
+  readonly request: RecallRequest;
+  /** Fact types after validation (default all three). */
+  readonly types: readonly FactType[];
+}
+
+const entityId = (bankId: string, name: string): string => {
+  const hex = createHash('sha256').update(`${bankId}\u0000${name.toLowerCase()}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+};
+
+const resultOf = (fact: FactRecord, scores: { keyword: number; final: number } | undefined, withEntities: boolean): Record<string, unknown> => ({
+  id: fact.id,
+  text: fact.text,
+  type: fact.fact_type,
+  ...(withEntities && fact.entities !== undefined && fact.entities.length > 0 ? { entities: fact.entities.map((e) => e.text) } : {}),
+  context: fact.context ?? null,
+  occurred_start: fact.occurred_start ?? null,
+  occurred_end: fact.occurred_end ?? null,
+  mentioned_at: fact.mentioned_at ?? null,
+  document_id: fact.document_id,
+  metadata: fact.metadata ?? null,
+  chunk_id: fact.chunk_id,
+  tags: fact.tags,
+  ...(scores === undefined ? {} : { scores }),
+});
+
+export const runRecall = (server: ServerContext, bankId: string, options: RecallOptions): Record<string, unknown> => {
+  const started = process.hrtime.bigint();
+  const { request, types } = options;
+  const budget = request.budget ?? 'mid';
+  const maxTokens = request.max_tokens ?? 4096;
+  const include = request.include ?? {};
+  const withEntities = include.entities !== null;
+  const bank: BankState | undefined = server.store.bank(bankId);
+  const typeSet = new Set(types);
+  const filter = {
+    tags: request.tags ?? null,
+    tagsMatch: request.tags_match ?? 'any',
+    tagGroups: request.tag_groups ?? null,
+  };
+  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && matchesTagFilter(filter, fact.tags);
+  const hits = bank === undefined ? [] : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget]);
+  const top = hits[0]?.score ?? 1;
+  const minKeyword = request.min_scores?.keyword ?? undefined;
+  const minFinal = request.min_scores?.final ?? undefined;
+  const ranked = hits
+    .map((h) => ({ fact: h.fact, scores: { keyword: h.score, final: top > 0 ? h.score / top : 0 } }))
+    .filter((r) => (minKeyword === undefined || r.scores.keyword >= minKeyword) && (minFinal === undefined || r.scores.final >= minFinal));
+
+  // Stop at the first result that would overflow: no skipping ahead to smaller ones.
+  const kept: typeof ranked = [];
+  let used = 0;
+  for (const r of ranked) {
+    const cost = countTokens(r.fact.text);
+    if (used + cost > maxTokens) break;
+    used += cost;
+    kept.push(r);
+  }
+
+  const body: Record<string, unknown> = { results: kept.map((r) => resultOf(r.fact, r.scores, withEntities)) };
+
+  if (withEntities) {
+    const budgetTokens = include.entities?.max_tokens ?? 500;
+    const entities: Record<string, unknown> = {};
+    let spent = 0;
+    outer: for (const r of kept) {
+      for (const e of r.fact.entities ?? []) {
+        if (Object.hasOwn(entities, e.text)) continue;
+        const cost = countTokens(e.text);
+        if (spent + cost > budgetTokens) break outer;
+        spent += cost;
+        entities[e.text] = { entity_id: entityId(bankId, e.text), canonical_name: e.text, observations: [] };
+      }
+    }
+    if (Object.keys(entities).length > 0) body['entities'] = entities;
+  }
+
+  if (include.chunks !== undefined && include.chunks !== null && bank !== undefined) {
+    // Chosen from the ranked list before the token filter, so max_tokens: 0 still returns chunks.
+    let remaining = include.chunks.max_tokens ?? 8192;
+    const chunks: Record<string, unknown> = {};
+    for (const r of ranked) {
+      if (remaining <= 0) break;
+      const id = r.fact.chunk_id;
+      if (id === null || Object.hasOwn(chunks, id)) continue;
+      const chunk = bank.chunks.get(id);
+      if (chunk === undefined) continue;
+      const cost = countTokens(chunk.text);
+      if (cost <= remaining) {
+        chunks[id] = { id, text: chunk.text, chunk_index: chunk.chunk_index, truncated: false };
+        remaining -= cost;
+      } else {
+        chunks[id] = { id, text: truncateToTokens(chunk.text, remaining), chunk_index: chunk.chunk_index, truncated: true };
+        remaining = 0;
+      }
+    }
+    if (Object.keys(chunks).length > 0) body['chunks'] = chunks;
+  }
+
+  if (include.source_facts !== undefined && include.source_facts !== null && bank !== undefined) {
+    let remaining = include.source_facts.max_tokens ?? 4096;
+    const perObservation = include.source_facts.max_tokens_per_observation ?? -1;
+    const sourceFacts: Record<string, unknown> = {};
+    let truncated = false;
+    const results = body['results'] as Record<string, unknown>[];
+    kept.forEach((r, i) => {
+      const ids = r.fact.source_fact_ids;
+      if (r.fact.fact_type !== 'observation' || ids === undefined) return;
+      const entry = results[i];
+      if (entry !== undefined) entry['source_fact_ids'] = ids;
+      let spentHere = 0;
+      for (const id of ids) {
+        const source = bank.facts.get(id);
+        if (source === undefined || Object.hasOwn(sourceFacts, id)) continue;
+        const cost = countTokens(source.text);
+        if (cost > remaining || (perObservation >= 0 && spentHere + cost > perObservation)) {
+          truncated = true;
+          continue;
+        }
+        remaining -= cost;
+        spentHere += cost;
+        sourceFacts[id] = resultOf(source, undefined, false);
+      }
+    });
+    if (Object.keys(sourceFacts).length > 0) body['source_facts'] = sourceFacts;
+    body['source_facts_truncated'] = truncated;
+  }
+
+  if (request.trace === true) {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    body['trace'] = {
+      query: {
+        query_text: request.query,
+        query_embedding: [],
+        timestamp: server.nowIso(),
+        budget: THINKING_BUDGET[budget],
+        max_tokens: maxTokens,
+        tags: request.tags ?? null,
+        tags_match: request.tags_match ?? 'any',
+      },
+      retrieval_results: types.map((type) => ({
+        method_name: 'bm25',
+        fact_type: type,
+        results: ranked
+          .filter((r) => r.fact.fact_type === type)
+          .map((r, i) => ({ rank: i + 1, node_id: r.fact.id, text: r.fact.text, context: r.fact.context ?? null, event_date: r.fact.mentioned_at ?? null, score: r.scores.keyword, score_name: 'bm25' })),
+        duration_seconds: seconds,
+      })),
+      rrf_merged: [],
+      reranked: [],
+      entry_points: [],
+      visits: [],
+      pruned: [],
+      summary: {
+        total_nodes_visited: ranked.length,
+        results_returned: kept.length,
+        budget_used: used,
+        budget_remaining: Math.max(0, maxTokens - used),
+        total_duration_seconds: seconds,
+        phase_metrics: [{ phase_name: 'bm25', duration_seconds: seconds, details: { candidates: hits.length } }],
+      },
+      final_results: kept.map((r) => ({ node_id: r.fact.id, text: r.fact.text, score: r.scores.final })),
+    };
+  }
+  return body;
+};

@@ -1,0 +1,97 @@
+/** Wire codecs of `POST {b}/memories` (reference 1.5), decoded at the HTTP boundary and again when an async operation runs. */
+import * as t from 'io-ts';
+import { StringMap } from '../../machines/shared/codecs.js';
+
+const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** A non-blank string ("content cannot be empty"). */
+const Content = new t.Type<string, string, unknown>(
+  'Content',
+  (u): u is string => typeof u === 'string' && u.trim().length > 0,
+  (u, c) => (typeof u !== 'string' ? t.failure(u, c) : u.trim().length === 0 ? t.failure(u, c, 'content cannot be empty') : t.success(u)),
+  t.identity,
+);
+
+/** ISO date-time, or "unset" in any case (store no date). */
+export const RetainTimestamp = new t.Type<string, string, unknown>(
+  'RetainTimestamp',
+  (u): u is string => typeof u === 'string',
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c);
+    if (u.toLowerCase() === 'unset') return t.success('unset');
+    return ISO_DATE_TIME.test(u) && !Number.isNaN(Date.parse(u))
+      ? t.success(u)
+      : t.failure(u, c, `Invalid timestamp '${u.slice(0, 40)}': expected an ISO 8601 datetime or 'unset'`);
+  },
+  t.identity,
+);
+
+/** A list of strings; a JSON-encoded list or a bare string is coerced, as upstream does. */
+export const TagList = new t.Type<string[], string[], unknown>(
+  'TagList',
+  (u): u is string[] => Array.isArray(u) && u.every((x) => typeof x === 'string'),
+  (u, c) => {
+    if (Array.isArray(u)) return u.every((x) => typeof x === 'string') ? t.success(u as string[]) : t.failure(u, c, 'tags must be strings');
+    if (typeof u === 'string') {
+      try {
+        const parsed = JSON.parse(u) as unknown;
+        if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return t.success(parsed as string[]);
+      } catch {
+        // a bare string is one tag
+      }
+      return t.success([u]);
+    }
+    return t.failure(u, c);
+  },
+  t.identity,
+);
+
+export const EntityInput = t.intersection([t.type({ text: t.string }), t.partial({ type: nullable(t.string) })]);
+
+export const ObservationScopes = t.union([
+  t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),
+  t.array(t.array(t.string)),
+]);
+
+export const UpdateMode = t.keyof({ replace: null, append: null });
+
+export const MemoryItem = t.intersection([
+  t.type({ content: Content }),
+  t.partial({
+    timestamp: nullable(RetainTimestamp),
+    context: nullable(t.string),
+    metadata: nullable(StringMap),
+    document_id: nullable(t.string),
+    entities: nullable(t.array(EntityInput)),
+    tags: nullable(TagList),
+    observation_scopes: nullable(ObservationScopes),
+    strategy: nullable(t.string),
+    update_mode: nullable(UpdateMode),
+  }),
+]);
+export type MemoryItem = t.TypeOf<typeof MemoryItem>;
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+export const OperationIdField = new t.Type<string, string, unknown>(
+  'OperationId',
+  (u): u is string => typeof u === 'string' && UUID.test(u),
+  (u, c) => (typeof u === 'string' && UUID.test(u) ? t.success(u) : t.failure(u, c, 'operation_id must be a valid UUID')),
+  t.identity,
+);
+
+export const RetainRequest = t.intersection([
+  t.type({ items: t.array(MemoryItem) }),
+  t.partial({
+    async: t.boolean,
+    document_tags: nullable(TagList),
+    operation_id: nullable(OperationIdField),
+  }),
+]);
+export type RetainRequest = t.TypeOf<typeof RetainRequest>;
+
+/** The payload of an async `retain` operation: the request items with document tags folded in. */
+export const RetainPayload = t.type({ items: t.array(MemoryItem), document_tags: t.array(t.string) });
+export type RetainPayload = t.TypeOf<typeof RetainPayload>;

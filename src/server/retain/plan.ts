@@ -1,0 +1,158 @@
+/**
+ * Turns a retain request into store mutations, as upstream does in "chunks" mode (reference
+ * section 3): items grouped into documents, text joined with "\n" (append prepends the stored
+ * text), chunked, one `world` fact per chunk. Facts of chunks whose text is unchanged keep
+ * their ids (the 0.4.21 delta); every fact of a document carries the request's merged tags
+ * and first item's context and metadata.
+ */
+import { createHash } from 'node:crypto';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import { badRequest } from '../http/errors.js';
+import type { BankRecord, ChunkRecord, DocumentRecord, Entity, FactRecord, Mutation } from '../store/model.js';
+import type { BankState } from '../store/state.js';
+import { newBank } from '../routes/bankOps.js';
+import { appendContents } from './appendText.js';
+import { chunkText } from './chunking.js';
+import type { MemoryItem } from './codecs.js';
+
+export interface RetainPlanInput {
+  readonly bankId: string;
+  readonly bank: BankState | undefined;
+  readonly items: readonly MemoryItem[];
+  readonly documentTags: readonly string[];
+  /** Server time, epoch ms. */
+  readonly now: number;
+  readonly newId: () => string;
+  /** `false` when mimicking a server without `update_mode` (the field is ignored). */
+  readonly appendSupported: boolean;
+}
+
+export interface RetainPlan {
+  readonly mutations: Mutation[];
+  readonly documentIds: string[];
+}
+
+/** Hindsight writes timestamps with an explicit offset. */
+export const isoOf = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+const union = (lists: readonly (readonly string[] | null | undefined)[]): string[] => {
+  const out: string[] = [];
+  for (const list of lists) for (const tag of list ?? []) if (!out.includes(tag)) out.push(tag);
+  return out;
+};
+
+/** Event date of an item: absent -> now, "unset" -> none, else the given instant. */
+const eventDateOf = (item: MemoryItem, now: number): number | undefined => {
+  if (item.timestamp === undefined || item.timestamp === null) return now;
+  if (item.timestamp === 'unset') return undefined;
+  return Date.parse(item.timestamp);
+};
+
+const entitiesOf = (items: readonly MemoryItem[]): Entity[] => {
+  const seen = new Map<string, Entity>();
+  for (const item of items) {
+    for (const e of item.entities ?? []) {
+      const key = e.text.trim().toLowerCase();
+      if (key.length > 0 && !seen.has(key)) seen.set(key, { text: e.text.trim(), type: e.type ?? 'CONCEPT' });
+    }
+  }
+  return [...seen.values()];
+};
+
+/** Document id -> its items, in request order (reference 3.1 step 4). */
+const groupByDocument = (items: readonly MemoryItem[], newId: () => string): Map<string, MemoryItem[]> => {
+  const explicit = [...new Set(items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id])))];
+  const groups = new Map<string, MemoryItem[]>();
+  const add = (id: string, item: MemoryItem): void => {
+    const list = groups.get(id);
+    if (list === undefined) groups.set(id, [item]);
+    else list.push(item);
+  };
+  const shared = explicit.length >= 2 ? undefined : (explicit[0] ?? newId());
+  for (const item of items) {
+    const id = item.document_id ?? shared ?? newId();
+    add(id, item);
+  }
+  return groups;
+};
+
+export const planRetain = (input: RetainPlanInput): RetainPlan => {
+  const { bankId, items, now, newId } = input;
+  const nowIso = isoOf(now);
+  if (input.appendSupported && items.some((i) => i.update_mode === 'append' && (i.document_id === undefined || i.document_id === null))) {
+    throw badRequest("update_mode='append' requires a document_id");
+  }
+  let bankRecord: BankRecord = input.bank?.bank ?? newBank(bankId, nowIso);
+  const mutations: Mutation[] = input.bank === undefined ? [{ type: 'bank.put', bank: bankRecord }] : [];
+  let newDocument = false;
+  const documentIds: string[] = [];
+
+  for (const [documentId, group] of groupByDocument(items, newId)) {
+    documentIds.push(documentId);
+    const first = group[0];
+    if (first === undefined) continue;
+    const existing = input.bank?.documents.get(documentId);
+    const append = input.appendSupported && first.update_mode === 'append';
+    const contents = group.map((i) => i.content);
+    const stored =
+      append && existing !== undefined && existing.original_text !== null ? appendContents(existing.original_text, contents) : contents;
+    const text = stored.join('\n');
+    const tags = union([...group.map((i) => i.tags), input.documentTags]);
+    const eventDate = eventDateOf(first, now);
+    const context = first.context ?? undefined;
+    const metadata = first.metadata ?? undefined;
+    const retainParams: Record<string, JsonValue> = {
+      ...(context === undefined ? {} : { context }),
+      ...(eventDate === undefined ? {} : { event_date: isoOf(eventDate) }),
+      ...(metadata === undefined ? {} : { metadata }),
+      ...(first.observation_scopes === undefined || first.observation_scopes === null ? {} : { observation_scopes: first.observation_scopes }),
+      ...(first.strategy === undefined || first.strategy === null ? {} : { strategy: first.strategy }),
+    };
+    const document: DocumentRecord = {
+      id: documentId,
+      original_text: text,
+      content_hash: sha256(text),
+      created_at: existing?.created_at ?? nowIso,
+      updated_at: nowIso,
+      tags,
+      retain_params: retainParams,
+    };
+    if (existing === undefined) newDocument = true;
+
+    // Delta: a chunk whose text is unchanged keeps its fact (id, created_at, mentioned_at).
+    const previous = new Map<string, FactRecord>();
+    for (const id of input.bank?.factsByDocument.get(documentId) ?? []) {
+      const fact = input.bank?.facts.get(id);
+      if (fact !== undefined && fact.fact_type !== 'observation' && !previous.has(fact.text)) previous.set(fact.text, fact);
+    }
+    const entities = entitiesOf(group);
+    const chunks: ChunkRecord[] = [];
+    const facts: FactRecord[] = [];
+    chunkText(text).forEach((chunk, index) => {
+      const chunkId = `${bankId}_${documentId}_${index}`;
+      chunks.push({ id: chunkId, document_id: documentId, chunk_index: index, text: chunk });
+      const old = previous.get(chunk);
+      previous.delete(chunk);
+      const mentionedAt = old?.mentioned_at ?? (eventDate === undefined ? undefined : isoOf(eventDate + index * 1000));
+      facts.push({
+        id: old?.id ?? newId(),
+        text: chunk,
+        fact_type: 'world',
+        document_id: documentId,
+        chunk_id: chunkId,
+        tags,
+        created_at: old?.created_at ?? nowIso,
+        ...(context === undefined ? {} : { context }),
+        ...(metadata === undefined ? {} : { metadata }),
+        ...(mentionedAt === undefined ? {} : { mentioned_at: mentionedAt }),
+        ...(entities.length === 0 ? {} : { entities }),
+      });
+    });
+    mutations.push({ type: 'document.put', bank_id: bankId, document, chunks, facts });
+  }
+  bankRecord = { ...bankRecord, updated_at: nowIso, last_write_at: nowIso, ...(newDocument ? { last_document_at: nowIso } : {}) };
+  mutations.push({ type: 'bank.put', bank: bankRecord });
+  return { mutations, documentIds };
+};

@@ -1,0 +1,142 @@
+/** `POST {b}/memories`: sync and async retain (reference 1.5, 3). */
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, conflict, HttpError } from '../http/errors.js';
+import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
+import type { OperationRecord } from '../store/model.js';
+import { RetainPayload, RetainRequest } from '../retain/codecs.js';
+import type { MemoryItem } from '../retain/codecs.js';
+import { planRetain } from '../retain/plan.js';
+import { decodeWith } from '../../machines/shared/decode.js';
+import { ensureBankMutations } from './bankOps.js';
+import type { RouteModule } from './module.js';
+
+const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cached_tokens: 0, thoughts_tokens: 0 };
+
+const supportsAppend = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
+const supportsOperationId = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
+
+/** Applies items to the bank, serialised per bank so concurrent appends never lose a turn. */
+export const retainNow = (server: ServerContext, bankId: string, items: readonly MemoryItem[], documentTags: readonly string[]): Promise<string[]> =>
+  server.store.exclusive(bankId, async () => {
+    const plan = planRetain({
+      bankId,
+      bank: server.store.bank(bankId),
+      items,
+      documentTags,
+      now: server.clock.now(),
+      newId: randomUUID,
+      appendSupported: supportsAppend(server),
+    });
+    await server.store.commit(plan.mutations);
+    return plan.documentIds;
+  });
+
+const strategyGroups = (items: readonly MemoryItem[]): MemoryItem[][] => {
+  const groups = new Map<string, MemoryItem[]>();
+  for (const item of items) {
+    const key = item.strategy ?? '';
+    const list = groups.get(key);
+    if (list === undefined) groups.set(key, [item]);
+    else list.push(item);
+  }
+  return groups.size === 0 ? [[]] : [...groups.values()];
+};
+
+const submitAsync = async (
+  server: ServerContext,
+  bankId: string,
+  items: readonly MemoryItem[],
+  documentTags: readonly string[],
+  operationId: string | undefined,
+): Promise<{ operationIds: string[]; itemsCount: number }> => {
+  const ids = items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id]));
+  const duplicates = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
+  if (duplicates.length > 0) {
+    throw badRequest(
+      `Batch contains duplicate document_ids: ${JSON.stringify(duplicates)}. Items sharing a document_id must be merged into one item, or send the batch synchronously (async=false).`,
+    );
+  }
+  const groups = strategyGroups(items);
+  if (operationId !== undefined && groups.length > 1) throw badRequest('operation_id requires all retain items to resolve to a single strategy');
+  return server.store.exclusive(bankId, async () => {
+    if (operationId !== undefined) {
+      const ownerBank = server.store.state.operationBank.get(operationId);
+      if (ownerBank !== undefined) {
+        const existing = server.store.bank(ownerBank)?.operations.get(operationId);
+        // Idempotent re-submit: same bank, same kind of operation -> the original, no new work.
+        if (ownerBank === bankId && existing?.task_type === 'batch_retain') return { operationIds: [operationId], itemsCount: existing.items_count };
+        throw conflict(`operation_id ${operationId} is already in use`);
+      }
+    }
+    const records: OperationRecord[] = [];
+    const children: OperationRecord[] = [];
+    groups.forEach((group, index) => {
+      const payload: JsonValue = { items: group as unknown as JsonValue, document_tags: [...documentTags] };
+      const child = server.operations.build({ bankId, taskType: 'retain', itemsCount: group.length, payload, parentId: '' });
+      const parent = server.operations.build({
+        bankId,
+        taskType: 'batch_retain',
+        itemsCount: group.length,
+        childIds: [child.id],
+        ...(index === 0 && operationId !== undefined ? { id: operationId } : {}),
+      });
+      const linked = { ...child, parent_id: parent.id };
+      children.push(linked);
+      records.push(parent, linked);
+    });
+    await server.store.commit([...ensureBankMutations(server, bankId), ...records.map((operation) => ({ type: 'operation.put' as const, operation }))]);
+    server.operations.schedule(children);
+    return { operationIds: records.filter((r) => r.task_type === 'batch_retain').map((r) => r.id), itemsCount: items.length };
+  });
+};
+
+export const retainModule: RouteModule = {
+  routes: [
+    {
+      method: 'POST',
+      pattern: '/v1/default/banks/{bank_id}/memories',
+      handler: async ({ params, body, server }) => {
+        const bankId = params['bank_id'] ?? '';
+        const request = decodeOr422(RetainRequest, body);
+        const ignored = unknownFields(RetainRequest, body);
+        let operationId = request.operation_id ?? undefined;
+        if (!supportsOperationId(server) && operationId !== undefined) {
+          ignored.push('operation_id');
+          operationId = undefined;
+        }
+        if (!supportsAppend(server) && request.items.some((i) => i.update_mode !== undefined)) ignored.push('update_mode');
+        const documentTags = request.document_tags ?? [];
+        const headers = ignoredHeader(ignored);
+        if (request.async === true) {
+          const { operationIds, itemsCount } = await submitAsync(server, bankId, request.items, documentTags, operationId);
+          return {
+            headers,
+            body: {
+              success: true,
+              bank_id: bankId,
+              items_count: itemsCount,
+              async: true,
+              operation_id: operationIds[0],
+              ...(operationIds.length > 1 ? { operation_ids: operationIds } : {}),
+            },
+          };
+        }
+        await retainNow(server, bankId, request.items, documentTags);
+        return { headers, body: { success: true, bank_id: bankId, items_count: request.items.length, async: false, usage: ZERO_USAGE } };
+      },
+    },
+  ],
+  operations: (server) => ({
+    retain: async (operation) => {
+      const payload = decodeWith(RetainPayload, `operation ${operation.id} payload`)(operation.payload);
+      if (E.isLeft(payload)) throw new HttpError(500, payload.left.message);
+      const documentIds = await retainNow(server, operation.bank_id, payload.right.items, payload.right.document_tags);
+      return { items_count: payload.right.items.length, document_ids: documentIds };
+    },
+    // A parent aggregates its children; it never runs itself.
+    batch_retain: () => Promise.resolve(undefined),
+  }),
+};
