@@ -140,7 +140,7 @@ export const unsupported = (name: CapabilityName, caps: Capabilities): ServerFai
     name === 'append'
       ? FLOOR_REMEDIATION
       : caps.embedded && atLeast(caps.apiVersion, minimum)
-        ? `the embedded server cannot do this without an LLM; connect a Hindsight server (set baseUrl) or call without ${LABELS[name]}`
+        ? `the embedded server does not offer it (it runs without an LLM); connect a Hindsight server (set baseUrl) or call without ${LABELS[name]}`
         : `upgrade the server to ${minimum.replace(/\.0$/, '')} or later, or call without ${LABELS[name]}`;
   return {
     _tag: 'unsupportedCapability',
