@@ -4,7 +4,7 @@
  * 2.5 (global ones always; tagged ones only when the request's tag scope matches them).
  */
 import * as t from 'io-ts';
-import type { TagGroup, TagsMatch } from '../../config/tagFilter.js';
+import type { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 

@@ -4,7 +4,7 @@
  * and the tag scope a refresh uses (reference 1.8 and 2.4).
  */
 import * as t from 'io-ts';
-import { TagGroup, TagsMatch } from '../../config/tagFilter.js';
+import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 import { cronProblem } from './cron.js';
 import { responseSchemaProblem } from './responseSchema.js';
 

@@ -1,0 +1,89 @@
+/**
+ * `POST {b}/reflect`: extractive reflect (reference 1.7, 5, 8.4). No LLM: the answer is
+ * built from recalled facts, observations and mental models; `response_schema` is checked
+ * like upstream (422 when malformed) and then refused with a capability error, since there
+ * is no model to fill it.
+ */
+import * as t from 'io-ts';
+import { capabilityUnavailable, valueError } from '../http/errors.js';
+import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
+import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
+import { closeObservations, observationsFor } from '../features/observationsFor.js';
+import { runReflect } from '../features/reflectEngine.js';
+import { responseSchemaProblem } from '../features/responseSchema.js';
+import { WireFactType } from '../features/trigger.js';
+import { ensureBankMutations } from './bankOps.js';
+import type { RouteModule } from './module.js';
+
+const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+
+export const ReflectBody = t.intersection([
+  t.type({ query: t.string }),
+  t.partial({
+    budget: t.keyof({ low: null, mid: null, high: null }),
+    context: nullable(t.string),
+    max_tokens: t.Int,
+    include: t.partial({
+      facts: nullable(t.UnknownRecord),
+      tool_calls: nullable(t.partial({ output: t.boolean })),
+    }),
+    response_schema: nullable(t.UnknownRecord),
+    tags: nullable(t.array(t.string)),
+    tags_match: TagsMatch,
+    tag_groups: nullable(t.array(TagGroup)),
+    apply_all_directives: t.boolean,
+    fact_types: nullable(t.array(WireFactType)),
+    exclude_mental_models: t.boolean,
+    exclude_mental_model_ids: nullable(t.array(t.string)),
+  }),
+]);
+export type ReflectBody = t.TypeOf<typeof ReflectBody>;
+
+export const reflectModule: RouteModule = {
+  routes: [
+    {
+      method: 'POST',
+      pattern: '/v1/default/banks/{bank_id}/reflect',
+      handler: async ({ params, body, server }) => {
+        const bankId = params['bank_id'] ?? '';
+        const req = decodeOr422(ReflectBody, body);
+        const tags = req.tags ?? null;
+        const groups = req.tag_groups ?? null;
+        if (tags !== null && groups !== null) {
+          throw valueError(['body'], "'tags' and 'tag_groups' are mutually exclusive. Use 'tag_groups' for compound filtering.");
+        }
+        if (req.fact_types !== undefined && req.fact_types !== null && req.fact_types.length === 0) {
+          throw valueError(['body', 'fact_types'], 'fact_types must not be empty; omit it (null) to use all fact types');
+        }
+        if (req.response_schema !== undefined && req.response_schema !== null) {
+          const problem = responseSchemaProblem(req.response_schema);
+          if (problem !== undefined) throw valueError(['body', 'response_schema'], problem);
+          throw capabilityUnavailable('reflect response_schema (structured output needs an LLM)');
+        }
+        const query = req.context === undefined || req.context === null || req.context.length === 0 ? req.query : `${req.query}\n\nAdditional context: ${req.context}`;
+        const created = ensureBankMutations(server, bankId);
+        if (created.length > 0) await server.store.commit(created);
+        const toolCalls = req.include?.tool_calls ?? null;
+        const answer = await runReflect(server, bankId, {
+          query,
+          budget: req.budget ?? 'low',
+          maxTokens: req.max_tokens ?? 4096,
+          factTypes: req.fact_types ?? undefined,
+          filter: { tags, tagsMatch: req.tags_match ?? 'any', tagGroups: groups },
+          excludeMentalModels: req.exclude_mental_models ?? false,
+          excludeMentalModelIds: req.exclude_mental_model_ids ?? [],
+          applyAllDirectives: req.apply_all_directives ?? false,
+          includeFacts: req.include?.facts !== undefined && req.include.facts !== null,
+          toolCalls: toolCalls === null ? null : { output: toolCalls.output ?? true },
+        });
+        return { body: answer, headers: ignoredHeader(unknownFields(ReflectBody, body)) };
+      },
+    },
+  ],
+  // Observations are consolidated from start-up on (background, after writes settle), not only on first read.
+  operations: (server) => {
+    observationsFor(server);
+    return {};
+  },
+  close: closeObservations,
+};
