@@ -11,7 +11,8 @@ export interface Command {
 }
 
 import { scopeCommand } from './commands/scope.js';
+import { serveCommand } from './commands/serve.js';
 import { startCommand } from './commands/start.js';
 import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, scopeCommand, vizCommand];
+export const commands: readonly Command[] = [startCommand, scopeCommand, serveCommand, vizCommand];
