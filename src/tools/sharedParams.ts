@@ -2,7 +2,7 @@
 import * as t from 'io-ts';
 import { ScopeTag } from '../config/codecs.js';
 import { TagGroup } from '../config/tagFilter.js';
-import { custom, flag, int, list, oneOf, text, type Param } from './params.js';
+import { custom, flag, int, list, oneOf, text } from './params.js';
 
 export const FACT_TYPES = ['world', 'experience', 'observation'] as const;
 export const TAGS_MATCH = ['any', 'all', 'any_strict', 'all_strict', 'exact'] as const;
@@ -10,7 +10,7 @@ export const BUDGETS = ['low', 'mid', 'high'] as const;
 
 export const MAX_TAGS = 64;
 
-export const tagParam: Param = custom(ScopeTag, { type: 'string', minLength: 1, maxLength: 128 }, 'A memory tag, e.g. topic:auth');
+export const tagParam = custom(ScopeTag, { type: 'string', minLength: 1, maxLength: 128 }, 'A memory tag, e.g. topic:auth');
 
 export const tagsParam = (description: string) => list(tagParam, description, MAX_TAGS);
 

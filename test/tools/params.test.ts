@@ -15,9 +15,15 @@ import { MemoryScopeParams } from '../../src/tools/memoryScope.js';
 import { MemoryScopeMigrateParams } from '../../src/tools/memoryScopeMigrate.js';
 import { MemorySeedGitParams } from '../../src/tools/memorySeedGit.js';
 import { MemoryStatusParams } from '../../src/tools/memoryStatus.js';
-import type { ToolParams } from '../../src/tools/params.js';
+import type * as t from 'io-ts';
+import type { JsonSchema } from '../../src/tools/params.js';
 
-const all: Record<string, ToolParams<unknown>> = {
+interface AnyParams {
+  readonly codec: t.Mixed;
+  readonly schema: JsonSchema;
+}
+
+const all: Record<string, AnyParams> = {
   memory_recall: MemoryRecallParams,
   memory_retain: MemoryRetainParams,
   memory_retain_global: MemoryRetainGlobalParams,
@@ -32,7 +38,7 @@ const all: Record<string, ToolParams<unknown>> = {
   memory_scope_migrate: MemoryScopeMigrateParams,
 };
 
-const decode = (name: string, input: unknown) => decodeWith((all[name] as ToolParams<unknown>).codec, `tool ${name}`)(input);
+const decode = (name: string, input: unknown) => decodeWith((all[name] as AnyParams).codec, `tool ${name}`)(input);
 
 const failurePaths = (name: string, input: unknown): string[] => {
   const result = decode(name, input);
