@@ -225,7 +225,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     }
     const snapshot = gate.getSnapshot();
     const state = snapshot.value as string;
-    const adopting = state === 'delivering' && snapshot.context.inFlight !== null && snapshot.context.inFlight.owner !== owner;
+    const adopting = (state === 'delivering' || state === 'draining') && snapshot.context.inFlight !== null && snapshot.context.inFlight.owner !== owner;
     if (state !== 'selecting' && !adopting) return;
     const choice = selectBatch(snapshot.context, limits);
     const jobs = findPending(snapshot.context, choice.jobIds);
@@ -257,9 +257,16 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       jobs,
     );
     for (const event of outcome.events) {
-      await dispatch(event);
-      if (event.type === 'retain.delivered') counters = { ...counters, delivered: counters.delivered + event.jobIds.length };
-      if (event.type === 'retain.deadLettered') counters = { ...counters, deadLettered: counters.deadLettered + event.jobIds.length };
+      // Counted before the dispatch: a flush waiting on the state change reads them at once.
+      const delivered = event.type === 'retain.delivered' ? event.jobIds.length : 0;
+      const deadLettered = event.type === 'retain.deadLettered' ? event.jobIds.length : 0;
+      counters = { delivered: counters.delivered + delivered, deadLettered: counters.deadLettered + deadLettered };
+      try {
+        await dispatch(event);
+      } catch (error) {
+        counters = { delivered: counters.delivered - delivered, deadLettered: counters.deadLettered - deadLettered };
+        throw error;
+      }
     }
     if (outcome.delivered.length > 0) {
       const first = outcome.delivered[0] as RetainJob;
@@ -300,6 +307,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
           type: 'retain.snapshot',
           jobs: jobs.slice(i, i + SNAPSHOT_CHUNK),
           deadLetters: first ? snapshot.context.deadLetters : [],
+          inFlight: first ? snapshot.context.inFlight : null,
           pausedReason: first ? snapshot.context.pausedReason : null,
           retryAt: first ? snapshot.context.retryAt : null,
           failures: first ? snapshot.context.failures : 0,
@@ -312,7 +320,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
 
   const maybeCompact = async (): Promise<void> => {
     const snapshot = gate.getSnapshot();
-    if (snapshot.value !== 'idle' || snapshot.context.inFlight !== null) return;
+    if (!settledState(snapshot)) return;
     const live = Math.ceil(snapshot.context.depth / SNAPSHOT_CHUNK) + 1;
     const { records } = journal.stats();
     if (records <= compactAbove || records <= 4 * live) return;

@@ -115,6 +115,7 @@ export const Shutdown = event('retain.shutdown', {});
 export const Snapshot = event('retain.snapshot', {
   jobs: t.array(RetainJob),
   deadLetters: t.array(DeadLetter),
+  inFlight: t.union([InFlightBatch, t.null]),
   pausedReason: t.union([t.string, t.null]),
   retryAt: t.union([EpochMs, t.null]),
   failures: NonNegativeInt,

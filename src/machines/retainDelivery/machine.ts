@@ -96,7 +96,8 @@ export const retainDeliveryMachine = setup({
     recordFailed: immerAssign<Ctx, Ev>((draft, { event }) => {
       if (event.type !== 'retain.failed') return;
       touch(draft, event.at);
-      draft.inFlight = null;
+      // The batch may have reached the server before the failure (a timeout, a reset): keep
+      // it, so the next attempt re-sends the same jobs under the same key.
       draft.lastError = { at: event.at, reason: event.reason };
       if (event.failureClass === 'retry') {
         draft.failures += 1;
@@ -141,6 +142,7 @@ export const retainDeliveryMachine = setup({
       touch(draft, event.at);
       addPending(draft, event.jobs);
       for (const dead of event.deadLetters) draft.deadLetters.push(dead as never);
+      if (event.inFlight !== null) draft.inFlight = { jobIds: [...event.inFlight.jobIds], operationId: event.inFlight.operationId, owner: event.inFlight.owner };
       draft.pausedReason = event.pausedReason;
       draft.retryAt = event.retryAt;
       draft.failures = event.failures;
@@ -264,8 +266,9 @@ export const retainDeliveryMachine = setup({
       // Waits for the batch that is out; starts nothing new.
       on: {
         'retain.enqueued': { actions: 'addJobs' },
-        // Only another process's batch can start now (this one skips new batches when closing).
-        'retain.batchStarted': { actions: 'recordBatch' },
+        // A closing process starts no batch. One that starts here is either another process's
+        // (mirrored) or a restarted process adopting the batch a dead one left: that one goes out.
+        'retain.batchStarted': [{ guard: 'isLive', target: 'delivering', actions: 'recordBatch' }, { actions: 'recordBatch' }],
         'retain.batchSkipped': { target: 'idle', actions: 'recordSkip' },
         'retain.delivered': [{ guard: 'batchStillOpen', actions: 'recordDelivered' }, { target: 'idle', actions: ['recordDelivered', 'endFlush'] }],
         'retain.deadLettered': [
