@@ -224,9 +224,20 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     () =>
       run(call, o);
 
-  const fetchCapabilities = async (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
+  // Concurrent gated calls share one detection instead of each asking /version.
+  let detecting: Promise<E.Either<ServerFailure, Capabilities>> | undefined;
+  const fetchCapabilities = (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
     const cached = cachedCapabilities(baseUrl, clock.now());
-    if (cached !== undefined) return E.right(cached);
+    if (cached !== undefined) return Promise.resolve(E.right(cached));
+    if (detecting === undefined) {
+      detecting = detectCapabilities(o).finally(() => {
+        detecting = undefined;
+      });
+    }
+    return detecting;
+  };
+
+  const detectCapabilities = async (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
     const response = await exchange({ method: 'GET', path: '/version' }, true, o);
     if (E.isRight(response)) {
       const decoded = decodeBody(VersionInfo, 'GET /version')(response.right.body);

@@ -197,3 +197,20 @@ describe('gating against a scripted server', () => {
     expect(JSON.parse(sent?.body ?? '')).toEqual(req);
   });
 });
+
+describe('detection sharing', () => {
+  it('asks /version once for concurrent gated calls', async () => {
+    const faults = await startFaultServer();
+    try {
+      faults.setFallback((req) =>
+        req.path === '/version' ? { kind: 'json', body: { api_version: '0.7.0', features: {} } } : { kind: 'json', status: 404, body: { detail: 'Not Found' } },
+      );
+      const c = createMemoryServer({ baseUrl: faults.url, timeoutMs: 2_000 });
+      const results = await Promise.all([c.knowledgeTree('a')(), c.knowledgeTree('b')(), c.recall('a', { query: 'q', tags_match: 'exact' })()]);
+      expect(results.every((r) => E.isLeft(r) && r.left._tag === 'unsupportedCapability')).toBe(true);
+      expect(faults.requests.map((r) => r.path)).toEqual(['/version']);
+    } finally {
+      await faults.close();
+    }
+  });
+});
