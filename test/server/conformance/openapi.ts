@@ -1,0 +1,105 @@
+/**
+ * Validates responses against the Hindsight 0.9.1 OpenAPI document in `fixtures/`.
+ * Component schemas are loaded into ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses) under one
+ * id, so `#/components/schemas/X` references resolve inside it; a response is checked
+ * against the schema its operation declares for that status. Error statuses the document
+ * does not declare (400, 401, 404, 409, 410) must still be FastAPI's `{"detail": ...}`.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS with a default export; under NodeNext its callable is on `.default`.
+const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+
+interface Operation {
+  readonly responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+
+interface Spec {
+  readonly paths: Record<string, Record<string, Operation>>;
+  readonly components: { schemas: Record<string, unknown> };
+}
+
+const SPEC_ID = 'hindsight-openapi';
+
+export const specPath = fileURLToPath(new URL('../../../fixtures/hindsight/openapi.json', import.meta.url));
+export const spec = JSON.parse(readFileSync(specPath, 'utf8')) as Spec;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+addFormats(ajv);
+ajv.addSchema({ $id: SPEC_ID, components: spec.components });
+
+const ERROR_BODY = {
+  type: 'object',
+  required: ['detail'],
+  properties: { detail: { anyOf: [{ type: 'string' }, { type: 'array' }, { type: 'object' }] } },
+};
+const validateError = ajv.compile(ERROR_BODY);
+
+interface Template {
+  readonly template: string;
+  readonly regex: RegExp;
+  readonly staticSegments: number;
+}
+
+const templates: Template[] = Object.keys(spec.paths)
+  .map((template) => {
+    const source = template
+      .split('/')
+      .map((segment) => {
+        const m = /^\{([a-z_]+)\}$/.exec(segment);
+        if (m === null) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        // document ids may contain "/" (a greedy path converter upstream).
+        return m[1] === 'document_id' ? '.+' : '[^/]+';
+      })
+      .join('/');
+    return { template, regex: new RegExp(`^${source}$`), staticSegments: template.split('/').filter((s) => !s.startsWith('{')).length };
+  })
+  // Static segments win, as they do in the server's route table.
+  .sort((a, b) => b.staticSegments - a.staticSegments);
+
+/** The OpenAPI path template a concrete path falls under, or undefined. */
+export const templateOf = (method: string, path: string): string | undefined => {
+  const bare = path.split('?')[0] ?? path;
+  return templates.find((t) => t.regex.test(bare) && spec.paths[t.template]?.[method.toLowerCase()] !== undefined)?.template;
+};
+
+const compiled = new Map<string, ValidateFunction>();
+
+const validatorFor = (schema: unknown): ValidateFunction => {
+  const key = JSON.stringify(schema);
+  let fn = compiled.get(key);
+  if (fn === undefined) {
+    // Re-root the schema inside the spec document so its internal $refs resolve.
+    const rerooted = JSON.parse(key.replaceAll('"#/components/', `"${SPEC_ID}#/components/`)) as object;
+    fn = ajv.compile(rerooted);
+    compiled.set(key, fn);
+  }
+  return fn;
+};
+
+export interface ConformanceProblem {
+  readonly problem: string;
+}
+
+/** Undefined when the response conforms; otherwise what is wrong, naming the fields. */
+export const checkResponse = (method: string, path: string, status: number, body: unknown): string | undefined => {
+  const template = templateOf(method, path);
+  if (template === undefined) return `${method} ${path}: no operation in the OpenAPI document`;
+  const operation = spec.paths[template]?.[method.toLowerCase()];
+  const declared = operation?.responses?.[String(status)];
+  if (declared === undefined) {
+    if (status >= 400) {
+      return validateError(body) ? undefined : `${method} ${template} ${status}: error body is not {"detail": ...}: ${ajv.errorsText(validateError.errors)}`;
+    }
+    return `${method} ${template}: status ${status} is not declared (declared: ${Object.keys(operation?.responses ?? {}).join(', ')})`;
+  }
+  const schema = declared.content?.['application/json']?.schema;
+  if (schema === undefined) return undefined;
+  const validate = validatorFor(schema);
+  if (validate(body)) return undefined;
+  return `${method} ${template} ${status}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`;
+};
