@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { createDirLock } from '../../../src/adapters/queue/dirLock.js';
+import { tempQueueDir } from '../../helpers/queueFixtures.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const lockPath = async (): Promise<string> => {
+  const tmp = await tempQueueDir();
+  cleanups.push(tmp.dispose);
+  return join(tmp.dir, 'retain-queue.lock');
+};
+
+/** The pid of a process that has exited (the kernel will not reuse it this soon). */
+const deadPid = (): number => {
+  const run = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(run.stdout.toString());
+};
+
+describe('dirLock', () => {
+  it('excludes a second holder until the first releases', async () => {
+    const path = await lockPath();
+    const a = createDirLock({ path });
+    const b = createDirLock({ path });
+    const held = await a.tryAcquire();
+    expect(held).toBeDefined();
+    expect(await b.tryAcquire()).toBeUndefined();
+    expect((await b.holder())?.pid).toBe(process.pid);
+    await held?.release();
+    const next = await b.tryAcquire();
+    expect(next).toBeDefined();
+    await next?.release();
+  });
+
+  it('takes over at once from a holder on this host whose process is gone', async () => {
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify({ pid: deadPid(), host: hostname(), token: 'dead', at: Date.now() }));
+    const held = await createDirLock({ path }).tryAcquire();
+    expect(held).toBeDefined();
+    expect(JSON.parse(await readFile(path, 'utf8')).pid).toBe(process.pid);
+    await held?.release();
+  });
+
+  it('takes over from a holder elsewhere only after its heartbeat is stale', async () => {
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify({ pid: 1, host: 'another-host', token: 'remote', at: Date.now() }));
+    const lock = createDirLock({ path, staleMs: 5_000 });
+    expect(await lock.tryAcquire()).toBeUndefined();
+    const old = new Date(Date.now() - 10_000);
+    await utimes(path, old, old);
+    const held = await lock.tryAcquire();
+    expect(held).toBeDefined();
+    await held?.release();
+  });
+
+  it('release leaves alone a lock that someone else now holds; refresh reports the loss', async () => {
+    const path = await lockPath();
+    const lock = createDirLock({ path });
+    const held = await lock.tryAcquire();
+    await writeFile(path, JSON.stringify({ pid: process.pid, host: hostname(), token: 'someone-else', at: Date.now() }));
+    expect(await held?.refresh()).toBe(false);
+    await held?.release();
+    expect((await stat(path)).isFile()).toBe(true);
+  });
+
+  it('acquire gives up after its timeout naming the lock and the holder', async () => {
+    const path = await lockPath();
+    const held = await createDirLock({ path }).tryAcquire();
+    await expect(createDirLock({ path }).acquire(50)).rejects.toThrow(new RegExp(`waiting for the lock .*retain-queue.lock held by process ${process.pid}`));
+    await held?.release();
+  });
+});
