@@ -10,10 +10,21 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type * as t from 'io-ts';
+import { redact } from '../../config/redact.js';
 import { systemClock, type ClockPort } from '../../effects/ports/clock.js';
+import { BankId } from '../../machines/shared/codecs.js';
+import { decodeWith } from '../../machines/shared/decode.js';
 import {
+  BankUpdate,
+  CreateFolderRequest,
+  CreateMentalModelRequest,
+  CreatePageRequest,
+  RecallRequest,
+  ReflectRequest,
+  RetainRequest,
+  UpdateMentalModelRequest,
+  UpdateNodeRequest,
   failureClass,
-  type BankUpdate,
   type Capabilities,
   type CapabilityName,
   type CallOptions,
@@ -94,6 +105,9 @@ interface Call<A> {
   readonly codec: t.Type<A, unknown, unknown>;
   /** Safe to resend: the server applies it at most once. */
   readonly idempotent: boolean;
+  /** Checked before sending: a bad bank id or body is refused here, naming the field. */
+  readonly bankId?: string;
+  readonly bodyCodec?: t.Mixed;
 }
 
 /** Splits user:pass out of a base URL: the transport may use them, nothing else sees them. */
@@ -113,6 +127,16 @@ const normaliseBaseUrl = (raw: string): { transportUrl: string; publicUrl: strin
 const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
 const bankPath = (bankId: string, rest = ''): string => `${API}/banks/${encodeURIComponent(bankId)}${rest}`;
+
+/** Input the caller got wrong: never sent, answered as a 400-class failure that names the field. */
+const refuseInput = (call: { readonly bankId?: string; readonly bodyCodec?: t.Mixed; readonly body?: unknown; readonly method: string; readonly path: string }): ServerFailure | undefined => {
+  if (call.bankId !== undefined && !BankId.is(call.bankId)) {
+    return { _tag: 'invalidRequest', status: 400, detail: `bankId: expected 1-128 letters, digits, '.', '_', ':' or '-' starting with a letter or digit, got ${JSON.stringify(call.bankId.slice(0, 40))}` };
+  }
+  if (call.bodyCodec === undefined) return undefined;
+  const decoded = decodeWith(call.bodyCodec, `${call.method} request`)(call.body);
+  return E.isLeft(decoded) ? { _tag: 'invalidRequest', status: 400, detail: redact(decoded.left.message) } : undefined;
+};
 
 const sleep = (clock: ClockPort, ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
   new Promise((resolve) => {
@@ -206,6 +230,8 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
   };
 
   const run = async <A>(call: Call<A>, o: CallOptions | undefined): Promise<E.Either<ServerFailure, A>> => {
+    const refused = refuseInput(call);
+    if (refused !== undefined) return E.left(refused);
     const request: HttpRequest = {
       method: call.method,
       path: call.path,
@@ -324,10 +350,10 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
       const banks = await listBanks({ q: bankId }, o)();
       return E.map((list: readonly { bank_id: string }[]) => list.some((bank) => bank.bank_id === bankId))(banks);
     },
-    ensureBank: (bankId, body: BankUpdate, o) => ack({ method: 'PUT', path: bankPath(bankId), body, idempotent: true }, o),
-    updateBank: (bankId, body, o) => task({ method: 'PATCH', path: bankPath(bankId), body, codec: BankProfile, idempotent: false }, o),
+    ensureBank: (bankId, body: BankUpdate, o) => ack({ method: 'PUT', bankId, path: bankPath(bankId), body, bodyCodec: BankUpdate, idempotent: true }, o),
+    updateBank: (bankId, body, o) => task({ method: 'PATCH', bankId, path: bankPath(bankId), body, bodyCodec: BankUpdate, codec: BankProfile, idempotent: false }, o),
     getBankProfile: (bankId, o) => async () => {
-      const result = await run({ method: 'GET', path: bankPath(bankId, '/profile'), codec: BankProfile, idempotent: true }, o);
+      const result = await run({ method: 'GET', bankId, path: bankPath(bankId, '/profile'), codec: BankProfile, idempotent: true }, o);
       if (E.isRight(result)) return E.right({ _tag: 'present', value: result.right } as const);
       const failure = result.left;
       if (failure._tag === 'gone' || failure._tag === 'notFound') {
@@ -339,81 +365,81 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
       }
       return E.left(failure);
     },
-    getBankConfig: (bankId, o) => presence({ method: 'GET', path: bankPath(bankId, '/config'), codec: BankConfig, idempotent: true }, 'bankConfig', o),
+    getBankConfig: (bankId, o) => presence({ method: 'GET', bankId, path: bankPath(bankId, '/config'), codec: BankConfig, idempotent: true }, 'bankConfig', o),
     updateBankConfig: (bankId, updates, o) =>
-      gated(['bankConfig'], o, () => run({ method: 'PATCH', path: bankPath(bankId, '/config'), body: { updates }, codec: BankConfig, idempotent: false }, o)),
-    getBankStats: (bankId, o) => presence({ method: 'GET', path: bankPath(bankId, '/stats'), codec: BankStats, idempotent: true }, 'bankStats', o),
+      gated(['bankConfig'], o, () => run({ method: 'PATCH', bankId, path: bankPath(bankId, '/config'), body: { updates }, codec: BankConfig, idempotent: false }, o)),
+    getBankStats: (bankId, o) => presence({ method: 'GET', bankId, path: bankPath(bankId, '/stats'), codec: BankStats, idempotent: true }, 'bankStats', o),
 
     retain: (bankId, req, o) =>
       gated(retainNeeds(req), o, () =>
         // Resent only when the server deduplicates it: async retain with a client operation id.
-        run({ method: 'POST', path: bankPath(bankId, '/memories'), body: req, codec: RetainResult, idempotent: req.operation_id !== undefined && req.async === true }, o),
+        run({ method: 'POST', bankId, path: bankPath(bankId, '/memories'), body: req, bodyCodec: RetainRequest, codec: RetainResult, idempotent: req.operation_id !== undefined && req.async === true }, o),
       ),
     recall: (bankId, req, o) =>
-      gated(recallNeeds(req), o, () => run({ method: 'POST', path: bankPath(bankId, '/memories/recall'), body: req, codec: RecallResult, idempotent: false }, o)),
+      gated(recallNeeds(req), o, () => run({ method: 'POST', bankId, path: bankPath(bankId, '/memories/recall'), body: req, bodyCodec: RecallRequest, codec: RecallResult, idempotent: false }, o)),
     reflect: (bankId, req, o) =>
-      gated(reflectNeeds(req), o, () => run({ method: 'POST', path: bankPath(bankId, '/reflect'), body: req, codec: ReflectResult, idempotent: false }, o)),
+      gated(reflectNeeds(req), o, () => run({ method: 'POST', bankId, path: bankPath(bankId, '/reflect'), body: req, bodyCodec: ReflectRequest, codec: ReflectResult, idempotent: false }, o)),
     getOperation: (bankId, operationId, o) =>
-      task({ method: 'GET', path: bankPath(bankId, `/operations/${encodeURIComponent(operationId)}`), codec: OperationStatus, idempotent: true }, o),
+      task({ method: 'GET', bankId, path: bankPath(bankId, `/operations/${encodeURIComponent(operationId)}`), codec: OperationStatus, idempotent: true }, o),
 
-    listDocuments: (bankId, q, o) => task({ method: 'GET', path: bankPath(bankId, '/documents'), query: { ...q }, codec: DocumentList, idempotent: true }, o),
+    listDocuments: (bankId, q, o) => task({ method: 'GET', bankId, path: bankPath(bankId, '/documents'), query: { ...q }, codec: DocumentList, idempotent: true }, o),
     getDocument: (bankId, documentId, o) => async () => {
-      const result = await run({ method: 'GET', path: bankPath(bankId, `/documents/${encodeURIComponent(documentId)}`), codec: DocumentDetail, idempotent: true }, o);
+      const result = await run({ method: 'GET', bankId, path: bankPath(bankId, `/documents/${encodeURIComponent(documentId)}`), codec: DocumentDetail, idempotent: true }, o);
       if (E.isRight(result)) return E.right({ _tag: 'present', value: result.right } as const);
       if (result.left._tag === 'notFound' && result.left.detail !== 'Not Found') return E.right({ _tag: 'absent', reason: 'notFound' } as const);
       return E.left(result.left);
     },
-    listTags: (bankId, q, o) => task({ method: 'GET', path: bankPath(bankId, '/tags'), query: { ...q }, codec: TagList, idempotent: true }, o),
+    listTags: (bankId, q, o) => task({ method: 'GET', bankId, path: bankPath(bankId, '/tags'), query: { ...q }, codec: TagList, idempotent: true }, o),
 
     listMentalModels: (bankId, q, o) =>
-      gated(['mentalModels'], o, () => run({ method: 'GET', path: bankPath(bankId, '/mental-models'), query: { ...q }, codec: MentalModelList, idempotent: true }, o)),
+      gated(['mentalModels'], o, () => run({ method: 'GET', bankId, path: bankPath(bankId, '/mental-models'), query: { ...q }, codec: MentalModelList, idempotent: true }, o)),
     getMentalModel: (bankId, id, detail, o) =>
       gated(['mentalModels'], o, () =>
-        run({ method: 'GET', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), query: { detail }, codec: MentalModel, idempotent: true }, o),
+        run({ method: 'GET', bankId, path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), query: { detail }, codec: MentalModel, idempotent: true }, o),
       ),
     createMentalModel: (bankId, req, o) =>
       gated(['mentalModels', ...(req.trigger?.response_schema == null ? [] : (['responseSchema'] as const))], o, () =>
-        run({ method: 'POST', path: bankPath(bankId, '/mental-models'), body: req, codec: CreateMentalModelResult, idempotent: false }, o),
+        run({ method: 'POST', bankId, path: bankPath(bankId, '/mental-models'), body: req, bodyCodec: CreateMentalModelRequest, codec: CreateMentalModelResult, idempotent: false }, o),
       ),
     updateMentalModel: (bankId, id, req, o) =>
       gated(['mentalModels'], o, () =>
-        run({ method: 'PATCH', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), body: req, codec: MentalModel, idempotent: false }, o),
+        run({ method: 'PATCH', bankId, path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), body: req, bodyCodec: UpdateMentalModelRequest, codec: MentalModel, idempotent: false }, o),
       ),
     deleteMentalModel: (bankId, id, o) =>
-      gated(['mentalModels'], o, ack({ method: 'DELETE', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), idempotent: false }, o)),
+      gated(['mentalModels'], o, ack({ method: 'DELETE', bankId, path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}`), idempotent: false }, o)),
     refreshMentalModel: (bankId, id, o) =>
       gated(['mentalModels'], o, () =>
-        run({ method: 'POST', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}/refresh`), codec: AsyncSubmission, idempotent: false }, o),
+        run({ method: 'POST', bankId, path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}/refresh`), codec: AsyncSubmission, idempotent: false }, o),
       ),
     mentalModelHistory: (bankId, id, o) =>
       gated(['mentalModels'], o, () =>
-        run({ method: 'GET', path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}/history`), codec: MentalModelHistory, idempotent: true }, o),
+        run({ method: 'GET', bankId, path: bankPath(bankId, `/mental-models/${encodeURIComponent(id)}/history`), codec: MentalModelHistory, idempotent: true }, o),
       ),
 
     knowledgeTree: (bankId, o) =>
-      gated(['knowledge'], o, () => run({ method: 'GET', path: bankPath(bankId, '/knowledge-base/tree'), codec: KnowledgeTree, idempotent: true }, o)),
+      gated(['knowledge'], o, () => run({ method: 'GET', bankId, path: bankPath(bankId, '/knowledge-base/tree'), codec: KnowledgeTree, idempotent: true }, o)),
     searchKnowledge: (bankId, q, o) =>
       gated(['knowledge'], o, () =>
-        run({ method: 'GET', path: bankPath(bankId, '/knowledge-base/search'), query: { q: q.q, limit: q.limit }, codec: KnowledgeSearchResult, idempotent: true }, o),
+        run({ method: 'GET', bankId, path: bankPath(bankId, '/knowledge-base/search'), query: { q: q.q, limit: q.limit }, codec: KnowledgeSearchResult, idempotent: true }, o),
       ),
     getKnowledgePage: (bankId, pageId, o) =>
       gated(['knowledge'], o, () =>
-        run({ method: 'GET', path: bankPath(bankId, `/knowledge-base/pages/${encodeURIComponent(pageId)}`), codec: KnowledgePage, idempotent: true }, o),
+        run({ method: 'GET', bankId, path: bankPath(bankId, `/knowledge-base/pages/${encodeURIComponent(pageId)}`), codec: KnowledgePage, idempotent: true }, o),
       ),
     createKnowledgeFolder: (bankId, req, o) =>
-      gated(['knowledge'], o, () => run({ method: 'POST', path: bankPath(bankId, '/knowledge-base/folders'), body: req, codec: KnowledgeNode, idempotent: false }, o)),
+      gated(['knowledge'], o, () => run({ method: 'POST', bankId, path: bankPath(bankId, '/knowledge-base/folders'), body: req, bodyCodec: CreateFolderRequest, codec: KnowledgeNode, idempotent: false }, o)),
     createKnowledgePage: (bankId, req, o) =>
       gated(['knowledge', ...(req.trigger?.response_schema == null ? [] : (['responseSchema'] as const))], o, () =>
-        run({ method: 'POST', path: bankPath(bankId, '/knowledge-base/pages'), body: req, codec: CreatePageResult, idempotent: false }, o),
+        run({ method: 'POST', bankId, path: bankPath(bankId, '/knowledge-base/pages'), body: req, bodyCodec: CreatePageRequest, codec: CreatePageResult, idempotent: false }, o),
       ),
     updateKnowledgeNode: (bankId, nodeId, req, o) =>
       gated(['knowledge'], o, () =>
-        run({ method: 'PATCH', path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), body: req, codec: KnowledgeNode, idempotent: false }, o),
+        run({ method: 'PATCH', bankId, path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), body: req, bodyCodec: UpdateNodeRequest, codec: KnowledgeNode, idempotent: false }, o),
       ),
     deleteKnowledgeNode: (bankId, nodeId, o) =>
-      gated(['knowledge'], o, ack({ method: 'DELETE', path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), idempotent: false }, o)),
+      gated(['knowledge'], o, ack({ method: 'DELETE', bankId, path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), idempotent: false }, o)),
     exportKnowledge: (bankId, o) =>
-      gated(['knowledge'], o, () => run({ method: 'GET', path: bankPath(bankId, '/knowledge-base/export'), codec: KnowledgeExport, idempotent: true }, o)),
+      gated(['knowledge'], o, () => run({ method: 'GET', bankId, path: bankPath(bankId, '/knowledge-base/export'), codec: KnowledgeExport, idempotent: true }, o)),
 
     breaker: () => breaker.state(),
     subscribeBreaker: (listener) => breaker.subscribe(listener),

@@ -163,6 +163,15 @@ describe('server adapter against a fault server', () => {
     expect(wrong._tag === 'badResponse' && wrong.detail).toContain('results.0.text');
   });
 
+  it('refuses a bad bank id or body before sending, naming the field', async () => {
+    const badBank = await failureOf(client.recall('../admin', { query: 'q' }));
+    expect(badBank).toMatchObject({ _tag: 'invalidRequest', status: 400 });
+    expect(badBank._tag === 'invalidRequest' && badBank.detail).toContain('bankId');
+    const badBody = await failureOf(client.retain('b', { items: [{ content: 'x', update_mode: 'merge' }] } as unknown as Parameters<MemoryServer['retain']>[1]));
+    expect(badBody._tag === 'invalidRequest' && badBody.detail).toContain('items.0.update_mode');
+    expect(faults.requests).toHaveLength(0);
+  });
+
   it('never rejects, whatever the fault', async () => {
     const all: FaultStepLike[] = [{ kind: 'reset' }, { kind: 'text', body: 'nope' }, { kind: 'json', status: 500, body: 'x' }];
     for (const step of all) {
