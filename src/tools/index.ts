@@ -4,3 +4,4 @@ export * from './context.js';
 export * from './ports.js';
 export * from './result.js';
 export { DISABLED_TEXT, runTool, type ToolDefinition } from './tool.js';
+export * from './commands/index.js';

@@ -1,0 +1,24 @@
+/** What the slash commands need beyond the tools' context: control over the host session. */
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { ToolContext } from '../context.js';
+
+export type SessionMode = 'normal' | 'read-only' | 'ignored';
+
+/** Session actions only the host's session gate can take; the commands ask, never reach in. */
+export interface SessionControl {
+  /** Skips automatic retain for the next agent run in this session. */
+  skipNextRetain(): void | Promise<void>;
+  setMode?(mode: SessionMode): void | Promise<void>;
+}
+
+export interface CommandContext {
+  readonly tools: ToolContext;
+  readonly control?: SessionControl;
+}
+
+/** What a command hands the host: text to show, a notification level, and structured details. */
+export interface CommandReport {
+  readonly level: 'info' | 'warning' | 'error';
+  readonly text: string;
+  readonly details: JsonValue;
+}

@@ -1,0 +1,108 @@
+/**
+ * /memory:doctor: diagnostics a user can act on. Package and runtime, the server (reachable?
+ * above the floor? which capabilities?), config files and warnings, the API key as set / not
+ * set (never its value), profile and routes, banks, queue, import and activity. No raw
+ * retained payload is printed; every string is redacted.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { redact, redactValue } from '../../config/redact.js';
+import { resolveApiKey } from '../../config/trust.js';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import { callOptions, runCall } from '../serverCall.js';
+import { buildStatusReport, statusLines } from '../statusReport.js';
+import type { CommandContext, CommandReport } from './commandContext.js';
+import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
+import { describeFailure } from '../../effects/ports/memoryServer.js';
+
+export const FLOOR_TEXT = 'Hindsight 0.8+ with append update_mode support';
+export const FLOOR_ACTION = 'upgrade the server to 0.8 or later';
+
+export const doctorReport = async (ctx: CommandContext) => {
+  const tools = ctx.tools;
+  const { config, sources, files, warnings, errors } = tools.loaded;
+  const pkg = packageInfo();
+  const status = await buildStatusReport(tools);
+  const caps = await runCall(tools.server.capabilities(callOptions(tools, Math.min(1500, config.timeoutMs))));
+  const key = resolveApiKey(tools.loaded, tools.env);
+  const features = E.isRight(caps) ? caps.right.features : undefined;
+  const floorMet = features === undefined ? null : features.append;
+  const queueAction =
+    status.queue.deadLetters > 0 || status.queue.state === 'paused'
+      ? 'Inspect the queue (/memory), fix the cause shown, then flush with /memory flush once the server is reachable.'
+      : undefined;
+  return {
+    enabled: config.enabled,
+    integration: {
+      packageVersion: pkg.version,
+      userAgent: pkg.userAgent,
+      runtime: { node: process.versions.node, supported: SUPPORT_POLICY },
+      baseUrl: redact(tools.server.baseUrl),
+      baseUrlSource: sources.baseUrl,
+      clientPackage: 'built-in Hindsight HTTP client',
+      clientRange: '^0.9.0',
+    },
+    health: status.health,
+    server: E.isRight(caps)
+      ? {
+          apiVersion: caps.right.apiVersion,
+          embedded: caps.right.embedded,
+          features: caps.right.features,
+          floor: FLOOR_TEXT,
+          floorMet,
+          ...(floorMet === false ? { action: `Automatic retain is unsupported on this server: ${FLOOR_ACTION}.` } : {}),
+        }
+      : { error: redact(describeFailure(caps.left)), floor: FLOOR_TEXT, floorMet: null },
+    apiKey:
+      key._tag === 'key'
+        ? { state: '[set]', from: key.from }
+        : key._tag === 'withheld'
+          ? { state: 'withheld', reason: redact(key.reason) }
+          : { state: 'not set', reason: key.reason },
+    config: {
+      userFile: { path: files.user.path, exists: files.user.exists },
+      projectFile: { path: files.project.path, exists: files.project.exists },
+      errors: errors.map((e) => redact(e.message)),
+      warnings: warnings.map((w) => redact(w.message)),
+    },
+    memoryProfile: config.memoryProfile,
+    scopeMode: config.scopeMode,
+    routes: {
+      recall: tools.scope.automatic.read.map((b) => `${b.role}:${b.bankId}`),
+      autoRetain: tools.scope.automatic.write.map((b) => `${b.role}:${b.bankId}`)[0] ?? null,
+      explicitWrite: tools.scope.explicit.write.map((b) => `${b.role}:${b.bankId}`),
+      explicitUserWrite: tools.scope.explicit.writeGlobal === null ? null : tools.scope.explicit.writeGlobal.bankId,
+    },
+    banks: status.banks,
+    project: status.project,
+    setup: { complete: status.setupComplete, state: status.setup.state, ...(status.setupHint === undefined ? {} : { hint: status.setupHint }) },
+    queue: { ...status.queue, path: redact(config.queuePath), ...(queueAction === undefined ? {} : { action: queueAction }) },
+    import: tools.status?.().import ?? { state: 'not run in this session' },
+    activity: tools.status?.().session ?? { state: 'no session' },
+    sync: status.sync,
+    fields: status.fields,
+    problems: status.problems,
+  };
+};
+
+export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
+  const report = await doctorReport(ctx);
+  const server = report.server;
+  const lines = [
+    `agent-memory doctor (${report.integration.userAgent}, node ${report.integration.runtime.node}; supports node ${SUPPORT_POLICY.node}, npm ${SUPPORT_POLICY.npm}, typebox ${SUPPORT_POLICY.typebox})`,
+    `Server: ${report.integration.baseUrl} (${report.integration.baseUrlSource}) — ${report.health}`,
+    'apiVersion' in server
+      ? `Server version: ${server.apiVersion}${server.embedded ? ' (embedded)' : ''}; floor ${FLOOR_TEXT}: ${server.floorMet ? 'met' : `NOT met — ${FLOOR_ACTION}`}`
+      : `Server version: unknown (${server.error}); floor ${FLOOR_TEXT}`,
+    `Client: ${report.integration.clientPackage} ${report.integration.clientRange}`,
+    `API key: ${report.apiKey.state}${'from' in report.apiKey ? ` (${report.apiKey.from})` : ` (${report.apiKey.reason})`}`,
+    `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
+    ...statusLines(report.fields),
+    ...(report.setup.hint === undefined ? [] : [report.setup.hint]),
+    ...('action' in report.queue && report.queue.action !== undefined ? [`Queue: ${report.queue.action}`] : []),
+    ...report.config.errors.map((e) => `config error: ${e}`),
+    ...report.config.warnings.map((w) => `config warning: ${w}`),
+    ...report.problems.map((p) => `note: ${p}`),
+  ];
+  const bad = report.health !== 'reachable' || ('floorMet' in server && server.floorMet === false) || report.config.errors.length > 0 || report.queue.deadLetters > 0;
+  return { level: bad ? 'warning' : 'info', text: lines.map(redact).join('\n'), details: redactValue(JSON.parse(JSON.stringify(report)) as JsonValue) };
+};

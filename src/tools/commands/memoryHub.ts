@@ -1,0 +1,110 @@
+/**
+ * /memory: the memory hub as text. Without arguments it shows status and what can be done;
+ * `/memory <action>` runs one: status, mode, next-opt-out, models, import, flush, doctor, setup.
+ */
+import { redact } from '../../config/redact.js';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import { findTool } from '../catalogue.js';
+import { buildStatusReport, statusLines, SETUP_HINT } from '../statusReport.js';
+import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
+import { doctorCommand } from './doctor.js';
+import { nextOptOutCommand } from './nextOptOut.js';
+
+export const HUB_ACTIONS: readonly { readonly name: string; readonly usage: string; readonly summary: string }[] = [
+  { name: 'status', usage: '/memory status', summary: 'setup, banks, scope, queue and server health' },
+  { name: 'mode', usage: '/memory mode normal|read-only|ignored', summary: 'session memory mode' },
+  { name: 'next-opt-out', usage: '/memory next-opt-out', summary: 'skip automatic retain for the next run' },
+  { name: 'models', usage: '/memory models', summary: 'mental models of the project bank' },
+  { name: 'import', usage: '/memory import', summary: 'import host sessions (dry run first)' },
+  { name: 'flush', usage: '/memory flush', summary: 'deliver the retain queue now' },
+  { name: 'doctor', usage: '/memory doctor', summary: 'diagnostics' },
+  { name: 'setup', usage: '/memory setup', summary: 'what to configure, step by step' },
+];
+
+const MODES: readonly SessionMode[] = ['normal', 'read-only', 'ignored'];
+
+const menu = (): string[] => ['Actions:', ...HUB_ACTIONS.map((a) => `  ${a.usage.padEnd(40)} ${a.summary}`)];
+
+const status = async (ctx: CommandContext, withMenu: boolean): Promise<CommandReport> => {
+  const report = await buildStatusReport(ctx.tools);
+  const text = ['Memory', ...statusLines(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
+  const warn = report.fields.some((f) => f.tone === 'warn');
+  return { level: warn ? 'warning' : 'info', text, details: report as unknown as JsonValue };
+};
+
+const flush = async (ctx: CommandContext): Promise<CommandReport> => {
+  const { queue, clock, loaded } = ctx.tools;
+  const report = await queue.flush({ deadline: clock.now() + loaded.config.timeoutMs });
+  const after = queue.status();
+  const text = `Memory flushed ${report.delivered}; dead-lettered ${report.deadLettered}; remaining ${after.depth}${
+    report.stoppedBecause === undefined ? '' : ` (stopped: ${redact(report.stoppedBecause)})`
+  }${after.deadLetters > 0 ? `; ${after.deadLetters} dead letter(s) kept for inspection` : ''}.`;
+  return {
+    level: after.depth > 0 || report.deadLettered > 0 || after.deadLetters > 0 ? 'warning' : 'info',
+    text,
+    details: { delivered: report.delivered, deadLettered: report.deadLettered, remaining: after.depth, deadLetters: after.deadLetters, state: after.state },
+  };
+};
+
+const mode = async (ctx: CommandContext, value: string | undefined): Promise<CommandReport> => {
+  if (value === undefined || !(MODES as readonly string[]).includes(value)) {
+    return { level: 'error', text: `Usage: /memory mode ${MODES.join('|')} (got ${value === undefined ? 'nothing' : JSON.stringify(redact(value).slice(0, 40))}).`, details: { modes: [...MODES] } };
+  }
+  if (ctx.control?.setMode === undefined) return { level: 'error', text: 'This host cannot change the session memory mode.', details: {} };
+  await ctx.control.setMode(value as SessionMode);
+  return { level: 'info', text: `Session memory mode: ${value}`, details: { mode: value } };
+};
+
+const models = async (ctx: CommandContext): Promise<CommandReport> => {
+  const tool = findTool('memory_mental_model');
+  if (tool === undefined) return { level: 'error', text: 'memory_mental_model is not available.', details: {} };
+  const outcome = await tool.run({ action: 'list' }, ctx.tools);
+  return outcome.ok
+    ? { level: 'info', text: outcome.result.text, details: outcome.result.details }
+    : { level: outcome.error.code === 'unsupportedCapability' ? 'warning' : 'error', text: outcome.error.message, details: { code: outcome.error.code } };
+};
+
+const setup = async (ctx: CommandContext): Promise<CommandReport> => {
+  const report = await buildStatusReport(ctx.tools);
+  const { scope } = ctx.tools;
+  const steps = [
+    `1. Server: ${report.health} at ${report.server.baseUrl}. ${report.reachable === false ? 'Start one with `agent-memory serve`, or set baseUrl (memory_config patch baseUrl).' : 'OK.'}`,
+    `2. Coding bank: ${scope.projectBank.derived ? `not chosen (path-derived ${scope.projectBank.bankId}). Set projectBankId to your shared coding bank: memory_config patch {projectBankId: "<bank>"} (or PI_MEMORY_PROJECT_BANK_ID).` : `${scope.projectBank.bankId}. OK.`}`,
+    `3. User bank (optional): ${scope.userBank.active ? `${scope.userBank.bankId ?? ''}. OK.` : 'off. For cross-project preferences: memory_config patch {enableGlobalBank: true, globalBankId: "<bank>"} with scope global.'}`,
+    `4. Project identity: ${scope.identity.tag} (from ${scope.identity.basis}). Pin it with memory_config patch {projectId: "<id>"} if it should not follow the git remote.`,
+    `5. Mark setup complete: ${report.setupComplete ? 'done.' : 'memory_config patch {setupComplete: true} (dryRun:false).'}`,
+  ];
+  return { level: report.setupComplete ? 'info' : 'warning', text: ['Memory setup', ...steps, ...(report.setupComplete ? [] : [SETUP_HINT])].join('\n'), details: { setupComplete: report.setupComplete, steps } };
+};
+
+/** Runs `/memory [action] [args]`; `args` is the raw text after the command name. */
+export const memoryHubCommand = async (ctx: CommandContext, args: string): Promise<CommandReport> => {
+  const [action, ...rest] = args.trim().split(/\s+/).filter((w) => w !== '');
+  switch (action) {
+    case undefined:
+      return status(ctx, true);
+    case 'status':
+      return status(ctx, false);
+    case 'mode':
+      return mode(ctx, rest[0]);
+    case 'next-opt-out':
+      return nextOptOutCommand(ctx);
+    case 'models':
+    case 'mental-models':
+      return models(ctx);
+    case 'import':
+      return {
+        level: 'info',
+        text: 'Import of host sessions runs from the CLI: `agent-memory import` (dry run first, then confirm). Progress and results show in /memory status.',
+        details: { import: ctx.tools.status?.().import ?? { state: 'not run in this session' } } as unknown as JsonValue,
+      };
+    case 'flush':
+      return flush(ctx);
+    case 'doctor':
+      return doctorCommand(ctx);
+    case 'setup':
+      return setup(ctx);
+    default:
+      return { level: 'error', text: [`Unknown /memory action ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
+  }
+};

@@ -1,0 +1,17 @@
+/** /memory:next-opt-out: skip automatic retain for the next agent run in this session. */
+import { redact } from '../../config/redact.js';
+import type { CommandContext, CommandReport } from './commandContext.js';
+
+export const NEXT_OPT_OUT_TEXT = 'Memory will skip automatic retain for the next agent run in this session. nextRetain=off';
+
+export const nextOptOutCommand = async (ctx: CommandContext): Promise<CommandReport> => {
+  if (ctx.control === undefined) {
+    return { level: 'error', text: 'next-opt-out needs a host session: this host has no session to skip a retain in.', details: { nextRetain: 'unchanged' } };
+  }
+  try {
+    await ctx.control.skipNextRetain();
+  } catch (cause) {
+    return { level: 'error', text: `next-opt-out failed: ${redact(cause instanceof Error ? cause.message : String(cause))}`, details: { nextRetain: 'unchanged' } };
+  }
+  return { level: 'info', text: NEXT_OPT_OUT_TEXT, details: { nextRetain: 'off' } };
+};

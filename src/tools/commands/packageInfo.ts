@@ -1,0 +1,33 @@
+/** This package's name and version, for the doctor and the user agent; read once, never thrown. */
+import { createRequire } from 'node:module';
+
+export interface PackageInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly userAgent: string;
+}
+
+const read = (): PackageInfo => {
+  try {
+    // Self-reference through the package's own `exports` ("./package.json"): works from src and dist.
+    const pkg = createRequire(import.meta.url)('agent-memory/package.json') as { name?: unknown; version?: unknown };
+    const name = typeof pkg.name === 'string' ? pkg.name : 'agent-memory';
+    const version = typeof pkg.version === 'string' ? pkg.version : 'unknown';
+    return { name, version, userAgent: `${name}/${version}` };
+  } catch {
+    return { name: 'agent-memory', version: 'unknown', userAgent: 'agent-memory/unknown' };
+  }
+};
+
+let cached: PackageInfo | undefined;
+
+export const packageInfo = (): PackageInfo => (cached ??= read());
+
+/** The support policy of the 1.0 line (contract section 9). */
+export const SUPPORT_POLICY = {
+  node: '>=20',
+  npm: '>=10',
+  typebox: '>=1.1.24 <2',
+  memoryServerClient: 'Hindsight HTTP API client ^0.9.0 (built in)',
+  memoryServer: 'Hindsight 0.8 or later with append update_mode support; advanced tools are capability-gated',
+} as const;
