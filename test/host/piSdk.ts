@@ -15,7 +15,7 @@ import {
   type AgentSession,
   type ExtensionUIContext,
 } from '@mariozechner/pi-coding-agent';
-import { registerFauxProvider } from '@mariozechner/pi-ai';
+import type { registerFauxProvider } from '@mariozechner/pi-ai';
 import { registerAgentMemory, type AgentMemoryOptions } from '../../src/adapters/pi/binding.js';
 import type { RuntimeHolder } from '../../src/adapters/pi/holder.js';
 
