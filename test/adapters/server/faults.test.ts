@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
-import type { MemoryServer, ServerFailure } from '../../../src/effects/ports/memoryServer.js';
+import { describeFailure, type MemoryServer, type ServerFailure } from '../../../src/effects/ports/memoryServer.js';
 import { refusedPort, startFaultServer, type FaultServer } from '../../helpers/faultServer.js';
 
 const API_KEY = 'hsk_canary_5f2c9e7a1b3d4f6081726354';
@@ -20,6 +20,7 @@ const failureOf = async <A>(call: () => Promise<E.Either<ServerFailure, A>>): Pr
   const failure = result.left;
   expect(JSON.stringify(failure)).not.toContain(API_KEY);
   expect(String(Object.values(failure).join(' '))).not.toContain(API_KEY);
+  expect(describeFailure(failure)).not.toContain(API_KEY);
   return failure;
 };
 
