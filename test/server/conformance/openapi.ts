@@ -9,10 +9,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import * as ajvFormats from 'ajv-formats';
 
-// ajv-formats is CommonJS with a default export; under NodeNext its callable is on `.default`.
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+// ajv-formats is CommonJS (`exports.default = plugin`); how the callable surfaces depends on the loader.
+type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
+const formatsModule = ajvFormats as unknown as { default: FormatsPlugin | { default: FormatsPlugin } };
+const addFormats: FormatsPlugin = typeof formatsModule.default === 'function' ? formatsModule.default : formatsModule.default.default;
 
 interface Operation {
   readonly responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
