@@ -1,4 +1,6 @@
 /** Starts the embedded server in-process on 127.0.0.1:0 with a temp data dir, and cleans up. */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,4 +55,49 @@ export const call = async (
     // keep the raw text: a malformed-body fault is asserted on as text
   }
   return { status: res.status, body: parsed, headers: res.headers };
+};
+
+/** A server running as a child process (`agent-memory serve`), for crash tests. */
+export interface ServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Output so far, for failure messages. */
+  output(): string;
+  /** SIGKILL and wait for the exit. */
+  kill(): Promise<void>;
+}
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+
+/** Spawns `node --import tsx src/cli/main.ts serve --port 0 ...args` and waits for `listening on`. */
+export const spawnServerProcess = async (args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (): void => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1] !== undefined) {
+        child.stdout.off('data', onData);
+        resolve(m[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server process exited (${code}) before listening:\n${out}`)));
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
 };

@@ -18,6 +18,7 @@ const usage = [
   '  --api-key-env NAME   require Authorization: Bearer <value of $NAME>',
   '  --mimic V            behave as Hindsight 0.9.1 (default), 0.10 or 0.7',
   '  --operation-delay-ms N  delay before async operations start (default 0)',
+  '  --snapshot-every N   mutations between snapshots of the data dir (default 20000)',
 ].join('\n');
 
 const fail = (message: string): number => {
@@ -47,6 +48,7 @@ export const serveCommand: Command = {
           'api-key-env': { type: 'string' },
           mimic: { type: 'string' },
           'operation-delay-ms': { type: 'string' },
+          'snapshot-every': { type: 'string' },
         },
         strict: true,
       }).values;
@@ -57,6 +59,8 @@ export const serveCommand: Command = {
     if (typeof port === 'string') return fail(port);
     const delay = integer(values['operation-delay-ms'], 0, '--operation-delay-ms');
     if (typeof delay === 'string') return fail(delay);
+    const snapshotEvery = integer(values['snapshot-every'], 20_000, '--snapshot-every');
+    if (typeof snapshotEvery === 'string') return fail(snapshotEvery);
     const mimic = values.mimic ?? '0.9';
     if (!(MIMICS as readonly string[]).includes(mimic)) return fail(`--mimic must be one of ${MIMICS.join(', ')}, got "${mimic}"`);
     let apiKey: string | undefined;
@@ -74,6 +78,7 @@ export const serveCommand: Command = {
       host: values.host ?? '127.0.0.1',
       mimic: mimic as Mimic,
       operationDelayMs: delay,
+      snapshotEvery,
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(apiKey === undefined ? {} : { apiKey }),
     });

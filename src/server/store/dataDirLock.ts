@@ -3,9 +3,11 @@
  * longer alive (the server was killed) is taken over, so a restart after SIGKILL just works.
  */
 import { open, readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const LOCK_FILE = 'server.lock';
+/** Directories locked by servers in this process (a pid check cannot tell them apart). */
+const heldHere = new Set<string>();
 
 const alive = (pid: number): boolean => {
   try {
@@ -18,12 +20,16 @@ const alive = (pid: number): boolean => {
 
 export const acquireDataDirLock = async (dir: string): Promise<() => Promise<void>> => {
   const path = join(dir, LOCK_FILE);
+  const key = resolve(dir);
+  if (heldHere.has(key)) throw new Error(`server data: ${dir} is in use by another server in this process; close it or choose another data dir`);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const handle = await open(path, 'wx');
       await handle.writeFile(String(process.pid));
       await handle.close();
+      heldHere.add(key);
       return async () => {
+        heldHere.delete(key);
         await unlink(path).catch(() => undefined);
       };
     } catch (error) {

@@ -1,0 +1,137 @@
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, spawnServerProcess, startTestServer } from '../helpers/embeddedServer.js';
+import type { ServerProcess } from '../helpers/embeddedServer.js';
+import { startEmbeddedServer } from '../../src/server/index.js';
+
+const B = '/v1/default/banks';
+const dirs: string[] = [];
+const children: ServerProcess[] = [];
+
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), 'am-persist-'));
+  dirs.push(dir);
+  return dir;
+};
+
+const spawnServer = async (args: readonly string[]): Promise<ServerProcess> => {
+  const child = await spawnServerProcess(args);
+  children.push(child);
+  return child;
+};
+
+afterAll(async () => {
+  for (const c of children) await c.kill();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const logSegments = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.startsWith('log-')).sort();
+
+describe('persistence in-process', () => {
+  it('everything written is back after close and restart (snapshot + log)', async () => {
+    const dir = await tempDir();
+    const first = await startTestServer({ dataDir: dir, snapshotEvery: 5 });
+    for (let i = 0; i < 12; i += 1) await call(first, 'POST', `${B}/p/memories`, { items: [{ content: `fact number ${i}`, document_id: `d${i}`, tags: ['t'] }] });
+    await call(first, 'PUT', `${B}/p2`, { name: 'Second' });
+    await call(first, 'DELETE', `${B}/p/documents/d3`);
+    await first.close();
+    expect(await readdir(dir)).toContain('snapshot.jsonl');
+    const second = await startTestServer({ dataDir: dir });
+    try {
+      const docs = await call(second, 'GET', `${B}/p/documents?limit=100`);
+      expect(docs.body.total).toBe(11);
+      expect(docs.body.items.map((d: { id: string }) => d.id)).not.toContain('d3');
+      expect((await call(second, 'GET', `${B}?q=p2`)).body.banks[0].name).toBe('Second');
+      const recalled = await call(second, 'POST', `${B}/p/memories/recall`, { query: 'number', types: ['world'] });
+      expect(recalled.body.results).toHaveLength(11);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a second server on the same data dir is refused with a clear message', async () => {
+    const dir = await tempDir();
+    const first = await startEmbeddedServer({ port: 0, dataDir: dir });
+    try {
+      await expect(startEmbeddedServer({ port: 0, dataDir: dir })).rejects.toThrow(/in use by another server/);
+    } finally {
+      await first.close();
+    }
+  });
+});
+
+describe('crash safety (child process, SIGKILL)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempDir();
+  });
+
+  it('everything acknowledged before SIGKILL is there after restart, including a pending async retain', async () => {
+    const server = await spawnServer(['--data-dir', dir, '--operation-delay-ms', '600000', '--snapshot-every', '7']);
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const res = await call(server, 'POST', `${B}/crash/memories`, { items: [{ content: `acked turn ${i}`, document_id: 'session', update_mode: 'append' }] });
+      expect(res.status).toBe(200);
+      acknowledged.push(`acked turn ${i}`);
+    }
+    const opId = '1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b';
+    const asyncRes = await call(server, 'POST', `${B}/crash/memories`, { items: [{ content: 'queued before the crash', document_id: 'later' }], async: true, operation_id: opId });
+    expect(asyncRes.status).toBe(200);
+    await server.kill();
+
+    const restarted = await spawnServer(['--data-dir', dir]);
+    try {
+      const doc = await call(restarted, 'GET', `${B}/crash/documents/session`);
+      expect(doc.body.original_text.split('\n')).toEqual(acknowledged);
+      let status = '';
+      for (let i = 0; i < 100 && status !== 'completed'; i += 1) {
+        status = (await call(restarted, 'GET', `${B}/crash/operations/${opId}`)).body.status as string;
+        if (status !== 'completed') await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(status).toBe('completed');
+      expect((await call(restarted, 'GET', `${B}/crash/documents/later`)).body.original_text).toBe('queued before the crash');
+    } finally {
+      await restarted.kill();
+    }
+  });
+
+  it('a torn last line is cut off on start and nothing acknowledged is lost', async () => {
+    const server = await spawnServer(['--data-dir', dir]);
+    await call(server, 'POST', `${B}/torn/memories`, { items: [{ content: 'survives the tear', document_id: 'keep' }] });
+    await server.kill();
+    const segments = await logSegments(dir);
+    const newest = join(dir, segments[segments.length - 1] ?? '');
+    const intact = (await stat(newest)).size;
+    await appendFile(newest, '{"crc":"0badc0de","m":{"type":"bank.put","ba');
+
+    const restarted = await spawnServer(['--data-dir', dir]);
+    try {
+      expect((await call(restarted, 'GET', `${B}/torn/documents/keep`)).body.original_text).toBe('survives the tear');
+      expect((await stat(newest)).size).toBe(intact);
+      expect((await call(restarted, 'GET', `${B}/crash/documents/session`)).status).toBe(200);
+    } finally {
+      await restarted.kill();
+    }
+  });
+
+  it('a damaged line in the middle of the log stops start-up with the file and line named', async () => {
+    const broken = await tempDir();
+    const server = await startEmbeddedServer({ port: 0, dataDir: broken });
+    await call(server, 'POST', `${B}/m/memories`, { items: [{ content: 'one' }] });
+    await call(server, 'POST', `${B}/m/memories`, { items: [{ content: 'two' }] });
+    // Stop without close(): no snapshot, so the log is the only record.
+    const segments = await logSegments(broken);
+    const path = join(broken, segments[segments.length - 1] ?? '');
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines[0] = (lines[0] ?? '').replace('"bank_id"', '"bank_iX"');
+    await server.close();
+    // close() wrote a snapshot; remove it and restore the damaged log so replay must read it.
+    await rm(join(broken, 'snapshot.jsonl'));
+    const fresh = await logSegments(broken);
+    for (const name of fresh) await rm(join(broken, name));
+    await writeFile(path, lines.join('\n'));
+    await expect(startEmbeddedServer({ port: 0, dataDir: broken })).rejects.toThrow(/line 1 is damaged \(checksum mismatch\)/);
+  });
+});
