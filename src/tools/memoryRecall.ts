@@ -160,7 +160,13 @@ const handler = async (params: MemoryRecallParams, ctx: ToolContext): Promise<To
     count: items.length,
     results: items.map((i) => ({ ...i, text: cleanText(i.text, 8000) })) as unknown as JsonValue,
     ...Object.fromEntries(extras.map((k) => [k, result.right[k] as JsonValue])),
-    request: { tag_groups: (request.tag_groups ?? null) as JsonValue, budget: request.budget ?? null, max_tokens: request.max_tokens ?? null },
+    request: {
+      tag_groups: (request.tag_groups ?? null) as JsonValue,
+      budget: request.budget ?? null,
+      max_tokens: request.max_tokens ?? null,
+      prefer_observations: request.prefer_observations ?? false,
+      include: Object.keys(request.include ?? {}),
+    },
   });
 };
 

@@ -53,6 +53,8 @@ describe('core tools against the embedded server', () => {
     expect(request.tag_groups).toHaveLength(1);
     expect(request.tag_groups[0]?.match).toBe('exact');
     expect(request.tag_groups[0]?.tags).toEqual(expect.arrayContaining([PROJECT_TAG, 'topic:parser']));
+    // The config default recall.preferObservations goes to a server that has the field.
+    expect((recalled.details as { request: { prefer_observations: boolean } }).request.prefer_observations).toBe(true);
   });
 
   it('retain_global writes to the user bank with the user scope tags', async () => {

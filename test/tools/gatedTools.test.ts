@@ -128,6 +128,6 @@ describe('capability gating against the legacy-0.7 server', () => {
     // The config default preferObservations is not sent to a server without the field.
     const plain = await h.ok('memory_recall', { query: 'anything' });
     expect(plain.text).toContain(`No memories in ${CODING_BANK} matched`);
-    expect(JSON.stringify(plain.details)).not.toContain('prefer_observations');
+    expect((plain.details as { request: { prefer_observations: boolean } }).request.prefer_observations).toBe(false);
   });
 });
