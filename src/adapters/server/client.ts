@@ -25,6 +25,8 @@ import {
   UpdateMentalModelRequest,
   UpdateNodeRequest,
   failureClass,
+  type BankList as BankListType,
+  type BankSummary,
   type Capabilities,
   type CapabilityName,
   type CallOptions,
@@ -323,14 +325,14 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     return E.isLeft(result) ? result : E.right(undefined);
   };
 
-  const listBanks = (q: { q?: string; limit?: number; offset?: number }, o: CallOptions | undefined): TaskEither<ServerFailure, readonly (typeof BankList._A)['banks'][number][]> =>
+  const listBanks = (q: { q?: string; limit?: number; offset?: number }, o: CallOptions | undefined): TaskEither<ServerFailure, readonly BankSummary[]> =>
     async () => {
       // `q` goes out only to a server that filters with it; otherwise the list is filtered here.
       const caps = q.q === undefined && q.limit === undefined && q.offset === undefined ? undefined : await fetchCapabilities(o);
       const serverFilters = caps !== undefined && E.isRight(caps) && caps.right.features.listBanksQuery;
       const query: Record<string, QueryValue> = serverFilters ? { q: q.q, limit: q.limit, offset: q.offset } : {};
       const result = await run({ method: 'GET', path: `${API}/banks`, query, codec: BankList, idempotent: true }, o);
-      if (E.isLeft(result) || serverFilters) return E.map((list: typeof BankList._A) => list.banks)(result);
+      if (E.isLeft(result) || serverFilters) return E.map((list: BankListType) => list.banks)(result);
       const needle = q.q?.toLowerCase();
       const matching = result.right.banks.filter(
         (bank) => needle === undefined || bank.bank_id.toLowerCase().includes(needle) || (bank.name ?? '').toLowerCase().includes(needle),

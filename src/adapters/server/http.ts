@@ -44,13 +44,19 @@ export interface TransportOptions {
   readonly userAgent: string;
 }
 
+const IDLE_SOCKET_MS = 4_000;
+
 const agents = new Map<string, { http: HttpAgent; https: HttpsAgent }>();
 
 const agentsFor = (baseUrl: string): { http: HttpAgent; https: HttpsAgent } => {
   const existing = agents.get(baseUrl);
   if (existing !== undefined) return existing;
-  // Free keep-alive sockets are unref'd by the agent, so they never hold the host open.
-  const created = { http: new HttpAgent({ keepAlive: true, maxSockets: 16 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }) };
+  // Free keep-alive sockets are unref'd by the agent, so they never hold the host open. The
+  // agent drops a socket idle for 4 s, before servers' usual 5 s keep-alive timeout (uvicorn,
+  // node:http) closes it under a request that would then fail with a reset. Active requests
+  // are untouched: only got's own timeout ends them.
+  const options = { keepAlive: true, maxSockets: 16, timeout: IDLE_SOCKET_MS };
+  const created = { http: new HttpAgent(options), https: new HttpsAgent(options) };
   agents.set(baseUrl, created);
   return created;
 };
