@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createMemoryServer } from '../../src/adapters/server/index.js';
 import { createToolContext } from '../../src/effects/tools.js';
+import { systemClock } from '../../src/effects/ports/clock.js';
 import { openRetainQueue, type RetainQueue } from '../../src/effects/retainDelivery.js';
 import type { MemoryServer } from '../../src/effects/ports/memoryServer.js';
 import { startEmbeddedServer, type Mimic } from '../../src/server/index.js';
@@ -59,6 +60,8 @@ export interface Harness {
   ok(name: string, params: unknown, extra?: { session?: ToolSession }): Promise<ToolResult>;
   /** Runs and expects failure; returns the error. */
   fails(name: string, params: unknown, extra?: { session?: ToolSession }): Promise<ToolError>;
+  /** Moves the shared clock forward (breaker cool-downs). */
+  skew(ms: number): void;
   /** Starts the embedded server on the harness URL's port (after serverDown). */
   startServer(): Promise<void>;
   close(): Promise<void>;
@@ -95,16 +98,19 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     server = await startTestServer({ persist: false, ...(options.mimic === undefined ? {} : { mimic: options.mimic }) });
     url = server.url;
   }
-  const client = createMemoryServer({ baseUrl: url, timeoutMs: 3000 });
+  // One clock for client, queue and tools, movable so a test can outwait the breaker's cool-down.
+  let skewMs = 0;
+  const clientClock = { now: () => Date.now() + skewMs, setTimer: (at: number, fire: () => void) => systemClock.setTimer(at - skewMs, fire) };
+  const client = createMemoryServer({ baseUrl: url, timeoutMs: 3000, clock: clientClock });
   const queuePath = path.join(stateDir, 'memory', 'retain-queue.jsonl');
-  const queue = await openRetainQueue({ queuePath, server: client, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
+  const queue = await openRetainQueue({ queuePath, server: client, clock: clientClock, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
   const env = { HOME: home, ...options.env };
 
   const harness: Harness = {
     root, home, cwd, stateDir, queuePath, url, server, client, queue,
     context: (extra = {}) =>
       createToolContext({
-        cwd, home, env, server: client, queue,
+        cwd, home, env, server: client, queue, clock: clientClock,
         ...(extra.session === undefined ? {} : { session: extra.session }),
         ...(extra.signal === undefined ? {} : { signal: extra.signal }),
         ...(extra.reloadConfig === undefined ? {} : { reloadConfig: extra.reloadConfig }),
@@ -123,6 +129,9 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
       const outcome = await harness.run(name, params, extra);
       if (outcome.ok) throw new Error(`${name} succeeded unexpectedly: ${outcome.result.text}`);
       return outcome.error;
+    },
+    skew: (ms) => {
+      skewMs += ms;
     },
     startServer: async () => {
       // The test helper always binds port 0; this restart needs the URL the client already has.
