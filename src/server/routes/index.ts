@@ -4,13 +4,18 @@
  * a parameter in the same position: `memories/list` and `memories/recall` are matched
  * before `memories/{memory_id}` because recall and memories list come first below.
  */
+import { bankProfileModule } from './bankProfile.js';
 import { banksModule } from './banks.js';
+import { directivesModule } from './directives.js';
 import { documentsModule } from './documents.js';
+import { knowledgeModule } from './knowledge.js';
 import { memoriesModule } from './memories.js';
+import { mentalModelsModule } from './mentalModels.js';
 import { metaModule } from './meta.js';
 import type { RouteModule } from './module.js';
 import { operationsModule } from './operations.js';
 import { recallModule } from './recall.js';
+import { reflectModule } from './reflect.js';
 import { retainModule } from './retain.js';
 import { tagsModule } from './tags.js';
 
@@ -23,4 +28,10 @@ export const routeModules: readonly RouteModule[] = [
   documentsModule,
   operationsModule,
   tagsModule,
+  // server-features areas
+  bankProfileModule,
+  reflectModule,
+  mentalModelsModule,
+  knowledgeModule,
+  directivesModule,
 ];
