@@ -584,9 +584,10 @@ export const MentalModelList = t.intersection([
 ]);
 export type MentalModelList = t.TypeOf<typeof MentalModelList>;
 
+// The 0.9.1 schema requires only `operation_id`; `mental_model_id` is nullable there.
 export const CreateMentalModelResult = t.intersection([
-  t.type({ mental_model_id: t.string }),
-  t.partial({ operation_id: nullable(t.string) }),
+  t.type({ operation_id: t.string }),
+  t.partial({ mental_model_id: nullable(t.string) }),
 ]);
 export type CreateMentalModelResult = t.TypeOf<typeof CreateMentalModelResult>;
 
