@@ -24,10 +24,14 @@ export const toDot = (graph: MachineGraph): string => {
   };
   const root = graph.nodes.find((n) => n.id === graph.root);
   if (root !== undefined) emit(root, '  ');
+  // Transitions on the machine itself apply in any state: draw them from one pseudo-state.
+  const any = `${graph.root}.*`;
+  if (graph.edges.some((e) => e.source === graph.root)) lines.push(`  ${quote(any)} [label="any state", style="rounded,dashed"];`);
   for (const edge of graph.edges) {
+    const source = edge.source === graph.root ? any : edge.source;
     for (const target of edge.targets.length === 0 ? [edge.source] : edge.targets) {
       const guard = edge.guard === null ? '' : ` [${edge.guard}]`;
-      lines.push(`  ${quote(edge.source)} -> ${quote(target)} [label=${quote(`${edge.event === '' ? 'always' : edge.event}${guard}`)}];`);
+      lines.push(`  ${quote(source)} -> ${quote(target === graph.root ? any : target)} [label=${quote(`${edge.event === '' ? 'always' : edge.event}${guard}`)}];`);
     }
   }
   lines.push('}');

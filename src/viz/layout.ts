@@ -44,6 +44,22 @@ const Elk: new () => ElkLayouter = elkExports.default ?? elkExports;
 const CHAR_WIDTH = 7;
 const LINE_HEIGHT = 16;
 
+/** The pseudo-state that transitions declared on the machine itself start from. */
+export const anyStateId = (graph: MachineGraph): string => `${graph.root}.*`;
+
+const anyNode = (graph: MachineGraph): GraphNode => ({
+  id: anyStateId(graph),
+  key: 'any state',
+  parent: graph.root,
+  type: 'atomic',
+  initial: null,
+  entry: [],
+  exit: [],
+  invokes: [],
+  tags: [],
+  description: 'Transitions the machine takes whatever state it is in',
+});
+
 export const edgeText = (edge: GraphEdge): string => `${edge.event === '' ? 'always' : edge.event}${edge.guard === null ? '' : ` [${edge.guard}]`}`;
 
 export const layoutGraph = async (graph: MachineGraph): Promise<Layout> => {
@@ -57,6 +73,9 @@ export const layoutGraph = async (graph: MachineGraph): Promise<Layout> => {
       ? { id: node.id, width, height: 36 }
       : { id: node.id, layoutOptions: { 'elk.padding': '[top=30,left=12,bottom=12,right=12]' }, children: kids.map(toElk) };
   };
+  // Transitions on the machine itself apply in any state: they start from one "any state" node.
+  const anyId = anyStateId(graph);
+  const hasAny = graph.edges.some((e) => e.source === graph.root);
   const edges: (ElkExtendedEdge & { data: { edge: GraphEdge; target: string } })[] = [];
   graph.edges.forEach((edge, i) => {
     const targets = edge.targets.length === 0 ? [edge.source] : edge.targets;
@@ -64,8 +83,8 @@ export const layoutGraph = async (graph: MachineGraph): Promise<Layout> => {
       const text = edgeText(edge);
       edges.push({
         id: `e${i}_${j}`,
-        sources: [edge.source],
-        targets: [target],
+        sources: [edge.source === graph.root ? anyId : edge.source],
+        targets: [target === graph.root ? anyId : target],
         labels: [{ id: `l${i}_${j}`, text, width: text.length * CHAR_WIDTH, height: LINE_HEIGHT }],
         data: { edge, target },
       });
@@ -82,7 +101,7 @@ export const layoutGraph = async (graph: MachineGraph): Promise<Layout> => {
       'elk.spacing.nodeNode': '30',
       'elk.edgeLabels.inline': 'false',
     },
-    children: (byParent.get(graph.root) ?? []).map(toElk),
+    children: [...(hasAny ? [{ id: anyId, width: 90, height: 36 }] : []), ...(byParent.get(graph.root) ?? []).map(toElk)],
     edges,
   };
   const elk = new Elk();
@@ -98,7 +117,7 @@ export const layoutGraph = async (graph: MachineGraph): Promise<Layout> => {
       const x = at.x + (child.x ?? 0);
       const y = at.y + (child.y ?? 0);
       origin.set(child.id, { x, y });
-      const node = byId.get(child.id);
+      const node = child.id === anyId ? anyNode(graph) : byId.get(child.id);
       if (node !== undefined) nodes.push({ node, x, y, width: child.width ?? 0, height: child.height ?? 0, compound: (child.children ?? []).length > 0 });
       walk(child, { x, y });
     }

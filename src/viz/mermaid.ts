@@ -33,9 +33,13 @@ export const toMermaid = (graph: MachineGraph): string => {
   };
   const root = graph.nodes.find((n) => n.id === graph.root);
   if (root !== undefined) emit(root, '  ');
+  // Transitions on the machine itself apply in any state: draw them from one pseudo-state.
+  const any = `${mid(graph.root)}__any`;
+  if (graph.edges.some((e) => e.source === graph.root)) lines.push(`  state "(any state)" as ${any}`);
   for (const edge of graph.edges) {
+    const source = edge.source === graph.root ? any : mid(edge.source);
     for (const target of edge.targets.length === 0 ? [edge.source] : edge.targets) {
-      lines.push(`  ${mid(edge.source)} --> ${mid(target)}: ${label(edge)}`);
+      lines.push(`  ${source} --> ${target === graph.root ? any : mid(target)}: ${label(edge)}`);
     }
   }
   return `${lines.join('\n')}\n`;

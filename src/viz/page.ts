@@ -36,6 +36,8 @@ svg.machine text { font: 12px system-ui, sans-serif; fill: #1d2433; }
 svg.machine .state rect { fill: #fff; stroke: #8a93a6; stroke-width: 1.2; }
 svg.machine .state.compound > rect { fill: #f2f4f8; }
 svg.machine .state.final rect { stroke-width: 3; }
+svg.machine .any-state rect { fill: #fff; stroke: #8a93a6; stroke-dasharray: 4 3; }
+svg.machine .any-state text { font-style: italic; }
 svg.machine .compound-label { font-weight: 600; }
 svg.machine .transition path { fill: none; stroke: #8a93a6; stroke-width: 1.2; }
 svg.machine .transition text { fill: #4b5568; font-size: 11px; }

@@ -16,10 +16,11 @@ export const renderSvg = (layout: Layout, options: { readonly id: string; readon
   // Compound states first, so their children and the edges are drawn on top of them.
   const ordered = [...layout.nodes].sort((a, b) => Number(b.compound) - Number(a.compound));
   for (const p of ordered) {
-    const cls = `state${p.compound ? ' compound' : ''}${p.node.type === 'final' ? ' final' : ''}`;
+    const any = p.node.id.endsWith('.*');
+    const cls = `${any ? 'any-state' : 'state'}${p.compound ? ' compound' : ''}${p.node.type === 'final' ? ' final' : ''}`;
     const title = [p.node.id, ...(p.node.entry.length > 0 ? [`entry: ${p.node.entry.join(', ')}`] : []), ...(p.node.invokes.length > 0 ? [`invokes: ${p.node.invokes.join(', ')}`] : [])].join('\n');
     parts.push(
-      `<g class="${cls}" data-state="${esc(p.node.id)}"><title>${esc(title)}</title>`,
+      `<g class="${cls}"${any ? '' : ` data-state="${esc(p.node.id)}"`}><title>${esc(title)}</title>`,
       `<rect x="${n(p.x)}" y="${n(p.y)}" width="${n(p.width)}" height="${n(p.height)}" rx="8"/>`,
       p.compound
         ? `<text x="${n(p.x + 10)}" y="${n(p.y + 18)}" class="compound-label">${esc(p.node.key)}</text>`
