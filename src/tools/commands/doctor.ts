@@ -52,12 +52,12 @@ export const doctorReport = async (ctx: CommandContext) => {
           ...(floorMet === false ? { action: `Automatic retain is unsupported on this server: ${FLOOR_ACTION}.` } : {}),
         }
       : { error: redact(describeFailure(caps.left)), floor: FLOOR_TEXT, floorMet: null },
-    apiKey:
+    authentication:
       key._tag === 'key'
-        ? { state: '[set]', from: key.from }
+        ? { state: 'API key set', from: key.from }
         : key._tag === 'withheld'
-          ? { state: 'withheld', reason: redact(key.reason) }
-          : { state: 'not set', reason: key.reason },
+          ? { state: 'API key withheld', reason: redact(key.reason) }
+          : { state: 'no API key', reason: key.reason },
     config: {
       userFile: { path: files.user.path, exists: files.user.exists },
       projectFile: { path: files.project.path, exists: files.project.exists },
@@ -94,7 +94,8 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
       ? `Server version: ${server.apiVersion}${server.embedded ? ' (embedded)' : ''}; floor ${FLOOR_TEXT}: ${server.floorMet ? 'met' : `NOT met — ${FLOOR_ACTION}`}`
       : `Server version: unknown (${server.error}); floor ${FLOOR_TEXT}`,
     `Client: ${report.integration.clientPackage} ${report.integration.clientRange}`,
-    `API key: ${report.apiKey.state}${'from' in report.apiKey ? ` (${report.apiKey.from})` : ` (${report.apiKey.reason})`}`,
+    // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
+    `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),
     ...(report.setup.hint === undefined ? [] : [report.setup.hint]),

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandCatalogue, doctorCommand, memoryHubCommand, nextOptOutCommand, type SessionMode } from '../../src/tools/commands/index.js';
+import { startHarness, USER_BANK, type Harness } from './harness.js';
+
+const KEY = 'sk-proj-doctorsecretvalue0123456789';
+
+describe('slash commands', () => {
+  let h: Harness;
+  const calls: string[] = [];
+  const control = {
+    skipNextRetain: () => {
+      calls.push('skip');
+    },
+    setMode: (mode: SessionMode) => {
+      calls.push(`mode:${mode}`);
+    },
+  };
+  beforeAll(async () => {
+    h = await startHarness({ env: { MEMORY_API_KEY: KEY }, user: { banks: { global: { enabled: true, bankId: USER_BANK } } } });
+  });
+  afterAll(async () => h.close());
+  const ctx = async () => ({ tools: await h.context(), control });
+
+  it('the catalogue has the three contract commands', () => {
+    expect(commandCatalogue.map((c) => c.name)).toEqual(['memory', 'memory:next-opt-out', 'memory:doctor']);
+  });
+
+  it('/memory shows status and the actions', async () => {
+    const report = await memoryHubCommand(await ctx(), '');
+    expect(report.text).toContain('Coding bank: coding-bank');
+    expect(report.text).toContain('/memory flush');
+    expect(report.text).toContain('/memory next-opt-out');
+    expect(report.level).toBe('info');
+  });
+
+  it('/memory:next-opt-out asks the session to skip the next retain', async () => {
+    const report = await nextOptOutCommand(await ctx());
+    expect(report.text).toBe('Memory will skip automatic retain for the next agent run in this session. nextRetain=off');
+    expect(calls).toContain('skip');
+    const noHost = await nextOptOutCommand({ tools: await h.context() });
+    expect(noHost.level).toBe('error');
+  });
+
+  it('/memory mode changes the session mode and refuses a bad one', async () => {
+    expect((await memoryHubCommand(await ctx(), 'mode read-only')).text).toBe('Session memory mode: read-only');
+    expect(calls).toContain('mode:read-only');
+    expect((await memoryHubCommand(await ctx(), 'mode loud')).level).toBe('error');
+  });
+
+  it('/memory flush delivers the queue and reports counts', async () => {
+    await h.queue.enqueue([{ bankId: 'coding-bank', documentId: 'doc-flush', updateMode: 'append', item: { content: 'flush me', document_id: 'doc-flush', update_mode: 'append' } }]);
+    const report = await memoryHubCommand(await ctx(), 'flush');
+    expect(report.text).toMatch(/^Memory flushed 1; dead-lettered 0; remaining 0/);
+    expect(report.level).toBe('info');
+  });
+
+  it('/memory models lists mental models; unknown actions show the menu', async () => {
+    expect((await memoryHubCommand(await ctx(), 'models')).text).toContain('No mental models');
+    const unknown = await memoryHubCommand(await ctx(), 'dance');
+    expect(unknown.level).toBe('error');
+    expect(unknown.text).toContain('Unknown /memory action "dance"');
+  });
+
+  it('/memory:doctor reports version, floor, key state and routes, never the key', async () => {
+    const report = await doctorCommand(await ctx());
+    expect(report.text).toMatch(/agent-memory doctor \(agent-memory\/\d+\.\d+\.\d+/);
+    expect(report.text).toContain('floor Hindsight 0.8+ with append update_mode support: met');
+    expect(report.text).toContain('Authentication: API key set (env var MEMORY_API_KEY)');
+    expect(report.text).toContain('recall from project:coding-bank, user:user-bank; auto-retain to project:coding-bank');
+    expect(report.text).not.toContain(KEY);
+    expect(JSON.stringify(report.details)).not.toContain(KEY);
+    expect(JSON.stringify(report.details)).not.toContain('flush me');
+  });
+});
+
+describe('/memory:doctor against servers that fail the floor or are down', () => {
+  let legacy: Harness;
+  let down: Harness;
+  beforeAll(async () => {
+    legacy = await startHarness({ mimic: 'legacy-0.7' });
+    down = await startHarness({ serverDown: true, project: {} });
+  });
+  afterAll(async () => {
+    await legacy.close();
+    await down.close();
+  });
+
+  it('names the floor and the remediation on a 0.7 server', async () => {
+    const report = await doctorCommand({ tools: await legacy.context() });
+    expect(report.level).toBe('warning');
+    expect(report.text).toContain('NOT met — upgrade the server to 0.8 or later');
+  });
+
+  it('reports the outage, setup required and no key, without hanging', async () => {
+    const report = await doctorCommand({ tools: await down.context() });
+    expect(report.level).toBe('warning');
+    expect(report.text).toMatch(/Server: .* — unreachable/);
+    expect(report.text).toContain('Memory setup is required');
+    expect(report.text).toContain('Authentication: no API key (no API key configured)');
+    const setup = await memoryHubCommand({ tools: await down.context() }, 'setup');
+    expect(setup.text).toContain('Set projectBankId to your shared coding bank');
+  });
+});
