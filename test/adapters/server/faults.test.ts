@@ -227,6 +227,26 @@ describe('retries', () => {
     expect(faults.requests).toHaveLength(2);
   });
 
+  it('ends a stalled call at timeoutMs when no deadline is given', { timeout: 3_000 }, async () => {
+    faults.script({ kind: 'stall' });
+    const short = createMemoryServer({ baseUrl: faults.url, timeoutMs: 200, retry: { attempts: 3, baseMs: 5, capMs: 20 }, breaker: lenientBreaker });
+    const result = await short.version()();
+    expect(E.isLeft(result) && result.left._tag).toBe('timeout');
+  });
+
+  it('answers aborted when the signal fires during a backoff wait', { timeout: 3_000 }, async () => {
+    faults.script({ kind: 'json', status: 503, body: {} });
+    // Waits of up to 2 s fit the 10 s budget; full jitter may pick a tiny wait, so there are
+    // enough attempts that one of the waits is still running when the signal fires.
+    const patient = createMemoryServer({ baseUrl: faults.url, timeoutMs: 10_000, retry: { attempts: 10, baseMs: 2_000, capMs: 2_000 }, breaker: lenientBreaker });
+    const controller = new AbortController();
+    faults.setFallback({ kind: 'json', status: 503, body: {} });
+    setTimeout(() => controller.abort(), 100);
+    const result = await patient.version({ signal: controller.signal })();
+    faults.setFallback({ kind: 'json', status: 200, body: {} });
+    expect(E.isLeft(result) && result.left).toEqual({ _tag: 'aborted' });
+  });
+
   it('stops retrying when the next attempt would pass the deadline', async () => {
     faults.setFallback({ kind: 'json', status: 503, body: {} });
     const slow = createMemoryServer({ baseUrl: faults.url, timeoutMs: 2_000, retry: { attempts: 10, baseMs: 400, capMs: 400 }, breaker: lenientBreaker });
