@@ -1,12 +1,11 @@
 /**
- * BM25 search per bank over fact text, with minisearch. An index is built on first use (or
- * warmed in the background after start-up) and then follows the store incrementally: facts
- * added by a mutation are added, removed ones discarded.
+ * BM25 search per bank over fact text. An index is built on first use (or warmed in the
+ * background after start-up) and then follows the store incrementally: facts added by a
+ * mutation are added, removed ones removed.
  */
-import MiniSearch from 'minisearch';
 import type { FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
-import { STOP_WORDS } from './stopwords.js';
+import { Bm25Index } from './bm25.js';
 
 export interface SearchHit {
   readonly fact: FactRecord;
@@ -22,33 +21,17 @@ export interface SearchIndexes {
   close(): void;
 }
 
-interface Indexed {
-  readonly id: string;
-  readonly text: string;
-}
-
-const newIndex = (): MiniSearch<Indexed> =>
-  new MiniSearch<Indexed>({
-    fields: ['text'],
-    storeFields: [],
-    processTerm: (term) => {
-      const lower = term.toLowerCase();
-      return lower.length === 0 || STOP_WORDS.has(lower) ? null : lower;
-    },
-    // Lexical and deterministic: no fuzzy or prefix expansion.
-    searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
-  });
-
 export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
-  const indexes = new Map<string, MiniSearch<Indexed>>();
+  const indexes = new Map<string, Bm25Index>();
+  let closed = false;
 
-  const build = (bankId: string): MiniSearch<Indexed> | undefined => {
+  const build = (bankId: string): Bm25Index | undefined => {
     const existing = indexes.get(bankId);
     if (existing !== undefined) return existing;
     const bank = store.bank(bankId);
     if (bank === undefined) return undefined;
-    const index = newIndex();
-    index.addAll([...bank.facts.values()].map((f) => ({ id: f.id, text: f.text })));
+    const index = new Bm25Index();
+    for (const f of bank.facts.values()) index.add(f.id, f.text);
     indexes.set(bankId, index);
     return index;
   };
@@ -60,8 +43,8 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     }
     const index = indexes.get(change.bankId);
     if (index === undefined) return; // built from the store when first searched
-    for (const f of change.removed) if (index.has(f.id)) index.discard(f.id);
-    for (const f of change.added) if (!index.has(f.id)) index.add({ id: f.id, text: f.text });
+    for (const f of change.removed) index.remove(f.id);
+    for (const f of change.added) index.add(f.id, f.text);
   });
 
   return {
@@ -70,21 +53,25 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       const bank = store.bank(bankId);
       if (index === undefined || bank === undefined) return [];
       const hits: SearchHit[] = [];
-      for (const result of index.search(query)) {
-        const fact = bank.facts.get(String(result.id));
-        if (fact === undefined || !accept(fact)) continue;
-        hits.push({ fact, score: result.score });
-        if (hits.length >= limit) break;
+      const acceptId = (id: string): boolean => {
+        const fact = bank.facts.get(id);
+        return fact !== undefined && accept(fact);
+      };
+      for (const { id, score } of index.search(query, acceptId, limit)) {
+        const fact = bank.facts.get(id);
+        if (fact !== undefined) hits.push({ fact, score });
       }
       return hits;
     },
     warm: async () => {
       for (const bankId of [...store.state.banks.keys()]) {
+        if (closed) return;
         build(bankId);
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
     close: () => {
+      closed = true;
       unsubscribe();
       indexes.clear();
     },
