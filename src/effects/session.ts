@@ -192,7 +192,8 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
         run.resolve({ outcome: params.reason === 'next-opt-out' ? 'optedOut' : 'skipped', messages: 0, reason: params.reason });
       },
       notifyOptOutSkipped: () => notify('info', 'Memory skipped retain for this run due to next-opt-out.'),
-      notifyOptOutArmed: () => notify('info', 'Memory will not retain the next completed run of this session (next-opt-out). Recall and explicit tools are unaffected.'),
+      // The command that armed it already told the user; the footer shows `skip next`.
+      notifyOptOutArmed: () => undefined,
       flushOnShutdown: () => {
         shutdownWork = track(flushOnShutdown());
       },
