@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCatalogue, doctorCommand, memoryHubCommand, nextOptOutCommand, type SessionMode } from '../../src/tools/commands/index.js';
+import type { ToolRetainQueue } from '../../src/tools/ports.js';
 import { startHarness, USER_BANK, type Harness } from './harness.js';
 
 const KEY = 'sk-proj-doctorsecretvalue0123456789';
@@ -48,7 +49,9 @@ describe('slash commands', () => {
   });
 
   it('/memory flush delivers the queue and reports counts', async () => {
-    await h.queue.enqueue([{ bankId: 'coding-bank', documentId: 'doc-flush', updateMode: 'append', item: { content: 'flush me', document_id: 'doc-flush', update_mode: 'append' } }]);
+    // Through the tools' queue port, which takes plain strings (the queue decodes them).
+    const queue: ToolRetainQueue = h.queue;
+    await queue.enqueue([{ bankId: 'coding-bank', documentId: 'doc-flush', updateMode: 'append', item: { content: 'flush me', document_id: 'doc-flush', update_mode: 'append' } }]);
     const report = await memoryHubCommand(await ctx(), 'flush');
     expect(report.text).toMatch(/^Memory flushed 1; dead-lettered 0; remaining 0/);
     expect(report.level).toBe('info');
