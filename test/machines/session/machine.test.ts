@@ -104,8 +104,9 @@ describe('session machine', () => {
     expect(actions).not.toContain('retainRun');
     expect(snapshot.context.nextOptOut).toBe(false);
     expect(snapshot.context.lastRetain).toMatchObject({ outcome: 'optedOut' });
-    [snapshot, actions] = step(snapshot, { type: 'run.ended', at: 6_000, runId: 'run-2' });
-    expect(actions).toContain('retainRun');
+    const [retaining, nextActions] = step(snapshot, { type: 'run.ended', at: 6_000, runId: 'run-2' });
+    expect(nextActions).toContain('retainRun');
+    expect(sessionPhase(retaining)).toBe('retaining');
   });
 
   it('never retains in read-only or ignored sessions but marks the run', () => {
@@ -128,9 +129,8 @@ describe('session machine', () => {
   });
 
   it('shuts down with a bounded flush and closes', () => {
-    let snapshot = active();
-    let actions: string[];
-    [snapshot, actions] = step(snapshot, { type: 'session.shutdown', at: 9_000, reason: 'quit' });
+    const [shutting, actions] = step(active(), { type: 'session.shutdown', at: 9_000, reason: 'quit' });
+    let snapshot = shutting;
     expect(actions).toContain('flushOnShutdown');
     expect(sessionPhase(snapshot)).toBe('shuttingDown');
     [snapshot] = step(snapshot, { type: 'shutdown.finished', at: 9_100 });
