@@ -179,12 +179,11 @@ const tagNeeds = (req: { tags_match?: string; tag_groups?: readonly TagGroup[] }
 };
 
 export const retainNeeds = (req: RetainRequest): CapabilityName[] => {
+  // The floor (append) first, so a server below it is reported with the floor's remediation.
   const needs = new Set<CapabilityName>();
+  if (req.items.some((item) => item.update_mode === 'append')) needs.add('append');
   if (req.operation_id !== undefined) needs.add('operationId');
-  for (const item of req.items) {
-    if (item.update_mode === 'append') needs.add('append');
-    if (item.observation_scopes === 'shared') needs.add('sharedScope');
-  }
+  if (req.items.some((item) => item.observation_scopes === 'shared')) needs.add('sharedScope');
   return [...needs];
 };
 

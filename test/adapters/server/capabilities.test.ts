@@ -98,6 +98,14 @@ describe('gating against a scripted server', () => {
     expect(sentPaths()).toEqual(['GET /version']);
   });
 
+  it('names the floor first when a retain needs several missing features', async () => {
+    const old = client('0.7.0');
+    const failure = leftOf(
+      await old.retain('b', { items: [{ content: 'turn', document_id: 'd', update_mode: 'append', observation_scopes: 'shared' }], async: true, operation_id: '0b5a4c56-4a02-4a39-8f59-3f3f8d6f3a10' })(),
+    );
+    expect(failure).toMatchObject({ remediation: 'upgrade the server to 0.8 or later' });
+  });
+
   it('refuses exact tags, knowledge pages and source facts on servers that lack them', async () => {
     const old = client('0.8.0');
     expect(leftOf(await old.recall('b', { query: 'q', tags: ['a'], tags_match: 'exact' })())).toMatchObject({ feature: 'tags_match "exact"' });
