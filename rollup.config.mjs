@@ -31,7 +31,7 @@ const entries = [
   input,
   external,
   plugins: [js()],
-  output: { file, format: 'es', sourcemap: true, ...(banner ? { banner } : {}) },
+  output: { file, format: 'es', sourcemap: true, inlineDynamicImports: true, ...(banner ? { banner } : {}) },
 }));
 
 const types = {
