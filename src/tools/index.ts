@@ -2,6 +2,6 @@
 export * from './catalogue.js';
 export * from './context.js';
 export * from './ports.js';
-export * from './result.js';
+export type { ToolError, ToolErrorCode, ToolOutcome, ToolResult } from './result.js';
 export { DISABLED_TEXT, runTool, type ToolDefinition } from './tool.js';
 export * from './commands/index.js';

@@ -17,7 +17,7 @@ export interface QueuedJob {
   readonly documentId: string;
 }
 
-export interface FlushReport {
+export interface ToolFlushReport {
   readonly delivered: number;
   readonly remaining: number;
   readonly deadLettered: number;
@@ -25,7 +25,7 @@ export interface FlushReport {
   readonly stoppedBecause?: string;
 }
 
-export interface QueueStatus {
+export interface ToolQueueStatus {
   readonly depth: number;
   readonly deadLetters: number;
   readonly state: string;
@@ -40,6 +40,6 @@ export interface QueueStatus {
 export interface ToolRetainQueue {
   /** Resolves once the jobs are durable (fsync'd). */
   enqueue(jobs: readonly RetainJobInput[]): Promise<readonly QueuedJob[]>;
-  flush(o?: { deadline?: number }): Promise<FlushReport>;
-  status(): QueueStatus;
+  flush(o?: { deadline?: number }): Promise<ToolFlushReport>;
+  status(): ToolQueueStatus;
 }
