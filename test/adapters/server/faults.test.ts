@@ -173,6 +173,13 @@ describe('server adapter against a fault server', () => {
     expect(faults.requests).toHaveLength(0);
   });
 
+  it('answers a key that cannot be a header as unauthorized, nothing sent', async () => {
+    const broken = createMemoryServer({ baseUrl: faults.url, apiKey: `${API_KEY}\n`, timeoutMs: 2_000, retry: noRetry, breaker: lenientBreaker });
+    const failure = await failureOf(broken.recall('b', { query: 'q' }));
+    expect(failure._tag).toBe('unauthorized');
+    expect(faults.requests).toHaveLength(0);
+  });
+
   it('never rejects, whatever the fault', async () => {
     const all: FaultStepLike[] = [{ kind: 'reset' }, { kind: 'text', body: 'nope' }, { kind: 'json', status: 500, body: 'x' }];
     for (const step of all) {
