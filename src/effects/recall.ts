@@ -114,6 +114,9 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       controller.abort();
     });
     const call = { signal: controller.signal, deadline };
+    // The clock's timers are unref'd; a host with nothing else pending (pi's print mode) would
+    // exit mid-recall while the client waits on one. Hold the loop open until the deadline.
+    const keepAlive = setTimeout(() => undefined, Math.max(0, deadline - now) + 50);
 
     const perBank = targets.map(async (target): Promise<{ target: BankTarget; result: E.Either<ServerFailure, BankRecall> }> => {
       const request: RecallRequest = {
@@ -183,6 +186,7 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       cache.set(key, injected, clock.now());
       return { _tag: 'injected', messages: injectBlock(input.messages, injected), items: block.items, cached: false, failedBanks: failures.length, report };
     } finally {
+      clearTimeout(keepAlive);
       cancelTimer();
       input.signal?.removeEventListener('abort', onHostAbort);
     }

@@ -22,6 +22,10 @@ const errorText = (error: unknown): string => redact(error instanceof Error ? er
 /** The messages pi handed over that this library can read; pi's own objects pass through untouched. */
 const readable = (messages: readonly unknown[]): HostMessage[] => messages.filter((m): m is HostMessage => HostMessage.is(m));
 
+/** The messages of the current branch, as pi persisted them. */
+const branchMessages = (ctx: ExtensionContext): unknown[] =>
+  ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
+
 const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: string): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
@@ -117,10 +121,17 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
   });
 
-  pi.on('session_shutdown', async (event) => {
+  pi.on('session_shutdown', async (event, ctx) => {
     const runtime = holder.runtime ?? (await holder.starting);
     if (runtime === undefined) return;
     holder.runtime = undefined;
+    try {
+      // Catch-up: a signal can end pi before its queued agent_end handler ran. The branch on
+      // disk has the run; the cursor skips what was already handed off.
+      runtime.retainTurn(readable(branchMessages(ctx)), { runId: 'shutdown-catch-up' });
+    } catch (error) {
+      ctx.ui.notify(`Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
+    }
     try {
       await runtime.shutdown(event.reason);
     } finally {
