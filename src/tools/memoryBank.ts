@@ -41,7 +41,37 @@ const fact = <A>(result: E.Either<ServerFailure, Presence<A>> | undefined, unsup
   return { state: 'present', value: result.right.value as unknown as JsonValue };
 };
 
-const factText = (label: string, f: Fact): string => (f.state === 'present' ? `${label}: ${cleanText(JSON.stringify(f.value), 1500)}` : `${label}: ${f.state} (${f.reason})`);
+const num = (o: Record<string, unknown>, key: string): string | undefined => (typeof o[key] === 'number' ? String(o[key]) : undefined);
+
+/** Stats as one readable line: counts first, then what is pending or failed. */
+const statsSummary = (v: Record<string, unknown>): string =>
+  [
+    ['memories', num(v, 'total_nodes')],
+    ['documents', num(v, 'total_documents')],
+    ['observations', num(v, 'total_observations')],
+    ['pending operations', num(v, 'pending_operations')],
+    ['failed operations', num(v, 'failed_operations')],
+    ['last write', typeof v['last_memory_write_at'] === 'string' ? v['last_memory_write_at'] : undefined],
+  ]
+    .filter((pair): pair is [string, string] => pair[1] !== undefined)
+    .map(([k, value]) => `${k} ${value}`)
+    .join(' · ');
+
+const MISSIONS = ['retain_mission', 'reflect_mission', 'observations_mission'] as const;
+
+/** Config as its missions and which keys the bank overrides; the full map stays in details. */
+const configSummary = (v: Record<string, unknown>): string => {
+  const config = (typeof v['config'] === 'object' && v['config'] !== null ? v['config'] : {}) as Record<string, unknown>;
+  const overrides = (typeof v['overrides'] === 'object' && v['overrides'] !== null ? v['overrides'] : {}) as Record<string, unknown>;
+  const missions = MISSIONS.map((m) => `${m.replace('_mission', '')}: ${typeof config[m] === 'string' && config[m] !== '' ? cleanText(config[m] as string, 200) : 'not set'}`);
+  const keys = Object.keys(overrides);
+  return `${missions.join('; ')}; overrides: ${keys.length === 0 ? 'none' : keys.join(', ')}`;
+};
+
+const factText = (label: string, f: Fact, summary: (v: Record<string, unknown>) => string): string =>
+  f.state === 'present'
+    ? `${label}: ${typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value) ? summary(f.value as Record<string, unknown>) : cleanText(JSON.stringify(f.value), 500)}`
+    : `${label}: ${f.state} (${f.reason})`;
 
 const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {
   const caps = await loadCapabilities(ctx, 'memory_bank get');
@@ -61,9 +91,9 @@ const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> =
   const profileFact = fact(profile, 'not requested');
   const text = [
     `Bank ${bankId}: ${exists.right ? 'exists' : 'does not exist (it is created by the first retain)'} (from the bank list).`,
-    factText('Stats', statsFact),
-    factText('Config', configFact),
-    factText('Profile', profileFact),
+    factText('Stats', statsFact, statsSummary),
+    factText('Config', configFact, configSummary),
+    factText('Profile', profileFact, (v) => `name ${cleanText(String(v['name'] ?? ''), 100)}`),
   ].join('\n');
   return ok(text, { action: 'get', bankId, exists: exists.right, stats: statsFact, config: configFact, profile: profileFact } as unknown as JsonValue);
 };

@@ -79,6 +79,48 @@ describe('core tools against the embedded server', () => {
     expect(file).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123');
   });
 
+  it('includeSharedObservations ORs an exact-empty leaf; the user bank uses its own token cap', async () => {
+    const shared = await h.ok('memory_recall', { query: 'parser', includeSharedObservations: true });
+    const groups = (shared.details as { request: { tag_groups: unknown[] } }).request.tag_groups;
+    expect(groups).toEqual([{ or: [{ tags: [PROJECT_TAG, expect.stringMatching(/^repo:/)], match: 'any_strict' }, { tags: [], match: 'exact' }] }]);
+    const user = await h.ok('memory_recall', { query: 'terse', bank: 'user' });
+    expect((user.details as { request: { max_tokens: number; tag_groups: unknown } }).request).toMatchObject({ max_tokens: 400, tag_groups: [{ tags: ['source:pi'], match: 'any_strict' }] });
+    const project = await h.ok('memory_recall', { query: 'terse', budget: 'high', maxTokens: 0 });
+    expect((project.details as { request: { max_tokens: number; budget: string } }).request).toMatchObject({ max_tokens: 0, budget: 'high' });
+  });
+
+  it('optional recall outputs go to the server when it has them', async () => {
+    const recalled = await h.ok('memory_recall', { query: 'widget parser', includeChunks: true, recallChunksMaxTokens: 500, trace: true });
+    expect((recalled.details as { request: { include: string[] } }).request.include).toEqual(['chunks']);
+    const orphan = await h.fails('memory_recall', { query: 'x', recallChunksMaxTokens: 500 });
+    expect(orphan.field).toBe('recallChunksMaxTokens');
+  });
+
+  it('reflect refuses a response schema the embedded server cannot honour, before sending', async () => {
+    const error = await h.fails('memory_reflect', { query: 'q', responseSchema: { type: 'object', properties: { a: { type: 'string' } } } });
+    expect(error.code).toBe('unsupportedCapability');
+    expect(error.message).toContain('reflect responseSchema');
+    const orphan = await h.fails('memory_reflect', { query: 'q', includeToolCallOutput: false });
+    expect(orphan.field).toBe('includeToolCallOutput');
+  });
+
+  it('retain passes entities, timestamps and observation scopes; refuses what the queue cannot carry', async () => {
+    const retained = await h.ok('memory_retain', {
+      content: 'Ada reviewed the lexer on Monday.',
+      context: 'review log',
+      entities: [{ text: 'Ada', type: 'person' }],
+      timestamp: '2026-11-02T09:00:00Z',
+      observationScopes: 'per_tag',
+      updateMode: 'append',
+      documentId: 'review-log',
+    });
+    expect(retained.details).toMatchObject({ documentId: 'review-log', updateMode: 'append' });
+    const doc = await h.client.getDocument(CODING_BANK, 'review-log')();
+    expect(doc._tag === 'Right' && doc.right._tag).toBe('present');
+    expect((await h.fails('memory_retain', { content: 'x', context: 'y', documentTags: ['a'] })).field).toBe('documentTags');
+    expect((await h.fails('memory_retain', { content: 'x', context: 'y', async: false })).field).toBe('async');
+  });
+
   it('refuses per session mode and for a missing user bank', async () => {
     const refused = await h.fails('memory_retain', { content: 'x', context: 'y' }, { session: { recallAllowed: true, retainAllowed: false, mode: 'read-only' } });
     expect(refused.code).toBe('sessionRefused');
