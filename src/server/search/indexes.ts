@@ -65,9 +65,10 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     },
     warm: async () => {
       for (const bankId of [...store.state.banks.keys()]) {
+        // Yield first: the caller (start-up) must not wait for the first bank's build.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (closed) return;
         build(bankId);
-        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
     close: () => {
