@@ -26,6 +26,12 @@ export interface ConsolidatorOptions {
   readonly nowIso: () => string;
   /** Quiet time after the last write before background consolidation (default 200 ms). */
   readonly settleMs?: number;
+  /**
+   * Banks with more facts than this are consolidated only when an observation read needs it,
+   * never in the background: a full pass over a very large bank holds the event loop for
+   * seconds, which other requests should not pay for (default 20,000).
+   */
+  readonly backgroundLimit?: number;
 }
 
 const OBSERVATION_SCOPE_VALUES = new Set(['per_tag', 'combined', 'all_combinations', 'shared']);
@@ -76,6 +82,7 @@ const toFact = (o: Observation, createdAt: string): FactRecord => ({
 export const createConsolidator = (options: ConsolidatorOptions): Consolidator => {
   const { store, nowIso } = options;
   const settleMs = options.settleMs ?? 200;
+  const backgroundLimit = options.backgroundLimit ?? 20_000;
   const dirty = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
@@ -129,6 +136,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     if (previous !== undefined) clearTimeout(previous);
     const timer = setTimeout(() => {
       timers.delete(bankId);
+      if ((store.bank(bankId)?.facts.size ?? 0) > backgroundLimit) return;
       ensureFresh(bankId).catch((error: unknown) => {
         // The bank stays dirty, so the next observation read retries.
         dirty.add(bankId);

@@ -101,7 +101,6 @@ interface Group {
   readonly label: string;
   readonly match: (sentenceLower: string) => boolean;
   readonly facts: ObservationSourceFact[];
-  readonly members: Set<string>;
 }
 
 const compareFacts = (a: ObservationSourceFact, b: ObservationSourceFact): number => {
@@ -146,44 +145,67 @@ const newestMention = (facts: readonly ObservationSourceFact[]): string | null =
   return newest;
 };
 
-const groupScope = (facts: readonly ObservationSourceFact[], termsPerFact: number): Group[] => {
-  const termsOf = new Map<string, string[]>();
+const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Groups one scope's facts. Three passes keep big banks cheap: count term frequencies, pick
+ * each fact's keys and count group sizes, then collect facts only for the groups kept.
+ */
+const groupScope = (
+  facts: readonly ObservationSourceFact[],
+  termsOf: (fact: ObservationSourceFact) => readonly string[],
+  termsPerFact: number,
+  maxGroups: number,
+): Group[] => {
   const df = new Map<string, number>();
-  for (const fact of facts) {
-    const terms = keyTerms(fact.text);
-    termsOf.set(fact.id, terms);
-    for (const term of terms) df.set(term, (df.get(term) ?? 0) + 1);
-  }
+  for (const fact of facts) for (const term of termsOf(fact)) df.set(term, (df.get(term) ?? 0) + 1);
   // A term in most facts of a big scope says nothing about any of them.
   const tooCommon = facts.length >= 5 ? Math.ceil(facts.length * 0.6) : Number.POSITIVE_INFINITY;
-  const groups = new Map<string, Group>();
-  const join = (key: string, label: string, match: Group['match'], fact: ObservationSourceFact): void => {
-    let group = groups.get(key);
-    if (group === undefined) {
-      group = { key, label, match, facts: [], members: new Set() };
-      groups.set(key, group);
-    }
-    if (group.members.has(fact.id)) return;
-    group.members.add(fact.id);
-    group.facts.push(fact);
-  };
+
+  const chosen: string[][] = [];
+  const size = new Map<string, number>();
+  const labels = new Map<string, string>();
   for (const fact of facts) {
+    const keys: string[] = [];
     for (const entity of fact.entities) {
       const name = entity.trim();
       if (name.length === 0) continue;
-      const lower = name.toLowerCase();
-      join(`entity:${lower}`, name, (s) => s.includes(lower), fact);
+      const key = `entity:${name.toLowerCase()}`;
+      if (keys.includes(key)) continue;
+      keys.push(key);
+      if (!labels.has(key)) labels.set(key, name);
     }
-    const shared = (termsOf.get(fact.id) ?? [])
-      .map((term, position) => ({ term, position, count: df.get(term) ?? 0 }))
-      .filter((entry) => entry.count >= 2 && entry.count < tooCommon)
-      // Rarest shared terms first: they name what a few facts have in common.
-      .sort((a, b) => a.count - b.count || a.position - b.position)
-      .slice(0, termsPerFact);
-    for (const { term } of shared) join(`term:${term}`, term, (s) => s.includes(term), fact);
+    // Rarest shared terms first (ties: first appearance): they name what a few facts share.
+    const best: { term: string; count: number }[] = [];
+    for (const term of termsOf(fact)) {
+      const count = df.get(term) ?? 0;
+      if (count < 2 || count >= tooCommon) continue;
+      let at = best.length;
+      while (at > 0 && (best[at - 1]?.count ?? 0) > count) at -= 1;
+      if (at >= termsPerFact) continue;
+      best.splice(at, 0, { term, count });
+      if (best.length > termsPerFact) best.pop();
+    }
+    for (const { term } of best) keys.push(`term:${term}`);
+    for (const key of keys) size.set(key, (size.get(key) ?? 0) + 1);
+    chosen.push(keys);
   }
+
   // A term group needs two facts to be a consolidation; an entity group is one by itself.
-  return [...groups.values()].filter((g) => g.key.startsWith('entity:') || g.facts.length >= 2);
+  const kept = [...size]
+    .filter(([key, n]) => key.startsWith('entity:') || n >= 2)
+    .sort(([a, n], [b, m]) => m - n || compareKeys(a, b))
+    .slice(0, maxGroups);
+  const groups = new Map<string, Group>();
+  for (const [key] of kept) {
+    const isEntity = key.startsWith('entity:');
+    const needle = key.slice(key.indexOf(':') + 1);
+    groups.set(key, { key, label: isEntity ? (labels.get(key) ?? needle) : needle, match: (s) => s.includes(needle), facts: [] });
+  }
+  facts.forEach((fact, i) => {
+    for (const key of chosen[i] ?? []) groups.get(key)?.facts.push(fact);
+  });
+  return [...groups.values()];
 };
 
 /**
@@ -204,12 +226,20 @@ export const consolidate = (facts: readonly ObservationSourceFact[], options: Co
       byScope.set(scopeKey, entry);
     }
   }
+  // A fact in several scopes (per_tag, all_combinations) is tokenised once.
+  const termCache = new Map<string, readonly string[]>();
+  const termsOf = (fact: ObservationSourceFact): readonly string[] => {
+    let terms = termCache.get(fact.id);
+    if (terms === undefined) {
+      terms = keyTerms(fact.text);
+      termCache.set(fact.id, terms);
+    }
+    return terms;
+  };
   const out: Observation[] = [];
-  for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => compareKeys(a, b))) {
     const ordered = [...scope.facts].sort(compareFacts);
-    const groups = groupScope(ordered, termsPerFact)
-      .sort((a, b) => b.facts.length - a.facts.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .slice(0, maxPerScope);
+    const groups = groupScope(ordered, termsOf, termsPerFact, maxPerScope);
     for (const group of groups) {
       out.push({
         id: stableUuid(options.bankId, scopeKey, group.key),
