@@ -50,8 +50,8 @@ export interface RetainQueue {
   deadLetters(): Promise<readonly DeadLetter[]>;
   /** Moves dead letters (all, or these job ids) back to the queue; returns how many. */
   requeueDeadLetters(ids?: readonly string[]): Promise<number>;
-  /** Leaves a pause (e.g. after the key was fixed) and delivers. */
-  resume(): Promise<void>;
+  /** Leaves a pause and delivers; pass `server` when the fix was a new key or URL (a new client). */
+  resume(o?: { readonly server?: MemoryServer }): Promise<void>;
   /** Delivers what it can before `deadline` (default 3 s), finishes the batch in flight, releases the lease. */
   close(o?: { readonly deadline?: number; readonly flush?: boolean }): Promise<void>;
 }
@@ -111,6 +111,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   const compactAbove = options.compactAbove ?? 2_000;
   const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'AGENT_MEMORY_QUEUE' }));
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  let server = options.server;
 
   const journal: QueueJournal = await openJsonlJournal({
     path: options.queuePath,
@@ -223,13 +224,18 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       await dispatch({ type: 'retain.flushRequested', at: now() });
       return;
     }
+    // The records just folded in may have changed the state (another process paused the queue,
+    // or delivered what we meant to send); decide from the state after them.
     const snapshot = gate.getSnapshot();
     const state = snapshot.value as string;
-    const adopting = (state === 'delivering' || state === 'draining') && snapshot.context.inFlight !== null && snapshot.context.inFlight.owner !== owner;
-    if (state !== 'selecting' && !adopting) return;
+    if (state === 'paused' || state === 'backingOff') {
+      await releaseLease();
+      return;
+    }
     const choice = selectBatch(snapshot.context, limits);
     const jobs = findPending(snapshot.context, choice.jobIds);
     if (jobs.length === 0) {
+      await releaseLease();
       await dispatch({ type: 'retain.batchSkipped', reason: 'nothing to deliver', at: now() });
       return;
     }
@@ -252,7 +258,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       return;
     }
     const outcome = await sendBatch(
-      { server: options.server, async: asyncRetain, now, random, backoff, failures: snapshot.context.failures, signal: abort.signal, recordDeadLetters },
+      { server, async: asyncRetain, now, random, backoff, failures: snapshot.context.failures, signal: abort.signal, recordDeadLetters },
       batch,
       jobs,
     );
@@ -341,7 +347,11 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
 
   const machine = retainDeliveryMachine.provide({
     actions: {
-      startBatch: () => background('starting a delivery', startBatch),
+      // Transitions caused by another process's records (folded in while this process already
+      // holds the lease, inside startBatch) start no effect of their own.
+      startBatch: ({ event }) => {
+        if (event.replica !== true) background('starting a delivery', startBatch);
+      },
       deliverBatch: (_args, params) => {
         const batch = params.batch;
         if (batch === null || batch.owner !== owner || closed) return;
@@ -350,8 +360,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
         background('delivery', () => run);
       },
       scheduleRetry: (_args, params) => scheduleRetry(params.retryAt),
-      settled: () => {
-        if (gate !== undefined) background('settling', settled);
+      settled: ({ event }) => {
+        if (gate !== undefined && event.replica !== true) background('settling', settled);
       },
     },
   });
@@ -426,6 +436,9 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     });
 
   await start();
+  // A log much longer than its live set (many delivered jobs) is rewritten now, so the next
+  // process that opens it folds the live set, not the history.
+  await maybeCompact().catch((error: unknown) => warn(`retain queue: compaction skipped: ${redact(error instanceof Error ? error.message : String(error))}`));
 
   let interval: NodeJS.Timeout | undefined;
   if (options.mode === 'coalesced' && options.flushIntervalMs > 0) {
@@ -487,7 +500,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       await dispatch({ type: 'retain.requeued', jobIds: chosen, at: now() } as RetainDeliveryEvent);
       return chosen.length;
     },
-    resume: async () => {
+    resume: async (o = {}) => {
+      if (o.server !== undefined) server = o.server;
       await dispatch({ type: 'retain.resumed', at: now() });
     },
     close: async (o = {}) => {

@@ -4,7 +4,7 @@ import { createMemoryTwin, type MemoryTwin } from '../../src/adapters/server/mem
 import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../src/adapters/queue/jsonlJournal.js';
 import type { JournalPort } from '../../src/effects/ports/journal.js';
 import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../src/effects/retainDelivery.js';
-import { newJob, tempQueueDir } from '../helpers/queueFixtures.js';
+import { newJob, tempQueueDir } from '../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,6 +1,7 @@
 /**
- * An inter-process lock file, created with O_EXCL (`wx`): creation is atomic on local
- * filesystems, and the file holds its owner ({pid, host, token, at}) in the same step.
+ * An inter-process lock file, hard-linked into place from a fully written draft: `link` is
+ * atomic and fails when the name exists, so the lock holds its owner ({pid, host, token, at})
+ * from the moment it exists.
  *
  * A lock is stale when its owner is a process on this host that no longer exists, when its
  * heartbeat (the file's mtime) is older than `staleMs`, or when it is empty for 2 s (the owner
@@ -62,13 +63,18 @@ const isAlive = (pid: number): boolean => {
 const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 const readOwner = async (file: string): Promise<{ owner?: LockOwner; mtimeMs?: number }> => {
+  let mtimeMs: number;
   try {
-    const [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
-    const parsed = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string' || typeof parsed.host !== 'string') return { mtimeMs: stat.mtimeMs };
-    return { owner: parsed as LockOwner, mtimeMs: stat.mtimeMs };
+    mtimeMs = (await fs.stat(file)).mtimeMs;
   } catch {
     return {};
+  }
+  try {
+    const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<LockOwner>;
+    if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string' || typeof parsed.host !== 'string') return { mtimeMs };
+    return { owner: parsed as LockOwner, mtimeMs };
+  } catch {
+    return { mtimeMs };
   }
 };
 
@@ -78,22 +84,29 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   const retryMs = options.retryMs ?? 5;
   const host = hostname();
 
-  const isStale = async (): Promise<boolean> => {
+  /** The stale holder's token ('' when the file has no owner), or undefined when it is live. */
+  const staleToken = async (): Promise<string | undefined> => {
     const { owner, mtimeMs } = await readOwner(lockPath);
-    if (mtimeMs === undefined) return false; // Gone already: the next attempt creates it.
+    if (mtimeMs === undefined) return undefined; // Gone already: the next attempt creates it.
     const age = Date.now() - mtimeMs;
-    if (owner === undefined) return age > Math.min(staleMs, 2_000);
-    if (owner.host === host && owner.pid !== process.pid && !isAlive(owner.pid)) return true;
-    return age > staleMs;
+    if (owner === undefined) return age > Math.min(staleMs, 2_000) ? '' : undefined;
+    if (owner.host === host && owner.pid !== process.pid && !isAlive(owner.pid)) return owner.token;
+    return age > staleMs ? owner.token : undefined;
   };
 
-  const claimStale = async (): Promise<void> => {
+  /**
+   * Moves the stale lock aside. If another contender replaced it with a live lock between our
+   * check and the rename, the moved file is not the one we judged: it is put back.
+   */
+  const claimStale = async (judged: string): Promise<void> => {
     const tomb = `${lockPath}.stale-${randomUUID()}`;
     try {
       await fs.rename(lockPath, tomb);
     } catch {
       return; // Someone else claimed it (or the holder released it): try again from the top.
     }
+    const { owner } = await readOwner(tomb);
+    if ((owner?.token ?? '') !== judged) await fs.link(tomb, lockPath).catch(() => undefined);
     await fs.rm(tomb, { force: true });
   };
 
@@ -101,18 +114,25 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     const token = randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const owner: LockOwner = { pid: process.pid, host, token, at: Date.now() };
+      // Written aside, then hard-linked into place: the lock appears with its owner in one
+      // atomic step (link fails if it exists), so it is never seen empty.
+      const draft = `${lockPath}.${token}.owner`;
       try {
-        await fs.writeFile(lockPath, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
+        await fs.writeFile(draft, JSON.stringify(owner), { mode: 0o600 });
+        await fs.link(draft, lockPath);
       } catch (error) {
+        await fs.rm(draft, { force: true });
         if (code(error) === 'ENOENT') {
           await fs.mkdir(path.dirname(lockPath), { recursive: true, mode: 0o700 });
           continue;
         }
         if (code(error) !== 'EEXIST') throw error;
-        if (!(await isStale())) return undefined;
-        await claimStale();
+        const judged = await staleToken();
+        if (judged === undefined) return undefined;
+        await claimStale(judged);
         continue;
       }
+      await fs.rm(draft, { force: true });
       return heldLock(token);
     }
     return undefined;

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { createDirLock } from '../../../src/adapters/queue/dirLock.js';
-import { tempQueueDir } from '../../helpers/queueFixtures.js';
+import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

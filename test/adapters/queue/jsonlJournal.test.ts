@@ -6,7 +6,7 @@ import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../../src/ad
 import { decodeLine, encodeRecord } from '../../../src/adapters/queue/recordCodec.js';
 import type { JournalEntry } from '../../../src/effects/ports/journal.js';
 import type { JsonValue } from '../../../src/machines/shared/codecs.js';
-import { tempQueueDir } from '../../helpers/queueFixtures.js';
+import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openReceiptsStore, RECEIPTS_KEPT, type DeliveryReceiptRecord } from '../../../src/adapters/store/receipts.js';
-import { tempQueueDir } from '../../helpers/queueFixtures.js';
+import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -2,9 +2,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryServer } from '../../src/adapters/server/client.js';
-import type { MemoryServer } from '../../src/effects/ports/memoryServer.js';
-import type { NewRetainJob } from '../../src/effects/retainDeliveryJobs.js';
+import { createMemoryServer } from '../../../src/adapters/server/client.js';
+import type { MemoryServer } from '../../../src/effects/ports/memoryServer.js';
+import type { NewRetainJob } from '../../../src/effects/retainDeliveryJobs.js';
 
 export const tempQueueDir = async (): Promise<{ dir: string; queuePath: string; dispose: () => Promise<void> }> => {
   const dir = await mkdtemp(join(tmpdir(), 'am-queue-'));
