@@ -16,6 +16,7 @@ import { redact } from '../config/redact.js';
 import type { Scope } from '../config/scope.js';
 import type { Automation, SessionMode, StartReason } from '../machines/session/events.js';
 import { SessionEvent } from '../machines/session/events.js';
+import { retainAllowed, type SessionContext } from '../machines/session/context.js';
 import { sessionMachine, type SessionMachine } from '../machines/session/machine.js';
 import { sessionView, type SessionView } from '../machines/session/selectors.js';
 import type { ClockPort } from './ports/clock.js';
@@ -78,7 +79,8 @@ export interface RecallForResult {
 }
 
 export interface RetainTurnResult {
-  readonly outcome: 'queued' | 'nothing' | 'skipped' | 'optedOut' | 'failed' | 'notStarted';
+  /** `deferred`: on disk in the hand-off log only (the session was shutting down); queued on the next start. */
+  readonly outcome: 'queued' | 'deferred' | 'nothing' | 'skipped' | 'optedOut' | 'failed' | 'notStarted';
   readonly messages: number;
   readonly reason?: string;
 }
@@ -258,14 +260,34 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     }
   };
 
+  /**
+   * A run that ends after shutdown began (pi may deliver a queued agent_end after
+   * session_shutdown): written to the hand-off log only, queued by the next start.
+   */
+  const lateHandOff = (context: SessionContext, sessionId: string, messages: readonly HostMessage[], at: number): RetainTurn => {
+    if (!retainAllowed(context) || context.nextOptOut) {
+      return { durable: false, settled: Promise.resolve({ outcome: 'skipped', messages: 0, reason: 'the session was shutting down' }) };
+    }
+    const seen = retainLog.seen(sessionId);
+    const delta = messages.filter((m) => !seen.has(fingerprint(m)));
+    const fingerprints = delta.map(fingerprint);
+    const { config, scope, cwd } = settings();
+    const built = buildRetainJobs({ messages: delta, scope, config, session: { sessionId, sessionFile: context.sessionFile ?? undefined, cwd }, now: at });
+    if (built.jobs.length === 0) return { durable: false, settled: Promise.resolve({ outcome: 'nothing', messages: 0 }) };
+    const key = `${sessionId}:${createHash('sha256').update(fingerprints.join(',')).digest('hex').slice(0, 16)}`;
+    retainLog.handOffSync({ key, sessionId, fingerprints, jobs: built.jobs }, at);
+    return { durable: true, settled: Promise.resolve({ outcome: 'deferred', messages: built.projected }) };
+  };
+
   const retainTurn = (messages: readonly HostMessage[], o: { readonly runId?: string } = {}): RetainTurn => {
     const snapshot = gate.getSnapshot();
     const sessionId = snapshot.context.sessionId;
-    if (sessionId === null || !snapshot.matches('active')) {
+    if (sessionId === null) {
       return { durable: false, settled: Promise.resolve({ outcome: 'notStarted', messages: 0, reason: 'no session is active' }) };
     }
     const runId = o.runId ?? `run-${++runCounter}`;
     const at = clock.now();
+    if (!snapshot.matches('active')) return lateHandOff(snapshot.context, sessionId, messages, at);
     const event = { type: 'run.ended' as const, at, runId };
     const seen = retainLog.seen(sessionId);
     const delta = messages.filter((m) => !seen.has(fingerprint(m)));

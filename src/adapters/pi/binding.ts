@@ -104,7 +104,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   });
 
   pi.on('agent_end', (event, ctx) => {
-    const runtime = holder.runtime;
+    // After shutdown the closed runtime still writes the run to its hand-off log.
+    const runtime = holder.runtime ?? holder.closed;
     if (runtime === undefined) return undefined;
     const all = event.messages as readonly unknown[];
     const messages = readable(all);
@@ -125,6 +126,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     const runtime = holder.runtime ?? (await holder.starting);
     if (runtime === undefined) return;
     holder.runtime = undefined;
+    holder.closed = runtime;
     try {
       // Catch-up: a signal can end pi before its queued agent_end handler ran. The branch on
       // disk has the run; the cursor skips what was already handed off.

@@ -6,6 +6,8 @@ import type { MemoryRuntime } from '../../effects/memoryRuntime.js';
 
 export interface RuntimeHolder {
   runtime: MemoryRuntime | undefined;
+  /** The runtime after `session_shutdown`: a late agent_end still hands its run off to disk. */
+  closed: MemoryRuntime | undefined;
   /** The start in progress, so a second `session_start` (RPC mode) waits for it. */
   starting: Promise<MemoryRuntime | undefined> | undefined;
   /** Why there is no runtime (redacted), for tools and commands to report. */
@@ -14,7 +16,7 @@ export interface RuntimeHolder {
   sessionId: string | undefined;
 }
 
-export const createHolder = (): RuntimeHolder => ({ runtime: undefined, starting: undefined, failure: undefined, sessionId: undefined });
+export const createHolder = (): RuntimeHolder => ({ runtime: undefined, closed: undefined, starting: undefined, failure: undefined, sessionId: undefined });
 
 /** The runtime, or an error a user can act on. */
 export const requireRuntime = async (holder: RuntimeHolder): Promise<MemoryRuntime> => {

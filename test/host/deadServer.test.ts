@@ -1,0 +1,107 @@
+/**
+ * A memory server that is down or hangs never breaks a pi session: the turn completes, the
+ * recall ends at its deadline (the network timeout is far longer, so only the deadline can
+ * have ended it), the footer says degraded, and the retain job is kept on disk.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fauxAssistantMessage, registerFauxProvider } from '@mariozechner/pi-ai';
+import { makeProject, openHostSession, type Faux } from './piSdk.js';
+
+const waitUntil = async (check: () => boolean, ms = 10_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/** Accepts connections and never answers: the worst kind of dead. */
+const startHungServer = async (): Promise<{ url: string; close: () => Promise<void> }> => {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+/** A port nothing listens on: bind, note the port, close. */
+const refusedUrl = async (): Promise<string> => {
+  const hung = await startHungServer();
+  await hung.close();
+  return hung.url;
+};
+
+describe('pi session with the memory server down', () => {
+  let faux: Faux;
+  let hung: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    faux = registerFauxProvider();
+    hung = await startHungServer();
+  });
+  afterAll(async () => {
+    faux.unregister();
+    await hung.close();
+  });
+
+  it('hung server: the turn completes without memory once the recall deadline passes; the job is kept', async () => {
+    const project = await makeProject(hung.url, { memory: { baseUrl: hung.url, timeoutMs: 60_000 }, recall: { timeoutMs: 300 } });
+    faux.setResponses([fauxAssistantMessage('Answered without memory.')]);
+    const host = await openHostSession(project, faux);
+    try {
+      await host.session.prompt('What did we decide about caching?');
+      const runtime = host.holder.runtime!;
+      await runtime.session.idle();
+      const context = runtime.session.view().context;
+      expect(context.lastRecall?.outcome).toBe('timedOut');
+      expect(context.lastRetain?.outcome).toBe('queued');
+      expect(runtime.queue!.status().depth).toBeGreaterThanOrEqual(1);
+      const queueFile = await readFile(path.join(project.cwd, '.pi', 'memory', 'retain-queue.jsonl'), 'utf8');
+      expect(queueFile).toContain('Answered without memory.');
+    } finally {
+      await host.close();
+    }
+  }, 30_000);
+
+  it('refused server: the footer says degraded, turns complete, and the job waits in the queue', async () => {
+    const url = await refusedUrl();
+    const project = await makeProject(url);
+    faux.setResponses([fauxAssistantMessage('First answer.'), fauxAssistantMessage('Second answer.')]);
+    const host = await openHostSession(project, faux);
+    try {
+      const runtime = host.holder.runtime!;
+      await waitUntil(() => runtime.status().setup.state === 'degraded');
+      expect(runtime.status().setup.detail).toContain('unreachable');
+      // pi runs agent_end handlers after prompt() resolves: wait for each run's hand-off.
+      const retainedAt = (): number => runtime.session.view().context.lastRetain?.at ?? 0;
+      await host.session.prompt('First question about the build?');
+      await waitUntil(() => retainedAt() > 0);
+      const first = retainedAt();
+      await host.session.prompt('Second question about the build?');
+      await waitUntil(() => retainedAt() > first);
+      await runtime.session.idle();
+      const footer = host.ui.statuses.filter((s) => s.key === 'memory').map((s) => s.text);
+      expect(footer).toContain('memory: degraded');
+      expect(['failed', 'timedOut']).toContain(runtime.session.view().context.lastRecall?.outcome);
+      expect(runtime.queue!.status().depth).toBeGreaterThanOrEqual(1);
+    } finally {
+      await host.close();
+    }
+    // After close the jobs are still on disk for the next session.
+    const queueFile = await readFile(path.join(project.cwd, '.pi', 'memory', 'retain-queue.jsonl'), 'utf8');
+    expect(queueFile).toContain('Second answer.');
+  }, 30_000);
+});
