@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import type * as t from 'io-ts';
+import * as t from 'io-ts';
 import { redact } from '../config/redact.js';
 import type { GitLog } from '../adapters/git/gitLog.js';
 import type { ToolContext } from './context.js';
@@ -32,13 +32,15 @@ export type MemorySeedGitParams = t.TypeOf<typeof MemorySeedGitParams.codec>;
 
 export const gitSeedReceiptPath = (stateDir: string): string => path.join(stateDir, 'memory', 'git-seed-receipt.json');
 
-export interface GitSeedReceipt {
-  readonly bankId: string;
-  readonly documentId: string;
-  readonly headSha: string;
-  readonly commitCount: number;
-  readonly seededAt: string;
-}
+/** `{state_dir}/memory/git-seed-receipt.json`: which HEAD was seeded into which bank, and when. */
+export const GitSeedReceipt = t.type({
+  bankId: t.string,
+  documentId: t.string,
+  headSha: t.string,
+  commitCount: t.number,
+  seededAt: t.string,
+});
+export type GitSeedReceipt = t.TypeOf<typeof GitSeedReceipt>;
 
 export const gitSeedDocumentId = (headSha: string): string => `pi-gitlog:${headSha.slice(0, 12)}`;
 

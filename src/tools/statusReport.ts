@@ -7,7 +7,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../config/redact.js';
 import type { Capabilities } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
-import { gitSeedReceiptPath, type GitSeedReceipt } from './memorySeedGit.js';
+import { decodeWith } from '../machines/shared/decode.js';
+import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
 import { describeFailure } from '../effects/ports/memoryServer.js';
 
@@ -55,8 +56,6 @@ const PROBE_MS = 1500;
 export const SETUP_HINT =
   'Memory setup is required: open /memory (guided setup), or set projectBankId to the shared coding bank (memory_config patch, or PI_MEMORY_PROJECT_BANK_ID), then setupComplete:true.';
 
-const isReceipt = (u: unknown): u is GitSeedReceipt =>
-  typeof u === 'object' && u !== null && typeof (u as GitSeedReceipt).headSha === 'string' && typeof (u as GitSeedReceipt).documentId === 'string';
 
 /** Whether explicit setup is done: setupComplete and, in domain-tagged mode, a real coding bank id. */
 export const setupDone = (ctx: ToolContext): boolean => {
@@ -89,7 +88,13 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const runtime = ctx.status?.();
   const done = setupDone(ctx);
   const setup = runtime?.setup ?? { state: done ? 'complete' : 'required' };
-  const receipt = receiptRead.value !== undefined && isReceipt(receiptRead.value) ? receiptRead.value : null;
+  const receiptFile = gitSeedReceiptPath(ctx.loaded.stateDir);
+  const decodedReceipt = receiptRead.value === undefined ? undefined : decodeWith(GitSeedReceipt, receiptFile)(receiptRead.value);
+  const receipt = decodedReceipt !== undefined && E.isRight(decodedReceipt) ? decodedReceipt.right : null;
+  const receiptProblems = [
+    ...(receiptRead.error === undefined ? [] : [`git seed receipt: ${receiptRead.error}; run memory_seed_git again`]),
+    ...(decodedReceipt !== undefined && E.isLeft(decodedReceipt) ? [`git seed receipt unreadable (${decodedReceipt.left.message}); run memory_seed_git again`] : []),
+  ];
   const currentHead = E.isRight(head) ? head.right : null;
   const reasons: SyncReason[] = [];
   if (currentHead !== null && receipt === null) reasons.push('git_seed_missing');
@@ -180,7 +185,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     },
     sync,
     fields,
-    problems: scope.problems.map(redact),
+    problems: [...scope.problems, ...receiptProblems].map(redact),
   };
 };
 

@@ -66,6 +66,26 @@ describe('tools against server faults', () => {
     h.server?.setFaults([]);
   });
 
+  it('a retain the server rejects (422) is dead-lettered and the answer says so', async () => {
+    h.server?.setFaults([{ method: 'POST', path: '*/memories', kind: 'status', status: 422, detail: 'item rejected by test', times: 1 }]);
+    const result = await h.ok('memory_retain', { content: 'Will be rejected.', context: 'fault test' });
+    expect(result.text).toContain('did not succeed');
+    expect(result.text).toContain('dead-letter');
+    expect(result.details).toMatchObject({ deadLettered: 1, remaining: 0 });
+    h.server?.setFaults([]);
+  });
+
+  it('a 401 pauses delivery; the memory stays queued with the reason', async () => {
+    h.server?.setFaults([{ method: 'POST', path: '*/memories', kind: 'status', status: 401, detail: 'bad key', times: 1 }]);
+    const result = await h.ok('memory_retain', { content: 'Kept while paused.', context: 'fault test' });
+    expect(result.text).toMatch(/^Queued for coding-bank; 1 job\(s\) pending \(.*401/);
+    expect(JSON.stringify(result)).not.toContain('topsecretkeyvalue');
+    h.server?.setFaults([]);
+    await h.queue.resume();
+    await h.queue.flush({ deadline: Date.now() + 5000 });
+    expect(h.queue.status().depth).toBe(0);
+  });
+
   it('a cancelled call says so and sends nothing', async () => {
     const controller = new AbortController();
     controller.abort();

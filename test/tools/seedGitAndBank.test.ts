@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODING_BANK, commit, git, startHarness, type Harness } from './harness.js';
@@ -51,6 +51,16 @@ describe('memory_seed_git on a real repository', () => {
     commit(h.cwd, 'Another change');
     const status = await h.ok('memory_status', {});
     expect((status.details as { sync: { reasons: string[] } }).sync.reasons).toContain('git_seed_stale');
+  });
+
+  it('a damaged receipt is reported by field, and counts as missing', async () => {
+    const saved = readFileSync(receiptPath, 'utf8');
+    writeFileSync(receiptPath, '{"headSha": 5}');
+    const status = await h.ok('memory_status', {});
+    const d = status.details as { sync: { reasons: string[] }; problems: string[] };
+    expect(d.sync.reasons).toContain('git_seed_missing');
+    expect(d.problems.join('\n')).toMatch(/git seed receipt unreadable .*field headSha/);
+    writeFileSync(receiptPath, saved);
   });
 
   it('flush:false queues without delivering', async () => {
