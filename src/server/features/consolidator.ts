@@ -32,6 +32,8 @@ export interface ConsolidatorOptions {
    * seconds, which other requests should not pay for (default 20,000).
    */
   readonly backgroundLimit?: number;
+  /** Called after a consolidation changed a bank's observations (outside the bank's exclusive section). */
+  readonly onConsolidated?: (bankId: string) => Promise<void>;
 }
 
 const OBSERVATION_SCOPE_VALUES = new Set(['per_tag', 'combined', 'all_combinations', 'shared']);
@@ -88,12 +90,13 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const running = new Set<Promise<void>>();
   let closed = false;
 
-  const runNow = async (bankId: string): Promise<void> => {
-    if (!dirty.has(bankId)) return;
+  /** Resolves true when observations changed. */
+  const runNow = async (bankId: string): Promise<boolean> => {
+    if (!dirty.has(bankId)) return false;
     // Cleared first: a write landing while this runs marks the bank again.
     dirty.delete(bankId);
     const bank = store.bank(bankId);
-    if (bank === undefined) return;
+    if (bank === undefined) return false;
     const sources: ObservationSourceFact[] = [];
     const previous: Observation[] = [];
     for (const fact of bank.facts.values()) {
@@ -102,7 +105,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     }
     const next = consolidate(sources, { bankId });
     const diff = diffObservations(previous, next);
-    if (diff.upserts.length === 0 && diff.deletes.length === 0) return;
+    if (diff.upserts.length === 0 && diff.deletes.length === 0) return false;
     const now = nowIso();
     const created = new Map([...bank.facts.values()].filter((f) => f.fact_type === 'observation').map((f) => [f.id, f.created_at]));
     await store.commit([
@@ -111,6 +114,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
         ? [{ type: 'facts.put' as const, bank_id: bankId, facts: diff.upserts.map((o) => toFact(o, created.get(o.id) ?? now)) }]
         : []),
     ]);
+    return true;
   };
 
   const track = (work: Promise<void>): Promise<void> => {
@@ -126,7 +130,12 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       clearTimeout(timer);
       timers.delete(bankId);
     }
-    return track(store.exclusive(bankId, () => runNow(bankId)));
+    const onConsolidated = options.onConsolidated;
+    return track(
+      store.exclusive(bankId, () => runNow(bankId)).then(async (changed) => {
+        if (changed && onConsolidated !== undefined && !closed) await onConsolidated(bankId);
+      }),
+    );
   };
 
   const markDirty = (bankId: string): void => {

@@ -6,13 +6,19 @@
 import type { ServerContext } from '../context.js';
 import { createConsolidator } from './consolidator.js';
 import type { Consolidator } from './consolidator.js';
+import { queueRefreshesAfterConsolidation } from './refresh.js';
 
 const consolidators = new WeakMap<ServerContext, Consolidator>();
 
 export const observationsFor = (server: ServerContext): Consolidator => {
   let consolidator = consolidators.get(server);
   if (consolidator === undefined) {
-    consolidator = createConsolidator({ store: server.store, nowIso: server.nowIso });
+    consolidator = createConsolidator({
+      store: server.store,
+      nowIso: server.nowIso,
+      // Models and pages with refresh_after_consolidation follow the observations they read.
+      onConsolidated: (bankId) => queueRefreshesAfterConsolidation(server, bankId),
+    });
     consolidators.set(server, consolidator);
   }
   return consolidator;

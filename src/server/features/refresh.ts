@@ -10,7 +10,7 @@ import type { OperationHandler } from '../operations.js';
 import type { Mutation, OperationRecord } from '../store/model.js';
 import { MENTAL_MODEL_KIND, MentalModelRecord } from './mentalModels.js';
 import { runReflect } from './reflectEngine.js';
-import { putRecord, readRecord } from './records.js';
+import { putRecord, readRecord, readRecords } from './records.js';
 import { refreshScope } from './trigger.js';
 
 export const REFRESH_TASK = 'refresh_mental_model';
@@ -75,3 +75,24 @@ export const refreshHandler =
     const metadata: Record<string, JsonValue> = { mental_model_id: modelId, facts_used: answer.based_on?.memories.length ?? 0 };
     return metadata;
   };
+
+/** True when a refresh of `modelId` is already waiting or running: no need for another. */
+const refreshPending = (server: ServerContext, bankId: string, modelId: string): boolean => {
+  for (const op of server.store.bank(bankId)?.operations.values() ?? []) {
+    if (op.task_type !== REFRESH_TASK || (op.status !== 'pending' && op.status !== 'processing')) continue;
+    const payload = op.payload;
+    if (typeof payload === 'object' && payload !== null && !Array.isArray(payload) && payload['mental_model_id'] === modelId) return true;
+  }
+  return false;
+};
+
+/** Queues a refresh of every model in the bank whose trigger asks to follow consolidation. */
+export const queueRefreshesAfterConsolidation = async (server: ServerContext, bankId: string): Promise<void> => {
+  const due = readRecords(server, bankId, MENTAL_MODEL_KIND, MentalModelRecord).filter(
+    (m) => m.trigger.refresh_after_consolidation && !refreshPending(server, bankId, m.id),
+  );
+  if (due.length === 0) return;
+  const refreshes = due.map((m) => buildRefresh(server, bankId, m.id));
+  await server.store.commit(refreshes.map((r) => r.mutation));
+  server.operations.schedule(refreshes.map((r) => r.operation));
+};

@@ -174,6 +174,21 @@ describe('mental models and knowledge pages', () => {
     expect((await call(server, 'PATCH', `${b}/knowledge-base/nodes/kf-none`, { name: 'x' })).status).toBe(404);
   });
 
+  it('a page with the default trigger refreshes after consolidation changes observations', async () => {
+    const kb = bank('living');
+    await call(server, 'POST', `${kb}/memories`, { items: [{ content: 'Backups run nightly.', document_id: 'b1' }, { content: 'Backups go to S3.', document_id: 'b2' }] });
+    const page = (await call(server, 'POST', `${kb}/knowledge-base/pages`, { name: 'Backups', source_query: 'backup' })).body;
+    await server.idle();
+    const first = (await call(server, 'GET', `${kb}/knowledge-base/pages/${String(page.page_id)}`)).body;
+    expect(first.body).toContain('Backups run nightly.');
+    await call(server, 'POST', `${kb}/memories`, { items: [{ content: 'Backups are encrypted with age.', document_id: 'b3' }] });
+    // An observation read consolidates; the page follows without an explicit refresh.
+    await call(server, 'POST', `${kb}/memories/recall`, { query: 'backup', types: ['observation'] });
+    await server.idle();
+    const second = (await call(server, 'GET', `${kb}/knowledge-base/pages/${String(page.page_id)}`)).body;
+    expect(second.body).toContain('encrypted');
+  });
+
   it('refused writes leave nothing behind', async () => {
     const before = (await call(server, 'GET', `${b}/mental-models?detail=metadata`)).body.items.length as number;
     expect((await call(server, 'POST', `${b}/mental-models`, { name: 'x', source_query: 'y', trigger: { refresh_cron: 'every day' } })).status).toBe(422);
