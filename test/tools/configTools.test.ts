@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolCallError, executeForHost, findTool } from '../../src/tools/catalogue.js';
 import { CODING_BANK, PROJECT_TAG, startHarness, type Harness } from './harness.js';
 
 const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -133,6 +134,30 @@ describe('memory_scope and memory_scope_migrate', () => {
     writeFileSync(noReceipt, '{"old":true}');
     await h.ok('memory_scope_migrate', { writeReceipt: false });
     expect(readJson(noReceipt)).toEqual({ old: true });
+  });
+});
+
+describe('executeForHost (the pi result shape)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  it('returns text content and details, or throws a redacted ToolCallError naming the field', async () => {
+    const tool = findTool('memory_scope');
+    if (tool === undefined) throw new Error('memory_scope missing');
+    const result = await executeForHost(tool, {}, await h.context());
+    expect(result.content[0]?.type).toBe('text');
+    expect(result.content[0]?.text).toContain(PROJECT_TAG);
+    expect(result.details).toMatchObject({ projectTag: PROJECT_TAG });
+    const recall = findTool('memory_recall');
+    if (recall === undefined) throw new Error('memory_recall missing');
+    const thrown = await executeForHost(recall, { query: 'x', apiKey: 'sk-proj-abcdefghijklmnopqrstuvwxyz' }, await h.context()).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(ToolCallError);
+    expect((thrown as ToolCallError).code).toBe('invalidParams');
+    expect((thrown as ToolCallError).field).toBe('apiKey');
+    expect((thrown as ToolCallError).message).not.toContain('abcdefghijklmnopqrstuvwxyz');
   });
 });
 
