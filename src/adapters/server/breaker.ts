@@ -32,14 +32,29 @@ export interface CircuitBreaker {
   subscribe(listener: (state: BreakerState) => void): () => void;
 }
 
-export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaultBreakerOptions): CircuitBreaker => {
-  let current: BreakerState = { state: 'closed', failures: 0 };
+/**
+ * Where a breaker keeps its state between host processes (several short-lived pi processes
+ * share one state directory), so a new session does not pay the deadline again for a server
+ * another session just found dead. Best effort: it is a cache of what calls learnt.
+ */
+export interface BreakerPersistence {
+  load(): BreakerState | undefined;
+  save(state: BreakerState): void;
+}
+
+/** A persisted half-open state means its probe died with its process: open, probe due now. */
+const restored = (state: BreakerState | undefined): BreakerState =>
+  state === undefined ? { state: 'closed', failures: 0 } : state.state === 'halfOpen' ? { state: 'open', failures: state.failures, retryAt: state.retryAt ?? 0 } : state;
+
+export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaultBreakerOptions, persistence?: BreakerPersistence): CircuitBreaker => {
+  let current: BreakerState = restored(persistence?.load());
   const listeners = new Set<(state: BreakerState) => void>();
 
   const move = (next: BreakerState): void => {
     const changed = next.state !== current.state || next.failures !== current.failures || next.retryAt !== current.retryAt;
     current = next;
     if (!changed) return;
+    persistence?.save(next);
     for (const listener of [...listeners]) {
       // A listener's bug must not break the call path that triggered the transition.
       try {
@@ -96,10 +111,10 @@ const registry = new Map<string, CircuitBreaker>();
  * The breaker shared by every client of `baseUrl` in this process, created on first use
  * with the first caller's clock and options.
  */
-export const breakerFor = (baseUrl: string, clock: ClockPort, options?: BreakerOptions): CircuitBreaker => {
+export const breakerFor = (baseUrl: string, clock: ClockPort, options?: BreakerOptions, persistence?: BreakerPersistence): CircuitBreaker => {
   const existing = registry.get(baseUrl);
   if (existing !== undefined) return existing;
-  const created = createBreaker(clock, options);
+  const created = createBreaker(clock, options, persistence);
   registry.set(baseUrl, created);
   return created;
 };

@@ -37,6 +37,7 @@ import {
   type VersionInfo as VersionInfoType,
 } from '../../effects/ports/memoryServer.js';
 import { breakerFor, defaultBreakerOptions, type BreakerOptions } from './breaker.js';
+import { breakerFile } from './breakerFile.js';
 import {
   FIELD_CAPABILITY,
   cachedCapabilities,
@@ -94,6 +95,11 @@ export const defaultRetryOptions: RetryOptions = { attempts: 3, baseMs: 100, cap
 export interface ClientOptions extends MemoryServerOptions {
   readonly breaker?: BreakerOptions;
   readonly retry?: RetryOptions;
+  /**
+   * A JSON file keeping the breaker state between host processes
+   * (e.g. `{state_dir}/memory/server-health.json`); in memory only when absent.
+   */
+  readonly healthFile?: string;
 }
 
 const API = '/v1/default';
@@ -174,7 +180,12 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
           ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
           userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
         });
-  const breaker = breakerFor(baseUrl, clock, options.breaker ?? defaultBreakerOptions);
+  const breaker = breakerFor(
+    baseUrl,
+    clock,
+    options.breaker ?? defaultBreakerOptions,
+    options.healthFile === undefined ? undefined : breakerFile(options.healthFile, baseUrl),
+  );
 
   /** Sends one request (with retries when idempotent); resolves to a 2xx response or a failure. */
   const exchange = async (request: HttpRequest, idempotent: boolean, o: CallOptions | undefined): Promise<E.Either<ServerFailure, HttpResponse>> => {
