@@ -34,6 +34,12 @@ const main = async (): Promise<void> => {
       if (res.status !== 200) throw new Error(`retain failed: ${res.status} ${res.text}`);
     }
   };
+  // A recall with every type waits for the server's background observation consolidation to
+  // catch up, so the measured recalls see a settled bank rather than competing with it.
+  const settle = async (): Promise<void> => {
+    const res = await post(recallUrl, JSON.stringify({ query: corpus.query() }));
+    if (res.status !== 200) throw new Error(`recall failed: ${res.status} ${res.text}`);
+  };
   const recallOnce = async (): Promise<void> => {
     const res = await post(recallUrl, JSON.stringify({ query: corpus.query(), types: ['world'], budget: 'mid', max_tokens: 4096 }));
     if (res.status !== 200) throw new Error(`recall failed: ${res.status} ${res.text}`);
@@ -55,9 +61,11 @@ const main = async (): Promise<void> => {
 
   try {
     await ingest(0, 10_000);
+    await settle();
     const at10k = percentiles(await sample(recallOnce, 300, 20));
     const base10k = percentiles(await sample(baselineOnce, 300, 20));
     await ingest(10_000, 100_000);
+    await settle();
     const at100k = percentiles(await sample(recallOnce, 300, 20));
     const base100k = percentiles(await sample(baselineOnce, 300, 20));
     writeResult(

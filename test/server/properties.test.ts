@@ -188,3 +188,33 @@ describe('router', () => {
     expect(matchRoute(routes, 'GET', '/v1/default/nothing').kind).toBe('notFound');
   });
 });
+
+describe('disk encoding of mutations', () => {
+  it('document.put round-trips through the compact form, which holds the text once', async () => {
+    const { planRetain } = await import('../../src/server/retain/plan.js');
+    const { encodeForDisk, decodeFromDisk } = await import('../../src/server/store/diskEncoding.js');
+    fc.assert(
+      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 4000 }).filter((s) => s.trim().length > 0), { minLength: 1, maxLength: 3 }), (contents) => {
+        let n = 0;
+        const plan = planRetain({
+          bankId: 'b',
+          bank: undefined,
+          items: contents.map((content) => ({ content, document_id: 'd' })),
+          documentTags: ['t'],
+          now: 1_700_000_000_000,
+          newId: () => `id-${(n += 1)}`,
+          appendSupported: true,
+        });
+        for (const m of plan.mutations) {
+          const onDisk = JSON.parse(JSON.stringify(encodeForDisk(m))) as unknown;
+          expect(decodeFromDisk(onDisk)).toEqual(JSON.parse(JSON.stringify(m)));
+          if (m.type === 'document.put') {
+            const text = m.document.original_text ?? '';
+            expect(JSON.stringify(onDisk).length).toBeLessThan(JSON.stringify(m).length - text.length + 1);
+          }
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { encodeLine, decodeLine } from './logFormat.js';
 import type { Mutation } from './model.js';
 import type { ServerState } from './state.js';
+import { encodeForDisk } from './diskEncoding.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
@@ -42,7 +43,7 @@ export const stateAsMutations = function* (state: ServerState): Generator<Mutati
 /** Serialises synchronously (a consistent cut), then writes atomically. */
 export const captureSnapshot = (state: ServerState, nextSeq: number): string[] => {
   const lines = [encodeLine({ snapshot: 1, nextSeq })];
-  for (const m of stateAsMutations(state)) lines.push(encodeLine(m));
+  for (const m of stateAsMutations(state)) lines.push(encodeLine(encodeForDisk(m)));
   lines.push(encodeLine({ end: true, count: lines.length - 1 }));
   return lines;
 };
@@ -69,30 +70,50 @@ export const writeSnapshot = async (dir: string, lines: readonly string[]): Prom
 
 export interface LoadedSnapshot {
   readonly nextSeq: number;
-  readonly mutations: readonly unknown[];
+  readonly mutations: number;
 }
 
-/** Reads the snapshot; none yet is `{nextSeq: 0}`; a damaged one is an error (it was renamed in whole). */
-export const readSnapshot = async (dir: string): Promise<LoadedSnapshot> => {
+/**
+ * Reads the snapshot line by line, handing each mutation to `onMutation`; none yet is
+ * `{nextSeq: 0}`. A damaged snapshot is an error (it is only ever renamed in whole).
+ */
+export const readSnapshot = async (dir: string, onMutation: (value: unknown, line: number) => void): Promise<LoadedSnapshot> => {
   let text: string;
   try {
     text = await readFile(join(dir, SNAPSHOT_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: [] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: 0 };
     throw error;
   }
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
   const fail = (why: string): Error =>
-    new Error(`server data: ${join(dir, SNAPSHOT_FILE)} is damaged (${why}); move it aside to rebuild from the log, or restore a backup`);
-  const values = lines.map((line, i) => {
-    const check = decodeLine(line);
-    if (!check.ok) throw fail(`line ${i + 1}: ${check.reason}`);
-    return check.value;
-  });
-  const header = values[0] as { snapshot?: unknown; nextSeq?: unknown } | undefined;
-  const trailer = values[values.length - 1] as { end?: unknown; count?: unknown } | undefined;
-  if (header?.snapshot !== 1 || typeof header.nextSeq !== 'number') throw fail('no header');
-  if (trailer?.end !== true || trailer.count !== values.length - 2) throw fail('no trailer');
-  return { nextSeq: header.nextSeq, mutations: values.slice(1, -1) };
+    new Error(`server data: ${join(dir, SNAPSHOT_FILE)} is damaged (${why}); restore a backup of the data dir, or move it aside to start empty`);
+  let offset = 0;
+  let line = 0;
+  let header: { snapshot?: unknown; nextSeq?: unknown } | undefined;
+  let trailer: { end?: unknown; count?: unknown } | undefined;
+  let count = 0;
+  while (offset < text.length) {
+    const end = text.indexOf('\n', offset);
+    const raw = end === -1 ? text.slice(offset) : text.slice(offset, end);
+    offset = end === -1 ? text.length : end + 1;
+    line += 1;
+    const check = decodeLine(raw);
+    if (!check.ok) throw fail(`line ${line}: ${check.reason}`);
+    if (trailer !== undefined) throw fail(`line ${line}: data after the trailer`);
+    const value = check.value as { snapshot?: unknown; nextSeq?: unknown; end?: unknown; count?: unknown };
+    if (line === 1) {
+      header = value;
+      if (header.snapshot !== 1 || typeof header.nextSeq !== 'number') throw fail('no header');
+      continue;
+    }
+    if (typeof value === 'object' && value !== null && value.end === true) {
+      trailer = value;
+      continue;
+    }
+    count += 1;
+    onMutation(check.value, line);
+  }
+  if (header === undefined || typeof header.nextSeq !== 'number') throw fail('no header');
+  if (trailer === undefined || trailer.count !== count) throw fail('no trailer');
+  return { nextSeq: header.nextSeq, mutations: count };
 };

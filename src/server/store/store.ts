@@ -11,6 +11,7 @@ import { encodeLine } from './logFormat.js';
 import { MutationLog, replayLog } from './mutationLog.js';
 import { captureSnapshot, readSnapshot, writeSnapshot } from './snapshot.js';
 import { decodeMutation } from './decodeMutation.js';
+import { decodeFromDisk, encodeForDisk } from './diskEncoding.js';
 import { acquireDataDirLock } from './dataDirLock.js';
 import type { Mutation } from './model.js';
 import { ServerState } from './state.js';
@@ -69,21 +70,20 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     await mkdir(dir, { recursive: true });
     release = await acquireDataDirLock(dir);
     try {
-      const snapshot = await readSnapshot(dir);
-      snapshot.mutations.forEach((value, i) => {
-        const m = decodeMutation(value, `snapshot line ${i + 2}`);
+      const snapshot = await readSnapshot(dir, (value, line) => {
+        const m = decodeMutation(decodeFromDisk(value), `snapshot line ${line}`);
         if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
         state.apply(m.right);
       });
       const replay = await replayLog(dir, snapshot.nextSeq);
       for (const entry of replay.entries) {
-        const m = decodeMutation(entry.value, `log seq ${entry.seq}`);
+        const m = decodeMutation(decodeFromDisk(entry.value), `log seq ${entry.seq}`);
         if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
         state.apply(m.right);
       }
       log = await MutationLog.open(dir, replay.nextSeq);
       loadReport = {
-        snapshotMutations: snapshot.mutations.length,
+        snapshotMutations: snapshot.mutations,
         replayedMutations: replay.entries.length,
         truncatedBytes: replay.truncatedBytes,
       };
@@ -127,7 +127,7 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
       return;
     }
     await log.append(
-      mutations.map((m) => encodeLine(m)),
+      mutations.map((m) => encodeLine(encodeForDisk(m))),
       () => applyAll(mutations),
     );
     sinceSnapshot += mutations.length;
