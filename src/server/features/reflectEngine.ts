@@ -74,6 +74,11 @@ export const runReflect = async (server: ServerContext, bankId: string, run: Ref
   const limit = REFLECT_FACTS[run.budget];
   const hits = server.search.search(bankId, run.query, (fact) => types.includes(fact.fact_type) && matchesTagFilter(run.filter, fact.tags), limit);
   const recallMs = performance.now() - recallStart;
+  // An observation whose every source fact was recalled too adds nothing but repetition.
+  const recalledIds = new Set(hits.map((h) => h.fact.id));
+  const facts = hits
+    .map((h) => h.fact)
+    .filter((fact) => fact.fact_type !== 'observation' || !(fact.source_fact_ids ?? []).every((id) => recalledIds.has(id)) || (fact.source_fact_ids ?? []).length === 0);
 
   const directives = directivesForReflect(
     readRecords(server, bankId, DIRECTIVE_KIND, DirectiveRecord),
@@ -84,7 +89,7 @@ export const runReflect = async (server: ServerContext, bankId: string, run: Ref
 
   return composeReflect({
     query: run.query,
-    facts: hits.map((h) => factInput(h.fact)),
+    facts: facts.map(factInput),
     models,
     modelsSearched: searchModels,
     directives,

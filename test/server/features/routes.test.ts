@@ -45,6 +45,13 @@ describe('reflect', () => {
     expect(names(all.body)).toEqual(['for-a', 'for-b', 'global']);
   });
 
+  it('leaves out an observation when every fact it was built from is cited anyway', async () => {
+    const res = await call(server, 'POST', `${b}/reflect`, { query: 'release', include: { facts: {} } });
+    const memories = res.body.based_on.memories as { type: string; text: string }[];
+    expect(memories.filter((m) => m.type === 'world')).toHaveLength(3);
+    expect(memories.filter((m) => m.type === 'observation')).toEqual([]);
+  });
+
   it('fact_types limits what it reads; observation-only answers from observations', async () => {
     const res = await call(server, 'POST', `${b}/reflect`, { query: 'release', fact_types: ['observation'], include: { facts: {} } });
     const memories = res.body.based_on.memories as { type: string }[];
