@@ -24,7 +24,7 @@ const expectDecodedOr422 = (codec: Parameters<typeof decodeOr422>[0], input: unk
     const e = error as HttpError;
     expect(e.status).toBe(422);
     expect(Array.isArray(e.detail)).toBe(true);
-    for (const issue of e.detail as { loc: unknown[]; msg: string }[]) {
+    for (const issue of e.detail as readonly { readonly loc: readonly unknown[]; readonly msg: string }[]) {
       expect(issue.loc[0]).toBe('body');
       expect(issue.msg.length).toBeGreaterThan(0);
     }
@@ -60,7 +60,7 @@ describe('decoders never throw anything but a 422 naming body fields', () => {
           decodeOr422(RetainRequest, body);
           expect(blank).toEqual([]);
         } catch (error) {
-          const locs = ((error as HttpError).detail as { loc: unknown[] }[]).map((d) => d.loc);
+          const locs = ((error as HttpError).detail as readonly { readonly loc: readonly unknown[] }[]).map((d) => d.loc);
           expect(locs).toEqual(blank.map((i) => ['body', 'items', i, 'content']));
         }
       }),
