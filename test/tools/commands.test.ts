@@ -64,6 +64,24 @@ describe('slash commands', () => {
     expect(unknown.text).toContain('Unknown /memory action "dance"');
   });
 
+  it('/memory import runs the host importer as a dry run unless apply, and says when none is wired', async () => {
+    const runs: boolean[] = [];
+    const importer = {
+      importSessions: async ({ dryRun }: { dryRun: boolean }) => {
+        runs.push(dryRun);
+        return { text: `2 sessions, 5 documents${dryRun ? ' (preview)' : ' imported'}`, details: { documents: 5 } };
+      },
+    };
+    const preview = await memoryHubCommand({ ...(await ctx()), importer }, 'import');
+    expect(preview.text).toContain('This was a dry run; nothing was imported');
+    const applied = await memoryHubCommand({ ...(await ctx()), importer }, 'import apply');
+    expect(applied.text).toBe('2 sessions, 5 documents imported');
+    expect(runs).toEqual([true, false]);
+    const none = await memoryHubCommand(await ctx(), 'import');
+    expect(none.level).toBe('warning');
+    expect(none.text).toContain('nothing was imported');
+  });
+
   it('/memory:doctor reports version, floor, key state and routes, never the key', async () => {
     const report = await doctorCommand(await ctx());
     expect(report.text).toMatch(/agent-memory doctor \(agent-memory\/\d+\.\d+\.\d+/);

@@ -11,9 +11,15 @@ export interface SessionControl {
   setMode?(mode: SessionMode): void | Promise<void>;
 }
 
+/** The host's session import, when one is wired (dry run first, then apply). */
+export interface SessionImporter {
+  importSessions(o: { readonly dryRun: boolean }): Promise<{ readonly text: string; readonly details: JsonValue }>;
+}
+
 export interface CommandContext {
   readonly tools: ToolContext;
   readonly control?: SessionControl;
+  readonly importer?: SessionImporter;
 }
 
 /** What a command hands the host: text to show, a notification level, and structured details. */

@@ -15,7 +15,7 @@ export const HUB_ACTIONS: readonly { readonly name: string; readonly usage: stri
   { name: 'mode', usage: '/memory mode normal|read-only|ignored', summary: 'session memory mode' },
   { name: 'next-opt-out', usage: '/memory next-opt-out', summary: 'skip automatic retain for the next run' },
   { name: 'models', usage: '/memory models', summary: 'mental models of the project bank' },
-  { name: 'import', usage: '/memory import', summary: 'import host sessions (dry run first)' },
+  { name: 'import', usage: '/memory import [apply]', summary: 'import host sessions (dry run unless apply)' },
   { name: 'flush', usage: '/memory flush', summary: 'deliver the retain queue now' },
   { name: 'doctor', usage: '/memory doctor', summary: 'diagnostics' },
   { name: 'setup', usage: '/memory setup', summary: 'what to configure, step by step' },
@@ -64,6 +64,19 @@ const models = async (ctx: CommandContext): Promise<CommandReport> => {
     : { level: outcome.error.code === 'unsupportedCapability' ? 'warning' : 'error', text: outcome.error.message, details: { code: outcome.error.code } };
 };
 
+const importSessions = async (ctx: CommandContext, apply: boolean): Promise<CommandReport> => {
+  if (ctx.importer === undefined) {
+    return { level: 'warning', text: 'Session import is not wired into this host; nothing was imported.', details: { available: false } };
+  }
+  try {
+    const result = await ctx.importer.importSessions({ dryRun: !apply });
+    const next = apply ? '' : '\nThis was a dry run; nothing was imported. Run /memory import apply to import.';
+    return { level: 'info', text: `${redact(result.text)}${next}`, details: result.details };
+  } catch (cause) {
+    return { level: 'error', text: `Import failed: ${redact(cause instanceof Error ? cause.message : String(cause))}`, details: { available: true } };
+  }
+};
+
 const setup = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await buildStatusReport(ctx.tools);
   const { scope } = ctx.tools;
@@ -93,11 +106,7 @@ export const memoryHubCommand = async (ctx: CommandContext, args: string): Promi
     case 'mental-models':
       return models(ctx);
     case 'import':
-      return {
-        level: 'info',
-        text: 'Import of host sessions runs from the CLI: `agent-memory import` (dry run first, then confirm). Progress and results show in /memory status.',
-        details: { import: ctx.tools.status?.().import ?? { state: 'not run in this session' } } as unknown as JsonValue,
-      };
+      return importSessions(ctx, rest[0] === 'apply');
     case 'flush':
       return flush(ctx);
     case 'doctor':
