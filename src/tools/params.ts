@@ -37,18 +37,6 @@ export const textCodec = (maxLength: number): t.Type<string, string, unknown> =>
 export const text = (description: string, maxLength = 4096): Param<t.Type<string, string, unknown>> =>
   param(textCodec(maxLength), withDescription({ type: 'string', minLength: 1, maxLength }, description));
 
-/** Any string, blank allowed (e.g. a timestamp literal passed through as given). */
-export const rawText = (description: string, maxLength = 256): Param<t.Type<string, string, unknown>> =>
-  param(
-    new t.Type<string, string, unknown>(
-      `string(..${maxLength})`,
-      (u): u is string => typeof u === 'string' && u.length <= maxLength,
-      (u, c) => (typeof u === 'string' && u.length <= maxLength ? t.success(u) : t.failure(u, c, `a string of at most ${maxLength} characters`)),
-      t.identity,
-    ),
-    withDescription({ type: 'string', maxLength }, description),
-  );
-
 const intCodec = (min: number, max: number) =>
   new t.Type<number, number, unknown>(
     `integer ${min}..${max}`,

@@ -59,9 +59,3 @@ export const invalidParams = (error: DecodeError): ToolOutcome =>
     ...(error.issues[0] === undefined ? {} : { field: error.issues[0].path }),
     details: { issues: error.issues.map((i) => ({ path: i.path, expected: i.expected })) },
   });
-
-/** Pretty JSON for a details block inside text, capped so one call cannot flood the context. */
-export const jsonBlock = (value: unknown, maxChars = 12_000): string => {
-  const text = JSON.stringify(value, null, 2) ?? 'null';
-  return text.length > maxChars ? `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)` : text;
-};
