@@ -184,6 +184,43 @@ describe('official client 0.9.1 against the embedded server', () => {
     expect((await rejection(client.getKnowledgePage(BANK, page.page_id))).statusCode).toBe(404);
   });
 
+  it('the low-level sdk reaches what HindsightClient does not wrap: stats, profile writes, chunks, memory, operations, clear', async () => {
+    const OTHER = 'client-sdk';
+    const path = { bank_id: OTHER };
+    expect((await sdk.getLiveness({ client: low })).data?.status).toBe('alive');
+    expect((await sdk.getReadiness({ client: low })).response.status).toBe(200);
+    await client.retain(OTHER, 'Chunked facts live in chunks.', { documentId: 'doc' });
+    expect((await sdk.updateBank({ client: low, path, body: { name: 'SDK bank' } })).data?.name).toBe('SDK bank');
+    expect((await sdk.updateBankDisposition({ client: low, path, body: { disposition: { skepticism: 1, literalism: 2, empathy: 3 } } })).data?.disposition.skepticism).toBe(1);
+    expect((await sdk.addBankBackground({ client: low, path, body: { content: 'Knows Go.' } })).data?.mission).toContain('Knows Go.');
+    const stats = await sdk.getAgentStats({ client: low, path, query: { refresh: true } });
+    expect(stats.data).toMatchObject({ bank_id: OTHER, total_documents: 1 });
+    const chunks = await sdk.listDocumentChunks({ client: low, path: { bank_id: OTHER, document_id: 'doc' } });
+    const chunkId = chunks.data?.items[0]?.chunk_id ?? '';
+    expect((await sdk.getChunk({ client: low, path: { chunk_id: chunkId } })).data?.chunk_text).toBe('Chunked facts live in chunks.');
+    const memoryId = (await client.listMemories(OTHER)).items.find((m) => m['fact_type'] === 'world')?.['id'];
+    expect((await sdk.getMemory({ client: low, path: { bank_id: OTHER, memory_id: String(memoryId) } })).response.status).toBe(200);
+
+    server.setFaults([{ kind: 'failOperation', taskType: 'retain', message: 'injected' }]);
+    const failing = await client.retain(OTHER, 'Will fail first.', { async: true });
+    await server.idle();
+    server.setFaults([]);
+    const failedId = failing.operation_id ?? '';
+    expect((await sdk.getOperationStatus({ client: low, path: { bank_id: OTHER, operation_id: failedId } })).data?.status).toBe('failed');
+    expect((await sdk.retryOperation({ client: low, path: { bank_id: OTHER, operation_id: failedId } })).data?.success).toBe(true);
+    await server.idle();
+    expect((await sdk.deleteOperation({ client: low, path: { bank_id: OTHER, operation_id: failedId } })).data?.success).toBe(true);
+
+    server.setFaults([{ kind: 'pendingOperation', taskType: 'retain' }]);
+    const waiting = await client.retain(OTHER, 'Stays pending.', { async: true });
+    await server.idle();
+    server.setFaults([]);
+    expect((await sdk.cancelOperation({ client: low, path: { bank_id: OTHER, operation_id: waiting.operation_id ?? '' } })).data?.success).toBe(true);
+
+    expect((await sdk.clearBankMemories({ client: low, path })).data?.success).toBe(true);
+    expect((await client.listMemories(OTHER)).total).toBe(0);
+  });
+
   it('deleteDocument and deleteBank', async () => {
     await client.deleteDocument(BANK, 'ci');
     expect(await client.getDocument(BANK, 'ci')).toBeNull();
