@@ -126,6 +126,18 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     { key: 'enabled', label: 'Enabled', value: config.enabled ? 'on' : 'off', tone: config.enabled ? 'default' : 'info' },
     { key: 'baseUrl', label: 'Server', value: redact(ctx.server.baseUrl), tone: ctx.loaded.sources.baseUrl === 'default' ? 'default' : 'custom' },
     { key: 'health', label: 'Health', value: health, tone: firstFailure === undefined ? 'default' : 'warn' },
+    {
+      key: 'serverVersion',
+      label: 'Server version',
+      value:
+        capabilities === undefined
+          ? 'unknown'
+          : `${capabilities.apiVersion}${capabilities.embedded ? ' (embedded)' : ''}${capabilities.features.append ? '' : ' — below the 0.8 floor: upgrade the server to 0.8 or later'}`,
+      tone: capabilities !== undefined && !capabilities.features.append ? 'warn' : 'default',
+    },
+    ...(breaker.state === 'closed'
+      ? []
+      : [{ key: 'breaker', label: 'Circuit', value: `${breaker.state} after ${breaker.failures} failure(s); calls fail fast until the server answers again`, tone: 'warn' as const }]),
     { key: 'scopeMode', label: 'Scope mode', value: scope.mode, tone: scope.mode === 'domain-tagged' ? 'default' : 'custom' },
     { key: 'sharedObservations', label: 'Shared observations', value: config.includeSharedObservations ? 'include (opt-in)' : 'strict project only', tone: config.includeSharedObservations ? 'custom' : 'default' },
     { key: 'projectScope', label: 'Project scope', value: `${scope.identity.tag} (from ${scope.identity.basis}: ${redact(scope.identity.source)})`, tone: 'default' },

@@ -110,6 +110,7 @@ describe('/memory:doctor against servers that fail the floor or are down', () =>
     const report = await doctorCommand({ tools: await legacy.context() });
     expect(report.level).toBe('warning');
     expect(report.text).toContain('NOT met — upgrade the server to 0.8 or later');
+    expect(report.text).toContain('! Server version: 0.7.0 (embedded) — below the 0.8 floor: upgrade the server to 0.8 or later');
   });
 
   it('reports the outage, setup required and no key, without hanging', async () => {
