@@ -61,7 +61,12 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   const top = hits[0]?.score ?? 1;
   const minKeyword = request.min_scores?.keyword ?? undefined;
   const minFinal = request.min_scores?.final ?? undefined;
+  // prefer_observations: a raw fact that a returned observation was built from gives way to it.
+  const preferObservations = request.prefer_observations === true && typeSet.has('observation') && (typeSet.has('world') || typeSet.has('experience'));
+  const superseded = new Set<string>();
+  if (preferObservations) for (const h of hits) if (h.fact.fact_type === 'observation') for (const id of h.fact.source_fact_ids ?? []) superseded.add(id);
   const ranked = hits
+    .filter((h) => !superseded.has(h.fact.id))
     .map((h) => ({ fact: h.fact, scores: { keyword: h.score, final: top > 0 ? h.score / top : 0 } }))
     .filter((r) => (minKeyword === undefined || r.scores.keyword >= minKeyword) && (minFinal === undefined || r.scores.final >= minFinal));
 

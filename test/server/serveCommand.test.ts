@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, spawnServerProcess } from '../helpers/embeddedServer.js';
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const runServe = (args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+
+describe('agent-memory serve', () => {
+  it('refuses bad options with exit code 2 and says what to fix, never printing a key', async () => {
+    const mimic = await runServe(['--mimic', 'bogus', '--in-memory']);
+    expect(mimic.code).toBe(2);
+    expect(mimic.out).toContain('--mimic must be one of 0.9, 0.10, legacy-0.7');
+    const key = await runServe(['--api-key-env', 'AM_TEST_UNSET_KEY', '--in-memory'], { AM_TEST_UNSET_KEY: '' });
+    expect(key.code).toBe(2);
+    expect(key.out).toContain('AM_TEST_UNSET_KEY: that environment variable is not set');
+  });
+
+  it('serves with a key from the environment and closes cleanly on SIGTERM, leaving a snapshot', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'am-serve-'));
+    dirs.push(dir);
+    const server = await spawnServerProcess(['--data-dir', dir, '--api-key-env', 'AM_TEST_KEY'], { AM_TEST_KEY: 'sk-serve-test-0123456789' });
+    try {
+      expect((await call(server, 'GET', '/v1/default/banks')).status).toBe(401);
+      const ok = await call(server, 'POST', '/v1/default/banks/s/memories', { items: [{ content: 'kept' }] }, { Authorization: 'Bearer sk-serve-test-0123456789' });
+      expect(ok.status).toBe(200);
+      expect(server.output()).not.toContain('sk-serve-test');
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+      server.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await readdir(dir)).toContain('snapshot.jsonl');
+      expect(await readdir(dir)).not.toContain('server.lock');
+    } finally {
+      await server.kill();
+    }
+  });
+});
