@@ -5,7 +5,7 @@
  * is no model to fill it.
  */
 import * as t from 'io-ts';
-import { capabilityUnavailable, valueError } from '../http/errors.js';
+import { capabilityUnavailable, HttpError, valueError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 import { closeObservations, observationsFor } from '../features/observationsFor.js';
@@ -47,6 +47,15 @@ export const reflectModule: RouteModule = {
       handler: async ({ params, body, server }) => {
         const bankId = params['bank_id'] ?? '';
         const req = decodeOr422(ReflectBody, body);
+        // An older server knows neither `exact` (0.8.2) nor `apply_all_directives` (0.8.6).
+        const legacy = server.mimic === 'legacy-0.7';
+        if (legacy && req.tags_match === 'exact') {
+          throw new HttpError(422, [
+            { type: 'literal_error', loc: ['body', 'tags_match'], msg: "Input should be 'any', 'all', 'any_strict' or 'all_strict'", input: 'exact' },
+          ]);
+        }
+        const ignored = unknownFields(ReflectBody, body);
+        if (legacy && req.apply_all_directives !== undefined) ignored.push('apply_all_directives');
         const tags = req.tags ?? null;
         const groups = req.tag_groups ?? null;
         if (tags !== null && groups !== null) {
@@ -72,11 +81,11 @@ export const reflectModule: RouteModule = {
           filter: { tags, tagsMatch: req.tags_match ?? 'any', tagGroups: groups },
           excludeMentalModels: req.exclude_mental_models ?? false,
           excludeMentalModelIds: req.exclude_mental_model_ids ?? [],
-          applyAllDirectives: req.apply_all_directives ?? false,
+          applyAllDirectives: legacy ? false : (req.apply_all_directives ?? false),
           includeFacts: req.include?.facts !== undefined && req.include.facts !== null,
           toolCalls: toolCalls === null ? null : { output: toolCalls.output ?? true },
         });
-        return { body: answer, headers: ignoredHeader(unknownFields(ReflectBody, body)) };
+        return { body: answer, headers: ignoredHeader(ignored) };
       },
     },
   ],

@@ -224,7 +224,7 @@ describe('bank profile and version hiding', () => {
     }
   });
 
-  it('legacy-0.7 hides the knowledge base and dry-run refresh (404 Not Found) but keeps mental models', async () => {
+  it('legacy-0.7 hides the knowledge base and dry-run refresh (404 Not Found), keeps mental models, and knows no exact or apply_all_directives in reflect', async () => {
     const server = await startTestServer({ persist: false, mimic: 'legacy-0.7' });
     try {
       const b = bank('old');
@@ -233,6 +233,9 @@ describe('bank profile and version hiding', () => {
       expect(mm.status).toBe(200);
       expect((await call(server, 'POST', `${b}/mental-models/${String(mm.body.mental_model_id)}/dry-run-refresh`)).status).toBe(404);
       expect((await call(server, 'POST', `${b}/mental-models/${String(mm.body.mental_model_id)}/clear`)).status).toBe(200);
+      const reflect = await call(server, 'POST', `${b}/reflect`, { query: 'q', apply_all_directives: true });
+      expect(reflect.headers.get('x-ignored-params')).toBe('apply_all_directives');
+      expect((await call(server, 'POST', `${b}/reflect`, { query: 'q', tags_match: 'exact' })).status).toBe(422);
     } finally {
       await server.dispose();
     }
