@@ -141,7 +141,11 @@ export const retainExplicit = async (toolName: string, params: ExplicitRetainPar
     enqueued: true,
     ...(droppedMetadataKeys.length > 0 ? { droppedMetadataKeys } : {}),
   };
-  const dropped = droppedMetadataKeys.length > 0 ? ` Reserved metadata keys ignored: ${droppedMetadataKeys.join(', ')}.` : '';
+  const setupNote =
+    target.role === 'project' && ctx.scope.projectBank.derived && ctx.scope.mode === 'domain-tagged'
+      ? ` Note: setup is incomplete, so ${target.bankId} is a path-derived bank; set projectBankId to the shared coding bank (memory_status shows how).`
+      : '';
+  const dropped = `${droppedMetadataKeys.length > 0 ? ` Reserved metadata keys ignored: ${droppedMetadataKeys.join(', ')}.` : ''}${setupNote}`;
   if (pendingBefore > 0) {
     const depth = ctx.queue.status().depth;
     return ok(`Queued for ${target.bankId} behind ${pendingBefore} older job(s); ${depth} job(s) pending. It is safe on disk and will be delivered in order.${dropped}`, {

@@ -154,3 +154,17 @@ describe('memory_retain_global without a user bank', () => {
     expect(h.queue.status().depth).toBe(0);
   });
 });
+
+describe('explicit retain before setup is complete', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ project: {} });
+  });
+  afterAll(async () => h.close());
+
+  it('retains into the path-derived bank and says setup is incomplete', async () => {
+    const result = await h.ok('memory_retain', { content: 'Early note.', context: 'before setup' });
+    expect(result.text).toMatch(/^Retained in pi-project-widgets-[0-9a-f]{12} as /);
+    expect(result.text).toContain('setup is incomplete');
+  });
+});
