@@ -1,3 +1,4 @@
+import type * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerContext } from '../../src/server/context.js';
 import { systemClock } from '../../src/effects/ports/clock.js';
@@ -77,7 +78,7 @@ describe('recall pipeline', () => {
     expect(obs?.source_fact_ids).toEqual(rawIds);
     expect(Object.keys(body['source_facts'] as object).sort()).toEqual([...rawIds].sort());
     expect(body['source_facts_truncated']).toBe(false);
-    const tight = runRecall(server, 'p', { request: { query: 'esbuild', include: { source_facts: { max_tokens: 10 } } }, types: ['observation'] });
+    const tight = runRecall(server, 'p', { request: { query: 'esbuild', include: { source_facts: { max_tokens: 10 as t.Int } } }, types: ['observation'] });
     expect(tight['source_facts_truncated']).toBe(true);
   });
 
