@@ -33,31 +33,35 @@ export const encodeForDisk = (m: Mutation): unknown => {
 
 const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
 
-/** Rebuilds the full mutation shape; anything unexpected is passed through for the codec to reject. */
+/**
+ * Rebuilds the full mutation shape in place (the value was just parsed from disk and has no
+ * other owner, and start-up reads 100k of these); anything unexpected is left for the codec
+ * to reject.
+ */
 export const decodeFromDisk = (value: unknown): unknown => {
   if (!isObject(value) || value['type'] !== 'document.put' || !isObject(value['document'])) return value;
   const document = value['document'];
   const text = document['original_text'];
   const documentId = document['id'];
-  if (typeof text !== 'string' || !Array.isArray(value['chunks']) || !Array.isArray(value['facts'])) return value;
+  const chunks = value['chunks'];
+  const facts = value['facts'];
+  if (typeof text !== 'string' || !Array.isArray(chunks) || !Array.isArray(facts)) return value;
   const chunkText = new Map<unknown, string>();
-  const chunks = value['chunks'].map((c: unknown) => {
-    if (!isObject(c)) return c;
+  for (const c of chunks as unknown[]) {
+    if (!isObject(c)) continue;
     const span = c['span'];
     if (Array.isArray(span) && typeof span[0] === 'number' && typeof span[1] === 'number') {
-      const { span: _span, ...rest } = c;
-      const full = { ...rest, document_id: documentId, text: text.slice(span[0], span[1]) };
-      chunkText.set(c['id'], full.text);
-      return full;
+      delete c['span'];
+      c['document_id'] = documentId;
+      c['text'] = text.slice(span[0], span[1]);
     }
     if (typeof c['text'] === 'string') chunkText.set(c['id'], c['text']);
-    return c;
-  });
-  const facts = value['facts'].map((f: unknown) => {
-    if (!isObject(f) || f['text_from_chunk'] !== true) return f;
-    const { text_from_chunk: _flag, ...rest } = f;
+  }
+  for (const f of facts as unknown[]) {
+    if (!isObject(f) || f['text_from_chunk'] !== true) continue;
+    delete f['text_from_chunk'];
     const from = chunkText.get(f['chunk_id']);
-    return from === undefined ? rest : { ...rest, text: from };
-  });
-  return { ...value, chunks, facts };
+    if (from !== undefined) f['text'] = from;
+  }
+  return value;
 };
