@@ -70,7 +70,7 @@ export interface Recaller {
 }
 
 // A function, so TypeScript does not narrow `aborted` across awaits.
-const hostAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
 const isTimeout = (f: ServerFailure): boolean => f._tag === 'timeout';
 
@@ -90,7 +90,7 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
     const targets = scope.automatic.read;
     const query = recallQuery(input.messages, { contextTurns: config.recallContextTurns, maxChars: config.recallMaxQueryChars });
     if (query === undefined || targets.length === 0) return { _tag: 'noQuery' };
-    if (hostAborted(input.signal)) return { _tag: 'aborted' };
+    if (isAborted(input.signal)) return { _tag: 'aborted' };
 
     const now = clock.now();
     const key = recallCacheKey(
@@ -104,14 +104,25 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
     }
 
     const deadline = input.deadline ?? now + config.recallTimeoutMs;
-    // One controller for every request of this recall: the host's Esc and our deadline both end it.
+    // Esc aborts every request of this recall. The deadline does not abort them: the client
+    // times them out itself at the same deadline, which its circuit breaker counts (an abort
+    // it would not), so a dead server soon costs nothing. The race below returns on time even
+    // when a request waits on something the deadline does not reach (a shared capability probe).
     const controller = new AbortController();
     const onHostAbort = (): void => controller.abort();
     input.signal?.addEventListener('abort', onHostAbort, { once: true });
     let timedOut = false;
+    let fireDeadline: () => void = () => undefined;
+    const deadlinePassed = new Promise<'deadline'>((resolve) => {
+      fireDeadline = () => resolve('deadline');
+    });
     const cancelTimer = clock.setTimer(deadline, () => {
       timedOut = true;
-      controller.abort();
+      fireDeadline();
+    });
+    const hostAborted = new Promise<'aborted'>((resolve) => {
+      if (input.signal?.aborted === true) resolve('aborted');
+      input.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
     });
     const call = { signal: controller.signal, deadline };
     // The clock's timers are unref'd; a host with nothing else pending (pi's print mode) would
@@ -155,8 +166,20 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       : Promise.resolve([] as MentalModelText[]);
 
     try {
-      const [results, models] = await Promise.all([Promise.all(perBank), modelsTask]);
-      if (hostAborted(input.signal)) return { _tag: 'aborted' };
+      const settled = await Promise.race([Promise.all([Promise.all(perBank), modelsTask]), deadlinePassed, hostAborted]);
+      if (settled === 'aborted' || isAborted(input.signal)) return { _tag: 'aborted' };
+      if (settled === 'deadline') {
+        const report: RecallReport = {
+          at: new Date(clock.now()).toISOString(),
+          query: redact(query.text),
+          banks: targets.map((target) => ({ bankId: target.bankId, status: 'failed' as const, items: 0, error: 'deadline passed' })),
+          renderedLength: 0,
+          removedCharacters: 0,
+          cached: false,
+        };
+        return { _tag: 'timedOut', reason: `recall passed its ${config.recallTimeoutMs} ms deadline; the turn went on without memory`, report };
+      }
+      const [results, models] = settled;
       const ok = results.flatMap((r) => (E.isRight(r.result) ? [r.result.right] : []));
       const failures = results.flatMap((r) => (E.isLeft(r.result) ? [{ target: r.target, failure: r.result.left }] : []));
       const banksReport = results.map((r) =>

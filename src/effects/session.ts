@@ -220,24 +220,25 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     if (E.isLeft(requested) || requested.right.context.recall?.requestId !== requestId) return { outcome: 'skipped', items: 0 };
     const outcome = await recaller.recall({ messages, scope, config, signal: o.signal, deadline });
     const at = clock.now();
+    // Not awaited: the outcome is journaled in order behind the request; the model call need not wait.
     switch (outcome._tag) {
       case 'injected':
-        await send({ type: 'recall.succeeded', at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks });
+        void track(send({ type: 'recall.succeeded', at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks }));
         break;
       case 'empty':
-        await send({ type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks });
+        void track(send({ type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks }));
         break;
       case 'noQuery':
-        await send({ type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: 0 });
+        void track(send({ type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: 0 }));
         break;
       case 'failed':
-        await send({ type: 'recall.failed', at, requestId, reason: outcome.reason });
+        void track(send({ type: 'recall.failed', at, requestId, reason: outcome.reason }));
         break;
       case 'timedOut':
-        await send({ type: 'recall.timedOut', at, requestId });
+        void track(send({ type: 'recall.timedOut', at, requestId }));
         break;
       case 'aborted':
-        await send({ type: 'recall.aborted', at, requestId });
+        void track(send({ type: 'recall.aborted', at, requestId }));
         break;
     }
     if ('report' in outcome && config.recallStoreLast && !outcome.report.cached) {

@@ -125,6 +125,7 @@ describe('createMemoryRuntime', () => {
     const result = await runtime.recallFor([user('what about deploys?', 1)], { signal: controller.signal });
     expect(result.outcome).toBe('aborted');
     expect(result.messages).toBeUndefined();
+    await runtime.session.idle();
     expect(runtime.session.view().context.lastRecall?.outcome).toBe('aborted');
   });
 

@@ -6,7 +6,7 @@
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
 import { redact } from '../../config/redact.js';
 import { loadConfig } from '../../config/load.js';
-import { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions } from '../../effects/memoryRuntime.js';
+import type { MemoryRuntime, MemoryRuntimeOptions } from '../../effects/memoryRuntime.js';
 import { HostMessage } from '../../effects/sessionMessages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
@@ -29,6 +29,8 @@ const branchMessages = (ctx: ExtensionContext): unknown[] =>
 const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: string): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
+  // Loaded on first use: pi's startup pays only for registering tools and hooks.
+  const { createMemoryRuntime } = await import('../../effects/memoryRuntime.js');
   const runtime = await createMemoryRuntime({
     ...options,
     cwd: ctx.cwd,
