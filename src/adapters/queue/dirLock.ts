@@ -38,6 +38,11 @@ export interface DirLockOptions {
   readonly staleMs?: number;
   /** Poll interval while waiting. */
   readonly retryMs?: number;
+  /**
+   * Check the token before removing the lock on release (default true). A lock held for
+   * milliseconds by a live process cannot have been judged stale, so it may skip the read.
+   */
+  readonly verifyRelease?: boolean;
 }
 
 export interface DirLock {
@@ -82,6 +87,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   const lockPath = options.path;
   const staleMs = options.staleMs ?? 30_000;
   const retryMs = options.retryMs ?? 5;
+  const verifyRelease = options.verifyRelease ?? true;
   const host = hostname();
 
   /** The stale holder's token ('' when the file has no owner), or undefined when it is live. */
@@ -132,7 +138,8 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
         await claimStale(judged);
         continue;
       }
-      await fs.rm(draft, { force: true });
+      // The draft is only a name now; removing it is off the critical path.
+      void fs.rm(draft, { force: true }).catch(() => undefined);
       return heldLock(token);
     }
     return undefined;
@@ -141,8 +148,10 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   const heldLock = (token: string): HeldLock => ({
     token,
     release: async () => {
-      const { owner } = await readOwner(lockPath);
-      if (owner?.token !== token) return;
+      if (verifyRelease) {
+        const text = await fs.readFile(lockPath, 'utf8').catch(() => '');
+        if (!text.includes(`"token":"${token}"`)) return;
+      }
       await fs.rm(lockPath, { force: true });
     },
     refresh: async () => {

@@ -84,7 +84,8 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
   const files = queueFiles(options.path);
   const journalFs = options.fs ?? nodeJournalFs;
   const lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
-  const lock: DirLock = createDirLock({ path: files.lock, staleMs: options.lockStaleMs ?? 30_000 });
+  // Held for one write at a time (milliseconds), so release skips the ownership read.
+  const lock: DirLock = createDirLock({ path: files.lock, staleMs: options.lockStaleMs ?? 30_000, verifyRelease: false });
   const position: Position = { ino: null, end: 0, records: 0 };
   let nextSeq = 0;
   let closed = false;
@@ -240,8 +241,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
         await fs.truncate(files.journal, before).catch(() => undefined);
         throw writeFailure(files.journal, error);
       }
-      const stat = await statJournal();
-      if (stat !== undefined) position.ino = stat.ino;
+      if (position.ino === null) position.ino = (await statJournal())?.ino ?? null;
       position.end = before + data.length;
       position.records += lines.length;
       batch.forEach((item, i) => item.resolve(results[i] ?? []));

@@ -46,20 +46,18 @@ export const fsyncDirectory = async (dir: string): Promise<void> => {
   }
 };
 
-/** Appends `data` to `file` (created 0600 if missing) and fsyncs it before resolving. */
+/**
+ * Appends `data` to `file` (created 0600 if missing) and fsyncs it before resolving. When the
+ * file is new its directory is fsync'd too, so the new name survives a power cut.
+ */
 export const appendDurable = async (file: string, data: Buffer): Promise<{ created: boolean }> => {
+  const handle = await fs.open(file, 'a', 0o600);
   let created = false;
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(file, 'ax', 0o600);
-    created = true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    handle = await fs.open(file, 'a', 0o600);
-  }
   try {
     await handle.writeFile(data);
     await handle.sync();
+    // The size equals what we wrote only when the file was empty: then it may be new.
+    created = (await handle.stat()).size === data.length;
   } finally {
     await handle.close();
   }

@@ -1,26 +1,36 @@
 /**
  * One journal line: the `JournalRecord` envelope as JSON, with a checksum that catches damage
- * which still parses. The checksum is the first 16 hex chars of SHA-256 over
- * `JSON.stringify([v, seq, type, at, payload])`; a parsed payload stringifies to the same text,
- * so the reader recomputes it from what it parsed.
+ * which still parses. The line is `{"v":1,"seq":…,"type":…,"at":…,"payload":…,"checksum":"…"}`
+ * and the checksum is the first 16 hex chars of SHA-256 over the line's text before
+ * `,"checksum"` (the canonical JSON of v, seq, type, at and payload, exactly as written), so a
+ * reader verifies the bytes it read without serialising anything again.
  */
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { JournalRecord, type JsonValue } from '../../machines/shared/codecs.js';
+import * as t from 'io-ts';
+import { IsoTimestamp, NonEmptyString, NonNegativeInt, type JournalRecord } from '../../machines/shared/codecs.js';
 import { decodeWith } from '../../machines/shared/decode.js';
 import type { JournalEntry } from '../../effects/ports/journal.js';
 
-export const checksumOf = (seq: number, type: string, at: string, payload: JsonValue): string =>
-  createHash('sha256').update(JSON.stringify([1, seq, type, at, payload])).digest('hex').slice(0, 16);
+const CHECKSUM_FIELD = ',"checksum":"';
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /** The record for `entry` at `seq`, and its line (with the trailing newline). */
 export const encodeRecord = (entry: JournalEntry, seq: number): { record: JournalRecord; line: string } => {
-  const checksum = checksumOf(seq, entry.type, entry.at, entry.payload);
+  const head = `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${JSON.stringify(entry.payload)}`;
+  const checksum = digest(head);
   const record = { v: 1, seq, type: entry.type, at: entry.at, payload: entry.payload, checksum } as JournalRecord;
-  return { record, line: `${JSON.stringify(record)}\n` };
+  return { record, line: `${head}${CHECKSUM_FIELD}${checksum}"}\n` };
 };
 
-const decodeEnvelope = decodeWith(JournalRecord, 'retain queue line');
+// The shared `JournalRecord` envelope, except that the payload is not walked again: it came
+// out of JSON.parse, so it is a JSON value by construction (and the checksum covers it).
+const ParsedEnvelope = t.intersection([
+  t.type({ v: t.literal(1), seq: NonNegativeInt, type: NonEmptyString, at: IsoTimestamp, payload: t.unknown, checksum: t.string }),
+  t.partial({ machine: t.string }),
+]);
+const decodeEnvelope = decodeWith(ParsedEnvelope, 'retain queue line');
 
 /** Parses one line (without its newline): the record, or why it is damaged. */
 export const decodeLine = (line: string): E.Either<string, JournalRecord> => {
@@ -32,7 +42,9 @@ export const decodeLine = (line: string): E.Either<string, JournalRecord> => {
   }
   const decoded = decodeEnvelope(parsed);
   if (E.isLeft(decoded)) return E.left(decoded.left.message);
-  const record = decoded.right;
-  const expected = checksumOf(record.seq, record.type, record.at, record.payload);
+  const record = decoded.right as JournalRecord;
+  const cut = line.lastIndexOf(CHECKSUM_FIELD);
+  if (cut === -1) return E.left('checksum field is not last on the line');
+  const expected = digest(line.slice(0, cut));
   return record.checksum === expected ? E.right(record) : E.left(`checksum mismatch (line says ${record.checksum.slice(0, 16)}, content gives ${expected})`);
 };

@@ -68,16 +68,33 @@ export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContex
 export const pendingJobs = (context: RetainDeliveryContext): RetainJob[] => context.pending.flat();
 
 /**
- * Appends jobs to the draft's pending chunks. Ids are not checked for duplicates here: they
- * are random UUIDs and the journal yields each record once (a scan would make a fold O(n^2)).
+ * Appends jobs to the draft's pending chunks, built outside the draft so immer sees one write
+ * per chunk rather than one per job. Ids are not checked for duplicates: they are random UUIDs
+ * and the journal yields each record once (a scan would make a fold O(n^2)).
  */
-export const addPending = (draft: Draft<RetainDeliveryContext>, jobs: readonly RetainJob[]): void => {
-  for (const job of jobs) {
-    const last = draft.pending[draft.pending.length - 1];
-    if (last !== undefined && last.length < CHUNK_SIZE) last.push(job as Draft<RetainJob>);
-    else draft.pending.push([job as Draft<RetainJob>]);
-    draft.depth += 1;
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
   }
+  return value;
+};
+
+/** A chunk frozen before it enters the draft: immer neither walks nor re-freezes it. */
+const frozenChunk = (jobs: readonly RetainJob[]): Draft<RetainJob[]> => deepFreeze([...jobs]) as Draft<RetainJob[]>;
+
+export const addPending = (draft: Draft<RetainDeliveryContext>, original: RetainDeliveryContext, jobs: readonly RetainJob[]): void => {
+  if (jobs.length === 0) return;
+  const lastIndex = original.pending.length - 1;
+  const last = original.pending[lastIndex];
+  const room = last === undefined ? 0 : CHUNK_SIZE - last.length;
+  let next = 0;
+  if (last !== undefined && room > 0) {
+    next = Math.min(room, jobs.length);
+    draft.pending[lastIndex] = frozenChunk([...last, ...jobs.slice(0, next)]);
+  }
+  for (; next < jobs.length; next += CHUNK_SIZE) draft.pending.push(frozenChunk(jobs.slice(next, next + CHUNK_SIZE)));
+  draft.depth = original.depth + jobs.length;
 };
 
 /**

@@ -33,7 +33,7 @@ export type RetainItem = t.TypeOf<typeof RetainItem>;
  * A queued retain. `idempotencyKey` is fixed at enqueue (a UUID, the server's `operation_id`
  * shape) so a retry after a crash is recognised by the server instead of appended again.
  */
-export const RetainJob = t.type({
+const RetainJobFields = t.type({
   jobId: JobId,
   bankId: BankId,
   documentId: DocumentId,
@@ -43,6 +43,17 @@ export const RetainJob = t.type({
   idempotencyKey: NonEmptyString,
   enqueuedAt: IsoTimestamp,
 });
+/**
+ * The same codec, with a fast path: a journal of 100,000 jobs is decoded on every open, and
+ * io-ts's `is` (no error bookkeeping) accepts a valid job several times faster than `validate`.
+ * Anything `is` rejects goes through `validate`, which names the bad field.
+ */
+export const RetainJob = new t.Type<t.TypeOf<typeof RetainJobFields>, t.OutputOf<typeof RetainJobFields>, unknown>(
+  'RetainJob',
+  RetainJobFields.is,
+  (input, context) => (RetainJobFields.is(input) ? t.success(input) : RetainJobFields.validate(input, context)),
+  RetainJobFields.encode,
+);
 export type RetainJob = t.TypeOf<typeof RetainJob>;
 
 /** A job the server refused for good (400/422), with the server's reason (redacted). */

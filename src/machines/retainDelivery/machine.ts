@@ -49,10 +49,10 @@ export const retainDeliveryMachine = setup({
     scheduleRetry: (_args, _params: { retryAt: number | null }) => undefined,
     settled: () => undefined,
 
-    addJobs: immerAssign<Ctx, Ev>((draft, { event }) => {
+    addJobs: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.enqueued') return;
       touch(draft, event.at);
-      addPending(draft, event.jobs);
+      addPending(draft, context, event.jobs);
     }),
     noteFlush: immerAssign<Ctx, Ev>((draft, { event }) => {
       touch(draft, event.at);
@@ -134,13 +134,14 @@ export const retainDeliveryMachine = setup({
       draft.deadLetters = draft.deadLetters.filter((d) => !wanted.has(d.job.jobId));
       addPending(
         draft,
+        context,
         back.map((d) => d.job),
       );
     }),
-    restoreSnapshot: immerAssign<Ctx, Ev>((draft, { event }) => {
+    restoreSnapshot: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.snapshot') return;
       touch(draft, event.at);
-      addPending(draft, event.jobs);
+      addPending(draft, context, event.jobs);
       for (const dead of event.deadLetters) draft.deadLetters.push(dead as never);
       if (event.inFlight !== null) draft.inFlight = { jobIds: [...event.inFlight.jobIds], operationId: event.inFlight.operationId, owner: event.inFlight.owner };
       draft.pausedReason = event.pausedReason;
