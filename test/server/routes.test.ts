@@ -42,6 +42,15 @@ describe('meta', () => {
     const spec = await call(server, 'GET', '/openapi.json');
     expect(spec.body.info.version).toBe('0.9.1');
   });
+  it('no-LLM features answer 400 capability_unavailable; retired routes 410', async () => {
+    for (const path of ['memories/dry-run-extract', 'files/retain', 'consolidate', 'health/llm']) {
+      const res = await call(server, 'POST', `/v1/default/banks/b/${path}`, {});
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toMatch(/^capability_unavailable: .+ is not supported by the embedded server$/);
+    }
+    expect((await call(server, 'POST', '/v1/default/banks/b/entities/e/regenerate')).status).toBe(410);
+    expect((await call(server, 'GET', '/v1/default/banks/b/document-transfer')).status).toBe(410);
+  });
   it('unknown routes are 404 Not Found, a wrong method is 405', async () => {
     expect(await call(server, 'GET', '/v1/default/banks/b/entities')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
     expect(await call(server, 'PUT', '/version')).toMatchObject({ status: 405, body: { detail: 'Method Not Allowed' } });

@@ -5,6 +5,7 @@
  * before `memories/{memory_id}` because recall and memories list come first below.
  */
 import { bankProfileModule } from './bankProfile.js';
+import { capabilitiesModule } from './capabilities.js';
 import { banksModule } from './banks.js';
 import { directivesModule } from './directives.js';
 import { documentsModule } from './documents.js';
@@ -28,6 +29,7 @@ export const routeModules: readonly RouteModule[] = [
   documentsModule,
   operationsModule,
   tagsModule,
+  capabilitiesModule,
   // server-features areas
   bankProfileModule,
   reflectModule,
