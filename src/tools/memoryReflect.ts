@@ -109,7 +109,8 @@ const handler = async (params: MemoryReflectParams, ctx: ToolContext): Promise<T
     `Reflection from ${target.right.bankId} (synthesized from memory data):`,
     cleanText(result.right.text, 12_000),
     ...(structured === undefined || structured === null ? [] : [`Structured output: ${cleanText(JSON.stringify(structured), 4000)}`]),
-    sources.length > 0 ? `Based on ${sources.join(' and ')}.` : 'Based on no stored memories.',
+    // The server lists sources only when asked (includeFacts); absence is not "no memories".
+    ...(sources.length > 0 ? [`Based on ${sources.join(' and ')}.`] : []),
   ].join('\n');
   return ok(text, {
     bankId: target.right.bankId,

@@ -26,6 +26,9 @@ describe('core tools against the embedded server', () => {
     const recalled = await h.ok('memory_recall', { query: 'widget parser tabs identifiers' });
     expect(recalled.text).toContain('Recalled 1 memory from coding-bank');
     expect(recalled.text).toContain('rejects tabs in identifiers');
+    // Only the memory's own tags are listed; the scope tags every memory carries are not.
+    expect(recalled.text).toContain('tags: topic:parser]');
+    expect(recalled.text).not.toContain('harness:pi');
     const recall = recalled.details as { results: { metadata: Record<string, string> }[]; request: { tag_groups: unknown } };
     expect(recall.results[0]?.metadata).toMatchObject({ ticket: 'W-12', source: 'agent-memory', retainSource: 'tool', cwd: h.cwd });
     expect(recall.request.tag_groups).toEqual([{ tags: [PROJECT_TAG, expect.stringMatching(/^repo:/)], match: 'any_strict' }]);
