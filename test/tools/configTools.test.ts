@@ -24,6 +24,7 @@ describe('memory_config', () => {
     expect(details.allowlist).toContain('apiKeyEnvVar');
     expect(details.allowlist).not.toContain('apiKeyDirect');
     expect(got.text).toContain('projectBankId = coding-bank (project)');
+    expect(got.text).toContain('Authentication: no API key configured');
   });
 
   it('patch previews by default and writes nothing', async () => {
@@ -48,6 +49,8 @@ describe('memory_config', () => {
     const got = await h.ok('memory_config', { action: 'get' });
     expect(JSON.stringify(got)).not.toContain('realsecretvalue');
     expect((got.details as { values: Record<string, unknown> }).values['recallMaxTokens']).toBe(1200);
+    expect((got.details as { values: Record<string, unknown> }).values['apiKeyEnvVar']).toBe('SECRET_API_VAR');
+    expect(got.text).toContain('Authentication: API key read from environment variable SECRET_API_VAR');
   });
 
   it('null resets a field and prunes the emptied object', async () => {
