@@ -52,7 +52,7 @@ export const fsyncDirectory = async (dir: string): Promise<void> => {
  */
 export const appendDurable = async (file: string, data: Buffer): Promise<{ created: boolean }> => {
   const handle = await fs.open(file, 'a', 0o600);
-  let created = false;
+  let created: boolean;
   try {
     await handle.writeFile(data);
     await handle.sync();
