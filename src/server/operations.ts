@@ -110,6 +110,11 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
         if (handler === undefined) throw new Error(`no handler for operation type ${live.task_type}`);
         const metadata = await handler(live);
         const after = current(live) ?? live;
+        // A handler may record its own completion in the same commit as its work.
+        if (after.status === 'completed') {
+          await updateParent(after);
+          return;
+        }
         result = { ...after, status: 'completed', updated_at: nowIso(), completed_at: nowIso(), ...(metadata === undefined ? {} : { result_metadata: metadata }) };
       } catch (error) {
         const after = current(live) ?? live;

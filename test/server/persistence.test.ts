@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, spawnServerProcess, startTestServer } from '../helpers/embeddedServer.js';
 import type { ServerProcess } from '../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../src/server/index.js';
+import { encodeLine } from '../../src/server/store/logFormat.js';
 
 const B = '/v1/default/banks';
 const dirs: string[] = [];
@@ -104,12 +105,26 @@ describe('crash safety (child process, SIGKILL)', () => {
     const segments = await logSegments(dir);
     const newest = join(dir, segments[segments.length - 1] ?? '');
     const intact = (await stat(newest)).size;
-    await appendFile(newest, '{"crc":"0badc0de","m":{"type":"bank.put","ba');
+    // Half of a real commit line (a new bank and its document): one line per commit, so the
+    // torn commit must vanish whole.
+    const now = '2024-01-01T00:00:00.000+00:00';
+    const commit = encodeLine([
+      { type: 'bank.put', bank: { bank_id: 'half', name: 'half', disposition: { skepticism: 3, literalism: 3, empathy: 3 }, mission: '', created_at: now, updated_at: now } },
+      {
+        type: 'document.put',
+        bank_id: 'half',
+        document: { id: 'h', original_text: 'never acknowledged', content_hash: null, created_at: now, updated_at: now, tags: [], retain_params: {} },
+        chunks: [],
+        facts: [],
+      },
+    ]);
+    await appendFile(newest, commit.slice(0, Math.floor(commit.length * 0.7)));
 
     const restarted = await spawnServer(['--data-dir', dir]);
     try {
       expect((await call(restarted, 'GET', `${B}/torn/documents/keep`)).body.original_text).toBe('survives the tear');
       expect((await stat(newest)).size).toBe(intact);
+      expect((await call(restarted, 'GET', `${B}?q=half`)).body.banks).toEqual([]);
       expect((await call(restarted, 'GET', `${B}/crash/documents/session`)).status).toBe(200);
     } finally {
       await restarted.kill();

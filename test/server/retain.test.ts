@@ -185,6 +185,21 @@ describe('retain (async) and operation_id idempotency', () => {
     expect((await call(server, 'GET', `${B}/r-async/documents?tags_match=any`)).body.total).toBe(1);
   });
 
+  it('an async retain stores its items with document ids fixed at submission (a re-run rewrites the same document)', async () => {
+    server.setFaults([{ kind: 'pendingOperation', taskType: 'retain', times: 1 }]);
+    const res = await retain('r-async-ids', { items: [{ content: 'no id given' }, { content: 'joins it' }], async: true });
+    await server.idle();
+    server.setFaults([]);
+    const ops = await call(server, 'GET', `${B}/r-async-ids/operations?type=retain`);
+    const child = ops.body.operations[0].id as string;
+    const status = await call(server, 'GET', `${B}/r-async-ids/operations/${child}?include_payload=true`);
+    const items = status.body.task_payload.items as { document_id: string }[];
+    expect(items).toHaveLength(2);
+    expect(items[0]?.document_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(items[1]?.document_id).toBe(items[0]?.document_id);
+    expect(res.body.operation_id).not.toBe(child);
+  });
+
   it('the same operation_id on another bank is 409', async () => {
     const res = await retain('r-async-other', { items: [{ content: 'x' }], async: true, operation_id: opId });
     expect(res.status).toBe(409);

@@ -61,19 +61,26 @@ const entitiesOf = (items: readonly MemoryItem[]): Entity[] => {
   return [...seen.values()];
 };
 
-/** Document id -> its items, in request order (reference 3.1 step 4). */
-const groupByDocument = (items: readonly MemoryItem[], newId: () => string): Map<string, MemoryItem[]> => {
+/**
+ * Every item with its document id filled in (reference 3.1 step 4): with two or more distinct
+ * explicit ids each item without one gets its own new document; otherwise they all join the
+ * single explicit document, or one new document. An async retain stores the result in its
+ * operation, so running it again after a crash rewrites the same documents.
+ */
+export const assignDocumentIds = (items: readonly MemoryItem[], newId: () => string): MemoryItem[] => {
   const explicit = [...new Set(items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id])))];
+  const shared = explicit.length >= 2 ? undefined : (explicit[0] ?? newId());
+  return items.map((item) => (item.document_id === undefined || item.document_id === null ? { ...item, document_id: shared ?? newId() } : item));
+};
+
+/** Document id -> its items, in request order. */
+const groupByDocument = (items: readonly MemoryItem[], newId: () => string): Map<string, MemoryItem[]> => {
   const groups = new Map<string, MemoryItem[]>();
-  const add = (id: string, item: MemoryItem): void => {
+  for (const item of assignDocumentIds(items, newId)) {
+    const id = item.document_id ?? '';
     const list = groups.get(id);
     if (list === undefined) groups.set(id, [item]);
     else list.push(item);
-  };
-  const shared = explicit.length >= 2 ? undefined : (explicit[0] ?? newId());
-  for (const item of items) {
-    const id = item.document_id ?? shared ?? newId();
-    add(id, item);
   }
   return groups;
 };

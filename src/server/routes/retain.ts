@@ -5,10 +5,10 @@ import type { JsonValue } from '../../machines/shared/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, HttpError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
-import type { OperationRecord } from '../store/model.js';
+import type { Mutation, OperationRecord } from '../store/model.js';
 import { RetainPayload, RetainRequest } from '../retain/codecs.js';
 import type { MemoryItem } from '../retain/codecs.js';
-import { planRetain } from '../retain/plan.js';
+import { assignDocumentIds, planRetain } from '../retain/plan.js';
 import { decodeWith } from '../../machines/shared/decode.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
@@ -18,8 +18,18 @@ const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cached_
 const supportsAppend = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
 const supportsOperationId = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
 
-/** Applies items to the bank, serialised per bank so concurrent appends never lose a turn. */
-export const retainNow = (server: ServerContext, bankId: string, items: readonly MemoryItem[], documentTags: readonly string[]): Promise<string[]> =>
+/**
+ * Applies items to the bank, serialised per bank so concurrent appends never lose a turn.
+ * `alongside` adds mutations to the same atomic commit (an async retain marks its operation
+ * completed there, so a crash can never apply the items without recording that it did).
+ */
+export const retainNow = (
+  server: ServerContext,
+  bankId: string,
+  items: readonly MemoryItem[],
+  documentTags: readonly string[],
+  alongside: () => readonly Mutation[] = () => [],
+): Promise<string[]> =>
   server.store.exclusive(bankId, async () => {
     const plan = planRetain({
       bankId,
@@ -30,7 +40,7 @@ export const retainNow = (server: ServerContext, bankId: string, items: readonly
       newId: randomUUID,
       appendSupported: supportsAppend(server),
     });
-    await server.store.commit(plan.mutations);
+    await server.store.commit([...plan.mutations, ...alongside()]);
     return plan.documentIds;
   });
 
@@ -74,7 +84,11 @@ const submitAsync = async (
     const records: OperationRecord[] = [];
     const children: OperationRecord[] = [];
     groups.forEach((group, index) => {
-      const payload: JsonValue = { items: group as unknown as JsonValue, document_tags: [...documentTags] };
+      // Upstream does not pre-check an async append without a document id: the operation fails
+      // when it runs, so those items are stored as sent.
+      const appendWithoutId = supportsAppend(server) && group.some((i) => i.update_mode === 'append' && (i.document_id === undefined || i.document_id === null));
+      const stored = appendWithoutId ? group : assignDocumentIds(group, randomUUID);
+      const payload: JsonValue = { items: stored as unknown as JsonValue, document_tags: [...documentTags] };
       const child = server.operations.build({ bankId, taskType: 'retain', itemsCount: group.length, payload, parentId: '' });
       const parent = server.operations.build({
         bankId,
@@ -133,8 +147,13 @@ export const retainModule: RouteModule = {
     retain: async (operation) => {
       const payload = decodeWith(RetainPayload, `operation ${operation.id} payload`)(operation.payload);
       if (E.isLeft(payload)) throw new HttpError(500, payload.left.message);
-      const documentIds = await retainNow(server, operation.bank_id, payload.right.items, payload.right.document_tags);
-      return { items_count: payload.right.items.length, document_ids: documentIds };
+      const metadata = { items_count: payload.right.items.length };
+      await retainNow(server, operation.bank_id, payload.right.items, payload.right.document_tags, () => {
+        const live = server.store.bank(operation.bank_id)?.operations.get(operation.id) ?? operation;
+        const now = server.nowIso();
+        return [{ type: 'operation.put', operation: { ...live, status: 'completed', updated_at: now, completed_at: now, result_metadata: metadata } }];
+      });
+      return metadata;
     },
     // A parent aggregates its children; it never runs itself.
     batch_retain: () => Promise.resolve(undefined),

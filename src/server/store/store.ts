@@ -1,7 +1,8 @@
 /**
  * The server store: in-memory state, made durable by the mutation log when a data directory
  * is given. Routes read `store.state` directly and write only through `commit`, which appends
- * the mutations to the log (fsync'd) and then applies them: a failed write changes nothing,
+ * the mutations to the log as one line (fsync'd) and then applies them: a commit is atomic, a
+ * failed write changes nothing,
  * and nothing is acknowledged before it is on disk. `exclusive(bankId, fn)` serialises
  * read-modify-write sections per bank (appends to one document never lose a turn).
  */
@@ -76,15 +77,21 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
         state.apply(m.right);
       });
       const replay = await replayLog(dir, snapshot.nextSeq);
+      let replayed = 0;
       for (const entry of replay.entries) {
-        const m = decodeMutation(decodeFromDisk(entry.value), `log seq ${entry.seq}`);
-        if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
-        state.apply(m.right);
+        // One line is one commit: an array of mutations, applied whole or (torn) not at all.
+        const values = Array.isArray(entry.value) ? entry.value : [entry.value];
+        values.forEach((value, i) => {
+          const m = decodeMutation(decodeFromDisk(value), `log seq ${entry.seq} mutation ${i}`);
+          if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
+          state.apply(m.right);
+          replayed += 1;
+        });
       }
       log = await MutationLog.open(dir, replay.nextSeq);
       loadReport = {
         snapshotMutations: snapshot.mutations,
-        replayedMutations: replay.entries.length,
+        replayedMutations: replayed,
         truncatedBytes: replay.truncatedBytes,
       };
     } catch (error) {
@@ -126,10 +133,9 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
       applyAll(mutations);
       return;
     }
-    await log.append(
-      mutations.map((m) => encodeLine(encodeForDisk(m))),
-      () => applyAll(mutations),
-    );
+    // The whole commit is one line, so a crash mid-write loses it entirely (it was never
+    // acknowledged) instead of leaving half of it to be replayed.
+    await log.append([encodeLine(mutations.map(encodeForDisk))], () => applyAll(mutations));
     sinceSnapshot += mutations.length;
     maybeSnapshot();
   };
