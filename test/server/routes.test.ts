@@ -215,3 +215,17 @@ describe('operations', () => {
     server.setFaults([]);
   });
 });
+
+describe('operationDelayMs', () => {
+  it('keeps an async retain pending until the delay has passed, so clients exercise their polling', async () => {
+    const slow = await startTestServer({ persist: false, operationDelayMs: 600_000 });
+    try {
+      const sub = await call(slow, 'POST', `${B}/slow/memories`, { items: [{ content: 'later' }], async: true });
+      const status = await call(slow, 'GET', `${B}/slow/operations/${sub.body.operation_id}`);
+      expect(status.body.status).toBe('pending');
+      expect((await call(slow, 'GET', `${B}/slow/memories/list?type=world`)).body.total).toBe(0);
+    } finally {
+      await slow.dispose();
+    }
+  });
+});
