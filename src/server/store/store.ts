@@ -166,7 +166,8 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     close: async () => {
       await snapshotting;
       if (log !== undefined) {
-        await snapshotNow();
+        // Nothing new since the last snapshot (or since start-up): the files already hold it all.
+        if (sinceSnapshot > 0) await snapshotNow();
         await log.close();
         log = undefined;
       }
