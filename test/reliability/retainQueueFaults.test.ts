@@ -74,7 +74,7 @@ describe('retain queue against a flapping server (embedded server faults)', () =
         await queue.enqueue([newJob(`flap <mk:${n}>`, { bankId: 'flap' as never, documentId: `doc-${n % 4}` as never, item: { content: `flap <mk:${n}>` } })]);
       }
       await untilEmpty(queue);
-      expect(queue.status()).toMatchObject({ depth: 0, deadLetters: 0 });
+      expect(queue.status(), JSON.stringify({ fault, status: queue.status() })).toMatchObject({ depth: 0, deadLetters: 0 });
     }
     flappy.setFaults([]);
 

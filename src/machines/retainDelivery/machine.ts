@@ -241,7 +241,8 @@ export const retainDeliveryMachine = setup({
         'retain.enqueued': { actions: 'addJobs' },
         'retain.timerFired': [
           { guard: 'retryDue', target: 'selecting', actions: 'clearRetry' },
-          { actions: 'noteTime' },
+          // Timers may fire a millisecond early: re-enter to arm the retry again.
+          { target: 'backingOff', reenter: true, actions: 'noteTime' },
         ],
         'retain.flushRequested': [
           { guard: 'forced', target: 'selecting', actions: ['noteFlush', 'clearRetry'] },

@@ -98,7 +98,9 @@ describe('retain-delivery machine: transitions and the effects they ask for', ()
     expect(failed.next.context.inFlight?.jobIds).toEqual(['job-00001']);
     expect(selectBatch(failed.next.context)).toEqual({ jobIds: ['job-00001'], adoptedOperationId: 'op-1' });
     // Too early: stays. An automatic flush waits; a user's flush goes now.
-    expect(step(failed.next, ev({ type: 'retain.timerFired', at: 4_999 })).next.value).toBe('backingOff');
+    const early = step(failed.next, ev({ type: 'retain.timerFired', at: 4_999 }));
+    expect(early.next.value).toBe('backingOff');
+    expect(early.actions.find((a) => a.type === 'scheduleRetry')?.params).toEqual({ retryAt: 5_000 });
     expect(step(failed.next, ev({ type: 'retain.flushRequested', at: 2_000 })).next.value).toBe('backingOff');
     expect(step(failed.next, ev({ type: 'retain.flushRequested', at: 2_000, force: true })).next.value).toBe('selecting');
     const due = step(failed.next, ev({ type: 'retain.timerFired', at: 5_000 }));
