@@ -85,6 +85,8 @@ export interface MemoryRuntime {
   readonly queue: RetainQueue | undefined;
   readonly session: SessionEffects;
   readonly setup: SetupGate;
+  /** Re-reads config after a file changed; server, queue and paths stay as opened (restart the session for those). */
+  reloadConfig(): Promise<void>;
   startSession(input: StartSessionInput): Promise<void>;
   recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
   retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
@@ -105,10 +107,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const home = options.home ?? env['HOME'] ?? homedir();
   const clock = options.clock ?? systemClock;
   const notify = options.notify ?? (() => undefined);
-  const loaded = loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
+  const load = (): LoadedConfig => loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
+  const loaded = load();
   const { config } = loaded;
   const git = await (options.readGit ?? ((cwd: string) => readGitInfo(cwd)))(loaded.cwd);
-  const scope = resolveScope(config, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
+  const scopeOf = (c: LoadedConfig['config']): Scope => resolveScope(c, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
+  const scope = scopeOf(config);
+  // What the gates read now; `reloadConfig` replaces it (server, queue and paths stay as opened).
+  let current: { loaded: LoadedConfig; scope: Scope } = { loaded, scope };
   const problems: string[] = [...loaded.errors.map((e) => e.message)];
   const memoryDir = path.join(loaded.stateDir, 'memory');
 
@@ -160,7 +166,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     retainLog,
     queue,
     notify,
-    settings: () => ({ config, scope, cwd: loaded.cwd }),
+    settings: () => ({ config: current.loaded.config, scope: current.scope, cwd: loaded.cwd }),
     storeLastRecall: (report) => {
       void writeJsonFile(path.join(memoryDir, 'last-recall.json'), report);
     },
@@ -185,8 +191,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     const state = setupState(setup.getSnapshot());
     const usable = state === 'probing' || state === 'bankMissing' || state === 'ready' || state === 'degraded';
     return {
-      recall: usable && (scope.automatic.read.length > 0),
-      retain: usable && scope.automatic.write.length > 0,
+      recall: usable && current.scope.automatic.read.length > 0,
+      retain: usable && current.scope.automatic.write.length > 0,
     };
   };
 
@@ -195,12 +201,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     const state = setupState(setupSnapshot);
     const view = session.view();
     const queueStatus = queue?.status() ?? disabledQueueStatus;
+    const { config: now, } = current.loaded;
+    const scope = current.scope;
     return {
-      enabled: config.enabled,
+      enabled: now.enabled,
       setup: { state, detail: setupSnapshot.context.detail },
       session: view,
       queue: queueStatus,
-      footer: footerText(config, {
+      footer: footerText(now, {
         setup: state,
         session: view,
         queue: queueStatus,
@@ -219,7 +227,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     const current = status();
     for (const listener of listeners) listener(current);
   };
-  const unsubscribers = [
+  const unsubscribers: (() => void)[] = [
     setup.subscribe(() => {
       void session.setAutomation(automation(), setupState(setup.getSnapshot()));
       emit();
@@ -235,20 +243,55 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         ]),
   ];
 
-  const facts = setupFacts(loaded, scope);
-  await setup.dispatch({
-    type: 'setup.configured',
-    at: clock.now(),
-    enabled: config.enabled,
-    configured: facts.configured,
-    banks: [...facts.banks],
-    ...(facts.reason === undefined ? {} : { reason: facts.reason }),
-  });
+  const configure = async (): Promise<void> => {
+    const facts = setupFacts(current.loaded, current.scope);
+    await setup.dispatch({
+      type: 'setup.configured',
+      at: clock.now(),
+      enabled: current.loaded.config.enabled,
+      configured: facts.configured,
+      banks: [...facts.banks],
+      ...(facts.reason === undefined ? {} : { reason: facts.reason }),
+    });
+  };
+  await configure();
+
+  // The client's breaker is the fastest witness of a dead or recovered server.
+  unsubscribers.push(
+    server.subscribeBreaker((breaker) => {
+      const state = setupState(setup.getSnapshot());
+      if (breaker.state === 'open' && state === 'ready') {
+        void setup.dispatch({
+          type: 'server.lost',
+          at: clock.now(),
+          reason: 'memory server stopped answering (circuit open); retain jobs wait in the queue',
+          retryAt: breaker.retryAt ?? clock.now() + 30_000,
+        });
+      } else if (breaker.state === 'closed' && state === 'degraded') {
+        void setup.dispatch({ type: 'probe.retry', at: clock.now() });
+      }
+    }),
+  );
+
+  /** Re-reads the config files (after memory_config wrote one) and re-decides setup. */
+  const reloadConfig = async (): Promise<void> => {
+    const next = load();
+    current = { loaded: next, scope: scopeOf(next.config) };
+    problems.push(...next.errors.map((e) => e.message));
+    await configure();
+    await session.setAutomation(automation(), 'config reloaded');
+    emit();
+  };
 
   let closed = false;
   return {
-    loaded,
-    scope,
+    get loaded() {
+      return current.loaded;
+    },
+    get scope() {
+      return current.scope;
+    },
+    reloadConfig,
     server,
     queue,
     session,
@@ -296,6 +339,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
             session: { state: s.session.phase, ...(s.session.activity === undefined ? {} : { activity: s.session.activity }), nextRetainSkipped: s.session.nextOptOut },
           };
         },
+        reloadConfig,
         ...(o.signal === undefined ? {} : { signal: o.signal }),
       });
     },

@@ -152,6 +152,18 @@ describe('createMemoryRuntime', () => {
     expect((await runtime.retainTurn([user('q', 1)]).settled).outcome).toBe('skipped');
   });
 
+  it('a config change (memory_config wrote the file) re-decides setup and automation', async () => {
+    const dirs = await project({ memory: { baseUrl: server.url } });
+    const runtime = await start(dirs);
+    await runtime.startSession({ sessionId: 'reload' });
+    expect(runtime.status().setup.state).toBe('unconfigured');
+    await writeFile(path.join(dirs.cwd, '.pi', 'memory.json'), JSON.stringify(configured()));
+    await runtime.reloadConfig();
+    await waitUntil(() => runtime.status().setup.state === 'ready');
+    expect(runtime.session.view().context.automation).toEqual({ recall: true, retain: true });
+    expect((await runtime.retainTurn([user('after reload', 1)]).settled).outcome).toBe('queued');
+  });
+
   it('enabled: false disables everything and opens no queue', async () => {
     const runtime = await start(await project({ ...configured(), enabled: false }));
     expect(runtime.status().setup.state).toBe('disabled');
