@@ -97,7 +97,29 @@ describe('pi SDK host: automatic retain then recall', () => {
     const onDisk = await readFile(sessionFile!, 'utf8');
     expect(onDisk).toContain('How do we deploy?');
     expect(onDisk).not.toContain(RECALL_OPEN);
-    // The footer showed memory state.
+    // Startup named the bank; the footer showed memory state.
+    expect(second.ui.notifications.some((n) => n.text.includes('Memory bank: host-test'))).toBe(true);
     expect(second.ui.statuses.some((s) => s.key === 'memory' && (s.text ?? '').startsWith('memory:'))).toBe(true);
+  }, 30_000);
+
+  it('/memory:next-opt-out through pi skips the next run only, and says so', async () => {
+    faux.setResponses([fauxAssistantMessage('Skipped answer.'), fauxAssistantMessage('Kept answer.')]);
+    const host = await openHostSession(project, faux);
+    try {
+      const runtime = host.holder.runtime!;
+      await host.session.prompt('/memory:next-opt-out');
+      expect(runtime.session.view().nextOptOut).toBe(true);
+      const retainedAt = (): number => runtime.session.view().context.lastRetain?.at ?? 0;
+      await host.session.prompt('Do not keep this one.');
+      await waitUntil(() => retainedAt() > 0);
+      expect(runtime.session.view().context.lastRetain?.outcome).toBe('optedOut');
+      expect(host.ui.notifications.some((n) => n.text.includes('next-opt-out'))).toBe(true);
+      const first = retainedAt();
+      await host.session.prompt('Keep this one.');
+      await waitUntil(() => retainedAt() > first);
+      expect(runtime.session.view().context.lastRetain).toMatchObject({ outcome: 'queued', messages: 2 });
+    } finally {
+      await host.close();
+    }
   }, 30_000);
 });
