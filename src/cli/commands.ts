@@ -10,9 +10,11 @@ export interface Command {
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
+import { doctorCliCommand, statusCliCommand } from './commands/doctor.js';
+import { flushCommand } from './commands/flush.js';
 import { scopeCommand } from './commands/scope.js';
 import { serveCommand } from './commands/serve.js';
 import { startCommand } from './commands/start.js';
 import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, scopeCommand, serveCommand, vizCommand];
+export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, scopeCommand, vizCommand];

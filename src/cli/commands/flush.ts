@@ -1,0 +1,46 @@
+/** `agent-memory flush`: delivers this directory's queued retain jobs now, with a progress bar. */
+import { SingleBar, Presets } from 'cli-progress';
+import type { Command } from '../commands.js';
+import { withRuntime } from '../runtimeCommand.js';
+
+export const flushCommand: Command = {
+  name: 'flush',
+  summary: 'deliver queued retain jobs now (progress bar), then report what is left and why',
+  usage: 'usage: agent-memory flush [--timeout-ms N]\n\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued',
+  run: async (argv) => {
+    const at = argv.indexOf('--timeout-ms');
+    const timeoutMs = at >= 0 ? Number(argv[at + 1]) : 60_000;
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+      console.error('agent-memory flush: --timeout-ms must be a positive whole number of milliseconds');
+      return 2;
+    }
+    return withRuntime(process.cwd(), async (runtime) => {
+      const queue = runtime.queue;
+      if (queue === undefined) {
+        console.error(`agent-memory flush: the retain queue could not be opened: ${runtime.status().problems.join('; ') || 'unknown reason'}`);
+        return 1;
+      }
+      const total = queue.status().depth;
+      if (total === 0) {
+        console.log('Nothing queued.');
+        return 0;
+      }
+      const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
+      bar.start(total, 0, { state: queue.status().state });
+      const stop = queue.subscribe((s) => bar.update(Math.max(0, total - s.depth), { state: s.state }));
+      // The user asked for delivery now: a pending backoff does not make them wait.
+      const report = await queue.flush({ deadline: Date.now() + timeoutMs, force: true });
+      stop();
+      const after = queue.status();
+      bar.update(Math.max(0, total - after.depth), { state: after.state });
+      bar.stop();
+      console.log(`delivered ${report.delivered}, dead-lettered ${report.deadLettered}, still queued ${after.depth}`);
+      if (after.depth > 0) {
+        const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError ?? after.lastSkip ?? 'the server did not take them in time';
+        console.log(`Still queued because: ${why}. They are safe on disk; run agent-memory doctor, then flush again.`);
+        return 1;
+      }
+      return 0;
+    });
+  },
+};
