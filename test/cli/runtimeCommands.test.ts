@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRuntime } from '../../src/effects/memoryRuntime.js';
+import type { BankId, DocumentId } from '../../src/machines/shared/codecs.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 
 const run = promisify(execFile);
@@ -51,7 +52,7 @@ describe('agent-memory doctor, status and flush', () => {
     server.setFaults([{ method: 'POST', path: '*/memories', kind: 'status', status: 503 }]);
     const runtime = await createMemoryRuntime({ cwd: project, home, env: { HOME: home, CLI_TEST_KEY: KEY } });
     await runtime.queue!.enqueue(
-      [1, 2, 3].map((n) => ({ bankId: 'cli-bank', documentId: `doc-${n}`, updateMode: 'append' as const, item: { content: `queued fact number ${n}` } })),
+      [1, 2, 3].map((n) => ({ bankId: 'cli-bank' as BankId, documentId: `doc-${n}` as DocumentId, updateMode: 'append' as const, item: { content: `queued fact number ${n}` } })),
     );
     await runtime.queue!.flush({ deadline: Date.now() + 1_000 });
     expect(runtime.queue!.status().depth).toBe(3);
