@@ -228,15 +228,17 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     // or delivered what we meant to send); decide from the state after them.
     const snapshot = gate.getSnapshot();
     const state = snapshot.value as string;
+    // Letting the lease go goes through `settled`, which also picks up jobs another process
+    // queued while this one held it.
     if (state === 'paused' || state === 'backingOff') {
-      await releaseLease();
+      await settled();
       return;
     }
     const choice = selectBatch(snapshot.context, limits);
     const jobs = findPending(snapshot.context, choice.jobIds);
     if (jobs.length === 0) {
-      await releaseLease();
       await dispatch({ type: 'retain.batchSkipped', reason: 'nothing to deliver', at: now() });
+      await settled();
       return;
     }
     const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs), owner };

@@ -11,9 +11,11 @@ import { BankId, DocumentId } from '../machines/shared/codecs.js';
 import { decodeWith } from '../machines/shared/decode.js';
 import { RetainItem, UpdateMode, type RetainJob } from '../machines/retainDelivery/events.js';
 
-/** What a caller hands to `enqueue`: the rest (ids, key, hash, time) is fixed here. */
+/** A job as `enqueue` checks it: the rest (ids, key, hash, time) is fixed here. */
 export const NewRetainJob = t.type({ bankId: BankId, documentId: DocumentId, updateMode: UpdateMode, item: RetainItem });
-export type NewRetainJob = t.TypeOf<typeof NewRetainJob>;
+/** What a caller hands to `enqueue`: plain strings, checked (and branded) on the way in. */
+export const NewRetainJobInput = t.type({ bankId: t.string, documentId: t.string, updateMode: UpdateMode, item: RetainItem });
+export type NewRetainJob = t.TypeOf<typeof NewRetainJobInput>;
 
 const decodeNewJobs = decodeWith(t.array(NewRetainJob), 'retain queue enqueue');
 
