@@ -10,7 +10,7 @@ import { appendContents } from '../../src/server/retain/appendText.js';
 import { chunkText } from '../../src/server/retain/chunking.js';
 import { RetainRequest } from '../../src/server/retain/codecs.js';
 import { decodeMutation } from '../../src/server/store/decodeMutation.js';
-import { decodeLine, encodeLine } from '../../src/server/store/logFormat.js';
+import { decodeLine, decodeLineBytes, encodeLine } from '../../src/server/store/logFormat.js';
 
 const tag = fc.constantFrom('a', 'b', 'c', 'd');
 const tagSet = fc.uniqueArray(tag, { maxLength: 4 });
@@ -85,6 +85,20 @@ describe('log line format', () => {
         const check = decodeLine(line.slice(0, -1));
         expect(check.ok).toBe(true);
         if (check.ok) expect(check.value).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+  it('the byte decoder agrees with the string decoder on intact, cut and flipped lines', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(), (value, cutAt) => {
+        const line = encodeLine({ v: value }).slice(0, -1);
+        for (const candidate of [line, line.slice(0, cutAt % line.length), line.replace('"v"', '"w"')]) {
+          const buf = Buffer.from(`xx${candidate}yy`, 'utf8');
+          const a = decodeLine(candidate);
+          const b = decodeLineBytes(buf, 2, buf.length - 2);
+          expect(b.ok).toBe(a.ok);
+          if (a.ok && b.ok) expect(b.value).toEqual(a.value);
+        }
       }),
     );
   });

@@ -33,3 +33,31 @@ export const decodeLine = (line: string): LineCheck => {
     return { ok: false, reason: 'payload is not JSON' };
   }
 };
+
+const PREFIX_BYTES = Buffer.from(PREFIX);
+const MIDDLE_BYTES = Buffer.from(MIDDLE);
+const CLOSE = 0x7d; // '}'
+
+/**
+ * `decodeLine` over bytes `[start, end)` of a buffer (no newline): the checksum is taken on
+ * the bytes in place, so a large file is never turned into one string.
+ */
+export const decodeLineBytes = (buf: Buffer, start: number, end: number): LineCheck => {
+  const crcStart = start + PREFIX_BYTES.length;
+  const payloadStart = crcStart + CRC_LEN + MIDDLE_BYTES.length;
+  if (
+    end - start < PAYLOAD_START + 1 ||
+    buf.compare(PREFIX_BYTES, 0, PREFIX_BYTES.length, start, crcStart) !== 0 ||
+    buf.compare(MIDDLE_BYTES, 0, MIDDLE_BYTES.length, crcStart + CRC_LEN, payloadStart) !== 0 ||
+    buf[end - 1] !== CLOSE
+  ) {
+    return { ok: false, reason: 'not a log line' };
+  }
+  const crc = buf.toString('latin1', crcStart, crcStart + CRC_LEN);
+  if (crc32(buf.subarray(payloadStart, end - 1)).toString(16).padStart(CRC_LEN, '0') !== crc) return { ok: false, reason: 'checksum mismatch' };
+  try {
+    return { ok: true, value: JSON.parse(buf.toString('utf8', payloadStart, end - 1)) as unknown };
+  } catch {
+    return { ok: false, reason: 'payload is not JSON' };
+  }
+};

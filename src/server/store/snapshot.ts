@@ -6,7 +6,7 @@
  */
 import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeLine, decodeLine } from './logFormat.js';
+import { encodeLine, decodeLineBytes } from './logFormat.js';
 import type { Mutation } from './model.js';
 import type { ServerState } from './state.js';
 import { encodeForDisk } from './diskEncoding.js';
@@ -78,9 +78,9 @@ export interface LoadedSnapshot {
  * `{nextSeq: 0}`. A damaged snapshot is an error (it is only ever renamed in whole).
  */
 export const readSnapshot = async (dir: string, onMutation: (value: unknown, line: number) => void): Promise<LoadedSnapshot> => {
-  let text: string;
+  let buf: Buffer;
   try {
-    text = await readFile(join(dir, SNAPSHOT_FILE), 'utf8');
+    buf = await readFile(join(dir, SNAPSHOT_FILE));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: 0 };
     throw error;
@@ -92,12 +92,12 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
   let header: { snapshot?: unknown; nextSeq?: unknown } | undefined;
   let trailer: { end?: unknown; count?: unknown } | undefined;
   let count = 0;
-  while (offset < text.length) {
-    const end = text.indexOf('\n', offset);
-    const raw = end === -1 ? text.slice(offset) : text.slice(offset, end);
-    offset = end === -1 ? text.length : end + 1;
+  while (offset < buf.length) {
+    const newline = buf.indexOf(0x0a, offset);
+    const end = newline === -1 ? buf.length : newline;
     line += 1;
-    const check = decodeLine(raw);
+    const check = decodeLineBytes(buf, offset, end);
+    offset = end + 1;
     if (!check.ok) throw fail(`line ${line}: ${check.reason}`);
     if (trailer !== undefined) throw fail(`line ${line}: data after the trailer`);
     const value = check.value as { snapshot?: unknown; nextSeq?: unknown; end?: unknown; count?: unknown };
