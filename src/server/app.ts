@@ -37,7 +37,7 @@ export interface AppOptions {
   readonly apiKey?: string;
 }
 
-/** `true` when the request was answered; `false` when a fault left it hanging or dropped it. */
+/** Handles one request; a fault may leave it unanswered (stall) or drop its connection. */
 export const createRequestHandler =
   (options: AppOptions) =>
   async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
