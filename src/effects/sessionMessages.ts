@@ -35,11 +35,13 @@ export const HostMessages = t.array(HostMessage);
 
 /** The plain text of a message: text blocks joined; other blocks are not text. */
 export const messageText = (m: HostMessage): string => {
-  if (typeof m.content === 'string') return m.content;
-  if (m.content === undefined) return '';
-  return m.content
-    .filter((b) => b.type === 'text' && typeof b.text === 'string')
-    .map((b) => b.text as string)
+  // Robust to shapes the codec would refuse: the context hook passes pi's messages through as is.
+  const content: unknown = (m as { content?: unknown } | null)?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((b): b is { text: string } => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string')
+    .map((b) => b.text)
     .join('\n');
 };
 
@@ -50,6 +52,7 @@ export const INJECTED_CUSTOM_TYPE = 'agent-memory-recall';
 
 /** Recognises injected memory by prefix only, so prose that merely mentions the tag is kept. */
 export const isInjectedMemory = (m: HostMessage): boolean => {
+  if (typeof m !== 'object' || m === null) return false;
   if (m.customType === INJECTED_CUSTOM_TYPE) return true;
   if (m.role !== 'user' && m.role !== 'custom') return false;
   const text = messageText(m).trimStart();

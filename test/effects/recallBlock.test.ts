@@ -90,6 +90,17 @@ describe('recall query and injection', () => {
     expect(JSON.stringify(twice)).toBe(JSON.stringify(once));
   });
 
+  it('keeps messages of shapes it cannot read, in place', () => {
+    const odd = { role: 'bashExecution', content: { weird: true }, command: 'ls' } as unknown as HostMessage;
+    const nullish = { role: 'custom', content: [null, 7] } as unknown as HostMessage;
+    const messages = [user('q1'), odd, nullish, user('q2')];
+    const out = injectBlock(messages, { text: '<memory-recall>\nM\n</memory-recall>', timestamp: 1 });
+    expect(out).toHaveLength(5);
+    expect(out[1]).toBe(odd);
+    expect(out[2]).toBe(nullish);
+    expect(recallQuery(messages, { contextTurns: 2, maxChars: 800 })?.text).toBe('q1\n\nq2');
+  });
+
   it('recognises injected memory by prefix only: prose that mentions the tag is kept', () => {
     expect(isInjectedMemory(user('see the <memory-recall> tag docs'))).toBe(false);
     expect(isInjectedMemory(user('  <memory-mental-models>\nx'))).toBe(true);

@@ -22,6 +22,11 @@ const errorText = (error: unknown): string => redact(error instanceof Error ? er
 /** The messages pi handed over that this library can read; pi's own objects pass through untouched. */
 const readable = (messages: readonly unknown[]): HostMessage[] => messages.filter((m): m is HostMessage => HostMessage.is(m));
 
+const settleWithin = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+
 /** The messages of the current branch, as pi persisted them. */
 const branchMessages = (ctx: ExtensionContext): unknown[] =>
   ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
@@ -95,7 +100,9 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     const runtime = holder.runtime;
     if (runtime === undefined) return undefined;
     try {
-      const result = await runtime.recallFor(readable(event.messages), { signal: ctx.signal });
+      // Every message goes in (the block is inserted among pi's own objects, none dropped);
+      // the query and the injection read them defensively.
+      const result = await runtime.recallFor(event.messages as unknown as HostMessage[], { signal: ctx.signal });
       if (result.messages === undefined) return undefined;
       // The injected block is a plain user message; every other element is pi's own object.
       return { messages: result.messages as unknown as typeof event.messages };
@@ -117,7 +124,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     try {
       // Synchronous hand-off: on disk before this returns, even if pi dies right after.
       const turn = runtime.retainTurn(messages);
-      return turn.settled.then(() => undefined);
+      // pi's event queue waits for this; a queue lock held elsewhere must not stall it long.
+      return Promise.race([turn.settled.then(() => undefined), settleWithin(2_000)]);
     } catch (error) {
       ctx.ui.notify(`Memory retain failed: ${errorText(error)}`, 'warning');
       return undefined;
