@@ -61,10 +61,20 @@ const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContex
   }
 };
 
-const sendOnce = (ctx: SendContext, jobs: readonly RetainJob[], operationId: string) => {
+/**
+ * The key makes a re-send after a crash a no-op, but servers honour it only on async retains
+ * (0.8.6+) and refuse it below: so a server that has it always gets an async, keyed request,
+ * and an older one a plain request (at-least-once there; the doctor reports the floor).
+ */
+const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationId: string) => {
   const first = jobs[0];
   if (first === undefined) throw new Error('retain queue: empty batch');
-  return ctx.server.retain(first.bankId, { items: requestItems(jobs), async: ctx.async, operation_id: operationId }, { signal: ctx.signal })();
+  const caps = await ctx.server.capabilities({ signal: ctx.signal })();
+  // A server that cannot say what it supports cannot take the retain either: same failure.
+  if (E.isLeft(caps)) return E.left(caps.left);
+  const keyed = caps.right.features.operationId;
+  const request = keyed ? { items: requestItems(jobs), async: true, operation_id: operationId } : { items: requestItems(jobs), async: ctx.async };
+  return ctx.server.retain(first.bankId, request, { signal: ctx.signal })();
 };
 
 export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
