@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // The pi host loads an extension through its default export; that file alone may have one.
-    files: ['src/adapters/pi/extension.ts', '*.config.*', 'test/fixtures/**'],
+    files: ['src/adapters/pi/extension.ts', '*.config.*', 'test/fixtures/**', 'fixtures/pi/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -24,15 +24,21 @@ const library = {
   ],
 };
 
-const entries = [
-  { input: 'src/cli/main.ts', file: 'dist/cli.mjs', banner: '#!/usr/bin/env node' },
-  { input: 'src/adapters/pi/extension.ts', file: 'dist/pi-extension.mjs' },
-].map(({ input, file, banner }) => ({
-  input,
+const cli = {
+  input: 'src/cli/main.ts',
   external,
   plugins: [js()],
-  output: { file, format: 'es', sourcemap: true, inlineDynamicImports: true, ...(banner ? { banner } : {}) },
-}));
+  output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true, inlineDynamicImports: true, banner: '#!/usr/bin/env node' },
+};
+
+// The pi extension keeps its lazy imports as separate chunks: pi loads the entry at start-up,
+// and the runtime (got, xstate, the server client) only when a session starts.
+const piExtension = {
+  input: { index: 'src/adapters/pi/extension.ts' },
+  external,
+  plugins: [js()],
+  output: { dir: 'dist/pi', format: 'es', sourcemap: true, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+};
 
 const types = {
   input: 'src/index.ts',
@@ -41,4 +47,4 @@ const types = {
   output: [{ file: 'dist/index.d.mts' }, { file: 'dist/index.d.cts' }],
 };
 
-export default jsOnly ? [library, ...entries] : [library, ...entries, types];
+export default jsOnly ? [library, cli, piExtension] : [library, cli, piExtension, types];
