@@ -3,6 +3,7 @@
  * past session saw may be in it), so it is stripped of what a human cannot see and cannot
  * close or forge the fence. Same input, same bytes: the provider's prompt cache holds.
  */
+import { conversationText } from './recallConversation.js';
 import { MODELS_TAG, RECALL_TAG } from './sessionMessages.js';
 
 // C0/C1 controls except tab and newline, ANSI escapes, bidi overrides/isolates, zero-width
@@ -96,7 +97,7 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
     const seen = new Set<string>();
     const kept: string[] = [];
     for (const item of bank.items) {
-      const clean = sanitizeMemoryText(item.text);
+      const clean = sanitizeMemoryText(conversationText(item.text) ?? item.text);
       removed += clean.removed;
       const key = normalised(clean.text);
       // Blank, repeated, or our own block quoted back: not memory worth showing.
