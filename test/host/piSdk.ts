@@ -1,43 +1,15 @@
 /**
- * Drives the real pi host in-process (SDK + faux model provider, pi-host.md 3.1) with the
- * agent-memory extension bound through `extensionFactories`. UI calls are recorded.
+ * Test projects for the real pi host, driven in-process (SDK + faux model provider,
+ * pi-host.md 3.1) by `src/demo/piHost.ts`, the same driver the main job uses.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import {
-  AuthStorage,
-  createAgentSession,
-  DefaultResourceLoader,
-  ModelRegistry,
-  SessionManager,
-  SettingsManager,
-  type AgentSession,
-  type ExtensionUIContext,
-} from '@mariozechner/pi-coding-agent';
-import type { registerFauxProvider } from '@mariozechner/pi-ai';
-import { registerAgentMemory, type AgentMemoryOptions } from '../../src/adapters/pi/binding.js';
-import type { RuntimeHolder } from '../../src/adapters/pi/holder.js';
+import type { AgentMemoryOptions } from '../../src/adapters/pi/binding.js';
+import { openPiHostSession, type Faux, type PiHostSession, type UiEvents } from '../../src/demo/piHost.js';
 
-export interface UiRecord {
-  readonly notifications: { text: string; level: string | undefined }[];
-  readonly statuses: { key: string; text: string | undefined }[];
-}
-
-/** A UI context that records notify/setStatus and answers dialogs with nothing. */
-export const recordingUi = (): { ui: ExtensionUIContext; record: UiRecord } => {
-  const record: UiRecord = { notifications: [], statuses: [] };
-  const ui = new Proxy({} as ExtensionUIContext, {
-    get: (_target, prop) => {
-      if (prop === 'notify') return (text: string, level?: string) => record.notifications.push({ text, level });
-      if (prop === 'setStatus') return (key: string, text: string | undefined) => record.statuses.push({ key, text });
-      if (prop === 'confirm') return async () => false;
-      if (prop === 'theme') return undefined;
-      return () => undefined;
-    },
-  });
-  return { ui, record };
-};
+export type { Faux };
+export type UiRecord = UiEvents;
 
 export interface Project {
   readonly cwd: string;
@@ -58,61 +30,15 @@ export const makeProject = async (baseUrl: string, extra: Record<string, unknown
   return { cwd, home, sessionsDir: path.join(root, 'sessions'), agentDir: path.join(root, 'agent') };
 };
 
-export type Faux = ReturnType<typeof registerFauxProvider>;
 
-export interface HostSession {
-  readonly session: AgentSession;
-  readonly holder: RuntimeHolder;
-  readonly ui: UiRecord;
-  /** Emits `session_shutdown` (the SDK's dispose does not), then disposes. */
-  close(): Promise<void>;
-}
+export type HostSession = PiHostSession;
 
-export const openHostSession = async (project: Project, faux: Faux, options: AgentMemoryOptions = {}): Promise<HostSession> => {
-  const holderBox: { holder?: RuntimeHolder } = {};
-  const auth = AuthStorage.inMemory();
-  auth.setRuntimeApiKey('faux', 'x');
-  const modelRegistry = ModelRegistry.inMemory(auth);
-  const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
-  const resourceLoader = new DefaultResourceLoader({
+/** One pi session on `project`, through the same in-process host the main job uses. */
+export const openHostSession = (project: Project, faux: Faux, options: AgentMemoryOptions = {}): Promise<HostSession> =>
+  openPiHostSession({
     cwd: project.cwd,
     agentDir: project.agentDir,
-    settingsManager,
-    noExtensions: true,
-    noSkills: true,
-    noPromptTemplates: true,
-    noThemes: true,
-    noContextFiles: true,
-    extensionFactories: [
-      (pi) => {
-        holderBox.holder = registerAgentMemory(pi, { env: { HOME: project.home }, home: project.home, ...options });
-      },
-    ],
+    sessionsDir: project.sessionsDir,
+    faux,
+    memory: { env: { HOME: project.home }, home: project.home, ...options },
   });
-  await resourceLoader.reload();
-  const { session } = await createAgentSession({
-    cwd: project.cwd,
-    agentDir: project.agentDir,
-    model: faux.getModel(),
-    authStorage: auth,
-    modelRegistry,
-    settingsManager,
-    resourceLoader,
-    sessionManager: SessionManager.create(project.cwd, project.sessionsDir),
-    noTools: 'builtin',
-  });
-  const { ui, record } = recordingUi();
-  const errors: unknown[] = [];
-  await session.bindExtensions({ uiContext: ui, onError: (e: unknown) => errors.push(e) } as never);
-  if (holderBox.holder === undefined) throw new Error('the extension factory did not run');
-  const holder = holderBox.holder;
-  return {
-    session,
-    holder,
-    ui: record,
-    close: async () => {
-      await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' } as never);
-      session.dispose();
-    },
-  };
-};
