@@ -220,27 +220,25 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     if (E.isLeft(requested) || requested.right.context.recall?.requestId !== requestId) return { outcome: 'skipped', items: 0 };
     const outcome = await recaller.recall({ messages, scope, config, signal: o.signal, deadline });
     const at = clock.now();
-    // Not awaited: the outcome is journaled in order behind the request; the model call need not wait.
-    switch (outcome._tag) {
-      case 'injected':
-        void track(send({ type: 'recall.succeeded', at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks }));
-        break;
-      case 'empty':
-        void track(send({ type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks }));
-        break;
-      case 'noQuery':
-        void track(send({ type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: 0 }));
-        break;
-      case 'failed':
-        void track(send({ type: 'recall.failed', at, requestId, reason: outcome.reason }));
-        break;
-      case 'timedOut':
-        void track(send({ type: 'recall.timedOut', at, requestId }));
-        break;
-      case 'aborted':
-        void track(send({ type: 'recall.aborted', at, requestId }));
-        break;
-    }
+    const outcomeEvent = ((): Record<string, unknown> & { type: SessionEvent['type'] } => {
+      switch (outcome._tag) {
+        case 'injected':
+          return { type: 'recall.succeeded', at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks };
+        case 'empty':
+          return { type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks };
+        case 'noQuery':
+          return { type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: 0 };
+        case 'failed':
+          return { type: 'recall.failed', at, requestId, reason: outcome.reason };
+        case 'timedOut':
+          return { type: 'recall.timedOut', at, requestId };
+        case 'aborted':
+          return { type: 'recall.aborted', at, requestId };
+      }
+    })();
+    // Recorded after the model call has its messages (next macrotask, so it is not on the prompt
+    // path), still in order behind the request; `idle()` waits for it.
+    void track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => send(outcomeEvent)));
     if ('report' in outcome && config.recallStoreLast && !outcome.report.cached) {
       const success = outcome._tag === 'injected' || outcome._tag === 'empty';
       if (success || config.recallStoreFailures) options.storeLastRecall?.({ ...outcome.report, outcome: outcome._tag });
