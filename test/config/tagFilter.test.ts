@@ -1,47 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { composeTagFilter, TagGroup, tagsMatchModes, type TagFilterInput, type TagsMatch } from '../../src/config/tagFilter.js';
+import { composeTagFilter, TagGroup, tagsMatchModes, type TagFilterInput } from '../../src/config/tagFilter.js';
 import { decodeWith } from '../../src/machines/shared/decode.js';
+import { matchesGroup } from '../../src/server/recall/tagFilter.js';
 
-/**
- * A reference evaluator of Hindsight's tag semantics (tag_groups leaves, and/or/not, the
- * top-level list AND-ed), written from the API reference, section 2.3. It lets the tests say
- * which memories a composed filter selects rather than how the request looks.
- */
-const leafMatches = (memoryTags: readonly string[], tags: readonly string[], match: TagsMatch): boolean => {
-  const untagged = memoryTags.length === 0;
-  const set = new Set(memoryTags);
-  const overlap = tags.some((t) => set.has(t));
-  const containsAll = tags.every((t) => set.has(t));
-  switch (match) {
-    case 'any':
-      return untagged || overlap;
-    case 'any_strict':
-      return !untagged && overlap;
-    case 'all':
-      return untagged || containsAll;
-    case 'all_strict':
-      return !untagged && containsAll;
-    case 'exact': {
-      const want = new Set(tags);
-      return want.size === set.size && [...want].every((t) => set.has(t));
-    }
-  }
-};
-
-const groupMatches = (memoryTags: readonly string[], group: TagGroup): boolean => {
-  if ('tags' in group) return leafMatches(memoryTags, group.tags, group.match ?? 'any_strict');
-  if ('and' in group) return group.and.every((g) => groupMatches(memoryTags, g));
-  if ('or' in group) return group.or.some((g) => groupMatches(memoryTags, g));
-  return !groupMatches(memoryTags, group.not);
-};
-
+// Which memories a composed filter selects, judged by the embedded server's own tag evaluator
+// (itself pinned to the reference truth table in test/server), not by how the request looks.
 const selects = (input: TagFilterInput, memoryTags: readonly string[]): boolean => {
   const filter = composeTagFilter(input);
   // The composition only ever produces groups; a flat `tags` next to groups is a 422 upstream.
   expect(filter.tags).toBeUndefined();
-  return (filter.tag_groups ?? []).every((g) => groupMatches(memoryTags, g));
+  return (filter.tag_groups ?? []).every((g) => matchesGroup(g, memoryTags));
 };
 
 const SCOPE = ['project:acme/app', 'repo:app-1234'];

@@ -10,6 +10,7 @@
  * request header, an API key or a raw got error.
  */
 import * as t from 'io-ts';
+import { TagGroup, TagsMatch } from '../../config/tagFilter.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { ClockPort } from './clock.js';
 
@@ -119,26 +120,11 @@ export type FactType = t.TypeOf<typeof FactType>;
 export const Budget = t.keyof({ low: null, mid: null, high: null });
 export type Budget = t.TypeOf<typeof Budget>;
 
-export const TagsMatch = t.keyof({ any: null, all: null, any_strict: null, all_strict: null, exact: null });
-export type TagsMatch = t.TypeOf<typeof TagsMatch>;
-
 export const UpdateMode = t.keyof({ replace: null, append: null });
 export type UpdateMode = t.TypeOf<typeof UpdateMode>;
 
-/** A `tag_groups` node: a leaf `{tags, match?}` or `{and: [...]}` / `{or: [...]}` / `{not: ...}`. */
-export type TagGroup =
-  | { tags: string[]; match?: TagsMatch }
-  | { and: TagGroup[] }
-  | { or: TagGroup[] }
-  | { not: TagGroup };
-export const TagGroup: t.Type<TagGroup> = t.recursion('TagGroup', () =>
-  t.union([
-    t.intersection([t.type({ tags: t.array(t.string) }), t.partial({ match: TagsMatch })]),
-    t.type({ and: t.array(TagGroup) }),
-    t.type({ or: t.array(TagGroup) }),
-    t.type({ not: TagGroup }),
-  ]),
-);
+// One definition of the tag-filter wire shapes, shared with config and the embedded server.
+export { TagGroup, TagsMatch } from '../../config/tagFilter.js';
 
 export const ObservationScopes = t.union([
   t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),

@@ -3,26 +3,10 @@
  * request list means "no filter" except for `exact` (untagged only), and `tag_groups`
  * (leaf default `any_strict`, and/or/not, top level AND-ed; a leaf never means "no filter").
  */
-import * as t from 'io-ts';
 
-export const TagsMatch = t.keyof({ any: null, all: null, any_strict: null, all_strict: null, exact: null });
-export type TagsMatch = t.TypeOf<typeof TagsMatch>;
+import { TagGroup, TagsMatch } from '../../config/tagFilter.js';
 
-export type TagGroup =
-  | { tags: string[]; match?: TagsMatch }
-  | { and: TagGroup[] }
-  | { or: TagGroup[] }
-  | { not: TagGroup };
-
-// Leaf first, as upstream parses: any object carrying `tags` is a leaf.
-export const TagGroup: t.Type<TagGroup> = t.recursion('TagGroup', () =>
-  t.union([
-    t.intersection([t.type({ tags: t.array(t.string) }), t.partial({ match: TagsMatch })]),
-    t.type({ and: t.array(TagGroup) }),
-    t.type({ or: t.array(TagGroup) }),
-    t.type({ not: TagGroup }),
-  ]),
-);
+export { TagGroup, TagsMatch };
 
 /** One mode over one row's tag set; `requested` is non-empty or the caller decided it matters. */
 const leafMatches = (mode: TagsMatch, requested: readonly string[], row: readonly string[]): boolean => {
