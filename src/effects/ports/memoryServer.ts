@@ -120,20 +120,12 @@ export type FactType = t.TypeOf<typeof FactType>;
 export const Budget = t.keyof({ low: null, mid: null, high: null });
 export type Budget = t.TypeOf<typeof Budget>;
 
-export const UpdateMode = t.keyof({ replace: null, append: null });
-export type UpdateMode = t.TypeOf<typeof UpdateMode>;
-
 // One definition of the tag-filter wire shapes, shared with config and the embedded server.
 export { TagGroup, TagsMatch } from '../../config/tagFilter.js';
 
-export const ObservationScopes = t.union([
-  t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),
-  t.array(t.array(t.string)),
-]);
-export type ObservationScopes = t.TypeOf<typeof ObservationScopes>;
-
-export const Entity = t.intersection([t.type({ text: t.string }), t.partial({ type: t.string })]);
-export type Entity = t.TypeOf<typeof Entity>;
+// The item the queue journals and the client sends: one codec, in the shared machine codecs.
+export { Entity, ObservationScopes, RetainItem, UpdateMode } from '../../machines/shared/retainItem.js';
+import { RetainItem } from '../../machines/shared/retainItem.js';
 
 const StringMap = t.record(t.string, t.string);
 /** A free-form JSON object (trace dumps, config maps, response schemas). */
@@ -142,21 +134,6 @@ const JsonObject = t.UnknownRecord;
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-export const RetainItem = t.intersection([
-  t.type({ content: t.string }),
-  t.partial({
-    /** ISO date-time, or `unset` to store no date. */
-    timestamp: t.string,
-    context: t.string,
-    metadata: StringMap,
-    document_id: t.string,
-    entities: t.array(Entity),
-    tags: t.array(t.string),
-    update_mode: UpdateMode,
-    observation_scopes: ObservationScopes,
-  }),
-]);
-export type RetainItem = t.TypeOf<typeof RetainItem>;
 
 export const RetainRequest = t.intersection([
   t.type({ items: t.array(RetainItem) }),

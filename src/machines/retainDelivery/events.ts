@@ -3,31 +3,11 @@
  * the single source of their types; the queue file is the journal of these events.
  */
 import * as t from 'io-ts';
-import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt, StringMap } from '../shared/codecs.js';
+import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
 
-export const UpdateMode = t.keyof({ append: null, replace: null });
-export type UpdateMode = t.TypeOf<typeof UpdateMode>;
+import { RetainItem, UpdateMode } from '../shared/retainItem.js';
 
-export const ObservationScopes = t.union([
-  t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),
-  t.array(t.array(t.string)),
-]);
-
-/** One memory item as the server's retain endpoint takes it (Hindsight `MemoryItem`). */
-export const RetainItem = t.intersection([
-  t.type({ content: t.string }),
-  t.partial({
-    timestamp: t.string,
-    context: t.string,
-    metadata: StringMap,
-    document_id: t.string,
-    entities: t.array(t.intersection([t.type({ text: t.string }), t.partial({ type: t.string })])),
-    tags: t.array(t.string),
-    update_mode: UpdateMode,
-    observation_scopes: ObservationScopes,
-  }),
-]);
-export type RetainItem = t.TypeOf<typeof RetainItem>;
+export { ObservationScopes, RetainItem, UpdateMode } from '../shared/retainItem.js';
 
 /**
  * A queued retain. `idempotencyKey` is fixed at enqueue (a UUID, the server's `operation_id`
