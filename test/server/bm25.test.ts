@@ -17,6 +17,15 @@ describe('Bm25Index', () => {
     expect(ix.search('lexer parser', all, 10)[0]?.id).toBe('d');
   });
 
+  it('folds plurals on both sides, so a singular query finds a plural memory and back', () => {
+    const ix = new Bm25Index();
+    ix.add('p', 'our deploys run scripts/ship.sh');
+    ix.add('q', 'one library for all queries');
+    expect(ix.search('deploy', all, 10).map((r) => r.id)).toEqual(['p']);
+    expect(ix.search('libraries query', all, 10).map((r) => r.id)).toEqual(['q']);
+    expect(tokenize('Deploys Libraries class')).toEqual(['deploy', 'library', 'class']);
+  });
+
   it('applies accept before the limit and breaks ties by insertion order', () => {
     const ix = new Bm25Index();
     for (const id of ['x1', 'x2', 'x3', 'x4']) ix.add(id, 'same words here');
