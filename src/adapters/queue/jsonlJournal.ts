@@ -18,7 +18,8 @@ import type { JournalRecord } from '../../machines/shared/codecs.js';
 import type { JournalDamage, JournalEntry, JournalLoad, JournalPort } from '../../effects/ports/journal.js';
 import { createDirLock, type DirLock } from './dirLock.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
-import { appendDurable, fsyncDirectory, queueFiles, writeAtomic, type QueueFiles } from './queueFiles.js';
+import { fsyncDirectory, writeAtomic } from '../fs/atomicFile.js';
+import { appendDurable, queueFiles, type QueueFiles } from './queueFiles.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
 export interface JournalFs {

@@ -4,6 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { fsyncDirectory } from '../fs/atomicFile.js';
 
 export interface QueueFiles {
   /** The journal: `retain-queue.jsonl`. */
@@ -32,20 +33,6 @@ export const queueFiles = (journalPath: string): QueueFiles => {
   };
 };
 
-/** Makes a created or renamed entry durable; best effort where directories cannot be synced. */
-export const fsyncDirectory = async (dir: string): Promise<void> => {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
-  } finally {
-    await handle?.close();
-  }
-};
-
 /**
  * Appends `data` to `file` (created 0600 if missing) and fsyncs it before resolving. When the
  * file is new its directory is fsync'd too, so the new name survives a power cut.
@@ -63,17 +50,4 @@ export const appendDurable = async (file: string, data: Buffer): Promise<{ creat
   }
   if (created) await fsyncDirectory(path.dirname(file));
   return { created };
-};
-
-/** Writes `data` to `file` atomically: unique temp, fsync, rename, directory fsync. */
-export const writeAtomic = async (file: string, data: string | Buffer): Promise<void> => {
-  const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
-  try {
-    await fs.writeFile(temp, data, { mode: 0o600, flush: true });
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  await fsyncDirectory(path.dirname(file));
 };

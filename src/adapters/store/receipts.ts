@@ -11,7 +11,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { Low, type Adapter } from 'lowdb';
 import { decodeJson } from '../../machines/shared/decode.js';
-import { writeAtomic } from '../queue/queueFiles.js';
+import { writeAtomic } from '../fs/atomicFile.js';
 
 export const DeliveryReceiptRecord = t.type({
   at: t.string,
