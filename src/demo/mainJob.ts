@@ -6,21 +6,18 @@
  * message, while the session file on disk never holds it. Every step prints what happened, and
  * the run leaves its workspace (queue, receipts, traces, the visualiser page) for inspection.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Context } from '@mariozechner/pi-ai';
+import { messageText, RECALL_TAG, type HostMessage } from '../effects/sessionMessages.js';
 import { startEmbeddedServer } from '../server/index.js';
-import { layoutGraph } from '../viz/layout.js';
-import { machineGraph } from '../viz/machineGraph.js';
-import { visualiserPage } from '../viz/page.js';
-import { renderSvg } from '../viz/svg.js';
+import { gatePage } from '../viz/gatePage.js';
 import { readTraceFile } from '../viz/traceFile.js';
 import { vizGates } from '../viz/gates.js';
 import { openPiHostSession, type PiHostSession } from './piHost.js';
 
-const RECALL_OPEN = '<memory-recall>';
+const RECALL_OPEN = `<${RECALL_TAG}>`;
 const BANK = 'demo-shop';
 const FACT = 'Our deploys run scripts/ship.sh, which does a blue-green switch; never deploy on Fridays.';
 const QUESTION = 'How do we deploy this project?';
@@ -40,12 +37,7 @@ export interface MainJobReport {
   readonly timings: Readonly<Record<string, number>>;
 }
 
-const textOf = (message: unknown): string => {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('\n');
-};
+const textOf = (message: unknown): string => messageText(message as HostMessage);
 
 const waitFor = async (check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> => {
   const end = Date.now() + ms;
@@ -161,9 +153,8 @@ export const runMainJob = async (options: MainJobOptions = {}): Promise<MainJobR
       .filter((f) => f.endsWith('.jsonl'))
       .flatMap((f) => readTraceFile(path.join(traceDir, f)).records)
       .sort((a, b) => a.at.localeCompare(b.at));
-    const gates = await Promise.all(vizGates.map(async (g) => ({ name: g.name, machineId: g.machine.id, svg: renderSvg(await layoutGraph(machineGraph(g.machine)), { id: g.name }) })));
     const visualiser = path.join(workspace, 'visualiser.html');
-    writeFileSync(visualiser, visualiserPage({ title: 'agent-memory: the npm start run', gates, trace: records }));
+    writeFileSync(visualiser, await gatePage('agent-memory: the npm start run', vizGates, records));
     log(`      ${records.length} trace records; open ${visualiser} and step with ← →`);
 
     timings['total ms'] = Date.now() - started;
