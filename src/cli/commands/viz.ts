@@ -5,11 +5,9 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../commands.js';
 import { toDot } from '../../viz/dot.js';
 import { vizGates } from '../../viz/gates.js';
-import { layoutGraph } from '../../viz/layout.js';
+import { gatePage } from '../../viz/gatePage.js';
 import { machineGraph } from '../../viz/machineGraph.js';
 import { toMermaid } from '../../viz/mermaid.js';
-import { visualiserPage } from '../../viz/page.js';
-import { renderSvg } from '../../viz/svg.js';
 import { readTraceFile } from '../../viz/traceFile.js';
 
 const USAGE = `usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|json] [--trace FILE] [--out FILE]
@@ -42,10 +40,7 @@ export const vizCommand: Command = {
     else if (format === 'html') {
       const trace = values.trace === undefined ? undefined : readTraceFile(values.trace);
       for (const problem of trace?.problems ?? []) console.error(`agent-memory viz: skipped ${problem}`);
-      const rendered = await Promise.all(
-        gates.map(async (g) => ({ name: g.name, machineId: g.machine.id, svg: renderSvg(await layoutGraph(machineGraph(g.machine)), { id: g.name }) })),
-      );
-      text = visualiserPage({ title: `agent-memory: ${gates.map((g) => g.name).join(', ')}`, gates: rendered, ...(trace === undefined ? {} : { trace: trace.records }) });
+      text = await gatePage(`agent-memory: ${gates.map((g) => g.name).join(', ')}`, gates, trace?.records);
     } else {
       console.error(`agent-memory viz: --format must be html, mermaid, dot or json; got ${JSON.stringify(format)}`);
       return 2;
