@@ -1,31 +1,19 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRuntime } from '../../src/effects/memoryRuntime.js';
 import type { BankId, DocumentId } from '../../src/machines/shared/codecs.js';
+import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 
-const run = promisify(execFile);
 const KEY = 'hsk_cli_test_0123456789abcdef';
 const root = mkdtempSync(path.join(tmpdir(), 'am-cli-rt-'));
 const project = path.join(root, 'project');
 const home = path.join(root, 'home');
 let server: TestServer;
 
-// `--import tsx` resolves from the cwd, which here is the temp project: name the loader by path.
-const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
-const cli = (args: string[]) =>
-  run(process.execPath, ['--import', TSX, path.resolve('src/cli/main.ts'), ...args], {
-    cwd: project,
-    env: { PATH: process.env['PATH'] ?? '', HOME: home, CLI_TEST_KEY: KEY },
-  }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => e,
-  );
+const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home, CLI_TEST_KEY: KEY } });
 
 beforeAll(async () => {
   server = await startTestServer({ persist: false, apiKey: KEY });

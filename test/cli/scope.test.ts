@@ -1,19 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 
-const run = promisify(execFile);
 const root = mkdtempSync(path.join(tmpdir(), 'am-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const cli = (args: string[], env: Record<string, string>) =>
-  run(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => e,
-  );
+const cli = (args: string[], env: Record<string, string>) => runCli(args, { env });
 
 describe('agent-memory scope', () => {
   it('prints the fields a file sets, their source, and the routed banks; never the key', async () => {

@@ -1,19 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 
-const run = promisify(execFile);
 const root = mkdtempSync(path.join(tmpdir(), 'am-viz-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const cli = (args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), 'viz', ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: root } }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => e,
-  );
+const cli = (args: string[]) => runCli(['viz', ...args], { env: { HOME: root } });
 
 describe('agent-memory viz', () => {
   it('prints a Mermaid diagram of one gate', async () => {
