@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
+import { rememberConfigSecrets } from './redactConfig.js';
 
 export interface LoadConfigOptions {
   readonly cwd: string;
@@ -83,6 +84,8 @@ export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const user = readConfigFile('user', userConfigPath(options.home));
   const project = readConfigFile('project', projectConfigPath(stateDir));
   const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home });
+  // From here on every redaction in this process hides the key values this config names.
+  rememberConfigSecrets({ config: resolved.config, layers: [user.data, project.data], env: options.env });
   const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);
   return { ...resolved, files: { user, project }, errors, stateDir, cwd, home: options.home };
 };
