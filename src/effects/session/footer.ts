@@ -29,7 +29,7 @@ const stateWord = (input: FooterInput): { word: string; warn: boolean } => {
     case 'disabled':
       return { word: 'off', warn: false };
     case 'untrusted':
-      return { word: 'untrusted project', warn: true };
+      return { word: 'untrusted', warn: true };
     case 'unconfigured':
       return { word: 'setup needed', warn: true };
     case 'unsupported':
