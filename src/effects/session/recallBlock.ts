@@ -48,7 +48,8 @@ export const sanitizeMemoryText = (raw: string): Sanitized => {
   text = count(INVISIBLE, '')(text);
   text = count(SEPARATOR, '\n')(text);
   text = count(ODD_SPACE, ' ')(text);
-  text = count(FENCE_LIKE, (_m, gap = '', name = '') => `&lt;${gap.replace(/\s/g, '')}${name}`)(text);
+  // A `<` inside the gap (`<< /memory-recall>`) is escaped too: the match consumed it.
+  text = count(FENCE_LIKE, (_m, gap = '', name = '') => `&lt;${gap.replace(/\s/g, '').replace(/</g, '&lt;')}${name}`)(text);
   text = text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
   return { text, removed };
 };
