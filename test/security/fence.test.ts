@@ -13,7 +13,6 @@ const OPEN = '<memory-recall>';
 const CLOSE = '</memory-recall>';
 // What a reader (or a model) could take for our fence after compatibility folding.
 const FENCE_LOOKALIKE = /<\s*\/?\s*memory[\p{Pd}_\s]*recall/giu;
-// eslint-disable-next-line no-control-regex -- the characters a block must never carry
 const INVISIBLE = /(?![\n\t])\p{Cc}|\p{Cf}|\p{Default_Ignorable_Code_Point}|\p{Variation_Selector}|\p{Zl}|\p{Zp}|\p{Co}|\p{Cn}|\p{Cs}|(?! )\p{Zs}/u;
 
 /** The block's structure: every line is a fence, the preamble, blank, a bank header, an item or an item's indented continuation. */
