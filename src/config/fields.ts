@@ -101,7 +101,7 @@ export const configFields = {
   baseUrl: field({
     codec: HttpUrl, default: 'http://localhost:8888' as HttpUrl, path: 'memory.baseUrl', resetKey: 'memory.baseUrl', tab: 'Connection', kind: 'url',
     advanced: false, patchKey: 'baseUrl', agentLocked: true, env: { names: ['MEMORY_BASE_URL'] }, origin: '8.2',
-    description: 'Memory server endpoint for recall, retain, reflect and bank setup. The API key is only sent to a trusted origin (see trustedOrigins).',
+    description: 'Memory server endpoint for recall, retain, reflect and bank setup. A project file may only point it at an origin the user file trusts (trustedOrigins); otherwise memory is off for the project. Never patchable by a tool call.',
   }),
   apiKeyEnv: field({
     codec: optional(EnvVarName), default: undefined, defaultText: 'not set', path: 'memory.apiKeyEnv', resetKey: 'memory.apiKey', tab: 'Connection',
@@ -128,7 +128,7 @@ export const configFields = {
   trustedOrigins: field({
     codec: Origins, default: [], path: 'memory.trustedOrigins', resetKey: 'memory.trustedOrigins', tab: 'Connection', kind: 'origins', advanced: true,
     userFileOnly: true, agentLocked: true, origin: 'added',
-    description: 'Origins (besides the user-file or default baseUrl) the API key may be sent to when a project file changes baseUrl or apiKeyEnv. User file only.',
+    description: 'Origins (besides the user-file or default baseUrl) a project file may point memory at, or name another apiKeyEnv for; any other change turns memory off for the project. User file only.',
   }),
   // --- Banks ------------------------------------------------------------------------------
   memoryProfile: field({
