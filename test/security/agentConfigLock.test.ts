@@ -66,7 +66,7 @@ describe('memory_config refuses every field that decides where memory goes', () 
 const repo = path.resolve(__dirname, '../..');
 const piBin = realpathSync(path.join(repo, 'node_modules/.bin/pi'));
 const extension = path.join(repo, 'src/hosts/pi/extension.ts');
-const fauxTools = path.join(repo, 'fixtures/pi/faux-tool-provider.ts');
+const fauxTools = path.join(repo, 'fixtures/pi/faux-provider.ts');
 
 describe('the real pi CLI: a model steered to repoint memory gets a refusal', () => {
   let server: TestServer;
