@@ -21,11 +21,11 @@ export type * from './types.js';
 export const startSessionEffects = async (options: SessionEffectsOptions): Promise<SessionEffects> => {
   const { clock, queue } = options;
   const inFlight = createInFlight();
-  let started: SessionGate | undefined;
   // The paths are built before the gate (its actions call them); they reach it only later.
+  const holder: { gate?: SessionGate } = {};
   const gate = (): SessionGate => {
-    if (started === undefined) throw new Error('session gate used before it started');
-    return started;
+    if (holder.gate === undefined) throw new Error('session gate used before it started');
+    return holder.gate;
   };
   const retain = createRetainPath({ ...options, gate, inFlight });
   const recallFor = createRecallPath({ ...options, storeLastRecall: options.storeLastRecall, gate, inFlight });
@@ -46,7 +46,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     },
   });
 
-  started = await startGate({
+  const live = await startGate({
     name: 'session',
     machine,
     events: SessionEvent,
@@ -54,7 +54,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     ...(options.journal === undefined ? {} : { journal: options.journal }),
     ...(options.trace === undefined ? {} : { trace: options.trace }),
   });
-  const live = started;
+  holder.gate = live;
 
   return {
     gate: live,
