@@ -13,8 +13,6 @@ import { isInjectedMemory, messageText, type HostMessage } from './messages.js';
 
 export type ProjectionConfig = Pick<MemoryConfig, 'importToolResults' | 'importToolSummaryMaxChars' | 'agentUse'>;
 
-/** Keys the service sets on every automatic job; a caller can never override them. */
-export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;
 
 export type ProjectedMessage = Record<string, string | boolean | ProjectedBlock[] | undefined>;
 export interface ProjectedBlock {
