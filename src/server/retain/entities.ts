@@ -25,7 +25,7 @@ const TOOLS = new Set(
 );
 
 const HANDLE = /(?<![\w@])@([A-Za-z0-9_][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_]|[A-Za-z0-9_])(?![\w@/])/g;
-const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?::\d+)?[^\s)\]>'\"]*/g;
+const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?::\d+)?[^\s)\]>'"]*/g;
 const SCOPED_PACKAGE = /(?<![\w/])@[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*/g;
 const FILE_PATH = /(?<![\w/.:-])(?:\.{0,2}\/)?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b|(?<![\w/.:@-])[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|go|rs|java|yaml|yml|toml|sh|css|html|sql|txt|lock)\b/g;
 const INSTALL = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s+((?:(?!(?:then|and|or|to|from|with|in|for)\b)[@\w./-]+[ \t]*)+)/g;
