@@ -156,10 +156,13 @@ describe('memories list and get', () => {
     expect((await call(server, 'GET', `${B}/mem/memories/list?type=world&tags=t&tags_match=any_strict`)).body.total).toBe(1);
     expect((await call(server, 'GET', `${B}/mem/memories/list?tags_match=bogus`)).status).toBe(422);
   });
-  it('gets one memory by id, 404 for unknown', async () => {
+  it('gets one memory by id in the upstream detail shape; 400 for a non-UUID id, 404 for unknown', async () => {
     const [first] = (await call(server, 'GET', `${B}/mem/memories/list?type=world`)).body.items;
-    expect((await call(server, 'GET', `${B}/mem/memories/${first.id}`)).body).toMatchObject({ id: first.id, text: 'newer fact', bank_id: 'mem' });
-    expect((await call(server, 'GET', `${B}/mem/memories/nope`)).status).toBe(404);
+    const detail = (await call(server, 'GET', `${B}/mem/memories/${first.id}`)).body;
+    expect(detail).toMatchObject({ id: first.id, text: 'newer fact', type: 'world', entities: [], state: 'valid' });
+    expect(detail).not.toHaveProperty('fact_type');
+    expect((await call(server, 'GET', `${B}/mem/memories/nope`)).status).toBe(400);
+    expect((await call(server, 'GET', `${B}/mem/memories/7d1e8c3a-5b2f-4e6d-8a9c-0f1e2d3c4b5a`)).status).toBe(404);
   });
 });
 
