@@ -10,9 +10,14 @@ import { createDirLock, type HeldLock } from '../adapters/queue/dirLock.js';
 import { openJsonlJournal } from '../adapters/queue/jsonlJournal.js';
 import { readJsonFile, writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFiles.js';
-import { redact } from '../config/redact.js';
+import * as path from 'node:path';
+import { redact, redactValue } from '../config/redact.js';
+import type { JsonValue } from '../machines/shared/codecs.js';
+import type { SessionImporter } from '../tools/commands/commandContext.js';
+import { importTable } from '../tools/commands/importReport.js';
 import type { MemoryConfig } from '../config/fields.js';
-import { importView, type ImportView } from '../machines/import/selectors.js';
+import { importSummary, importView, type ImportView } from '../machines/import/selectors.js';
+import type { RuntimeStatusView } from '../tools/context.js';
 import type { ImportOptions } from '../machines/import/events.js';
 import { readImportState } from '../effects/import/importState.js';
 import { startImportGate, type ImportGate } from '../effects/import/importGate.js';
@@ -100,10 +105,62 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
 export const readImportStatus = async (checkpointPath: string): Promise<ImportView | undefined> => {
   if (!existsSync(checkpointPath)) return undefined;
   const journal = await openJsonlJournal({ path: checkpointPath });
+  let view: ImportView;
   try {
-    return importView(await readImportState(journal));
+    view = importView(await readImportState(journal));
   } finally {
     await journal.close();
   }
+  if (view.state !== 'scanning' && view.state !== 'planning' && view.state !== 'importing') return view;
+  // Mid-run in the checkpoint: running now if another process holds the run lock, else interrupted.
+  const holder = await createDirLock({ path: `${checkpointPath}.run.lock` }).holder();
+  return holder !== undefined ? view : { ...view, state: 'paused', pause: { cause: 'interrupted', reason: 'the last import stopped before it finished' } };
 };
 
+/** The import state as status, `/memory` and the doctor show it. */
+export const importStatusOf = async (checkpointPath: string): Promise<RuntimeStatusView['import']> => {
+  try {
+    const view = await readImportStatus(checkpointPath);
+    if (view === undefined) return undefined;
+    return {
+      state: view.state,
+      detail: importSummary(view),
+      checkpoint: checkpointPath,
+      ...(view.startedAt === null ? {} : { lastRun: new Date(view.startedAt).toISOString() }),
+      counts: { sessions: view.sessions, documents: view.documents, queued: view.queued, skipped: view.skipped, imported: view.imported.total, delivered: view.imported.completed },
+      ...(view.error === null ? {} : { error: view.error }),
+    };
+  } catch (error) {
+    return { state: 'unreadable', detail: redact(`${error instanceof Error ? error.message : String(error)}; move or repair ${checkpointPath}, then run the import again`), checkpoint: checkpointPath };
+  }
+};
+
+
+export interface HubImporterOptions extends OpenImporterOptions {
+  /** The host session's own file: its directory is where this project's sessions are. */
+  readonly sessionFile?: string | undefined;
+  /** Progress lines while a run is under way (pi: the footer status). */
+  readonly onProgress?: (text: string | undefined) => void;
+}
+
+/** `/memory import [apply]`: this project's pi sessions, a dry run unless applied. */
+export const hubImporter = (runtime: MemoryRuntime, options: HubImporterOptions): SessionImporter => ({
+  importSessions: async ({ dryRun }) => {
+    const importer = await openImporter(runtime, options);
+    const sources = [options.sessionFile === undefined ? importer.sessionDir : path.dirname(options.sessionFile)];
+    const unsubscribe = importer.gate.subscribe((snapshot) => {
+      const view = importView(snapshot);
+      options.onProgress?.(`memory import: ${view.state} ${view.done}/${view.documents}`);
+    });
+    try {
+      const view = await importer.gate.run({ sources, options: importer.options({ dryRun }) });
+      const snapshot = dryRun ? importer.gate.lastDryRun() : importer.gate.gate.getSnapshot();
+      const text = importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n');
+      return { text, details: redactValue(JSON.parse(JSON.stringify(view)) as JsonValue) };
+    } finally {
+      unsubscribe();
+      options.onProgress?.(undefined);
+      await importer.close();
+    }
+  },
+});

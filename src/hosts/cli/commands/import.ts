@@ -12,7 +12,7 @@ import type { ImportMachine } from '../../../machines/import/machine.js';
 import type { Command } from '../commands.js';
 import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
-import { importTable } from '../../../tools/commands/importReport.js';
+import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 
 const USAGE = `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
 
@@ -58,9 +58,6 @@ const parseArgs = (argv: readonly string[]): Args | string => {
   if (!all && paths.length === 0) return 'say which sessions to import: one or more paths, or --all for this project\'s pi sessions';
   return { paths, all, dryRun, json, ...(sinceMs === undefined ? {} : { sinceMs }) };
 };
-
-const mb = (bytes: number): string => (bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`);
-const duration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 /** The progress bar: sessions, documents, bytes, rate and ETA, fed from the gate's snapshots. */
 const progressBar = (enabled: boolean) => {
