@@ -24,7 +24,7 @@ export const acquireDataDirLock = async (dir: string): Promise<() => Promise<voi
   if (heldHere.has(key)) throw new Error(`server data: ${dir} is in use by another server in this process; close it or choose another data dir`);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
-      const handle = await open(path, 'wx');
+      const handle = await open(path, 'wx', 0o600);
       await handle.writeFile(String(process.pid));
       await handle.close();
       heldHere.add(key);
