@@ -82,7 +82,7 @@ export const createRequestHandler =
       if (match.kind === 'notFound') throw new HttpError(404, 'Not Found');
       if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
       const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
-      const body = withoutFields(parseJsonBody(raw), ignoredByFault);
+      const body = withoutFields(parseJsonBody(raw, undefined, req.headers['content-type']), ignoredByFault);
       const reply: Reply = await match.route.handler({
         method,
         path,
