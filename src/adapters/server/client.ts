@@ -310,11 +310,37 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     return E.right(caps);
   };
 
+  /**
+   * The capabilities, or a timeout at the caller's own deadline. A caller (a recall on the
+   * prompt path) waiting on a detection another caller started with a longer deadline would
+   * otherwise give up unseen; its deadline passing is the server being too slow, so it counts
+   * against the breaker, once per detection, and a slow server opens it like a dead one.
+   */
+  let slowCounted: Promise<unknown> | undefined;
+  const capabilitiesBy = (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
+    const pending = fetchCapabilities(o);
+    const deadline = o?.deadline;
+    if (deadline === undefined) return pending;
+    return new Promise((resolve) => {
+      const cancel = clock.setTimer(deadline, () => {
+        if (slowCounted !== pending) {
+          slowCounted = pending;
+          breaker.record('noAnswer', false);
+        }
+        resolve(E.left({ _tag: 'timeout', message: 'GET /version: no answer before the deadline' }));
+      });
+      void pending.then((result) => {
+        cancel();
+        resolve(result);
+      });
+    });
+  };
+
   /** Runs `call` only when the server has every capability in `needs`; checks nothing when empty. */
   const gated = <A>(needs: readonly CapabilityName[], o: CallOptions | undefined, call: () => Promise<E.Either<ServerFailure, A>>): TaskEither<ServerFailure, A> =>
     async () => {
       if (needs.length === 0) return call();
-      const caps = await fetchCapabilities(o);
+      const caps = await capabilitiesBy(o);
       if (E.isLeft(caps)) return caps;
       const gap = missing(needs, caps.right);
       return gap === undefined ? call() : E.left(gap);
