@@ -118,6 +118,14 @@ describe('DNS rebinding: the Host header', () => {
     for (const name of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, 'localhost']) {
       expect((await raw(server.url, 'GET', `${BANK}/memories/list`, { Host: name })).status).toBe(200);
     }
+    // A name the operator allowed (`--allowed-host`) gets through; its neighbours do not.
+    const named = await startEmbeddedServer({ port: 0, allowedHosts: ['memory.internal'] });
+    try {
+      expect((await raw(named.url, 'GET', '/health', { Host: `memory.internal:${named.port}` })).status).toBe(200);
+      expect((await raw(named.url, 'GET', '/health', { Host: `evil.memory.internal:${named.port}` })).status).toBe(403);
+    } finally {
+      await named.close();
+    }
     // No Host at all: node's HTTP/1.1 parser refuses it (400) before the server sees it.
     expect([400, 403]).toContain((await raw(server.url, 'GET', '/health', {})).status);
   });
