@@ -7,7 +7,7 @@ import { checkApiKey } from './auth.js';
 import type { ServerContext } from './context.js';
 import { parseJsonBody, readBody } from './http/body.js';
 import { HttpError } from './http/errors.js';
-import { guardRequest, type GuardOptions } from './http/guard.js';
+import { guardContentType, guardRequest, type GuardOptions } from './http/guard.js';
 import { dropNulls } from './http/json.js';
 import { matchRoute, versionAtLeast } from './http/router.js';
 import type { CompiledRoute } from './http/router.js';
@@ -48,7 +48,7 @@ export const createRequestHandler =
     const url = new URL(req.url ?? '/', 'http://embedded');
     const path = url.pathname;
     try {
-      if (options.guard !== undefined) guardRequest(method, path, req.headers, options.guard);
+      if (options.guard !== undefined) guardRequest(req.headers, options.guard);
       let ignoredByFault: string[] = [];
       for (const fault of server.faults.forRequest(method, path)) {
         switch (fault.kind) {
@@ -81,8 +81,10 @@ export const createRequestHandler =
       const match = matchRoute(visible, method, path);
       if (match.kind === 'notFound') throw new HttpError(404, 'Not Found');
       if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
+      if (options.guard !== undefined) guardContentType(method, req.headers, match.route.multipart === true);
       const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
-      const body = withoutFields(parseJsonBody(raw, undefined, req.headers['content-type']), ignoredByFault);
+      const multipart = match.route.multipart === true && /^multipart\//i.test(req.headers['content-type'] ?? '');
+      const body = multipart ? undefined : withoutFields(parseJsonBody(raw), ignoredByFault);
       const reply: Reply = await match.route.handler({
         method,
         path,

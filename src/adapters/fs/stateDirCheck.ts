@@ -22,7 +22,7 @@ export interface StateDirReport {
 }
 
 /** Every file memory keeps under `{state_dir}` (and the queue's files, wherever queuePath puts them). */
-export const stateFilePaths = (stateDir: string, queuePath: string): string[] => {
+export const stateFilePaths = (stateDir: string, queuePath: string, extra: readonly string[] = []): string[] => {
   const memoryDir = path.join(stateDir, 'memory');
   const base = queuePath.endsWith('.jsonl') ? queuePath.slice(0, -'.jsonl'.length) : queuePath;
   return [
@@ -36,13 +36,14 @@ export const stateFilePaths = (stateDir: string, queuePath: string): string[] =>
     ...['retain-handoff.jsonl', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
       path.join(memoryDir, name),
     ),
+    ...extra,
   ];
 };
 
 const code = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
 
 /** Never throws and never writes. */
-export const checkStateDir = (stateDir: string, queuePath: string): StateDirReport => {
+export const checkStateDir = (stateDir: string, queuePath: string, extra: readonly string[] = []): StateDirReport => {
   const memoryDir = path.join(stateDir, 'memory');
   const findings: StateDirFinding[] = [];
   let exists = false;
@@ -54,7 +55,7 @@ export const checkStateDir = (stateDir: string, queuePath: string): StateDirRepo
   } catch (error) {
     if (code(error) !== 'ENOENT') findings.push({ kind: 'unreadable', file: memoryDir, reason: `cannot read ${memoryDir} (${code(error)}); check its permissions` });
   }
-  for (const file of stateFilePaths(stateDir, queuePath)) {
+  for (const file of stateFilePaths(stateDir, queuePath, extra)) {
     try {
       checkStateFileSync(file);
     } catch (error) {

@@ -37,7 +37,7 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   const home = env['HOME'] ?? homedir();
   const loaded = loadConfig({ cwd, home, env });
   const { config } = loaded;
-  const stateDir = checkStateDir(loaded.stateDir, config.queuePath);
+  const stateDir = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]);
   const key = resolveApiKey(loaded, env);
   const server = createMemoryServer({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, ...(key._tag === 'key' ? { apiKey: key.key } : {}) });
   let queue = unknownQueue;

@@ -72,14 +72,9 @@ export const nestingExceeds = (raw: Buffer, max: number): boolean => {
   return false;
 };
 
-/**
- * An empty body is `undefined`; invalid JSON is FastAPI's 422 `json_invalid`; too deep is 400.
- * A multipart body (let through only on the spec's multipart routes) is not parsed: those
- * routes answer their capability error without one.
- */
-export const parseJsonBody = (raw: Buffer, maxDepth = MAX_JSON_DEPTH, contentType?: string): unknown => {
+/** An empty body is `undefined`; invalid JSON is FastAPI's 422 `json_invalid`; too deep is 400. */
+export const parseJsonBody = (raw: Buffer, maxDepth = MAX_JSON_DEPTH): unknown => {
   if (raw.length === 0) return undefined;
-  if (contentType !== undefined && /^\s*multipart\/form-data\b/i.test(contentType)) return undefined;
   if (nestingExceeds(raw, maxDepth)) throw new HttpError(400, `JSON nested deeper than ${maxDepth} levels; send a flatter body`);
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;

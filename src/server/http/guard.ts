@@ -8,8 +8,7 @@
  *   same-origin or none (a user typing the URL).
  * - Content type: a POST, PUT or PATCH with a body must be `application/json`, which a page
  *   cannot send without a CORS preflight that this server never grants. Multipart is let
- *   through only on the routes the spec defines as multipart (they answer their own
- *   capability error).
+ *   through only on routes that declare it (`Route.multipart`); checked after routing.
  * Refusals never echo the header values they refused.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -54,9 +53,6 @@ const hostAllowed = (name: string, options: GuardOptions): boolean => isLoopback
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/** Paths whose request body the spec defines as multipart/form-data. */
-const MULTIPART_PATHS = [/^\/v1\/default\/banks\/[^/]+\/files\/retain$/, /^\/v1\/default\/banks\/[^/]+\/document-transfer$/];
-
 const mediaType = (value: string): string => (value.split(';')[0] ?? '').trim().toLowerCase();
 
 const isJson = (type: string): boolean => type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
@@ -64,8 +60,8 @@ const isJson = (type: string): boolean => type === 'application/json' || (type.s
 const hasBody = (headers: IncomingHttpHeaders): boolean =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-/** Throws the refusal (403, 415) for a request this server must not serve. */
-export const guardRequest = (method: string, path: string, headers: IncomingHttpHeaders, options: GuardOptions): void => {
+/** Throws the refusal (403) for a request from a host or origin this server must not serve. */
+export const guardRequest = (headers: IncomingHttpHeaders, options: GuardOptions): void => {
   const host = single(headers.host);
   const hostname = host === undefined ? undefined : hostnameOf(host);
   if (hostname === undefined || !hostAllowed(hostname, options)) {
@@ -79,14 +75,20 @@ export const guardRequest = (method: string, path: string, headers: IncomingHttp
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     throw new HttpError(403, 'Cross-site requests are refused: a web page may not read or write memories');
   }
-  if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
-    const declared = single(headers['content-type']);
-    if (declared === undefined && !hasBody(headers)) return;
-    const type = declared === undefined ? '' : mediaType(declared);
-    if (isJson(type)) return;
-    if (type === 'multipart/form-data' && MULTIPART_PATHS.some((re) => re.test(path))) return;
-    throw new HttpError(415, 'Unsupported Media Type: send the body as application/json');
-  }
+};
+
+/**
+ * Throws 415 for a POST, PUT or PATCH whose body is not JSON; `multipart/form-data` passes
+ * only on a route that declares it (`Route.multipart`, the spec's upload routes).
+ */
+export const guardContentType = (method: string, headers: IncomingHttpHeaders, multipartRoute: boolean): void => {
+  if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return;
+  const declared = single(headers['content-type']);
+  if (declared === undefined && !hasBody(headers)) return;
+  const type = declared === undefined ? '' : mediaType(declared);
+  if (isJson(type)) return;
+  if (type === 'multipart/form-data' && multipartRoute) return;
+  throw new HttpError(415, 'Unsupported Media Type: send the body as application/json');
 };
 
 const sameOrigin = (origin: string, options: GuardOptions): boolean => {

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { readStateFile } from '../fs/safeFile.js';
+import { readStateFile } from './safeFile.js';
 
 export interface LockOwner {
   readonly pid: number;
