@@ -2,11 +2,11 @@
  * Reads the user and project config files and resolves the effective config. Never writes:
  * a file with invalid JSON is reported (file, line:column, offset) and left exactly as it is.
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
+import { isUnsafeFileError, readStateFileSync } from '../adapters/fs/safeFile.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
 import { rememberConfigSecrets } from './redactConfig.js';
 
@@ -70,13 +70,15 @@ export const configFileStateOf = (scope: FileScope, file: string, text: string |
 
 /** Reads and parses one config file; a missing file is fine, anything else wrong is an error. */
 export const readConfigFile = (scope: FileScope, file: string): ConfigFileState => {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    // No symbolic link, device or FIFO is followed and at most 1 MB is read: a repository can
+    // commit `.pi/memory.json -> /dev/zero`.
+    text = readStateFileSync(file);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { scope, path: file, exists: false, token: 'absent' };
-    const message = `${file}: cannot read config file (${code ?? 'error'})`;
+    if (code === 'ENOTDIR') return { scope, path: file, exists: false, token: 'absent' };
+    const message = isUnsafeFileError(cause) ? `${file}: config file not read: ${cause.reason}` : `${file}: cannot read config file (${code ?? 'error'})`;
     return { scope, path: file, exists: true, token: 'unreadable', error: { _tag: 'ConfigFileError', file, offset: 0, line: 1, column: 1, message } };
   }
   return configFileStateOf(scope, file, text);

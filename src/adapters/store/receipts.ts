@@ -13,6 +13,7 @@ import { Low, type Adapter } from 'lowdb';
 import { decodeJson } from '../../machines/shared/decode.js';
 import { writeAtomic } from '../fs/atomicFile.js';
 import { redactKnownValues } from '../../config/redact.js';
+import { readStateFile } from '../fs/safeFile.js';
 
 export const DeliveryReceiptRecord = t.type({
   at: t.string,
@@ -43,13 +44,9 @@ export class DurableJsonFile<A> implements Adapter<A> {
   }
 
   async read(): Promise<A | null> {
-    let text: string;
-    try {
-      text = await fs.readFile(this.#file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    // No link is followed and at most 1 MB is read (src/adapters/fs/safeFile.ts).
+    const text = await readStateFile(this.#file);
+    if (text === undefined) return null;
     const decoded = decodeJson(this.#codec, this.#file)(text);
     if (E.isRight(decoded)) return decoded.right;
     const aside = `${this.#file}.corrupt-${Date.now()}`;

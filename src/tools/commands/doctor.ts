@@ -52,6 +52,7 @@ export const doctorReport = async (ctx: CommandContext) => {
       ...(trust.remedy === undefined ? {} : { remedy: trust.remedy }),
       ...(trust.hostTrusted === undefined ? {} : { hostTrusted: trust.hostTrusted }),
     },
+    ...(status.healthFailure !== undefined ? { healthFailure: status.healthFailure } : E.isLeft(caps) ? { healthFailure: caps.left._tag } : {}),
     server: E.isRight(caps)
       ? {
           apiVersion: caps.right.apiVersion,
@@ -94,6 +95,24 @@ export const doctorReport = async (ctx: CommandContext) => {
   };
 };
 
+/**
+ * What makes the doctor fail (exit 1 from the shell): the server unreachable, hung past the
+ * probe deadline, refusing the key, below the version floor or failing; a config file that
+ * could not be read. Each finding says what to do.
+ */
+export const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): string[] => {
+  const errors: string[] = [];
+  const failure = report.healthFailure;
+  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: start it (agent-memory serve) or fix baseUrl`);
+  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline (hung or overloaded): restart it, or raise timeoutMs`);
+  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): set a valid key in the variable named by apiKeyEnv`);
+  else if (failure === 'blocked') errors.push(`memory is off for this project: ${report.trust.reason}${report.trust.remedy === undefined ? '' : ` (${report.trust.remedy})`}`);
+  else if (failure !== undefined) errors.push(`server check failed: ${report.health}`);
+  if ('floorMet' in report.server && report.server.floorMet === false) errors.push(`server is below the floor (${FLOOR_TEXT}): ${FLOOR_ACTION}`);
+  for (const e of report.config.errors) errors.push(`config file unreadable: ${e}`);
+  return errors;
+};
+
 export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await doctorReport(ctx);
   const tools = ctx.tools;
@@ -116,6 +135,12 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     ...report.config.warnings.map((w) => `config warning: ${w}`),
     ...report.problems.map((p) => `note: ${p}`),
   ];
-  const bad = !report.trust.memoryAllowed || report.health !== 'reachable' || ('floorMet' in server && server.floorMet === false) || report.config.errors.length > 0 || report.queue.deadLetters > 0;
-  return { level: bad ? 'warning' : 'info', text: lines.map(redact).join('\n'), details: redactValue(JSON.parse(JSON.stringify(report)) as JsonValue) };
+  const errors = doctorErrors(report);
+  const warn = !report.trust.memoryAllowed || report.queue.deadLetters > 0 || report.queue.state === 'paused';
+  const text = [...lines, ...errors.map((e) => `error: ${e}`)].map(redact).join('\n');
+  return {
+    level: errors.length > 0 ? 'error' : warn ? 'warning' : 'info',
+    text,
+    details: redactValue(JSON.parse(JSON.stringify({ ...report, errors })) as JsonValue),
+  };
 };
