@@ -42,6 +42,9 @@ const project = async (): Promise<Dirs> => {
   await mkdir(home, { recursive: true });
   await writeFile(path.join(home, 'victim.txt'), VICTIM_TEXT);
   await writeFile(path.join(home, '.bashrc'), BASHRC_TEXT);
+  // The user trusts the test server, so the only reason memory refuses is the planted state file.
+  await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+  await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [server.url] } }));
   await writeFile(
     path.join(cwd, '.pi', 'memory.json'),
     JSON.stringify({ memory: { baseUrl: server.url }, banks: { project: { bankId: 'sec-bank' } }, scope: { projectId: 'sec' }, setupComplete: true }),

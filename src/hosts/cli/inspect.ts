@@ -10,7 +10,8 @@ import { checkStateDir, type StateDirReport } from '../../adapters/fs/stateDirCh
 import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { loadConfig } from '../../config/load.js';
 import { redact } from '../../config/redact.js';
-import { resolveApiKey } from '../../config/trust.js';
+import { resolveApiKey, trustNotice } from '../../config/trust.js';
+import { createBlockedServer } from '../../adapters/server/blocked.js';
 import { inspectQueue } from '../../effects/retainDelivery/inspect.js';
 import type { QueueStatus } from '../../effects/retainDelivery/status.js';
 import type { ToolRetainQueue } from '../../effects/ports/toolQueue.js';
@@ -39,7 +40,12 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   const { config } = loaded;
   const stateDir = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]);
   const key = resolveApiKey(loaded, env);
-  const server = createMemoryServer({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, ...(key._tag === 'key' ? { apiKey: key.key } : {}) });
+  // An origin the user does not trust is never contacted, not even by the read-only doctor.
+  const distrust = trustNotice(loaded.trust);
+  const server =
+    distrust !== undefined
+      ? createBlockedServer(config.baseUrl, distrust)
+      : createMemoryServer({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, ...(key._tag === 'key' ? { apiKey: key.key } : {}) });
   let queue = unknownQueue;
   let queueProblem: string | undefined;
   try {
