@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { createMemoryServer } from '../adapters/server/client.js';
+import { openTraceJournal, runJournalPath, type TraceJournal } from '../adapters/journal/traceJournal.js';
 import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
@@ -159,11 +160,29 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     }
   }
 
+  // Session and setup inputs go through the same dispatch -> journal -> fold path as the queue,
+  // into a trace-grade journal per runtime (`{state_dir}/memory/trace/<gate>.journal.<stamp>.jsonl`).
+  const journals: TraceJournal[] = [];
+  const journalFor = async (gate: string): Promise<TraceJournal | undefined> => {
+    if (!config.enabled) return undefined;
+    const stamp = `${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+    const journal = openTraceJournal({ path: await runJournalPath(path.join(memoryDir, 'trace'), gate, stamp) });
+    journals.push(journal);
+    return journal;
+  };
+
   const retainLog = openRetainLog(memoryDir);
   const setupTrace = traceFor('setup');
-  const setup = await startSetupGate({ server, clock, ...(setupTrace === undefined ? {} : { trace: setupTrace }) });
+  const setupJournal = await journalFor('setup');
+  const setup = await startSetupGate({
+    server,
+    clock,
+    ...(setupJournal === undefined ? {} : { journal: setupJournal }),
+    ...(setupTrace === undefined ? {} : { trace: setupTrace }),
+  });
   const recaller = createRecaller({ server, clock });
   const sessionTrace = traceFor('session');
+  const sessionJournal = await journalFor('session');
   const session = await startSessionEffects({
     clock,
     ids: options.ids ?? nodeIds,
@@ -176,6 +195,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       void writeJsonFile(path.join(memoryDir, 'last-recall.json'), report);
     },
     ...(sessionTrace === undefined ? {} : { trace: sessionTrace }),
+    ...(sessionJournal === undefined ? {} : { journal: sessionJournal }),
     ...(options.shutdownFlushMs === undefined ? {} : { shutdownFlushMs: options.shutdownFlushMs }),
   });
 
@@ -358,6 +378,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       await session.idle();
       await session.stop();
       await setup.stop();
+      await Promise.all(journals.map((journal) => journal.close()));
       await queue?.close({ deadline: clock.now() + 1_000 });
     },
   };
