@@ -39,6 +39,7 @@ import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainLog } from '../adapters/queue/handoffLog.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
+import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 
 export interface MemoryRuntimeOptions {
@@ -339,7 +340,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    toolContext: (o = {}) => {
+    toolContext: async (o = {}) => {
+      const importStatus = await importStatusOf(current.loaded.config.importCheckpoint);
       const view = session.view();
       const context = view.context;
       return createToolContext({
@@ -362,6 +364,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
           return {
             setup: { state: s.setup.state, ...(s.setup.detail === null ? {} : { detail: s.setup.detail }) },
             session: { state: s.session.phase, ...(s.session.activity === undefined ? {} : { activity: s.session.activity }), nextRetainSkipped: s.session.nextOptOut },
+            ...(importStatus === undefined ? {} : { import: importStatus }),
           };
         },
         reloadConfig,

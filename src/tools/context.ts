@@ -30,8 +30,15 @@ export interface RuntimeStatusView {
   readonly setup?: { readonly state: string; readonly detail?: string };
   /** The session gate's state and last activity (`recalled:3`, `queued:1`). */
   readonly session?: { readonly state: string; readonly activity?: string; readonly nextRetainSkipped?: boolean };
-  /** The import gate, when one ran: `done`, `paused`, ... */
-  readonly import?: { readonly state: string; readonly detail?: string };
+  /** The import gate, when one ran in this project: `done`, `paused`, ... with its checkpoint. */
+  readonly import?: {
+    readonly state: string;
+    readonly detail?: string;
+    readonly checkpoint?: string;
+    readonly lastRun?: string;
+    readonly counts?: { readonly sessions: number; readonly documents: number; readonly queued: number; readonly skipped: number; readonly imported: number; readonly delivered: number };
+    readonly error?: string;
+  };
 }
 
 export interface ToolContext {

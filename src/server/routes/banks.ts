@@ -128,12 +128,15 @@ export const banksModule: RouteModule = {
       method: 'GET',
       pattern: '/v1/default/banks',
       handler: ({ query, server }) => {
+        // `q` only narrows (a 0.9.1 client never sends it); the shape follows the version.
         const q = stringParam(query, 'q')?.toLowerCase();
-        const limit = intParam(query, 'limit', 100);
-        const offset = intParam(query, 'offset', 0);
         const all = [...server.store.state.banks.values()]
           .filter((b) => q === undefined || b.bank.bank_id.toLowerCase().includes(q) || b.bank.name.toLowerCase().includes(q))
           .sort(order);
+        // 0.9.1 has no paging here: every bank, `{"banks": [...]}` and nothing else.
+        if (server.mimic !== '0.10') return { body: { banks: all.map(listItem) } };
+        const limit = intParam(query, 'limit', 100);
+        const offset = intParam(query, 'offset', 0);
         return { body: { banks: page(all, limit, offset).map(listItem), total: all.length, limit, offset } };
       },
     },
