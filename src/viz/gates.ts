@@ -1,6 +1,8 @@
 /** The gates the visualiser draws: every machine of the project, by the gate name traces use. */
 import type * as t from 'io-ts';
 import type { AnyStateMachine } from 'xstate';
+import { ImportEvent } from '../machines/import/events.js';
+import { importMachine } from '../machines/import/machine.js';
 import { RetainDeliveryEvent } from '../machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../machines/retainDelivery/machine.js';
 import { SessionEvent } from '../machines/session/events.js';
@@ -19,4 +21,5 @@ export const vizGates: readonly VizGate[] = [
   { name: 'setup', machine: setupMachine, events: SetupEvent },
   { name: 'session', machine: sessionMachine, events: SessionEvent },
   { name: 'retainDelivery', machine: retainDeliveryMachine, events: RetainDeliveryEvent },
+  { name: 'import', machine: importMachine, events: ImportEvent },
 ];

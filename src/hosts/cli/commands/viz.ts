@@ -18,7 +18,8 @@ const USAGE = `usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|
   --format F     html (default: the visualiser page), mermaid, dot or json
   --trace FILE   a trace JSONL ({state_dir}/memory/trace/*.jsonl) to replay step by step in the page
   --journal FILE a gate's journal to replay through its machine: {state_dir}/memory/trace/<gate>.journal.*.jsonl,
-                 or the retain queue (retain-queue.jsonl); the gate comes from the file name or --gate
+                 the retain queue (retain-queue.jsonl) or an import checkpoint (import-checkpoint.json*);
+                 the gate comes from the file name or --gate
   --out FILE     where to write; default .pi/memory/visualiser.html for html, standard output otherwise`;
 
 export const vizCommand: Command = {
@@ -84,6 +85,7 @@ export const vizCommand: Command = {
 const journalGate = (file: string): string | undefined => {
   const name = path.basename(file);
   if (name.startsWith('retain-queue')) return 'retainDelivery';
+  if (name.startsWith('import-checkpoint')) return 'import';
   const match = /^([A-Za-z]+)\.journal\./.exec(name);
   return match?.[1];
 };
