@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
+import { rememberConfigSecrets } from './redactConfig.js';
 
 export interface LoadConfigOptions {
   readonly cwd: string;
@@ -15,6 +16,8 @@ export interface LoadConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `{state_dir}`; default `<cwd>/.pi`. */
   readonly stateDir?: string;
+  /** The host's project trust (pi 0.79+); undefined when the host has none. See `decideTrust`. */
+  readonly hostTrusted?: boolean | undefined;
 }
 
 /** A config file that is not valid JSON (or not readable): the whole file is skipped. */
@@ -88,7 +91,9 @@ export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
   const user = readConfigFile('user', userConfigPath(options.home));
   const project = readConfigFile('project', projectConfigPath(stateDir));
-  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home });
+  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted });
+  // From here on every redaction in this process hides the key values this config names.
+  rememberConfigSecrets({ config: resolved.config, layers: [user.data, project.data], env: options.env });
   const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);
   return { ...resolved, files: { user, project }, errors, stateDir, cwd, home: options.home };
 };

@@ -18,11 +18,12 @@ import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { createMemoryServer } from '../adapters/server/client.js';
 import { openTraceJournal, runJournalPath, type TraceJournal } from '../adapters/journal/traceJournal.js';
+import { createBlockedServer } from '../adapters/server/blocked.js';
 import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
-import { resolveApiKey } from '../config/trust.js';
+import { resolveApiKey, trustNotice } from '../config/trust.js';
 import type { Automation, SessionMode, StartReason } from '../machines/session/events.js';
 import type { SessionView } from '../machines/session/selectors.js';
 import { setupState, type SetupState } from '../machines/setup/selectors.js';
@@ -125,9 +126,13 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const memoryDir = path.join(loaded.stateDir, 'memory');
 
   const key = resolveApiKey(loaded, env);
-  if (key._tag === 'withheld') problems.push(key.reason);
+  const distrust = trustNotice(loaded.trust);
+  if (distrust !== undefined) problems.push(distrust);
+  else if (key._tag === 'withheld') problems.push(key.reason);
   const server =
     options.server ??
+    // An untrusted origin never gets a client: no probe, no recall, no retain, no tool call.
+    (distrust !== undefined ? createBlockedServer(config.baseUrl, distrust) : undefined) ??
     createMemoryServer({
       baseUrl: config.baseUrl,
       timeoutMs: config.timeoutMs,
@@ -276,6 +281,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       at: clock.now(),
       enabled: current.loaded.config.enabled,
       configured: facts.configured,
+      ...(facts.untrusted === true ? { untrusted: true } : {}),
       banks: [...facts.banks],
       ...(facts.reason === undefined ? {} : { reason: facts.reason }),
     });

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { writeAtomic } from './atomicFile.js';
 import { parseJsonText } from '../../config/jsonText.js';
+import { redactKnownValues } from '../../config/redact.js';
 import type { StateFilePort } from '../../effects/ports/stateFiles.js';
 
 export const readJsonFile = async (file: string): Promise<{ readonly value?: unknown; readonly error?: string }> => {
@@ -26,7 +27,8 @@ export const readJsonFile = async (file: string): Promise<{ readonly value?: unk
 export const writeJsonFile = async (file: string, data: unknown): Promise<string | undefined> => {
   try {
     await mkdir(path.dirname(file), { recursive: true });
-    await writeAtomic(file, `${JSON.stringify(data, null, 2)}\n`);
+    // Sidecars (last-recall.json, receipts) never hold a known secret value.
+    await writeAtomic(file, redactKnownValues(`${JSON.stringify(data, null, 2)}\n`));
     return undefined;
   } catch (cause) {
     return `could not write ${file} (${(cause as NodeJS.ErrnoException).code ?? 'error'}); check the directory's permissions and free space`;

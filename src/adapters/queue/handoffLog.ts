@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { decodeJson } from '../../machines/shared/decode.js';
+import { redactKnownValues } from '../../config/redact.js';
 import { RetainItem } from '../../effects/ports/memoryServer.js';
 import type { PendingHandoff, RetainLog } from '../../effects/ports/retainLog.js';
 
@@ -51,7 +52,7 @@ const readText = (file: string): string | undefined => {
 const appendDurably = (file: string, line: string): void => {
   const fd = openSync(file, 'a');
   try {
-    writeSync(fd, line);
+    writeSync(fd, redactKnownValues(line));
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fsyncDirectory } from '../fs/atomicFile.js';
+import { redactKnownValues } from '../../config/redact.js';
 
 export interface QueueFiles {
   /** The journal: `retain-queue.jsonl`. */
@@ -37,7 +38,11 @@ export const queueFiles = (journalPath: string): QueueFiles => {
  * Appends `data` to `file` (created 0600 if missing) and fsyncs it before resolving. When the
  * file is new its directory is fsync'd too, so the new name survives a power cut.
  */
-export const appendDurable = async (file: string, data: Buffer): Promise<{ created: boolean }> => {
+export const appendDurable = async (file: string, raw: Buffer): Promise<{ created: boolean }> => {
+  // Dead letters and quarantined bytes too: no known secret value is appended to any queue file.
+  const text = raw.toString('utf8');
+  const clean = redactKnownValues(text);
+  const data = clean === text ? raw : Buffer.from(clean);
   const handle = await fs.open(file, 'a', 0o600);
   let created: boolean;
   try {

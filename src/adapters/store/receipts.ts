@@ -12,6 +12,7 @@ import * as t from 'io-ts';
 import { Low, type Adapter } from 'lowdb';
 import { decodeJson } from '../../machines/shared/decode.js';
 import { writeAtomic } from '../fs/atomicFile.js';
+import { redactKnownValues } from '../../config/redact.js';
 
 export const DeliveryReceiptRecord = t.type({
   at: t.string,
@@ -58,7 +59,7 @@ export class DurableJsonFile<A> implements Adapter<A> {
   }
 
   async write(data: A): Promise<void> {
-    await writeAtomic(this.#file, `${JSON.stringify(this.#codec.encode(data), null, 2)}\n`);
+    await writeAtomic(this.#file, redactKnownValues(`${JSON.stringify(this.#codec.encode(data), null, 2)}\n`));
   }
 }
 

@@ -7,6 +7,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import type { TracePort, TraceRecord } from '../../effects/ports/trace.js';
+import { redactKnownValues } from '../../config/redact.js';
 
 export interface JsonlTraceOptions {
   readonly path: string;
@@ -18,7 +19,7 @@ export const jsonlTrace = ({ path, redact }: JsonlTraceOptions): TracePort => {
   mkdirSync(dirname(path), { recursive: true });
   return {
     write: (record: TraceRecord) => {
-      appendFileSync(path, `${JSON.stringify({ ...record, data: redact(record.data) })}\n`);
+      appendFileSync(path, redactKnownValues(`${JSON.stringify({ ...record, data: redact(record.data) })}\n`));
     },
   };
 };

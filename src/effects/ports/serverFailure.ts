@@ -20,7 +20,9 @@ export type ServerFailure =
       readonly serverVersion?: string;
       readonly remediation: string;
     }
-  | { readonly _tag: 'circuitOpen'; readonly retryAt: number };
+  | { readonly _tag: 'circuitOpen'; readonly retryAt: number }
+  /** Never sent: memory is off for this project by the trust rule (`src/config/trust.ts`). */
+  | { readonly _tag: 'blocked'; readonly reason: string };
 
 export type ServerFailureTag = ServerFailure['_tag'];
 
@@ -39,6 +41,7 @@ export const failureClass = (f: ServerFailure): FailureClass => {
     case 'forbidden':
     case 'notFound':
     case 'gone':
+    case 'blocked':
       return 'pause';
     case 'invalidRequest':
       return 'deadLetter';
@@ -83,6 +86,8 @@ export const describeFailure = (f: ServerFailure): string => {
       return `${f.feature} is not supported by the memory server${f.serverVersion === undefined ? '' : ` (version ${f.serverVersion})`}; ${f.remediation}`;
     case 'circuitOpen':
       return 'memory server marked offline after repeated failures; calls resume after a short cool-down';
+    case 'blocked':
+      return `nothing was sent: ${f.reason}`;
   }
 };
 

@@ -1,5 +1,9 @@
 /** `agent-memory` entry: picks a subcommand from the table and runs it. */
+import { redact } from '../../config/redact.js';
 import { commands } from './commands.js';
+import { installRedactedOutput } from './redactedOutput.js';
+
+installRedactedOutput();
 
 const usage = (): string =>
   [
@@ -33,7 +37,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(`agent-memory: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`agent-memory: ${redact(error instanceof Error ? error.message : String(error))}`);
     process.exitCode = 1;
   },
 );

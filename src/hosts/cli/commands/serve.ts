@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { rememberSecretValues } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { startEmbeddedServer } from '../../../server/index.js';
 import type { Mimic } from '../../../server/index.js';
@@ -69,6 +70,8 @@ export const serveCommand: Command = {
       apiKey = process.env[keyEnv];
       // The name is safe to print; the value never is.
       if (apiKey === undefined || apiKey.length === 0) return fail(`--api-key-env ${keyEnv}: that environment variable is not set; export it first`);
+      // The server's own key is hidden from everything this process prints.
+      rememberSecretValues([apiKey]);
     }
     if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
     const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(homedir(), '.pi', 'agent', 'memory-server'));
