@@ -42,20 +42,87 @@ export default tseslint.config(
     },
   },
   {
-    // Machines are pure: no I/O, no adapters, no host, no clock.
+    // Machines are pure: they import only xstate, immer, io-ts, fp-ts, their own gate and machines/shared.
     files: ['src/machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'got', 'lowdb', '@mariozechner/*'], message: 'Machines are pure.' },
-            { group: ['**/adapters/**', '**/effects/**', '**/server/**', '**/hosts/**', '**/wire/**'], message: 'Machines import nothing from effects, adapters, server, wire or hosts.' },
+            {
+              regex: String.raw`^(?!(?:xstate|immer|io-ts|fp-ts)(?:/|$)|\./|\.\./shared/)`,
+              message: 'Machines import only xstate, immer, io-ts, fp-ts, their own gate and machines/shared.',
+            },
           ],
         },
       ],
       'no-restricted-globals': ['error', { name: 'Date', message: 'Time comes in as data.' }],
       'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Randomness comes in as data.' }],
+    },
+  },
+  {
+    // Effects act over ports: never node's I/O, never an adapter, server or host.
+    files: ['src/effects/**/*.ts'],
+    // TODO(queue): src/effects/retainDelivery still imports adapters (dirLock, jsonlJournal, queueFiles, receipts) and node:*.
+    ignores: ['src/effects/retainDelivery/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: String.raw`^(?:node:|(?:fs|fs/promises|path|os|crypto|child_process|got|lowdb)$)`, message: 'Effects do I/O through ports (src/effects/ports).' },
+            { group: ['**/adapters/**', '**/hosts/**', '**/server/**', '**/wire/**'], message: 'Effects import ports, machines and the kernel, never adapters, the server or hosts.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Adapters implement ports: they never import effects (ports only), hosts, or another
+    // backend's internals (adapters/fs holds the file primitives every backend shares).
+    files: ['src/adapters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: String.raw`effects/(?!ports/)`, message: 'Adapters import ports only, never effects.' },
+            { regex: String.raw`^\.\./(?!fs/|\.\./)[^/]+/`, message: "Adapters never import another backend's internals (only adapters/fs)." },
+            { group: ['**/hosts/**', '**/tools/**', '**/viz/**', '**/server/**'], message: 'Adapters import ports, machines/shared and config only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The embedded server speaks the wire schema: src/wire, machines/shared, generic codecs,
+    // and the one directory lock it shares with the queue.
+    files: ['src/server/**/*.ts'],
+    // TODO(server): these still import config/ or the Clock port: app.ts (config/redact), context.ts,
+    // index.ts, operations.ts (effects/ports/clock), recall/tagFilter.ts (config/tagFilter).
+    ignores: ['src/server/app.ts', 'src/server/context.ts', 'src/server/index.ts', 'src/server/operations.ts', 'src/server/recall/tagFilter.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`(?:^|/)(?:effects|config|tools|hosts|viz)/|(?:^|/)adapters/(?!fs/dirLock\.js$)|(?:^|/)machines/(?!shared/)`,
+              message: 'The server imports only src/wire, machines/shared and generic codecs.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Only hosts build adapters (src/index.ts re-exports the public ones).
+    files: ['src/tools/**/*.ts', 'src/viz/**/*.ts', 'src/config/**/*.ts', 'src/wire/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/adapters/**', '**/hosts/**'], message: 'Only hosts build adapters; take a port instead.' }] },
+      ],
     },
   },
 );

@@ -13,6 +13,8 @@ import { build } from 'esbuild';
 import { percentiles, writeResult } from './lib/harness.js';
 
 const SAMPLES = 15;
+/** Target: import + register costs at most this fraction of a bare `node -e 0` (p50). */
+const LOAD_RATIO = 0.4;
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = mkdtempSync(path.join(tmpdir(), 'am-ext-'));
 // Inside the repository so the bundle's external packages resolve from its node_modules.
@@ -87,8 +89,9 @@ writeResult(
       unit: 'ms',
       value: inner.p50,
       baseline: { name: 'node -e 0 wall time p50', value: base.p50 },
-      target: '< 50',
-      pass: inner.p50 < 50,
+      // Issue 10: a ratio to the same-run `node -e 0`, since absolute times differ between machines.
+      target: `<= ${LOAD_RATIO}x node -e 0`,
+      pass: inner.p50 <= LOAD_RATIO * base.p50,
     },
     { name: 'process wall time with the extension loaded p50', unit: 'ms', value: total.p50, baseline: { name: 'node -e 0 wall time p50', value: base.p50 } },
   ],

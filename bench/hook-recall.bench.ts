@@ -20,6 +20,8 @@ import { percentiles, sample, writeResult } from './lib/harness.js';
 const LATENCY_MS = 2;
 const ITERATIONS = 300;
 const DEADLINE_MS = 400;
+/** Target: the hook adds at most this fraction of the raw keep-alive recall request (p50). */
+const HOOK_OVERHEAD_RATIO = 0.15;
 
 const RECALL_BODY = JSON.stringify({
   results: Array.from({ length: 8 }, (_, i) => ({
@@ -187,8 +189,9 @@ writeResult(
       unit: 'ms',
       value: overheadP.p50,
       baseline: { name: 'raw keep-alive recall request p50', value: rawP.p50 },
-      target: '< 1',
-      pass: overheadP.p50 < 1,
+      // Issue 10: a ratio to the same-run raw request, since absolute times differ between machines.
+      target: `<= ${HOOK_OVERHEAD_RATIO}x the raw request`,
+      pass: overheadP.p50 <= HOOK_OVERHEAD_RATIO * rawP.p50,
     },
     {
       name: 'recall hook overhead p99 (hook minus raw request)',

@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { createMemoryServer } from '../adapters/server/client.js';
+import { openTraceJournal, runJournalPath, type TraceJournal } from '../adapters/journal/traceJournal.js';
 import { createBlockedServer } from '../adapters/server/blocked.js';
 import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
@@ -173,6 +174,18 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     }
   }
 
+  // Session and setup inputs go through the same dispatch -> journal -> fold path as the queue,
+  // into a trace-grade journal per runtime (`{state_dir}/memory/trace/<gate>.journal.<stamp>.jsonl`).
+  const journals: TraceJournal[] = [];
+  const journalFor = async (gate: string): Promise<TraceJournal | undefined> => {
+    // Nothing is written under a state dir that was refused (a planted link or device).
+    if (!config.enabled || refusal !== undefined) return undefined;
+    const stamp = `${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+    const journal = openTraceJournal({ path: await runJournalPath(path.join(memoryDir, 'trace'), gate, stamp) });
+    journals.push(journal);
+    return journal;
+  };
+
   let retainLog: RetainLog;
   try {
     if (refusal !== undefined) throw new Error(refusal);
@@ -183,9 +196,16 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     retainLog = refusingRetainLog(memoryDir, reason);
   }
   const setupTrace = traceFor('setup');
-  const setup = await startSetupGate({ server, clock, ...(setupTrace === undefined ? {} : { trace: setupTrace }) });
+  const setupJournal = await journalFor('setup');
+  const setup = await startSetupGate({
+    server,
+    clock,
+    ...(setupJournal === undefined ? {} : { journal: setupJournal }),
+    ...(setupTrace === undefined ? {} : { trace: setupTrace }),
+  });
   const recaller = createRecaller({ server, clock });
   const sessionTrace = traceFor('session');
+  const sessionJournal = await journalFor('session');
   const session = await startSessionEffects({
     clock,
     ids: options.ids ?? nodeIds,
@@ -198,6 +218,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       void writeJsonFile(path.join(memoryDir, 'last-recall.json'), report);
     },
     ...(sessionTrace === undefined ? {} : { trace: sessionTrace }),
+    ...(sessionJournal === undefined ? {} : { journal: sessionJournal }),
     ...(options.shutdownFlushMs === undefined ? {} : { shutdownFlushMs: options.shutdownFlushMs }),
   });
 
@@ -384,6 +405,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       await session.idle();
       await session.stop();
       await setup.stop();
+      await Promise.all(journals.map((journal) => journal.close()));
       await queue?.close({ deadline: clock.now() + 1_000 });
     },
   };

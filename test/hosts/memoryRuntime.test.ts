@@ -3,7 +3,7 @@
  * real files in a temp project: durability of the hand-off, opt-out, modes, double start,
  * late runs after shutdown, Esc, the last-recall sidecar, and unfinished setup.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryRuntime.js';
+import { readJournalFile } from '../../src/adapters/journal/traceJournal.js';
+import { vizGates } from '../../src/viz/gates.js';
+import { replayJournal } from '../../src/viz/journalReplay.js';
 import type { HostMessage } from '../../src/effects/session/messages.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 
@@ -171,8 +174,32 @@ describe('createMemoryRuntime', () => {
   });
 
   it('enabled: false disables everything and opens no queue', async () => {
-    const runtime = await start(await project({ ...configured(), enabled: false }));
+    const dirs = await project({ ...configured(), enabled: false });
+    const runtime = await start(dirs);
     expect(runtime.status().setup.state).toBe('disabled');
     expect(runtime.queue).toBeUndefined();
+    expect(existsSync(path.join(dirs.cwd, '.pi', 'memory', 'trace'))).toBe(false);
+  });
+
+  it('journals the session and setup gates, and each journal replays to the state the gate reached', async () => {
+    const dirs = await project(configured());
+    const runtime = await createMemoryRuntime({ cwd: dirs.cwd, home: dirs.home, env: { HOME: dirs.home }, shutdownFlushMs: 500 });
+    await waitUntil(() => runtime.status().setup.state === 'ready');
+    await runtime.startSession({ sessionId: 'sess-j', sessionFile: '/tmp/sess-j.jsonl' });
+    await runtime.optOutNext();
+    await runtime.setMode('read-only');
+    const live = { setup: runtime.setup.getSnapshot().value, session: runtime.session.gate.getSnapshot().value };
+    await runtime.close();
+    const dir = path.join(dirs.cwd, '.pi', 'memory', 'trace');
+    for (const gate of ['setup', 'session'] as const) {
+      const [name] = readdirSync(dir).filter((f) => f.startsWith(`${gate}.journal.`));
+      expect(name, `${gate} journal`).toBeDefined();
+      const journal = await readJournalFile(path.join(dir, name!));
+      expect(journal.damage).toEqual([]);
+      const replay = replayJournal(vizGates.find((g) => g.name === gate)!, journal.records);
+      expect(replay.problems).toEqual([]);
+      const last = replay.trace.filter((r) => r.kind === 'transition').at(-1);
+      expect((last?.data as { value: unknown }).value).toEqual(live[gate]);
+    }
   });
 });
