@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../machines/shared/decode.js';
 import { redact } from '../config/redact.js';
 import type { ToolContext } from './context.js';
+import { disabledText } from './disabled.js';
 import type { ToolParams } from './params.js';
 import { fail, invalidParams, ok, type ToolOutcome } from './result.js';
 
@@ -26,15 +27,15 @@ export interface ToolDefinition<A = unknown> {
 
 export const defineTool = <A>(tool: ToolDefinition<A>): ToolDefinition<A> => tool;
 
-export const DISABLED_TEXT =
-  'Memory is disabled for this repository (enabled=false). Open /memory and set enabled=true, or edit {state_dir}/memory.json.';
+/** The start of every disabled answer (see `disabledText`). */
+export const DISABLED_TEXT = 'is off: memory is disabled (enabled: false in';
 
 export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
   const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(rawParams);
   if (E.isLeft(decoded)) return invalidParams(decoded.left);
   if (!ctx.loaded.config.enabled && tool.runsWhenDisabled !== true) {
-    return ok(DISABLED_TEXT.replace('{state_dir}', ctx.loaded.stateDir), { disabled: true });
+    return ok(disabledText(ctx.loaded, tool.name), { disabled: true });
   }
   try {
     return await tool.handler(decoded.right, ctx);

@@ -5,11 +5,12 @@
  */
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
 import { redact } from '../../config/redact.js';
-import { loadConfig } from '../../config/load.js';
 import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
+import type { NewerHostEvents } from './hostEvents.js';
+import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
 export const STATUS_KEY = 'memory';
@@ -57,7 +58,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   });
   const status = runtime.status();
   showFooter(status.footer);
-  if (runtime.loaded.config.notifyStartup) {
+  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled') {
     if (status.setup.state === 'unconfigured') ctx.ui.notify(`Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
     else ctx.ui.notify(`Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
@@ -77,16 +78,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       return;
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
-    try {
-      const enabled = loadConfig({ cwd: ctx.cwd, home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '', env: options.env ?? process.env }).config.enabled;
-      if (!enabled) {
-        ctx.ui.setStatus(STATUS_KEY, undefined);
-        holder.failure = 'memory is disabled for this repository (enabled: false)';
-        return;
-      }
-    } catch {
-      // The runtime reports config problems itself.
-    }
+    // With enabled: false the runtime still starts (no queue, no probe, no automation) so the
+    // doctor, memory_status, /memory and memory_config can explain and undo it.
     holder.starting = startRuntime(holder, ctx, options, event.reason).catch((error: unknown) => {
       holder.failure = errorText(error);
       ctx.ui.setStatus(STATUS_KEY, 'memory: error');
@@ -112,35 +105,47 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
   });
 
-  pi.on('agent_end', (event, ctx) => {
+  const hold = createRetryHold();
+  /** Hands a run to the runtime: on disk before this returns, even if pi dies right after. */
+  const retain = (messages: readonly HostMessage[], ctx: ExtensionContext, o: { readonly runId?: string } = {}): Promise<void> | undefined => {
     // After shutdown the closed runtime still writes the run to its hand-off log.
     const runtime = holder.runtime ?? holder.closed;
-    if (runtime === undefined) return undefined;
-    const all = event.messages as readonly unknown[];
-    const messages = readable(all);
-    if (messages.length < all.length) {
-      ctx.ui.notify(`Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
-    }
+    if (runtime === undefined || messages.length === 0) return undefined;
     try {
-      // Synchronous hand-off: on disk before this returns, even if pi dies right after.
-      const turn = runtime.retainTurn(messages);
+      const turn = runtime.retainTurn(messages, o);
       // pi's event queue waits for this; a queue lock held elsewhere must not stall it long.
       return Promise.race([turn.settled.then(() => undefined), settleWithin(2_000)]);
     } catch (error) {
       ctx.ui.notify(`Memory retain failed: ${errorText(error)}`, 'warning');
       return undefined;
     }
+  };
+
+  pi.on('agent_end', (event, ctx) => {
+    if ((holder.runtime ?? holder.closed) === undefined) return undefined;
+    const all = event.messages as readonly unknown[];
+    const messages = readable(all);
+    if (messages.length < all.length) {
+      ctx.ui.notify(`Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
+    }
+    const willRetry = (event as { willRetry?: unknown }).willRetry;
+    const run = hold.ended(messages, typeof willRetry === 'boolean' ? willRetry : undefined);
+    return run === undefined ? undefined : retain(run, ctx);
   });
+
+  // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.
+  (pi as unknown as NewerHostEvents).on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
 
   pi.on('session_shutdown', async (event, ctx) => {
     const runtime = holder.runtime ?? (await holder.starting);
     if (runtime === undefined) return;
     holder.runtime = undefined;
     holder.closed = runtime;
+    retain(hold.release(), ctx);
     try {
       // Catch-up: a signal can end pi before its queued agent_end handler ran. The branch on
       // disk has the run; the cursor skips what was already handed off.
-      runtime.retainTurn(readable(branchMessages(ctx)), { runId: 'shutdown-catch-up' });
+      runtime.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'shutdown-catch-up' });
     } catch (error) {
       ctx.ui.notify(`Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
     }

@@ -2,6 +2,7 @@
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent';
 import { redact } from '../../config/redact.js';
 import { commandCatalogue } from '../../tools/commands/index.js';
+import { disabledMessage, HUB_ACTIONS_OFF_WHEN_DISABLED, isDisabled } from './disabled.js';
 import { requireRuntime, type RuntimeHolder } from './holder.js';
 
 export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder): string[] => {
@@ -11,6 +12,11 @@ export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder):
       handler: async (args, ctx) => {
         try {
           const runtime = await requireRuntime(holder);
+          const action = args.trim().split(/\s+/)[0] ?? '';
+          if (command.name === 'memory' && isDisabled(runtime) && HUB_ACTIONS_OFF_WHEN_DISABLED.has(action)) {
+            ctx.ui.notify(disabledMessage(runtime, `/memory ${action}`), 'warning');
+            return;
+          }
           const report = await command.run(
             {
               tools: await runtime.toolContext(),

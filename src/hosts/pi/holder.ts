@@ -24,7 +24,7 @@ export const requireRuntime = async (holder: RuntimeHolder): Promise<MemoryRunti
   if (runtime !== undefined) return runtime;
   throw new Error(
     holder.failure === undefined
-      ? 'memory is not running in this session (enabled is false, or the session has not started); run /memory:doctor'
+      ? 'memory is not running in this session (the session has not started); run /memory:doctor'
       : `memory is not available: ${holder.failure}; run /memory:doctor`,
   );
 };
