@@ -10,6 +10,7 @@ export interface Command {
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
+import { deadLettersCliCommand } from './commands/deadLetters.js';
 import { doctorCliCommand, statusCliCommand } from './commands/doctor.js';
 import { flushCommand } from './commands/flush.js';
 import { scopeCommand } from './commands/scope.js';
@@ -17,4 +18,4 @@ import { serveCommand } from './commands/serve.js';
 import { startCommand } from './commands/start.js';
 import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, scopeCommand, vizCommand];
+export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, deadLettersCliCommand, scopeCommand, vizCommand];

@@ -21,6 +21,7 @@ export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder):
             {
               tools: await runtime.toolContext(),
               control: { skipNextRetain: () => runtime.optOutNext(), setMode: (mode) => runtime.setMode(mode) },
+              ...(runtime.queue === undefined ? {} : { deadLetters: runtime.queue }),
             },
             args,
           );
