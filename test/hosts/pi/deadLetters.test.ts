@@ -38,7 +38,7 @@ describe(`pi ${hostLine.version}: dead letters from /memory and agent-memory dea
     const project = await makeProject(server.url);
     faux.setResponses([fauxAssistantMessage('First answer, refused.'), fauxAssistantMessage('Second answer, refused.')]);
     const host = await openHostSession(project, faux);
-    let secondId = '';
+    let secondId: string | undefined;
     try {
       const runtime = host.holder.runtime!;
       const queue = runtime.queue!;
@@ -78,6 +78,7 @@ describe(`pi ${hostLine.version}: dead letters from /memory and agent-memory dea
       await host.close();
     }
 
+    if (secondId === undefined) throw new Error('no second dead letter');
     const env = { HOME: project.home };
     const listed = await runCli(['dead-letters', '--json'], { cwd: project.cwd, env });
     expect(listed.code, listed.stderr).toBe(0);
