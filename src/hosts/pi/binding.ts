@@ -9,7 +9,7 @@ import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
-import type { NewerHostEvents } from './hostEvents.js';
+import type { NewerHostEvents, TrustAwareContext } from './hostEvents.js';
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
@@ -32,6 +32,18 @@ const settleWithin = (ms: number): Promise<void> =>
 const branchMessages = (ctx: ExtensionContext): unknown[] =>
   ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
 
+/** pi 0.79.1+'s project-trust decision; undefined on a pi without project trust (0.73). */
+const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
+  const read = (ctx as TrustAwareContext).isProjectTrusted;
+  if (typeof read !== 'function') return undefined;
+  try {
+    return read.call(ctx);
+  } catch {
+    // A stale context (after session replacement) throws: no decision to report.
+    return undefined;
+  }
+};
+
 const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: string): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
@@ -39,11 +51,14 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   const { createMemoryRuntime } = await import('../memoryRuntime.js');
   const runtime = await createMemoryRuntime({
     ...options,
+    // pi 0.79+: read at each config load, so a decision made later (project_trust) applies.
+    hostProjectTrusted: () => projectTrusted(ctx),
     cwd: ctx.cwd,
     notify: (level, text) => ctx.ui.notify(text, level),
   });
   holder.runtime = runtime;
   holder.sessionId = sessionId;
+  holder.projectTrusted = projectTrusted(ctx);
   let lastFooter: string | undefined | null = null;
   const showFooter = (footer: string | undefined): void => {
     if (footer === lastFooter) return;
@@ -89,9 +104,21 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     await holder.starting;
   });
 
+  const newer = pi as unknown as NewerHostEvents;
+  // pi 0.79+: a trust decision for this cwd is being made (start-up, cwd switch). We never
+  // decide it; the next model call re-reads config so the key follows the decision.
+  newer.on('project_trust', () => ({ trusted: 'undecided' }));
+
   pi.on('context', async (event, ctx) => {
     const runtime = holder.runtime;
     if (runtime === undefined) return undefined;
+    const trusted = projectTrusted(ctx);
+    if (trusted !== holder.projectTrusted) {
+      // Config (and the doctor) follow at once; the server client keeps the key it opened with.
+      holder.projectTrusted = trusted;
+      await runtime.reloadConfig().catch(() => undefined);
+      ctx.ui.notify(`pi ${trusted === true ? 'now trusts' : 'no longer trusts'} this project; memory re-read its config. Start a new session (/new) for the API key decision to follow.`, 'info');
+    }
     try {
       // Every message goes in (the block is inserted among pi's own objects, none dropped);
       // the query and the injection read them defensively.
@@ -134,7 +161,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   });
 
   // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.
-  (pi as unknown as NewerHostEvents).on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
+  newer.on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
 
   pi.on('session_shutdown', async (event, ctx) => {
     const runtime = holder.runtime ?? (await holder.starting);

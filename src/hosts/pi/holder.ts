@@ -14,6 +14,8 @@ export interface RuntimeHolder {
   failure: string | undefined;
   /** The session the runtime was started for. */
   sessionId: string | undefined;
+  /** pi's project-trust decision when config was last read (pi 0.79+; undefined before). */
+  projectTrusted?: boolean | undefined;
 }
 
 export const createHolder = (): RuntimeHolder => ({ runtime: undefined, closed: undefined, starting: undefined, failure: undefined, sessionId: undefined });

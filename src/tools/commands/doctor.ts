@@ -58,6 +58,8 @@ export const doctorReport = async (ctx: CommandContext) => {
         : key._tag === 'withheld'
           ? { state: 'API key withheld', reason: redact(key.reason) }
           : { state: 'no API key', reason: key.reason },
+    /** Which rule decided whether the key may go to the server (origin list, pi project trust). */
+    trust: redact(tools.loaded.trust.reason),
     config: {
       userFile: { path: files.user.path, exists: files.user.exists },
       projectFile: { path: files.project.path, exists: files.project.exists },
@@ -96,6 +98,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     `Client: ${report.integration.clientPackage} ${report.integration.clientRange}`,
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
+    `Trust rule: ${report.trust}`,
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),
     ...(report.setup.hint === undefined ? [] : [report.setup.hint]),
