@@ -49,7 +49,16 @@ export interface LoadedConfig extends ResolvedConfig {
   readonly home: string;
 }
 
-export const userConfigPath = (home: string): string => path.join(home, '.pi', 'agent', 'memory.json');
+/** pi's agent dir: `PI_CODING_AGENT_DIR` as pi reads it (a leading `~` is the home), else `~/.pi/agent`. */
+export const piAgentDir = (home: string, env: Readonly<Record<string, string | undefined>> = {}): string => {
+  const fromEnv = env['PI_CODING_AGENT_DIR'];
+  if (fromEnv === undefined || fromEnv === '') return path.join(home, '.pi', 'agent');
+  if (fromEnv === '~') return home;
+  return path.resolve(fromEnv.startsWith('~/') ? path.join(home, fromEnv.slice(2)) : fromEnv);
+};
+
+/** The user file lives in pi's agent dir, so it follows `PI_CODING_AGENT_DIR` like pi's own settings. */
+export const userConfigPath = (home: string, env: Readonly<Record<string, string | undefined>> = {}): string => path.join(piAgentDir(home, env), 'memory.json');
 export const projectConfigPath = (stateDir: string): string => path.join(stateDir, 'memory.json');
 
 export const fileToken = (bytes: string | undefined): string =>
@@ -91,7 +100,7 @@ const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>
 export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const cwd = path.resolve(options.cwd);
   const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
-  const user = readConfigFile('user', userConfigPath(options.home));
+  const user = readConfigFile('user', userConfigPath(options.home, options.env));
   const project = readConfigFile('project', projectConfigPath(stateDir));
   const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted });
   // From here on every redaction in this process hides the key values this config names.

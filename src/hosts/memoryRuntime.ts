@@ -24,6 +24,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
 import { resolveApiKey, trustNotice } from '../config/trust.js';
+import { joinHostTrust } from '../config/hostTrust.js';
 import type { Automation, SessionMode, StartReason } from '../machines/session/events.js';
 import type { SessionView } from '../machines/session/selectors.js';
 import { setupState, type SetupState } from '../machines/setup/selectors.js';
@@ -64,6 +65,8 @@ export interface MemoryRuntimeOptions {
   readonly userAgent?: string;
   /** Bound of the shutdown flush. */
   readonly shutdownFlushMs?: number;
+  /** The host's project-trust decision (pi 0.79+), joined with memory.trustedOrigins; undefined: the host has none. */
+  readonly hostProjectTrusted?: () => boolean | undefined;
 }
 
 export interface RuntimeStatus {
@@ -115,7 +118,9 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const home = options.home ?? env['HOME'] ?? homedir();
   const clock = options.clock ?? systemClock;
   const notify = options.notify ?? (() => undefined);
-  const load = (): LoadedConfig => loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
+  const hostTrusted = (): boolean | undefined => options.hostProjectTrusted?.();
+  const load = (): LoadedConfig =>
+    joinHostTrust(loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) }), hostTrusted());
   const loaded = load();
   const { config } = loaded;
   const git = await (options.readGit ?? ((cwd: string) => readGitInfo(cwd)))(loaded.cwd);
@@ -393,6 +398,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         },
         reloadConfig,
         ...(o.signal === undefined ? {} : { signal: o.signal }),
+        ...(hostTrusted() === undefined ? {} : { hostProjectTrusted: hostTrusted() as boolean }),
       });
     },
     shutdown: async (reason) => {

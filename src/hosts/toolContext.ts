@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { readGitInfo } from '../adapters/git/gitInfo.js';
 import { gitLogReader } from '../adapters/git/gitLog.js';
 import { loadConfig } from '../config/load.js';
+import { joinHostTrust } from '../config/hostTrust.js';
 import { resolveScope } from '../config/scope.js';
 import type { RuntimeStatusView, ToolContext, ToolSession } from '../tools/context.js';
 import type { ToolRetainQueue } from '../effects/ports/toolQueue.js';
@@ -28,13 +29,15 @@ export interface CreateToolContextOptions {
   readonly status?: () => RuntimeStatusView;
   readonly reloadConfig?: () => void | Promise<void>;
   readonly signal?: AbortSignal;
+  /** The host's project-trust decision (pi 0.79+), joined with memory.trustedOrigins. */
+  readonly hostProjectTrusted?: boolean;
 }
 
 /** A fresh context: config is re-read on every call, so a tool always sees the current files. */
 export const createToolContext = async (options: CreateToolContextOptions): Promise<ToolContext> => {
   const env = options.env ?? process.env;
   const home = options.home ?? env['HOME'] ?? homedir();
-  const loaded = loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
+  const loaded = joinHostTrust(loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) }), options.hostProjectTrusted);
   const git = await readGitInfo(loaded.cwd);
   const scope = resolveScope(loaded.config, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
   return {

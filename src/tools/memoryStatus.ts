@@ -29,5 +29,7 @@ export const memoryStatusTool = defineTool<MemoryStatusParams>({
     'Report memory status: setup gate, coding and life banks, project scope tags and their basis, recall/retain flags, the retain queue, server health, and sync readiness (queue depth, git seed receipt, knowledge-page capability). Read-only; use it before changing memory config.',
   promptSnippet: 'memory_status: check memory setup, banks, queue and server health',
   params: MemoryStatusParams,
+  // It is how a user sees that memory is off and why.
+  runsWhenDisabled: true,
   handler,
 });

@@ -8,6 +8,7 @@ import { decodeWith } from '../machines/shared/decode.js';
 import { redact } from '../config/redact.js';
 import { trustNotice } from '../config/trust.js';
 import type { ToolContext } from './context.js';
+import { disabledText } from './disabled.js';
 import type { ToolParams } from './params.js';
 import { fail, invalidParams, ok, type ToolOutcome } from './result.js';
 
@@ -27,8 +28,8 @@ export interface ToolDefinition<A = unknown> {
 
 export const defineTool = <A>(tool: ToolDefinition<A>): ToolDefinition<A> => tool;
 
-export const DISABLED_TEXT =
-  'Memory is disabled for this repository (enabled=false). Open /memory and set enabled=true, or edit {state_dir}/memory.json.';
+/** The start of every disabled answer (see `disabledText`). */
+export const DISABLED_TEXT = 'is off: memory is disabled (enabled: false in';
 
 export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
@@ -37,7 +38,7 @@ export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ct
   if (!ctx.loaded.config.enabled && tool.runsWhenDisabled !== true) {
     const distrust = trustNotice(ctx.loaded.trust);
     if (distrust !== undefined) return ok(`Memory is off: ${distrust}. Nothing was sent.`, { disabled: true, untrusted: true });
-    return ok(DISABLED_TEXT.replace('{state_dir}', ctx.loaded.stateDir), { disabled: true });
+    return ok(disabledText(ctx.loaded, tool.name), { disabled: true });
   }
   try {
     return await tool.handler(decoded.right, ctx);

@@ -165,13 +165,18 @@ describe('memory tools when memory is disabled', () => {
   });
   afterAll(async () => h.close());
 
-  it('answer with the disabled notice and make no server call or queue write', async () => {
+  it('answer with the disabled notice (how to re-enable) and make no server call or queue write', async () => {
     await h.server?.close();
-    for (const [name, params] of [['memory_recall', { query: 'x' }], ['memory_retain', { content: 'x', context: 'y' }], ['memory_status', {}], ['memory_knowledge', { action: 'tree' }]] as const) {
+    for (const [name, params] of [['memory_recall', { query: 'x' }], ['memory_retain', { content: 'x', context: 'y' }], ['memory_knowledge', { action: 'tree' }]] as const) {
       const result = await h.ok(name, params);
-      expect(result.text).toContain('Memory is disabled for this repository (enabled=false)');
+      expect(result.text).toContain(`${name} is off: memory is disabled (enabled: false in`);
+      expect(result.text).toContain('memory_config patch {"enabled": true}');
       expect(result.details).toEqual({ disabled: true });
     }
+    // memory_status still reports, so a user can see that memory is off.
+    const status = await h.ok('memory_status', {});
+    expect(status.text).toContain('Memory status');
+    expect(status.details).not.toEqual({ disabled: true });
     expect(h.queue.status().depth).toBe(0);
     expect(existsSync(h.queuePath) ? readFileSync(h.queuePath, 'utf8') : '').not.toContain('"x"');
   });

@@ -50,6 +50,8 @@ export interface RetainQueue {
   deadLetters(): Promise<readonly DeadLetter[]>;
   /** Moves dead letters (all, or these job ids) back to the queue; returns how many. */
   requeueDeadLetters(ids?: readonly string[]): Promise<number>;
+  /** Removes dead letters (all, or these job ids) for good; returns how many. */
+  dropDeadLetters(ids?: readonly string[]): Promise<number>;
   /** Leaves a pause and delivers; pass `server` when the fix was a new key or URL (a new client). */
   resume(o?: { readonly server?: MemoryServer }): Promise<void>;
   /** Delivers what it can before `deadline` (default 3 s), finishes the batch in flight, releases the lease. */
@@ -93,6 +95,7 @@ const SHARED_TYPES = new Set([
   'retain.paused',
   'retain.resumed',
   'retain.requeued',
+  'retain.deadLettersDropped',
 ]);
 
 const SNAPSHOT_CHUNK = 1_000;
@@ -500,6 +503,13 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       const chosen = (ids === undefined ? dead.map((d) => d.job.jobId) : dead.filter((d) => ids.includes(d.job.jobId)).map((d) => d.job.jobId)) as string[];
       if (chosen.length === 0) return 0;
       await dispatch({ type: 'retain.requeued', jobIds: chosen, at: now() } as RetainDeliveryEvent);
+      return chosen.length;
+    },
+    dropDeadLetters: async (ids) => {
+      const dead = gate.getSnapshot().context.deadLetters;
+      const chosen = (ids === undefined ? dead : dead.filter((d) => ids.includes(d.job.jobId))).map((d) => d.job.jobId) as string[];
+      if (chosen.length === 0) return 0;
+      await dispatch({ type: 'retain.deadLettersDropped', jobIds: chosen, at: now() } as RetainDeliveryEvent);
       return chosen.length;
     },
     resume: async (o = {}) => {

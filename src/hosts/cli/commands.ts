@@ -10,6 +10,7 @@ export interface Command {
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
+import { deadLettersCliCommand } from './commands/deadLetters.js';
 import { doctorCliCommand, statusCliCommand } from './commands/doctor.js';
 import { flushCommand } from './commands/flush.js';
 import { importCommand } from './commands/import.js';
@@ -18,4 +19,4 @@ import { serveCommand } from './commands/serve.js';
 import { startCommand } from './commands/start.js';
 import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, importCommand, scopeCommand, vizCommand];
+export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, deadLettersCliCommand, importCommand, scopeCommand, vizCommand];

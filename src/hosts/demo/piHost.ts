@@ -44,6 +44,8 @@ export interface PiHostOptions {
   readonly sessionsDir: string;
   readonly faux: Faux;
   readonly memory: AgentMemoryOptions;
+  /** pi settings over the defaults (compaction and retry off), e.g. `{ retry: { enabled: true } }`. */
+  readonly settings?: Record<string, unknown>;
   /** The pi SDK to drive; default pi 0.73 (`@mariozechner/*`). */
   readonly sdk?: PiSdkLine;
   /** Sees every notify/setStatus as it happens. */
@@ -110,7 +112,7 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
   const { registerAgentMemory } = await import('../pi/binding.js');
   const box: { holder?: RuntimeHolder } = {};
   const access = await modelAccess(pi, sdk, options.faux);
-  const settingsManager = pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+  const settingsManager = pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings });
   const resourceLoader = new pi.DefaultResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,

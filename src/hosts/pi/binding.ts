@@ -12,6 +12,8 @@ import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
+import type { NewerHostEvents, TrustAwareContext } from './hostEvents.js';
+import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
 export const STATUS_KEY = 'memory';
@@ -33,6 +35,18 @@ const settleWithin = (ms: number): Promise<void> =>
 const branchMessages = (ctx: ExtensionContext): unknown[] =>
   ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
 
+/** pi 0.79.1+'s project-trust decision; undefined on a pi without project trust (0.73). */
+const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
+  const read = (ctx as TrustAwareContext).isProjectTrusted;
+  if (typeof read !== 'function') return undefined;
+  try {
+    return read.call(ctx);
+  } catch {
+    // A stale context (after session replacement) throws: no decision to report.
+    return undefined;
+  }
+};
+
 const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: string): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
@@ -40,11 +54,14 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   const { createMemoryRuntime } = await import('../memoryRuntime.js');
   const runtime = await createMemoryRuntime({
     ...options,
+    // pi 0.79+: read at each config load, so a decision made later (project_trust) applies.
+    hostProjectTrusted: () => projectTrusted(ctx),
     cwd: ctx.cwd,
     notify: (level, text) => ctx.ui.notify(text, level),
   });
   holder.runtime = runtime;
   holder.sessionId = sessionId;
+  holder.projectTrusted = projectTrusted(ctx);
   let lastFooter: string | undefined | null = null;
   const showFooter = (footer: string | undefined): void => {
     if (footer === lastFooter) return;
@@ -59,7 +76,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   });
   const status = runtime.status();
   showFooter(status.footer);
-  if (runtime.loaded.config.notifyStartup) {
+  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled') {
     if (status.setup.state === 'unconfigured') ctx.ui.notify(`Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
     else ctx.ui.notify(`Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
@@ -90,14 +107,11 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
         ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
         return;
       }
-      if (!loaded.config.enabled) {
-        ctx.ui.setStatus(STATUS_KEY, undefined);
-        holder.failure = 'memory is disabled for this repository (enabled: false)';
-        return;
-      }
     } catch {
       // The runtime reports config problems itself.
     }
+    // With enabled: false the runtime still starts (no queue, no probe, no automation) so the
+    // doctor, memory_status, /memory and memory_config can explain and undo it.
     holder.starting = startRuntime(holder, ctx, options, event.reason).catch((error: unknown) => {
       holder.failure = errorText(error);
       ctx.ui.setStatus(STATUS_KEY, 'memory: error');
@@ -107,9 +121,21 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     await holder.starting;
   });
 
+  const newer = pi as unknown as NewerHostEvents;
+  // pi 0.79+: a trust decision for this cwd is being made (start-up, cwd switch). We never
+  // decide it; the next model call re-reads config so the key follows the decision.
+  newer.on('project_trust', () => ({ trusted: 'undecided' }));
+
   pi.on('context', async (event, ctx) => {
     const runtime = holder.runtime;
     if (runtime === undefined) return undefined;
+    const trusted = projectTrusted(ctx);
+    if (trusted !== holder.projectTrusted) {
+      // Config (and the doctor) follow at once; the server client keeps the key it opened with.
+      holder.projectTrusted = trusted;
+      await runtime.reloadConfig().catch(() => undefined);
+      ctx.ui.notify(`pi ${trusted === true ? 'now trusts' : 'no longer trusts'} this project; memory re-read its config. Start a new session (/new) for the API key decision to follow.`, 'info');
+    }
     try {
       // Every message goes in (the block is inserted among pi's own objects, none dropped);
       // the query and the injection read them defensively.
@@ -123,35 +149,47 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
   });
 
-  pi.on('agent_end', (event, ctx) => {
+  const hold = createRetryHold();
+  /** Hands a run to the runtime: on disk before this returns, even if pi dies right after. */
+  const retain = (messages: readonly HostMessage[], ctx: ExtensionContext, o: { readonly runId?: string } = {}): Promise<void> | undefined => {
     // After shutdown the closed runtime still writes the run to its hand-off log.
     const runtime = holder.runtime ?? holder.closed;
-    if (runtime === undefined) return undefined;
-    const all = event.messages as readonly unknown[];
-    const messages = readable(all);
-    if (messages.length < all.length) {
-      ctx.ui.notify(`Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
-    }
+    if (runtime === undefined || messages.length === 0) return undefined;
     try {
-      // Synchronous hand-off: on disk before this returns, even if pi dies right after.
-      const turn = runtime.retainTurn(messages);
+      const turn = runtime.retainTurn(messages, o);
       // pi's event queue waits for this; a queue lock held elsewhere must not stall it long.
       return Promise.race([turn.settled.then(() => undefined), settleWithin(2_000)]);
     } catch (error) {
       ctx.ui.notify(`Memory retain failed: ${errorText(error)}`, 'warning');
       return undefined;
     }
+  };
+
+  pi.on('agent_end', (event, ctx) => {
+    if ((holder.runtime ?? holder.closed) === undefined) return undefined;
+    const all = event.messages as readonly unknown[];
+    const messages = readable(all);
+    if (messages.length < all.length) {
+      ctx.ui.notify(`Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
+    }
+    const willRetry = (event as { willRetry?: unknown }).willRetry;
+    const run = hold.ended(messages, typeof willRetry === 'boolean' ? willRetry : undefined);
+    return run === undefined ? undefined : retain(run, ctx);
   });
+
+  // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.
+  newer.on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
 
   pi.on('session_shutdown', async (event, ctx) => {
     const runtime = holder.runtime ?? (await holder.starting);
     if (runtime === undefined) return;
     holder.runtime = undefined;
     holder.closed = runtime;
+    retain(hold.release(), ctx);
     try {
       // Catch-up: a signal can end pi before its queued agent_end handler ran. The branch on
       // disk has the run; the cursor skips what was already handed off.
-      runtime.retainTurn(readable(branchMessages(ctx)), { runId: 'shutdown-catch-up' });
+      runtime.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'shutdown-catch-up' });
     } catch (error) {
       ctx.ui.notify(`Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
     }

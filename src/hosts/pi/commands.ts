@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { redact } from '../../config/redact.js';
 import { hubImporter } from '../importer.js';
 import { commandCatalogue } from '../../tools/commands/index.js';
+import { disabledMessage, HUB_ACTIONS_OFF_WHEN_DISABLED, isDisabled } from './disabled.js';
 import { requireRuntime, type RuntimeHolder } from './holder.js';
 
 export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder): string[] => {
@@ -13,10 +14,16 @@ export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder):
       handler: async (args, ctx) => {
         try {
           const runtime = await requireRuntime(holder);
+          const action = args.trim().split(/\s+/)[0] ?? '';
+          if (command.name === 'memory' && isDisabled(runtime) && HUB_ACTIONS_OFF_WHEN_DISABLED.has(action)) {
+            ctx.ui.notify(disabledMessage(runtime, `/memory ${action}`), 'warning');
+            return;
+          }
           const report = await command.run(
             {
               tools: await runtime.toolContext(),
               control: { skipNextRetain: () => runtime.optOutNext(), setMode: (mode) => runtime.setMode(mode) },
+              ...(runtime.queue === undefined ? {} : { deadLetters: runtime.queue }),
               importer: hubImporter(runtime, {
                 home: process.env['HOME'] ?? homedir(),
                 sessionFile: runtime.session.view().context.sessionFile ?? undefined,

@@ -14,6 +14,8 @@ export interface RuntimeHolder {
   failure: string | undefined;
   /** The session the runtime was started for. */
   sessionId: string | undefined;
+  /** pi's project-trust decision when config was last read (pi 0.79+; undefined before). */
+  projectTrusted?: boolean | undefined;
 }
 
 export const createHolder = (): RuntimeHolder => ({ runtime: undefined, closed: undefined, starting: undefined, failure: undefined, sessionId: undefined });
@@ -24,7 +26,7 @@ export const requireRuntime = async (holder: RuntimeHolder): Promise<MemoryRunti
   if (runtime !== undefined) return runtime;
   throw new Error(
     holder.failure === undefined
-      ? 'memory is not running in this session (enabled is false, or the session has not started); run /memory:doctor'
+      ? 'memory is not running in this session (the session has not started); run /memory:doctor'
       : `memory is not available: ${holder.failure}; run /memory:doctor`,
   );
 };

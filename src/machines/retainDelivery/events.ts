@@ -97,6 +97,8 @@ export const Resumed = event('retain.resumed', {});
 /** 400/422: these jobs will never be accepted as they are; kept aside with the server's reason. */
 export const DeadLettered = event('retain.deadLettered', { ...jobIds, reason: t.string, status: t.union([NonNegativeInt, t.null]) });
 export const Requeued = event('retain.requeued', jobIds);
+/** The user gave up on these dead letters: removed for good (the journal keeps the record). */
+export const DeadLettersDropped = event('retain.deadLettersDropped', jobIds);
 export const TimerFired = event('retain.timerFired', {});
 export const Shutdown = event('retain.shutdown', {});
 /**
@@ -123,6 +125,7 @@ export const RetainDeliveryEvent = t.union([
   Resumed,
   DeadLettered,
   Requeued,
+  DeadLettersDropped,
   TimerFired,
   Shutdown,
   Snapshot,

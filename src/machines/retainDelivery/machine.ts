@@ -126,6 +126,12 @@ export const retainDeliveryMachine = setup({
     endFlush: immerAssign<Ctx, Ev>((draft) => {
       draft.flushActive = false;
     }),
+    dropDeadLetters: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.deadLettersDropped') return;
+      touch(draft, event.at);
+      const dropped = new Set(event.jobIds);
+      draft.deadLetters = draft.deadLetters.filter((d) => !dropped.has(d.job.jobId));
+    }),
     requeue: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.requeued') return;
       touch(draft, event.at);
@@ -174,6 +180,8 @@ export const retainDeliveryMachine = setup({
     // (a replica) that this process mirrors so it can adopt the batch if that process dies.
     'retain.batchStarted': { target: '.delivering', reenter: true, actions: 'recordBatch' },
     'retain.timerFired': { actions: 'noteTime' },
+    // Dead letters are not in any delivery: dropping them changes no state.
+    'retain.deadLettersDropped': { actions: 'dropDeadLetters' },
   },
   states: {
     idle: {

@@ -1,6 +1,7 @@
 /** What the slash commands need beyond the tools' context: control over the host session. */
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import type { ToolContext } from '../context.js';
+import type { DeadLetterQueue } from './deadLetters.js';
 
 export type SessionMode = 'normal' | 'read-only' | 'ignored';
 
@@ -20,6 +21,8 @@ export interface CommandContext {
   readonly tools: ToolContext;
   readonly control?: SessionControl;
   readonly importer?: SessionImporter;
+  /** The retain queue's dead letters, when the host has the queue open. */
+  readonly deadLetters?: DeadLetterQueue;
 }
 
 /** What a command hands the host: text to show, a notification level, and structured details. */

@@ -127,6 +127,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     `Trust: ${report.trust.memoryAllowed ? report.trust.reason : (trustNotice(tools.loaded.trust) ?? report.trust.reason)} (rule ${report.trust.rule})`,
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
+    `Trust rule: ${redact(report.trust.reason)}`,
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),
     ...(report.setup.hint === undefined ? [] : [report.setup.hint]),

@@ -5,6 +5,7 @@ import { memoryHubCommand } from './memoryHub.js';
 import { nextOptOutCommand } from './nextOptOut.js';
 
 export * from './commandContext.js';
+export { DEAD_LETTERS_USAGE, deadLettersCommand, type DeadLetterQueue } from './deadLetters.js';
 export { doctorCommand, doctorReport } from './doctor.js';
 export { HUB_ACTIONS, memoryHubCommand } from './memoryHub.js';
 export { NEXT_OPT_OUT_TEXT, nextOptOutCommand } from './nextOptOut.js';
@@ -20,7 +21,7 @@ export interface CommandEntry {
 export const commandCatalogue: readonly CommandEntry[] = [
   {
     name: 'memory',
-    description: 'Open the memory hub: status, mode, next-opt-out, mental models, import, flush, doctor, setup.',
+    description: 'Open the memory hub: status, mode, next-opt-out, mental models, import, flush, dead letters, doctor, setup.',
     run: (ctx, args) => memoryHubCommand(ctx, args),
   },
   { name: 'memory:next-opt-out', description: 'Skip automatic memory retain for the next agent run in this session.', run: (ctx) => nextOptOutCommand(ctx) },

@@ -7,6 +7,7 @@ import type { JsonValue } from '../../machines/shared/codecs.js';
 import { findTool } from '../catalogue.js';
 import { buildStatusReport, statusLines, SETUP_HINT } from '../statusReport.js';
 import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
+import { deadLettersCommand } from './deadLetters.js';
 import { doctorCommand } from './doctor.js';
 import { nextOptOutCommand } from './nextOptOut.js';
 
@@ -17,6 +18,7 @@ export const HUB_ACTIONS: readonly { readonly name: string; readonly usage: stri
   { name: 'models', usage: '/memory models', summary: 'mental models of the project bank' },
   { name: 'import', usage: '/memory import [apply]', summary: 'import host sessions (dry run unless apply)' },
   { name: 'flush', usage: '/memory flush', summary: 'deliver the retain queue now' },
+  { name: 'dead-letters', usage: '/memory dead-letters [list|requeue ID|drop ID]', summary: 'jobs the server refused: reasons, requeue, drop' },
   { name: 'doctor', usage: '/memory doctor', summary: 'diagnostics' },
   { name: 'setup', usage: '/memory setup', summary: 'what to configure, step by step' },
 ];
@@ -109,6 +111,8 @@ export const memoryHubCommand = async (ctx: CommandContext, args: string): Promi
       return importSessions(ctx, rest[0] === 'apply');
     case 'flush':
       return flush(ctx);
+    case 'dead-letters':
+      return deadLettersCommand(ctx.deadLetters, rest);
     case 'doctor':
       return doctorCommand(ctx);
     case 'setup':

@@ -38,12 +38,13 @@ export const makeProject = async (baseUrl: string, extra: Record<string, unknown
 export type HostSession = PiHostSession;
 
 /** One pi session on `project`, through the same in-process host the main job uses. */
-export const openHostSession = (project: Project, faux: Faux, options: AgentMemoryOptions = {}): Promise<HostSession> =>
+export const openHostSession = (project: Project, faux: Faux, options: AgentMemoryOptions = {}, settings?: Record<string, unknown>): Promise<HostSession> =>
   openPiHostSession({
     cwd: project.cwd,
     agentDir: project.agentDir,
     sessionsDir: project.sessionsDir,
     faux,
     sdk: hostLine.sdk,
+    ...(settings === undefined ? {} : { settings }),
     memory: { env: { HOME: project.home }, home: project.home, ...options },
   });

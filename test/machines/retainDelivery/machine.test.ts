@@ -136,6 +136,16 @@ describe('retain-delivery machine: transitions and the effects they ask for', ()
     expect(pendingJobs(requeued.next.context).map((j) => j.jobId)).toEqual(['job-00001']);
   });
 
+  it('dropping a dead letter removes it for good, mid-delivery too, and queues nothing', () => {
+    const delivering = run(start('coalesced'), enqueued([job(1), job(2, { documentId: 'doc-2' })]), ev({ type: 'retain.flushRequested', at: 1_050 }), batch(['job-00001', 'job-00002']));
+    const part = step(delivering, ev({ type: 'retain.deadLettered', jobIds: ['job-00001'], reason: 'HTTP 422: bad', status: 422, at: 1_200 }));
+    const dropped = step(part.next, ev({ type: 'retain.deadLettersDropped', jobIds: ['job-00001'], at: 1_250 }));
+    expect(dropped.next.value).toBe('delivering');
+    expect(dropped.types).toEqual([]);
+    expect(dropped.next.context.deadLetters).toEqual([]);
+    expect(pendingJobs(dropped.next.context).map((j) => j.jobId)).not.toContain('job-00001');
+  });
+
   it('shutdown while a batch is out drains: waits for its outcome, starts nothing new', () => {
     const delivering = run(start(), enqueued([job(1), job(2)]), batch(['job-00001']));
     const draining = step(delivering, ev({ type: 'retain.shutdown', at: 1_150 }));

@@ -1,0 +1,28 @@
+/** `agent-memory dead-letters [list|requeue ID|drop ID] [--json]`: the queue's dead letters from a shell. */
+import type { Command } from '../commands.js';
+import { DEAD_LETTERS_USAGE, deadLettersCommand } from '../../../tools/commands/deadLetters.js';
+import { withRuntime } from '../runtimeCommand.js';
+
+export const deadLettersCliCommand: Command = {
+  name: 'dead-letters',
+  summary: 'retain jobs the server refused for good: list with reasons, requeue or drop them',
+  usage: [
+    `usage: agent-memory ${DEAD_LETTERS_USAGE} [--json]`,
+    '',
+    '  list          each dead letter: job id, bank, HTTP status, when, the server\'s reason (default)',
+    '  requeue ID    put it back in the retain queue (after fixing the cause); ID may be all',
+    '  drop ID       remove it for good; ID may be all',
+    '  --json        print the details as JSON',
+    '',
+    'Exits 1 on an unknown id or action.',
+  ].join('\n'),
+  run: async (argv) => {
+    const json = argv.includes('--json');
+    const args = argv.filter((a) => a !== '--json');
+    return withRuntime(process.cwd(), async (runtime) => {
+      const report = await deadLettersCommand(runtime.queue, args);
+      console.log(json ? JSON.stringify(report.details, null, 2) : report.text);
+      return report.level === 'error' ? 1 : 0;
+    });
+  },
+};

@@ -1,0 +1,13 @@
+/**
+ * With `enabled: false` the runtime still starts, so the doctor, memory_status, /memory and
+ * memory_config can explain it and undo it. The tools decide for themselves
+ * (`runsWhenDisabled`); here: the /memory actions that reach the server or deliver the queue.
+ */
+import { disabledText } from '../../tools/disabled.js';
+import type { MemoryRuntime } from '../memoryRuntime.js';
+
+export const HUB_ACTIONS_OFF_WHEN_DISABLED: ReadonlySet<string> = new Set(['flush', 'models', 'mental-models', 'import']);
+
+export const isDisabled = (runtime: MemoryRuntime): boolean => !runtime.loaded.config.enabled;
+
+export const disabledMessage = (runtime: MemoryRuntime, what: string): string => disabledText(runtime.loaded, what);

@@ -1,0 +1,107 @@
+/**
+ * What the newer pi lines add, through the real host (in-process SDK, faux model): a run pi
+ * retries is retained once, with the retry's answer and without the failed attempt; and with
+ * `enabled: false` the status tools and /memory stay available while the server tools say how
+ * to turn memory back on.
+ */
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Context } from '@mariozechner/pi-ai';
+import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
+import { makeProject, openHostSession } from './piSdk.js';
+
+const { fauxAssistantMessage, fauxToolCall } = piAi;
+
+const waitUntil = async (check: () => boolean, ms = 10_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+const handoffJobs = async (cwd: string): Promise<string[]> => {
+  const file = path.join(cwd, '.pi', 'memory', 'retain-handoff.jsonl');
+  if (!existsSync(file)) return [];
+  return (await readFile(file, 'utf8')).split('\n').filter((line) => line.includes('"kind":"job"'));
+};
+
+describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
+  let server: TestServer;
+  let faux: ScriptedModel;
+  beforeAll(async () => {
+    server = await startTestServer({ persist: false });
+    faux = await makeFaux();
+  });
+  afterAll(async () => {
+    faux.dispose();
+    await server.dispose();
+  });
+
+  it('a run pi retries is retained once: the prompt and the retry, not the failed attempt', async () => {
+    const project = await makeProject(server.url);
+    faux.setResponses([
+      fauxAssistantMessage('', { stopReason: 'error', errorMessage: '503 service unavailable (overloaded)' }),
+      fauxAssistantMessage('The cache TTL is 300 seconds.'),
+    ]);
+    const host = await openHostSession(project, faux, {}, { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } });
+    try {
+      await host.session.prompt('What is the cache TTL?');
+      const runtime = host.holder.runtime!;
+      await waitUntil(() => runtime.session.view().context.lastRetain?.outcome === 'queued');
+      await runtime.session.idle();
+    } finally {
+      await host.close();
+    }
+    const jobs = await handoffJobs(project.cwd);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toContain('What is the cache TTL?');
+    expect(jobs[0]).toContain('The cache TTL is 300 seconds.');
+    expect(jobs[0]).not.toContain('503 service unavailable');
+  }, 30_000);
+
+  it('enabled: false keeps memory_status, /memory and the doctor; server tools and flush say how to re-enable', async () => {
+    const project = await makeProject(server.url, { enabled: false });
+    const seen: Context['messages'][] = [];
+    faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('memory_status', {}), fauxToolCall('memory_recall', { query: 'deploys' })], { stopReason: 'toolUse' }),
+      (context: Context) => {
+        seen.push(structuredClone(context.messages));
+        return fauxAssistantMessage('Memory is off here.');
+      },
+    ]);
+    const host = await openHostSession(project, faux);
+    try {
+      const runtime = host.holder.runtime!;
+      expect(runtime.status().setup.state).toBe('disabled');
+      await host.session.prompt('/memory status');
+      await host.session.prompt('/memory:doctor');
+      await host.session.prompt('/memory flush');
+      await host.session.prompt('Check memory, then recall deploys.');
+      await runtime.session.idle();
+      const texts = host.ui.notifications.map((n) => n.text);
+      expect(texts.some((t) => t.startsWith('Memory') && t.includes('Enabled'))).toBe(true);
+      const doctor = texts.find((t) => t.startsWith('agent-memory doctor')) ?? '';
+      // pi 0.87 reports its project-trust decision (trusted in the SDK); 0.73 has none.
+      expect(doctor).toContain(hostLine.version === '0.87.1' ? 'rule: pi trusts this project, and memory.trustedOrigins' : 'this pi has no project trust');
+      expect(texts.some((t) => t.startsWith('/memory flush is off') && t.includes('memory_config patch {"enabled": true}'))).toBe(true);
+      // No recall happened and nothing was handed to the retain queue.
+      expect(runtime.session.view().context.lastRecall?.outcome).not.toBe('injected');
+      expect(runtime.session.view().context.lastRecall?.items ?? 0).toBe(0);
+      expect(runtime.queue).toBeUndefined();
+    } finally {
+      await host.close();
+    }
+    const results = (seen[0] ?? []).filter((m) => m.role === 'toolResult') as { toolName: string; isError: boolean; content: { type: string; text?: string }[] }[];
+    const status = results.find((r) => r.toolName === 'memory_status');
+    const recall = results.find((r) => r.toolName === 'memory_recall');
+    expect(status?.isError).toBe(false);
+    expect(status?.content[0]?.text).toContain('Memory status');
+    expect(recall?.content[0]?.text).toContain(`memory_recall is off: memory is disabled (enabled: false in ${path.join(project.cwd, '.pi', 'memory.json')})`);
+    expect(recall?.content[0]?.text).toContain('memory_config patch {"enabled": true}');
+    expect(await handoffJobs(project.cwd)).toEqual([]);
+  }, 30_000);
+});
