@@ -56,7 +56,7 @@ fi
 # --- the embedded server ----------------------------------------------------------------------
 start_server() {
   local log="$LOGS/server-$1.log"
-  (cd "$ROOT" && exec node --import tsx src/cli/main.ts serve --port 0 --mimic "$MIMIC" --data-dir "$WORK/data-$1") > "$log" 2>&1 &
+  (cd "$ROOT" && exec node --import tsx src/hosts/cli/main.ts serve --port 0 --mimic "$MIMIC" --data-dir "$WORK/data-$1") > "$log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 1 200); do
     URL="$(grep -o 'listening on http://[0-9.:]*' "$log" | head -1 | sed 's/listening on //')"
