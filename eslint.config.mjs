@@ -39,4 +39,32 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Randomness comes in as data.' }],
     },
   },
+  {
+    // The embedded server stands alone: it speaks the wire schema and the shared machine codecs,
+    // never the client adapter, the effects, the hosts or the tools.
+    files: ['src/server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(adapters|hosts|tools|viz)/|^(\\.\\./)+effects/(?!ports/clock\\.js$)|^(\\.\\./)+machines/(?!shared/)|^(\\.\\./)+config/(?!(redact|tagFilter)\\.js$)',
+              message: 'src/server imports only src/wire, machines/shared and generic codecs (tag filter, redaction, the clock port).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The wire schema is codecs only.
+    files: ['src/wire/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', '**/adapters/**', '**/effects/**', '**/server/**', '**/hosts/**', '**/tools/**'], message: 'src/wire holds codecs only.' }] },
+      ],
+    },
+  },
 );

@@ -1,6 +1,7 @@
 /** Wire codecs of `POST {b}/memories` (reference 1.5), decoded at the HTTP boundary and again when an async operation runs. */
 import * as t from 'io-ts';
 import { StringMap } from '../../machines/shared/codecs.js';
+import { ObservationScopes, UpdateMode } from '../../wire/hindsight.js';
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
@@ -50,12 +51,8 @@ export const TagList = new t.Type<string[], string[], unknown>(
 
 export const EntityInput = t.intersection([t.type({ text: t.string }), t.partial({ type: nullable(t.string) })]);
 
-export const ObservationScopes = t.union([
-  t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),
-  t.array(t.array(t.string)),
-]);
-
-export const UpdateMode = t.keyof({ replace: null, append: null });
+// The item's enumerations are the wire schema's own; the server adds its stricter checks around them.
+export { ObservationScopes, UpdateMode };
 
 export const MemoryItem = t.intersection([
   t.type({ content: Content }),
