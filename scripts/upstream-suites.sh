@@ -13,7 +13,7 @@
 # generated stubs under test/ need testify from the Go proxy and never reach a server.
 set -uo pipefail
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 SNAPSHOT="$1"; shift
 REF="v0.9.1"; MIMIC="0.9"; ONLY="ts,go,smoke,docs-node,docs-go"

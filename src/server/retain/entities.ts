@@ -32,7 +32,7 @@ const INSTALL = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s+((?:(?!(?:then|an
 const INSTALL_HINT = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s/;
 const FILE_HINT = /\/|\.[A-Za-z]{2,4}\b/;
 const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
-const WORD = /[A-Za-z][A-Za-z0-9+-]*/g;
+const NOT_WORD = /[^a-z0-9+-]+/;
 
 /** The entities named in `text`, in first-seen order, each once (case-insensitive). */
 export const extractEntities = (text: string): Entity[] => {
@@ -60,7 +60,7 @@ export const extractEntities = (text: string): Entity[] => {
     }
   }
   if (FILE_HINT.test(urlFree)) for (const m of urlFree.matchAll(FILE_PATH)) if (!m[0].startsWith('@')) add(m[0], 'FILE');
-  for (const m of urlFree.matchAll(WORD)) if (TOOLS.has(m[0].toLowerCase())) add(m[0].toLowerCase(), 'TOOL');
+  for (const word of urlFree.toLowerCase().split(NOT_WORD)) if (TOOLS.has(word)) add(word, 'TOOL');
   for (const m of urlFree.matchAll(NAME)) {
     const words = m[0].split(/[ -]/).filter((w) => !COMMON.has(w));
     if (words.length === 0) continue;
