@@ -56,9 +56,10 @@ else
 fi
 
 # --- the embedded server ----------------------------------------------------------------------
+# $2: a fixed port (the doc examples hard-code http://localhost:8888 in places); default any free one.
 start_server() {
   local log="$LOGS/server-$1.log"
-  (cd "$ROOT" && exec node --import tsx src/hosts/cli/main.ts serve --port 0 --mimic "$MIMIC" --data-dir "$WORK/data-$1") > "$log" 2>&1 &
+  (cd "$ROOT" && exec node --import tsx src/hosts/cli/main.ts serve --port "${2:-0}" --mimic "$MIMIC" --data-dir "$WORK/data-$1") > "$log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 1 200); do
     URL="$(grep -o 'listening on http://[0-9.:]*' "$log" | head -1 | sed 's/listening on //')"
@@ -132,7 +133,7 @@ if wants docs-node; then
     ex="$WORK/examples-node"; mkdir -p "$ex"; cp "$SRC"/hindsight-docs/examples/api/*.mjs "$ex/"; ln -sfn "$NODE_DEPS/node_modules" "$ex/node_modules"
     pass=0; fails=""
     for f in "$ex"/*.mjs; do
-      start_server "node-$(basename "$f" .mjs)"
+      start_server "node-$(basename "$f" .mjs)" 8888
       if (cd "$ex" && HINDSIGHT_API_URL="$URL" timeout 300 node "$f") > "$LOGS/$(basename "$f").log" 2>&1; then pass=$((pass + 1)); else fails="$fails $(basename "$f")"; fi
       stop_server
     done
@@ -147,7 +148,7 @@ if wants docs-go; then
   if command -v go >/dev/null; then
     pass=0; fails=""
     for f in "$SRC"/hindsight-docs/examples/api/*.go; do
-      start_server "go-$(basename "$f" .go)"
+      start_server "go-$(basename "$f" .go)" 8888
       if (cd "$SRC/hindsight-clients/go" && HINDSIGHT_API_URL="$URL" timeout 300 go run "$f") > "$LOGS/$(basename "$f").log" 2>&1; then pass=$((pass + 1)); else fails="$fails $(basename "$f")"; fi
       stop_server
     done
