@@ -5,14 +5,14 @@
  * them; the embedded server imports them instead of declaring its own copies.
  */
 import * as t from 'io-ts';
+import { nullable } from '../machines/shared/codecs.js';
 import { TagGroup, TagsMatch } from '../config/tagFilter.js';
 import { RetainItem } from '../machines/shared/retainItem.js';
 
 // ---------------------------------------------------------------------------------------------
 // Small wire helpers
 
-/** An optional field the server may omit or send as null; absent and null mean the same. */
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+// `nullable`: an optional field the server may omit or send as null; absent and null mean the same.
 
 export const FactType = t.keyof({ world: null, experience: null, observation: null });
 export type FactType = t.TypeOf<typeof FactType>;

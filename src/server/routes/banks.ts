@@ -1,5 +1,6 @@
 /** Bank list, create/update (PUT/PATCH), delete, clear memories (reference 1.4). */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { JsonValue } from '../../machines/shared/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../http/errors.js';
@@ -13,7 +14,6 @@ import { newBank } from './bankOps.js';
 import type { RouteModule } from './module.js';
 
 const BANK = '/v1/default/banks/{bank_id}';
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 const Trait = t.number;
 
 const CreateBankRequest = t.partial({
