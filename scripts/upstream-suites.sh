@@ -130,7 +130,7 @@ fi
 if wants docs-node; then
   echo "== API doc examples (.mjs)"
   if node_deps; then
-    ex="$WORK/examples-node"; mkdir -p "$ex"; cp "$SRC"/hindsight-docs/examples/api/*.mjs "$ex/"; ln -sfn "$NODE_DEPS/node_modules" "$ex/node_modules"
+    ex="$WORK/examples-node"; mkdir -p "$ex"; cp -R "$SRC"/hindsight-docs/examples/api/. "$ex/"; ln -sfn "$NODE_DEPS/node_modules" "$ex/node_modules"
     pass=0; fails=""
     for f in "$ex"/*.mjs; do
       start_server "node-$(basename "$f" .mjs)" 8888
