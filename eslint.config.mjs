@@ -95,20 +95,19 @@ export default tseslint.config(
     },
   },
   {
-    // The embedded server speaks the wire schema: src/wire, machines/shared, generic codecs,
-    // and the one directory lock it shares with the queue.
+    // The embedded server stands alone: it speaks the wire schema and the shared machine codecs,
+    // never the client adapter, the effects, the hosts or the tools. (The data-dir lock is shared
+    // with the importer through adapters/fs/dirLock.js since main's merge fix: allowed until it
+    // moves somewhere generic.)
     files: ['src/server/**/*.ts'],
-    // TODO(server): these still import config/ or the Clock port: app.ts (config/redact), context.ts,
-    // index.ts, operations.ts (effects/ports/clock), recall/tagFilter.ts (config/tagFilter).
-    ignores: ['src/server/app.ts', 'src/server/context.ts', 'src/server/index.ts', 'src/server/operations.ts', 'src/server/recall/tagFilter.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: String.raw`(?:^|/)(?:effects|config|tools|hosts|viz)/|(?:^|/)adapters/(?!fs/dirLock\.js$)|(?:^|/)machines/(?!shared/)`,
-              message: 'The server imports only src/wire, machines/shared and generic codecs.',
+              regex: '^(\\.\\./)+adapters/(?!fs/dirLock\\.js$)|^(\\.\\./)+(hosts|tools|viz)/|^(\\.\\./)+effects/(?!ports/clock\\.js$)|^(\\.\\./)+machines/(?!shared/)|^(\\.\\./)+config/(?!(redact|tagFilter)\\.js$)',
+              message: 'src/server imports only src/wire, machines/shared and generic codecs (tag filter, redaction, the clock port).',
             },
           ],
         },
@@ -122,6 +121,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['**/adapters/**', '**/hosts/**'], message: 'Only hosts build adapters; take a port instead.' }] },
+      ],
+    },
+  },
+  {
+    // The wire schema is codecs only.
+    files: ['src/wire/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', '**/adapters/**', '**/effects/**', '**/server/**', '**/hosts/**', '**/tools/**'], message: 'src/wire holds codecs only.' }] },
       ],
     },
   },

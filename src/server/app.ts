@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkApiKey } from './auth.js';
+import { actionOf } from './features/auditLog.js';
 import type { ServerContext } from './context.js';
 import { parseJsonBody, readBody } from './http/body.js';
 import { HttpError } from './http/errors.js';
@@ -85,6 +86,8 @@ export const createRequestHandler =
       const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
       const multipart = match.route.multipart === true && /^multipart\//i.test(req.headers['content-type'] ?? '');
       const body = multipart ? undefined : withoutFields(parseJsonBody(raw), ignoredByFault);
+      const startedAt = server.nowIso();
+      const started = server.clock.now();
       const reply: Reply = await match.route.handler({
         method,
         path,
@@ -94,10 +97,28 @@ export const createRequestHandler =
         body,
         server,
       });
+      const bankId = match.params['bank_id'];
+      if (method !== 'GET' && bankId !== undefined && (reply.status ?? 200) < 300) {
+        server.audit.record({
+          action: actionOf(method, path),
+          bank_id: bankId,
+          started_at: startedAt,
+          ended_at: server.nowIso(),
+          duration_ms: Math.max(0, server.clock.now() - started),
+          request: { method, path },
+          response: { status: reply.status ?? 200 },
+          metadata: {},
+        });
+      }
       const headers = { ...(reply.headers ?? {}) };
       if (ignoredByFault.length > 0) {
         const prior = headers['X-Ignored-Params'];
         headers['X-Ignored-Params'] = [...(prior === undefined ? [] : [prior]), ...ignoredByFault].join(', ');
+      }
+      if (reply.raw !== undefined) {
+        res.writeHead(reply.status ?? 200, { ...BASE_HEADERS, ...headers, 'Content-Type': reply.raw.contentType, 'Content-Length': Buffer.byteLength(reply.raw.text) });
+        res.end(reply.raw.text);
+        return;
       }
       send(res, reply.status ?? 200, match.route.keepNulls === true ? reply.body : dropNulls(reply.body), headers);
     } catch (error) {

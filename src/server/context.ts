@@ -13,6 +13,9 @@ export type Mimic = '0.9' | '0.10' | 'legacy-0.7';
 
 export const apiVersionOf = (mimic: Mimic): string => (mimic === '0.10' ? '0.10.0' : mimic === 'legacy-0.7' ? '0.7.0' : '0.9.1');
 
+import type { AuditLog } from './features/auditLog.js';
+import type { WebhookDispatcher } from './features/webhooks.js';
+
 export interface ServerContext {
   readonly store: ServerStore;
   readonly search: SearchIndexes;
@@ -24,4 +27,8 @@ export interface ServerContext {
   readonly apiVersion: string;
   /** `clock.now()` as an ISO string with offset, as Hindsight writes timestamps. */
   readonly nowIso: () => string;
+  /** Successful writes per bank, for `GET {b}/audit-logs` (in memory). */
+  readonly audit: AuditLog;
+  /** Delivers events (`retain.completed`) to the bank's webhooks. */
+  readonly webhooks: WebhookDispatcher;
 }

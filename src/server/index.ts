@@ -16,6 +16,8 @@ import type { FaultRule } from './faults.js';
 import { compileRoute } from './http/router.js';
 import { isLoopbackHost, isWildcardHost } from './http/guard.js';
 import { createOperationRunner } from './operations.js';
+import { AuditLog } from './features/auditLog.js';
+import { WebhookDispatcher } from './features/webhooks.js';
 import { routeModules } from './routes/index.js';
 import { createSearchIndexes } from './search/indexes.js';
 import { openStore } from './store/store.js';
@@ -94,7 +96,9 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
     nowIso,
     newId: randomUUID,
   });
-  const context: ServerContext = { store, search, operations, faults, clock, mimic, apiVersion: apiVersionOf(mimic), nowIso };
+  const webhooks = new WebhookDispatcher();
+  const context: ServerContext = { store, search, operations, faults, clock, mimic, apiVersion: apiVersionOf(mimic), nowIso, audit: new AuditLog(), webhooks };
+  webhooks.attach(context);
   for (const module of routeModules) {
     for (const [taskType, handler] of Object.entries(module.operations?.(context) ?? {})) operations.register(taskType, handler);
   }

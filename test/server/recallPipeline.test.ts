@@ -1,4 +1,6 @@
 import type * as t from 'io-ts';
+import { AuditLog } from '../../src/server/features/auditLog.js';
+import { WebhookDispatcher } from '../../src/server/features/webhooks.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerContext } from '../../src/server/context.js';
 import { systemClock } from '../../src/effects/ports/clock.js';
@@ -20,7 +22,7 @@ beforeAll(async () => {
   const nowIso = (): string => new Date().toISOString();
   const search = createSearchIndexes(store);
   const operations = createOperationRunner({ store, clock: systemClock, faults, delayMs: 0, nowIso, newId: () => crypto.randomUUID() });
-  server = { store, search, operations, faults, clock: systemClock, mimic: '0.9', apiVersion: '0.9.1', nowIso };
+  server = { store, search, operations, faults, clock: systemClock, mimic: '0.9', apiVersion: '0.9.1', nowIso, audit: new AuditLog(), webhooks: new WebhookDispatcher() };
   let n = 0;
   const plan = planRetain({
     bankId: 'p',

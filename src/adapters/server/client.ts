@@ -15,18 +15,7 @@ import { systemClock, type ClockPort } from '../../effects/ports/clock.js';
 import { BankId } from '../../machines/shared/codecs.js';
 import { decodeWith } from '../../machines/shared/decode.js';
 import {
-  BankUpdate,
-  CreateFolderRequest,
-  CreateMentalModelRequest,
-  CreatePageRequest,
-  RecallRequest,
-  ReflectRequest,
-  RetainRequest,
-  UpdateMentalModelRequest,
-  UpdateNodeRequest,
   failureClass,
-  type BankList as BankListType,
-  type BankSummary,
   type Capabilities,
   type CapabilityName,
   type CallOptions,
@@ -34,7 +23,6 @@ import {
   type MemoryServerOptions,
   type Presence,
   type ServerFailure,
-  type VersionInfo as VersionInfoType,
 } from '../../effects/ports/memoryServer.js';
 import { breakerFor, defaultBreakerOptions, type BreakerOptions } from './breaker.js';
 import { breakerFile } from './breakerFile.js';
@@ -53,7 +41,6 @@ import {
 import { DEFAULT_MAX_RESPONSE_BYTES, failureFromStatus, failureFromTransport } from './failures.js';
 import { createTransport, type HttpMethod, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import {
-  Acknowledgement,
   AsyncSubmission,
   BankConfig,
   BankList,
@@ -77,8 +64,20 @@ import {
   RetainResult,
   TagList,
   VersionInfo,
-  decodeBody,
-} from './wire.js';
+  BankUpdate,
+  CreateFolderRequest,
+  CreateMentalModelRequest,
+  CreatePageRequest,
+  RecallRequest,
+  ReflectRequest,
+  RetainRequest,
+  UpdateMentalModelRequest,
+  UpdateNodeRequest,
+  type BankList as BankListType,
+  type BankSummary,
+  type VersionInfo as VersionInfoType,
+} from '../../wire/hindsight.js';
+import { Acknowledgement, decodeBody } from './wire.js';
 
 export const CLIENT_VERSION = '0.1.0';
 export const DEFAULT_USER_AGENT = `agent-memory/${CLIENT_VERSION}`;

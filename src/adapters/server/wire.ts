@@ -1,5 +1,5 @@
 /**
- * Decoding server bodies with the wire codecs of the port. A body that is empty, not JSON or
+ * Decoding server bodies with the wire codecs of `src/wire`. A body that is empty, not JSON or
  * the wrong shape is a `badResponse` whose detail names the route and the field.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -8,31 +8,6 @@ import { redact } from '../../config/redact.js';
 import { decodeJson } from '../../machines/shared/decode.js';
 import type { ServerFailure } from '../../effects/ports/memoryServer.js';
 
-export {
-  AsyncSubmission,
-  BankConfig,
-  BankList,
-  BankProfile,
-  BankStats,
-  CreateMentalModelResult,
-  CreatePageResult,
-  DocumentDetail,
-  DocumentList,
-  KnowledgeExport,
-  KnowledgeNode,
-  KnowledgePage,
-  KnowledgeSearchResult,
-  KnowledgeTree,
-  MentalModel,
-  MentalModelHistory,
-  MentalModelList,
-  OperationStatus,
-  RecallResult,
-  ReflectResult,
-  RetainResult,
-  TagList,
-  VersionInfo,
-} from '../../effects/ports/memoryServer.js';
 
 /** `{"status": "deleted"}` and similar acknowledgements: any JSON object will do. */
 export const Acknowledgement = t.UnknownRecord;

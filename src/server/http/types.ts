@@ -17,5 +17,7 @@ export interface RequestContext {
 export interface Reply {
   readonly status?: number;
   readonly body: unknown;
+  /** A non-JSON answer (Prometheus text): sent as is with this content type instead of `body`. */
+  readonly raw?: { readonly contentType: string; readonly text: string };
   readonly headers?: Readonly<Record<string, string>>;
 }

@@ -2,6 +2,7 @@
 import * as t from 'io-ts';
 import { nullable } from '../../machines/shared/codecs.js';
 import { StringMap } from '../../machines/shared/codecs.js';
+import { ObservationScopes, UpdateMode } from '../../wire/hindsight.js';
 
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -50,12 +51,8 @@ export const TagList = new t.Type<string[], string[], unknown>(
 
 export const EntityInput = t.intersection([t.type({ text: t.string }), t.partial({ type: nullable(t.string) })]);
 
-export const ObservationScopes = t.union([
-  t.keyof({ per_tag: null, combined: null, all_combinations: null, shared: null }),
-  t.array(t.array(t.string)),
-]);
-
-export const UpdateMode = t.keyof({ replace: null, append: null });
+// The item's enumerations are the wire schema's own; the server adds its stricter checks around them.
+export { ObservationScopes, UpdateMode };
 
 export const MemoryItem = t.intersection([
   t.type({ content: Content }),

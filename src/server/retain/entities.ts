@@ -29,8 +29,10 @@ const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?::\d+)?[^\s)\]>'"
 const SCOPED_PACKAGE = /(?<![\w/])@[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*/g;
 const FILE_PATH = /(?<![\w/.:-])(?:\.{0,2}\/)?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b|(?<![\w/.:@-])[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|go|rs|java|yaml|yml|toml|sh|css|html|sql|txt|lock)\b/g;
 const INSTALL = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s+((?:(?!(?:then|and|or|to|from|with|in|for)\b)[@\w./-]+[ \t]*)+)/g;
+const INSTALL_HINT = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s/;
+const FILE_HINT = /\/|\.[A-Za-z]{2,4}\b/;
 const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
-const WORD = /[A-Za-z][A-Za-z0-9+-]*/g;
+const NOT_WORD = /[^a-z0-9+-]+/;
 
 /** The entities named in `text`, in first-seen order, each once (case-insensitive). */
 export const extractEntities = (text: string): Entity[] => {
@@ -41,17 +43,24 @@ export const extractEntities = (text: string): Entity[] => {
     if (clean.length < 2 || out.has(key)) return;
     out.set(key, { text: clean, type });
   };
-  const urlFree = text.replace(URL_HOST, (whole, host: string) => {
-    add(host.toLowerCase(), 'URL_HOST');
-    return ' '.repeat(whole.length);
-  });
-  for (const m of urlFree.matchAll(SCOPED_PACKAGE)) add(m[0], 'PACKAGE');
-  for (const m of urlFree.matchAll(HANDLE)) if (m[1] !== undefined) add(`@${m[1]}`, 'HANDLE');
-  for (const m of urlFree.matchAll(INSTALL)) {
-    for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
+  // Cheap guards first: retain runs this on every item, and most items have no URL or handle.
+  const urlFree = text.includes('://')
+    ? text.replace(URL_HOST, (whole, host: string) => {
+        add(host.toLowerCase(), 'URL_HOST');
+        return ' '.repeat(whole.length);
+      })
+    : text;
+  if (urlFree.includes('@')) {
+    for (const m of urlFree.matchAll(SCOPED_PACKAGE)) add(m[0], 'PACKAGE');
+    for (const m of urlFree.matchAll(HANDLE)) if (m[1] !== undefined) add(`@${m[1]}`, 'HANDLE');
   }
-  for (const m of urlFree.matchAll(FILE_PATH)) if (!m[0].startsWith('@')) add(m[0], 'FILE');
-  for (const m of urlFree.matchAll(WORD)) if (TOOLS.has(m[0].toLowerCase())) add(m[0].toLowerCase(), 'TOOL');
+  if (INSTALL_HINT.test(urlFree)) {
+    for (const m of urlFree.matchAll(INSTALL)) {
+      for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
+    }
+  }
+  if (FILE_HINT.test(urlFree)) for (const m of urlFree.matchAll(FILE_PATH)) if (!m[0].startsWith('@')) add(m[0], 'FILE');
+  for (const word of urlFree.toLowerCase().split(NOT_WORD)) if (TOOLS.has(word)) add(word, 'TOOL');
   for (const m of urlFree.matchAll(NAME)) {
     const words = m[0].split(/[ -]/).filter((w) => !COMMON.has(w));
     if (words.length === 0) continue;

@@ -32,6 +32,8 @@ export interface RetainPlanInput {
 export interface RetainPlan {
   readonly mutations: Mutation[];
   readonly documentIds: string[];
+  /** The document of each request item, in request order. */
+  readonly itemDocumentIds: string[];
 }
 
 /** Hindsight writes timestamps with an explicit offset. */
@@ -72,9 +74,9 @@ export const assignDocumentIds = (items: readonly MemoryItem[], newId: () => str
 };
 
 /** Document id -> its items, in request order. */
-const groupByDocument = (items: readonly MemoryItem[], newId: () => string): Map<string, MemoryItem[]> => {
+const groupByDocument = (assigned: readonly MemoryItem[]): Map<string, MemoryItem[]> => {
   const groups = new Map<string, MemoryItem[]>();
-  for (const item of assignDocumentIds(items, newId)) {
+  for (const item of assigned) {
     const id = item.document_id ?? '';
     const list = groups.get(id);
     if (list === undefined) groups.set(id, [item]);
@@ -94,7 +96,8 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
   let newDocument = false;
   const documentIds: string[] = [];
 
-  for (const [documentId, group] of groupByDocument(items, newId)) {
+  const assigned = assignDocumentIds(items, newId);
+  for (const [documentId, group] of groupByDocument(assigned)) {
     documentIds.push(documentId);
     const first = group[0];
     if (first === undefined) continue;
@@ -176,5 +179,5 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
   }
   bankRecord = { ...bankRecord, updated_at: nowIso, last_write_at: nowIso, ...(newDocument ? { last_document_at: nowIso } : {}) };
   mutations.push({ type: 'bank.put', bank: bankRecord });
-  return { mutations, documentIds };
+  return { mutations, documentIds, itemDocumentIds: assigned.map((i) => i.document_id ?? '') };
 };

@@ -24,6 +24,15 @@ export const capabilitiesModule: RouteModule = {
     unavailable(`${BANK}/files/retain`, 'file retain (no file conversion)', true),
     unavailable(`${BANK}/consolidate`, 'manual consolidation'),
     unavailable(`${BANK}/health/llm`, 'LLM health check (no LLM is configured)'),
+    unavailable(`${BANK}/document-transfer`, 'document import (the features report document_import_api: false)', true),
+    unavailable(`${BANK}/document-transfer/export`, 'document export (the features report document_export_api: false)'),
+    {
+      method: 'GET',
+      pattern: '/v1/default/files/download/{key}',
+      handler: () => {
+        throw capabilityUnavailable('file download (no file storage: file retain is not supported)');
+      },
+    },
     {
       method: 'POST',
       pattern: `${BANK}/entities/{entity_id}/regenerate`,

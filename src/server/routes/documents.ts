@@ -8,6 +8,7 @@ import type { DocumentRecord, Mutation } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import { touchBank } from './bankOps.js';
 import type { RouteModule } from './module.js';
+import { extractEntities, mergeEntities } from '../retain/entities.js';
 
 const DOC = '/v1/default/banks/{bank_id}/documents/{document_id:path}';
 const UpdateDocumentRequest = t.partial({ tags: t.union([t.array(t.string), t.null]) });
@@ -56,6 +57,30 @@ export const documentsModule: RouteModule = {
           tags: d.tags,
         }));
         return { body: { items, total: all.length, limit, offset } };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: `${DOC}/reprocess`,
+      // Reprocessing re-runs extraction: here, the deterministic entity extractor over each of
+      // the document's facts (given entities kept) and a re-index. Recorded as an operation.
+      handler: ({ params, server }) => {
+        const bankId = params['bank_id'] ?? '';
+        return server.store.exclusive(bankId, async () => {
+          const bank = server.store.bank(bankId);
+          const document = requireDocument(bank, params['document_id'] ?? '');
+          const facts = (bank?.factsByDocument.get(document.id) ?? []).flatMap((id) => {
+            const f = bank?.facts.get(id);
+            if (f === undefined || f.fact_type === 'observation') return [];
+            const entities = mergeEntities(f.entities ?? [], extractEntities(f.text));
+            return [{ ...f, ...(entities.length === 0 ? {} : { entities }) }];
+          });
+          const now = server.nowIso();
+          const op = server.operations.build({ bankId, taskType: 'reprocess_document', itemsCount: facts.length, documentId: document.id });
+          const done = { ...op, status: 'completed' as const, completed_at: now, result_metadata: { items_count: facts.length } };
+          await server.store.commit([{ type: 'facts.put', bank_id: bankId, facts }, { type: 'operation.put', operation: done }]);
+          return { body: { success: true, operation_id: op.id, items_count: facts.length } };
+        });
       },
     },
     {

@@ -10,6 +10,11 @@ import { banksModule } from './banks.js';
 import { directivesModule } from './directives.js';
 import { documentsModule } from './documents.js';
 import { entitiesModule } from './entities.js';
+import { bankTemplatesModule } from './bankTemplates.js';
+import { graphModule } from './graph.js';
+import { monitoringModule } from './monitoring.js';
+import { observationsAdminModule } from './observationsAdmin.js';
+import { webhooksModule } from './webhooks.js';
 import { knowledgeModule } from './knowledge.js';
 import { memoriesModule } from './memories.js';
 import { mentalModelsModule } from './mentalModels.js';
@@ -31,6 +36,11 @@ export const routeModules: readonly RouteModule[] = [
   operationsModule,
   tagsModule,
   entitiesModule,
+  graphModule,
+  monitoringModule,
+  observationsAdminModule,
+  webhooksModule,
+  bankTemplatesModule,
   capabilitiesModule,
   // server-features areas
   bankProfileModule,

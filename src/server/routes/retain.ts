@@ -29,6 +29,7 @@ export const retainNow = (
   items: readonly MemoryItem[],
   documentTags: readonly string[],
   alongside: () => readonly Mutation[] = () => [],
+  operationId?: string,
 ): Promise<string[]> =>
   server.store.exclusive(bankId, async () => {
     const plan = planRetain({
@@ -41,7 +42,26 @@ export const retainNow = (
       appendSupported: supportsAppend(server),
     });
     await server.store.commit([...plan.mutations, ...alongside()]);
+    server.webhooks.retainCompleted({ bankId, operationId: operationId ?? randomUUID(), items: eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });
     return plan.documentIds;
+  });
+
+/** One `retain.completed` payload per item: its document, its own tags, the document's unit count. */
+const eventItems = (
+  server: ServerContext,
+  bankId: string,
+  documentIds: readonly string[],
+  items: readonly MemoryItem[],
+  documentTags: readonly string[],
+): { document_id: string | null; tags: string[] | null; memory_unit_count: number }[] =>
+  items.map((item, i) => {
+    const documentId = documentIds[i] ?? null;
+    const tags = [...new Set([...(item.tags ?? []), ...documentTags])];
+    return {
+      document_id: documentId,
+      tags: tags.length === 0 ? null : tags,
+      memory_unit_count: documentId === null ? 0 : (server.store.bank(bankId)?.factsByDocument.get(documentId)?.length ?? 0),
+    };
   });
 
 const strategyGroups = (items: readonly MemoryItem[]): MemoryItem[][] => {
@@ -148,11 +168,18 @@ export const retainModule: RouteModule = {
       const payload = decodeWith(RetainPayload, `operation ${operation.id} payload`)(operation.payload);
       if (E.isLeft(payload)) throw new HttpError(500, payload.left.message);
       const metadata = { items_count: payload.right.items.length };
-      await retainNow(server, operation.bank_id, payload.right.items, payload.right.document_tags, () => {
-        const live = server.store.bank(operation.bank_id)?.operations.get(operation.id) ?? operation;
-        const now = server.nowIso();
-        return [{ type: 'operation.put', operation: { ...live, status: 'completed', updated_at: now, completed_at: now, result_metadata: metadata } }];
-      });
+      await retainNow(
+        server,
+        operation.bank_id,
+        payload.right.items,
+        payload.right.document_tags,
+        () => {
+          const live = server.store.bank(operation.bank_id)?.operations.get(operation.id) ?? operation;
+          const now = server.nowIso();
+          return [{ type: 'operation.put', operation: { ...live, status: 'completed', updated_at: now, completed_at: now, result_metadata: metadata } }];
+        },
+        operation.parent_id ?? operation.id,
+      );
       return metadata;
     },
     // A parent aggregates its children; it never runs itself.

@@ -9,7 +9,8 @@ import {
   failureFromTransport,
   parseRetryAfter,
 } from '../../../src/adapters/server/failures.js';
-import { decodeBody, RecallResult, RetainResult, VersionInfo } from '../../../src/adapters/server/wire.js';
+import { decodeBody } from '../../../src/adapters/server/wire.js';
+import { RecallResult, RetainResult, VersionInfo } from '../../../src/wire/hindsight.js';
 import { failureClass, RetainItem } from '../../../src/effects/ports/memoryServer.js';
 import { decodeWith } from '../../../src/machines/shared/decode.js';
 

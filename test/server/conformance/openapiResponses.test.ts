@@ -101,12 +101,54 @@ const rows: readonly Row[] = [
     path: () => `${B}/memories/list?limit=10`,
     status: 200,
     keep: (body, ids) => {
-      const items = body['items'] as { id: string; chunk_id?: string }[];
+      const items = body['items'] as { id: string; chunk_id?: string; fact_type: string }[];
       ids['memory'] = items[0]?.id ?? '';
+      ids['world'] = items.find((i) => i.fact_type === 'world')?.id ?? '';
       ids['chunk'] = items.find((i) => i.chunk_id !== undefined)?.chunk_id ?? '';
     },
   },
   { name: 'get memory', method: 'GET', path: (ids) => `${B}/memories/${ids['memory'] ?? ''}`, status: 200 },
+  { name: 'edit memory', method: 'PATCH', path: (ids) => `${B}/memories/${ids['world'] ?? ''}`, body: () => ({ context: 'edited', entities: ['GitHub Actions'] }), status: 200 },
+  { name: 'memory history', method: 'GET', path: (ids) => `${B}/memories/${ids['memory'] ?? ''}/history`, status: 200 },
+  {
+    name: 'list entities',
+    method: 'GET',
+    path: () => `${B}/entities?limit=10`,
+    status: 200,
+    keep: (body, ids) => {
+      ids['entity'] = str((body['items'] as { id: string }[])[0]?.id);
+    },
+  },
+  { name: 'get entity', method: 'GET', path: (ids) => `${B}/entities/${ids['entity'] ?? ''}`, status: 200 },
+  { name: 'entity graph', method: 'GET', path: () => `${B}/entities/graph`, status: 200 },
+  { name: 'memory graph', method: 'GET', path: () => `${B}/graph?tags=project:a&tags_match=any`, status: 200 },
+  { name: 'memories timeseries', method: 'GET', path: () => `${B}/stats/memories-timeseries?period=30d`, status: 200 },
+  { name: 'audit logs', method: 'GET', path: () => `${B}/audit-logs?limit=5`, status: 200 },
+  { name: 'audit log stats', method: 'GET', path: () => `${B}/audit-logs/stats`, status: 200 },
+  { name: 'llm requests', method: 'GET', path: () => `${B}/llm-requests`, status: 200 },
+  { name: 'llm request stats', method: 'GET', path: () => `${B}/llm-requests/stats`, status: 200 },
+  { name: 'observation scopes', method: 'GET', path: () => `${B}/observations/scopes`, status: 200 },
+  { name: 'recover consolidation', method: 'POST', path: () => `${B}/consolidation/recover`, status: 200 },
+  { name: 'reprocess document', method: 'POST', path: () => `${B}/documents/doc/ci/reprocess`, status: 200 },
+  {
+    name: 'create webhook',
+    method: 'POST',
+    path: () => `${B}/webhooks`,
+    body: () => ({ url: 'http://127.0.0.1:9/hook', event_types: ['retain.completed'], secret: 's3cret' }),
+    status: 201,
+    keep: (body, ids) => {
+      ids['webhook'] = str(body['id']);
+    },
+  },
+  { name: 'webhook to a remote host', method: 'POST', path: () => `${B}/webhooks`, body: () => ({ url: 'https://example.com/hook' }), status: 400 },
+  { name: 'list webhooks', method: 'GET', path: () => `${B}/webhooks`, status: 200 },
+  { name: 'patch webhook', method: 'PATCH', path: (ids) => `${B}/webhooks/${ids['webhook'] ?? ''}`, body: () => ({ enabled: false }), status: 200 },
+  { name: 'webhook deliveries', method: 'GET', path: (ids) => `${B}/webhooks/${ids['webhook'] ?? ''}/deliveries`, status: 200 },
+  { name: 'delete webhook', method: 'DELETE', path: (ids) => `${B}/webhooks/${ids['webhook'] ?? ''}`, status: 200 },
+  { name: 'export bank template', method: 'GET', path: () => `${B}/export`, status: 200 },
+  { name: 'import bank template (dry run)', method: 'POST', path: () => `${B}/import?dry_run=true`, body: () => ({ version: '1', directives: [{ name: 'Short', content: 'Be short.' }] }), status: 200 },
+  { name: 'bank template schema', method: 'GET', path: () => '/v1/bank-template-schema', status: 200 },
+  { name: 'metrics', method: 'GET', path: () => '/metrics', status: 200 },
   { name: 'list documents', method: 'GET', path: () => `${B}/documents?tags=project:a`, status: 200 },
   { name: 'get document with a slash in its id', method: 'GET', path: () => `${B}/documents/doc/ci`, status: 200 },
   { name: 'document chunks', method: 'GET', path: () => `${B}/documents/doc-2/chunks`, status: 200 },
@@ -194,6 +236,7 @@ const rows: readonly Row[] = [
   { name: 'stats of a missing bank', method: 'GET', path: () => '/v1/default/banks/nope/stats?refresh=true', status: 200 },
   { name: 'delete directive', method: 'DELETE', path: (ids) => `${B}/directives/${ids['directive'] ?? ''}`, status: 200 },
   { name: 'delete document', method: 'DELETE', path: () => `${B}/documents/doc-3`, status: 200 },
+  { name: 'delete observations', method: 'DELETE', path: () => `${B}/observations`, status: 200 },
   { name: 'clear bank memories', method: 'DELETE', path: () => `${B}/memories`, status: 200 },
   { name: 'delete bank', method: 'DELETE', path: () => B, status: 200 },
   { name: 'delete missing bank', method: 'DELETE', path: () => B, status: 200 },

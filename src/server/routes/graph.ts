@@ -1,0 +1,73 @@
+/**
+ * `GET {b}/graph` (reference 1.12): the bank's memory units as graph nodes, linked when they
+ * name the same entity (this server has no semantic or temporal links), plus the table rows
+ * the upstream UI shows beside the graph.
+ */
+import { intParam, listParam, stringParam } from '../http/query.js';
+import { matchesFlat } from '../recall/tagFilter.js';
+import type { TagsMatch } from '../recall/tagFilter.js';
+import { isLive } from '../features/entities.js';
+import type { FactRecord } from '../store/model.js';
+import type { RouteModule } from './module.js';
+
+const MODES: readonly string[] = ['any', 'all', 'any_strict', 'all_strict', 'exact'];
+
+export const graphModule: RouteModule = {
+  routes: [
+    {
+      method: 'GET',
+      pattern: '/v1/default/banks/{bank_id}/graph',
+      handler: ({ params, query, server }) => {
+        const bankId = params['bank_id'] ?? '';
+        const type = stringParam(query, 'type');
+        const limit = intParam(query, 'limit', 1000, 1, 100_000);
+        const q = stringParam(query, 'q')?.toLowerCase();
+        const tags = listParam(query, 'tags');
+        const rawMode = stringParam(query, 'tags_match') ?? 'all_strict';
+        const mode = (MODES.includes(rawMode) ? rawMode : 'all_strict') as TagsMatch;
+        const documentId = stringParam(query, 'document_id');
+        const chunkId = stringParam(query, 'chunk_id');
+        const all = [...(server.store.bank(bankId)?.facts.values() ?? [])].filter(
+          (f) =>
+            isLive(f) &&
+            (type === undefined || f.fact_type === type) &&
+            (q === undefined || f.text.toLowerCase().includes(q)) &&
+            (documentId === undefined || f.document_id === documentId) &&
+            (chunkId === undefined || f.chunk_id === chunkId) &&
+            matchesFlat(tags, mode, f.tags),
+        );
+        const units = all.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
+        const byEntity = new Map<string, FactRecord[]>();
+        for (const f of units) for (const e of f.entities ?? []) byEntity.set(e.text.toLowerCase(), [...(byEntity.get(e.text.toLowerCase()) ?? []), f]);
+        const edges = new Map<string, { from: string; to: string; type: string; weight: number }>();
+        for (const facts of byEntity.values()) {
+          for (let i = 0; i < facts.length; i += 1) {
+            for (let j = i + 1; j < facts.length; j += 1) {
+              const a = facts[i]?.id ?? '';
+              const b = facts[j]?.id ?? '';
+              const key = a < b ? `${a}|${b}` : `${b}|${a}`;
+              const edge = edges.get(key) ?? { from: a < b ? a : b, to: a < b ? b : a, type: 'entity', weight: 0 };
+              edge.weight += 1;
+              edges.set(key, edge);
+            }
+          }
+        }
+        return {
+          body: {
+            nodes: units.map((f) => ({ id: f.id, label: f.text.slice(0, 80), type: f.fact_type })),
+            edges: [...edges.values()],
+            table_rows: units.map((f) => ({
+              id: f.id,
+              text: f.text,
+              context: f.context ?? '',
+              date: f.mentioned_at ?? '',
+              entities: (f.entities ?? []).map((e) => `${e.text} (${e.type ?? 'CONCEPT'})`).join(', '),
+            })),
+            total_units: all.length,
+            limit,
+          },
+        };
+      },
+    },
+  ],
+};
