@@ -284,12 +284,6 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       clock,
       ...(journal === undefined ? {} : { journal }),
       ...(options.trace === undefined ? {} : { trace: options.trace }),
-      onRestore: (snapshot, g) => {
-        // The process that ran this import is gone (kill -9, power cut): the run is resumable.
-        if (!RESTING.has(importState(snapshot))) {
-          void g.dispatch(importEvents.paused({ at: clock.now(), cause: 'interrupted', reason: 'the previous import stopped before it finished; run the import again to resume' }));
-        }
-      },
     });
 
     return {
@@ -303,6 +297,11 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
 
   const main = await openGate(options.journal);
   const gate = main.gate;
+  // The process that ran the last import is gone (kill -9, power cut) mid-run: that run is
+  // paused, and the next request resumes it. Awaited, so no request can overtake it.
+  if (!RESTING.has(importState(gate.getSnapshot()))) {
+    await gate.dispatch(importEvents.paused({ at: clock.now(), cause: 'interrupted', reason: 'the previous import stopped before it finished; run the import again to resume' }));
+  }
 
   const waitForRest = (g: GateRuntime<ImportMachine>, runId: string): Promise<void> =>
     new Promise((resolve) => {
