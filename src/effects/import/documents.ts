@@ -25,6 +25,7 @@ export const MAX_DOCUMENT_BYTES = 80_000;
 export const NOISY_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'find', 'ls']);
 const STRICT_MAX_TOOL_CHARS = 2_048;
 // Progress bars, spinners, status and UI chrome: successful output a person would not keep.
+// eslint-disable-next-line no-control-regex -- an ANSI escape is one of the signs
 const PROCESS_LIKE = /(\d{1,3}%\s*[|[]|[█▓▒░]{3,}|\b(?:downloading|compiling|installing|resolving|fetching|building)\b.*\.\.\.|^\s*\[\d+\/\d+\]|\r|\u001b\[)/im;
 
 export type ModeOptions = Pick<ImportOptions, 'mode' | 'qualityProfile' | 'branches' | 'toolResults' | 'toolSummaryMaxChars'>;

@@ -95,7 +95,6 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
   /** One gate with its effects; a dry run gets its own, without a journal, so it writes nothing. */
   const openGate = async (journal: JournalPort | undefined) => {
     let request: ImportRequest | undefined;
-    let gate!: GateRuntime<ImportMachine>;
     let manifestWritten: Promise<void> = Promise.resolve();
 
     const send = async (event: ImportEvent): Promise<void> => {
@@ -277,7 +276,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       },
     });
 
-    gate = await startGate({
+    // The effects above close over `gate`; they only run once it exists.
+    const gate: GateRuntime<ImportMachine> = await startGate({
       name: 'import',
       machine,
       events: ImportEvent,
