@@ -25,7 +25,7 @@ import type { JournalPort } from '../ports/journal.js';
 import type { SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
 import type { TracePort } from '../ports/trace.js';
 import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
-import { buildSessionDocuments, documentTokens, type BuiltDocument } from './documents.js';
+import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument } from './documents.js';
 import { manifestWith } from './manifest.js';
 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
@@ -112,11 +112,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
 
     const readForImport = (file: string): Promise<E.Either<Skip, SessionRead>> => files.read(file, { cwd: project.cwd, maxBytes });
 
-    /** The redacted document as it will be queued, and its hash. */
-    const finalContent = (doc: BuiltDocument): { content: string; hash: string } => {
-      const content = redact(doc.content);
-      return { content, hash: files.digest(content) };
-    };
+    /** The document as it will be queued (each text already cleaned and redacted), and its hash. */
+    const finalContent = (doc: BuiltDocument): { content: string; hash: string } => ({ content: doc.content, hash: files.digest(doc.content) });
 
     // Files found by the scan, kept between scan and plan in this process only (they are
     // cheap to find again after a restart, which starts a new run anyway).
@@ -152,7 +149,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
         seenSessions.set(session.sessionId, file);
         for (const d of session.damaged) if (malformed.length < MALFORMED_KEPT) malformed.push({ path: file, line: d.line, reason: redact(d.reason) });
-        const built = buildSessionDocuments(session, runOptions);
+        const built = buildSessionDocuments(session, runOptions, 'estimate');
         stats.rawMessages += built.stats.rawMessages;
         stats.keptItems += built.stats.keptItems;
         stats.droppedToolResults += built.stats.droppedToolResults;
@@ -163,8 +160,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
         sessions.push({ sessionId: session.sessionId, path: file, bytes: session.bytes, documents: built.documents.length, malformedLines: session.damaged.length, pendingTailBytes: session.pendingTailBytes });
         for (const doc of built.documents) {
-          const { content, hash } = finalContent(doc);
-          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, hash, bytes: new TextEncoder().encode(content).length, tokens: documentTokens(content) });
+          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, bytes: utf8Length(doc.content), tokens: documentTokens(doc.content) });
         }
       }
       await send(importEvents.planReady({ at: clock.now(), sessions, documents, skipped, malformed, stats }));
@@ -234,7 +230,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             continue;
           }
           await queue.enqueue([jobFor(doc, content, runOptions)]);
-          const bytes = new TextEncoder().encode(content).length;
+          const bytes = utf8Length(content);
           await send(importEvents.documentQueued({ at: clock.now(), documentId: doc.documentId, hash, bytes }));
           queuedThisRun.push(doc.documentId);
           sinceFlush += bytes;

@@ -42,8 +42,7 @@ export const PlannedDocument = t.type({
   documentId: NonEmptyString,
   sessionId: NonEmptyString,
   path: t.string,
-  /** Content hash (sha256 hex) of the redacted document as it will be queued. */
-  hash: NonEmptyString,
+  /** Size and tokens as planned (before redaction, which a dry run skips for speed). */
   bytes: NonNegativeInt,
   tokens: NonNegativeInt,
 });
