@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { createDirLock, type HeldLock } from '../adapters/queue/dirLock.js';
+import { createDirLock, type HeldLock } from '../adapters/fs/dirLock.js';
 import { openJsonlJournal } from '../adapters/queue/jsonlJournal.js';
 import { readJsonFile, writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFiles.js';

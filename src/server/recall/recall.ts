@@ -4,8 +4,8 @@
  * backfill, the `max_tokens` walk that stops at the first result that does not fit, chunks
  * chosen before the token filter with the last one truncated, entities and source facts.
  */
-import { createHash } from 'node:crypto';
 import type { ServerContext } from '../context.js';
+import { entityId, isLive } from '../features/entities.js';
 import type { FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { RecallRequest } from './codecs.js';
@@ -20,11 +20,6 @@ export interface RecallOptions {
   /** Fact types after validation (default all three). */
   readonly types: readonly FactType[];
 }
-
-const entityId = (bankId: string, name: string): string => {
-  const hex = createHash('sha256').update(`${bankId}\u0000${name.toLowerCase()}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-};
 
 const resultOf = (fact: FactRecord, scores: { keyword: number; final: number } | undefined, withEntities: boolean): Record<string, unknown> => ({
   id: fact.id,
@@ -56,7 +51,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagsMatch: request.tags_match ?? 'any',
     tagGroups: request.tag_groups ?? null,
   };
-  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && matchesTagFilter(filter, fact.tags);
+  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
   const hits = bank === undefined ? [] : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget]);
   const top = hits[0]?.score ?? 1;
   const minKeyword = request.min_scores?.keyword ?? undefined;
