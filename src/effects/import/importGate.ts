@@ -15,7 +15,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
 import { redact } from '../../config/redact.js';
 import { decideDocument } from '../../machines/import/decide.js';
-import { ImportEvent, importEvents, type ImportOptions, type MalformedLine, type PlannedDocument, type PlannedSession, type PlanStats, type SkippedSource, type Unbranded } from '../../machines/import/events.js';
+import type { MalformedLine, PlannedDocument, PlannedSession, SkippedSource} from '../../machines/import/events.js';
+import { ImportEvent, importEvents, type ImportOptions, type PlanStats, type Unbranded } from '../../machines/import/events.js';
 import { importMachine, type ImportMachine } from '../../machines/import/machine.js';
 import { importState, importView, type ImportView } from '../../machines/import/selectors.js';
 import { startGate, type GateRuntime } from '../kernel/startGate.js';
@@ -97,7 +98,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     let request: ImportRequest | undefined;
     let manifestWritten: Promise<void> = Promise.resolve();
 
-    const send = async (event: ImportEvent): Promise<void> => {
+    const send = async (event: Unbranded<typeof ImportEvent>): Promise<void> => {
       const result = await gate.dispatch(event);
       // Our own events always decode; a failure here is a bug worth seeing, not swallowing.
       if (E.isLeft(result)) throw new Error(`import gate refused its own event: ${result.left.message}`);
@@ -128,10 +129,10 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     };
 
     const plan = async (runOptions: ImportOptions): Promise<void> => {
-      const sessions: Unbranded<PlannedSession>[] = [];
-      const documents: Unbranded<PlannedDocument>[] = [];
-      const skipped: Unbranded<SkippedSource>[] = [];
-      const malformed: Unbranded<MalformedLine>[] = [];
+      const sessions: Unbranded<typeof PlannedSession>[] = [];
+      const documents: Unbranded<typeof PlannedDocument>[] = [];
+      const skipped: Unbranded<typeof SkippedSource>[] = [];
+      const malformed: Unbranded<typeof MalformedLine>[] = [];
       const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
       const seenSessions = new Map<string, string>();
       for (const file of foundFiles) {
