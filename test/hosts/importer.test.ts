@@ -156,9 +156,9 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     expect((await Promise.all(turns.map((t) => t.settled))).map((r) => r.outcome)).toContain('queued');
     expect(view.state).toBe('done');
     // Either runtime may hold the delivery lease: flush both until the live session's document is there.
-    const end = Date.now() + 15_000;
+    const deliveredBy = Date.now() + 15_000;
     let ids: string[] = [];
-    while (Date.now() < end) {
+    while (Date.now() < deliveredBy) {
       await Promise.all([live.queue?.flush({ deadline: Date.now() + 2000, force: true }), importRuntime.queue?.flush({ deadline: Date.now() + 2000, force: true })]);
       ids = (await documents(server, project.bank)).map((d) => d.id);
       if (ids.some((id) => id.startsWith('pi-session:'))) break;
