@@ -86,6 +86,9 @@ const project = async (baseUrl: string): Promise<{ cwd: string; home: string }> 
     status: { style: 'off' },
   };
   await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config));
+  // The user trusts the bench server: a project file may only point memory at a trusted origin.
+  await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+  await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [baseUrl] } }));
   return { cwd, home };
 };
 

@@ -47,6 +47,13 @@ export interface FieldSpec<C extends t.Mixed = t.Mixed> {
   readonly advanced: boolean;
   /** The key `memory_config` patches accept for this field; absent: not patchable. */
   readonly patchKey?: string;
+  /**
+   * Where memory goes or which secret is read (baseUrl, the key variable, the raw key, trusted
+   * origins, the master switch): never changed by a tool call, only by the user in setup or
+   * settings or by editing the file. `patchKey` is still the name a patch would use, so a
+   * refusal can name it.
+   */
+  readonly agentLocked?: boolean;
   /** Refused when it appears in the project file (a repository's author wrote that file). */
   readonly userFileOnly?: boolean;
   /** Never printed: shown as `(set)` / `(not set)`. */
@@ -82,7 +89,7 @@ const Origins = t.array(Origin, 'Origin[]');
 export const configFields = {
   // --- Connection -------------------------------------------------------------------------
   enabled: field({
-    codec: t.boolean, default: true, path: 'enabled', resetKey: 'enabled', tab: 'Connection', kind: 'boolean', advanced: false,
+    codec: t.boolean, default: true, path: 'enabled', resetKey: 'enabled', tab: 'Connection', kind: 'boolean', advanced: false, agentLocked: true,
     env: { names: ['PI_MEMORY_ENABLED'], parse: truthy }, origin: '8.2',
     description: 'Master switch. When off, automatic recall and retain are skipped.',
   }),
@@ -93,12 +100,12 @@ export const configFields = {
   }),
   baseUrl: field({
     codec: HttpUrl, default: 'http://localhost:8888' as HttpUrl, path: 'memory.baseUrl', resetKey: 'memory.baseUrl', tab: 'Connection', kind: 'url',
-    advanced: false, patchKey: 'baseUrl', env: { names: ['MEMORY_BASE_URL'] }, origin: '8.2',
-    description: 'Memory server endpoint for recall, retain, reflect and bank setup. The API key is only sent to a trusted origin (see trustedOrigins).',
+    advanced: false, patchKey: 'baseUrl', agentLocked: true, env: { names: ['MEMORY_BASE_URL'] }, origin: '8.2',
+    description: 'Memory server endpoint for recall, retain, reflect and bank setup. A project file may only point it at an origin the user file trusts (trustedOrigins); otherwise memory is off for the project. Never patchable by a tool call.',
   }),
   apiKeyEnv: field({
     codec: optional(EnvVarName), default: undefined, defaultText: 'not set', path: 'memory.apiKeyEnv', resetKey: 'memory.apiKey', tab: 'Connection',
-    kind: 'env-name', advanced: false, patchKey: 'apiKeyEnvVar',
+    kind: 'env-name', advanced: false, patchKey: 'apiKeyEnvVar', agentLocked: true,
     env: {
       // MEMORY_API_KEY_REF names another variable; MEMORY_API_TOKEN / MEMORY_API_KEY hold the key itself,
       // so the config records their name and the key is read from the environment when needed.
@@ -110,7 +117,7 @@ export const configFields = {
   }),
   apiKeyDirect: field({
     codec: optional(ConfigText), default: undefined, defaultText: 'not set', path: 'memory.apiKeyDirect', resetKey: 'memory.apiKey', tab: 'Connection',
-    kind: 'secret', advanced: true, userFileOnly: true, secret: true, origin: '8.2',
+    kind: 'secret', advanced: true, userFileOnly: true, secret: true, agentLocked: true, origin: '8.2',
     description: 'Raw API key. Only read from the user file ~/.pi/agent/memory.json; refused in a project file.',
   }),
   timeoutMs: field({
@@ -120,8 +127,8 @@ export const configFields = {
   }),
   trustedOrigins: field({
     codec: Origins, default: [], path: 'memory.trustedOrigins', resetKey: 'memory.trustedOrigins', tab: 'Connection', kind: 'origins', advanced: true,
-    userFileOnly: true, origin: 'added',
-    description: 'Origins (besides the user-file or default baseUrl) the API key may be sent to when a project file changes baseUrl or apiKeyEnv. User file only.',
+    userFileOnly: true, agentLocked: true, origin: 'added',
+    description: 'Origins (besides the user-file or default baseUrl) a project file may point memory at, or name another apiKeyEnv for; any other change turns memory off for the project. User file only.',
   }),
   // --- Banks ------------------------------------------------------------------------------
   memoryProfile: field({
@@ -350,7 +357,17 @@ export const defaultConfigTemplate = (): MemoryConfig =>
 export const fieldsForResetKey = (resetKey: string): readonly FieldName[] =>
   fieldList.filter((f) => f.resetKey === resetKey).map((f) => f.name);
 
-/** `memory_config`'s patch allowlist: patch key -> field. */
+/** `memory_config`'s patch allowlist: patch key -> field. Agent-locked fields are never on it. */
 export const patchAllowlist: ReadonlyMap<string, FieldName> = new Map(
-  fieldList.flatMap((f) => (f.patchKey === undefined ? [] : [[f.patchKey, f.name] as const])),
+  fieldList.flatMap((f) => (f.patchKey === undefined || f.agentLocked === true ? [] : [[f.patchKey, f.name] as const])),
+);
+
+/**
+ * Keys a patch might use for an agent-locked field (its patch key, its field name, its last
+ * file-path segment) -> the field, so a refusal names what was asked for.
+ */
+export const agentLockedKeys: ReadonlyMap<string, FieldName> = new Map(
+  fieldList
+    .filter((f) => f.agentLocked === true)
+    .flatMap((f) => [...new Set([f.patchKey, f.name, f.path.split('.').pop()].filter((k): k is string => k !== undefined))].map((k) => [k, f.name] as const)),
 );

@@ -2,12 +2,13 @@
  * Reads the user and project config files and resolves the effective config. Never writes:
  * a file with invalid JSON is reported (file, line:column, offset) and left exactly as it is.
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
+import { isUnsafeFileError, readStateFileSync } from '../adapters/fs/safeFile.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
+import { rememberConfigSecrets } from './redactConfig.js';
 
 export interface LoadConfigOptions {
   readonly cwd: string;
@@ -15,6 +16,8 @@ export interface LoadConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `{state_dir}`; default `<cwd>/.pi`. */
   readonly stateDir?: string;
+  /** The host's project trust (pi 0.79+); undefined when the host has none. See `decideTrust`. */
+  readonly hostTrusted?: boolean | undefined;
 }
 
 /** A config file that is not valid JSON (or not readable): the whole file is skipped. */
@@ -67,13 +70,15 @@ export const configFileStateOf = (scope: FileScope, file: string, text: string |
 
 /** Reads and parses one config file; a missing file is fine, anything else wrong is an error. */
 export const readConfigFile = (scope: FileScope, file: string): ConfigFileState => {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    // No symbolic link, device or FIFO is followed and at most 1 MB is read: a repository can
+    // commit `.pi/memory.json -> /dev/zero`.
+    text = readStateFileSync(file);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { scope, path: file, exists: false, token: 'absent' };
-    const message = `${file}: cannot read config file (${code ?? 'error'})`;
+    if (code === 'ENOTDIR') return { scope, path: file, exists: false, token: 'absent' };
+    const message = isUnsafeFileError(cause) ? `${file}: config file not read: ${cause.reason}` : `${file}: cannot read config file (${code ?? 'error'})`;
     return { scope, path: file, exists: true, token: 'unreadable', error: { _tag: 'ConfigFileError', file, offset: 0, line: 1, column: 1, message } };
   }
   return configFileStateOf(scope, file, text);
@@ -88,7 +93,9 @@ export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
   const user = readConfigFile('user', userConfigPath(options.home));
   const project = readConfigFile('project', projectConfigPath(stateDir));
-  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home });
+  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted });
+  // From here on every redaction in this process hides the key values this config names.
+  rememberConfigSecrets({ config: resolved.config, layers: [user.data, project.data], env: options.env });
   const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);
   return { ...resolved, files: { user, project }, errors, stateDir, cwd, home: options.home };
 };

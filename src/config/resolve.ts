@@ -8,7 +8,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../machines/shared/decode.js';
 import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } from './redact.js';
 import { MemoryConfig, fieldList, type FieldName, type FieldSpec } from './fields.js';
-import { computeTrust, type ConfigSource, type KeyTrust } from './trust.js';
+import { decideTrust, trustNotice, type ConfigSource, type KeyTrust } from './trust.js';
 
 export type FileScope = 'user' | 'project';
 
@@ -37,6 +37,8 @@ export interface ResolveInput {
   /** Absolute `{state_dir}` (`<cwd>/.pi`). */
   readonly stateDir: string;
   readonly home: string;
+  /** The host's project trust (pi 0.79+ `ctx.isProjectTrusted()`); undefined when it has none. */
+  readonly hostTrusted?: boolean | undefined;
 }
 
 export interface ResolvedConfig {
@@ -205,18 +207,21 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
   // Every value was decoded by its own field codec above; the whole-object decode is a guard.
   const decoded = MemoryConfig.decode(pick('value'));
   if (!isRight(decoded)) throw new Error('config resolution produced an invalid config');
-  const config = decoded.right;
   const baseline = pick('baseline');
-  const trust = computeTrust({
-    config,
+  const trust = decideTrust({
+    config: decoded.right,
     sources,
     baseline: { baseUrl: baseline['baseUrl'] as string, apiKeyEnv: baseline['apiKeyEnv'] as string | undefined },
+    hostTrusted: input.hostTrusted,
   });
-  if (!trust.keyAllowed && (sources.baseUrl === 'project' || sources.apiKeyEnv === 'project')) {
-    const field = sources.baseUrl === 'project' ? 'memory.baseUrl' : 'memory.apiKeyEnv';
+  // Memory off is the master switch off: every consumer that honours `enabled` (the queue,
+  // the setup gate, every tool) honours trust too, with nothing else to remember.
+  const config: MemoryConfig = trust.memoryAllowed ? decoded.right : { ...decoded.right, enabled: false };
+  if (!trust.memoryAllowed) {
+    const field = trust.baseUrlSource === 'project' && trust.rule !== 'untrusted-key-variable' ? 'memory.baseUrl' : 'memory.apiKeyEnv';
     warnings.push({
-      source: 'project', location: input.project?.path ?? 'project file', field, value: preview(undefined, sources.baseUrl === 'project' ? config.baseUrl : config.apiKeyEnv),
-      message: `${input.project?.path ?? 'project file'}: field ${field}: API key withheld: ${trust.reason}`,
+      source: 'project', location: input.project?.path ?? 'project file', field, value: preview(undefined, field === 'memory.baseUrl' ? config.baseUrl : config.apiKeyEnv),
+      message: `${input.project?.path ?? 'project file'}: field ${field}: ${trustNotice(trust) ?? trust.reason}`,
     });
   }
   return { config, sources, warnings, trust };

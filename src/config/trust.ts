@@ -1,8 +1,14 @@
 /**
- * Whether the user's API key may go to the effective server. A project file comes from a
- * repository someone else may have written: if it moves `baseUrl` to a new origin or names a
- * different `apiKeyEnv`, the key is withheld until the user file trusts that origin
- * (`memory.trustedOrigins`). The key is only attached when `keyAllowed` is true.
+ * Whether memory may run for this project, and whether the user's API key may go with it.
+ *
+ * A project file comes from a repository someone else may have written. If it points memory
+ * at a server the user file does not trust, or names a different key variable, the whole
+ * conversation (not only the key) would go where the repository's author chose: so memory is
+ * off for the project (no probe, no recall, no retain, no tool call to the server) until the
+ * user trusts that origin in the user file (`memory.trustedOrigins`). When the host has its
+ * own notion of project trust (pi 0.79 `ctx.isProjectTrusted()`), an untrusted project's file
+ * may move nothing, whatever the user file lists. `decideTrust` is the one place this rule
+ * lives.
  */
 import { createHash } from 'node:crypto';
 import { urlOrigin } from './codecs.js';
@@ -10,18 +16,39 @@ import type { FieldName, MemoryConfig } from './fields.js';
 
 export type ConfigSource = 'default' | 'user' | 'project' | 'env';
 
+/** Which rule decided: the doctor names it. */
+export type TrustRule =
+  /** The project file moves nothing: the user's (or default) server and key variable. */
+  | 'user-config'
+  /** The project file moves memory to an origin the user file lists. */
+  | 'trusted-origin'
+  /** The project file moves memory to an origin the user file does not list. */
+  | 'untrusted-origin'
+  /** The project file names another key variable for an origin the user file does not list. */
+  | 'untrusted-key-variable'
+  /** The host says the project is not trusted, and its file moves memory. */
+  | 'host-untrusted';
+
 export interface KeyTrust {
   /** Origin of the effective baseUrl. */
   readonly origin: string;
   /** Where the effective baseUrl and apiKeyEnv came from. */
   readonly baseUrlSource: ConfigSource;
   readonly apiKeyEnvSource: ConfigSource;
-  /** Origins the key may go to: the one chosen without the project file, plus the user's list. */
+  /** Origins memory may use: the one chosen without the project file, plus the user's list. */
   readonly trustedOrigins: readonly string[];
+  /** False: the project file moved memory somewhere untrusted, and memory is off here. */
+  readonly memoryAllowed: boolean;
   /** The origin the key may be sent to now, or null when it is withheld. */
   readonly keyAllowedFor: string | null;
   readonly keyAllowed: boolean;
+  readonly rule: TrustRule;
+  /** Why, in a sentence a user reads in the footer detail, doctor and status. */
   readonly reason: string;
+  /** What the user does to trust it; absent when memory is allowed. */
+  readonly remedy?: string;
+  /** The host's verdict, when it gave one. */
+  readonly hostTrusted?: boolean;
 }
 
 export interface TrustInput {
@@ -29,34 +56,60 @@ export interface TrustInput {
   readonly sources: Readonly<Record<FieldName, ConfigSource>>;
   /** baseUrl and apiKeyEnv as they resolve without the project file. */
   readonly baseline: { readonly baseUrl: string; readonly apiKeyEnv: string | undefined };
+  /** The host's project trust (pi 0.79+); undefined when the host has none. */
+  readonly hostTrusted?: boolean | undefined;
 }
 
-export const computeTrust = ({ config, sources, baseline }: TrustInput): KeyTrust => {
+const USER_FILE = '~/.pi/agent/memory.json';
+const PROJECT_FILE = '.pi/memory.json';
+
+/** The one trust rule. Pure. */
+export const decideTrust = ({ config, sources, baseline, hostTrusted }: TrustInput): KeyTrust => {
   const origin = urlOrigin(config.baseUrl) ?? config.baseUrl;
   const baselineOrigin = urlOrigin(baseline.baseUrl) ?? baseline.baseUrl;
   const listed = config.trustedOrigins.map((o) => urlOrigin(o) ?? o);
   const trustedOrigins = [...new Set([baselineOrigin, ...listed])];
-  const common = { origin, baseUrlSource: sources.baseUrl, apiKeyEnvSource: sources.apiKeyEnv, trustedOrigins };
-  if (!trustedOrigins.includes(origin)) {
-    return {
-      ...common,
-      keyAllowedFor: null,
-      keyAllowed: false,
-      reason: `the project file points baseUrl at ${origin}, which the user file does not trust; add it to memory.trustedOrigins in ~/.pi/agent/memory.json to send the API key there`,
-    };
+  const common = {
+    origin,
+    baseUrlSource: sources.baseUrl,
+    apiKeyEnvSource: sources.apiKeyEnv,
+    trustedOrigins,
+    ...(hostTrusted === undefined ? {} : { hostTrusted }),
+  };
+  const movesServer = sources.baseUrl === 'project' && origin !== baselineOrigin;
+  const movesKey = sources.apiKeyEnv === 'project' && config.apiKeyEnv !== baseline.apiKeyEnv;
+  if (!movesServer && !movesKey) {
+    return { ...common, memoryAllowed: true, keyAllowedFor: origin, keyAllowed: true, rule: 'user-config', reason: `memory uses ${origin}, chosen outside the project file` };
   }
-  // A project-chosen variable could be any secret in the environment: only read it for an
-  // origin the user listed explicitly.
-  if (sources.apiKeyEnv === 'project' && config.apiKeyEnv !== baseline.apiKeyEnv && !listed.includes(origin)) {
-    return {
-      ...common,
-      keyAllowedFor: null,
-      keyAllowed: false,
-      reason: `the project file names apiKeyEnv ${config.apiKeyEnv ?? ''}; list ${origin} in memory.trustedOrigins in ~/.pi/agent/memory.json to use it`,
-    };
+  const what = [
+    ...(movesServer ? [`points memory at ${origin}`] : []),
+    ...(movesKey ? [`names the key variable ${config.apiKeyEnv ?? '(none)'}`] : []),
+  ].join(' and ');
+  const off = (rule: TrustRule, why: string, remedy: string): KeyTrust => ({
+    ...common,
+    memoryAllowed: false,
+    keyAllowedFor: null,
+    keyAllowed: false,
+    rule,
+    reason: `memory is off for this project: its ${PROJECT_FILE} ${what}, ${why}`,
+    remedy,
+  });
+  const listIt = `add "${origin}" to memory.trustedOrigins in ${USER_FILE}`;
+  const orRemove = `or remove ${[...(movesServer ? ['memory.baseUrl'] : []), ...(movesKey ? ['memory.apiKeyEnv'] : [])].join(' and ')} from ${PROJECT_FILE}`;
+  if (hostTrusted === false) {
+    return off('host-untrusted', 'and pi does not trust this project', `trust the project in pi and ${listIt}, ${orRemove}`);
   }
-  return { ...common, keyAllowedFor: origin, keyAllowed: true, reason: `key may be sent to ${origin}` };
+  if (!listed.includes(origin)) {
+    return movesServer
+      ? off('untrusted-origin', `which ${USER_FILE} does not trust`, `to use it, ${listIt}; ${orRemove}`)
+      : off('untrusted-key-variable', `and ${USER_FILE} does not list ${origin} in memory.trustedOrigins`, `to use it, ${listIt}; ${orRemove}`);
+  }
+  return { ...common, memoryAllowed: true, keyAllowedFor: origin, keyAllowed: true, rule: 'trusted-origin', reason: `memory uses ${origin}, which ${USER_FILE} lists in memory.trustedOrigins` };
 };
+
+/** The sentence the footer detail, doctor and tools show when memory is off by trust. */
+export const trustNotice = (trust: KeyTrust): string | undefined =>
+  trust.memoryAllowed ? undefined : `${trust.reason}. ${trust.remedy ?? ''}`.trim();
 
 export type ApiKeyResolution =
   | { readonly _tag: 'key'; readonly key: string; readonly from: string }

@@ -17,11 +17,12 @@ import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { createMemoryServer } from '../adapters/server/client.js';
+import { createBlockedServer } from '../adapters/server/blocked.js';
 import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
-import { resolveApiKey } from '../config/trust.js';
+import { resolveApiKey, trustNotice } from '../config/trust.js';
 import type { Automation, SessionMode, StartReason } from '../machines/session/events.js';
 import type { SessionView } from '../machines/session/selectors.js';
 import { setupState, type SetupState } from '../machines/setup/selectors.js';
@@ -35,7 +36,8 @@ import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/
 import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
 import { footerText } from '../effects/session/footer.js';
 import type { HostMessage } from '../effects/session/messages.js';
-import { openRetainLog } from '../adapters/queue/handoffLog.js';
+import { openRetainLog, type RetainLog } from '../adapters/queue/handoffLog.js';
+import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
 import { importStatusOf } from './importer.js';
@@ -122,15 +124,26 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   let current: { loaded: LoadedConfig; scope: Scope } = { loaded, scope };
   const problems: string[] = [...loaded.errors.map((e) => e.message)];
   const memoryDir = path.join(loaded.stateDir, 'memory');
+  // A state file planted as a link or device (a cloned repository can commit one) turns memory
+  // off for this project: nothing is read through it, written to it, recalled or retained.
+  const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]).findings.filter((f) => f.kind === 'unsafe');
+  const refusal = unsafe.length === 0 ? undefined : `memory is off for this project: ${unsafe.map((f) => f.reason).join('; ')}`;
+  if (refusal !== undefined) problems.push(refusal);
 
   const key = resolveApiKey(loaded, env);
-  if (key._tag === 'withheld') problems.push(key.reason);
+  const distrust = trustNotice(loaded.trust);
+  if (distrust !== undefined) problems.push(distrust);
+  else if (key._tag === 'withheld') problems.push(key.reason);
   const server =
     options.server ??
+    // An untrusted origin never gets a client: no probe, no recall, no retain, no tool call.
+    (distrust !== undefined ? createBlockedServer(config.baseUrl, distrust) : undefined) ??
     createMemoryServer({
       baseUrl: config.baseUrl,
       timeoutMs: config.timeoutMs,
       clock,
+      // Shared with every process of this project: a new one does not pay a dead server again.
+      ...(refusal === undefined ? { healthFile: path.join(memoryDir, 'server-health.json') } : {}),
       ...(key._tag === 'key' ? { apiKey: key.key } : {}),
       ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
     });
@@ -143,7 +156,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
 
   let queue: RetainQueue | undefined;
   const queueTrace = traceFor('retain-delivery');
-  if (config.enabled) {
+  if (config.enabled && refusal === undefined) {
     try {
       queue = await openRetainQueue({
         queuePath: config.queuePath,
@@ -160,7 +173,15 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     }
   }
 
-  const retainLog = openRetainLog(memoryDir);
+  let retainLog: RetainLog;
+  try {
+    if (refusal !== undefined) throw new Error(refusal);
+    retainLog = openRetainLog(memoryDir);
+  } catch (error) {
+    const reason = redact(error instanceof Error ? error.message : String(error));
+    if (refusal === undefined) problems.push(`the retain hand-off log could not open (${reason}); automatic retain is off in this session`);
+    retainLog = refusingRetainLog(memoryDir, reason);
+  }
   const setupTrace = traceFor('setup');
   const setup = await startSetupGate({ server, clock, ...(setupTrace === undefined ? {} : { trace: setupTrace }) });
   const recaller = createRecaller({ server, clock });
@@ -251,13 +272,15 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
 
   const configure = async (): Promise<void> => {
     const facts = setupFacts(current.loaded, current.scope);
+    const reason = refusal ?? facts.reason;
     await setup.dispatch({
       type: 'setup.configured',
       at: clock.now(),
       enabled: current.loaded.config.enabled,
-      configured: facts.configured,
+      configured: refusal === undefined && facts.configured,
+      ...(facts.untrusted === true ? { untrusted: true } : {}),
       banks: [...facts.banks],
-      ...(facts.reason === undefined ? {} : { reason: facts.reason }),
+      ...(reason === undefined ? {} : { reason }),
     });
   };
   await configure();
@@ -365,6 +388,20 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     },
   };
 };
+
+/** Stands in for a hand-off log that could not open (unsafe or unwritable state dir): it keeps nothing. */
+const refusingRetainLog = (memoryDir: string, reason: string): RetainLog => ({
+  handoffPath: path.join(memoryDir, 'retain-handoff.jsonl'),
+  cursorPath: path.join(memoryDir, 'retain-cursors.json'),
+  damaged: 0,
+  seen: () => new Set<string>(),
+  handOffSync: () => {
+    throw new Error(`this turn was not retained: ${reason}`);
+  },
+  markSeenSync: () => undefined,
+  markDone: () => undefined,
+  pending: () => [],
+});
 
 /** Stands in for a queue that could not open: tools say so instead of crashing. */
 const unavailableQueue = {

@@ -3,11 +3,11 @@
  * Every error leaves as `{"detail": ...}`; nothing secret is echoed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redact } from '../config/redact.js';
 import { checkApiKey } from './auth.js';
 import type { ServerContext } from './context.js';
 import { parseJsonBody, readBody } from './http/body.js';
 import { HttpError } from './http/errors.js';
+import { guardContentType, guardRequest, type GuardOptions } from './http/guard.js';
 import { dropNulls } from './http/json.js';
 import { matchRoute, versionAtLeast } from './http/router.js';
 import type { CompiledRoute } from './http/router.js';
@@ -35,6 +35,8 @@ export interface AppOptions {
   readonly routes: readonly CompiledRoute[];
   readonly server: ServerContext;
   readonly apiKey?: string;
+  /** Host, origin and content-type checks; none when absent (in-process tests of routes only). */
+  readonly guard?: GuardOptions;
 }
 
 /** Handles one request; a fault may leave it unanswered (stall) or drop its connection. */
@@ -46,6 +48,7 @@ export const createRequestHandler =
     const url = new URL(req.url ?? '/', 'http://embedded');
     const path = url.pathname;
     try {
+      if (options.guard !== undefined) guardRequest(req.headers, options.guard);
       let ignoredByFault: string[] = [];
       for (const fault of server.faults.forRequest(method, path)) {
         switch (fault.kind) {
@@ -78,6 +81,7 @@ export const createRequestHandler =
       const match = matchRoute(visible, method, path);
       if (match.kind === 'notFound') throw new HttpError(404, 'Not Found');
       if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
+      if (options.guard !== undefined) guardContentType(method, req.headers, match.route.multipart === true);
       const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
       const multipart = match.route.multipart === true && /^multipart\//i.test(req.headers['content-type'] ?? '');
       const body = multipart ? undefined : withoutFields(parseJsonBody(raw), ignoredByFault);
@@ -101,7 +105,7 @@ export const createRequestHandler =
         send(res, error.status, { detail: error.detail }, error.headers);
         return;
       }
-      const message = redact(error instanceof Error ? error.message : String(error));
-      send(res, 500, { detail: message });
+      // An unexpected error's message may quote the request: it is not sent.
+      send(res, 500, { detail: 'Internal Server Error' });
     }
   };

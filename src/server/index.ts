@@ -3,6 +3,7 @@
  * no LLM, startable in-process (`startEmbeddedServer`) or as `agent-memory serve`.
  */
 import { createServer } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../effects/ports/clock.js';
@@ -13,6 +14,7 @@ import type { Mimic, ServerContext } from './context.js';
 import { FaultSet } from './faults.js';
 import type { FaultRule } from './faults.js';
 import { compileRoute } from './http/router.js';
+import { isLoopbackHost, isWildcardHost } from './http/guard.js';
 import { createOperationRunner } from './operations.js';
 import { routeModules } from './routes/index.js';
 import { createSearchIndexes } from './search/indexes.js';
@@ -24,8 +26,10 @@ export type { Mimic } from './context.js';
 export interface EmbeddedServerOptions {
   /** 0 (default) picks a free port. */
   readonly port?: number;
-  /** Default 127.0.0.1. */
+  /** Default 127.0.0.1. Any other address needs `apiKey` (refused otherwise). */
   readonly host?: string;
+  /** Host names the `Host` header may carry besides loopback names and `host` (a LAN name, say). */
+  readonly allowedHosts?: readonly string[];
   /** Where the log and snapshots live; undefined keeps everything in memory. */
   readonly dataDir?: string;
   /** When set, `/v1/...` requests need `Authorization: Bearer <apiKey>`. */
@@ -51,7 +55,28 @@ export interface EmbeddedServer {
 
 const isoFrom = (clock: ClockPort) => (): string => new Date(clock.now()).toISOString().replace('Z', '+00:00');
 
+/** Thrown before anything is opened when the server would listen beyond loopback with no key. */
+export class UnsafeBindError extends Error {
+  constructor(readonly host: string) {
+    super(
+      `refusing to listen on ${host} without an API key: any machine that can reach that address could read and write every memory. Set an API key (agent-memory serve --api-key-env NAME), or bind 127.0.0.1`,
+    );
+    this.name = 'UnsafeBindError';
+  }
+}
+
+/** The host names a request may name: the bind host, extra names, and every local address for a wildcard bind. */
+const allowedHostsFor = (host: string, extra: readonly string[]): Set<string> => {
+  const names = new Set([host, ...extra].map((h) => h.toLowerCase().replace(/^\[|\]$/g, '')));
+  if (isWildcardHost(host)) {
+    for (const list of Object.values(networkInterfaces())) for (const entry of list ?? []) names.add(entry.address.toLowerCase());
+  }
+  return names;
+};
+
 export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): Promise<EmbeddedServer> => {
+  const bindHost = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(bindHost) && (options.apiKey === undefined || options.apiKey === '')) throw new UnsafeBindError(bindHost);
   const clock = options.clock ?? systemClock;
   const mimic = options.mimic ?? '0.9';
   const faults = new FaultSet(options.faults ?? []);
@@ -74,11 +99,19 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
     for (const [taskType, handler] of Object.entries(module.operations?.(context) ?? {})) operations.register(taskType, handler);
   }
   const routes = routeModules.flatMap((m) => m.routes).map(compileRoute);
-  const handle = createRequestHandler({ routes, server: context, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  let boundPort = 0;
+  const guard = { allowedHosts: allowedHostsFor(bindHost, options.allowedHosts ?? []), port: () => boundPort };
+  const handle = createRequestHandler({ routes, server: context, guard, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
 
   const sockets = new Set<Socket>();
   const http = createServer((req, res) => {
-    void handle(req, res);
+    // Last line of defence: whatever a request does, it never takes the process down.
+    handle(req, res).catch(() => {
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { 'Content-Type': 'application/json', 'X-Hindsight-Embedded': '1' });
+        res.end('{"detail":"Internal Server Error"}');
+      } else res.destroy();
+    });
   });
   http.on('connection', (socket) => {
     sockets.add(socket);
@@ -87,7 +120,7 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   try {
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
-      http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      http.listen(options.port ?? 0, bindHost, () => {
         http.off('error', reject);
         resolve();
       });
@@ -100,7 +133,8 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   // Index building after listen keeps start-up fast; a search before it finishes builds on demand.
   void search.warm();
   const port = (http.address() as AddressInfo).port;
-  const host = options.host ?? '127.0.0.1';
+  boundPort = port;
+  const host = bindHost;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,

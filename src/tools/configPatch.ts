@@ -4,7 +4,7 @@
  * file, so the layer below applies). Raw secrets are refused whatever the key.
  */
 import * as t from 'io-ts';
-import { configFields, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
+import { agentLockedKeys, configFields, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
 import { containsSecret } from '../config/redact.js';
 import type { JsonSchema } from './params.js';
 
@@ -41,12 +41,26 @@ export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
   return { anyOf: [base, { type: 'null' }], description: `${spec.description} null resets it.` };
 };
 
+/** Why a locked field is refused, in the words the agent and the user read. */
+export const lockedFieldText = (key: string): string =>
+  `${key} cannot be changed by a tool call: it decides where memory is sent or which secret is read. ` +
+  'The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand.';
+
+export const LOCKED_SUMMARY = `${[...new Set(agentLockedKeys.keys())].join(', ')} are never patchable by a tool call; the user changes them in /memory settings or setup, or by editing the file.`;
+
 export const patchSchema = (): JsonSchema => ({
   type: 'object',
-  properties: Object.fromEntries([...patchAllowlist].map(([key, name]) => [key, fieldValueSchema(specOf(name))])),
+  properties: {
+    ...Object.fromEntries([...patchAllowlist].map(([key, name]) => [key, fieldValueSchema(specOf(name))])),
+    // Declared so the host passes them through and the refusal is ours, naming the field.
+    ...Object.fromEntries([...agentLockedKeys.keys()].map((key) => [key, { description: `Refused: ${lockedFieldText(key)}` }])),
+  },
   additionalProperties: false,
-  description: `Allowlisted fields only: ${[...patchAllowlist.keys()].join(', ')}. Raw API keys are never accepted; use apiKeyEnvVar (the name of an environment variable).`,
+  description: `Allowlisted fields only: ${[...patchAllowlist.keys()].join(', ')}. ${LOCKED_SUMMARY} Raw API keys are never accepted.`,
 });
+
+/** The agent-locked keys a patch names, in the order given. */
+export const lockedKeysIn = (patch: ConfigPatch): string[] => Object.keys(patch).filter((key) => agentLockedKeys.has(key));
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
@@ -62,6 +76,11 @@ export const ConfigPatchCodec = new t.Type<ConfigPatch, unknown, unknown>(
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(u)) {
       const ctx = [...c, { key, type: t.unknown, actual: value }];
+      // Kept (as a marker, never its value) so memory_config refuses it by name.
+      if (agentLockedKeys.has(key)) {
+        out[key] = null;
+        continue;
+      }
       const name = patchAllowlist.get(key);
       if (name === undefined) {
         errors.push({ value, context: ctx, message: `not allowlisted for agent patch (allowed: ${allowedText()})` });

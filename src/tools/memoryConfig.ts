@@ -5,12 +5,12 @@
  * and only with dryRun:false written (atomically) and the config reloaded once.
  */
 import type * as t from 'io-ts';
-import { configFields, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
+import { configFields, fieldList, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
 import { resolveConfig, type ConfigLayer, type FileScope } from '../config/resolve.js';
 import type { MemoryConfig } from '../config/fields.js';
 import type { JsonValue } from '../machines/shared/codecs.js';
 import { applyConfigEdit } from './configEdit.js';
-import { ConfigPatchCodec, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
+import { ConfigPatchCodec, LOCKED_SUMMARY, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
 import type { ToolContext } from './context.js';
 import { custom, oneOf, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
@@ -28,7 +28,7 @@ export const MemoryConfigParams = toolParams(
 );
 export type MemoryConfigParams = t.TypeOf<typeof MemoryConfigParams.codec>;
 
-const NOTE = 'Secrets are never returned. Patch only allowlisted keys; dryRun defaults to true for patch.';
+const NOTE = `Secrets are never returned. Patch only allowlisted keys; dryRun defaults to true for patch. ${LOCKED_SUMMARY}`;
 
 const specOf = (name: FieldName): FieldSpec => configFields[name] as FieldSpec;
 
@@ -47,9 +47,14 @@ const getConfig = (ctx: ToolContext): ToolOutcome => {
   const { config, sources } = ctx.loaded;
   const values = allowlistedValues(config);
   const lines = [...patchAllowlist].map(([key, name]) => `  ${key} = ${valueText(values[key] ?? null)} (${sources[name]})`);
+  // Shown, never patchable: where memory goes and which secret it reads.
+  const lockedFields = fieldList.filter((f) => f.agentLocked === true);
+  const locked = Object.fromEntries(lockedFields.map((f) => [f.patchKey ?? f.name, shown(f, config[f.name])]));
+  const lockedLines = lockedFields.map((f) => `  ${f.patchKey ?? f.name} = ${valueText(locked[f.patchKey ?? f.name] ?? null)} (${sources[f.name]}; user-only, not patchable)`);
   const text = [
     `memory_config (effective values; source in brackets; ${NOTE})`,
     ...lines,
+    ...lockedLines,
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves it readable.
     `Authentication: ${config.apiKeyEnv === undefined ? (config.apiKeyDirect === undefined ? 'no API key configured' : 'API key set in the user file') : `API key read from environment variable ${config.apiKeyEnv}`}`,
     ...ctx.loaded.errors.map((e) => `error: ${e.message}`),
@@ -58,6 +63,7 @@ const getConfig = (ctx: ToolContext): ToolOutcome => {
     action: 'get',
     allowlist: [...patchAllowlist.keys()],
     values,
+    locked,
     sources: Object.fromEntries([...patchAllowlist].map(([key, name]) => [key, sources[name]])),
     note: NOTE,
   });
@@ -77,6 +83,10 @@ const layer = (scope: FileScope, file: string, data: unknown): ConfigLayer | und
 const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promise<ToolOutcome> => {
   const patch = params.patch;
   if (patch === undefined) return fail('invalidParams', 'tool memory_config: field patch: required for action patch. Nothing was changed.', { field: 'patch' });
+  const locked = lockedKeysIn(patch);
+  if (locked.length > 0) {
+    return fail('rejected', `${locked.map(lockedFieldText).join(' ')} Nothing was changed.`, { field: `patch.${locked[0] ?? ''}` });
+  }
   const keys = Object.keys(patch);
   if (keys.length === 0) {
     return fail('invalidParams', `Provide at least one allowlisted config field to patch (allowed: ${[...patchAllowlist.keys()].join(', ')}).`, { field: 'patch' });
@@ -151,7 +161,7 @@ export const memoryConfigTool = defineTool<MemoryConfigParams>({
   name: 'memory_config',
   label: 'Memory Config',
   description:
-    'Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Never pass raw API keys: set apiKeyEnvVar to the name of an environment variable. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.',
+    'Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused; the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.',
   promptSnippet: 'memory_config: read or patch (preview first) allowlisted memory settings',
   runsWhenDisabled: true,
   params: MemoryConfigParams,

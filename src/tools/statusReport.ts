@@ -37,6 +37,8 @@ export interface StatusReport {
   readonly setup: { readonly state: string; readonly detail?: string };
   readonly enabled: boolean;
   readonly health: string;
+  /** The kind of the first failed probe (`unreachable`, `timeout`, `unauthorized`, ...), when one failed. */
+  readonly healthFailure?: string;
   readonly reachable: boolean | null;
   readonly server: { readonly baseUrl: string; readonly apiVersion?: string; readonly embedded?: boolean; readonly breaker: string };
   readonly project: { readonly projectId: string; readonly basis: string; readonly source: string; readonly projectTag: string; readonly legacyRepoTag: string };
@@ -176,6 +178,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     setup,
     enabled: config.enabled,
     health,
+    ...(firstFailure === undefined ? {} : { healthFailure: (firstFailure as E.Left<{ readonly _tag: string }>).left._tag }),
     reachable,
     server: {
       baseUrl: redact(ctx.server.baseUrl),

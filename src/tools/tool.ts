@@ -6,6 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../machines/shared/decode.js';
 import { redact } from '../config/redact.js';
+import { trustNotice } from '../config/trust.js';
 import type { ToolContext } from './context.js';
 import type { ToolParams } from './params.js';
 import { fail, invalidParams, ok, type ToolOutcome } from './result.js';
@@ -34,6 +35,8 @@ export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ct
   const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(rawParams);
   if (E.isLeft(decoded)) return invalidParams(decoded.left);
   if (!ctx.loaded.config.enabled && tool.runsWhenDisabled !== true) {
+    const distrust = trustNotice(ctx.loaded.trust);
+    if (distrust !== undefined) return ok(`Memory is off: ${distrust}. Nothing was sent.`, { disabled: true, untrusted: true });
     return ok(DISABLED_TEXT.replace('{state_dir}', ctx.loaded.stateDir), { disabled: true });
   }
   try {

@@ -303,7 +303,10 @@ describe('key trust', () => {
     const key = resolveApiKey(loaded, env);
     expect(key._tag).toBe('withheld');
     expect(JSON.stringify(key)).not.toContain('the-user-key');
-    expect(loaded.warnings.some((w) => w.message.includes('API key withheld'))).toBe(true);
+    // Not only the key: memory is off for the project until the user trusts the origin.
+    expect(loaded.config.enabled).toBe(false);
+    expect(loaded.trust).toMatchObject({ memoryAllowed: false, rule: 'untrusted-origin' });
+    expect(loaded.warnings.some((w) => w.message.includes('memory is off for this project') && w.message.includes('memory.trustedOrigins'))).toBe(true);
   });
 
   it('a project baseUrl on the same origin keeps the key', () => {

@@ -32,6 +32,12 @@ const project = async (config: Record<string, unknown>): Promise<{ cwd: string; 
   await mkdir(path.join(cwd, '.pi'), { recursive: true });
   await mkdir(home, { recursive: true });
   await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config));
+  // The user trusts the test server: a project file may only point memory at a trusted origin.
+  const baseUrl = (config['memory'] as { baseUrl?: string } | undefined)?.baseUrl;
+  if (baseUrl !== undefined) {
+    await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+    await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [baseUrl] } }));
+  }
   return { cwd, home };
 };
 

@@ -108,14 +108,17 @@ describe('/memory:doctor against servers that fail the floor or are down', () =>
 
   it('names the floor and the remediation on a 0.7 server', async () => {
     const report = await doctorCommand({ tools: await legacy.context() });
-    expect(report.level).toBe('warning');
+    // Below the floor is an error finding: `agent-memory doctor` exits 1 on it.
+    expect(report.level).toBe('error');
+    expect(report.text).toContain('error: server is below the floor');
     expect(report.text).toContain('NOT met — upgrade the server to 0.8 or later');
     expect(report.text).toContain('! Server version: 0.7.0 (embedded) — below the 0.8 floor: upgrade the server to 0.8 or later');
   });
 
   it('reports the outage, setup required and no key, without hanging', async () => {
     const report = await doctorCommand({ tools: await down.context() });
-    expect(report.level).toBe('warning');
+    expect(report.level).toBe('error');
+    expect(report.text).toContain('error: server unreachable at');
     expect(report.text).toMatch(/Server: .* — unreachable/);
     expect(report.text).toContain('Memory setup is required');
     expect(report.text).toContain('Authentication: no API key (no API key configured)');

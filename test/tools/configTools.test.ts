@@ -21,7 +21,8 @@ describe('memory_config', () => {
     expect(details.values['projectBankId']).toBe(CODING_BANK);
     expect(details.sources['projectBankId']).toBe('project');
     expect(details.values['recallMaxTokens']).toBe(800);
-    expect(details.allowlist).toContain('apiKeyEnvVar');
+    expect(details.allowlist).not.toContain('apiKeyEnvVar');
+    expect(details.allowlist).not.toContain('baseUrl');
     expect(details.allowlist).not.toContain('apiKeyDirect');
     expect(got.text).toContain('projectBankId = coding-bank (project)');
     expect(got.text).toContain('Authentication: no API key configured');
@@ -37,20 +38,18 @@ describe('memory_config', () => {
 
   it('patch with dryRun:false writes the project file, keeps other keys, reloads once', async () => {
     let reloads = 0;
-    const applied = await h.run('memory_config', { action: 'patch', patch: { recallMaxTokens: 1200, apiKeyEnvVar: 'SECRET_API_VAR' }, dryRun: false }, { reloadConfig: () => (reloads += 1) });
+    const applied = await h.run('memory_config', { action: 'patch', patch: { recallMaxTokens: 1200 }, dryRun: false }, { reloadConfig: () => (reloads += 1) });
     if (!applied.ok) throw new Error(applied.error.message);
     expect(reloads).toBe(1);
-    const data = readJson(projectFile()) as { recall: { maxTokens: number }; memory: { apiKeyEnv: string }; custom: unknown; banks: unknown };
+    const data = readJson(projectFile()) as { recall: { maxTokens: number }; custom: unknown; banks: unknown };
     expect(data.recall.maxTokens).toBe(1200);
-    expect(data.memory.apiKeyEnv).toBe('SECRET_API_VAR');
     expect(data.custom).toEqual({ kept: true });
     expect(data.banks).toEqual({ project: { bankId: CODING_BANK } });
     expect(readFileSync(projectFile(), 'utf8')).not.toContain('realsecretvalue');
     const got = await h.ok('memory_config', { action: 'get' });
     expect(JSON.stringify(got)).not.toContain('realsecretvalue');
     expect((got.details as { values: Record<string, unknown> }).values['recallMaxTokens']).toBe(1200);
-    expect((got.details as { values: Record<string, unknown> }).values['apiKeyEnvVar']).toBe('SECRET_API_VAR');
-    expect(got.text).toContain('Authentication: API key read from environment variable SECRET_API_VAR');
+    expect(got.text).toContain('Authentication: no API key configured');
   });
 
   it('null resets a field and prunes the emptied object', async () => {
@@ -83,14 +82,9 @@ describe('memory_config', () => {
     expect((await h.fails('memory_config', { action: 'patch', patch: { timeoutMs: 0 }, dryRun: false })).field).toBe('patch.timeoutMs');
     expect((await h.fails('memory_config', { action: 'patch', patch: {} })).message).toContain('Provide at least one allowlisted config field');
     expect((await h.fails('memory_config', { action: 'patch' })).field).toBe('patch');
-    const secret = await h.fails('memory_config', { action: 'patch', patch: { baseUrl: 'https://user:hunter2pass@memory.example.com' }, dryRun: false });
+    const secret = await h.fails('memory_config', { action: 'patch', patch: { globalBankId: 'https://user:hunter2pass@memory.example.com' }, dryRun: false });
     expect(secret.message).not.toContain('hunter2pass');
     expect(readFileSync(projectFile(), 'utf8')).toBe(before);
-  });
-
-  it('warns when a project baseUrl would withhold the key, and when env overrides', async () => {
-    const preview = await h.ok('memory_config', { action: 'patch', patch: { baseUrl: 'https://memory.example.com' } });
-    expect(preview.text).toMatch(/API key withheld|trustedOrigins/);
   });
 
   it('never rewrites a config file it cannot parse', async () => {

@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { checkParent } from './safeFile.js';
 
 /** Makes a created or renamed entry durable; best effort where directories cannot be synced. */
 export const fsyncDirectory = async (dir: string): Promise<void> => {
@@ -29,13 +30,16 @@ export interface WriteAtomicOptions {
 }
 
 /**
- * Writes `data` to `file` atomically: unique temp (0600), fsync, rename, directory fsync.
- * Resolves true when written, false when the precondition refused; throws on I/O errors.
+ * Writes `data` to `file` atomically: unique temp (0600, exclusive create: a planted name is
+ * never followed), fsync, rename (which replaces a symbolic link, never its target), directory
+ * fsync. A symlinked directory is refused. Resolves true when written, false when the
+ * precondition refused; throws on I/O errors.
  */
 export const writeAtomic = async (file: string, data: string | Buffer, options: WriteAtomicOptions = {}): Promise<boolean> => {
+  await checkParent(file);
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {
-    await fs.writeFile(temp, data, { mode: 0o600, flush: true });
+    await fs.writeFile(temp, data, { mode: 0o600, flag: 'wx', flush: true });
     if (options.precondition !== undefined && !options.precondition()) {
       await fs.rm(temp, { force: true });
       return false;

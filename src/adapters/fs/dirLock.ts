@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { readStateFile } from './safeFile.js';
 
 export interface LockOwner {
   readonly pid: number;
@@ -70,12 +71,13 @@ const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoExcep
 const readOwner = async (file: string): Promise<{ owner?: LockOwner; mtimeMs?: number }> => {
   let mtimeMs: number;
   try {
-    mtimeMs = (await fs.stat(file)).mtimeMs;
+    mtimeMs = (await fs.lstat(file)).mtimeMs;
   } catch {
     return {};
   }
   try {
-    const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<LockOwner>;
+    // A lock planted as a link (to /dev/zero, say) or grown huge is unreadable, never followed.
+    const parsed = JSON.parse((await readStateFile(file, 64 * 1024)) ?? '') as Partial<LockOwner>;
     if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string' || typeof parsed.host !== 'string') return { mtimeMs };
     return { owner: parsed as LockOwner, mtimeMs };
   } catch {
@@ -124,7 +126,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
       // atomic step (link fails if it exists), so it is never seen empty.
       const draft = `${lockPath}.${token}.owner`;
       try {
-        await fs.writeFile(draft, JSON.stringify(owner), { mode: 0o600 });
+        await fs.writeFile(draft, JSON.stringify(owner), { mode: 0o600, flag: 'wx' });
         await fs.link(draft, lockPath);
       } catch (error) {
         await fs.rm(draft, { force: true });
@@ -149,7 +151,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     token,
     release: async () => {
       if (verifyRelease) {
-        const text = await fs.readFile(lockPath, 'utf8').catch(() => '');
+        const text = (await readStateFile(lockPath, 64 * 1024).catch(() => undefined)) ?? '';
         if (!text.includes(`"token":"${token}"`)) return;
       }
       await fs.rm(lockPath, { force: true });

@@ -10,13 +10,15 @@
  * seen again (the same branch, a resumed session) is never retained twice, and a message of
  * a new branch or an edit has a new fingerprint, so it is. The set only grows.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { decodeJson } from '../../machines/shared/decode.js';
+import { redactKnownValues } from '../../config/redact.js';
 import { RetainItem } from '../../effects/ports/memoryServer.js';
 import type { PendingHandoff, RetainLog } from '../../effects/ports/retainLog.js';
+import { ensurePrivateDirSync, openStateFileSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
 
 const JobDraft = t.intersection([
   t.type({ bankId: t.string, documentId: t.string, updateMode: t.literal('append'), item: RetainItem }),
@@ -40,26 +42,34 @@ const MAX_SESSIONS = 200;
 
 export type { PendingHandoff, RetainLog } from '../../effects/ports/retainLog.js';
 
-const readText = (file: string): string | undefined => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
+/** Bound of what is read back: far above a real backlog, far below what exhausts memory. */
+const MAX_READ_BYTES = 64 * 1024 * 1024;
 
-const appendDurably = (file: string, line: string): void => {
-  const fd = openSync(file, 'a');
+/** The file's text, undefined when missing; a symlinked or non-regular file throws (never followed). */
+const readText = (file: string): string | undefined => readStateFileSync(file, MAX_READ_BYTES);
+
+const append = (file: string, line: string, durable: boolean): void => {
+  const fd = openStateFileSync(file, 'append');
   try {
-    writeSync(fd, line);
-    fsyncSync(fd);
+    writeSync(fd, redactKnownValues(line));
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 };
 
+const emptyFile = (file: string): void => {
+  const fd = openStateFileSync(file, 'append');
+  try {
+    ftruncateSync(fd, 0);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** Throws `UnsafeFileError` (naming the file) when a state file is a symlink or not a regular file. */
 export const openRetainLog = (memoryDir: string): RetainLog => {
-  mkdirSync(memoryDir, { recursive: true });
+  ensurePrivateDirSync(memoryDir);
   const handoffPath = path.join(memoryDir, 'retain-handoff.jsonl');
   const cursorPath = path.join(memoryDir, 'retain-cursors.json');
 
@@ -90,7 +100,7 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
     }
   }
   // Nothing open: start the hand-off file afresh so it never grows without bound.
-  if (open.size === 0 && damaged === 0) writeFileSync(handoffPath, '');
+  if (open.size === 0 && damaged === 0) emptyFile(handoffPath);
 
   const persistCursor = (sessionId: string, now: number): void => {
     const set = sets.get(sessionId) ?? new Set<string>();
@@ -102,9 +112,7 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
       for (const id of ids.slice(0, ids.length - MAX_SESSIONS)) delete cursor.sessions[id];
     }
     // Atomic replace; the fsync'd hand-off line already carries these fingerprints.
-    const tmp = `${cursorPath}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(cursor));
-    renameSync(tmp, cursorPath);
+    writePrivateFileSync(cursorPath, JSON.stringify(cursor));
   };
 
   const remember = (sessionId: string, fingerprints: readonly string[]): void => {
@@ -122,7 +130,7 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
     seen: (sessionId) => sets.get(sessionId) ?? new Set<string>(),
     handOffSync: (entry, now) => {
       const line: HandoffLine = { v: 1, kind: 'job', key: entry.key, sessionId: entry.sessionId, fingerprints: [...entry.fingerprints], jobs: entry.jobs.map((job) => ({ ...job })) };
-      appendDurably(handoffPath, `${JSON.stringify(line)}\n`);
+      append(handoffPath, `${JSON.stringify(line)}\n`, true);
       open.set(entry.key, { key: entry.key, sessionId: entry.sessionId, jobs: entry.jobs });
       remember(entry.sessionId, entry.fingerprints);
       persistCursor(entry.sessionId, now);
@@ -135,7 +143,7 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
       if (!open.delete(key)) return;
       try {
         // Not fsync'd: losing it only re-offers a job the queue already holds.
-        writeFileSync(handoffPath, `${JSON.stringify({ v: 1, kind: 'done', key })}\n`, { flag: 'a' });
+        append(handoffPath, `${JSON.stringify({ v: 1, kind: 'done', key })}\n`, false);
       } catch {
         // The job stays open and is offered again on the next start.
       }

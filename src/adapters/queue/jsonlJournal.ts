@@ -20,6 +20,7 @@ import { createDirLock, type DirLock } from '../fs/dirLock.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
 import { fsyncDirectory, writeAtomic } from '../fs/atomicFile.js';
 import { appendDurable, queueFiles, type QueueFiles } from './queueFiles.js';
+import { ensurePrivateDir, openStateFile, UnsafeFileError } from '../fs/safeFile.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
 export interface JournalFs {
@@ -91,7 +92,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
   let nextSeq = 0;
   let closed = false;
 
-  await fs.mkdir(path.dirname(files.journal), { recursive: true, mode: 0o700 });
+  await ensurePrivateDir(path.dirname(files.journal));
 
   // One operation at a time in this process; the lock orders processes.
   let chain: Promise<unknown> = Promise.resolve();
@@ -120,7 +121,9 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
 
   const statJournal = async (): Promise<{ ino: number; size: number } | undefined> => {
     try {
-      const stat = await fs.stat(files.journal);
+      // lstat: a journal planted as a link to another file is refused, never read or cut.
+      const stat = await fs.lstat(files.journal);
+      if (!stat.isFile()) throw new UnsafeFileError(files.journal, stat.isSymbolicLink() ? 'it is a symbolic link (a cloned repository can plant one); remove it' : 'it is not a regular file; remove it');
       return { ino: stat.ino, size: stat.size };
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return undefined;
@@ -129,7 +132,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
   };
 
   const readRange = async (start: number, end: number): Promise<Buffer> => {
-    const handle = await fs.open(files.journal, 'r');
+    const handle = await openStateFile(files.journal, 'read');
     try {
       const buffer = Buffer.alloc(end - start);
       let read = 0;
@@ -167,9 +170,11 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     }
     if (lineStart < bytes.length) {
       damage.push(await quarantine(bytes.subarray(lineStart), start + lineStart, 'torn last line (a writer stopped mid-write)'));
-      await fs.truncate(files.journal, start + lineStart);
-      const handle = await fs.open(files.journal, 'r+');
-      await handle.sync().finally(() => handle.close());
+      const handle = await openStateFile(files.journal, 'readWrite');
+      await handle
+        .truncate(start + lineStart)
+        .then(() => handle.sync())
+        .finally(() => handle.close());
     }
     return { records, damage, damagedLines, end: start + lineStart };
   };
@@ -239,7 +244,9 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
         await journalFs.appendDurable(files.journal, data);
       } catch (error) {
         // Take back whatever part of the write landed, so no unacknowledged record survives.
-        await fs.truncate(files.journal, before).catch(() => undefined);
+        await openStateFile(files.journal, 'readWrite')
+          .then((handle) => handle.truncate(before).finally(() => handle.close()))
+          .catch(() => undefined);
         throw writeFailure(files.journal, error);
       }
       if (position.ino === null) position.ino = (await statJournal())?.ino ?? null;

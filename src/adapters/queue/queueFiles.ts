@@ -2,9 +2,10 @@
  * Every file of one retain queue, derived from the queue path in one place (the seed looked
  * for a dead-letter name it never wrote).
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fsyncDirectory } from '../fs/atomicFile.js';
+import { redactKnownValues } from '../../config/redact.js';
+import { openStateFile } from '../fs/safeFile.js';
 
 export interface QueueFiles {
   /** The journal: `retain-queue.jsonl`. */
@@ -34,11 +35,16 @@ export const queueFiles = (journalPath: string): QueueFiles => {
 };
 
 /**
- * Appends `data` to `file` (created 0600 if missing) and fsyncs it before resolving. When the
+ * Appends `data` to `file` (created 0600 if missing; a symlink or non-regular file is refused,
+ * never followed) and fsyncs it before resolving. When the
  * file is new its directory is fsync'd too, so the new name survives a power cut.
  */
-export const appendDurable = async (file: string, data: Buffer): Promise<{ created: boolean }> => {
-  const handle = await fs.open(file, 'a', 0o600);
+export const appendDurable = async (file: string, raw: Buffer): Promise<{ created: boolean }> => {
+  // Dead letters and quarantined bytes too: no known secret value is appended to any queue file.
+  const text = raw.toString('utf8');
+  const clean = redactKnownValues(text);
+  const data = clean === text ? raw : Buffer.from(clean);
+  const handle = await openStateFile(file, 'append');
   let created: boolean;
   try {
     await handle.writeFile(data);

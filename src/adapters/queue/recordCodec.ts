@@ -11,6 +11,7 @@ import * as t from 'io-ts';
 import { IsoTimestamp, NonEmptyString, NonNegativeInt, type JournalRecord } from '../../machines/shared/codecs.js';
 import { decodeWith } from '../../machines/shared/decode.js';
 import type { JournalEntry } from '../../effects/ports/journal.js';
+import { redactKnownInValue } from '../../config/redact.js';
 
 const CHECKSUM_FIELD = ',"checksum":"';
 
@@ -18,9 +19,12 @@ const digest = (text: string): string => createHash('sha256').update(text).diges
 
 /** The record for `entry` at `seq`, and its line (with the trailing newline). */
 export const encodeRecord = (entry: JournalEntry, seq: number): { record: JournalRecord; line: string } => {
-  const head = `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${JSON.stringify(entry.payload)}`;
+  // Known secret values never reach the journal, whatever event carries them (a failure
+  // reason echoing the key); done before the checksum, so the line still verifies.
+  const payload = redactKnownInValue(entry.payload);
+  const head = `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${JSON.stringify(payload)}`;
   const checksum = digest(head);
-  const record = { v: 1, seq, type: entry.type, at: entry.at, payload: entry.payload, checksum } as JournalRecord;
+  const record = { v: 1, seq, type: entry.type, at: entry.at, payload, checksum } as JournalRecord;
   return { record, line: `${head}${CHECKSUM_FIELD}${checksum}"}\n` };
 };
 

@@ -4,13 +4,13 @@
  * `baseUrl` starts closed. Read and write failures are ignored: the file only saves a new
  * process from re-learning that the server is down, and never blocks a call.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { BreakerState } from '../../effects/ports/memoryServer.js';
 import { decodeJson } from '../../machines/shared/decode.js';
 import type { BreakerPersistence } from './breaker.js';
+import { ensurePrivateDirSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
 
 const HealthFile = t.type({
   v: t.literal(1),
@@ -23,12 +23,13 @@ const HealthFile = t.type({
 
 export const breakerFile = (path: string, baseUrl: string): BreakerPersistence => ({
   load: () => {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readStateFileSync(path, 64 * 1024);
     } catch {
       return undefined;
     }
+    if (text === undefined) return undefined;
     const decoded = decodeJson(HealthFile, path)(text);
     if (E.isLeft(decoded) || decoded.right.baseUrl !== baseUrl) return undefined;
     const { state, failures, retryAt } = decoded.right.state;
@@ -36,10 +37,8 @@ export const breakerFile = (path: string, baseUrl: string): BreakerPersistence =
   },
   save: (state: BreakerState) => {
     try {
-      mkdirSync(dirname(path), { recursive: true });
-      const temp = `${path}.${process.pid}.tmp`;
-      writeFileSync(temp, `${JSON.stringify({ v: 1, baseUrl, state })}\n`);
-      renameSync(temp, path);
+      ensurePrivateDirSync(dirname(path));
+      writePrivateFileSync(path, `${JSON.stringify({ v: 1, baseUrl, state })}\n`);
     } catch {
       // Best effort by design (see the header): a read-only state dir still gets a breaker.
     }

@@ -50,7 +50,7 @@ import {
   retainNeeds,
   unsupported,
 } from './capabilities.js';
-import { failureFromStatus, failureFromTransport } from './failures.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, failureFromStatus, failureFromTransport } from './failures.js';
 import { createTransport, type HttpMethod, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
 import {
   Acknowledgement,
@@ -100,6 +100,8 @@ export interface ClientOptions extends MemoryServerOptions {
    * (e.g. `{state_dir}/memory/server-health.json`); in memory only when absent.
    */
   readonly healthFile?: string;
+  /** Largest response body accepted (default 8 MB); a larger answer fails with `responseTooLarge`. */
+  readonly maxResponseBytes?: number;
 }
 
 const API = '/v1/default';
@@ -116,7 +118,12 @@ interface Call<A> {
   /** Checked before sending: a bad bank id or body is refused here, naming the field. */
   readonly bankId?: string;
   readonly bodyCodec?: t.Mixed;
+  /** A larger cap than the client's default, for answers that are big by nature (an export). */
+  readonly maxResponseBytes?: number;
 }
+
+/** Exports carry a whole knowledge base: allowed more than the default cap. */
+const EXPORT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Splits user:pass out of a base URL: the transport may use them, nothing else sees them. */
 const normaliseBaseUrl = (raw: string): { transportUrl: string; publicUrl: string } | undefined => {
@@ -188,7 +195,8 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
   );
 
   /** Sends one request (with retries when idempotent); resolves to a 2xx response or a failure. */
-  const exchange = async (request: HttpRequest, idempotent: boolean, o: CallOptions | undefined): Promise<E.Either<ServerFailure, HttpResponse>> => {
+  const exchange = async (unbounded: HttpRequest, idempotent: boolean, o: CallOptions | undefined): Promise<E.Either<ServerFailure, HttpResponse>> => {
+    const request: HttpRequest = { ...unbounded, maxResponseBytes: unbounded.maxResponseBytes ?? options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
     if (transport === undefined) {
       return E.left({ _tag: 'unreachable', message: 'baseUrl is not an http(s) URL; set baseUrl to the memory server root, e.g. http://127.0.0.1:8888' });
     }
@@ -217,8 +225,11 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
         if (sent.response.status >= 200 && sent.response.status < 300) return E.right(sent.response);
         failure = failureFromStatus(sent.response, clock.now(), cachedCapabilities(baseUrl, clock.now())?.apiVersion);
       } else {
-        failure = failureFromTransport(sent.facts, { aborted: isAborted(signal), timeoutMs, route });
-        breaker.record(failure._tag === 'unreachable' || failure._tag === 'timeout' ? 'noAnswer' : 'neutral', probe);
+        failure = failureFromTransport(sent.facts, { aborted: isAborted(signal), timeoutMs, route, limitBytes: request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
+        breaker.record(
+          failure._tag === 'unreachable' || failure._tag === 'timeout' ? 'noAnswer' : failure._tag === 'responseTooLarge' ? 'answered' : 'neutral',
+          probe,
+        );
       }
       last = failure;
       if (!idempotent || probe || attempt + 1 >= retry.attempts || failureClass(failure) !== 'retry') return E.left(failure);
@@ -250,6 +261,7 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
       path: call.path,
       ...(call.query === undefined ? {} : { query: call.query }),
       ...(call.body === undefined ? {} : { body: call.body }),
+      ...(call.maxResponseBytes === undefined ? {} : { maxResponseBytes: call.maxResponseBytes }),
     };
     const response = await exchange(request, call.idempotent, o);
     if (E.isLeft(response)) return response;
@@ -298,11 +310,37 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     return E.right(caps);
   };
 
+  /**
+   * The capabilities, or a timeout at the caller's own deadline. A caller (a recall on the
+   * prompt path) waiting on a detection another caller started with a longer deadline would
+   * otherwise give up unseen; its deadline passing is the server being too slow, so it counts
+   * against the breaker, once per detection, and a slow server opens it like a dead one.
+   */
+  let slowCounted: Promise<unknown> | undefined;
+  const capabilitiesBy = (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
+    const pending = fetchCapabilities(o);
+    const deadline = o?.deadline;
+    if (deadline === undefined) return pending;
+    return new Promise((resolve) => {
+      const cancel = clock.setTimer(deadline, () => {
+        if (slowCounted !== pending) {
+          slowCounted = pending;
+          breaker.record('noAnswer', false);
+        }
+        resolve(E.left({ _tag: 'timeout', message: 'GET /version: no answer before the deadline' }));
+      });
+      void pending.then((result) => {
+        cancel();
+        resolve(result);
+      });
+    });
+  };
+
   /** Runs `call` only when the server has every capability in `needs`; checks nothing when empty. */
   const gated = <A>(needs: readonly CapabilityName[], o: CallOptions | undefined, call: () => Promise<E.Either<ServerFailure, A>>): TaskEither<ServerFailure, A> =>
     async () => {
       if (needs.length === 0) return call();
-      const caps = await fetchCapabilities(o);
+      const caps = await capabilitiesBy(o);
       if (E.isLeft(caps)) return caps;
       const gap = missing(needs, caps.right);
       return gap === undefined ? call() : E.left(gap);
@@ -452,7 +490,9 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     deleteKnowledgeNode: (bankId, nodeId, o) =>
       gated(['knowledge'], o, ack({ method: 'DELETE', bankId, path: bankPath(bankId, `/knowledge-base/nodes/${encodeURIComponent(nodeId)}`), idempotent: false }, o)),
     exportKnowledge: (bankId, o) =>
-      gated(['knowledge'], o, () => run({ method: 'GET', bankId, path: bankPath(bankId, '/knowledge-base/export'), codec: KnowledgeExport, idempotent: true }, o)),
+      gated(['knowledge'], o, () =>
+        run({ method: 'GET', bankId, path: bankPath(bankId, '/knowledge-base/export'), codec: KnowledgeExport, idempotent: true, maxResponseBytes: EXPORT_MAX_RESPONSE_BYTES }, o),
+      ),
 
     breaker: () => breaker.state(),
     subscribeBreaker: (listener) => breaker.subscribe(listener),

@@ -8,6 +8,12 @@
 import { redact } from '../../config/redact.js';
 import type { ServerFailure } from '../../effects/ports/memoryServer.js';
 
+/** Default cap on a response body: a recall answer is kilobytes; 8 MB is far beyond any real one. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** The transport code of a body cut off at its cap. */
+export const RESPONSE_TOO_LARGE = 'ERR_AGENT_MEMORY_RESPONSE_TOO_LARGE';
+
 /** The prefix the embedded server (and this client) use for "the server cannot do this". */
 export const CAPABILITY_PREFIX = 'capability_unavailable:';
 
@@ -146,7 +152,8 @@ export const transportFacts = (error: unknown): TransportFacts => {
  * A thrown transport error as a failure. `aborted` says the caller's signal fired; a deadline
  * or got timeout is `timeout`; connection-level codes are `unreachable`.
  */
-export const failureFromTransport = (facts: TransportFacts, context: { aborted: boolean; timeoutMs: number; route: string }): ServerFailure => {
+export const failureFromTransport = (facts: TransportFacts, context: { aborted: boolean; timeoutMs: number; route: string; limitBytes?: number }): ServerFailure => {
+  if (facts.code === RESPONSE_TOO_LARGE) return { _tag: 'responseTooLarge', route: context.route, limitBytes: context.limitBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
   if (context.aborted) return { _tag: 'aborted' };
   if (facts.name === 'TimeoutError' || facts.code === 'ETIMEDOUT') {
     return { _tag: 'timeout', message: `${context.route}: no answer within ${context.timeoutMs} ms` };

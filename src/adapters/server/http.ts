@@ -8,7 +8,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { type Got } from 'got';
-import { transportFacts, type TransportFacts } from './failures.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, transportFacts, type TransportFacts } from './failures.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -20,6 +20,8 @@ export interface HttpRequest {
   readonly path: string;
   readonly query?: Readonly<Record<string, QueryValue>>;
   readonly body?: unknown;
+  /** Largest body accepted; a larger one is cut off at this size and fails (default 8 MB). */
+  readonly maxResponseBytes?: number;
 }
 
 export interface HttpResponse {
@@ -104,15 +106,31 @@ export const createTransport = (options: TransportOptions): Transport => {
   const client = instanceFor(options);
   return {
     send: async (request, { signal, timeoutMs }) => {
+      const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      let tooLarge = false;
       try {
         const searchParams = searchParamsOf(request.query);
-        const response = await client(request.path.replace(/^\//, ''), {
+        const pending = client(request.path.replace(/^\//, ''), {
           method: request.method,
           ...(searchParams === undefined ? {} : { searchParams }),
           ...(request.body === undefined ? {} : { json: request.body }),
           ...(signal === undefined ? {} : { signal }),
           timeout: { request: Math.max(1, Math.floor(timeoutMs)) },
         });
+        // Cut the body off at the cap: a declared length over it at once, otherwise as bytes arrive,
+        // so no more than the cap (plus one chunk) is ever held.
+        const cutOff = (): void => {
+          tooLarge = true;
+          pending.cancel();
+        };
+        pending.on('response', (incoming: { headers: Record<string, string | string[] | undefined> }) => {
+          const declared = Number(headerText(incoming.headers['content-length']) ?? Number.NaN);
+          if (Number.isFinite(declared) && declared > limit) cutOff();
+        });
+        pending.on('downloadProgress', (progress: { transferred: number }) => {
+          if (progress.transferred > limit) cutOff();
+        });
+        const response = await pending;
         const retryAfter = headerText(response.headers['retry-after']);
         const ignored = headerText(response.headers['x-ignored-params']);
         return {
@@ -132,6 +150,7 @@ export const createTransport = (options: TransportOptions): Transport => {
           },
         };
       } catch (error) {
+        if (tooLarge) return { ok: false, facts: { name: 'ResponseTooLarge', code: RESPONSE_TOO_LARGE, event: undefined } };
         // Only the name, code and event survive: got errors carry the request headers.
         return { ok: false, facts: transportFacts(error) };
       }

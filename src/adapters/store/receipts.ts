@@ -12,6 +12,8 @@ import * as t from 'io-ts';
 import { Low, type Adapter } from 'lowdb';
 import { decodeJson } from '../../machines/shared/decode.js';
 import { writeAtomic } from '../fs/atomicFile.js';
+import { redactKnownValues } from '../../config/redact.js';
+import { readStateFile } from '../fs/safeFile.js';
 
 export const DeliveryReceiptRecord = t.type({
   at: t.string,
@@ -42,13 +44,9 @@ export class DurableJsonFile<A> implements Adapter<A> {
   }
 
   async read(): Promise<A | null> {
-    let text: string;
-    try {
-      text = await fs.readFile(this.#file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    // No link is followed and at most 1 MB is read (src/adapters/fs/safeFile.ts).
+    const text = await readStateFile(this.#file);
+    if (text === undefined) return null;
     const decoded = decodeJson(this.#codec, this.#file)(text);
     if (E.isRight(decoded)) return decoded.right;
     const aside = `${this.#file}.corrupt-${Date.now()}`;
@@ -58,7 +56,7 @@ export class DurableJsonFile<A> implements Adapter<A> {
   }
 
   async write(data: A): Promise<void> {
-    await writeAtomic(this.#file, `${JSON.stringify(this.#codec.encode(data), null, 2)}\n`);
+    await writeAtomic(this.#file, redactKnownValues(`${JSON.stringify(this.#codec.encode(data), null, 2)}\n`));
   }
 }
 

@@ -3,10 +3,12 @@
  * Writes are synchronous appends: a trace is opt-in debugging output, and a synchronous
  * append keeps its order identical to the order of the steps it records.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import type { TracePort, TraceRecord } from '../../effects/ports/trace.js';
+import { redactKnownValues } from '../../config/redact.js';
+import { ensurePrivateDirSync, openStateFileSync } from '../fs/safeFile.js';
 
 export interface JsonlTraceOptions {
   readonly path: string;
@@ -15,10 +17,16 @@ export interface JsonlTraceOptions {
 }
 
 export const jsonlTrace = ({ path, redact }: JsonlTraceOptions): TracePort => {
-  mkdirSync(dirname(path), { recursive: true });
+  ensurePrivateDirSync(dirname(path));
   return {
     write: (record: TraceRecord) => {
-      appendFileSync(path, `${JSON.stringify({ ...record, data: redact(record.data) })}\n`);
+      // Opened per record with no-follow: a trace file swapped for a link is refused, not followed.
+      const fd = openStateFileSync(path, 'append');
+      try {
+        writeSync(fd, redactKnownValues(`${JSON.stringify({ ...record, data: redact(record.data) })}\n`));
+      } finally {
+        closeSync(fd);
+      }
     },
   };
 };

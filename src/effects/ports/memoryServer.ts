@@ -30,13 +30,17 @@ export type ServerFailure =
   | { readonly _tag: 'gone'; readonly detail?: string }
   | { readonly _tag: 'invalidRequest'; readonly status: number; readonly detail: string }
   | { readonly _tag: 'badResponse'; readonly detail: string }
+  /** The answer was larger than the client accepts: read no further than the cap, never buffered whole. */
+  | { readonly _tag: 'responseTooLarge'; readonly route: string; readonly limitBytes: number }
   | {
       readonly _tag: 'unsupportedCapability';
       readonly feature: string;
       readonly serverVersion?: string;
       readonly remediation: string;
     }
-  | { readonly _tag: 'circuitOpen'; readonly retryAt: number };
+  | { readonly _tag: 'circuitOpen'; readonly retryAt: number }
+  /** Never sent: memory is off for this project by the trust rule (`src/config/trust.ts`). */
+  | { readonly _tag: 'blocked'; readonly reason: string };
 
 export type ServerFailureTag = ServerFailure['_tag'];
 
@@ -55,11 +59,13 @@ export const failureClass = (f: ServerFailure): FailureClass => {
     case 'forbidden':
     case 'notFound':
     case 'gone':
+    case 'blocked':
       return 'pause';
     case 'invalidRequest':
       return 'deadLetter';
     case 'aborted':
     case 'badResponse':
+    case 'responseTooLarge':
     case 'unsupportedCapability':
       return 'report';
   }
@@ -95,10 +101,14 @@ export const describeFailure = (f: ServerFailure): string => {
       return `memory server rejected the request (HTTP ${f.status}): ${f.detail}`;
     case 'badResponse':
       return `memory server sent a response this client cannot read (${f.detail}); check that baseUrl points at a Hindsight-compatible server`;
+    case 'responseTooLarge':
+      return `memory server answered ${f.route} with more than ${Math.round(f.limitBytes / (1024 * 1024))} MB; the answer was dropped after that much. Ask for less (a lower limit or max_tokens), or check that baseUrl points at a Hindsight server`;
     case 'unsupportedCapability':
       return `${f.feature} is not supported by the memory server${f.serverVersion === undefined ? '' : ` (version ${f.serverVersion})`}; ${f.remediation}`;
     case 'circuitOpen':
       return 'memory server marked offline after repeated failures; calls resume after a short cool-down';
+    case 'blocked':
+      return `nothing was sent: ${f.reason}`;
   }
 };
 

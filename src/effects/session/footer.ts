@@ -28,6 +28,8 @@ const stateWord = (input: FooterInput): { word: string; warn: boolean } => {
   switch (input.setup) {
     case 'disabled':
       return { word: 'off', warn: false };
+    case 'untrusted':
+      return { word: 'untrusted', warn: true };
     case 'unconfigured':
       return { word: 'setup needed', warn: true };
     case 'unsupported':

@@ -6,14 +6,27 @@
 import { conversationText } from './recallConversation.js';
 import { MODELS_TAG, RECALL_TAG } from './messages.js';
 
-// C0/C1 controls except tab and newline, ANSI escapes, bidi overrides/isolates, zero-width
-// characters, word joiners and the Unicode tag block (ASCII smuggling).
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
+// eslint-disable-next-line no-control-regex -- matching escape sequences is the point
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g;
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]|[\u{e0000}-\u{e007f}]/gu;
-// Tags our fences use and tags hosts reserve: an occurrence inside memory text is escaped.
-const FENCE_LIKE = new RegExp(`<(/?)(${RECALL_TAG}|${MODELS_TAG}|system-reminder|system|instructions?)\\b`, 'gi');
+// Removed by Unicode property, never by list: controls (but tab and newline), every format
+// character (bidi marks and overrides, zero-width characters, soft hyphen, U+061C, U+180E,
+// the tag block), everything default-ignorable (variation selectors, U+034F, Hangul fillers
+// such as U+3164), line and paragraph separators, private-use, unassigned and lone surrogate
+// code points: nothing a reader cannot see survives, so nothing can hide data or a fence.
+const INVISIBLE = /(?![\n\t])\p{Cc}|\p{Cf}|\p{Default_Ignorable_Code_Point}|\p{Variation_Selector}|\p{Co}|\p{Cn}|\p{Cs}/gu;
+// Line and paragraph separators end a line for a reader: they become a plain newline.
+const SEPARATOR = /\p{Zl}|\p{Zp}/gu;
+// Every space but U+0020 (no-break, ideographic, Ogham...): one plain space.
+const ODD_SPACE = /(?! )\p{Zs}/gu;
+// Tags our fences use and tags hosts reserve, as a look-alike may write them after NFKC: any
+// opening bracket-like character (`<`, `‹`, `〈`, `⟨`...: Sm, Ps, Pi), then up to three
+// non-letters (spaces, any slash), then the name with any dash, underscore or space between
+// its words. Such an opener is escaped, so it can neither close the fence nor open a new one.
+const WORD_GAP = String.raw`[\p{Pd}_\s]*`;
+const FENCE_NAMES = [RECALL_TAG, MODELS_TAG, 'system-reminder', 'system', 'instructions', 'instruction'].map((name) =>
+  name.split('-').join(WORD_GAP),
+);
+const FENCE_LIKE = new RegExp(String.raw`(?![>=+(\[{])[\p{Sm}\p{Ps}\p{Pi}]([^\p{L}\p{N}\n]{0,3})(${FENCE_NAMES.join('|')})(?![\p{L}\p{N}])`, 'giu');
 
 export interface Sanitized {
   readonly text: string;
@@ -28,12 +41,23 @@ export const sanitizeMemoryText = (raw: string): Sanitized => {
       removed += 1;
       return typeof replacement === 'string' ? replacement : replacement(...(args as [string, ...string[]]));
     });
-  let text = raw.normalize('NFC');
+  // NFKC first: fullwidth `＜／`, small-form and compatibility look-alikes become the ASCII they
+  // imitate, so one detector sees them.
+  let text = raw.normalize('NFKC');
   text = count(ANSI, '')(text);
   text = count(INVISIBLE, '')(text);
-  text = count(FENCE_LIKE, (_m, slash = '', name = '') => `&lt;${slash}${name}`)(text);
+  text = count(SEPARATOR, '\n')(text);
+  text = count(ODD_SPACE, ' ')(text);
+  // A `<` inside the gap (`<< /memory-recall>`) is escaped too: the match consumed it.
+  text = count(FENCE_LIKE, (_m, gap = '', name = '') => `&lt;${gap.replace(/\s/g, '').replace(/</g, '&lt;')}${name}`)(text);
   text = text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
   return { text, removed };
+};
+
+/** A field shown inside one line (tag, bank, name, date): sanitized, whitespace folded, brackets neutral. */
+export const singleLine = (raw: string): Sanitized => {
+  const clean = sanitizeMemoryText(raw);
+  return { text: clean.text.replace(/\s+/g, ' ').replace(/\[/g, '(').replace(/\]/g, ')').trim(), removed: clean.removed };
 };
 
 export interface RecalledItem {
@@ -82,12 +106,13 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
     const share = Math.floor(MODELS_MAX_CHARS / models.length);
     const lines = [`<${MODELS_TAG}>`, MODELS_PREAMBLE];
     for (const model of [...models].sort((a, b) => a.name.localeCompare(b.name))) {
-      const name = sanitizeMemoryText(model.name);
+      const name = singleLine(model.name);
       const body = sanitizeMemoryText(model.content);
+      const refreshed = model.refreshedAt ? singleLine(model.refreshedAt).text : '';
       removed += name.removed + body.removed;
       if (body.text.length === 0) continue;
       const content = body.text.length > share ? `${body.text.slice(0, share)}…[truncated]` : body.text;
-      lines.push('', `# ${name.text}${model.refreshedAt ? ` (refreshed ${model.refreshedAt})` : ''}`, content);
+      lines.push('', `# ${name.text}${refreshed === '' ? '' : ` (refreshed ${refreshed})`}`, content);
     }
     lines.push(`</${MODELS_TAG}>`);
     if (lines.length > 3) parts.push(lines.join('\n'));
@@ -103,14 +128,18 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
       // Blank, repeated, or our own block quoted back: not memory worth showing.
       if (key.length === 0 || seen.has(key) || key.includes(`<${RECALL_TAG}`) || key.includes(`&lt;${RECALL_TAG}`)) continue;
       seen.add(key);
-      const tags = (item.tags ?? []).filter((tag) => !tag.startsWith('session:')).map((tag) => sanitizeMemoryText(tag).text);
-      const when = item.when ? ` (${sanitizeMemoryText(item.when).text})` : '';
+      const tags = (item.tags ?? [])
+        .filter((tag) => !tag.startsWith('session:'))
+        .map((tag) => singleLine(tag).text)
+        .filter((tag) => tag.length > 0);
+      const whenText = item.when ? singleLine(item.when).text : '';
+      const when = whenText === '' ? '' : ` (${whenText})`;
       kept.push(`${kept.length + 1}. ${clean.text.replace(/\n/g, '\n   ')}${when}${tags.length > 0 ? ` [${tags.join(', ')}]` : ''}`);
       if (kept.length >= ITEMS_PER_BANK) break;
     }
     if (kept.length === 0) continue;
     items += kept.length;
-    recallLines.push('', `Bank: ${bank.bankId}`, ...kept);
+    recallLines.push('', `Bank: ${singleLine(bank.bankId).text}`, ...kept);
   }
   if (recallLines.length > 0) parts.push([`<${RECALL_TAG}>`, RECALL_PREAMBLE, ...recallLines, `</${RECALL_TAG}>`].join('\n'));
   if (parts.length === 0) return undefined;

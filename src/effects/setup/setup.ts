@@ -8,6 +8,7 @@ import type { MemoryConfig } from '../../config/fields.js';
 import type { LoadedConfig } from '../../config/load.js';
 import { redact } from '../../config/redact.js';
 import type { Scope } from '../../config/scope.js';
+import { trustNotice } from '../../config/trust.js';
 import { banksEnsureFailed, probeFailed, probeSucceeded, RETRY_AFTER_MS } from '../../machines/setup/decide.js';
 import { SetupEvent, setupEvents, type SetupEventInput } from '../../machines/setup/events.js';
 import { setupMachine, type SetupMachine } from '../../machines/setup/machine.js';
@@ -25,6 +26,8 @@ export type SetupGate = GateRuntime<SetupMachine>;
 
 export interface SetupFacts {
   readonly configured: boolean;
+  /** The project file moved memory somewhere the user does not trust: memory is off. */
+  readonly untrusted?: boolean;
   readonly reason?: string;
   readonly banks: readonly string[];
 }
@@ -34,12 +37,14 @@ export interface SetupFacts {
  * across projects, so it needs that bank named explicitly; isolated-bank mode may derive it,
  * once any sign of setup exists (setupComplete, a project config file, a bank id).
  */
-export const setupFacts = (loaded: Pick<LoadedConfig, 'config' | 'files'>, scope: Scope): SetupFacts => {
+export const setupFacts = (loaded: Pick<LoadedConfig, 'config' | 'files'> & Partial<Pick<LoadedConfig, 'trust'>>, scope: Scope): SetupFacts => {
   const config: MemoryConfig = loaded.config;
   const banks = [
     ...(scope.projectBank.active ? [scope.projectBank.bankId] : []),
     ...(scope.userBank.active && scope.userBank.bankId !== null ? [scope.userBank.bankId] : []),
   ];
+  const distrust = loaded.trust === undefined ? undefined : trustNotice(loaded.trust);
+  if (distrust !== undefined) return { configured: false, untrusted: true, banks, reason: distrust };
   const soft = config.setupComplete || config.projectBankId !== undefined || config.globalBankId !== undefined || loaded.files.project.exists;
   if (scope.projectBank.active && scope.mode === 'domain-tagged' && config.projectBankId === undefined) {
     return {

@@ -1,5 +1,9 @@
 /** `agent-memory` entry: picks a subcommand from the table and runs it. */
+import { redact } from '../../config/redact.js';
 import { commands } from './commands.js';
+import { installRedactedOutput } from './redactedOutput.js';
+
+installRedactedOutput();
 
 const usage = (): string =>
   [
@@ -28,12 +32,19 @@ const main = async (argv: readonly string[]): Promise<number> => {
   return command.run(rest);
 };
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`agent-memory: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+// Library timers (retry backoff, breaker cool-down) are unref'd so they never hold a host
+// open; a command waiting only on one would let node exit silently with code 0 (a dead server
+// made `status` print nothing). The command itself holds the process until it has answered.
+const keepAlive = setInterval(() => undefined, 60_000);
+
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`agent-memory: ${redact(error instanceof Error ? error.message : String(error))}`);
+      process.exitCode = 1;
+    },
+  )
+  .finally(() => clearInterval(keepAlive));

@@ -70,13 +70,17 @@ export const runMainJob = async (options: MainJobOptions = {}): Promise<MainJobR
   const sessions: PiHostSession[] = [];
   try {
     step(2, `A project that uses it: ${project}`);
+    // Where memory goes is the user's choice (user file); the project file picks the bank.
+    const userConfig = { memory: { baseUrl: server.url, timeoutMs: 5000 } };
+    mkdirSync(path.join(home, '.pi', 'agent'), { recursive: true });
+    writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), `${JSON.stringify(userConfig, null, 2)}\n`);
     const config = {
-      memory: { baseUrl: server.url, timeoutMs: 5000 },
       banks: { project: { bankId: BANK } },
       scope: { projectId: 'demo/shop' },
       recall: { storeLast: true },
     };
     writeFileSync(path.join(project, '.pi', 'memory.json'), `${JSON.stringify(config, null, 2)}\n`);
+    log(`      ~/.pi/agent/memory.json: ${JSON.stringify(userConfig)}`);
     log(`      .pi/memory.json: ${JSON.stringify(config)}`);
     const open = async () => {
       const s = await openPiHostSession({

@@ -6,6 +6,8 @@
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
 import { redact } from '../../config/redact.js';
 import { loadConfig } from '../../config/load.js';
+import { trustNotice } from '../../config/trust.js';
+import { footerText } from '../../effects/session/footer.js';
 import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
@@ -78,8 +80,17 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
     try {
-      const enabled = loadConfig({ cwd: ctx.cwd, home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '', env: options.env ?? process.env }).config.enabled;
-      if (!enabled) {
+      const loaded = loadConfig({ cwd: ctx.cwd, home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '', env: options.env ?? process.env });
+      const distrust = trustNotice(loaded.trust);
+      if (distrust !== undefined) {
+        // The project file moved memory somewhere the user does not trust: no runtime, no
+        // client, nothing sent; the footer and a notice say why and how to trust it.
+        ctx.ui.setStatus(STATUS_KEY, footerText(loaded.config, { setup: 'untrusted', session: undefined, queue: undefined, projectId: '', bankId: '' }));
+        holder.failure = distrust;
+        ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
+        return;
+      }
+      if (!loaded.config.enabled) {
         ctx.ui.setStatus(STATUS_KEY, undefined);
         holder.failure = 'memory is disabled for this repository (enabled: false)';
         return;

@@ -11,7 +11,9 @@ const at = { at: EpochMs };
  */
 export const SetupConfigured = t.intersection([
   t.type({ type: t.literal('setup.configured'), ...at, enabled: t.boolean, configured: t.boolean, banks: t.array(NonEmptyString) }),
-  t.partial({ reason: t.string }),
+  // `untrusted`: the project file moved memory somewhere the user does not trust (reason says
+  // where and how to trust it); memory stays off, nothing is probed.
+  t.partial({ reason: t.string, untrusted: t.boolean }),
 ]);
 export const ProbeSucceeded = t.type({
   type: t.literal('probe.succeeded'),

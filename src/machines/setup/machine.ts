@@ -1,6 +1,7 @@
 /**
  * The setup gate: is automatic memory usable in this project right now?
- * disabled (enabled: false) | unconfigured | probing | bankMissing | ready | degraded | unsupported.
+ * disabled (enabled: false) | untrusted (the project file moved memory somewhere untrusted) |
+ * unconfigured | probing | bankMissing | ready | degraded | unsupported.
  * A new config always wins: `setup.configured` re-decides from any state.
  */
 import { assertEvent, setup } from 'xstate';
@@ -58,6 +59,7 @@ export const setupMachine = setup({
     }),
   },
   guards: {
+    untrusted: ({ event }) => event.type === 'setup.configured' && event.untrusted === true,
     disabled: ({ event }) => event.type === 'setup.configured' && !event.enabled,
     unconfigured: ({ event }) => event.type === 'setup.configured' && !event.configured,
     unsupported: ({ event }) => event.type === 'probe.succeeded' && (!event.append || belowFloor(event.apiVersion)),
@@ -69,6 +71,7 @@ export const setupMachine = setup({
   initial: 'unconfigured',
   on: {
     'setup.configured': [
+      { guard: 'untrusted', target: '.untrusted', actions: 'configure' },
       { guard: 'disabled', target: '.disabled', actions: 'configure' },
       { guard: 'unconfigured', target: '.unconfigured', actions: 'configure' },
       { target: '.probing', actions: ['configure', 'countProbe', 'probe'] },
@@ -76,6 +79,8 @@ export const setupMachine = setup({
   },
   states: {
     disabled: {},
+    // No probe, no bank, nothing sent: only a new config (the user trusting it) leaves.
+    untrusted: {},
     unconfigured: {},
     probing: {
       on: {

@@ -2,7 +2,7 @@
 import type { SnapshotFrom } from 'xstate';
 import type { SetupMachine } from './machine.js';
 
-export type SetupState = 'disabled' | 'unconfigured' | 'probing' | 'bankMissing' | 'ready' | 'degraded' | 'unsupported';
+export type SetupState = 'disabled' | 'untrusted' | 'unconfigured' | 'probing' | 'bankMissing' | 'ready' | 'degraded' | 'unsupported';
 
 export const setupState = (snapshot: SnapshotFrom<SetupMachine>): SetupState => snapshot.value as SetupState;
 

@@ -1,22 +1,40 @@
 /**
  * Errors a route raises. Every error leaves the server as `{"detail": ...}`, like FastAPI:
- * a string for business errors, an array of `{type, loc, msg, input}` for validation errors.
+ * a string for business errors, an array of `{type, loc, msg}` for validation errors.
+ *
+ * Unlike FastAPI, an issue never carries the rejected `input`: echoing it reflected whatever
+ * a caller sent (a deep body, a planted payload) back out. String details are clipped.
  */
 export interface ValidationIssue {
   readonly type: string;
   readonly loc: readonly (string | number)[];
   readonly msg: string;
+  /** Accepted from callers for FastAPI parity, never sent. */
   readonly input?: unknown;
 }
 
+const DETAIL_MAX = 500;
+
+const clip = (text: string): string => (text.length > DETAIL_MAX ? `${text.slice(0, DETAIL_MAX)}…` : text);
+
+type Detail = string | readonly ValidationIssue[] | Readonly<Record<string, unknown>>;
+
+const withoutInput = (detail: Detail): Detail => {
+  if (typeof detail === 'string') return clip(detail);
+  if (!Array.isArray(detail)) return detail;
+  return (detail as readonly ValidationIssue[]).map(({ type, loc, msg }) => ({ type, loc: loc.slice(0, 16).map((part) => (typeof part === 'string' ? part.slice(0, 100) : part)), msg: clip(msg) }));
+};
+
 export class HttpError extends Error {
+  readonly detail: Detail;
   constructor(
     readonly status: number,
-    readonly detail: string | readonly ValidationIssue[] | Readonly<Record<string, unknown>>,
+    detail: Detail,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+    super(typeof detail === 'string' ? clip(detail) : `HTTP ${status}`);
     this.name = 'HttpError';
+    this.detail = withoutInput(detail);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Request decoding with io-ts, answered the FastAPI way: a 422 whose `detail` lists each bad
- * field as `{type, loc: ["body", "items", 0, "content"], msg, input}`. Also reports the
+ * field as `{type, loc: ["body", "items", 0, "content"], msg}` (never the rejected input). Also reports the
  * top-level body fields the codec does not know (upstream ignores them and names them in
  * `X-Ignored-Params`).
  */
@@ -41,7 +41,7 @@ export const toIssues = (errors: t.Errors, root = 'body'): ValidationIssue[] => 
     const key = JSON.stringify(loc);
     if (byLoc.has(key)) continue;
     const { type, msg } = describe(error);
-    byLoc.set(key, { type, loc, msg, ...(error.value === undefined ? {} : { input: error.value }) });
+    byLoc.set(key, { type, loc, msg });
   }
   return [...byLoc.values()];
 };

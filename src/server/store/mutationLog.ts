@@ -92,7 +92,8 @@ export class MutationLog {
 
   private async openSegment(): Promise<void> {
     const path = join(this.dir, segmentName(this.nextSeqValue));
-    this.handle = await open(path, 'a');
+    this.handle = await open(path, 'a', 0o600);
+    await this.handle.chmod(0o600);
     this.size = (await this.handle.stat()).size;
   }
 

@@ -51,7 +51,7 @@ export const captureSnapshot = (state: ServerState, nextSeq: number): string[] =
 export const writeSnapshot = async (dir: string, lines: readonly string[]): Promise<void> => {
   const finalPath = join(dir, SNAPSHOT_FILE);
   const tempPath = `${finalPath}.tmp`;
-  const handle = await open(tempPath, 'w');
+  const handle = await open(tempPath, 'w', 0o600);
   try {
     // Written in slices so a 100k-fact snapshot never builds one giant string.
     for (let i = 0; i < lines.length; i += 4096) await handle.write(lines.slice(i, i + 4096).join(''));

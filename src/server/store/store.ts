@@ -6,7 +6,7 @@
  * and nothing is acknowledged before it is on disk. `exclusive(bankId, fn)` serialises
  * read-modify-write sections per bank (appends to one document never lose a turn).
  */
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import * as E from 'fp-ts/lib/Either.js';
 import { encodeLine } from './logFormat.js';
 import { MutationLog, replayLog } from './mutationLog.js';
@@ -68,7 +68,9 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
   let release: (() => Promise<void>) | undefined;
   let loadReport: LoadReport = { snapshotMutations: 0, replayedMutations: 0, truncatedBytes: 0 };
   if (dir !== undefined) {
-    await mkdir(dir, { recursive: true });
+    // Owner-only: memories are private to the user running the server (an older 0755 dir is tightened).
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
     release = await acquireDataDirLock(dir);
     try {
       const snapshot = await readSnapshot(dir, (value, line) => {

@@ -6,7 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
-import { resolveApiKey } from '../../config/trust.js';
+import { resolveApiKey, trustNotice } from '../../config/trust.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
@@ -24,6 +24,7 @@ export const doctorReport = async (ctx: CommandContext) => {
   const status = await buildStatusReport(tools);
   const caps = await runCall(tools.server.capabilities(callOptions(tools, Math.min(1500, config.timeoutMs))));
   const key = resolveApiKey(tools.loaded, tools.env);
+  const trust = tools.loaded.trust;
   const features = E.isRight(caps) ? caps.right.features : undefined;
   const floorMet = features === undefined ? null : features.append;
   const queueAction =
@@ -42,6 +43,16 @@ export const doctorReport = async (ctx: CommandContext) => {
       clientRange: '^0.9.0',
     },
     health: status.health,
+    // Which trust rule applied (src/config/trust.ts) and, when memory is off by it, how to trust.
+    trust: {
+      rule: trust.rule,
+      memoryAllowed: trust.memoryAllowed,
+      origin: trust.origin,
+      reason: trust.reason,
+      ...(trust.remedy === undefined ? {} : { remedy: trust.remedy }),
+      ...(trust.hostTrusted === undefined ? {} : { hostTrusted: trust.hostTrusted }),
+    },
+    ...(status.healthFailure !== undefined ? { healthFailure: status.healthFailure } : E.isLeft(caps) ? { healthFailure: caps.left._tag } : {}),
     server: E.isRight(caps)
       ? {
           apiVersion: caps.right.apiVersion,
@@ -84,8 +95,27 @@ export const doctorReport = async (ctx: CommandContext) => {
   };
 };
 
+/**
+ * What makes the doctor fail (exit 1 from the shell): the server unreachable, hung past the
+ * probe deadline, refusing the key, below the version floor or failing; a config file that
+ * could not be read. Each finding says what to do.
+ */
+export const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): string[] => {
+  const errors: string[] = [];
+  const failure = report.healthFailure;
+  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: start it (agent-memory serve) or fix baseUrl`);
+  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline (hung or overloaded): restart it, or raise timeoutMs`);
+  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): set a valid key in the variable named by apiKeyEnv`);
+  else if (failure === 'blocked') errors.push(`memory is off for this project: ${report.trust.reason}${report.trust.remedy === undefined ? '' : ` (${report.trust.remedy})`}`);
+  else if (failure !== undefined) errors.push(`server check failed: ${report.health}`);
+  if ('floorMet' in report.server && report.server.floorMet === false) errors.push(`server is below the floor (${FLOOR_TEXT}): ${FLOOR_ACTION}`);
+  for (const e of report.config.errors) errors.push(`config file unreadable: ${e}`);
+  return errors;
+};
+
 export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await doctorReport(ctx);
+  const tools = ctx.tools;
   const server = report.server;
   const lines = [
     `agent-memory doctor (${report.integration.userAgent}, node ${report.integration.runtime.node}; supports node ${SUPPORT_POLICY.node}, npm ${SUPPORT_POLICY.npm}, typebox ${SUPPORT_POLICY.typebox})`,
@@ -94,6 +124,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
       ? `Server version: ${server.apiVersion}${server.embedded ? ' (embedded)' : ''}; floor ${FLOOR_TEXT}: ${server.floorMet ? 'met' : `NOT met — ${FLOOR_ACTION}`}`
       : `Server version: unknown (${server.error}); floor ${FLOOR_TEXT}`,
     `Client: ${report.integration.clientPackage} ${report.integration.clientRange}`,
+    `Trust: ${report.trust.memoryAllowed ? report.trust.reason : (trustNotice(tools.loaded.trust) ?? report.trust.reason)} (rule ${report.trust.rule})`,
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
@@ -104,6 +135,12 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     ...report.config.warnings.map((w) => `config warning: ${w}`),
     ...report.problems.map((p) => `note: ${p}`),
   ];
-  const bad = report.health !== 'reachable' || ('floorMet' in server && server.floorMet === false) || report.config.errors.length > 0 || report.queue.deadLetters > 0;
-  return { level: bad ? 'warning' : 'info', text: lines.map(redact).join('\n'), details: redactValue(JSON.parse(JSON.stringify(report)) as JsonValue) };
+  const errors = doctorErrors(report);
+  const warn = !report.trust.memoryAllowed || report.queue.deadLetters > 0 || report.queue.state === 'paused';
+  const text = [...lines, ...errors.map((e) => `error: ${e}`)].map(redact).join('\n');
+  return {
+    level: errors.length > 0 ? 'error' : warn ? 'warning' : 'info',
+    text,
+    details: redactValue(JSON.parse(JSON.stringify({ ...report, errors })) as JsonValue),
+  };
 };

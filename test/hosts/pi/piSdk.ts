@@ -29,6 +29,9 @@ export const makeProject = async (baseUrl: string, extra: Record<string, unknown
   await mkdir(home, { recursive: true });
   const config = { memory: { baseUrl, timeoutMs: 5000 }, banks: { project: { bankId: 'host-test' } }, scope: { projectId: 'host-test-project' }, ...extra };
   await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config, null, 2));
+  // The user trusts the test server: a project file may only point memory at a trusted origin.
+  await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+  await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [baseUrl] } }));
   return { cwd, home, sessionsDir: path.join(root, 'sessions'), agentDir: path.join(root, 'agent') };
 };
 

@@ -1,29 +1,81 @@
-/** `agent-memory doctor` and `agent-memory status`: the diagnostics of /memory:doctor and the hub's status, from a shell. */
+/**
+ * `agent-memory doctor` and `agent-memory status`: the diagnostics of /memory:doctor and the
+ * hub's status, from a shell. Both are read-only (src/hosts/cli/inspect.ts): they never
+ * enqueue, deliver or write, and they always print, whatever state the state dir is in.
+ * `doctor` exits 1 on any error finding (server unreachable, hung, refusing the key, below
+ * the floor; a broken state dir or config file), 0 otherwise. `--json` prints the report.
+ */
 import type { Command } from '../commands.js';
+import { redact, redactValue } from '../../../config/redact.js';
+import type { JsonValue } from '../../../machines/shared/codecs.js';
 import { doctorCommand } from '../../../tools/commands/doctor.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
-import { withRuntime } from '../runtimeCommand.js';
+import { openInspection, type Inspection } from '../inspect.js';
+
+const parse = (argv: readonly string[], name: string): { json: boolean } | string => {
+  const unknown = argv.filter((a) => a !== '--json');
+  if (unknown.length > 0) return `agent-memory ${name}: unknown option ${JSON.stringify(redact(unknown[0] ?? '').slice(0, 40))}; usage: agent-memory ${name} [--json]`;
+  return { json: argv.includes('--json') };
+};
+
+/** State-dir findings as doctor errors: each names the file and what to do. */
+const stateErrors = (inspection: Inspection): string[] => [
+  ...inspection.stateDir.findings.map((f) => `state dir: ${f.reason}`),
+  ...(inspection.queueProblem === undefined ? [] : [`state dir: ${inspection.queueProblem}`]),
+];
+
+const print = (json: boolean, text: string, details: unknown): void => {
+  console.log(json ? JSON.stringify(redactValue(JSON.parse(JSON.stringify(details)) as JsonValue), null, 2) : redact(text));
+};
+
+/** Even a failure to inspect prints something and says what to do. */
+const inspectOrExplain = async (name: string, json: boolean): Promise<Inspection | undefined> => {
+  try {
+    return await openInspection(process.cwd());
+  } catch (error) {
+    const reason = redact(error instanceof Error ? error.message : String(error));
+    print(json, `agent-memory ${name}: could not inspect memory in ${process.cwd()}: ${reason}`, { errors: [reason] });
+    return undefined;
+  }
+};
 
 export const doctorCliCommand: Command = {
   name: 'doctor',
-  summary: 'diagnose memory in this directory: server, floor, key (never shown), banks, queue',
-  usage: 'usage: agent-memory doctor\n\nExits 1 when the report has an error.',
-  run: async () =>
-    withRuntime(process.cwd(), async (runtime) => {
-      const report = await doctorCommand({ tools: await runtime.toolContext() });
-      console.log(report.text);
-      return report.level === 'error' ? 1 : 0;
-    }),
+  summary: 'diagnose memory in this directory: server, floor, key (never shown), banks, queue, state dir',
+  usage: 'usage: agent-memory doctor [--json]\n\nRead-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file), 0 otherwise.',
+  run: async (argv) => {
+    const options = parse(argv, 'doctor');
+    if (typeof options === 'string') {
+      console.error(options);
+      return 2;
+    }
+    const inspection = await inspectOrExplain('doctor', options.json);
+    if (inspection === undefined) return 1;
+    const report = await doctorCommand({ tools: inspection.tools });
+    const extra = stateErrors(inspection);
+    const details = report.details as { errors?: string[] };
+    const errors = [...(details.errors ?? []), ...extra];
+    const state = inspection.stateDir.exists ? `State dir: ${inspection.stateDir.memoryDir}${extra.length === 0 ? ' (ok)' : ''}` : `State dir: ${inspection.stateDir.memoryDir} (not created yet)`;
+    print(options.json, [report.text, state, ...extra.map((e) => `error: ${e}`)].join('\n'), { ...(report.details as object), errors, stateDir: inspection.stateDir });
+    return errors.length > 0 ? 1 : 0;
+  },
 };
 
 export const statusCliCommand: Command = {
   name: 'status',
-  summary: 'memory status of this directory: setup, banks, queue, last recall and retain',
-  usage: 'usage: agent-memory status',
-  run: async () =>
-    withRuntime(process.cwd(), async (runtime) => {
-      const report = await memoryHubCommand({ tools: await runtime.toolContext() }, 'status');
-      console.log(report.text);
-      return report.level === 'error' ? 1 : 0;
-    }),
+  summary: 'memory status of this directory: setup, banks, queue, last recall and retain (read-only)',
+  usage: 'usage: agent-memory status [--json]\n\nRead-only: never queues, delivers or writes anything.',
+  run: async (argv) => {
+    const options = parse(argv, 'status');
+    if (typeof options === 'string') {
+      console.error(options);
+      return 2;
+    }
+    const inspection = await inspectOrExplain('status', options.json);
+    if (inspection === undefined) return 1;
+    const report = await memoryHubCommand({ tools: inspection.tools }, 'status');
+    const notes = stateErrors(inspection);
+    print(options.json, [report.text, ...notes.map((n) => `! ${n}`)].join('\n'), { ...(report.details as object), stateDir: inspection.stateDir });
+    return 0;
+  },
 };

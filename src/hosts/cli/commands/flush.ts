@@ -1,5 +1,6 @@
 /** `agent-memory flush`: delivers this directory's queued retain jobs now, with a progress bar. */
 import { SingleBar, Presets } from 'cli-progress';
+import { redact } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
 
@@ -17,7 +18,7 @@ export const flushCommand: Command = {
     return withRuntime(process.cwd(), async (runtime) => {
       const queue = runtime.queue;
       if (queue === undefined) {
-        console.error(`agent-memory flush: the retain queue could not be opened: ${runtime.status().problems.join('; ') || 'unknown reason'}`);
+        console.error(redact(`agent-memory flush: the retain queue could not be opened: ${runtime.status().problems.join('; ') || 'unknown reason'}`));
         return 1;
       }
       const total = queue.status().depth;
@@ -37,7 +38,7 @@ export const flushCommand: Command = {
       console.log(`delivered ${report.delivered}, dead-lettered ${report.deadLettered}, still queued ${after.depth}`);
       if (after.depth > 0) {
         const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError ?? after.lastSkip ?? 'the server did not take them in time';
-        console.log(`Still queued because: ${why}. They are safe on disk; run agent-memory doctor, then flush again.`);
+        console.log(redact(`Still queued because: ${why}. They are safe on disk; run agent-memory doctor, then flush again.`));
         return 1;
       }
       return 0;

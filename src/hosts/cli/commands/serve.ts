@@ -2,17 +2,19 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { rememberSecretValues } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
-import { startEmbeddedServer } from '../../../server/index.js';
+import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import type { Mimic } from '../../../server/index.js';
 
 const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
 
 const usage = [
-  'usage: agent-memory serve [--port N] [--host H] [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7]',
+  'usage: agent-memory serve [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7]',
   '',
   '  --port N             port to listen on (default 8888; 0 picks a free one)',
-  '  --host H             address to bind (default 127.0.0.1)',
+  '  --host H             address to bind (default 127.0.0.1; any other address needs --api-key-env)',
+  '  --allowed-host NAME  a Host header name to accept besides loopback names and --host (repeatable)',
   '  --data-dir DIR       where memories are kept (default ~/.pi/agent/memory-server)',
   '  --in-memory          keep nothing on disk',
   '  --api-key-env NAME   require Authorization: Bearer <value of $NAME>',
@@ -43,6 +45,7 @@ export const serveCommand: Command = {
         options: {
           port: { type: 'string' },
           host: { type: 'string' },
+          'allowed-host': { type: 'string', multiple: true },
           'data-dir': { type: 'string' },
           'in-memory': { type: 'boolean' },
           'api-key-env': { type: 'string' },
@@ -69,19 +72,28 @@ export const serveCommand: Command = {
       apiKey = process.env[keyEnv];
       // The name is safe to print; the value never is.
       if (apiKey === undefined || apiKey.length === 0) return fail(`--api-key-env ${keyEnv}: that environment variable is not set; export it first`);
+      // The server's own key is hidden from everything this process prints.
+      rememberSecretValues([apiKey]);
     }
     if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
     const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(homedir(), '.pi', 'agent', 'memory-server'));
 
-    const server = await startEmbeddedServer({
-      port,
-      host: values.host ?? '127.0.0.1',
-      mimic: mimic as Mimic,
-      operationDelayMs: delay,
-      snapshotEvery,
-      ...(dataDir === undefined ? {} : { dataDir }),
-      ...(apiKey === undefined ? {} : { apiKey }),
-    });
+    let server;
+    try {
+      server = await startEmbeddedServer({
+        port,
+        host: values.host ?? '127.0.0.1',
+        allowedHosts: values['allowed-host'] ?? [],
+        mimic: mimic as Mimic,
+        operationDelayMs: delay,
+        snapshotEvery,
+        ...(dataDir === undefined ? {} : { dataDir }),
+        ...(apiKey === undefined ? {} : { apiKey }),
+      });
+    } catch (error) {
+      if (error instanceof UnsafeBindError) return fail(error.message);
+      throw error;
+    }
     console.log(`listening on ${server.url}`);
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
     return new Promise<number>((resolve) => {

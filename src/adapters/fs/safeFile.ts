@@ -1,0 +1,255 @@
+/**
+ * Opening state and config files without trusting what is on disk: a cloned repository can
+ * commit `.pi/memory/retain-queue.jsonl -> ~/victim.txt` or `.pi/memory.json -> /dev/zero`.
+ *
+ * Every open here refuses a symbolic link (lstat first, then `O_NOFOLLOW`, so a link planted
+ * between the two is refused by the kernel), refuses a symlinked parent directory, and checks
+ * with `fstat` after the open that the file is a regular file (a FIFO or device is never read
+ * or written). Reads of config and sidecar files are capped (1 MB by default): a huge file is
+ * refused with a clear error, never read unbounded. Files are created 0600 and directories 0700.
+ */
+import { constants, closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/** Config files and sidecars are small; anything larger is not ours. */
+export const MAX_STATE_FILE_BYTES = 1024 * 1024;
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+/** A state or config file this process refuses to open, with the reason naming the file. */
+export class UnsafeFileError extends Error {
+  readonly code = 'EUNSAFEFILE';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`refusing ${file}: ${reason}`);
+    this.name = 'UnsafeFileError';
+  }
+}
+
+export const isUnsafeFileError = (error: unknown): error is UnsafeFileError => error instanceof UnsafeFileError;
+
+const errnoCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+
+// O_NOFOLLOW and O_NONBLOCK are POSIX; where the platform lacks them (Windows) they are 0 and
+// the lstat checks carry the refusal alone.
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// A FIFO would block an O_RDONLY open until a writer appears: open non-blocking, then fstat refuses it.
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+const SYMLINK_ADVICE = 'it is a symbolic link (a cloned repository can plant one); remove it so memory can recreate it as a regular file';
+
+const describeKind = (stat: { isSymbolicLink(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string =>
+  stat.isSymbolicLink()
+    ? SYMLINK_ADVICE
+    : stat.isFIFO()
+      ? 'it is a named pipe, not a regular file; remove it'
+      : stat.isCharacterDevice() || stat.isBlockDevice()
+        ? 'it is a device, not a regular file; remove it'
+        : stat.isSocket()
+          ? 'it is a socket, not a regular file; remove it'
+          : stat.isDirectory()
+            ? 'it is a directory, not a regular file'
+            : 'it is not a regular file; remove it';
+
+/** Throws when `file` exists as anything but a regular file; returns whether it exists. */
+const checkEntrySync = (file: string): boolean => {
+  let stat;
+  try {
+    stat = lstatSync(file);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  if (!stat.isFile()) throw new UnsafeFileError(file, describeKind(stat));
+  return true;
+};
+
+/** Throws when the directory holding `file` is a symbolic link or not a directory. */
+export const checkParentSync = (file: string): void => {
+  const dir = path.dirname(file);
+  let stat;
+  try {
+    stat = lstatSync(dir);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  if (stat.isSymbolicLink()) throw new UnsafeFileError(file, `its directory ${dir} is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate the directory`);
+  if (!stat.isDirectory()) throw new UnsafeFileError(file, `${dir} is not a directory`);
+};
+
+export const checkParent = async (file: string): Promise<void> => {
+  const dir = path.dirname(file);
+  let stat;
+  try {
+    stat = await fs.lstat(dir);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  if (stat.isSymbolicLink()) throw new UnsafeFileError(file, `its directory ${dir} is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate the directory`);
+  if (!stat.isDirectory()) throw new UnsafeFileError(file, `${dir} is not a directory`);
+};
+
+/** `lstat` checks of `file` and its directory, without opening: for status and doctor. */
+export const checkStateFileSync = (file: string): boolean => {
+  checkParentSync(file);
+  return checkEntrySync(file);
+};
+
+/** Translates the kernel's refusal of a link under O_NOFOLLOW into the same clear error. */
+const refusal = (file: string, error: unknown): unknown => (errnoCode(error) === 'ELOOP' ? new UnsafeFileError(file, SYMLINK_ADVICE) : error);
+
+export type OpenPurpose = 'read' | 'append' | 'readWrite';
+
+const flagsOf = (purpose: OpenPurpose): number => {
+  switch (purpose) {
+    case 'read':
+      return constants.O_RDONLY | NOFOLLOW | NONBLOCK;
+    case 'append':
+      return constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | NONBLOCK;
+    case 'readWrite':
+      return constants.O_RDWR | NOFOLLOW | NONBLOCK;
+  }
+};
+
+/**
+ * Opens `file` for `purpose` (append creates it 0600). Rejects with `UnsafeFileError` for a
+ * symlink, a symlinked directory or a non-regular file; ENOENT passes through for reads.
+ */
+export const openStateFile = async (file: string, purpose: OpenPurpose): Promise<fs.FileHandle> => {
+  await checkParent(file);
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, flagsOf(purpose), FILE_MODE);
+  } catch (error) {
+    throw refusal(file, error);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UnsafeFileError(file, describeKind(stat));
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+};
+
+/** The synchronous twin of `openStateFile`, for the synchronous hand-off path; returns an fd. */
+export const openStateFileSync = (file: string, purpose: OpenPurpose): number => {
+  checkParentSync(file);
+  let fd: number;
+  try {
+    fd = openSync(file, flagsOf(purpose), FILE_MODE);
+  } catch (error) {
+    throw refusal(file, error);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnsafeFileError(file, describeKind(stat));
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+};
+
+const tooLarge = (file: string, max: number): UnsafeFileError =>
+  new UnsafeFileError(file, `it is larger than ${Math.round(max / 1024)} KB, more than this file ever holds; it was not read. Move it aside or delete it`);
+
+/**
+ * Reads at most `max` bytes of `file` as UTF-8; `undefined` when it does not exist. A file
+ * larger than `max` is refused without reading more than `max + 1` bytes.
+ */
+export const readStateFile = async (file: string, max = MAX_STATE_FILE_BYTES): Promise<string | undefined> => {
+  let handle: fs.FileHandle;
+  try {
+    handle = await openStateFile(file, 'read');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > max) throw tooLarge(file, max);
+    const buffer = Buffer.alloc(Math.min(size, max) + 1);
+    let read = 0;
+    while (read < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, read, buffer.length - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    // It grew past the cap between fstat and read.
+    if (read > max) throw tooLarge(file, max);
+    return buffer.toString('utf8', 0, read);
+  } finally {
+    await handle.close();
+  }
+};
+
+export const readStateFileSync = (file: string, max = MAX_STATE_FILE_BYTES): string | undefined => {
+  let fd: number;
+  try {
+    fd = openStateFileSync(file, 'read');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    if (size > max) throw tooLarge(file, max);
+    const buffer = Buffer.alloc(Math.min(size, max) + 1);
+    let read = 0;
+    while (read < buffer.length) {
+      const bytesRead = readSync(fd, buffer, read, buffer.length - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    if (read > max) throw tooLarge(file, max);
+    return buffer.toString('utf8', 0, read);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** Creates `dir` (and missing parents) owner-only; refuses when `dir` is a symbolic link. */
+export const ensurePrivateDirSync = (dir: string): void => {
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
+  if (!stat.isDirectory()) throw new UnsafeFileError(dir, 'it is not a directory');
+};
+
+export const ensurePrivateDir = async (dir: string): Promise<void> => {
+  await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  const stat = await fs.lstat(dir);
+  if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
+  if (!stat.isDirectory()) throw new UnsafeFileError(dir, 'it is not a directory');
+};
+
+/**
+ * Replaces `file` with `data` synchronously: a new 0600 temp file (exclusive create, so a
+ * planted name is never followed), then a rename, which replaces a link rather than its target.
+ */
+export const writePrivateFileSync = (file: string, data: string): void => {
+  checkParentSync(file);
+  const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
+  try {
+    writeSync(fd, data);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+};

@@ -1,0 +1,91 @@
+/**
+ * Looks at `{state_dir}` without writing anything: is any state file a symbolic link or not a
+ * regular file, and can the directory be written? The runtime refuses memory for a project
+ * whose state files are unsafe; status and doctor report the same findings (read-only).
+ */
+import { accessSync, constants, lstatSync } from 'node:fs';
+import * as path from 'node:path';
+import { checkStateFileSync, isUnsafeFileError } from './safeFile.js';
+
+export interface StateDirFinding {
+  /** `unsafe`: a link or non-regular file (memory refuses); `unwritable`, `unreadable`: an I/O problem. */
+  readonly kind: 'unsafe' | 'unwritable' | 'unreadable';
+  readonly file: string;
+  readonly reason: string;
+}
+
+export interface StateDirReport {
+  readonly memoryDir: string;
+  /** False when `{state_dir}/memory` does not exist yet (nothing has been written). */
+  readonly exists: boolean;
+  readonly findings: readonly StateDirFinding[];
+}
+
+/** Every file memory keeps under `{state_dir}` (and the queue's files, wherever queuePath puts them). */
+export const stateFilePaths = (stateDir: string, queuePath: string, extra: readonly string[] = []): string[] => {
+  const memoryDir = path.join(stateDir, 'memory');
+  const base = queuePath.endsWith('.jsonl') ? queuePath.slice(0, -'.jsonl'.length) : queuePath;
+  return [
+    path.join(stateDir, 'memory.json'),
+    queuePath,
+    `${base}.lock`,
+    `${base}.lease`,
+    `${base}.quarantine.jsonl`,
+    `${base}.dead.jsonl`,
+    `${base}.receipts.json`,
+    ...['retain-handoff.jsonl', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
+      path.join(memoryDir, name),
+    ),
+    ...extra,
+  ];
+};
+
+const code = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+
+/** Never throws and never writes. */
+export const checkStateDir = (stateDir: string, queuePath: string, extra: readonly string[] = []): StateDirReport => {
+  const memoryDir = path.join(stateDir, 'memory');
+  const findings: StateDirFinding[] = [];
+  let exists = false;
+  try {
+    const stat = lstatSync(memoryDir);
+    exists = true;
+    if (stat.isSymbolicLink()) findings.push({ kind: 'unsafe', file: memoryDir, reason: `refusing ${memoryDir}: the directory is a symbolic link (a cloned repository can plant one); remove the link` });
+    else if (!stat.isDirectory()) findings.push({ kind: 'unsafe', file: memoryDir, reason: `refusing ${memoryDir}: it is not a directory; remove it` });
+  } catch (error) {
+    if (code(error) !== 'ENOENT') findings.push({ kind: 'unreadable', file: memoryDir, reason: `cannot read ${memoryDir} (${code(error)}); check its permissions` });
+  }
+  for (const file of stateFilePaths(stateDir, queuePath, extra)) {
+    try {
+      checkStateFileSync(file);
+    } catch (error) {
+      if (isUnsafeFileError(error)) findings.push({ kind: 'unsafe', file, reason: error.message });
+      else if (code(error) !== 'ENOTDIR') findings.push({ kind: 'unreadable', file, reason: `cannot read ${file} (${code(error)}); check its permissions` });
+    }
+  }
+  // Writable? `access` asks the kernel without creating anything (EROFS, EACCES).
+  const writeTarget = exists ? memoryDir : nearestExisting(memoryDir);
+  if (writeTarget !== undefined && !findings.some((f) => f.file === memoryDir)) {
+    try {
+      accessSync(writeTarget, constants.W_OK);
+    } catch (error) {
+      findings.push({
+        kind: 'unwritable',
+        file: writeTarget,
+        reason: `${writeTarget} is not writable (${code(error)}): turns cannot be made durable, so nothing is retained automatically; fix its permissions or mount`,
+      });
+    }
+  }
+  return { memoryDir, exists, findings };
+};
+
+const nearestExisting = (dir: string): string | undefined => {
+  for (let current = dir; ; current = path.dirname(current)) {
+    try {
+      lstatSync(current);
+      return current;
+    } catch {
+      if (path.dirname(current) === current) return undefined;
+    }
+  }
+};

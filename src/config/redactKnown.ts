@@ -1,0 +1,66 @@
+/**
+ * Redaction by value: the secrets this process knows (the resolved API key, the value of every
+ * environment variable a config names as a key variable, `apiKeyDirect`, the embedded
+ * server's own key). Patterns only recognise shapes; a key of no known shape, printed by a
+ * failed `printenv` or echoed by a server's error detail, is only caught by its value.
+ *
+ * The set is per process and only grows: a value once known stays hidden for the life of
+ * the process, whichever config is loaded later.
+ */
+
+/** Shorter values would match ordinary words and numbers; patterns still apply to them. */
+export const MIN_KNOWN_SECRET_LENGTH = 8;
+
+const REPLACEMENT = '[REDACTED]';
+
+const known = new Set<string>();
+let matcher: RegExp | undefined;
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The forms a value takes in what we write: raw, inside a JSON string, URL-encoded, base64. */
+const variants = (value: string): string[] => {
+  const forms = new Set<string>([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]);
+  forms.add(Buffer.from(value, 'utf8').toString('base64'));
+  forms.add(Buffer.from(value, 'utf8').toString('base64url'));
+  // A form that the replacement itself contains would make redaction grow on every pass.
+  return [...forms].filter((f) => f.length >= MIN_KNOWN_SECRET_LENGTH && !REPLACEMENT.includes(f));
+};
+
+const rebuild = (): void => {
+  const forms = [...new Set([...known].flatMap(variants))].sort((a, b) => b.length - a.length);
+  matcher = forms.length === 0 ? undefined : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+};
+
+/**
+ * Adds values to the process's known secrets. Blank, short and already-known values are
+ * skipped; surrounding whitespace is ignored (an env value read with a trailing newline is
+ * still the same key).
+ */
+export const rememberSecretValues = (values: Iterable<string | undefined>): void => {
+  let changed = false;
+  for (const raw of values) {
+    if (raw === undefined) continue;
+    for (const value of new Set([raw, raw.trim()])) {
+      if (value.length < MIN_KNOWN_SECRET_LENGTH || known.has(value)) continue;
+      known.add(value);
+      changed = true;
+    }
+  }
+  if (changed) rebuild();
+};
+
+/** How many values are known (for diagnostics and tests; never the values). */
+export const knownSecretCount = (): number => known.size;
+
+/** Replaces every known secret value (in any of its written forms) with `[REDACTED]`. */
+export const redactKnownValues = (text: string): string => (matcher === undefined ? text : text.replace(matcher, REPLACEMENT));
+
+/** True when `text` holds a known secret value. */
+export const containsKnownValue = (text: string): boolean => {
+  if (matcher === undefined) return false;
+  matcher.lastIndex = 0;
+  const hit = matcher.test(text);
+  matcher.lastIndex = 0;
+  return hit;
+};

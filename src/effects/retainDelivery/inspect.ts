@@ -1,0 +1,30 @@
+/**
+ * The retain queue's status from its journal alone, by the same pure fold a start-up does,
+ * with no actor, no lease and no effect: `status` and `doctor` look without delivering.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { initialTransition, transition } from 'xstate';
+import { decodeWith } from '../../machines/shared/decode.js';
+import type { DeliveryMode } from '../../machines/retainDelivery/context.js';
+import { RetainDeliveryEvent } from '../../machines/retainDelivery/events.js';
+import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
+import type { JournalPort } from '../ports/journal.js';
+import { statusOf, type QueueStatus } from './status.js';
+
+const decodeEvent = decodeWith(RetainDeliveryEvent, 'retainDelivery event');
+
+/** Folds the journal's records; damaged or undecodable records are counted, not fatal. */
+export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode): Promise<QueueStatus> => {
+  const loaded = await journal.load();
+  let [snapshot] = initialTransition(retainDeliveryMachine, { mode });
+  let damaged = loaded.damage.length;
+  for (const record of loaded.records) {
+    const event = decodeEvent(record.payload);
+    if (E.isLeft(event)) {
+      damaged += 1;
+      continue;
+    }
+    [snapshot] = transition(retainDeliveryMachine, snapshot, event.right);
+  }
+  return statusOf(snapshot.value, snapshot.context, damaged);
+};

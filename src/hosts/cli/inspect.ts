@@ -1,0 +1,53 @@
+/**
+ * What `agent-memory status` and `doctor` look at, opened read-only: config, scope, a server
+ * client with no shared breaker file, the queue folded from its journal without a lock, and
+ * the state dir checked with lstat and access(2). Nothing here creates, writes, enqueues or
+ * delivers, so both commands work on a read-only, locked, symlinked or damaged state dir.
+ */
+import { homedir } from 'node:os';
+import { createMemoryServer } from '../../adapters/server/client.js';
+import { checkStateDir, type StateDirReport } from '../../adapters/fs/stateDirCheck.js';
+import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
+import { loadConfig } from '../../config/load.js';
+import { redact } from '../../config/redact.js';
+import { resolveApiKey } from '../../config/trust.js';
+import { inspectQueue } from '../../effects/retainDelivery/inspect.js';
+import type { QueueStatus } from '../../effects/retainDelivery/status.js';
+import type { ToolRetainQueue } from '../../effects/ports/toolQueue.js';
+import type { ToolContext } from '../../tools/context.js';
+import { createToolContext } from '../toolContext.js';
+
+export interface Inspection {
+  readonly tools: ToolContext;
+  readonly stateDir: StateDirReport;
+  /** Why the queue could not be read (a link, EACCES, ...); its status is then unknown. */
+  readonly queueProblem?: string;
+}
+
+const unknownQueue: QueueStatus = { depth: 0, deadLetters: 0, state: 'idle', damaged: 0 };
+
+/** A queue that answers status only: status and doctor never enqueue or deliver. */
+const statusOnlyQueue = (status: QueueStatus, problem: string | undefined): ToolRetainQueue => ({
+  enqueue: () => Promise.reject(new Error('read-only inspection: nothing can be queued here')),
+  flush: () => Promise.resolve({ delivered: 0, remaining: status.depth, deadLettered: 0, stoppedBecause: 'read-only inspection; run agent-memory flush to deliver' }),
+  status: () => ({ ...status, ...(problem === undefined ? {} : { lastError: problem }) }),
+});
+
+export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Inspection> => {
+  const home = env['HOME'] ?? homedir();
+  const loaded = loadConfig({ cwd, home, env });
+  const { config } = loaded;
+  const stateDir = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]);
+  const key = resolveApiKey(loaded, env);
+  const server = createMemoryServer({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, ...(key._tag === 'key' ? { apiKey: key.key } : {}) });
+  let queue = unknownQueue;
+  let queueProblem: string | undefined;
+  try {
+    queue = await inspectQueue(readOnlyJournal(config.queuePath), config.retainDelivery);
+    if (queue.damaged > 0) queueProblem = `${queue.damaged} damaged record(s) in ${config.queuePath}; the next process that opens the queue moves them to its quarantine file`;
+  } catch (error) {
+    queueProblem = `the retain queue could not be read: ${redact(error instanceof Error ? error.message : String(error))}`;
+  }
+  const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem), env, home });
+  return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }) };
+};
