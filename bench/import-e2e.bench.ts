@@ -25,6 +25,8 @@ const projectIn = (dir: string, baseUrl: string): { cwd: string; home: string; s
   const home = join(dir, 'home');
   const sessions = join(dir, 'sessions');
   for (const d of [join(cwd, '.pi'), home, sessions]) mkdirSync(d, { recursive: true });
+  mkdirSync(join(home, '.pi', 'agent'), { recursive: true });
+  writeFileSync(join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl } }));
   writeFileSync(join(cwd, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl, timeoutMs: 60_000 }, banks: { project: { bankId: 'bench-import' } }, scope: { projectId: 'bench' }, setupComplete: true }));
   return { cwd, home, sessions };
 };

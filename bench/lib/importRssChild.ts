@@ -34,6 +34,8 @@ const cwd = join(dir, 'project');
 const home = join(dir, 'home');
 mkdirSync(join(cwd, '.pi'), { recursive: true });
 mkdirSync(home, { recursive: true });
+mkdirSync(join(home, '.pi', 'agent'), { recursive: true });
+writeFileSync(join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl } }));
 writeFileSync(join(cwd, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl, timeoutMs: 60_000 }, banks: { project: { bankId: 'bench-import' } }, scope: { projectId: 'bench' }, setupComplete: true }));
 
 const runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home } });

@@ -35,6 +35,9 @@ const makeProject = async (server: TestServer): Promise<Project> => {
   for (const d of [path.join(cwd, '.pi'), home, sessions]) mkdirSync(d, { recursive: true });
   counter += 1;
   const bank = `import-bank-${counter}`;
+  // The user file names the server: a project file alone may not pick where memory goes.
+  mkdirSync(path.join(home, '.pi', 'agent'), { recursive: true });
+  writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
   writeFileSync(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 5000 }, banks: { project: { bankId: bank } }, scope: { projectId: `imp-${counter}` }, setupComplete: true }));
   return { cwd, home, sessions, bank };
 };

@@ -25,6 +25,9 @@ const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json')
 beforeAll(async () => {
   server = await startTestServer({ persist: false });
   for (const d of [path.join(project, '.pi'), home, sessions]) mkdirSync(d, { recursive: true });
+  // The user file names the server: a project file alone may not pick where memory goes.
+  mkdirSync(path.join(home, '.pi', 'agent'), { recursive: true });
+  writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
   writeFileSync(path.join(project, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url }, banks: { project: { bankId: 'cli-import' } }, scope: { projectId: 'cli-import' }, setupComplete: true }));
   const lines = readFileSync(path.join(FIXTURES, 'pi073-linear.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
   const head = JSON.parse(lines[0]!) as Record<string, unknown>;
