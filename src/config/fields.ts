@@ -266,19 +266,19 @@ export const configFields = {
   // --- Import -----------------------------------------------------------------------------
   importMode: field({
     ...importMode, default: 'curated', path: 'import.mode', resetKey: 'import.mode', tab: 'Import', kind: 'select', advanced: false, origin: '8.2',
-    description: 'curated drops noisy successful tool results; raw keeps the raw branch; forensic also keeps recall blocks.',
+    description: 'How `agent-memory import` and `/memory import` project sessions. curated: the live retain projection (tool results per import.toolResults; successful read/grep/find/ls output dropped). raw: every message with full tool results (injected recall blocks still dropped). forensic: also injected recall blocks, thinking and metadata entries. See docs/import.md.',
   }),
   importQualityProfile: field({
     ...quality, default: 'compatible', path: 'import.qualityProfile', resetKey: 'import.qualityProfile', tab: 'Import', kind: 'select',
-    advanced: false, origin: '8.2', description: 'strict drops process/UI-like, oversized or repeated successful tool output in curated mode.',
+    advanced: false, origin: '8.2', description: 'strict (curated mode only) also drops successful tool output that looks like progress/UI/status output, is over 2 KiB, or repeats within a document; tool errors are always kept.',
   }),
   importBranches: field({
     ...branches, default: 'current-only', path: 'import.includeBranches', resetKey: 'import.includeBranches', tab: 'Import', kind: 'select',
-    advanced: false, origin: '8.2', description: 'Import the current branch or every leaf branch of a session.',
+    advanced: false, origin: '8.2', description: 'current-only: the path to the last entry (pi\'s current leaf). all-leaves: every branch too, each imported from where it forks off, so a shared prefix is stored once.',
   }),
   importToolResults: field({
     ...toolResults, default: 'errors-only', path: 'import.toolResults', resetKey: 'import.toolResults', tab: 'Import', kind: 'select',
-    advanced: false, origin: '8.2', description: 'summary keeps bounded low-noise successful tool output; content keeps full successful content.',
+    advanced: false, origin: '8.2', description: 'Successful tool results in curated mode: errors-only drops them, summary keeps the first import.toolResultSummaryMaxChars characters, content keeps them whole. Tool errors are always kept.',
   }),
   importToolSummaryMaxChars: field({
     codec: PositiveInt, default: 500 as PositiveInt, path: 'import.toolResultSummaryMaxChars', resetKey: 'import.toolResultSummaryMaxChars',
@@ -286,19 +286,19 @@ export const configFields = {
   }),
   importManifest: field({
     codec: ConfigPath, default: '{state_dir}/memory/import-manifest.json' as ConfigPath, path: 'import.manifestPath', resetKey: 'import.manifestPath',
-    tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'Tracks imported sessions for deterministic reimports.',
+    tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'JSON record of every imported session: its file and each document id with its content hash. Written after each import run.',
   }),
   importCheckpoint: field({
     codec: ConfigPath, default: '{state_dir}/memory/import-checkpoint.json' as ConfigPath, path: 'import.checkpointPath', resetKey: 'import.checkpointPath',
-    tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'Tracks progress so an interrupted import resumes.',
+    tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'The import gate\'s journal (JSONL, one event a line, fsync\'d): an interrupted import (Ctrl+C, kill, server down, 401) resumes from it.',
   }),
   importReplaceExisting: field({
     codec: t.boolean, default: true, path: 'import.replaceExistingImportedDocs', resetKey: 'import.replaceExistingImportedDocs', tab: 'Import',
-    kind: 'boolean', advanced: true, origin: '8.2', description: 'Reimports replace their documents instead of appending duplicates.',
+    kind: 'boolean', advanced: true, origin: '8.2', description: 'A session that grew since its import replaces its documents (same deterministic ids). Off: documents imported before are left as they are.',
   }),
   importResume: field({
     codec: t.boolean, default: true, path: 'import.resume', resetKey: 'import.resume', tab: 'Import', kind: 'boolean', advanced: true, origin: '8.2',
-    description: 'Skip completed documents whose checkpoint content hashes match.',
+    description: 'Skip documents the checkpoint records as queued or delivered with the same content hash. Off: every planned document is sent again (replacing, never duplicating).',
   }),
   // --- UI ---------------------------------------------------------------------------------
   statusStyle: field({

@@ -69,7 +69,14 @@ export const sessionLineParser = (file: string, slim: (entry: SessionEntry) => S
         return true;
       }
       if (line.trim() === '') return true;
-      const entry = decodeJson(SessionEntry, `${file} line ${lineNo}`)(line);
+      // `is` first: a well-formed entry (nearly all) is used as parsed, without the copy a decode makes.
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        parsed = undefined;
+      }
+      const entry = parsed !== undefined && SessionEntry.is(parsed) ? E.right(parsed) : decodeJson(SessionEntry, `${file} line ${lineNo}`)(line);
       if (E.isLeft(entry)) {
         damaged.push({ line: lineNo, reason: entry.left.message });
         return true;
@@ -80,7 +87,8 @@ export const sessionLineParser = (file: string, slim: (entry: SessionEntry) => S
         return true;
       }
       const parentId = linear ? previous : (entry.right.parentId ?? null);
-      entries.push(slim({ ...entry.right, id, parentId }));
+      const complete = !linear && entry.right.parentId !== undefined ? (entry.right as SessionEntry) : { ...entry.right, id, parentId };
+      entries.push(slim(complete));
       previous = id;
       return true;
     },

@@ -25,9 +25,17 @@ export const MAX_DOCUMENT_BYTES = 80_000;
 export const NOISY_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'find', 'ls']);
 const STRICT_MAX_TOOL_CHARS = 2_048;
 // Progress bars, spinners, status and UI chrome: successful output a person would not keep.
+// eslint-disable-next-line no-control-regex -- an ANSI escape is one of the signs
 const PROCESS_LIKE = /(\d{1,3}%\s*[|[]|[█▓▒░]{3,}|\b(?:downloading|compiling|installing|resolving|fetching|building)\b.*\.\.\.|^\s*\[\d+\/\d+\]|\r|\u001b\[)/im;
 
 export type ModeOptions = Pick<ImportOptions, 'mode' | 'qualityProfile' | 'branches' | 'toolResults' | 'toolSummaryMaxChars'>;
+
+/**
+ * `final` (default): each kept text is cleaned and redacted, as it will be queued.
+ * `estimate`: the same documents without cleaning, for a dry run's sizes and counts; its
+ * contents are never stored or sent.
+ */
+export type BuildPurpose = 'final' | 'estimate';
 
 export interface BuiltDocument {
   readonly documentId: string;
@@ -48,7 +56,11 @@ export interface BuiltSession {
   readonly stats: PlanStats;
 }
 
-type Item = ProjectedMessage & { readonly entryId: string };
+interface Item {
+  readonly entryId: string;
+  readonly json: string;
+  readonly timestamp: unknown;
+}
 
 const entryTime = (entry: SessionEntry): number | undefined => {
   const ms = entry.timestamp === undefined ? NaN : Date.parse(entry.timestamp);
@@ -56,6 +68,8 @@ const entryTime = (entry: SessionEntry): number | undefined => {
 };
 
 const decodeMessage = (message: unknown): HostMessage | undefined => {
+  // `is` first: a well-formed message is used as read, without the copy a decode makes.
+  if (HostMessage.is(message)) return message;
   const decoded = HostMessage.decode(message);
   return decoded._tag === 'Right' ? decoded.right : undefined;
 };
@@ -110,7 +124,7 @@ interface Counters {
   keptToolErrors: number;
 }
 
-const forensicMessage = (m: HostMessage, timestamp: string): ProjectedMessage | undefined => {
+const forensicMessage = (m: HostMessage, timestamp: string, cleanText: (raw: string) => string): ProjectedMessage | undefined => {
   const blocks = Array.isArray(m.content) ? m.content : [];
   const thinking = blocks.filter((b) => b.type === 'thinking' && typeof b.thinking === 'string').map((b) => cleanText(b.thinking ?? ''));
   const calls = blocks.filter((b) => b.type === 'toolCall').map((b) => `${b.name ?? '?'}(${cleanText(JSON.stringify(b.arguments ?? {}))})`);
@@ -122,7 +136,7 @@ const forensicMessage = (m: HostMessage, timestamp: string): ProjectedMessage | 
 };
 
 /** One entry as the document keeps it, or undefined when the mode leaves it out. */
-const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Counters, seenToolText: Set<string>, fallbackMs: number): ProjectedMessage | undefined => {
+const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Counters, seenToolText: Set<string>, fallbackMs: number, cleanText: (raw: string) => string): ProjectedMessage | undefined => {
   const ms = entryTime(entry) ?? fallbackMs;
   const timestamp = new Date(ms).toISOString();
   if (entry.type === 'compaction' || entry.type === 'branch_summary') {
@@ -144,7 +158,7 @@ const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Count
   const m = decodeMessage(entry.message);
   if (m === undefined) return undefined;
   counters.rawMessages += 1;
-  if (options.mode === 'forensic') return forensicMessage(m, timestamp);
+  if (options.mode === 'forensic') return forensicMessage(m, timestamp, cleanText);
   if (m.role === 'toolResult') {
     if (m.isError === true) {
       counters.keptToolErrors += 1;
@@ -163,13 +177,27 @@ const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Count
     }
   }
   const toolResults = options.mode === 'raw' ? 'content' : options.toolResults;
-  return projectMessage(m, { importToolResults: toolResults, importToolSummaryMaxChars: options.toolSummaryMaxChars, agentUse: 'coding' }, ms);
+  return projectMessage(m, { importToolResults: toolResults, importToolSummaryMaxChars: options.toolSummaryMaxChars, agentUse: 'coding' }, ms, cleanText);
 };
 
-const byteLength = (text: string): number => new TextEncoder().encode(text).length;
+/** UTF-8 length without encoding (effects have no Buffer): 1-3 bytes a code unit, 4 a surrogate pair. */
+export const utf8Length = (text: string): number => {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+};
 
 /** The documents of one session: branches segmented, entries projected, chunked by turns and bytes. */
-export const buildSessionDocuments = (session: SessionRead, options: ModeOptions): BuiltSession => {
+export const buildSessionDocuments = (session: SessionRead, options: ModeOptions, purpose: BuildPurpose = 'final'): BuiltSession => {
+  const clean = purpose === 'final' ? cleanText : (raw: string): string => raw;
   const counters: Counters = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
   const documents: BuiltDocument[] = [];
   const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
@@ -182,7 +210,8 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
     const close = (): void => {
       const first = chunk[0];
       if (first === undefined) return;
-      const content = JSON.stringify(chunk.map(({ entryId: _id, ...item }) => item), null, 2);
+      // The items' JSON, joined: the same text as JSON.stringify of the array, built once.
+      const content = `[${chunk.map((item) => item.json).join(',')}]`;
       documents.push({
         documentId: `pi-import:${session.sessionId}:${first.entryId}`,
         sessionId: session.sessionId,
@@ -191,7 +220,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
         firstEntryId: first.entryId,
         forkedAfter: segment.after,
         content,
-        timestamp: typeof first['timestamp'] === 'string' ? first['timestamp'] : undefined,
+        timestamp: typeof first.timestamp === 'string' ? first.timestamp : undefined,
         items: chunk.length,
       });
       chunk = [];
@@ -200,13 +229,14 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
       seenToolText = new Set<string>();
     };
     for (const entry of segment.entries) {
-      const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs);
+      const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs, clean);
       if (projected === undefined) continue;
-      const bytes = byteLength(JSON.stringify(projected));
+      const json = JSON.stringify(projected);
+      const bytes = utf8Length(json);
       const isTurn = projected['role'] === 'user';
       if (chunk.length > 0 && ((isTurn && turns >= TURNS_PER_DOCUMENT) || chunkBytes + bytes > MAX_DOCUMENT_BYTES)) close();
       if (isTurn) turns += 1;
-      chunk.push({ ...projected, entryId: entry.id });
+      chunk.push({ entryId: entry.id, json, timestamp: projected['timestamp'] });
       chunkBytes += bytes;
       counters.keptItems += 1;
     }

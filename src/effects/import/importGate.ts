@@ -15,7 +15,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
 import { redact } from '../../config/redact.js';
 import { decideDocument } from '../../machines/import/decide.js';
-import { ImportEvent, importEvents, type ImportOptions, type MalformedLine, type PlannedDocument, type PlannedSession, type PlanStats, type SkippedSource, type Unbranded } from '../../machines/import/events.js';
+import type { MalformedLine, PlannedDocument, PlannedSession, SkippedSource} from '../../machines/import/events.js';
+import { ImportEvent, importEvents, type ImportOptions, type PlanStats, type Unbranded } from '../../machines/import/events.js';
 import { importMachine, type ImportMachine } from '../../machines/import/machine.js';
 import { importState, importView, type ImportView } from '../../machines/import/selectors.js';
 import { startGate, type GateRuntime } from '../kernel/startGate.js';
@@ -25,7 +26,7 @@ import type { JournalPort } from '../ports/journal.js';
 import type { SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
 import type { TracePort } from '../ports/trace.js';
 import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
-import { buildSessionDocuments, documentTokens, type BuiltDocument } from './documents.js';
+import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument } from './documents.js';
 import { manifestWith } from './manifest.js';
 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
@@ -95,10 +96,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
   /** One gate with its effects; a dry run gets its own, without a journal, so it writes nothing. */
   const openGate = async (journal: JournalPort | undefined) => {
     let request: ImportRequest | undefined;
-    let gate!: GateRuntime<ImportMachine>;
     let manifestWritten: Promise<void> = Promise.resolve();
 
-    const send = async (event: ImportEvent): Promise<void> => {
+    const send = async (event: Unbranded<typeof ImportEvent>): Promise<void> => {
       const result = await gate.dispatch(event);
       // Our own events always decode; a failure here is a bug worth seeing, not swallowing.
       if (E.isLeft(result)) throw new Error(`import gate refused its own event: ${result.left.message}`);
@@ -113,11 +113,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
 
     const readForImport = (file: string): Promise<E.Either<Skip, SessionRead>> => files.read(file, { cwd: project.cwd, maxBytes });
 
-    /** The redacted document as it will be queued, and its hash. */
-    const finalContent = (doc: BuiltDocument): { content: string; hash: string } => {
-      const content = redact(doc.content);
-      return { content, hash: files.digest(content) };
-    };
+    /** The document as it will be queued (each text already cleaned and redacted), and its hash. */
+    const finalContent = (doc: BuiltDocument): { content: string; hash: string } => ({ content: doc.content, hash: files.digest(doc.content) });
 
     // Files found by the scan, kept between scan and plan in this process only (they are
     // cheap to find again after a restart, which starts a new run anyway).
@@ -132,10 +129,10 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     };
 
     const plan = async (runOptions: ImportOptions): Promise<void> => {
-      const sessions: Unbranded<PlannedSession>[] = [];
-      const documents: Unbranded<PlannedDocument>[] = [];
-      const skipped: Unbranded<SkippedSource>[] = [];
-      const malformed: Unbranded<MalformedLine>[] = [];
+      const sessions: Unbranded<typeof PlannedSession>[] = [];
+      const documents: Unbranded<typeof PlannedDocument>[] = [];
+      const skipped: Unbranded<typeof SkippedSource>[] = [];
+      const malformed: Unbranded<typeof MalformedLine>[] = [];
       const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
       const seenSessions = new Map<string, string>();
       for (const file of foundFiles) {
@@ -153,7 +150,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
         seenSessions.set(session.sessionId, file);
         for (const d of session.damaged) if (malformed.length < MALFORMED_KEPT) malformed.push({ path: file, line: d.line, reason: redact(d.reason) });
-        const built = buildSessionDocuments(session, runOptions);
+        const built = buildSessionDocuments(session, runOptions, 'estimate');
         stats.rawMessages += built.stats.rawMessages;
         stats.keptItems += built.stats.keptItems;
         stats.droppedToolResults += built.stats.droppedToolResults;
@@ -164,8 +161,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
         sessions.push({ sessionId: session.sessionId, path: file, bytes: session.bytes, documents: built.documents.length, malformedLines: session.damaged.length, pendingTailBytes: session.pendingTailBytes });
         for (const doc of built.documents) {
-          const { content, hash } = finalContent(doc);
-          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, hash, bytes: new TextEncoder().encode(content).length, tokens: documentTokens(content) });
+          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, bytes: utf8Length(doc.content), tokens: documentTokens(doc.content) });
         }
       }
       await send(importEvents.planReady({ at: clock.now(), sessions, documents, skipped, malformed, stats }));
@@ -235,7 +231,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             continue;
           }
           await queue.enqueue([jobFor(doc, content, runOptions)]);
-          const bytes = new TextEncoder().encode(content).length;
+          const bytes = utf8Length(content);
           await send(importEvents.documentQueued({ at: clock.now(), documentId: doc.documentId, hash, bytes }));
           queuedThisRun.push(doc.documentId);
           sinceFlush += bytes;
@@ -277,19 +273,14 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       },
     });
 
-    gate = await startGate({
+    // The effects above close over `gate`; they only run once it exists.
+    const gate: GateRuntime<ImportMachine> = await startGate({
       name: 'import',
       machine,
       events: ImportEvent,
       clock,
       ...(journal === undefined ? {} : { journal }),
       ...(options.trace === undefined ? {} : { trace: options.trace }),
-      onRestore: (snapshot, g) => {
-        // The process that ran this import is gone (kill -9, power cut): the run is resumable.
-        if (!RESTING.has(importState(snapshot))) {
-          void g.dispatch(importEvents.paused({ at: clock.now(), cause: 'interrupted', reason: 'the previous import stopped before it finished; run the import again to resume' }));
-        }
-      },
     });
 
     return {
@@ -303,6 +294,11 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
 
   const main = await openGate(options.journal);
   const gate = main.gate;
+  // The process that ran the last import is gone (kill -9, power cut) mid-run: that run is
+  // paused, and the next request resumes it. Awaited, so no request can overtake it.
+  if (!RESTING.has(importState(gate.getSnapshot()))) {
+    await gate.dispatch(importEvents.paused({ at: clock.now(), cause: 'interrupted', reason: 'the previous import stopped before it finished; run the import again to resume' }));
+  }
 
   const waitForRest = (g: GateRuntime<ImportMachine>, runId: string): Promise<void> =>
     new Promise((resolve) => {

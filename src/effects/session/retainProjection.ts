@@ -30,8 +30,8 @@ export const cleanText = (raw: string): string => redact(sanitizeMemoryText(raw.
 
 const iso = (ms: number | undefined, now: number): string => new Date(ms ?? now).toISOString();
 
-const toolResultText = (m: HostMessage, config: ProjectionConfig): string | undefined => {
-  const text = cleanText(messageText(m));
+const toolResultText = (m: HostMessage, config: ProjectionConfig, clean: (raw: string) => string): string | undefined => {
+  const text = clean(messageText(m));
   if (m.isError === true) return text;
   switch (config.importToolResults) {
     case 'errors-only':
@@ -43,31 +43,31 @@ const toolResultText = (m: HostMessage, config: ProjectionConfig): string | unde
   }
 };
 
-const argumentsText = (args: unknown): string => {
+const argumentsText = (args: unknown, clean: (raw: string) => string): string => {
   try {
-    return cleanText(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''));
+    return clean(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''));
   } catch {
     return '';
   }
 };
 
-/** One host message as stored, or `undefined` when nothing of it is kept. */
-export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: number): ProjectedMessage | undefined => {
+/** One host message as stored, or `undefined` when nothing of it is kept. `clean` is `cleanText` unless a caller only estimates sizes. */
+export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: number, clean: (raw: string) => string = cleanText): ProjectedMessage | undefined => {
   if (isInjectedMemory(m)) return undefined;
   const timestamp = iso(m.timestamp, now);
   switch (m.role) {
     case 'user': {
-      const content = cleanText(messageText(m));
+      const content = clean(messageText(m));
       return content.length === 0 ? undefined : { role: 'user', timestamp, content };
     }
     case 'assistant': {
       const blocks: ProjectedBlock[] = [];
       for (const block of Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content ?? '' }]) {
         if (block.type === 'text' && typeof block.text === 'string') {
-          const text = cleanText(block.text);
+          const text = clean(block.text);
           if (text.length > 0) blocks.push({ type: 'text', text });
         } else if (block.type === 'toolCall' && typeof block.name === 'string') {
-          blocks.push({ type: 'toolCall', name: block.name, arguments: argumentsText(block.arguments) });
+          blocks.push({ type: 'toolCall', name: block.name, arguments: argumentsText(block.arguments, clean) });
         }
         // Thinking is the model's scratchpad: not kept.
       }
@@ -75,16 +75,16 @@ export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: nu
       return { role: 'assistant', timestamp, content: blocks, model: m.model, stopReason: m.stopReason };
     }
     case 'toolResult': {
-      const content = toolResultText(m, config);
+      const content = toolResultText(m, config, clean);
       if (content === undefined) return undefined;
       return { role: 'toolResult', timestamp, toolName: m.toolName, isError: m.isError === true, content };
     }
     case 'bashExecution': {
-      const content = cleanText(`$ ${m.command ?? ''}\n${m.output ?? ''}`);
+      const content = clean(`$ ${m.command ?? ''}\n${m.output ?? ''}`);
       return { role: 'bashExecution', timestamp, content };
     }
     default: {
-      const content = cleanText(messageText(m) || (m.summary ?? ''));
+      const content = clean(messageText(m) || (m.summary ?? ''));
       return content.length === 0 ? undefined : { role: m.role, timestamp, content };
     }
   }

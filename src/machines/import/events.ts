@@ -5,6 +5,7 @@
  */
 import * as t from 'io-ts';
 import { EpochMs, NonEmptyString, NonNegativeInt, PositiveInt } from '../shared/codecs.js';
+import { eventOf } from '../shared/eventOf.js';
 
 const at = { at: EpochMs };
 
@@ -42,8 +43,7 @@ export const PlannedDocument = t.type({
   documentId: NonEmptyString,
   sessionId: NonEmptyString,
   path: t.string,
-  /** Content hash (sha256 hex) of the redacted document as it will be queued. */
-  hash: NonEmptyString,
+  /** Size and tokens as planned (before redaction, which a dry run skips for speed). */
   bytes: NonNegativeInt,
   tokens: NonNegativeInt,
 });
@@ -109,27 +109,19 @@ export const ImportEvent = t.union([
 export type ImportEvent = t.TypeOf<typeof ImportEvent>;
 export type ImportEventOf<T extends ImportEvent['type']> = Extract<ImportEvent, { type: T }>;
 
-/** A type with its brands taken off: what a caller holds before the codec checks it. */
-export type Unbranded<T> = T extends t.Brand<unknown> ? (T extends string ? string : T extends number ? number : T) : T extends readonly (infer U)[] ? Unbranded<U>[] : T extends object ? { [K in keyof T]: Unbranded<T[K]> } : T;
-
-type Fields<T extends ImportEvent['type']> = Unbranded<Omit<ImportEventOf<T>, 'type'>>;
-
-// Brands are checked where the event is decoded (dispatch); constructors only fix the tag.
-const make =
-  <T extends ImportEvent['type']>(type: T) =>
-  (fields: Fields<T>): ImportEventOf<T> =>
-    ({ type, ...(fields as object) }) as unknown as ImportEventOf<T>;
+/** A codec's wire shape (brands off): what a caller holds before the gate decodes it. */
+export type Unbranded<C extends t.Any> = t.OutputOf<C>;
 
 /** One constructor per event: `importEvents.documentQueued({ at, documentId, hash, bytes })`. */
 export const importEvents = {
-  requested: make('import.requested'),
-  scanFinished: make('scan.finished'),
-  planReady: make('plan.ready'),
-  documentQueued: make('document.queued'),
-  documentSkipped: make('document.skipped'),
-  deliveryConfirmed: make('delivery.confirmed'),
-  paused: make('import.paused'),
-  failed: make('import.failed'),
-  finished: make('import.finished'),
-  checkpointCompacted: make('checkpoint.compacted'),
+  requested: eventOf<typeof ImportRequested>('import.requested'),
+  scanFinished: eventOf<typeof ScanFinished>('scan.finished'),
+  planReady: eventOf<typeof PlanReady>('plan.ready'),
+  documentQueued: eventOf<typeof DocumentQueued>('document.queued'),
+  documentSkipped: eventOf<typeof DocumentSkipped>('document.skipped'),
+  deliveryConfirmed: eventOf<typeof DeliveryConfirmed>('delivery.confirmed'),
+  paused: eventOf<typeof ImportPaused>('import.paused'),
+  failed: eventOf<typeof ImportFailed>('import.failed'),
+  finished: eventOf<typeof ImportFinished>('import.finished'),
+  checkpointCompacted: eventOf<typeof CheckpointCompacted>('checkpoint.compacted'),
 } as const;

@@ -4,14 +4,13 @@
  * A paused, finished or failed run accepts the next `import.requested`; what earlier runs
  * imported stays in context, so a new run resumes by skipping documents whose hashes match.
  */
-import { setup } from 'xstate';
+import { assertEvent, setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
 import { emptyProgress, initialImportContext, type ImportContext } from './context.js';
 import { estimateTokens } from './decide.js';
-import type { ImportEvent, ImportEventOf } from './events.js';
+import type { ImportEvent } from './events.js';
 
 const assign = immerAssign<ImportContext, ImportEvent>;
-type Ev<T extends ImportEvent['type']> = ImportEventOf<T>;
 
 export const importMachine = setup({
   types: { context: {} as ImportContext, events: {} as ImportEvent },
@@ -25,23 +24,27 @@ export const importMachine = setup({
     /** Effect: the run ended: write the manifest and compact the checkpoint. */
     runEnded: () => undefined,
     startRun: assign((draft, { event }) => {
-      const e = event as Ev<'import.requested'>;
+      assertEvent(event, 'import.requested');
+      const e = event;
       draft.runs += 1;
       draft.run = { runId: e.runId, options: e.options, sources: e.sources, startedAt: e.at, finishedAt: null, scanned: null, plan: null, progress: emptyProgress, pause: null, error: null };
     }),
     noteScan: assign((draft, { event }) => {
-      const e = event as Ev<'scan.finished'>;
+      assertEvent(event, 'scan.finished');
+      const e = event;
       if (draft.run !== null) draft.run.scanned = { files: e.files, bytes: e.bytes, skipped: e.skipped };
     }),
     notePlan: assign((draft, { event }) => {
-      const e = event as Ev<'plan.ready'>;
+      assertEvent(event, 'plan.ready');
+      const e = event;
       if (draft.run === null) return;
       const bytes = e.documents.reduce((sum, d) => sum + d.bytes, 0);
       const tokens = e.documents.reduce((sum, d) => sum + d.tokens, 0);
       draft.run.plan = { sessions: e.sessions, documents: e.documents, skipped: e.skipped, malformed: e.malformed, stats: e.stats, bytes, tokens: tokens || estimateTokens(bytes) };
     }),
     noteQueued: assign((draft, { event }) => {
-      const e = event as Ev<'document.queued'>;
+      assertEvent(event, 'document.queued');
+      const e = event;
       draft.imported[e.documentId] = { hash: e.hash, status: 'queued' };
       if (draft.run === null) return;
       const p = draft.run.progress;
@@ -50,7 +53,8 @@ export const importMachine = setup({
       p.bytesDone += e.bytes;
     }),
     noteSkipped: assign((draft, { event }) => {
-      const e = event as Ev<'document.skipped'>;
+      assertEvent(event, 'document.skipped');
+      const e = event;
       if (draft.run === null) return;
       const p = draft.run.progress;
       p.documentsDone += 1;
@@ -59,18 +63,21 @@ export const importMachine = setup({
       p.skippedBy[e.reason] = (p.skippedBy[e.reason] ?? 0) + 1;
     }),
     noteDelivered: assign((draft, { event }) => {
-      const e = event as Ev<'delivery.confirmed'>;
+      assertEvent(event, 'delivery.confirmed');
+      const e = event;
       for (const id of e.documentIds) {
         const doc = draft.imported[id];
         if (doc !== undefined) draft.imported[id] = { ...doc, status: 'completed' };
       }
     }),
     notePause: assign((draft, { event }) => {
-      const e = event as Ev<'import.paused'>;
+      assertEvent(event, 'import.paused');
+      const e = event;
       if (draft.run !== null) draft.run.pause = { cause: e.cause, reason: e.reason };
     }),
     noteFailure: assign((draft, { event }) => {
-      const e = event as Ev<'import.failed'>;
+      assertEvent(event, 'import.failed');
+      const e = event;
       if (draft.run === null) return;
       draft.run.error = e.reason;
       draft.run.finishedAt = e.at;
@@ -79,7 +86,8 @@ export const importMachine = setup({
       if (draft.run !== null) draft.run.finishedAt = event.at;
     }),
     restoreImported: assign((draft, { event }) => {
-      const e = event as Ev<'checkpoint.compacted'>;
+      assertEvent(event, 'checkpoint.compacted');
+      const e = event;
       draft.imported = Object.fromEntries(e.imported.map((r) => [r.documentId, { hash: r.hash, status: r.status }]));
     }),
   },

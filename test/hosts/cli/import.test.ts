@@ -1,0 +1,94 @@
+/**
+ * `agent-memory import` as a user runs it: argument errors, a dry run as JSON, an import
+ * with its summary table, Ctrl+C (SIGINT) leaving a resumable checkpoint and saying how to
+ * resume, the resumed run finishing the rest, and the import state in `agent-memory status`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+
+const FIXTURES = path.resolve(__dirname, '../../../fixtures/pi/sessions');
+const root = mkdtempSync(path.join(tmpdir(), 'am-cli-import-'));
+const project = path.join(root, 'project');
+const home = path.join(root, 'home');
+const sessions = path.join(root, 'sessions');
+let server: TestServer;
+
+const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home } });
+const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json');
+
+beforeAll(async () => {
+  server = await startTestServer({ persist: false });
+  for (const d of [path.join(project, '.pi'), home, sessions]) mkdirSync(d, { recursive: true });
+  // The user file names the server: a project file alone may not pick where memory goes.
+  mkdirSync(path.join(home, '.pi', 'agent'), { recursive: true });
+  writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
+  writeFileSync(path.join(project, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url }, banks: { project: { bankId: 'cli-import' } }, scope: { projectId: 'cli-import' }, setupComplete: true }));
+  const lines = readFileSync(path.join(FIXTURES, 'pi073-linear.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  const head = JSON.parse(lines[0]!) as Record<string, unknown>;
+  for (let i = 0; i < 120; i += 1) {
+    const id = `01a20b10-0000-7000-8000-${String(i).padStart(12, '0')}`;
+    writeFileSync(path.join(sessions, `s${String(i).padStart(4, '0')}.jsonl`), `${[JSON.stringify({ ...head, id, cwd: project }), ...lines.slice(1)].join('\n')}\n`);
+  }
+});
+afterAll(async () => {
+  await server.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('agent-memory import', () => {
+  it('refuses bad arguments with what to do', async () => {
+    const none = await cli(['import']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--all');
+    const since = await cli(['import', '--all', '--since', 'yesterday-ish']);
+    expect(since.code).toBe(2);
+    expect(since.stderr).toContain('--since needs a date');
+  });
+
+  it('a dry run as JSON: the plan, and nothing written', async () => {
+    const { code, stdout } = await cli(['import', sessions, '--dry-run', '--json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as { state: string; sessions: number; documents: number; tokens: number; estimatedMs: number };
+    expect(result).toMatchObject({ state: 'planned', sessions: 120, documents: 120 });
+    expect(result.tokens).toBeGreaterThan(0);
+    expect(existsSync(checkpoint)).toBe(false);
+  });
+
+  it('Ctrl+C leaves a resumable checkpoint and says how to resume; running it again finishes', async () => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href, path.resolve('src/hosts/cli/main.ts'), 'import', sessions], {
+      cwd: project,
+      env: { PATH: process.env['PATH'] ?? '', HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    // Interrupt once the checkpoint records queued documents.
+    const poll = setInterval(() => {
+      if (existsSync(checkpoint) && readFileSync(checkpoint, 'utf8').includes('"document.queued"')) {
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }
+    }, 5);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearInterval(poll);
+    expect(code).toBe(130);
+    expect(stdout).toContain('The import is paused: interrupted');
+    expect(stdout).toContain(`Resume with: agent-memory import ${sessions}`);
+
+    const status = await cli(['status']);
+    expect(status.stdout).toMatch(/Import\s*:?\s*paused/);
+
+    const resumed = await cli(['import', sessions]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/State\s+done: \d+ queued, \d+ skipped of 120 document/);
+    expect(resumed.stdout).toMatch(/already-imported: \d+/);
+    const docs = await call(server, 'GET', '/v1/default/banks/cli-import/documents?limit=1000');
+    expect(docs.body.total).toBe(120);
+  }, 120_000);
+});
