@@ -1,0 +1,236 @@
+/**
+ * The ranking pipeline over one bank's FieldIndex. Each stage adds candidates or score and
+ * records which stage first found a document, so a person can see why a memory came back:
+ *
+ * 1. keyword: BM25F over the stemmed query words.
+ * 2. expansion: the words WordNet and the coding thesaurus relate to each query word, at a
+ *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment").
+ * 3. feedback: pseudo-relevance feedback (RM3-like): the terms that best characterise the
+ *    first results, weighted by their score and rarity, searched at a low weight.
+ * 4. neighbour: a memory right before or after a strong result in the same thread (session)
+ *    gets a share of its score: the answer often sits in the turn next to the words asked for.
+ *
+ * Scores: `score` is the raw BM25F sum; `confidence` (0-1) is the share of the query's
+ * information (idf mass of its words) that the best result covers, directly or through an
+ * expansion; `final` = confidence x score / best score, an absolute figure a caller can put a
+ * floor under ("inject nothing unless final >= 0.35").
+ */
+import { analyze, stemWord, words } from './analyzer.js';
+import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
+import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
+import { topK } from './fieldIndex.js';
+import { relatedWords } from './wordnet.js';
+
+export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
+
+export interface RankStages {
+  readonly wordnet: boolean;
+  readonly coding: boolean;
+  readonly feedback: boolean;
+  readonly neighbours: boolean;
+}
+
+export interface RankParams {
+  readonly wordnetWeight: number;
+  readonly codingWeight: number;
+  readonly feedbackDocs: number;
+  readonly feedbackTerms: number;
+  readonly feedbackWeight: number;
+  readonly neighbourWeight: number;
+  /** Strong results whose neighbours are considered. */
+  readonly neighbourSources: number;
+  /** Turns this many before and after count as neighbours. */
+  readonly neighbourSpan: number;
+  /** Neighbours further apart than this (ms) are separate notes, not one conversation. */
+  readonly neighbourMaxGapMs: number;
+}
+
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true };
+
+export const DEFAULT_PARAMS: RankParams = {
+  wordnetWeight: 0.3,
+  codingWeight: 0.6,
+  feedbackDocs: 5,
+  feedbackTerms: 10,
+  feedbackWeight: 0.3,
+  neighbourWeight: 0.3,
+  neighbourSources: 100,
+  neighbourSpan: 1,
+  neighbourMaxGapMs: 30 * 60_000,
+};
+
+export interface RankedHit {
+  readonly id: string;
+  readonly score: number;
+  /** confidence x score / best score. */
+  readonly final: number;
+  readonly stage: Stage;
+}
+
+export interface Ranking {
+  readonly hits: readonly RankedHit[];
+  readonly confidence: number;
+  /** The terms each stage searched, for the trace. */
+  readonly terms: Readonly<Record<'keyword' | 'expansion' | 'feedback', readonly WeightedTerm[]>>;
+}
+
+export interface RankInput {
+  readonly index: FieldIndex;
+  readonly query: string;
+  readonly accept: (id: string) => boolean;
+  readonly limit: number;
+  /** All searchable text of a document (text, context, entities), for feedback and coverage. */
+  readonly textOf: (id: string) => string;
+  readonly stages?: RankStages;
+  readonly params?: RankParams;
+}
+
+const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
+
+interface Expansion {
+  readonly terms: WeightedTerm[];
+  /** Expansion stem -> the query stems it stands for, with its weight. */
+  readonly origin: Map<string, { readonly of: string; readonly weight: number }[]>;
+}
+
+const expand = (query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
+  const weights = new Map<string, number>();
+  const origin = new Map<string, { of: string; weight: number }[]>();
+  const add = (related: string, of: string, weight: number): void => {
+    for (const term of analyze(related)) {
+      if (original.has(term)) continue;
+      weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+      const list = origin.get(term) ?? [];
+      list.push({ of, weight });
+      origin.set(term, list);
+    }
+  };
+  if (stages.coding) {
+    const stems = ` ${analyze(query).join(' ')} `;
+    for (const phrase of codingPhrases) {
+      if (!stems.includes(` ${phrase} `)) continue;
+      const of = phrase.split(' ')[0];
+      if (of !== undefined) for (const r of codingRelatedToStems(phrase)) add(r, of, params.codingWeight);
+    }
+  }
+  for (const word of queryWords) {
+    const of = stemWord(word);
+    const known = stages.coding && codingKnows(word);
+    if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight);
+    // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
+    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
+  }
+  return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+};
+
+/** RM3-like feedback terms from the best `docs` documents: tf/len x doc weight x idf. */
+const feedbackTerms = (input: RankInput, top: readonly { id: string; score: number }[], exclude: ReadonlySet<string>, params: RankParams): WeightedTerm[] => {
+  const best = top[0]?.score ?? 0;
+  if (best <= 0) return [];
+  const mass = new Map<string, number>();
+  const seenIn = new Map<string, number>();
+  for (const { id, score } of top) {
+    const terms = analyze(input.textOf(id));
+    if (terms.length === 0) continue;
+    const counts = new Map<string, number>();
+    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [t, c] of counts) {
+      mass.set(t, (mass.get(t) ?? 0) + (c / terms.length) * (score / best));
+      seenIn.set(t, (seenIn.get(t) ?? 0) + 1);
+    }
+  }
+  const scored = [...mass]
+    // A term from one document only, or in no other document of the bank, adds nothing new.
+    .filter(([t]) => !exclude.has(t) && (seenIn.get(t) ?? 0) >= 2 && input.index.documentFrequency(t) >= 2)
+    .map(([t, m]) => ({ term: t, weight: m * input.index.idf(t) }))
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, params.feedbackTerms);
+  const max = scored[0]?.weight ?? 0;
+  return max <= 0 ? [] : scored.map((s) => ({ term: s.term, weight: (params.feedbackWeight * s.weight) / max }));
+};
+
+export const rank = (input: RankInput): Ranking => {
+  const stages = input.stages ?? ALL_STAGES;
+  const params = input.params ?? DEFAULT_PARAMS;
+  const { index } = input;
+  const queryWords = [...new Set(words(input.query))];
+  const original = new Set(queryWords.map(stemWord));
+  const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
+  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] } };
+  if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
+
+  const acceptN = (n: number): boolean => {
+    const id = index.idOf(n);
+    return id !== undefined && input.accept(id);
+  };
+  const stageOf = new Map<number, number>();
+  const mark = (touched: readonly number[], from: number, code: number): void => {
+    for (let i = from; i < touched.length; i += 1) stageOf.set(touched[i] as number, code);
+  };
+
+  let pass = index.score(keywordTerms);
+  mark(pass.touched, 0, 0);
+  const expansion = expand(input.query, queryWords, original, stages, params);
+  if (expansion.terms.length > 0) {
+    const before = pass.touched.length;
+    pass = index.score(expansion.terms, pass);
+    mark(pass.touched, before, 1);
+  }
+  let feedback: WeightedTerm[] = [];
+  if (stages.feedback) {
+    const top = topK(pass.touched, pass.scores, acceptN, params.feedbackDocs).map((n) => ({ id: index.idOf(n) as string, score: pass.scores[n] as number }));
+    const exclude = new Set([...original, ...expansion.terms.map((t) => t.term)]);
+    feedback = feedbackTerms(input, top, exclude, params);
+    if (feedback.length > 0) {
+      const before = pass.touched.length;
+      pass = index.score(feedback, pass);
+      mark(pass.touched, before, 2);
+    }
+  }
+  const { scores } = pass;
+  const touched = [...pass.touched];
+  if (stages.neighbours && params.neighbourWeight > 0) {
+    const boosts = new Map<number, number>();
+    for (const n of topK(touched, scores, acceptN, params.neighbourSources)) {
+      const share = params.neighbourWeight * (scores[n] as number);
+      for (const m of index.neighbours(n, params.neighbourSpan, params.neighbourMaxGapMs)) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
+    }
+    for (const [m, boost] of boosts) {
+      if (scores[m] === 0) {
+        touched.push(m);
+        stageOf.set(m, 3);
+      } else if (boost > (scores[m] as number)) stageOf.set(m, 3);
+      scores[m] = (scores[m] as number) + boost;
+    }
+  }
+
+  const best = topK(touched, scores, acceptN, input.limit);
+  const top = best[0];
+  const confidence = top === undefined ? 0 : coverage(input, index.idOf(top) as string, original, expansion);
+  const topScore = top === undefined ? 1 : (scores[top] as number);
+  const hits = best.map((n) => {
+    const score = scores[n] as number;
+    return { id: index.idOf(n) as string, score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: STAGE_CODES[stageOf.get(n) ?? 0] as Stage };
+  });
+  for (const n of touched) scores[n] = 0;
+  return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback } };
+};
+
+/** Share of the query's idf mass that a document covers (an expansion counts at its weight). */
+const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion): number => {
+  const present = new Set(analyze(input.textOf(id)));
+  const credit = new Map<string, number>();
+  for (const q of original) if (present.has(q)) credit.set(q, 1);
+  for (const [term, origins] of expansion.origin) {
+    if (!present.has(term)) continue;
+    for (const { of, weight } of origins) credit.set(of, Math.max(credit.get(of) ?? 0, weight));
+  }
+  let total = 0;
+  let covered = 0;
+  for (const q of original) {
+    const idf = input.index.idf(q);
+    total += idf;
+    covered += idf * (credit.get(q) ?? 0);
+  }
+  return total > 0 ? covered / total : 0;
+};
