@@ -22,10 +22,10 @@ import { okapiIndex } from './lib/okapi.js';
 import { jsonPoster } from './lib/postJson.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { DEFAULT_FIELDS, FieldIndex, type FieldWeights } from '../src/server/search/fieldIndex.js';
-import { ALL_STAGES, rank, type RankStages } from '../src/server/search/ranker.js';
+import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../src/server/search/ranker.js';
 
 /** The floor automatic recall puts under `scores.final` (see docs/recall.md). */
-const RECALL_FLOOR = Number(process.env['RECALL_FLOOR'] ?? 0.3);
+const RECALL_FLOOR = Number(process.env['RECALL_FLOOR'] ?? 0.35);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '..', 'fixtures', 'recall-quality');
@@ -141,8 +141,9 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false };
-const TEXT_ONLY: FieldWeights = { weight: [1, 0, 0], b: DEFAULT_FIELDS.b };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false };
+const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
+const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
 interface Variant {
   readonly name: string;
@@ -151,17 +152,20 @@ interface Variant {
 const variants: Variant[] = [
   { name: 'Okapi BM25 (plain)', make: (c) => okapiRanker(c, false) },
   { name: 'Okapi BM25 + Porter stemmer', make: (c) => okapiRanker(c, true) },
-  { name: 'Porter2 stems, text field only', make: (c) => directRanker(c, NONE, TEXT_ONLY) },
-  { name: '+ BM25F (context, entities)', make: (c) => directRanker(c, NONE) },
+  { name: 'server analyzer (Porter, contractions), text only, b 0.75', make: (c) => directRanker(c, NONE, PLAIN_FIELDS) },
+  { name: '+ b 0.5', make: (c) => directRanker(c, NONE, TEXT_ONLY) },
   { name: '+ WordNet expansion', make: (c) => directRanker(c, { ...NONE, wordnet: true }) },
   { name: '+ coding thesaurus', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true }) },
-  { name: '+ pseudo-relevance feedback', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, feedback: true }) },
-  { name: '+ neighbouring turns (all stages)', make: (c) => directRanker(c, ALL_STAGES) },
-  { name: 'all but BM25F', make: (c) => directRanker(c, ALL_STAGES, TEXT_ONLY) },
-  { name: 'all but WordNet', make: (c) => directRanker(c, { ...ALL_STAGES, wordnet: false }) },
-  { name: 'all but coding thesaurus', make: (c) => directRanker(c, { ...ALL_STAGES, coding: false }) },
-  { name: 'all but feedback', make: (c) => directRanker(c, { ...ALL_STAGES, feedback: false }) },
-  { name: 'all but neighbours', make: (c) => directRanker(c, { ...ALL_STAGES, neighbours: false }) },
+  { name: '+ neighbouring turns', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, neighbours: true }) },
+  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
+  { name: '+ temporal cues (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
+  { name: 'default + pseudo-relevance feedback', make: (c) => directRanker(c, ALL_STAGES) },
+  { name: 'default + context field (BM25F weight 0.3)', make: (c) => directRanker(c, DEFAULT_STAGES, { ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] }) },
+  { name: 'default but WordNet', make: (c) => directRanker(c, { ...DEFAULT_STAGES, wordnet: false }) },
+  { name: 'default but coding thesaurus', make: (c) => directRanker(c, { ...DEFAULT_STAGES, coding: false }) },
+  { name: 'default but neighbours', make: (c) => directRanker(c, { ...DEFAULT_STAGES, neighbours: false }) },
+  { name: 'default but session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, session: false }) },
+  { name: 'default but temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
 ];
 
 /** The embedded server end to end: HTTP retain of every doc, HTTP recall of every probe. */
@@ -193,8 +197,8 @@ const serverRun = async (corpora: readonly Corpus[], prompts: readonly string[])
       for (const p of c.probes) {
         const r = await recall(p.query);
         score(t, r.ids, p.relevant);
-        // What automatic recall would inject: only results at or above the floor.
-        score(floored, r.ids.filter((_, i) => (r.finals[i] ?? 0) >= RECALL_FLOOR), p.relevant);
+        // What automatic recall would inject: nothing when the best result is under the floor.
+        score(floored, (r.finals[0] ?? 0) >= RECALL_FLOOR ? r.ids : [], p.relevant);
         f.push(r.finals);
       }
       tallies.push(t);
@@ -247,7 +251,7 @@ const main = async (): Promise<void> => {
         rows.push({ corpus: h.name, variant: v.name, r1: pct(t.at1, t.n), r3: pct(t.at3, t.n), r5: pct(t.at5, t.n), r10: pct(t.at10, t.n), n: t.n });
       }
     }
-    console.log(`recall-quality: ${v.name}: ${rows.filter((r) => r.variant === v.name).map((r) => `${r.corpus} R@5 ${r.r5.toFixed(1)} R@10 ${r.r10.toFixed(1)}`).join('; ')}`);
+    console.log(`recall-quality: ${v.name}: ${rows.filter((r) => r.variant === v.name).map((r) => `${r.corpus} R@3 ${r.r3.toFixed(1)} R@5 ${r.r5.toFixed(1)} R@10 ${r.r10.toFixed(1)}`).join('; ')}`);
   }
 
   // The embedded server end to end.

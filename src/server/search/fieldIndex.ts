@@ -22,9 +22,12 @@ export const FIELD_COUNT = 3;
 export interface FieldWeights {
   readonly weight: readonly [number, number, number];
   readonly b: readonly [number, number, number];
+  readonly k1: number;
 }
 
-export const DEFAULT_FIELDS: FieldWeights = { weight: [1, 0.3, 0.5], b: [0.75, 0.75, 0.5] };
+// b 0.5 for the text: memories are short and their length says little about relevance; chosen on
+// LoCoMo conversations 0-1 (0.4-0.5 tie there), checked on 2-4 (docs/recall.md).
+export const DEFAULT_FIELDS: FieldWeights = { weight: [1, 0, 0.5], b: [0.5, 0.75, 0.5], k1: K1 };
 
 export interface IndexedDocument {
   readonly id: string;
@@ -214,7 +217,7 @@ export class FieldIndex {
     if (into === undefined) scores.fill(0, 0, this.ids.length);
     const live = Math.max(1, this.liveCount);
     const avg = this.liveLength.map((l) => Math.max(1e-9, l / live));
-    const { weight, b } = this.fields;
+    const { weight, b, k1 } = this.fields;
     for (const { term, weight: w } of terms) {
       const p = this.postings.get(term);
       if (p === undefined || w <= 0) continue;
@@ -233,7 +236,7 @@ export class FieldIndex {
         // A term only in a zero-weight field adds nothing (and must not list the document twice).
         if (tf === 0) continue;
         if (scores[d] === 0) touched.push(d);
-        scores[d] = (scores[d] as number) + (idf * tf * (K1 + 1)) / (tf + K1);
+        scores[d] = (scores[d] as number) + (idf * tf * (k1 + 1)) / (tf + k1);
       }
     }
     return { touched, scores };
@@ -242,6 +245,15 @@ export class FieldIndex {
   /** Clears a pass's scores so the scratch array is all zeros again. */
   release(pass: Pass): void {
     for (const d of pass.touched) pass.scores[d] = 0;
+  }
+
+  /** The document's order value (its time, for facts). */
+  orderOf(n: number): number | undefined {
+    return this.orders[n];
+  }
+
+  threadOf(n: number): string | undefined {
+    return this.threads[n];
   }
 
   /**

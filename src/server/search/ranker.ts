@@ -5,20 +5,24 @@
  * 1. keyword: BM25F over the stemmed query words.
  * 2. expansion: the words WordNet and the coding thesaurus relate to each query word, at a
  *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment").
- * 3. feedback: pseudo-relevance feedback (RM3-like): the terms that best characterise the
- *    first results, weighted by their score and rarity, searched at a low weight.
+ * 3. feedback (off by default): pseudo-relevance feedback (RM3-like): the terms that best
+ *    characterise the first results, weighted by their score and rarity, at a low weight.
  * 4. neighbour: a memory right before or after a strong result in the same thread (session)
  *    gets a share of its score: the answer often sits in the turn next to the words asked for.
+ * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
+ *    session that is about the question rise together (passage + document evidence).
+ * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
  *
- * Scores: `score` is the raw BM25F sum; `confidence` (0-1) is the share of the query's
- * information (idf mass of its words) that the best result covers, directly or through an
- * expansion; `final` = confidence x score / best score, an absolute figure a caller can put a
- * floor under ("inject nothing unless final >= 0.35").
+ * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
+ * bank and its best result cover (see confidenceOf); `final` = confidence x score / best
+ * score, an absolute figure a caller can put a floor under ("inject nothing unless the best
+ * final >= 0.35").
  */
 import { analyze, stemWord, words } from './analyzer.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
+import { timeCues } from './temporal.js';
 import { relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
@@ -28,6 +32,8 @@ export interface RankStages {
   readonly coding: boolean;
   readonly feedback: boolean;
   readonly neighbours: boolean;
+  readonly session: boolean;
+  readonly temporal: boolean;
 }
 
 export interface RankParams {
@@ -43,9 +49,19 @@ export interface RankParams {
   readonly neighbourSpan: number;
   /** Neighbours further apart than this (ms) are separate notes, not one conversation. */
   readonly neighbourMaxGapMs: number;
+  /** Share of its thread's best score a matching document gets (session-level evidence). */
+  readonly threadWeight: number;
+  /** A matching document dated as the query asks ("in May") gets this share more score. */
+  readonly temporalBoost: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true };
+
+/**
+ * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
+ * conversations not tuned on and cost a second pass over the postings (docs/recall.md).
+ */
+export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
 export const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
@@ -57,6 +73,8 @@ export const DEFAULT_PARAMS: RankParams = {
   neighbourSources: 100,
   neighbourSpan: 1,
   neighbourMaxGapMs: 30 * 60_000,
+  threadWeight: 0.5,
+  temporalBoost: 0.5,
 };
 
 export interface RankedHit {
@@ -72,6 +90,8 @@ export interface Ranking {
   readonly confidence: number;
   /** The terms each stage searched, for the trace. */
   readonly terms: Readonly<Record<'keyword' | 'expansion' | 'feedback', readonly WeightedTerm[]>>;
+  /** The dates the query named ("May 2023", "last week"). */
+  readonly timeCues: readonly string[];
 }
 
 export interface RankInput {
@@ -83,6 +103,8 @@ export interface RankInput {
   readonly textOf: (id: string) => string;
   readonly stages?: RankStages;
   readonly params?: RankParams;
+  /** The query's moment (epoch ms), anchor of "yesterday" or "last week". */
+  readonly now?: number;
 }
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
@@ -150,13 +172,13 @@ const feedbackTerms = (input: RankInput, top: readonly { id: string; score: numb
 };
 
 export const rank = (input: RankInput): Ranking => {
-  const stages = input.stages ?? ALL_STAGES;
+  const stages = input.stages ?? DEFAULT_STAGES;
   const params = input.params ?? DEFAULT_PARAMS;
   const { index } = input;
   const queryWords = [...new Set(words(input.query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
-  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] } };
+  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [] };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
   const acceptN = (n: number): boolean => {
@@ -204,16 +226,66 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
+  if (stages.session && params.threadWeight > 0) {
+    // Session-level evidence: a matching turn in a session that matches strongly elsewhere.
+    const threadBest = new Map<string, number>();
+    for (const n of topK(touched, scores, acceptN, params.neighbourSources)) {
+      const thread = index.threadOf(n);
+      if (thread !== undefined && (scores[n] as number) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, scores[n] as number);
+    }
+    const bonus = touched.map((n) => {
+      const thread = index.threadOf(n);
+      return thread === undefined ? 0 : params.threadWeight * (threadBest.get(thread) ?? 0);
+    });
+    touched.forEach((n, i) => (scores[n] = (scores[n] as number) + (bonus[i] as number)));
+  }
+
+  const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
+  if (cues.length > 0) {
+    // Only documents that already match get the boost: a date alone is no answer.
+    for (const n of touched) {
+      const at = index.orderOf(n);
+      if (at === undefined || !cues.some((c) => c.matches(at))) continue;
+      scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
+    }
+  }
+
   const best = topK(touched, scores, acceptN, input.limit);
   const top = best[0];
-  const confidence = top === undefined ? 0 : coverage(input, index.idOf(top) as string, original, expansion);
+  const confidence = top === undefined ? 0 : confidenceOf(input, index.idOf(top) as string, original, expansion);
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {
     const score = scores[n] as number;
     return { id: index.idOf(n) as string, score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: STAGE_CODES[stageOf.get(n) ?? 0] as Stage };
   });
   for (const n of touched) scores[n] = 0;
-  return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback } };
+  return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
+};
+
+/**
+ * How sure the ranking is that the bank answers the query, 0-1: the mean of two shares of the
+ * query's information (idf mass of its words), the share the bank's vocabulary has at all and
+ * the share the best result covers (an expansion counting at its weight). A prompt about
+ * something never discussed ("a haiku about autumn") has words the bank lacks and a best match
+ * on one common word; the mean was chosen over either share alone on LoCoMo conversations 0-1
+ * (docs/recall.md).
+ */
+const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion): number => {
+  // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
+  const vocabulary = new Map<string, number>();
+  for (const q of original) if (input.index.documentFrequency(q) > 0) vocabulary.set(q, 1);
+  for (const [term, origins] of expansion.origin) {
+    if (input.index.documentFrequency(term) === 0) continue;
+    for (const { of, weight } of origins) vocabulary.set(of, Math.max(vocabulary.get(of) ?? 0, weight));
+  }
+  let total = 0;
+  let known = 0;
+  for (const q of original) {
+    const idf = input.index.idf(q);
+    total += idf;
+    known += idf * (vocabulary.get(q) ?? 0);
+  }
+  return total > 0 ? (known / total + coverage(input, id, original, expansion)) / 2 : 0;
 };
 
 /** Share of the query's idf mass that a document covers (an expansion counts at its weight). */
