@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // The pi host loads an extension through its default export; that file alone may have one.
-    files: ['src/adapters/pi/extension.ts', '*.config.*', 'test/fixtures/**', 'fixtures/pi/**'],
+    files: ['src/hosts/pi/extension.ts', '*.config.*', 'test/fixtures/**', 'fixtures/pi/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
@@ -31,7 +31,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'fs', 'path', 'got', 'lowdb', '@mariozechner/*'], message: 'Machines are pure.' },
-            { group: ['**/adapters/**', '**/effects/**', '**/server/**', '**/cli/**'], message: 'Machines import nothing from effects, adapters, server or cli.' },
+            { group: ['**/adapters/**', '**/effects/**', '**/server/**', '**/hosts/**', '**/wire/**'], message: 'Machines import nothing from effects, adapters, server, wire or hosts.' },
           ],
         },
       ],

@@ -25,7 +25,7 @@ const library = {
 };
 
 const cli = {
-  input: 'src/cli/main.ts',
+  input: 'src/hosts/cli/main.ts',
   external,
   plugins: [js()],
   output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true, inlineDynamicImports: true, banner: '#!/usr/bin/env node' },
@@ -34,7 +34,7 @@ const cli = {
 // The pi extension keeps its lazy imports as separate chunks: pi loads the entry at start-up,
 // and the runtime (got, xstate, the server client) only when a session starts.
 const piExtension = {
-  input: { index: 'src/adapters/pi/extension.ts' },
+  input: { index: 'src/hosts/pi/extension.ts' },
   external,
   plugins: [js()],
   output: { dir: 'dist/pi', format: 'es', sourcemap: true, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },

@@ -22,7 +22,7 @@ const bundle = path.join(bundleDir, 'extension.js');
 // Bundled with packages external and code splitting, so the runtime (got, xstate, the queue)
 // stays behind the dynamic import the binding makes in session_start.
 await build({
-  entryPoints: [path.join(repo, 'src/adapters/pi/extension.ts')],
+  entryPoints: [path.join(repo, 'src/hosts/pi/extension.ts')],
   outdir: bundleDir,
   bundle: true,
   splitting: true,

@@ -13,8 +13,8 @@ import { Agent, createServer, request, type IncomingMessage, type ServerResponse
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createMemoryRuntime, type MemoryRuntime } from '../src/effects/memoryRuntime.js';
-import type { HostMessage } from '../src/effects/sessionMessages.js';
+import { createMemoryRuntime, type MemoryRuntime } from '../src/hosts/memoryRuntime.js';
+import type { HostMessage } from '../src/effects/session/messages.js';
 import { percentiles, sample, writeResult } from './lib/harness.js';
 
 const LATENCY_MS = 2;

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryTwin } from '../src/adapters/server/memoryTwin.js';
-import { openRetainQueue } from '../src/effects/retainDelivery.js';
+import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
 import { percentiles, writeResult } from './lib/harness.js';
 
 const ITERATIONS = 400;

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryServer } from '../src/adapters/server/client.js';
-import { openRetainQueue } from '../src/effects/retainDelivery.js';
+import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { writeResult } from './lib/harness.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryTwin } from '../src/adapters/server/memoryTwin.js';
 import { openJsonlJournal } from '../src/adapters/queue/jsonlJournal.js';
-import { openRetainQueue } from '../src/effects/retainDelivery.js';
+import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
 import { CHUNK_SIZE } from '../src/machines/retainDelivery/context.js';
 import { writeResult } from './lib/harness.js';
 

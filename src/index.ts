@@ -1,16 +1,16 @@
 /** agent-memory public API: named exports only. */
 export * from './machines/shared/index.js';
 export * from './config/index.js';
-export { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions, type RuntimeStatus, type StartSessionInput } from './effects/memoryRuntime.js';
+export { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions, type RuntimeStatus, type StartSessionInput } from './hosts/memoryRuntime.js';
 export * from './tools/index.js';
-export { createToolContext } from './effects/tools.js';
-export { openRetainQueue } from './effects/retainDelivery.js';
-export type { RetainQueue, OpenRetainQueueOptions, QueueStatus, QueueState, FlushReport, RetainJob, RetainItem, DeadLetter, NewRetainJob } from './effects/retainDelivery.js';
+export { createToolContext } from './hosts/toolContext.js';
+export { openRetainQueue } from './effects/retainDelivery/queue.js';
+export type { RetainQueue, OpenRetainQueueOptions, QueueStatus, QueueState, FlushReport, RetainJob, RetainItem, DeadLetter, NewRetainJob } from './effects/retainDelivery/queue.js';
 export { retainDeliveryMachine } from './machines/retainDelivery/machine.js';
 export { RetainDeliveryEvent } from './machines/retainDelivery/events.js';
 export { sessionMachine } from './machines/session/machine.js';
 export { setupMachine } from './machines/setup/machine.js';
-export { startGate, type GateRuntime, type StartGateOptions } from './effects/runtime.js';
+export { startGate, type GateRuntime, type StartGateOptions } from './effects/kernel/startGate.js';
 export type { JournalPort, JournalEntry, JournalDamage, JournalLoad } from './effects/ports/journal.js';
 export { systemClock, type ClockPort } from './effects/ports/clock.js';
 export type { TracePort, TraceRecord, TraceKind } from './effects/ports/trace.js';

@@ -7,19 +7,19 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Scope } from '../config/scope.js';
 import type { ClockPort } from '../effects/ports/clock.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
-import type { ToolRetainQueue } from './ports.js';
+import type { ToolRetainQueue } from '../effects/ports/toolQueue.js';
 import type { ConfigFileState } from '../config/load.js';
 import type { FileScope } from '../config/resolve.js';
-import type { GitLogReader } from './gitPort.js';
+import type { GitLogReader } from '../effects/ports/git.js';
 
-/** Reads and writes config files for memory_config (`src/effects/toolsConfigFile.ts`). */
+/** Reads and writes config files for memory_config (`src/adapters/fs/configFile.ts`). */
 export interface ConfigFilePort {
   read(scope: FileScope, file: string): ConfigFileState;
   /** Writes only if the file still hashes to `expectedToken`; resolves to an error message or undefined. */
   write(file: string, scope: FileScope, expectedToken: string, data: unknown): Promise<string | undefined>;
 }
 
-/** Small JSON sidecars under `{state_dir}/memory/` (receipts); `src/effects/toolsStateFiles.ts`. */
+/** Small JSON sidecars under `{state_dir}/memory/` (receipts); `src/adapters/fs/stateFiles.ts`. */
 export interface StateFilePort {
   /** The parsed file, `undefined` when it does not exist; a read or parse failure is an error message. */
   readJson(file: string): Promise<{ readonly value?: unknown; readonly error?: string }>;

@@ -10,7 +10,7 @@ import { redact } from '../config/redact.js';
 import type { GitLog } from '../adapters/git/gitLog.js';
 import type { ToolContext } from './context.js';
 import { flag, int, toolParams } from './params.js';
-import type { RetainJobInput } from './ports.js';
+import type { RetainJobInput } from '../effects/ports/toolQueue.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { dryRunParam } from './sharedParams.js';
 import { cleanText } from './text.js';

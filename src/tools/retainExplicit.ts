@@ -11,7 +11,7 @@ import { redact } from '../config/redact.js';
 import type { RetainItem } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
 import { custom, flag, oneOf, stringMap, text, textCodec, type Param } from './params.js';
-import type { RetainJobInput } from './ports.js';
+import type { RetainJobInput } from '../effects/ports/toolQueue.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { tagsParam } from './sharedParams.js';
 import { retainTimestamp } from './timestamps.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 // `--import tsx` would resolve from the child's cwd (often a temp project): name the loader by path.
 const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
-const MAIN = path.resolve('src/cli/main.ts');
+const MAIN = path.resolve('src/hosts/cli/main.ts');
 
 export interface CliResult {
   readonly code: number;

@@ -69,9 +69,9 @@ export interface ServerProcess {
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 
-/** Spawns `node --import tsx src/cli/main.ts serve --port 0 ...args` and waits for `listening on`. */
+/** Spawns `node --import tsx src/hosts/cli/main.ts serve --port 0 ...args` and waits for `listening on`. */
 export const spawnServerProcess = async (args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/hosts/cli/main.ts', 'serve', '--port', '0', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,7 @@
  */
 import { writeSync } from 'node:fs';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
-import { openRetainQueue } from '../../src/effects/retainDelivery.js';
+import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;

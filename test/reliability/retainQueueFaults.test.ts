@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { createMemoryTwin } from '../../src/adapters/server/memoryTwin.js';
 import type { TraceRecord } from '../../src/effects/ports/trace.js';
-import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../src/effects/retainDelivery.js';
+import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../src/effects/retainDelivery/queue.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { clientFor, newJob, tempQueueDir } from './support/queueFixtures.js';
 

@@ -13,7 +13,7 @@ afterAll(async () => {
 
 const runServe = (args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/hosts/cli/main.ts', 'serve', ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

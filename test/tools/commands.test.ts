@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCatalogue, doctorCommand, memoryHubCommand, nextOptOutCommand, type SessionMode } from '../../src/tools/commands/index.js';
-import type { ToolRetainQueue } from '../../src/tools/ports.js';
+import type { ToolRetainQueue } from '../../src/effects/ports/toolQueue.js';
 import { startHarness, USER_BANK, type Harness } from './harness.js';
 
 const KEY = 'sk-proj-doctorsecretvalue0123456789';

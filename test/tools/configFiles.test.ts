@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileToken } from '../../src/config/load.js';
-import { writeConfigFile } from '../../src/effects/toolsConfigFile.js';
-import { readJsonFile, writeJsonFile } from '../../src/effects/toolsStateFiles.js';
+import { writeConfigFile } from '../../src/adapters/fs/configFile.js';
+import { readJsonFile, writeJsonFile } from '../../src/adapters/fs/stateFiles.js';
 import { applyConfigEdit } from '../../src/tools/configEdit.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'am-configfiles-'));

@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { memoryTrace } from '../../src/adapters/trace/jsonlTrace.js';
-import { startGate } from '../../src/effects/runtime.js';
+import { startGate } from '../../src/effects/kernel/startGate.js';
 import { layoutGraph } from '../../src/viz/layout.js';
 import { machineGraph } from '../../src/viz/machineGraph.js';
 import { visualiserPage } from '../../src/viz/page.js';

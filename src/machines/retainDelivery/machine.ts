@@ -7,7 +7,7 @@
  * out moves to draining, which waits for its outcome and starts nothing new.
  *
  * Effects are the named actions `startBatch`, `deliverBatch`, `scheduleRetry` and `settled`,
- * provided by `src/effects/retainDelivery.ts`; outcomes come back as events.
+ * provided by `src/effects/retainDelivery/queue.ts`; outcomes come back as events.
  */
 import { setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
@@ -43,7 +43,7 @@ export const retainDeliveryMachine = setup({
     input: {} as RetainDeliveryInput,
   },
   actions: {
-    // Effects: implemented in src/effects/retainDelivery.ts.
+    // Effects: implemented in src/effects/retainDelivery/queue.ts.
     startBatch: () => undefined,
     deliverBatch: (_args, _params: { batch: InFlightBatch | null }) => undefined,
     scheduleRetry: (_args, _params: { retryAt: number | null }) => undefined,

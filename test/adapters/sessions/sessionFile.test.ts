@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import * as fc from 'fast-check';
 import { branchMessages, branchTo, leafIds, parseSessionText, readSessionFile, type SessionFile } from '../../../src/adapters/sessions/sessionFile.js';
-import { HostMessage } from '../../../src/effects/sessionMessages.js';
+import { HostMessage } from '../../../src/effects/session/messages.js';
 
 const fixtures = path.resolve(__dirname, '../../../fixtures/pi/sessions');
 const read = (name: string): SessionFile => {

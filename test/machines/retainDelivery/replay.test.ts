@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
-import { startGate } from '../../../src/effects/runtime.js';
+import { startGate } from '../../../src/effects/kernel/startGate.js';
 import { RetainDeliveryEvent } from '../../../src/machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../../src/machines/retainDelivery/machine.js';
 import { decodeJson } from '../../../src/machines/shared/decode.js';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import type { AnyStateMachine } from 'xstate';
-import { startGate } from '../../../src/effects/runtime.js';
+import { startGate } from '../../../src/effects/kernel/startGate.js';
 import type { JournalPort } from '../../../src/effects/ports/journal.js';
 import { SessionEvent } from '../../../src/machines/session/events.js';
 import { sessionMachine } from '../../../src/machines/session/machine.js';

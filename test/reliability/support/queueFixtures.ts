@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import type { MemoryServer } from '../../../src/effects/ports/memoryServer.js';
-import type { NewRetainJob } from '../../../src/effects/retainDeliveryJobs.js';
+import type { NewRetainJob } from '../../../src/effects/retainDelivery/jobs.js';
 
 export const tempQueueDir = async (): Promise<{ dir: string; queuePath: string; dispose: () => Promise<void> }> => {
   const dir = await mkdtemp(join(tmpdir(), 'am-queue-'));

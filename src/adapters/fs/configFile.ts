@@ -1,0 +1,37 @@
+/**
+ * Writes a config file for memory_config: atomically (temp file, fsync, rename, directory
+ * fsync) and only if the file still holds the bytes the patch was computed from, so a
+ * concurrent edit is never overwritten. A file that is not valid JSON is never rewritten.
+ */
+import { mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import { writeAtomic } from './atomicFile.js';
+import { readConfigFile, type ConfigFileState } from '../../config/load.js';
+import type { FileScope } from '../../config/resolve.js';
+
+export interface ConfigWriteError {
+  readonly _tag: 'ConfigWriteError';
+  readonly message: string;
+}
+
+/** Reads the file now (fresh, not from the loaded config). */
+export const readConfigForEdit = (scope: FileScope, file: string): ConfigFileState => readConfigFile(scope, file);
+
+/**
+ * Replaces `file` with `data` as pretty JSON, if its content still hashes to `expectedToken`
+ * (`absent` when it did not exist).
+ */
+export const writeConfigFile = async (file: string, scope: FileScope, expectedToken: string, data: unknown): Promise<E.Either<ConfigWriteError, void>> => {
+  const fail = (message: string) => E.left<ConfigWriteError, void>({ _tag: 'ConfigWriteError', message });
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    // The old content is compared after the new one is durable, just before the rename.
+    const written = await writeAtomic(file, `${JSON.stringify(data, null, 2)}\n`, { precondition: () => readConfigFile(scope, file).token === expectedToken });
+    if (!written) return fail(`${file} changed while the patch was being applied; nothing was written. Call memory_config again.`);
+    return E.right(undefined);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+    return fail(`could not write ${file} (${code}); nothing was changed. Check the directory's permissions and free space.`);
+  }
+};

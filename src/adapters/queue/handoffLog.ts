@@ -1,0 +1,166 @@
+/**
+ * The session's write-ahead hand-off to the retain queue, and its retain cursor.
+ *
+ * pi does not await `agent_end` handlers and may die without `session_shutdown` (SIGTERM,
+ * Ctrl+C in print mode), so a run's delta is written here synchronously, fsync'd, in the
+ * handler's synchronous part, before anything is awaited. The queue's own (async) enqueue
+ * follows; a `done` line records it. On the next start, lines without `done` are enqueued.
+ *
+ * The cursor is the set of message fingerprints already handed off, per session: a message
+ * seen again (the same branch, a resumed session) is never retained twice, and a message of
+ * a new branch or an edit has a new fingerprint, so it is. The set only grows.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import { decodeJson } from '../../machines/shared/decode.js';
+import { RetainItem } from '../../effects/ports/memoryServer.js';
+import type { RetainJobDraft } from '../../effects/session/retainProjection.js';
+
+const JobDraft = t.intersection([
+  t.type({ bankId: t.string, documentId: t.string, updateMode: t.literal('append'), item: RetainItem }),
+  t.partial({ async: t.boolean }),
+]);
+const HandoffLine = t.union([
+  t.type({ v: t.literal(1), kind: t.literal('job'), key: t.string, sessionId: t.string, fingerprints: t.array(t.string), jobs: t.array(JobDraft) }),
+  t.type({ v: t.literal(1), kind: t.literal('done'), key: t.string }),
+]);
+type HandoffLine = t.TypeOf<typeof HandoffLine>;
+
+const CursorFile = t.type({
+  v: t.literal(1),
+  sessions: t.record(t.string, t.type({ fingerprints: t.array(t.string), updatedAt: t.number })),
+});
+type CursorFile = t.TypeOf<typeof CursorFile>;
+
+/** Bounds: enough for any real session, small enough to rewrite on every run. */
+const MAX_FINGERPRINTS = 5_000;
+const MAX_SESSIONS = 200;
+
+export interface PendingHandoff {
+  readonly key: string;
+  readonly sessionId: string;
+  readonly jobs: readonly RetainJobDraft[];
+}
+
+export interface RetainLog {
+  /** Fingerprints already handed off for `sessionId`. */
+  seen(sessionId: string): ReadonlySet<string>;
+  /** Durable (fsync'd) before it returns; advances the cursor in memory and on disk. */
+  handOffSync(entry: PendingHandoff & { readonly fingerprints: readonly string[] }, now: number): void;
+  /** Advances the cursor without a job (next-opt-out, read-only): those messages are never retained. */
+  markSeenSync(sessionId: string, fingerprints: readonly string[], now: number): void;
+  /** The queue has the jobs (its enqueue resolved). */
+  markDone(key: string): void;
+  /** Hand-offs the queue never confirmed: re-enqueue them on start. */
+  pending(): readonly PendingHandoff[];
+  /** Lines that could not be read back (a torn last line), kept for diagnostics. */
+  readonly damaged: number;
+  readonly handoffPath: string;
+  readonly cursorPath: string;
+}
+
+const readText = (file: string): string | undefined => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+const appendDurably = (file: string, line: string): void => {
+  const fd = openSync(file, 'a');
+  try {
+    writeSync(fd, line);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+export const openRetainLog = (memoryDir: string): RetainLog => {
+  mkdirSync(memoryDir, { recursive: true });
+  const handoffPath = path.join(memoryDir, 'retain-handoff.jsonl');
+  const cursorPath = path.join(memoryDir, 'retain-cursors.json');
+
+  const decodeCursor = decodeJson(CursorFile, `retain cursor ${cursorPath}`);
+  const cursorText = readText(cursorPath);
+  const decodedCursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
+  const cursor: CursorFile = decodedCursor !== undefined && E.isRight(decodedCursor) ? decodedCursor.right : { v: 1, sessions: {} };
+  const sets = new Map<string, Set<string>>(Object.entries(cursor.sessions).map(([id, s]) => [id, new Set(s.fingerprints)]));
+
+  const decodeLine = decodeJson(HandoffLine, `retain hand-off ${handoffPath}`);
+  const open = new Map<string, PendingHandoff>();
+  let damaged = 0;
+  for (const raw of (readText(handoffPath) ?? '').split('\n')) {
+    if (raw.trim() === '') continue;
+    const line = decodeLine(raw);
+    if (E.isLeft(line)) {
+      damaged += 1;
+      continue;
+    }
+    const value: HandoffLine = line.right;
+    if (value.kind === 'job') {
+      open.set(value.key, { key: value.key, sessionId: value.sessionId, jobs: value.jobs as RetainJobDraft[] });
+      const set = sets.get(value.sessionId) ?? new Set<string>();
+      for (const f of value.fingerprints) set.add(f);
+      sets.set(value.sessionId, set);
+    } else {
+      open.delete(value.key);
+    }
+  }
+  // Nothing open: start the hand-off file afresh so it never grows without bound.
+  if (open.size === 0 && damaged === 0) writeFileSync(handoffPath, '');
+
+  const persistCursor = (sessionId: string, now: number): void => {
+    const set = sets.get(sessionId) ?? new Set<string>();
+    const list = [...set].slice(-MAX_FINGERPRINTS);
+    cursor.sessions[sessionId] = { fingerprints: list, updatedAt: now };
+    const ids = Object.keys(cursor.sessions);
+    if (ids.length > MAX_SESSIONS) {
+      ids.sort((a, b) => (cursor.sessions[a]?.updatedAt ?? 0) - (cursor.sessions[b]?.updatedAt ?? 0));
+      for (const id of ids.slice(0, ids.length - MAX_SESSIONS)) delete cursor.sessions[id];
+    }
+    // Atomic replace; the fsync'd hand-off line already carries these fingerprints.
+    const tmp = `${cursorPath}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(cursor));
+    renameSync(tmp, cursorPath);
+  };
+
+  const remember = (sessionId: string, fingerprints: readonly string[]): void => {
+    const set = sets.get(sessionId) ?? new Set<string>();
+    for (const f of fingerprints) set.add(f);
+    sets.set(sessionId, set);
+  };
+
+  return {
+    handoffPath,
+    cursorPath,
+    get damaged() {
+      return damaged;
+    },
+    seen: (sessionId) => sets.get(sessionId) ?? new Set<string>(),
+    handOffSync: (entry, now) => {
+      const line: HandoffLine = { v: 1, kind: 'job', key: entry.key, sessionId: entry.sessionId, fingerprints: [...entry.fingerprints], jobs: entry.jobs.map((job) => ({ ...job })) };
+      appendDurably(handoffPath, `${JSON.stringify(line)}\n`);
+      open.set(entry.key, { key: entry.key, sessionId: entry.sessionId, jobs: entry.jobs });
+      remember(entry.sessionId, entry.fingerprints);
+      persistCursor(entry.sessionId, now);
+    },
+    markSeenSync: (sessionId, fingerprints, now) => {
+      remember(sessionId, fingerprints);
+      persistCursor(sessionId, now);
+    },
+    markDone: (key) => {
+      if (!open.delete(key)) return;
+      try {
+        // Not fsync'd: losing it only re-offers a job the queue already holds.
+        writeFileSync(handoffPath, `${JSON.stringify({ v: 1, kind: 'done', key })}\n`, { flag: 'a' });
+      } catch {
+        // The job stays open and is offered again on the next start.
+      }
+    },
+    pending: () => [...open.values()],
+  };
+};

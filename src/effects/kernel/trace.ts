@@ -1,0 +1,35 @@
+/**
+ * Turns XState inspection events of a gate's root actor into trace records: transitions and
+ * the effects (named actions) they requested. Child actors report through their own outcomes.
+ */
+import type { InspectionEvent } from 'xstate';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { ClockPort } from '../ports/clock.js';
+import type { TracePort, TraceKind } from '../ports/trace.js';
+
+/** A JSON copy of `value`; what cannot be copied is traced as its string form. */
+export const toJson = (value: unknown): JsonValue => {
+  try {
+    return JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+  } catch {
+    return String(value);
+  }
+};
+
+export const traceWriter =
+  (gate: string, trace: TracePort | undefined, clock: ClockPort) =>
+  (kind: TraceKind, data: JsonValue): void =>
+    trace?.write({ gate, kind, at: new Date(clock.now()).toISOString(), data });
+
+export const traceInspector = (write: (kind: TraceKind, data: JsonValue) => void) => (event: InspectionEvent): void => {
+  if (event.actorRef.sessionId !== event.rootId) return;
+  // Every settled step of the root actor: the event that caused it and where it led.
+  if (event.type === '@xstate.snapshot') {
+    const snapshot = event.snapshot as { value?: unknown; status?: string };
+    write('transition', { event: toJson(event.event), value: toJson(snapshot.value), status: snapshot.status ?? null });
+  } else if (event.type === '@xstate.action') {
+    // xstate's own built-ins (assign, raise) are plumbing, not effects.
+    if (event.action.type.startsWith('xstate.')) return;
+    write('effect', { action: event.action.type, params: toJson(event.action.params) });
+  }
+};

@@ -1,0 +1,530 @@
+/**
+ * The durable retain queue: the retain-delivery gate wired to its journal, the memory server
+ * and a delivery lease.
+ *
+ * - `enqueue` resolves only once the jobs are fsync'd in the journal (queue-first retain).
+ * - Only the holder of the delivery lease sends; other processes on the same project append
+ *   and fold in the holder's records. A batch and its key are journaled before the first send,
+ *   so whoever re-sends it after a crash uses the same key (the server drops the repeat).
+ * - Retries back off with jitter; 401/403/404/410 pause (jobs kept) until `resume()`;
+ *   400/422 dead-letter with the server's reason.
+ * See docs/queue.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
+import * as E from 'fp-ts/lib/Either.js';
+import type { SnapshotFrom } from 'xstate';
+import { createDirLock, type HeldLock } from '../../adapters/queue/dirLock.js';
+import { openJsonlJournal, type JournalFs, type QueueJournal } from '../../adapters/queue/jsonlJournal.js';
+import { appendDurable } from '../../adapters/queue/queueFiles.js';
+import { openReceiptsStore, type ReceiptsStore } from '../../adapters/store/receipts.js';
+import { redact } from '../../config/redact.js';
+import { defaultBatchLimits, selectBatch, type BatchLimits } from '../../machines/retainDelivery/batch.js';
+import { CHUNK_SIZE, findPending, pendingJobs, type DeliveryMode } from '../../machines/retainDelivery/context.js';
+import { RetainDeliveryEvent, type DeadLetter, type InFlightBatch, type RetainJob } from '../../machines/retainDelivery/events.js';
+import { retainDeliveryMachine, type RetainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
+import type { JsonValue } from '../../machines/shared/codecs.js';
+import { systemClock, type ClockPort } from '../ports/clock.js';
+import type { JournalEntry, JournalPort } from '../ports/journal.js';
+import type { MemoryServer } from '../ports/memoryServer.js';
+import type { TracePort } from '../ports/trace.js';
+import { defaultBackoff, type BackoffPolicy } from './backoff.js';
+import { batchOperationId, prepareJobs, type NewRetainJob } from './jobs.js';
+import { sendBatch } from './send.js';
+import { queueStateOf, statusOf, type FlushReport, type QueueStatus } from './status.js';
+import { startGate, type GateRuntime } from '../kernel/startGate.js';
+
+export type { RetainJob, DeadLetter } from '../../machines/retainDelivery/events.js';
+export type { RetainItem } from '../../machines/retainDelivery/events.js';
+export type { QueueStatus, FlushReport, QueueState } from './status.js';
+export type { NewRetainJob } from './jobs.js';
+
+export interface RetainQueue {
+  /** Queues jobs; resolves with them only when they are fsync'd. Rejects (nothing queued) on bad input or a write failure. */
+  enqueue(jobs: readonly NewRetainJob[]): Promise<readonly RetainJob[]>;
+  /** Delivers what is due; resolves when delivery stops (empty, backing off, paused, lease elsewhere) or at `deadline`. */
+  flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
+  status(): QueueStatus;
+  subscribe(listener: (s: QueueStatus) => void): () => void;
+  deadLetters(): Promise<readonly DeadLetter[]>;
+  /** Moves dead letters (all, or these job ids) back to the queue; returns how many. */
+  requeueDeadLetters(ids?: readonly string[]): Promise<number>;
+  /** Leaves a pause and delivers; pass `server` when the fix was a new key or URL (a new client). */
+  resume(o?: { readonly server?: MemoryServer }): Promise<void>;
+  /** Delivers what it can before `deadline` (default 3 s), finishes the batch in flight, releases the lease. */
+  close(o?: { readonly deadline?: number; readonly flush?: boolean }): Promise<void>;
+}
+
+export interface OpenRetainQueueOptions {
+  readonly queuePath: string;
+  readonly server: MemoryServer;
+  readonly mode: DeliveryMode;
+  readonly flushIntervalMs: number;
+  readonly clock?: ClockPort;
+  readonly trace?: TracePort;
+  /** Send retains async (default true): `operation_id` makes a repeat a no-op only then. */
+  readonly async?: boolean;
+  readonly backoff?: BackoffPolicy;
+  readonly batchLimits?: BatchLimits;
+  /** Jitter source; tests pass a fixed one. */
+  readonly random?: () => number;
+  /** File operations of the journal (tests inject a full disk). */
+  readonly journalFs?: JournalFs;
+  /** Wraps the journal the gate writes through (tests inject faults). */
+  readonly wrapJournal?: (journal: JournalPort) => JournalPort;
+  readonly lockTimeoutMs?: number;
+  /** Delivery lease staleness (heartbeat age) for holders on other hosts. */
+  readonly leaseStaleMs?: number;
+  /** Compact when the journal holds more than this many records and 4x the live set. */
+  readonly compactAbove?: number;
+  readonly onWarning?: (message: string) => void;
+}
+
+type Snapshot = SnapshotFrom<RetainDeliveryMachine>;
+
+// Record types that carry shared state; another process's copies of these are folded in.
+const SHARED_TYPES = new Set([
+  'retain.enqueued',
+  'retain.batchStarted',
+  'retain.delivered',
+  'retain.deadLettered',
+  'retain.failed',
+  'retain.paused',
+  'retain.resumed',
+  'retain.requeued',
+]);
+
+const SNAPSHOT_CHUNK = 1_000;
+
+const settledState = (snapshot: Snapshot): boolean => {
+  const value = snapshot.value as string;
+  return value === 'idle' || value === 'paused' || value === 'backingOff';
+};
+
+export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<RetainQueue> => {
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const backoff = options.backoff ?? defaultBackoff;
+  const limits = options.batchLimits ?? defaultBatchLimits;
+  const asyncRetain = options.async ?? true;
+  const compactAbove = options.compactAbove ?? 2_000;
+  const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'AGENT_MEMORY_QUEUE' }));
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  let server = options.server;
+
+  const journal: QueueJournal = await openJsonlJournal({
+    path: options.queuePath,
+    ...(options.journalFs === undefined ? {} : { fs: options.journalFs }),
+    ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
+    onDamage: (damage) => warn(`retain queue: ${damage.reason}`),
+  });
+  const files = journal.files;
+  const receipts: ReceiptsStore = openReceiptsStore(files.receipts, (message) => warn(`retain receipts: ${message}`));
+  const lease = createDirLock({ path: files.lease, staleMs: options.leaseStaleMs ?? 30_000 });
+
+  // Replicas (records another process wrote) are folded in but not written again.
+  const gateJournal: JournalPort = {
+    append: (entries) => {
+      const own = entries.filter((entry) => !(typeof entry.payload === 'object' && entry.payload !== null && (entry.payload as { replica?: unknown }).replica === true));
+      return own.length === 0 ? Promise.resolve([]) : journal.append(own);
+    },
+    load: () => journal.load(),
+    compact: (entries) => journal.compact(entries),
+    close: async () => undefined,
+  };
+  const wrappedJournal = options.wrapJournal === undefined ? gateJournal : options.wrapJournal(gateJournal);
+
+  let gate!: GateRuntime<RetainDeliveryMachine>;
+  let damaged = 0;
+  let closing = false;
+  let closed = false;
+  let retryTimer: (() => void) | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let held: HeldLock | undefined;
+  let abort = new AbortController();
+  let delivering: Promise<void> = Promise.resolve();
+  let counters = { delivered: 0, deadLettered: 0 };
+  const listeners = new Set<(s: QueueStatus) => void>();
+  let unsubscribeGate: (() => void) | undefined;
+
+  const now = (): number => clock.now();
+  // Events are built here from plain numbers and checked by the gate's codec on the way in.
+  const dispatch = async (event: { readonly type: RetainDeliveryEvent['type']; readonly at: number; readonly [field: string]: unknown }): Promise<Snapshot> => {
+    const result = await gate.dispatch(event);
+    if (E.isLeft(result)) throw new Error(result.left.message);
+    return result.right;
+  };
+  // Effects run outside the dispatch chain; their failures become warnings, never crashes.
+  const background = (label: string, work: () => Promise<void>): void => {
+    work().catch((error: unknown) => {
+      if (closed) return;
+      warn(`retain queue: ${label} failed: ${redact(error instanceof Error ? error.message : String(error))}`);
+    });
+  };
+
+  // ---- lease -------------------------------------------------------------------------------
+  let leaseChain: Promise<unknown> = Promise.resolve();
+  const leaseOp = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = leaseChain.then(fn);
+    leaseChain = run.catch(() => undefined);
+    return run;
+  };
+  const acquireLease = (): Promise<boolean> =>
+    leaseOp(async () => {
+      if (held !== undefined) {
+        if (await held.refresh()) return true;
+        held = undefined;
+      }
+      held = await lease.tryAcquire();
+      if (held === undefined) return false;
+      const mine = held;
+      heartbeat = setInterval(() => void mine.refresh().catch(() => undefined), Math.max(1_000, (options.leaseStaleMs ?? 30_000) / 4));
+      heartbeat.unref();
+      return true;
+    });
+  const releaseLease = (): Promise<boolean> =>
+    leaseOp(async () => {
+      if (held === undefined) return false;
+      clearInterval(heartbeat);
+      const mine = held;
+      held = undefined;
+      await mine.release();
+      return true;
+    });
+
+  // ---- sync with other processes -------------------------------------------------------------
+  const syncForeign = async (): Promise<'current' | 'rebuilt'> => {
+    const foreign = await journal.takeForeign();
+    damaged += foreign.damage.length;
+    if (foreign.replaced) {
+      await rebuild();
+      return 'rebuilt';
+    }
+    for (const record of foreign.records) {
+      if (!SHARED_TYPES.has(record.type) || typeof record.payload !== 'object' || record.payload === null) continue;
+      await gate.dispatch({ ...(record.payload as Record<string, JsonValue>), replica: true });
+    }
+    return 'current';
+  };
+
+  // ---- effects -------------------------------------------------------------------------------
+  const startBatch = async (): Promise<void> => {
+    if (closing) {
+      await dispatch({ type: 'retain.batchSkipped', reason: 'shutting down', at: now() });
+      return;
+    }
+    if (!(await acquireLease())) {
+      const holder = await lease.holder();
+      const who = holder === undefined ? 'another process' : `process ${holder.pid}`;
+      await dispatch({ type: 'retain.batchSkipped', reason: `${who} is delivering this queue`, at: now() });
+      return;
+    }
+    if ((await syncForeign()) === 'rebuilt') {
+      await dispatch({ type: 'retain.flushRequested', at: now() });
+      return;
+    }
+    // The records just folded in may have changed the state (another process paused the queue,
+    // or delivered what we meant to send); decide from the state after them.
+    const snapshot = gate.getSnapshot();
+    const state = snapshot.value as string;
+    // Letting the lease go goes through `settled`, which also picks up jobs another process
+    // queued while this one held it.
+    if (state === 'paused' || state === 'backingOff') {
+      await settled();
+      return;
+    }
+    const choice = selectBatch(snapshot.context, limits);
+    const jobs = findPending(snapshot.context, choice.jobIds);
+    if (jobs.length === 0) {
+      await dispatch({ type: 'retain.batchSkipped', reason: 'nothing to deliver', at: now() });
+      await settled();
+      return;
+    }
+    const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs), owner };
+    await dispatch({ type: 'retain.batchStarted', batch, at: now() } as RetainDeliveryEvent);
+  };
+
+  const recordDeadLetters = async (jobs: readonly RetainJob[], reason: string, status: number | null): Promise<void> => {
+    const at = new Date(now()).toISOString();
+    const lines = jobs.map((job) => `${JSON.stringify({ at, reason, status, job })}\n`).join('');
+    await appendDurable(files.deadLetters, Buffer.from(lines));
+  };
+
+  const deliver = async (batch: InFlightBatch): Promise<void> => {
+    const snapshot = gate.getSnapshot();
+    // Queue order, which is the order the batch was chosen in.
+    const jobs = findPending(snapshot.context, batch.jobIds);
+    if (jobs.length === 0) {
+      await dispatch({ type: 'retain.delivered', jobIds: batch.jobIds, receipt: { operationId: null, itemsCount: 0, async: asyncRetain }, at: now() } as RetainDeliveryEvent);
+      return;
+    }
+    const outcome = await sendBatch(
+      { server, async: asyncRetain, now, random, backoff, failures: snapshot.context.failures, signal: abort.signal, recordDeadLetters },
+      batch,
+      jobs,
+    );
+    for (const event of outcome.events) {
+      // Counted before the dispatch: a flush waiting on the state change reads them at once.
+      const delivered = event.type === 'retain.delivered' ? event.jobIds.length : 0;
+      const deadLettered = event.type === 'retain.deadLettered' ? event.jobIds.length : 0;
+      counters = { delivered: counters.delivered + delivered, deadLettered: counters.deadLettered + deadLettered };
+      try {
+        await dispatch(event);
+      } catch (error) {
+        counters = { delivered: counters.delivered - delivered, deadLettered: counters.deadLettered - deadLettered };
+        throw error;
+      }
+    }
+    if (outcome.delivered.length > 0) {
+      const first = outcome.delivered[0] as RetainJob;
+      await receipts
+        .add({
+          at: new Date(now()).toISOString(),
+          bankId: first.bankId,
+          jobCount: outcome.delivered.length,
+          itemsCount: outcome.delivered.length,
+          operationId: outcome.receiptOperationId,
+          async: asyncRetain,
+          documentIds: [...new Set(outcome.delivered.map((j) => j.documentId as string))].slice(0, 10),
+        })
+        .catch((error: unknown) => warn(`retain receipts: ${redact(error instanceof Error ? error.message : String(error))}`));
+    }
+  };
+
+  const scheduleRetry = (retryAt: number | null): void => {
+    retryTimer?.();
+    retryTimer = undefined;
+    if (retryAt === null || closing) return;
+    retryTimer = clock.setTimer(retryAt, () => {
+      retryTimer = undefined;
+      if (!closing) background('retry', async () => void (await dispatch({ type: 'retain.timerFired', at: now() })));
+    });
+  };
+
+  const snapshotEntries = (snapshot: Snapshot): JournalEntry[] => {
+    const at = new Date(now()).toISOString();
+    const jobs = pendingJobs(snapshot.context);
+    const entries: JournalEntry[] = [];
+    for (let i = 0; i === 0 || i < jobs.length; i += SNAPSHOT_CHUNK) {
+      const first = i === 0;
+      entries.push({
+        type: 'retain.snapshot',
+        at,
+        payload: {
+          type: 'retain.snapshot',
+          jobs: jobs.slice(i, i + SNAPSHOT_CHUNK),
+          deadLetters: first ? snapshot.context.deadLetters : [],
+          inFlight: first ? snapshot.context.inFlight : null,
+          pausedReason: first ? snapshot.context.pausedReason : null,
+          retryAt: first ? snapshot.context.retryAt : null,
+          failures: first ? snapshot.context.failures : 0,
+          at: snapshot.context.now,
+        } as unknown as JsonValue,
+      });
+    }
+    return entries;
+  };
+
+  const maybeCompact = async (): Promise<void> => {
+    const snapshot = gate.getSnapshot();
+    if (!settledState(snapshot)) return;
+    const live = Math.ceil(snapshot.context.depth / SNAPSHOT_CHUNK) + 1;
+    const { records } = journal.stats();
+    if (records <= compactAbove || records <= 4 * live) return;
+    await journal.compactIfCurrent(() => snapshotEntries(gate.getSnapshot()));
+  };
+
+  const settled = async (): Promise<void> => {
+    const released = await releaseLease();
+    if (!released || closing) return;
+    await maybeCompact();
+    // Another process may have queued jobs while we held the lease (its attempt was skipped):
+    // if the file grew beyond what we have seen, deliver again.
+    const stat = await fs.stat(files.journal).catch(() => undefined);
+    if (stat !== undefined && stat.size > journal.stats().bytes && gate.getSnapshot().value === 'idle') {
+      await dispatch({ type: 'retain.flushRequested', at: now() });
+    }
+  };
+
+  const machine = retainDeliveryMachine.provide({
+    actions: {
+      // Transitions caused by another process's records (folded in while this process already
+      // holds the lease, inside startBatch) start no effect of their own.
+      startBatch: ({ event }) => {
+        if (event.replica !== true) background('starting a delivery', startBatch);
+      },
+      deliverBatch: (_args, params) => {
+        const batch = params.batch;
+        if (batch === null || batch.owner !== owner || closed) return;
+        const run = delivering.then(() => deliver(batch));
+        delivering = run.catch(() => undefined);
+        background('delivery', () => run);
+      },
+      scheduleRetry: (_args, params) => scheduleRetry(params.retryAt),
+      settled: ({ event }) => {
+        if (gate !== undefined && event.replica !== true) background('settling', settled);
+      },
+    },
+  });
+
+  const onRestore = (snapshot: Snapshot): void => {
+    const state = snapshot.value as string;
+    if (state === 'backingOff') scheduleRetry(snapshot.context.retryAt);
+    // A batch that was out when the last process stopped: re-send it (same jobs, same key).
+    if (state === 'selecting' || state === 'delivering' || state === 'draining') {
+      queueMicrotask(() => background('resuming a delivery', startBatch));
+    }
+  };
+
+  const start = async (): Promise<void> => {
+    gate = await startGate({
+      name: 'retainDelivery',
+      machine,
+      events: RetainDeliveryEvent,
+      journal: wrappedJournal,
+      clock,
+      input: { mode: options.mode },
+      onRestore,
+      ...(options.trace === undefined ? {} : { trace: options.trace }),
+    });
+    damaged += gate.damage.length;
+    unsubscribeGate?.();
+    unsubscribeGate = gate.subscribe(() => {
+      const status = currentStatus();
+      for (const listener of listeners) listener(status);
+    });
+  };
+
+  const rebuild = async (): Promise<void> => {
+    const old = gate;
+    await old.stop();
+    await start();
+  };
+
+  const currentStatus = (): QueueStatus => {
+    const snapshot = gate.getSnapshot();
+    return statusOf(snapshot.value, snapshot.context, damaged);
+  };
+
+  /** Resolves when `predicate` holds for the current gate's snapshot, or at `deadline`. */
+  const waitUntil = (predicate: (s: Snapshot) => boolean, deadline: number | undefined): Promise<'done' | 'deadline'> =>
+    new Promise((resolve) => {
+      let finished = false;
+      let watched: GateRuntime<RetainDeliveryMachine> | undefined;
+      let unsubscribe: (() => void) | undefined;
+      let cancelTimer: (() => void) | undefined;
+      // The gate is replaced when another process compacts the journal: re-watch the new one.
+      const poll = setInterval(() => check(), 50);
+      poll.unref();
+      const finish = (how: 'done' | 'deadline'): void => {
+        if (finished) return;
+        finished = true;
+        clearInterval(poll);
+        cancelTimer?.();
+        unsubscribe?.();
+        resolve(how);
+      };
+      const check = (): void => {
+        if (watched !== gate) {
+          unsubscribe?.();
+          watched = gate;
+          unsubscribe = gate.subscribe(check);
+        }
+        if (predicate(gate.getSnapshot())) finish('done');
+      };
+      if (deadline !== undefined) cancelTimer = clock.setTimer(deadline, () => finish('deadline'));
+      check();
+    });
+
+  await start();
+  // A log much longer than its live set (many delivered jobs) is rewritten now, so the next
+  // process that opens it folds the live set, not the history.
+  await maybeCompact().catch((error: unknown) => warn(`retain queue: compaction skipped: ${redact(error instanceof Error ? error.message : String(error))}`));
+
+  let interval: NodeJS.Timeout | undefined;
+  if (options.mode === 'coalesced' && options.flushIntervalMs > 0) {
+    interval = setInterval(() => {
+      if (closing || gate.getSnapshot().context.depth === 0) return;
+      background('periodic flush', async () => void (await dispatch({ type: 'retain.flushRequested', at: now() })));
+    }, options.flushIntervalMs);
+    interval.unref();
+  }
+
+  const flush = async (o: { readonly deadline?: number; readonly force?: boolean } = {}): Promise<FlushReport> => {
+    const before = counters;
+    await dispatch({ type: 'retain.flushRequested', at: now(), ...(o.force === true ? { force: true } : {}) } as RetainDeliveryEvent);
+    const how = await waitUntil(settledState, o.deadline);
+    const snapshot = gate.getSnapshot();
+    const state = queueStateOf(snapshot.value);
+    const stoppedBecause =
+      how === 'deadline'
+        ? 'deadline reached'
+        : state === 'paused'
+          ? (snapshot.context.pausedReason ?? 'paused')
+          : state === 'backingOff'
+            ? `retrying at ${new Date(snapshot.context.retryAt ?? now()).toISOString()}: ${snapshot.context.lastError?.reason ?? ''}`
+            : snapshot.context.depth > 0
+              ? (snapshot.context.lastSkip ?? snapshot.context.lastError?.reason ?? undefined)
+              : undefined;
+    return {
+      delivered: counters.delivered - before.delivered,
+      deadLettered: counters.deadLettered - before.deadLettered,
+      remaining: snapshot.context.depth,
+      state,
+      ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+    };
+  };
+
+  return {
+    enqueue: async (input) => {
+      if (closing) throw new Error('retain queue: closed; nothing was queued');
+      const prepared = prepareJobs(input, now());
+      if (E.isLeft(prepared)) throw new Error(prepared.left);
+      if (prepared.right.length === 0) return [];
+      // Very large enqueues go in several records so no line grows without bound.
+      for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) {
+        await dispatch({ type: 'retain.enqueued', jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() } as RetainDeliveryEvent);
+      }
+      return prepared.right;
+    },
+    flush,
+    status: currentStatus,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    deadLetters: async () => gate.getSnapshot().context.deadLetters,
+    requeueDeadLetters: async (ids) => {
+      const dead = gate.getSnapshot().context.deadLetters;
+      const chosen = (ids === undefined ? dead.map((d) => d.job.jobId) : dead.filter((d) => ids.includes(d.job.jobId)).map((d) => d.job.jobId)) as string[];
+      if (chosen.length === 0) return 0;
+      await dispatch({ type: 'retain.requeued', jobIds: chosen, at: now() } as RetainDeliveryEvent);
+      return chosen.length;
+    },
+    resume: async (o = {}) => {
+      if (o.server !== undefined) server = o.server;
+      await dispatch({ type: 'retain.resumed', at: now() });
+    },
+    close: async (o = {}) => {
+      if (closed) return;
+      const deadline = o.deadline ?? now() + 3_000;
+      if (o.flush !== false && !closing && gate.getSnapshot().context.depth > 0) {
+        await flush({ deadline }).catch(() => undefined);
+      }
+      closing = true;
+      await dispatch({ type: 'retain.shutdown', at: now() }).catch(() => undefined);
+      const how = await waitUntil((s) => s.value !== 'draining' && s.value !== 'selecting' && s.value !== 'delivering', deadline);
+      if (how === 'deadline') abort.abort();
+      await delivering;
+      closed = true;
+      retryTimer?.();
+      clearInterval(interval);
+      unsubscribeGate?.();
+      await gate.stop();
+      await releaseLease().catch(() => undefined);
+      await journal.close();
+      abort = new AbortController();
+    },
+  };
+};

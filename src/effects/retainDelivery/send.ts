@@ -1,0 +1,133 @@
+/**
+ * Sends one batch to the memory server and turns the answer into retain-delivery events.
+ *
+ * A batch refused as invalid (400/422) is re-sent job by job, each with its own key, so one
+ * bad job is dead-lettered and the rest still go; the first failure of another class stops
+ * the batch and is reported for the jobs not yet answered.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { redact } from '../../config/redact.js';
+import { requestItems } from '../../machines/retainDelivery/batch.js';
+import type { InFlightBatch, RetainDeliveryEvent, RetainJob } from '../../machines/retainDelivery/events.js';
+import { describeFailure, failureClass, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
+import type { BackoffPolicy } from './backoff.js';
+import { nextAttemptAt } from './backoff.js';
+
+export interface SendContext {
+  readonly server: MemoryServer;
+  readonly async: boolean;
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly backoff: BackoffPolicy;
+  /** Consecutive failures before this attempt (from context). */
+  readonly failures: number;
+  readonly signal: AbortSignal;
+  /** Called before a dead-letter event is dispatched: writes the dead-letter file. */
+  readonly recordDeadLetters: (jobs: readonly RetainJob[], reason: string, status: number | null) => Promise<void>;
+}
+
+export interface SendOutcome {
+  readonly events: RetainDeliveryEvent[];
+  readonly delivered: readonly RetainJob[];
+  readonly receiptOperationId: string | null;
+}
+
+const MAX_REASON = 300;
+
+const reasonOf = (failure: ServerFailure): string => {
+  const text = redact(describeFailure(failure));
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
+};
+
+const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContext): RetainDeliveryEvent => {
+  const at = ctx.now();
+  const reason = reasonOf(failure);
+  switch (failureClass(failure)) {
+    case 'retry': {
+      const notBefore =
+        failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined
+          ? at + Math.min(failure.retryAfterMs, ctx.backoff.capMs)
+          : failure._tag === 'circuitOpen'
+            ? failure.retryAt
+            : undefined;
+      const retryAt = nextAttemptAt(at, ctx.failures + 1, ctx.backoff, ctx.random, notBefore);
+      return { type: 'retain.failed', jobIds, failureClass: 'retry', reason, retryAt, at } as RetainDeliveryEvent;
+    }
+    case 'pause':
+      return { type: 'retain.paused', jobIds, reason, at } as RetainDeliveryEvent;
+    default:
+      // Cancelled, or an answer this client cannot read: keep the jobs, try on the next flush.
+      return { type: 'retain.failed', jobIds, failureClass: 'report', reason, retryAt: null, at } as RetainDeliveryEvent;
+  }
+};
+
+/**
+ * The key makes a re-send after a crash a no-op, but servers honour it only on async retains
+ * (0.8.6+) and refuse it below: so a server that has it always gets an async, keyed request,
+ * and an older one a plain request (at-least-once there; the doctor reports the floor).
+ */
+const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationId: string) => {
+  const first = jobs[0];
+  if (first === undefined) throw new Error('retain queue: empty batch');
+  const caps = await ctx.server.capabilities({ signal: ctx.signal })();
+  // A server that cannot say what it supports cannot take the retain either: same failure.
+  if (E.isLeft(caps)) return E.left(caps.left);
+  const keyed = caps.right.features.operationId;
+  const request = keyed ? { items: requestItems(jobs), async: true, operation_id: operationId } : { items: requestItems(jobs), async: ctx.async };
+  return ctx.server.retain(first.bankId, request, { signal: ctx.signal })();
+};
+
+export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
+  const ids = jobs.map((j) => j.jobId as string);
+  const result = await sendOnce(ctx, jobs, batch.operationId);
+  if (E.isRight(result)) {
+    const operationId = result.right.operation_id ?? null;
+    return {
+      delivered: jobs,
+      receiptOperationId: operationId,
+      events: [
+        {
+          type: 'retain.delivered',
+          jobIds: batch.jobIds,
+          receipt: { operationId, itemsCount: Math.max(0, Math.floor(result.right.items_count)), async: result.right.async ?? ctx.async },
+          at: ctx.now(),
+        } as RetainDeliveryEvent,
+      ],
+    };
+  }
+  const failure = result.left;
+  if (failureClass(failure) !== 'deadLetter') return { delivered: [], receiptOperationId: null, events: [failureEvents(failure, ids, ctx)] };
+  const status = failure._tag === 'invalidRequest' ? failure.status : null;
+  if (jobs.length === 1) {
+    const reason = reasonOf(failure);
+    await ctx.recordDeadLetters(jobs, reason, status);
+    return { delivered: [], receiptOperationId: null, events: [{ type: 'retain.deadLettered', jobIds: ids, reason, status, at: ctx.now() } as RetainDeliveryEvent] };
+  }
+  // One of them is bad: find which, job by job, each under its own key.
+  const events: RetainDeliveryEvent[] = [];
+  const delivered: RetainJob[] = [];
+  for (let i = 0; i < jobs.length; i += 1) {
+    const job = jobs[i] as RetainJob;
+    const single = await sendOnce(ctx, [job], job.idempotencyKey);
+    if (E.isRight(single)) {
+      delivered.push(job);
+      events.push({
+        type: 'retain.delivered',
+        jobIds: [job.jobId],
+        receipt: { operationId: single.right.operation_id ?? null, itemsCount: Math.max(0, Math.floor(single.right.items_count)), async: single.right.async ?? ctx.async },
+        at: ctx.now(),
+      } as RetainDeliveryEvent);
+      continue;
+    }
+    if (failureClass(single.left) === 'deadLetter') {
+      const reason = reasonOf(single.left);
+      const singleStatus = single.left._tag === 'invalidRequest' ? single.left.status : null;
+      await ctx.recordDeadLetters([job], reason, singleStatus);
+      events.push({ type: 'retain.deadLettered', jobIds: [job.jobId], reason, status: singleStatus, at: ctx.now() } as RetainDeliveryEvent);
+      continue;
+    }
+    events.push(failureEvents(single.left, jobs.slice(i).map((j) => j.jobId as string), ctx));
+    break;
+  }
+  return { delivered, receiptOperationId: null, events };
+};

@@ -1,0 +1,70 @@
+/**
+ * What the retain queue shows: status and flush reports, read from the gate's snapshot.
+ */
+import type { RetainDeliveryContext } from '../../machines/retainDelivery/context.js';
+
+export type QueueState = 'idle' | 'delivering' | 'backingOff' | 'paused' | 'draining';
+
+export interface QueueStatus {
+  readonly depth: number;
+  readonly deadLetters: number;
+  readonly state: QueueState;
+  readonly pausedReason?: string;
+  readonly lastDelivery?: { readonly at: string; readonly jobCount: number; readonly operationId: string | null };
+  /** Redacted. */
+  readonly lastError?: string;
+  /** ISO time of the next retry while backing off. */
+  readonly nextAttemptAt?: string;
+  /** Why the last attempt did not start (e.g. another process is delivering). */
+  readonly lastSkip?: string;
+  /** Damaged journal records found and quarantined since open. */
+  readonly damaged: number;
+}
+
+export interface FlushReport {
+  readonly delivered: number;
+  readonly deadLettered: number;
+  readonly remaining: number;
+  readonly state: QueueState;
+  /** Set when the flush stopped early: backoff, pause, another process delivering, deadline. */
+  readonly stoppedBecause?: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export const queueStateOf = (value: unknown): QueueState => {
+  switch (value) {
+    case 'selecting':
+    case 'delivering':
+      return 'delivering';
+    case 'backingOff':
+    case 'paused':
+    case 'draining':
+      return value;
+    default:
+      return 'idle';
+  }
+};
+
+export const statusOf = (value: unknown, context: RetainDeliveryContext, damaged: number): QueueStatus => {
+  const state = queueStateOf(value);
+  return {
+    depth: context.depth,
+    deadLetters: context.deadLetters.length,
+    state,
+    damaged,
+    ...(context.pausedReason === null ? {} : { pausedReason: context.pausedReason }),
+    ...(context.lastDelivery === null
+      ? {}
+      : {
+          lastDelivery: {
+            at: iso(context.lastDelivery.at),
+            jobCount: context.lastDelivery.jobCount,
+            operationId: context.lastDelivery.receipt.operationId,
+          },
+        }),
+    ...(context.lastError === null ? {} : { lastError: context.lastError.reason }),
+    ...(state === 'backingOff' && context.retryAt !== null ? { nextAttemptAt: iso(context.retryAt) } : {}),
+    ...(context.lastSkip === null ? {} : { lastSkip: context.lastSkip }),
+  };
+};

@@ -1,0 +1,175 @@
+/**
+ * What automatic retain stores after a run: the raw structured delta of the conversation,
+ * projected (injected memory dropped, tool results per config), stripped of private regions
+ * and invisible characters, redacted, tagged and addressed to the session's document.
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import type { MemoryConfig } from '../../config/fields.js';
+import { redact } from '../../config/redact.js';
+import type { Scope } from '../../config/scope.js';
+import type { RetainItem } from '../ports/memoryServer.js';
+import { sanitizeMemoryText } from './recallBlock.js';
+import { isInjectedMemory, messageText, type HostMessage } from './messages.js';
+
+export type ProjectionConfig = Pick<MemoryConfig, 'importToolResults' | 'importToolSummaryMaxChars' | 'agentUse'>;
+
+/** Keys the service sets on every automatic job; a caller can never override them. */
+export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;
+
+export type ProjectedMessage = Record<string, string | boolean | ProjectedBlock[] | undefined>;
+export interface ProjectedBlock {
+  readonly type: 'text' | 'toolCall';
+  readonly text?: string;
+  readonly name?: string;
+  readonly arguments?: string;
+}
+
+// `<private>…</private>`, any case; an unclosed opening tag hides everything after it.
+const PRIVATE = /<private\b[^>]*>[\s\S]*?(?:<\/private\s*>|$)/gi;
+
+/** Private regions removed, invisible characters stripped, secrets redacted. */
+export const cleanText = (raw: string): string => redact(sanitizeMemoryText(raw.replace(PRIVATE, '')).text);
+
+const iso = (ms: number | undefined, now: number): string => new Date(ms ?? now).toISOString();
+
+const toolResultText = (m: HostMessage, config: ProjectionConfig): string | undefined => {
+  const text = cleanText(messageText(m));
+  if (m.isError === true) return text;
+  switch (config.importToolResults) {
+    case 'errors-only':
+      return undefined;
+    case 'summary':
+      return text.length > config.importToolSummaryMaxChars ? `${text.slice(0, config.importToolSummaryMaxChars)}…` : text;
+    case 'content':
+      return text;
+  }
+};
+
+const argumentsText = (args: unknown): string => {
+  try {
+    return cleanText(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''));
+  } catch {
+    return '';
+  }
+};
+
+/** One host message as stored, or `undefined` when nothing of it is kept. */
+export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: number): ProjectedMessage | undefined => {
+  if (isInjectedMemory(m)) return undefined;
+  const timestamp = iso(m.timestamp, now);
+  switch (m.role) {
+    case 'user': {
+      const content = cleanText(messageText(m));
+      return content.length === 0 ? undefined : { role: 'user', timestamp, content };
+    }
+    case 'assistant': {
+      const blocks: ProjectedBlock[] = [];
+      for (const block of Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content ?? '' }]) {
+        if (block.type === 'text' && typeof block.text === 'string') {
+          const text = cleanText(block.text);
+          if (text.length > 0) blocks.push({ type: 'text', text });
+        } else if (block.type === 'toolCall' && typeof block.name === 'string') {
+          blocks.push({ type: 'toolCall', name: block.name, arguments: argumentsText(block.arguments) });
+        }
+        // Thinking is the model's scratchpad: not kept.
+      }
+      if (blocks.length === 0) return undefined;
+      return { role: 'assistant', timestamp, content: blocks, model: m.model, stopReason: m.stopReason };
+    }
+    case 'toolResult': {
+      const content = toolResultText(m, config);
+      if (content === undefined) return undefined;
+      return { role: 'toolResult', timestamp, toolName: m.toolName, isError: m.isError === true, content };
+    }
+    case 'bashExecution': {
+      const content = cleanText(`$ ${m.command ?? ''}\n${m.output ?? ''}`);
+      return { role: 'bashExecution', timestamp, content };
+    }
+    default: {
+      const content = cleanText(messageText(m) || (m.summary ?? ''));
+      return content.length === 0 ? undefined : { role: m.role, timestamp, content };
+    }
+  }
+};
+
+/** A message's identity for the retain cursor: same message, same fingerprint, on any branch. */
+export const fingerprint = (m: HostMessage): string =>
+  createHash('sha256')
+    .update(JSON.stringify([m.role, m.timestamp ?? null, m.content ?? null, m.toolName ?? null, m.toolCallId ?? null, m.isError ?? null, m.stopReason ?? null]))
+    .digest('hex')
+    .slice(0, 24);
+
+export interface SessionIdentity {
+  readonly sessionId: string;
+  readonly sessionFile?: string | undefined;
+  readonly cwd: string;
+}
+
+/** One document per host session, so every run of it appends to the same place. */
+export const sessionDocumentId = (session: SessionIdentity): string =>
+  `pi-session:${createHash('sha256')
+    .update(session.sessionFile ?? `${session.cwd}:${session.sessionId}`)
+    .digest('hex')
+    .slice(0, 16)}`;
+
+export interface RetainJobDraft {
+  readonly bankId: string;
+  readonly documentId: string;
+  readonly updateMode: 'append';
+  readonly item: RetainItem;
+  readonly async?: boolean;
+}
+
+export interface BuildRetainInput {
+  readonly messages: readonly HostMessage[];
+  readonly scope: Scope;
+  readonly config: ProjectionConfig & Pick<MemoryConfig, 'retainAsync'>;
+  readonly session: SessionIdentity;
+  readonly now: number;
+}
+
+export interface BuiltRetain {
+  /** One job per automatic write target (the project bank), or none. */
+  readonly jobs: readonly RetainJobDraft[];
+  readonly projected: number;
+}
+
+export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
+  const { scope, config, session, now } = input;
+  const projected = input.messages
+    .map((m) => projectMessage(m, config, now))
+    .filter((m): m is ProjectedMessage => m !== undefined);
+  if (projected.length === 0 || scope.automatic.write.length === 0) return { jobs: [], projected: projected.length };
+  const project = path.basename(session.cwd);
+  const where = session.sessionFile === undefined ? 'ephemeral session' : `session ${path.basename(session.sessionFile)}`;
+  const context =
+    config.agentUse === 'conversation'
+      ? `pi conversation/task session for "${project}", ${where}`
+      : `pi coding session for project "${project}", ${where}`;
+  const metadata: Record<string, string> = {
+    cwd: session.cwd,
+    source: 'pi',
+    retainSource: 'auto',
+    ...(session.sessionFile === undefined ? {} : { host_session_file: session.sessionFile }),
+  };
+  const tags = [...new Set([...scope.projectRetainTags, `session:${session.sessionId}`])];
+  const documentId = sessionDocumentId(session);
+  const content = JSON.stringify(projected, null, 2);
+  const jobs = scope.automatic.write.map((target) => ({
+    bankId: target.bankId,
+    documentId,
+    updateMode: 'append' as const,
+    async: config.retainAsync,
+    item: {
+      content,
+      context: redact(context),
+      timestamp: new Date(now).toISOString(),
+      tags,
+      metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, redact(v)])),
+      document_id: documentId,
+      update_mode: 'append' as const,
+    },
+  }));
+  return { jobs, projected: projected.length };
+};

@@ -1,0 +1,129 @@
+/**
+ * The setup gate's effects: probe the server (capabilities, bank existence by exact id in
+ * the bank list), create banks known to be missing, retry while degraded. Outcomes go back
+ * to the gate as events; nothing here throws or blocks the host.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type { MemoryConfig } from '../../config/fields.js';
+import type { LoadedConfig } from '../../config/load.js';
+import { redact } from '../../config/redact.js';
+import type { Scope } from '../../config/scope.js';
+import { SetupEvent } from '../../machines/setup/events.js';
+import { setupMachine, type SetupMachine } from '../../machines/setup/machine.js';
+import type { ClockPort } from '../ports/clock.js';
+import type { JournalPort } from '../ports/journal.js';
+import { describeFailure, type MemoryServer } from '../ports/memoryServer.js';
+import type { TracePort } from '../ports/trace.js';
+import { startGate, type GateRuntime } from '../kernel/startGate.js';
+
+/** How long one probe may take: setup never waits on a slow server for long. */
+export const PROBE_TIMEOUT_MS = 5_000;
+/** Degraded: probe again after this long (the client's breaker makes a dead server cheap). */
+export const RETRY_AFTER_MS = 30_000;
+
+export type SetupGate = GateRuntime<SetupMachine>;
+
+export interface SetupFacts {
+  readonly configured: boolean;
+  readonly reason?: string;
+  readonly banks: readonly string[];
+}
+
+/**
+ * Is this project set up for automatic memory? Domain-tagged mode shares one coding bank
+ * across projects, so it needs that bank named explicitly; isolated-bank mode may derive it,
+ * once any sign of setup exists (setupComplete, a project config file, a bank id).
+ */
+export const setupFacts = (loaded: Pick<LoadedConfig, 'config' | 'files'>, scope: Scope): SetupFacts => {
+  const config: MemoryConfig = loaded.config;
+  const banks = [
+    ...(scope.projectBank.active ? [scope.projectBank.bankId] : []),
+    ...(scope.userBank.active && scope.userBank.bankId !== null ? [scope.userBank.bankId] : []),
+  ];
+  const soft = config.setupComplete || config.projectBankId !== undefined || config.globalBankId !== undefined || loaded.files.project.exists;
+  if (scope.projectBank.active && scope.mode === 'domain-tagged' && config.projectBankId === undefined) {
+    return {
+      configured: false,
+      banks,
+      reason:
+        'automatic memory is off until this project is set up: domain-tagged mode needs the shared coding bank named; set banks.project.bankId in .pi/memory.json (or PI_MEMORY_PROJECT_BANK_ID), or run /memory',
+    };
+  }
+  if (!soft) {
+    return { configured: false, banks, reason: 'automatic memory is off until this project is set up: run /memory, or set setupComplete in .pi/memory.json' };
+  }
+  if (banks.length === 0) return { configured: false, banks, reason: scope.problems.join('; ') || 'no bank is active for this profile' };
+  return { configured: true, banks };
+};
+
+export interface StartSetupGateOptions {
+  readonly server: MemoryServer;
+  readonly clock: ClockPort;
+  readonly journal?: JournalPort;
+  readonly trace?: TracePort;
+}
+
+export const startSetupGate = async (options: StartSetupGateOptions): Promise<SetupGate> => {
+  const { server, clock } = options;
+  const send = (event: SetupEvent): void => {
+    void gate.dispatch(event);
+  };
+  let cancelRetry: (() => void) | undefined;
+
+  const probe = async (banks: readonly string[]): Promise<void> => {
+    const call = { deadline: clock.now() + PROBE_TIMEOUT_MS };
+    const failed = (reason: string): void =>
+      send({ type: 'probe.failed', at: clock.now(), reason: redact(reason), retryAt: clock.now() + RETRY_AFTER_MS } as SetupEvent);
+    const caps = await server.capabilities(call)();
+    if (E.isLeft(caps)) return failed(describeFailure(caps.left));
+    const missing: string[] = [];
+    for (const bankId of banks) {
+      const exists = await server.bankExists(bankId, call)();
+      if (E.isLeft(exists)) return failed(describeFailure(exists.left));
+      if (!exists.right) missing.push(bankId);
+    }
+    send({ type: 'probe.succeeded', at: clock.now(), apiVersion: caps.right.apiVersion, append: caps.right.features.append, missingBanks: missing } as SetupEvent);
+  };
+
+  const ensure = async (banks: readonly string[]): Promise<void> => {
+    for (const bankId of banks) {
+      const made = await server.ensureBank(bankId, { name: bankId }, { deadline: clock.now() + PROBE_TIMEOUT_MS })();
+      if (E.isLeft(made)) {
+        send({ type: 'banks.ensureFailed', at: clock.now(), reason: redact(`could not create bank ${bankId}: ${describeFailure(made.left)}`), retryAt: clock.now() + RETRY_AFTER_MS } as SetupEvent);
+        return;
+      }
+    }
+    send({ type: 'banks.ensured', at: clock.now() } as SetupEvent);
+  };
+
+  const machine = setupMachine.provide({
+    actions: {
+      probe: ({ context }) => {
+        void probe(context.banks);
+      },
+      ensureBanks: (_, params) => {
+        void ensure(params.banks);
+      },
+      scheduleRetry: (_, params) => {
+        cancelRetry?.();
+        cancelRetry = clock.setTimer(params.at, () => send({ type: 'probe.retry', at: clock.now() } as SetupEvent));
+      },
+    },
+  });
+  const gate: SetupGate = await startGate({
+    name: 'setup',
+    machine,
+    events: SetupEvent,
+    clock,
+    ...(options.journal === undefined ? {} : { journal: options.journal }),
+    ...(options.trace === undefined ? {} : { trace: options.trace }),
+  });
+  const stop = gate.stop;
+  return {
+    ...gate,
+    stop: async () => {
+      cancelRetry?.();
+      await stop();
+    },
+  };
+};

@@ -1,0 +1,105 @@
+/** `agent-memory serve`: runs the embedded memory server until SIGTERM or SIGINT. */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Command } from '../commands.js';
+import { startEmbeddedServer } from '../../../server/index.js';
+import type { Mimic } from '../../../server/index.js';
+
+const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
+
+const usage = [
+  'usage: agent-memory serve [--port N] [--host H] [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7]',
+  '',
+  '  --port N             port to listen on (default 8888; 0 picks a free one)',
+  '  --host H             address to bind (default 127.0.0.1)',
+  '  --data-dir DIR       where memories are kept (default ~/.pi/agent/memory-server)',
+  '  --in-memory          keep nothing on disk',
+  '  --api-key-env NAME   require Authorization: Bearer <value of $NAME>',
+  '  --mimic V            behave as Hindsight 0.9.1 (default), 0.10 or 0.7',
+  '  --operation-delay-ms N  delay before async operations start (default 0)',
+  '  --snapshot-every N   mutations between snapshots of the data dir (default 20000)',
+].join('\n');
+
+const fail = (message: string): number => {
+  console.error(`agent-memory serve: ${message}\n\n${usage}`);
+  return 2;
+};
+
+const integer = (raw: string | undefined, fallback: number, name: string): number | string => {
+  if (raw === undefined) return fallback;
+  return /^\d+$/.test(raw) ? Number(raw) : `${name} must be a non-negative integer, got "${raw}"`;
+};
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the embedded Hindsight-compatible memory server',
+  usage,
+  run: async (argv) => {
+    let values;
+    try {
+      values = parseArgs({
+        args: [...argv],
+        options: {
+          port: { type: 'string' },
+          host: { type: 'string' },
+          'data-dir': { type: 'string' },
+          'in-memory': { type: 'boolean' },
+          'api-key-env': { type: 'string' },
+          mimic: { type: 'string' },
+          'operation-delay-ms': { type: 'string' },
+          'snapshot-every': { type: 'string' },
+        },
+        strict: true,
+      }).values;
+    } catch (error) {
+      return fail(error instanceof Error ? error.message : String(error));
+    }
+    const port = integer(values.port, 8888, '--port');
+    if (typeof port === 'string') return fail(port);
+    const delay = integer(values['operation-delay-ms'], 0, '--operation-delay-ms');
+    if (typeof delay === 'string') return fail(delay);
+    const snapshotEvery = integer(values['snapshot-every'], 20_000, '--snapshot-every');
+    if (typeof snapshotEvery === 'string') return fail(snapshotEvery);
+    const mimic = values.mimic ?? '0.9';
+    if (!(MIMICS as readonly string[]).includes(mimic)) return fail(`--mimic must be one of ${MIMICS.join(', ')}, got "${mimic}"`);
+    let apiKey: string | undefined;
+    const keyEnv = values['api-key-env'];
+    if (keyEnv !== undefined) {
+      apiKey = process.env[keyEnv];
+      // The name is safe to print; the value never is.
+      if (apiKey === undefined || apiKey.length === 0) return fail(`--api-key-env ${keyEnv}: that environment variable is not set; export it first`);
+    }
+    if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
+    const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(homedir(), '.pi', 'agent', 'memory-server'));
+
+    const server = await startEmbeddedServer({
+      port,
+      host: values.host ?? '127.0.0.1',
+      mimic: mimic as Mimic,
+      operationDelayMs: delay,
+      snapshotEvery,
+      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    });
+    console.log(`listening on ${server.url}`);
+    if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
+    return new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string): void => {
+        if (stopping) return;
+        stopping = true;
+        console.error(`${signal}: closing`);
+        server.close().then(
+          () => resolve(0),
+          (error: unknown) => {
+            console.error(`agent-memory serve: close failed: ${error instanceof Error ? error.message : String(error)}`);
+            resolve(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+  },
+};

@@ -1,0 +1,366 @@
+/**
+ * `createMemoryRuntime`: automatic memory for any host. It loads config, resolves the scope,
+ * creates the server client, opens the retain queue and starts the setup and session gates;
+ * a host then only turns its hook events into calls:
+ *
+ *   const memory = await createMemoryRuntime({ cwd });
+ *   await memory.startSession({ sessionId, sessionFile, reason: 'startup' });
+ *   const { messages } = await memory.recallFor(conversation, { signal });   // before a model call
+ *   memory.retainTurn(runMessages);                                         // after a run (durable on return)
+ *   await memory.shutdown('quit'); await memory.close();
+ *
+ * Nothing here throws at a host for a missing server or unfinished setup: memory degrades
+ * and `status()` says why.
+ */
+import { homedir } from 'node:os';
+import * as path from 'node:path';
+import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
+import { createMemoryServer } from '../adapters/server/client.js';
+import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { redact, redactValue } from '../config/redact.js';
+import { resolveScope, type Scope } from '../config/scope.js';
+import { resolveApiKey } from '../config/trust.js';
+import type { Automation, SessionMode, StartReason } from '../machines/session/events.js';
+import type { SessionView } from '../machines/session/selectors.js';
+import { setupState, type SetupState } from '../machines/setup/selectors.js';
+import type { ToolContext } from '../tools/context.js';
+import { systemClock, type ClockPort } from '../effects/ports/clock.js';
+import type { MemoryServer } from '../effects/ports/memoryServer.js';
+import type { TracePort } from '../effects/ports/trace.js';
+import { createRecaller } from '../effects/session/recall.js';
+import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/retainDelivery/queue.js';
+import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
+import { footerText } from '../effects/session/footer.js';
+import type { HostMessage } from '../effects/session/messages.js';
+import { openRetainLog } from '../adapters/queue/handoffLog.js';
+import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
+import { createToolContext } from './toolContext.js';
+import { writeJsonFile } from '../adapters/fs/stateFiles.js';
+
+export interface MemoryRuntimeOptions {
+  readonly cwd: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Default: `HOME` from env, else the OS home directory. */
+  readonly home?: string;
+  /** `{state_dir}`; default `<cwd>/.pi`. */
+  readonly stateDir?: string;
+  readonly clock?: ClockPort;
+  /** A server client to use instead of one built from config (tests, other hosts). */
+  readonly server?: MemoryServer;
+  /** Where user-facing notices go (pi: `ctx.ui.notify`). */
+  readonly notify?: (level: NotifyLevel, text: string) => void;
+  /** Opt-in inspection trace of every gate (`{state_dir}/memory/trace/<name>.jsonl` when `true`). */
+  readonly trace?: boolean | TracePort;
+  readonly readGit?: (cwd: string) => Promise<GitInfo>;
+  readonly userAgent?: string;
+  /** Bound of the shutdown flush. */
+  readonly shutdownFlushMs?: number;
+}
+
+export interface RuntimeStatus {
+  readonly enabled: boolean;
+  readonly setup: { readonly state: SetupState; readonly detail: string | null };
+  readonly session: SessionView;
+  readonly queue: QueueStatus | undefined;
+  /** The footer line for the current style, or undefined when the footer is off. */
+  readonly footer: string | undefined;
+  readonly projectBank: string;
+  readonly projectTag: string;
+  /** Problems that keep memory from working fully (queue could not open, ...), redacted. */
+  readonly problems: readonly string[];
+}
+
+export interface StartSessionInput {
+  readonly sessionId: string;
+  readonly sessionFile?: string | undefined;
+  readonly reason?: StartReason;
+  readonly mode?: SessionMode;
+}
+
+export interface MemoryRuntime {
+  readonly loaded: LoadedConfig;
+  readonly scope: Scope;
+  readonly server: MemoryServer;
+  readonly queue: RetainQueue | undefined;
+  readonly session: SessionEffects;
+  readonly setup: SetupGate;
+  /** Re-reads config after a file changed; server, queue and paths stay as opened (restart the session for those). */
+  reloadConfig(): Promise<void>;
+  startSession(input: StartSessionInput): Promise<void>;
+  recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
+  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
+  optOutNext(): Promise<void>;
+  setMode(mode: SessionMode): Promise<void>;
+  status(): RuntimeStatus;
+  subscribe(listener: (status: RuntimeStatus) => void): () => void;
+  /** A tool context over this runtime's server, queue and session. */
+  toolContext(o?: { readonly signal?: AbortSignal }): Promise<ToolContext>;
+  shutdown(reason: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const disabledQueueStatus = undefined;
+
+export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promise<MemoryRuntime> => {
+  const env = options.env ?? process.env;
+  const home = options.home ?? env['HOME'] ?? homedir();
+  const clock = options.clock ?? systemClock;
+  const notify = options.notify ?? (() => undefined);
+  const load = (): LoadedConfig => loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
+  const loaded = load();
+  const { config } = loaded;
+  const git = await (options.readGit ?? ((cwd: string) => readGitInfo(cwd)))(loaded.cwd);
+  const scopeOf = (c: LoadedConfig['config']): Scope => resolveScope(c, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
+  const scope = scopeOf(config);
+  // What the gates read now; `reloadConfig` replaces it (server, queue and paths stay as opened).
+  let current: { loaded: LoadedConfig; scope: Scope } = { loaded, scope };
+  const problems: string[] = [...loaded.errors.map((e) => e.message)];
+  const memoryDir = path.join(loaded.stateDir, 'memory');
+
+  const key = resolveApiKey(loaded, env);
+  if (key._tag === 'withheld') problems.push(key.reason);
+  const server =
+    options.server ??
+    createMemoryServer({
+      baseUrl: config.baseUrl,
+      timeoutMs: config.timeoutMs,
+      clock,
+      ...(key._tag === 'key' ? { apiKey: key.key } : {}),
+      ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
+    });
+
+  const traceFor = (name: string): TracePort | undefined => {
+    if (options.trace === undefined || options.trace === false) return undefined;
+    if (options.trace === true) return jsonlTrace({ path: path.join(memoryDir, 'trace', `${name}.jsonl`), redact: redactValue });
+    return options.trace;
+  };
+
+  let queue: RetainQueue | undefined;
+  const queueTrace = traceFor('retain-delivery');
+  if (config.enabled) {
+    try {
+      queue = await openRetainQueue({
+        queuePath: config.queuePath,
+        server,
+        mode: config.retainDelivery,
+        flushIntervalMs: config.retainFlushIntervalMs,
+        clock,
+        async: config.retainAsync,
+        onWarning: (message) => problems.push(redact(message)),
+        ...(queueTrace === undefined ? {} : { trace: queueTrace }),
+      });
+    } catch (error) {
+      problems.push(`retain queue could not open (${redact(error instanceof Error ? error.message : String(error))}); automatic retain keeps runs in the hand-off log until it can`);
+    }
+  }
+
+  const retainLog = openRetainLog(memoryDir);
+  const setupTrace = traceFor('setup');
+  const setup = await startSetupGate({ server, clock, ...(setupTrace === undefined ? {} : { trace: setupTrace }) });
+  const recaller = createRecaller({ server, clock });
+  const sessionTrace = traceFor('session');
+  const session = await startSessionEffects({
+    clock,
+    recaller,
+    retainLog,
+    queue,
+    notify,
+    settings: () => ({ config: current.loaded.config, scope: current.scope, cwd: loaded.cwd }),
+    storeLastRecall: (report) => {
+      void writeJsonFile(path.join(memoryDir, 'last-recall.json'), report);
+    },
+    ...(sessionTrace === undefined ? {} : { trace: sessionTrace }),
+    ...(options.shutdownFlushMs === undefined ? {} : { shutdownFlushMs: options.shutdownFlushMs }),
+  });
+
+  // Hand-offs a previous process wrote but the queue never confirmed: queue them now.
+  if (queue !== undefined) {
+    for (const pending of retainLog.pending()) {
+      try {
+        await queue.enqueue(pending.jobs.map(({ bankId, documentId, updateMode, item }) => ({ bankId, documentId, updateMode, item })) as never);
+        retainLog.markDone(pending.key);
+      } catch (error) {
+        problems.push(`a retained run could not be queued yet: ${redact(error instanceof Error ? error.message : String(error))}`);
+      }
+    }
+  }
+
+  /** What config and the setup gate allow now. */
+  const automation = (): Automation => {
+    const state = setupState(setup.getSnapshot());
+    const usable = state === 'probing' || state === 'bankMissing' || state === 'ready' || state === 'degraded';
+    return {
+      recall: usable && current.scope.automatic.read.length > 0,
+      retain: usable && current.scope.automatic.write.length > 0,
+    };
+  };
+
+  const status = (): RuntimeStatus => {
+    const setupSnapshot = setup.getSnapshot();
+    const state = setupState(setupSnapshot);
+    const view = session.view();
+    const queueStatus = queue?.status() ?? disabledQueueStatus;
+    const { config: now, } = current.loaded;
+    const scope = current.scope;
+    return {
+      enabled: now.enabled,
+      setup: { state, detail: setupSnapshot.context.detail },
+      session: view,
+      queue: queueStatus,
+      footer: footerText(now, {
+        setup: state,
+        session: view,
+        queue: queueStatus,
+        projectId: scope.identity.id,
+        bankId: scope.projectBank.bankId,
+      }),
+      projectBank: scope.projectBank.bankId,
+      projectTag: scope.identity.tag,
+      problems: [...problems],
+    };
+  };
+
+  const listeners = new Set<(s: RuntimeStatus) => void>();
+  const emit = (): void => {
+    if (listeners.size === 0) return;
+    const current = status();
+    for (const listener of listeners) listener(current);
+  };
+  const unsubscribers: (() => void)[] = [
+    setup.subscribe(() => {
+      void session.setAutomation(automation(), setupState(setup.getSnapshot()));
+      emit();
+    }),
+    session.gate.subscribe(() => emit()),
+    ...(queue === undefined
+      ? []
+      : [
+          queue.subscribe(() => {
+            session.observeQueue();
+            emit();
+          }),
+        ]),
+  ];
+
+  const configure = async (): Promise<void> => {
+    const facts = setupFacts(current.loaded, current.scope);
+    await setup.dispatch({
+      type: 'setup.configured',
+      at: clock.now(),
+      enabled: current.loaded.config.enabled,
+      configured: facts.configured,
+      banks: [...facts.banks],
+      ...(facts.reason === undefined ? {} : { reason: facts.reason }),
+    });
+  };
+  await configure();
+
+  // The client's breaker is the fastest witness of a dead or recovered server.
+  unsubscribers.push(
+    server.subscribeBreaker((breaker) => {
+      const state = setupState(setup.getSnapshot());
+      if (breaker.state === 'open' && state === 'ready') {
+        void setup.dispatch({
+          type: 'server.lost',
+          at: clock.now(),
+          reason: 'memory server stopped answering (circuit open); retain jobs wait in the queue',
+          retryAt: breaker.retryAt ?? clock.now() + 30_000,
+        });
+      } else if (breaker.state === 'closed' && state === 'degraded') {
+        void setup.dispatch({ type: 'probe.retry', at: clock.now() });
+      }
+    }),
+  );
+
+  /** Re-reads the config files (after memory_config wrote one) and re-decides setup. */
+  const reloadConfig = async (): Promise<void> => {
+    const next = load();
+    current = { loaded: next, scope: scopeOf(next.config) };
+    problems.push(...next.errors.map((e) => e.message));
+    await configure();
+    await session.setAutomation(automation(), 'config reloaded');
+    emit();
+  };
+
+  let closed = false;
+  return {
+    get loaded() {
+      return current.loaded;
+    },
+    get scope() {
+      return current.scope;
+    },
+    reloadConfig,
+    server,
+    queue,
+    session,
+    setup,
+    startSession: async (input) => {
+      await session.start({
+        sessionId: input.sessionId,
+        sessionFile: input.sessionFile,
+        reason: input.reason ?? 'startup',
+        automation: automation(),
+        ...(input.mode === undefined ? {} : { mode: input.mode }),
+      });
+    },
+    recallFor: (messages, o) => session.recallFor(messages, o),
+    retainTurn: (messages, o) => session.retainTurn(messages, o),
+    optOutNext: () => session.optOutNext(),
+    setMode: (mode) => session.setMode(mode),
+    status,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    toolContext: (o = {}) => {
+      const view = session.view();
+      const context = view.context;
+      return createToolContext({
+        cwd: loaded.cwd,
+        server,
+        queue: queue ?? unavailableQueue,
+        env,
+        home,
+        stateDir: loaded.stateDir,
+        clock,
+        session: {
+          ...(context.sessionId === null ? {} : { sessionId: context.sessionId }),
+          ...(context.sessionFile === null ? {} : { sessionFile: context.sessionFile }),
+          recallAllowed: context.mode !== 'ignored',
+          retainAllowed: context.mode === 'normal',
+          mode: context.mode,
+        },
+        status: () => {
+          const s = status();
+          return {
+            setup: { state: s.setup.state, ...(s.setup.detail === null ? {} : { detail: s.setup.detail }) },
+            session: { state: s.session.phase, ...(s.session.activity === undefined ? {} : { activity: s.session.activity }), nextRetainSkipped: s.session.nextOptOut },
+          };
+        },
+        reloadConfig,
+        ...(o.signal === undefined ? {} : { signal: o.signal }),
+      });
+    },
+    shutdown: async (reason) => {
+      await session.shutdown(reason);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      await session.idle();
+      await session.stop();
+      await setup.stop();
+      await queue?.close({ deadline: clock.now() + 1_000 });
+    },
+  };
+};
+
+/** Stands in for a queue that could not open: tools say so instead of crashing. */
+const unavailableQueue = {
+  enqueue: () => Promise.reject(new Error('the retain queue is not open; run /memory:doctor')),
+  flush: () => Promise.resolve({ delivered: 0, remaining: 0, deadLettered: 0, error: 'the retain queue is not open' }),
+  status: () => ({ depth: 0, deadLetters: 0, state: 'closed' }),
+};

@@ -1,0 +1,227 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { createMemoryTwin, type MemoryTwin } from '../../../src/adapters/server/memoryTwin.js';
+import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../../src/adapters/queue/jsonlJournal.js';
+import type { JournalPort } from '../../../src/effects/ports/journal.js';
+import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../../src/effects/retainDelivery/queue.js';
+import { newJob, tempQueueDir } from '../../reliability/support/queueFixtures.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const setup = async (
+  overrides: Partial<OpenRetainQueueOptions> = {},
+): Promise<{ queue: RetainQueue; twin: MemoryTwin; queuePath: string; reopen: (o?: Partial<OpenRetainQueueOptions>) => Promise<RetainQueue> }> => {
+  const tmp = await tempQueueDir();
+  const twin = (overrides.server as MemoryTwin | undefined) ?? createMemoryTwin();
+  const open = async (o: Partial<OpenRetainQueueOptions> = {}): Promise<RetainQueue> => {
+    const queue = await openRetainQueue({
+      queuePath: tmp.queuePath,
+      server: twin,
+      mode: 'immediate',
+      flushIntervalMs: 0,
+      backoff: { baseMs: 10, capMs: 40 },
+      onWarning: () => undefined,
+      ...overrides,
+      ...o,
+    });
+    cleanups.push(() => queue.close({ flush: false }));
+    return queue;
+  };
+  cleanups.push(tmp.dispose);
+  return { queue: await open(), twin, queuePath: tmp.queuePath, reopen: open };
+};
+
+const soon = (ms = 5_000): number => Date.now() + ms;
+const retainCalls = (twin: MemoryTwin) => twin.calls.filter((c) => c.op === 'retain');
+const occurrences = (text: string | undefined, marker: string): number => (text ?? '').split(marker).length - 1;
+
+describe('retain queue delivery', () => {
+  it('delivers in immediate mode, in order, once, and says so in status', async () => {
+    const { queue, twin } = await setup();
+    const seen: string[] = [];
+    queue.subscribe((s) => seen.push(s.state));
+    await queue.enqueue([newJob('one m-1'), newJob('two m-2')]);
+    const report = await queue.flush({ deadline: soon() });
+    expect(report).toMatchObject({ remaining: 0, state: 'idle' });
+    const text = twin.documentText('bank-a', 'doc-1') ?? '';
+    expect(occurrences(text, 'm-1')).toBe(1);
+    expect(text.indexOf('m-1')).toBeLessThan(text.indexOf('m-2'));
+    expect(queue.status()).toMatchObject({ depth: 0, state: 'idle', deadLetters: 0 });
+    expect(queue.status().lastDelivery?.jobCount).toBeGreaterThan(0);
+    expect(seen).toContain('delivering');
+  });
+
+  it('sends each job under the idempotency key fixed at enqueue, async', async () => {
+    const { queue, twin } = await setup();
+    const [job] = await queue.enqueue([newJob('keyed m-k')]);
+    await queue.flush({ deadline: soon() });
+    const args = retainCalls(twin)[0]?.args as { operation_id?: string; async?: boolean };
+    expect(args.operation_id).toBe(job?.idempotencyKey);
+    expect(args.async).toBe(true);
+  });
+
+  it('coalesced mode waits for a flush and merges appends to one document into one item', async () => {
+    const { queue, twin } = await setup({ mode: 'coalesced', flushIntervalMs: 60_000 });
+    await queue.enqueue([newJob('c m-1')]);
+    await queue.enqueue([newJob('c m-2')]);
+    await queue.enqueue([newJob('other doc m-3', { documentId: 'doc-2' as never })]);
+    expect(retainCalls(twin)).toHaveLength(0);
+    expect(queue.status().depth).toBe(3);
+    await queue.flush({ deadline: soon() });
+    const calls = retainCalls(twin);
+    expect(calls).toHaveLength(1);
+    const items = (calls[0]?.args as { items: { document_id: string; content: string }[] }).items;
+    expect(items.map((i) => i.document_id)).toEqual(['doc-1', 'doc-2']);
+    expect(items[0]?.content).toBe('c m-1\nc m-2');
+  });
+
+  it('does not merge appends whose tags differ, and keeps their order across requests', async () => {
+    const { queue, twin } = await setup({ mode: 'coalesced', flushIntervalMs: 60_000 });
+    await queue.enqueue([newJob('t m-1'), newJob('t m-2', { item: { content: 't m-2', tags: ['other'] } })]);
+    await queue.flush({ deadline: soon() });
+    expect(retainCalls(twin)).toHaveLength(2);
+    const text = twin.documentText('bank-a', 'doc-1') ?? '';
+    expect(text.indexOf('m-1')).toBeLessThan(text.indexOf('m-2'));
+  });
+
+  it('retries transient failures with backoff, then delivers in order', async () => {
+    const { queue, twin } = await setup();
+    twin.inject({ op: 'retain', failure: { _tag: 'unreachable', message: 'ECONNREFUSED' }, times: 2 });
+    await queue.enqueue([newJob('r m-1'), newJob('r m-2')]);
+    const first = await queue.flush({ deadline: soon() });
+    expect(first.state).toBe('backingOff');
+    expect(queue.status().nextAttemptAt).toBeDefined();
+    expect(queue.status().lastError).toContain('unreachable');
+    // The retry timer fires by itself; wait for the queue to empty.
+    for (let i = 0; i < 100 && queue.status().depth > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(queue.status()).toMatchObject({ depth: 0, state: 'idle' });
+    const text = twin.documentText('bank-a', 'doc-1') ?? '';
+    expect(occurrences(text, 'm-1')).toBe(1);
+    expect(text.indexOf('m-1')).toBeLessThan(text.indexOf('m-2'));
+    // The failed attempts and the success carried the same key: a lost answer is not a duplicate.
+    const keys = retainCalls(twin).map((c) => (c.args as { operation_id: string }).operation_id);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it('pauses on 401 keeping every job, and delivers after resume()', async () => {
+    const { queue, twin } = await setup();
+    twin.inject({ op: 'retain', failure: { _tag: 'unauthorized', detail: 'invalid api key' } });
+    await queue.enqueue([newJob('p m-1'), newJob('p m-2')]);
+    const report = await queue.flush({ deadline: soon() });
+    expect(report.state).toBe('paused');
+    expect(queue.status()).toMatchObject({ depth: 2, state: 'paused' });
+    expect(queue.status().pausedReason).toContain('401');
+    await queue.enqueue([newJob('p m-3')]);
+    expect(queue.status()).toMatchObject({ depth: 3, state: 'paused' });
+    twin.clearFaults();
+    await queue.resume();
+    await queue.flush({ deadline: soon() });
+    expect(queue.status()).toMatchObject({ depth: 0, state: 'idle' });
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-3')).toBe(1);
+  });
+
+  it('dead-letters the one job the server refuses (422) with its reason, delivers the rest, and requeues on demand', async () => {
+    const { queue, twin, queuePath } = await setup({ mode: 'coalesced', flushIntervalMs: 60_000 });
+    await queue.enqueue([newJob('d m-1', { documentId: 'a' as never }), newJob('d m-2', { documentId: 'b' as never }), newJob('d m-3', { documentId: 'c' as never })]);
+    // The batch fails, then the first job alone fails: that one is the bad one.
+    twin.inject({ op: 'retain', failure: { _tag: 'invalidRequest', status: 422, detail: 'content too long' }, times: 2 });
+    const report = await queue.flush({ deadline: soon() });
+    expect(report).toMatchObject({ delivered: 2, deadLettered: 1, remaining: 0 });
+    const dead = await queue.deadLetters();
+    expect(dead).toHaveLength(1);
+    expect(dead[0]?.reason).toContain('content too long');
+    expect(dead[0]?.status).toBe(422);
+    const deadFile = await readFile(queuePath.replace(/\.jsonl$/, '.dead.jsonl'), 'utf8');
+    expect(deadFile).toContain('content too long');
+    expect(twin.documentText('bank-a', 'b')).toContain('m-2');
+    expect(await queue.requeueDeadLetters()).toBe(1);
+    await queue.flush({ deadline: soon() });
+    expect(twin.documentText('bank-a', 'a')).toContain('m-1');
+    expect(queue.status().deadLetters).toBe(0);
+  });
+
+  it('rejects bad input naming the field and queues nothing', async () => {
+    const { queue } = await setup();
+    await expect(queue.enqueue([{ bankId: 'bad bank!', documentId: 'd', updateMode: 'append', item: { content: 'x' } } as never])).rejects.toThrow(/0\.bankId/);
+    await expect(queue.enqueue([{ bankId: 'b', documentId: 'd', updateMode: 'sometimes', item: { content: 'x' } } as never])).rejects.toThrow(/updateMode/);
+    expect(queue.status().depth).toBe(0);
+  });
+
+  it('redacts secrets before the job reaches the queue file', async () => {
+    const { queue, queuePath, twin } = await setup({ mode: 'coalesced', flushIntervalMs: 60_000 });
+    const secret = 'sk-live-abcdefghijklmnopqrstuvwxyz123456';
+    await queue.enqueue([newJob(`my key is ${secret} m-s`, { item: { content: `my key is ${secret} m-s`, context: `token=${secret}` } })]);
+    const file = await readFile(queuePath, 'utf8');
+    expect(file).not.toContain(secret);
+    expect(file).toContain('[REDACTED]');
+    await queue.flush({ deadline: soon() });
+    expect(twin.documentText('bank-a', 'doc-1')).not.toContain(secret);
+  });
+
+  it('keeps state across a restart: pending jobs, a pause and its reason', async () => {
+    const { queue, twin, reopen } = await setup();
+    twin.inject({ op: 'retain', failure: { _tag: 'forbidden', detail: 'no' } });
+    await queue.enqueue([newJob('s m-1'), newJob('s m-2')]);
+    await queue.flush({ deadline: soon() });
+    await queue.close({ flush: false });
+    const again = await reopen();
+    expect(again.status()).toMatchObject({ depth: 2, state: 'paused' });
+    twin.clearFaults();
+    await again.resume();
+    await again.flush({ deadline: soon() });
+    expect(again.status().depth).toBe(0);
+  });
+
+  it('re-sends an unanswered batch after a crash under the same key, so nothing is appended twice', async () => {
+    const twin = createMemoryTwin();
+    // The server applies the batch, then the process "dies" before it records the delivery.
+    const dropDelivered = (journal: JournalPort): JournalPort => ({
+      ...journal,
+      append: (entries) => (entries.some((e) => e.type === 'retain.delivered') ? Promise.reject(new Error('simulated crash')) : journal.append(entries)),
+    });
+    const { queue, reopen } = await setup({ server: twin, wrapJournal: dropDelivered });
+    await queue.enqueue([newJob('once m-1'), newJob('once m-2', { documentId: 'doc-2' as never })]);
+    await queue.flush({ deadline: Date.now() + 300 });
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-1')).toBe(1);
+    expect(queue.status().depth).toBe(2);
+    await queue.close({ deadline: Date.now() + 100, flush: false });
+    const again = await reopen({ wrapJournal: (j) => j });
+    const report = await again.flush({ deadline: soon() });
+    expect(again.status(), JSON.stringify({ report, status: again.status() })).toMatchObject({ depth: 0 });
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-1')).toBe(1);
+    expect(occurrences(twin.documentText('bank-a', 'doc-2'), 'm-2')).toBe(1);
+    const keys = retainCalls(twin).map((c) => (c.args as { operation_id: string }).operation_id);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toBe(keys[1]);
+  });
+
+  it('a full disk fails the enqueue with a clear error, loses nothing acknowledged, and the queue works once space is back', async () => {
+    let full = false;
+    const flakyFs: JournalFs = {
+      appendDurable: async (file, data) => {
+        if (!full) return nodeJournalFs.appendDurable(file, data);
+        // Half the bytes land, then the disk is full: a torn write.
+        await nodeJournalFs.appendDurable(file, data.subarray(0, Math.floor(data.length / 2)));
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      },
+    };
+    const { queue, queuePath, reopen } = await setup({ journalFs: flakyFs, mode: 'coalesced', flushIntervalMs: 60_000 });
+    await queue.enqueue([newJob('ok m-1')]);
+    full = true;
+    await expect(queue.enqueue([newJob('lost m-2')])).rejects.toThrow(/disk is full.*|no space left/);
+    expect(queue.status().depth).toBe(1);
+    full = false;
+    await queue.enqueue([newJob('ok m-3')]);
+    expect(queue.status().depth).toBe(2);
+    await queue.close({ flush: false });
+    const journal = await openJsonlJournal({ path: queuePath });
+    const loaded = await journal.load();
+    await journal.close();
+    expect(loaded.damage).toEqual([]);
+    const again = await reopen({ journalFs: nodeJournalFs });
+    expect(again.status().depth).toBe(2);
+  });
+});

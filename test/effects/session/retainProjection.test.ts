@@ -1,0 +1,94 @@
+import { mkdtemp, readFile, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfigTemplate, type MemoryConfig } from '../../../src/config/fields.js';
+import { resolveScope } from '../../../src/config/scope.js';
+import { buildRetainJobs, fingerprint, projectMessage, sessionDocumentId } from '../../../src/effects/session/retainProjection.js';
+import { openRetainLog } from '../../../src/adapters/queue/handoffLog.js';
+import { footerText, type FooterConfig } from '../../../src/effects/session/footer.js';
+import type { HostMessage } from '../../../src/effects/session/messages.js';
+
+const config = { ...defaultConfigTemplate(), projectBankId: 'coding', projectId: 'proj' } as MemoryConfig;
+const scope = resolveScope(config, { cwd: '/work/proj', repoRoot: '/work/proj' });
+const now = Date.UTC(2026, 10, 23, 10);
+
+describe('retain projection', () => {
+  it('keeps user text, assistant text and tool calls; drops thinking, injected memory and successful tool output', () => {
+    const messages: HostMessage[] = [
+      { role: 'user', content: '<memory-recall>\nold\n</memory-recall>', timestamp: 1 },
+      { role: 'user', content: [{ type: 'text', text: 'Fix the flaky test' }], timestamp: now },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'text', text: 'Running it' }, { type: 'toolCall', name: 'bash', id: 't1', arguments: { command: 'npm test' } }], timestamp: now, model: 'm', stopReason: 'toolUse' },
+      { role: 'toolResult', toolName: 'bash', toolCallId: 't1', isError: false, content: [{ type: 'text', text: 'all green' }], timestamp: now },
+      { role: 'toolResult', toolName: 'bash', toolCallId: 't2', isError: true, content: [{ type: 'text', text: 'exit 1' }], timestamp: now },
+    ];
+    const projected = messages.map((m) => projectMessage(m, config, now)).filter((m) => m !== undefined);
+    expect(projected).toHaveLength(3);
+    expect(projected[0]).toMatchObject({ role: 'user', content: 'Fix the flaky test' });
+    expect(projected[1]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'Running it' }, { type: 'toolCall', name: 'bash', arguments: '{"command":"npm test"}' }] });
+    expect(JSON.stringify(projected)).not.toContain('hmm');
+    expect(projected[2]).toMatchObject({ role: 'toolResult', isError: true, content: 'exit 1' });
+    const summary = projectMessage(messages[3]!, { ...config, importToolResults: 'summary', importToolSummaryMaxChars: 3 as MemoryConfig['importToolSummaryMaxChars'] }, now);
+    expect(summary).toMatchObject({ content: 'all…' });
+  });
+
+  it('redacts secrets and strips private regions (an unclosed tag hides the rest)', () => {
+    const m: HostMessage = { role: 'user', content: 'token=ghp_abcdefghijklmnopqrstuvwxyz0123 ok <private>my diary</private> shown <PRIVATE>hidden to the end', timestamp: now };
+    const projected = projectMessage(m, config, now) as { content: string };
+    expect(projected.content).toContain('[REDACTED]');
+    expect(projected.content).not.toContain('ghp_');
+    expect(projected.content).not.toContain('diary');
+    expect(projected.content).toContain('shown');
+    expect(projected.content).not.toContain('hidden');
+  });
+
+  it('builds one append job per session document with reserved provenance and scope tags', () => {
+    const session = { sessionId: 's-1', sessionFile: '/home/u/.pi/agent/sessions/x/s-1.jsonl', cwd: '/work/proj' };
+    const built = buildRetainJobs({ messages: [{ role: 'user', content: 'hello', timestamp: now }], scope, config, session, now });
+    expect(built.jobs).toHaveLength(1);
+    const job = built.jobs[0]!;
+    expect(job).toMatchObject({ bankId: 'coding', updateMode: 'append', documentId: sessionDocumentId(session) });
+    expect(job.documentId).toMatch(/^pi-session:[0-9a-f]{16}$/);
+    expect(job.item.tags).toEqual(expect.arrayContaining(['project:proj', 'session:s-1']));
+    expect(job.item.metadata).toMatchObject({ cwd: '/work/proj', host_session_file: session.sessionFile, source: 'pi', retainSource: 'auto' });
+    expect(sessionDocumentId(session)).toBe(sessionDocumentId({ ...session }));
+    expect(buildRetainJobs({ messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] }], scope, config, session, now }).jobs).toEqual([]);
+  });
+});
+
+describe('retain hand-off log', () => {
+  it('persists hand-offs and the cursor; reopening offers unconfirmed jobs again; a torn line is counted, not fatal', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'am-log-'));
+    const log = openRetainLog(dir);
+    const m: HostMessage = { role: 'user', content: 'a', timestamp: 1 };
+    const job = { bankId: 'b', documentId: 'd', updateMode: 'append' as const, item: { content: 'c' } };
+    log.handOffSync({ key: 'k1', sessionId: 's', fingerprints: [fingerprint(m)], jobs: [job] }, 1);
+    log.handOffSync({ key: 'k2', sessionId: 's', fingerprints: ['f2'], jobs: [job] }, 2);
+    log.markDone('k1');
+    await appendFile(log.handoffPath, '{"v":1,"kind":"job","key":"torn');
+    const reopened = openRetainLog(dir);
+    expect(reopened.pending().map((p) => p.key)).toEqual(['k2']);
+    expect(reopened.damaged).toBe(1);
+    expect(reopened.seen('s').has(fingerprint(m))).toBe(true);
+    // A cursor file that is not JSON is ignored, not fatal: the hand-off lines rebuild it.
+    await writeFile(reopened.cursorPath, '{not json');
+    expect(openRetainLog(dir).seen('s').has('f2')).toBe(true);
+    expect(await readFile(log.handoffPath, 'utf8')).toContain('"kind":"done"');
+  });
+});
+
+describe('footer', () => {
+  const base: FooterConfig = { statusStyle: 'text', statusDetail: 'activity', statusMaxLength: 24 as FooterConfig['statusMaxLength'], statusActivity: true };
+  const input = { setup: 'ready' as const, session: undefined, queue: { depth: 0, state: 'idle' }, projectId: 'proj', bankId: 'coding' };
+  it('shows the most important fact within statusMaxLength', () => {
+    expect(footerText(base, input)).toBe('memory: ready');
+    expect(footerText(base, { ...input, setup: 'degraded' })).toBe('memory: degraded');
+    expect(footerText(base, { ...input, queue: { depth: 3, state: 'paused' } })).toBe('memory: paused · q3');
+    expect(footerText({ ...base, statusStyle: 'off' }, input)).toBeUndefined();
+    expect(footerText({ ...base, statusStyle: 'emoji' }, { ...input, setup: 'unsupported' })).toBe('🧠 ⚠️ unsupported');
+    const long = footerText({ ...base, statusDetail: 'verbose' }, { ...input, projectId: 'a-very-long-project-name' })!;
+    expect([...long].length).toBe(24);
+    expect(long.endsWith('…')).toBe(true);
+    expect(footerText({ ...base, statusDetail: 'minimal' }, { ...input, queue: { depth: 5, state: 'idle' } })).toBe('memory: ready');
+  });
+});

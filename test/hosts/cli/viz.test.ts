@@ -1,0 +1,38 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'am-viz-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const cli = (args: string[]) => runCli(['viz', ...args], { env: { HOME: root } });
+
+describe('agent-memory viz', () => {
+  it('prints a Mermaid diagram of one gate', async () => {
+    const { code, stdout } = await cli(['--gate', 'setup', '--format', 'mermaid']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('stateDiagram-v2');
+    expect(stdout).toContain('setup_probing --> setup_ready');
+  });
+
+  it('writes the page with a trace to replay, and names the trace lines it skipped', async () => {
+    const trace = path.join(root, 'trace.jsonl');
+    const record = { gate: 'setup', kind: 'transition', at: '2026-11-23T10:00:00.000Z', data: { event: { type: 'setup.configured' }, value: 'probing', status: 'active' } };
+    writeFileSync(trace, `${JSON.stringify(record)}\nnot json\n`);
+    const out = path.join(root, 'page.html');
+    const { code, stdout, stderr } = await cli(['--trace', trace, '--out', out]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`wrote ${out}`);
+    expect(stderr).toMatch(/skipped .*trace\.jsonl line 2/);
+    const page = readFileSync(out, 'utf8');
+    for (const gate of ['setup', 'session', 'retainDelivery']) expect(page).toContain(`data-gate="${gate}"`);
+    expect(page).toContain('"type":"setup.configured"');
+  });
+
+  it('refuses an unknown gate or format by name', async () => {
+    expect((await cli(['--gate', 'nope'])).stderr).toMatch(/no gate named "nope"; gates: setup, session, retainDelivery/);
+    expect((await cli(['--format', 'png'])).stderr).toMatch(/--format must be html, mermaid, dot or json; got "png"/);
+  });
+});

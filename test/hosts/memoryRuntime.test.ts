@@ -1,0 +1,172 @@
+/**
+ * createMemoryRuntime as any host uses it, against the embedded server on loopback, with
+ * real files in a temp project: durability of the hand-off, opt-out, modes, double start,
+ * late runs after shutdown, Esc, the last-recall sidecar, and unfinished setup.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
+import { createMemoryServer } from '../../src/adapters/server/client.js';
+import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryRuntime.js';
+import type { HostMessage } from '../../src/effects/session/messages.js';
+import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+
+const user = (text: string, timestamp: number): HostMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp });
+const assistant = (text: string, timestamp: number): HostMessage => ({ role: 'assistant', content: [{ type: 'text', text }], timestamp, model: 'm', stopReason: 'stop' });
+
+const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+const project = async (config: Record<string, unknown>): Promise<{ cwd: string; home: string }> => {
+  const root = await mkdtemp(path.join(tmpdir(), 'am-rt-'));
+  const cwd = path.join(root, 'project');
+  const home = path.join(root, 'home');
+  await mkdir(path.join(cwd, '.pi'), { recursive: true });
+  await mkdir(home, { recursive: true });
+  await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config));
+  return { cwd, home };
+};
+
+describe('createMemoryRuntime', () => {
+  let server: TestServer;
+  const open: MemoryRuntime[] = [];
+  const start = async (dirs: { cwd: string; home: string }, notes: string[] = []): Promise<MemoryRuntime> => {
+    const runtime = await createMemoryRuntime({ cwd: dirs.cwd, home: dirs.home, env: { HOME: dirs.home }, notify: (_l, t) => notes.push(t), shutdownFlushMs: 500 });
+    open.push(runtime);
+    return runtime;
+  };
+  const configured = () => ({ memory: { baseUrl: server.url }, banks: { project: { bankId: 'rt-bank' } }, scope: { projectId: 'rt' } });
+
+  beforeAll(async () => {
+    server = await startTestServer({ persist: false });
+  });
+  afterAll(async () => {
+    for (const runtime of open) await runtime.close();
+    await server.dispose();
+  });
+
+  it('hands a run off to disk before retainTurn returns, then queues and delivers it', async () => {
+    const dirs = await project(configured());
+    const runtime = await start(dirs);
+    await waitUntil(() => runtime.status().setup.state === 'ready');
+    await runtime.startSession({ sessionId: 'sess-1', sessionFile: '/tmp/sess-1.jsonl' });
+    const turn = runtime.retainTurn([user('The CI cache key includes the lockfile hash.', 10), assistant('Understood.', 11)]);
+    // Synchronously, before any await: the delta is on disk.
+    expect(turn.durable).toBe(true);
+    expect(readFileSync(path.join(dirs.cwd, '.pi', 'memory', 'retain-handoff.jsonl'), 'utf8')).toContain('lockfile hash');
+    expect((await turn.settled).outcome).toBe('queued');
+    await runtime.queue!.flush({ deadline: Date.now() + 5_000 });
+    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 2_000 });
+    await waitUntil(async () => {
+      const r = await client.recall('rt-bank', { query: 'CI cache key lockfile' })();
+      return E.isRight(r) && r.right.results.some((h) => h.text.includes('lockfile hash') && (h.tags ?? []).includes('session:sess-1'));
+    });
+    // The same messages again: nothing new (the cursor never goes backwards).
+    expect((await runtime.retainTurn([user('The CI cache key includes the lockfile hash.', 10), assistant('Understood.', 11)]).settled).outcome).toBe('nothing');
+  });
+
+  it('treats a second start of the same session as one session', async () => {
+    const runtime = await start(await project(configured()));
+    await runtime.startSession({ sessionId: 'dup' });
+    await runtime.optOutNext();
+    await runtime.startSession({ sessionId: 'dup' });
+    const context = runtime.session.view().context;
+    expect(context.starts).toBe(2);
+    expect(context.nextOptOut).toBe(true);
+  });
+
+  it('next-opt-out skips exactly the next run, tells the user, and never retains it later', async () => {
+    const notes: string[] = [];
+    const runtime = await start(await project(configured()), notes);
+    await runtime.startSession({ sessionId: 'opt' });
+    await runtime.optOutNext();
+    const skipped = [user('private musings', 1), assistant('ok', 2)];
+    expect((await runtime.retainTurn(skipped).settled).outcome).toBe('optedOut');
+    expect(notes.some((n) => n.includes('next-opt-out'))).toBe(true);
+    const next = await runtime.retainTurn([...skipped, user('keep this one', 3), assistant('kept', 4)]).settled;
+    expect(next).toMatchObject({ outcome: 'queued', messages: 2 });
+  });
+
+  it('read-only sessions recall but never retain', async () => {
+    const runtime = await start(await project(configured()));
+    await runtime.startSession({ sessionId: 'ro', mode: 'read-only' });
+    expect((await runtime.retainTurn([user('x', 1)]).settled).outcome).toBe('skipped');
+    const recall = await runtime.recallFor([user('anything about deploys?', 1)]);
+    expect(recall.outcome).not.toBe('skipped');
+  });
+
+  it('a run that ends after shutdown is kept on disk and queued by the next runtime', async () => {
+    const dirs = await project(configured());
+    const first = await start(dirs);
+    await first.startSession({ sessionId: 'late' });
+    await first.shutdown('quit');
+    const late = first.retainTurn([user('The late run mentions zebra-migrations.', 1), assistant('noted', 2)]);
+    expect(late.durable).toBe(true);
+    expect((await late.settled).outcome).toBe('deferred');
+    await first.close();
+    const second = await start(dirs);
+    expect(second.queue!.status().depth + (await second.queue!.flush({ deadline: Date.now() + 5_000 })).delivered).toBeGreaterThanOrEqual(1);
+    expect(readFileSync(path.join(dirs.cwd, '.pi', 'memory', 'retain-queue.jsonl'), 'utf8')).toContain('zebra-migrations');
+  });
+
+  it('Esc aborts recall: no injection, outcome aborted', async () => {
+    const runtime = await start(await project(configured()));
+    await runtime.startSession({ sessionId: 'esc' });
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runtime.recallFor([user('what about deploys?', 1)], { signal: controller.signal });
+    expect(result.outcome).toBe('aborted');
+    expect(result.messages).toBeUndefined();
+    await runtime.session.idle();
+    expect(runtime.session.view().context.lastRecall?.outcome).toBe('aborted');
+  });
+
+  it('writes a redacted last-recall.json when recallStoreLast is on', async () => {
+    const dirs = await project({ ...configured(), recall: { storeLastRecall: true } });
+    const runtime = await start(dirs);
+    await runtime.startSession({ sessionId: 'side' });
+    await runtime.recallFor([user('why does api_key=sk-live-abcdefghijklmnopqrstuvwx fail?', 1)]);
+    const file = path.join(dirs.cwd, '.pi', 'memory', 'last-recall.json');
+    await waitUntil(() => existsSync(file));
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain('sk-live-abcdefghijklmnopqrstuvwx');
+  });
+
+  it('unfinished setup degrades to a readable status and sends nothing', async () => {
+    const runtime = await start(await project({ memory: { baseUrl: server.url } }));
+    await runtime.startSession({ sessionId: 'unset' });
+    const status = runtime.status();
+    expect(status.setup.state).toBe('unconfigured');
+    expect(status.setup.detail).toContain('banks.project.bankId');
+    expect(status.footer).toBe('memory: setup needed');
+    expect((await runtime.recallFor([user('q', 1)])).outcome).toBe('skipped');
+    expect((await runtime.retainTurn([user('q', 1)]).settled).outcome).toBe('skipped');
+  });
+
+  it('a config change (memory_config wrote the file) re-decides setup and automation', async () => {
+    const dirs = await project({ memory: { baseUrl: server.url } });
+    const runtime = await start(dirs);
+    await runtime.startSession({ sessionId: 'reload' });
+    expect(runtime.status().setup.state).toBe('unconfigured');
+    await writeFile(path.join(dirs.cwd, '.pi', 'memory.json'), JSON.stringify(configured()));
+    await runtime.reloadConfig();
+    await waitUntil(() => runtime.status().setup.state === 'ready');
+    expect(runtime.session.view().context.automation).toEqual({ recall: true, retain: true });
+    expect((await runtime.retainTurn([user('after reload', 1)]).settled).outcome).toBe('queued');
+  });
+
+  it('enabled: false disables everything and opens no queue', async () => {
+    const runtime = await start(await project({ ...configured(), enabled: false }));
+    expect(runtime.status().setup.state).toBe('disabled');
+    expect(runtime.queue).toBeUndefined();
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * The real `pi` CLI (print and json modes, offline, isolated agent dir) with the extension
+ * loaded from source by pi's own loader. One turn runs end to end; and a SIGTERM right after
+ * the answer still leaves the run on disk for the retain queue.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { makeProject, type Project } from './piSdk.js';
+
+const repo = path.resolve(__dirname, '../../..');
+const piBin = realpathSync(path.join(repo, 'node_modules/.bin/pi'));
+const extension = path.join(repo, 'src/hosts/pi/extension.ts');
+const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
+
+interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const runPi = (project: Project, args: readonly string[], answer: string, onStdout?: (text: string, kill: (s: NodeJS.Signals) => void) => void): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [piBin, '--no-extensions', '-e', fauxProvider, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', ...args],
+      {
+        cwd: project.cwd,
+        env: { PATH: process.env['PATH'] ?? '', HOME: project.home, PI_CODING_AGENT_DIR: project.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: JSON.stringify([answer]) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    const guard = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      onStdout?.(stdout, (s) => child.kill(s));
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(guard);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+
+const memoryFiles = async (project: Project): Promise<string> => {
+  const dir = path.join(project.cwd, '.pi', 'memory');
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl'));
+  const texts = await Promise.all(names.map((n) => readFile(path.join(dir, n), 'utf8')));
+  return texts.join('\n');
+};
+
+describe('pi CLI with the extension', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ persist: false });
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+
+  it('runs one turn in print mode and retains it through the queue', async () => {
+    const project = await makeProject(server.url);
+    const run = await runPi(project, ['-p', 'Which port does the staging API use?'], 'Staging API listens on port 8443.');
+    expect(run.stderr).not.toContain('Extension error');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Staging API listens on port 8443.');
+    const files = await memoryFiles(project);
+    expect(files).toContain('Staging API listens on port 8443.');
+    expect(files).toContain('Which port does the staging API use?');
+  }, 60_000);
+
+  it('keeps the run on disk when pi is SIGTERMed right after the answer (json mode)', async () => {
+    const project = await makeProject(server.url);
+    let killed = false;
+    const answer = 'Rotate the signing keys every 90 days.';
+    const run = await runPi(project, ['--mode', 'json', 'How often do we rotate signing keys?'], answer, (stdout, kill) => {
+      // The assistant message is complete on stdout: terminate at once.
+      if (!killed && stdout.includes('"type":"message_end"') && stdout.includes(answer)) {
+        killed = true;
+        kill('SIGTERM');
+      }
+    });
+    expect(killed).toBe(true);
+    expect(run.code === 143 || run.signal === 'SIGTERM' || run.code === 0).toBe(true);
+    const files = await memoryFiles(project);
+    expect(files).toContain(answer);
+  }, 60_000);
+});

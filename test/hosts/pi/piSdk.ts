@@ -1,0 +1,44 @@
+/**
+ * Test projects for the real pi host, driven in-process (SDK + faux model provider,
+ * pi-host.md 3.1) by `src/hosts/demo/piHost.ts`, the same driver the main job uses.
+ */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { AgentMemoryOptions } from '../../../src/hosts/pi/binding.js';
+import { openPiHostSession, type Faux, type PiHostSession, type UiEvents } from '../../../src/hosts/demo/piHost.js';
+
+export type { Faux };
+export type UiRecord = UiEvents;
+
+export interface Project {
+  readonly cwd: string;
+  readonly home: string;
+  readonly sessionsDir: string;
+  readonly agentDir: string;
+}
+
+/** A temp project whose `.pi/memory.json` points at `baseUrl` with an explicit coding bank. */
+export const makeProject = async (baseUrl: string, extra: Record<string, unknown> = {}): Promise<Project> => {
+  const root = await mkdtemp(path.join(tmpdir(), 'am-host-'));
+  const cwd = path.join(root, 'project');
+  const home = path.join(root, 'home');
+  await mkdir(path.join(cwd, '.pi'), { recursive: true });
+  await mkdir(home, { recursive: true });
+  const config = { memory: { baseUrl, timeoutMs: 5000 }, banks: { project: { bankId: 'host-test' } }, scope: { projectId: 'host-test-project' }, ...extra };
+  await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config, null, 2));
+  return { cwd, home, sessionsDir: path.join(root, 'sessions'), agentDir: path.join(root, 'agent') };
+};
+
+
+export type HostSession = PiHostSession;
+
+/** One pi session on `project`, through the same in-process host the main job uses. */
+export const openHostSession = (project: Project, faux: Faux, options: AgentMemoryOptions = {}): Promise<HostSession> =>
+  openPiHostSession({
+    cwd: project.cwd,
+    agentDir: project.agentDir,
+    sessionsDir: project.sessionsDir,
+    faux,
+    memory: { env: { HOME: project.home }, home: project.home, ...options },
+  });
