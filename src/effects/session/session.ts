@@ -118,6 +118,12 @@ interface StashedRun {
 
 const noop = (): void => undefined;
 
+/** Each result's score, stage and floor verdict, for the trace (the event carries it). */
+const telemetry = (report: RecallReport): Record<string, unknown> =>
+  report.results === undefined
+    ? {}
+    : { floor: report.floor, results: report.results.map(({ bankId, id, score, stage, passedFloor }) => ({ bankId, id, score, stage, passedFloor })) };
+
 export const startSessionEffects = async (options: SessionEffectsOptions): Promise<SessionEffects> => {
   const { clock, recaller, retainLog, queue, settings, notify } = options;
   const shutdownFlushMs = options.shutdownFlushMs ?? 2_000;
@@ -223,9 +229,9 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     const outcomeEvent = ((): Record<string, unknown> & { type: SessionEvent['type'] } => {
       switch (outcome._tag) {
         case 'injected':
-          return { type: 'recall.succeeded', at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks };
+          return { type: 'recall.succeeded', at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks, ...telemetry(outcome.report) };
         case 'empty':
-          return { type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks };
+          return { type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks, ...telemetry(outcome.report) };
         case 'noQuery':
           return { type: 'recall.succeeded', at, requestId, items: 0, cached: false, failedBanks: 0 };
         case 'failed':
