@@ -20,12 +20,13 @@ import { writeResult, type Figure } from './lib/harness.js';
 import { hitAt, readLocomo, type Conversation } from './lib/locomo.js';
 import { okapiIndex } from './lib/okapi.js';
 import { jsonPoster } from './lib/postJson.js';
+import { RECALL_FLOOR as CLIENT_FLOOR } from '../src/effects/session/recallFloor.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { DEFAULT_FIELDS, FieldIndex, type FieldWeights } from '../src/server/search/fieldIndex.js';
 import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../src/server/search/ranker.js';
 
-/** The floor automatic recall puts under `scores.final` (see docs/recall.md). */
-const RECALL_FLOOR = Number(process.env['RECALL_FLOOR'] ?? 0.35);
+/** The floor automatic recall puts under the best `scores.final` (RECALL_FLOOR=x tries another). */
+const RECALL_FLOOR = Number(process.env['RECALL_FLOOR'] ?? CLIENT_FLOOR);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '..', 'fixtures', 'recall-quality');

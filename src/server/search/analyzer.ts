@@ -39,6 +39,8 @@ export const words = (text: string): string[] => {
     const lower = raw.toLowerCase();
     if (!skip(lower)) out.push(lower);
     // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
+    // Most words are plain lower case: only those with an underscore or a capital are split.
+    if (raw === lower && !raw.includes('_')) continue;
     const parts = raw.split(CAMEL).flatMap((p) => p.split('_'));
     if (parts.length > 1) for (const p of parts) if (p.length > 1 && !skip(p.toLowerCase())) out.push(p.toLowerCase());
   }

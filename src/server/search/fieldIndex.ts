@@ -47,10 +47,13 @@ export interface WeightedTerm {
 
 interface Postings {
   docs: number[];
+  /** Text-field frequency per document (0 when the term is only in another field). */
+  tfs: number[];
+  /** Context and entity frequencies, kept sparse: most documents have neither field. */
+  context?: Map<number, number>;
+  entities?: Map<number, number>;
   /** Live documents with the term in their text field. */
   textDocs: number;
-  /** Frequency per field, FIELD_COUNT numbers per document. */
-  tfs: number[];
 }
 
 /** Scores of one pass: document numbers touched and their scores (valid until the next pass). */
@@ -94,33 +97,44 @@ export class FieldIndex {
   add(doc: IndexedDocument): void {
     if (this.numbers.has(doc.id)) this.remove(doc.id);
     const n = this.ids.length;
-    const fieldTerms = [analyze(doc.text), doc.context === undefined ? [] : analyze(doc.context), analyze((doc.entities ?? []).join(' '))];
     this.ids.push(doc.id);
     this.numbers.set(doc.id, n);
     this.liveCount += 1;
-    const counts = new Map<string, number[]>();
-    fieldTerms.forEach((terms, f) => {
-      this.lengths.push(terms.length);
-      this.liveLength[f] = (this.liveLength[f] ?? 0) + terms.length;
-      for (const term of terms) {
-        let c = counts.get(term);
-        if (c === undefined) {
-          c = [0, 0, 0];
-          counts.set(term, c);
-        }
-        c[f] = (c[f] ?? 0) + 1;
-      }
+    const text = countTerms(analyze(doc.text));
+    const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
+    const entities = doc.entities === undefined || doc.entities.length === 0 ? undefined : countTerms(analyze(doc.entities.join(' ')));
+    const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];
+    lengths.forEach((l, f) => {
+      this.lengths.push(l);
+      this.liveLength[f] = (this.liveLength[f] ?? 0) + l;
     });
-    for (const [term, c] of counts) {
+    const posting = (term: string): Postings => {
       let p = this.postings.get(term);
       if (p === undefined) {
         p = { docs: [], tfs: [], textDocs: 0 };
         this.postings.set(term, p);
       }
+      return p;
+    };
+    for (const [term, tf] of text.counts) {
+      const p = posting(term);
       p.docs.push(n);
-      if ((c[0] ?? 0) > 0) p.textDocs += 1;
-      p.tfs.push(c[0] ?? 0, c[1] ?? 0, c[2] ?? 0);
+      p.tfs.push(tf);
+      p.textDocs += 1;
     }
+    const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
+      if (counts === undefined) return;
+      for (const [term, tf] of counts) {
+        const p = posting(term);
+        if (!text.counts.has(term) && p.docs[p.docs.length - 1] !== n) {
+          p.docs.push(n);
+          p.tfs.push(0);
+        }
+        (p[field] ??= new Map()).set(n, tf);
+      }
+    };
+    sparse(context?.counts, 'context');
+    sparse(entities?.counts, 'entities');
     this.threads.push(doc.thread);
     this.orders.push(doc.order ?? n);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
@@ -168,14 +182,25 @@ export class FieldIndex {
     for (const [term, p] of this.postings) {
       const docs: number[] = [];
       const tfs: number[] = [];
+      let textDocs = 0;
       p.docs.forEach((d, i) => {
         const to = remap[d] ?? -1;
         if (to < 0) return;
         docs.push(to);
-        for (let f = 0; f < FIELD_COUNT; f += 1) tfs.push(p.tfs[i * FIELD_COUNT + f] ?? 0);
+        const tf = p.tfs[i] ?? 0;
+        tfs.push(tf);
+        if (tf > 0) textDocs += 1;
       });
+      const moved = (m: Map<number, number> | undefined): Map<number, number> | undefined => {
+        if (m === undefined) return undefined;
+        const out = new Map<number, number>();
+        for (const [d, tf] of m) if ((remap[d] ?? -1) >= 0) out.set(remap[d] as number, tf);
+        return out.size === 0 ? undefined : out;
+      };
+      const context = moved(p.context);
+      const entities = moved(p.entities);
       if (docs.length === 0) this.postings.delete(term);
-      else this.postings.set(term, { docs, tfs, textDocs: docs.filter((_, i) => (tfs[i * FIELD_COUNT] ?? 0) > 0).length });
+      else this.postings.set(term, { docs, tfs, textDocs, ...(context === undefined ? {} : { context }), ...(entities === undefined ? {} : { entities }) });
     }
     for (const [thread, members] of this.threadMembers) {
       const kept = members.map((n) => remap[n] ?? -1).filter((n) => n >= 0);
@@ -218,21 +243,22 @@ export class FieldIndex {
     const live = Math.max(1, this.liveCount);
     const avg = this.liveLength.map((l) => Math.max(1e-9, l / live));
     const { weight, b, k1 } = this.fields;
+    const norm = (f: number, d: number): number => 1 - (b[f] as number) + ((b[f] as number) * (this.lengths[d * FIELD_COUNT + f] as number)) / (avg[f] as number);
+    const [w0, w1, w2] = weight;
     for (const { term, weight: w } of terms) {
       const p = this.postings.get(term);
       if (p === undefined || w <= 0) continue;
       const idf = this.idf(term) * w;
       const { docs, tfs } = p;
+      const context = w1 > 0 ? p.context : undefined;
+      const entities = w2 > 0 ? p.entities : undefined;
       for (let i = 0; i < docs.length; i += 1) {
         const d = docs[i] as number;
         if (this.ids[d] === undefined) continue;
-        let tf = 0;
-        for (let f = 0; f < FIELD_COUNT; f += 1) {
-          const raw = tfs[i * FIELD_COUNT + f] as number;
-          if (raw === 0) continue;
-          const len = this.lengths[d * FIELD_COUNT + f] as number;
-          tf += ((weight[f] as number) * raw) / (1 - (b[f] as number) + ((b[f] as number) * len) / (avg[f] as number));
-        }
+        const raw = tfs[i] as number;
+        let tf = raw === 0 ? 0 : (w0 * raw) / norm(0, d);
+        if (context !== undefined) tf += (w1 * (context.get(d) ?? 0)) / norm(1, d);
+        if (entities !== undefined) tf += (w2 * (entities.get(d) ?? 0)) / norm(2, d);
         // A term only in a zero-weight field adds nothing (and must not list the document twice).
         if (tf === 0) continue;
         if (scores[d] === 0) touched.push(d);
@@ -254,6 +280,16 @@ export class FieldIndex {
 
   threadOf(n: number): string | undefined {
     return this.threads[n];
+  }
+
+  /** Live and dead members of a thread, in order (callers skip the dead: `idOf` is undefined). */
+  threadMembersOf(thread: string): readonly number[] {
+    return this.threadMembers.get(thread) ?? [];
+  }
+
+  /** Number of document slots, live or dead (an upper bound for per-document scratch arrays). */
+  get capacity(): number {
+    return this.ids.length;
   }
 
   /**
@@ -282,6 +318,13 @@ export class FieldIndex {
     return out;
   }
 }
+
+/** Term frequencies of a token list and its length. */
+const countTerms = (terms: readonly string[]): { counts: Map<string, number>; total: number } => {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return { counts, total: terms.length };
+};
 
 /** The best `limit` of `candidates` by `scores` that `accept` keeps, ties by lower number. */
 export const topK = (candidates: readonly number[], scores: Float64Array, accept: (n: number) => boolean, limit: number): number[] => {

@@ -109,6 +109,9 @@ export interface RankInput {
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
+// Reused across queries (one query runs at a time: ranking is synchronous).
+let stageScratch = new Uint8Array(0);
+
 interface Expansion {
   readonly terms: WeightedTerm[];
   /** Expansion stem -> the query stems it stands for, with its weight. */
@@ -185,9 +188,11 @@ export const rank = (input: RankInput): Ranking => {
     const id = index.idOf(n);
     return id !== undefined && input.accept(id);
   };
-  const stageOf = new Map<number, number>();
+  // Stage codes by document number; a touched document's slot is reset before returning.
+  if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
+  const stageOf = stageScratch;
   const mark = (touched: readonly number[], from: number, code: number): void => {
-    for (let i = from; i < touched.length; i += 1) stageOf.set(touched[i] as number, code);
+    for (let i = from; i < touched.length; i += 1) stageOf[touched[i] as number] = code;
   };
 
   let pass = index.score(keywordTerms);
@@ -211,33 +216,37 @@ export const rank = (input: RankInput): Ranking => {
   }
   const { scores } = pass;
   const touched = [...pass.touched];
+  // The strongest documents, found once: only a neighbour boost can lift another among them.
+  let strong = stages.neighbours || stages.session ? topK(touched, scores, acceptN, params.neighbourSources) : [];
   if (stages.neighbours && params.neighbourWeight > 0) {
     const boosts = new Map<number, number>();
-    for (const n of topK(touched, scores, acceptN, params.neighbourSources)) {
+    for (const n of strong) {
       const share = params.neighbourWeight * (scores[n] as number);
       for (const m of index.neighbours(n, params.neighbourSpan, params.neighbourMaxGapMs)) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
     }
     for (const [m, boost] of boosts) {
       if (scores[m] === 0) {
         touched.push(m);
-        stageOf.set(m, 3);
-      } else if (boost > (scores[m] as number)) stageOf.set(m, 3);
+        stageOf[m] = 3;
+      } else if (boost > (scores[m] as number)) stageOf[m] = 3;
       scores[m] = (scores[m] as number) + boost;
     }
+    strong = topK([...new Set([...strong, ...boosts.keys()])], scores, acceptN, params.neighbourSources);
   }
 
   if (stages.session && params.threadWeight > 0) {
     // Session-level evidence: a matching turn in a session that matches strongly elsewhere.
+    // Only the threads of the strongest documents are visited, so the cost is their size.
     const threadBest = new Map<string, number>();
-    for (const n of topK(touched, scores, acceptN, params.neighbourSources)) {
+    for (const n of strong) {
       const thread = index.threadOf(n);
       if (thread !== undefined && (scores[n] as number) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, scores[n] as number);
     }
-    const bonus = touched.map((n) => {
-      const thread = index.threadOf(n);
-      return thread === undefined ? 0 : params.threadWeight * (threadBest.get(thread) ?? 0);
-    });
-    touched.forEach((n, i) => (scores[n] = (scores[n] as number) + (bonus[i] as number)));
+    const bonus: [number, number][] = [];
+    for (const [thread, best] of threadBest) {
+      for (const m of index.threadMembersOf(thread)) if ((scores[m] as number) > 0) bonus.push([m, params.threadWeight * best]);
+    }
+    for (const [m, b] of bonus) scores[m] = (scores[m] as number) + b;
   }
 
   const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
@@ -256,9 +265,12 @@ export const rank = (input: RankInput): Ranking => {
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {
     const score = scores[n] as number;
-    return { id: index.idOf(n) as string, score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: STAGE_CODES[stageOf.get(n) ?? 0] as Stage };
+    return { id: index.idOf(n) as string, score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: STAGE_CODES[stageOf[n] ?? 0] as Stage };
   });
-  for (const n of touched) scores[n] = 0;
+  for (const n of touched) {
+    scores[n] = 0;
+    stageOf[n] = 0;
+  }
   return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
 };
 

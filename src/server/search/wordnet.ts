@@ -175,7 +175,11 @@ const baseForms = (db: Database, pos: Pos, word: string): [string, number][] => 
  * Single words WordNet relates to `word`: the other words of its most frequent sense in each
  * part of speech, and their derivationally related forms. Multi-word entries are left out.
  */
+const relatedCache = new Map<string, string[]>();
+
 export const relatedWords = (word: string): string[] => {
+  const hit = relatedCache.get(word);
+  if (hit !== undefined) return hit;
   if (!loadWordNet() || !database) return [];
   const db = database;
   const out = new Set<string>();
@@ -186,5 +190,8 @@ export const relatedWords = (word: string): string[] => {
     }
   }
   out.delete(word);
-  return [...out];
+  const related = [...out];
+  if (relatedCache.size > 20_000) relatedCache.clear();
+  relatedCache.set(word, related);
+  return related;
 };
