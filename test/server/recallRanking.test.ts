@@ -52,6 +52,21 @@ describe('recall ranking over HTTP', () => {
     expect((await recall('which DB version')).results[0]?.document_id).toBe('db');
   });
 
+  it('query_timestamp anchors "last week": the memory from that week comes first', async () => {
+    const bank = '/v1/default/banks/dated/memories';
+    const res = await call(server, 'POST', bank, {
+      items: [
+        { content: 'We changed the retry policy of the importer.', timestamp: '2024-01-03T10:00:00Z', document_id: 'old' },
+        { content: 'We changed the retry policy of the importer.', timestamp: '2024-03-11T10:00:00Z', document_id: 'recent' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const ask = async (extra: Record<string, unknown>): Promise<string | undefined> =>
+      ((await call(server, 'POST', `${bank}/recall`, { query: 'what did we change in the retry policy last week', types: ['world'], ...extra })).body as { results: Result[] }).results[0]?.document_id;
+    expect(await ask({ query_timestamp: '2024-03-15T12:00:00' })).toBe('recent');
+    expect(await ask({ query_timestamp: '2024-01-08T12:00:00' })).toBe('old');
+  });
+
   it('a prompt nothing answers scores low (final under the automatic-recall floor)', async () => {
     const { results } = await recall('write a haiku about autumn');
     expect(results.every((r) => r.scores.final < 0.35)).toBe(true);

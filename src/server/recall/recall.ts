@@ -69,7 +69,10 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagGroups: request.tag_groups ?? null,
   };
   const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && matchesTagFilter(filter, fact.tags);
-  const search = bank === undefined ? undefined : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget]);
+  // Relative dates in the query ("last week") are read from query_timestamp, else from now.
+  const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
+  const now = Number.isNaN(at) ? server.clock.now() : at;
+  const search = bank === undefined ? undefined : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget], now);
   const hits = search?.hits ?? [];
   const minKeyword = request.min_scores?.keyword ?? undefined;
   const minFinal = request.min_scores?.final ?? undefined;

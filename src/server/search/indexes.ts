@@ -27,8 +27,11 @@ export interface SearchResult {
 }
 
 export interface SearchIndexes {
-  /** Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`. */
-  search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number): SearchResult;
+  /**
+   * Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`;
+   * `now` (epoch ms) anchors relative dates in the query ("last week").
+   */
+  search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number, now?: number): SearchResult;
   /** Builds every bank's index now, one bank per event-loop turn. */
   warm(): Promise<void>;
   close(): void;
@@ -76,7 +79,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
   });
 
   return {
-    search: (bankId, query, accept, limit) => {
+    search: (bankId, query, accept, limit, now) => {
       const index = build(bankId);
       const bank = store.bank(bankId);
       if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] } };
@@ -88,7 +91,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         const fact = bank.facts.get(id);
         return fact === undefined ? '' : searchableText(fact);
       };
-      const ranking = rank({ index, query, accept: acceptId, limit, textOf });
+      const ranking = rank({ index, query, accept: acceptId, limit, textOf, ...(now === undefined ? {} : { now }) });
       const hits: SearchHit[] = [];
       for (const h of ranking.hits) {
         const fact = bank.facts.get(h.id);
