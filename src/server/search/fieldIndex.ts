@@ -58,7 +58,8 @@ interface Postings {
 
 /** Scores of one pass: document numbers touched and their scores (valid until the next pass). */
 export interface Pass {
-  readonly touched: readonly number[];
+  /** Grows as later passes and stages touch more documents. */
+  readonly touched: number[];
   readonly scores: Float64Array;
 }
 
@@ -238,7 +239,7 @@ export class FieldIndex {
   score(terms: readonly WeightedTerm[], into?: Pass): Pass {
     if (this.scratch.length < this.ids.length) this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
     const scores = into?.scores ?? this.scratch;
-    const touched: number[] = into === undefined ? [] : [...into.touched];
+    const touched: number[] = into === undefined ? [] : into.touched;
     if (into === undefined) scores.fill(0, 0, this.ids.length);
     const live = Math.max(1, this.liveCount);
     const avg = this.liveLength.map((l) => Math.max(1e-9, l / live));

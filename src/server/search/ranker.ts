@@ -111,6 +111,7 @@ const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neig
 
 // Reused across queries (one query runs at a time: ranking is synchronous).
 let stageScratch = new Uint8Array(0);
+let acceptScratch = new Uint8Array(0);
 
 interface Expansion {
   readonly terms: WeightedTerm[];
@@ -184,9 +185,18 @@ export const rank = (input: RankInput): Ranking => {
   const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [] };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
+  // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning).
+  if (acceptScratch.length < index.capacity) acceptScratch = new Uint8Array(Math.max(index.capacity, acceptScratch.length * 2));
+  const accepted = acceptScratch;
+  const asked: number[] = [];
   const acceptN = (n: number): boolean => {
+    const known = accepted[n] ?? 0;
+    if (known !== 0) return known === 1;
     const id = index.idOf(n);
-    return id !== undefined && input.accept(id);
+    const ok = id !== undefined && input.accept(id);
+    accepted[n] = ok ? 1 : 2;
+    asked.push(n);
+    return ok;
   };
   // Stage codes by document number; a touched document's slot is reset before returning.
   if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
@@ -215,7 +225,7 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
   const { scores } = pass;
-  const touched = [...pass.touched];
+  const touched = pass.touched;
   // The strongest documents, found once: only a neighbour boost can lift another among them.
   let strong = stages.neighbours || stages.session ? topK(touched, scores, acceptN, params.neighbourSources) : [];
   if (stages.neighbours && params.neighbourWeight > 0) {
@@ -271,6 +281,7 @@ export const rank = (input: RankInput): Ranking => {
     scores[n] = 0;
     stageOf[n] = 0;
   }
+  for (const n of asked) accepted[n] = 0;
   return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
 };
 
