@@ -23,6 +23,25 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
+    // The extension runs in two pi lines (@mariozechner 0.73, @earendil-works 0.74+): it may use
+    // their types, never their runtime modules, so one build loads in both.
+    files: ['src/hosts/pi/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@mariozechner/*', '@earendil-works/*'],
+              allowTypeImports: true,
+              message: 'The pi extension imports no pi runtime module (type imports only), so it loads in both pi lines.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Machines are pure: no I/O, no adapters, no host, no clock.
     files: ['src/machines/**/*.ts'],
     rules: {

@@ -1,6 +1,9 @@
 import { builtinModules } from 'node:module';
 import { readFileSync } from 'node:fs';
 import esbuild from 'rollup-plugin-esbuild';
+import commonjs from '@rollup/plugin-commonjs';
+import json from '@rollup/plugin-json';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { dts } from 'rollup-plugin-dts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
@@ -31,13 +34,23 @@ const cli = {
   output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true, inlineDynamicImports: true, banner: '#!/usr/bin/env node' },
 };
 
-// The pi extension keeps its lazy imports as separate chunks: pi loads the entry at start-up,
-// and the runtime (got, xstate, the server client) only when a session starts.
+// The pi extension is self-contained: `pi install <dir>` (a path or git install) runs no
+// `npm install`, so every runtime dependency is inlined. Only what pi itself provides stays
+// outside: typebox (pi aliases it to its own copy) and the pi packages (type imports only).
+// The lazy imports stay separate chunks: pi loads the entry at start-up, and the runtime
+// (got, xstate, the server client) only when a session starts.
+const hostProvided = (id) => id.startsWith('node:') || builtinModules.includes(id) || /^(typebox|@mariozechner\/|@earendil-works\/)/.test(id);
 const piExtension = {
   input: { index: 'src/hosts/pi/extension.ts' },
-  external,
-  plugins: [js()],
-  output: { dir: 'dist/pi', format: 'es', sourcemap: true, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+  external: hostProvided,
+  plugins: [nodeResolve({ exportConditions: ['node', 'import', 'default'], preferBuiltins: true }), commonjs(), json(), js()],
+  // PI_OUT: the pack test and the load benchmark build the entry into a scratch dir.
+  output: { dir: process.env.PI_OUT ?? 'dist/pi', format: 'es', sourcemap: true, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+  onwarn: (warning, warn) => {
+    // io-ts and fp-ts use `this` at module top level in their CJS builds; harmless once wrapped.
+    if (warning.code === 'THIS_IS_UNDEFINED' || warning.code === 'CIRCULAR_DEPENDENCY') return;
+    warn(warning);
+  },
 };
 
 const types = {
@@ -47,4 +60,6 @@ const types = {
   output: [{ file: 'dist/index.d.mts' }, { file: 'dist/index.d.cts' }],
 };
 
-export default jsOnly ? [library, cli, piExtension] : [library, cli, piExtension, types];
+const piOnly = process.env.PI_ONLY === 'true';
+
+export default piOnly ? [piExtension] : jsOnly ? [library, cli, piExtension] : [library, cli, piExtension, types];

@@ -52,6 +52,19 @@ export const projectConfigPath = (stateDir: string): string => path.join(stateDi
 export const fileToken = (bytes: string | undefined): string =>
   bytes === undefined ? 'absent' : createHash('sha256').update(bytes).digest('hex');
 
+/** A config file's state from its text (`undefined`: it does not exist); no I/O. */
+export const configFileStateOf = (scope: FileScope, file: string, text: string | undefined): ConfigFileState => {
+  if (text === undefined) return { scope, path: file, exists: false, token: 'absent' };
+  const token = fileToken(text);
+  const parsed = parseJsonText(text);
+  if (isLeft(parsed)) {
+    const { offset, line, column, reason } = parsed.left;
+    const message = `${file}: invalid JSON at line ${line}:${column} (offset ${offset}): ${reason}; the file was not read and will not be overwritten`;
+    return { scope, path: file, exists: true, token, error: { _tag: 'ConfigFileError', file, offset, line, column, message } };
+  }
+  return { scope, path: file, exists: true, token, data: parsed.right };
+};
+
 /** Reads and parses one config file; a missing file is fine, anything else wrong is an error. */
 export const readConfigFile = (scope: FileScope, file: string): ConfigFileState => {
   let text: string;
@@ -63,14 +76,7 @@ export const readConfigFile = (scope: FileScope, file: string): ConfigFileState 
     const message = `${file}: cannot read config file (${code ?? 'error'})`;
     return { scope, path: file, exists: true, token: 'unreadable', error: { _tag: 'ConfigFileError', file, offset: 0, line: 1, column: 1, message } };
   }
-  const token = fileToken(text);
-  const parsed = parseJsonText(text);
-  if (isLeft(parsed)) {
-    const { offset, line, column, reason } = parsed.left;
-    const message = `${file}: invalid JSON at line ${line}:${column} (offset ${offset}): ${reason}; the file was not read and will not be overwritten`;
-    return { scope, path: file, exists: true, token, error: { _tag: 'ConfigFileError', file, offset, line, column, message } };
-  }
-  return { scope, path: file, exists: true, token, data: parsed.right };
+  return configFileStateOf(scope, file, text);
 };
 
 const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>

@@ -15,6 +15,7 @@
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
+import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { createMemoryServer } from '../adapters/server/client.js';
 import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
@@ -26,6 +27,7 @@ import type { SessionView } from '../machines/session/selectors.js';
 import { setupState, type SetupState } from '../machines/setup/selectors.js';
 import type { ToolContext } from '../tools/context.js';
 import { systemClock, type ClockPort } from '../effects/ports/clock.js';
+import type { IdsPort } from '../effects/ports/ids.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { TracePort } from '../effects/ports/trace.js';
 import { createRecaller } from '../effects/session/recall.js';
@@ -36,6 +38,7 @@ import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainLog } from '../adapters/queue/handoffLog.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
+import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 
 export interface MemoryRuntimeOptions {
@@ -46,6 +49,8 @@ export interface MemoryRuntimeOptions {
   /** `{state_dir}`; default `<cwd>/.pi`. */
   readonly stateDir?: string;
   readonly clock?: ClockPort;
+  /** Random ids and digests (default: node's crypto). */
+  readonly ids?: IdsPort;
   /** A server client to use instead of one built from config (tests, other hosts). */
   readonly server?: MemoryServer;
   /** Where user-facing notices go (pi: `ctx.ui.notify`). */
@@ -162,6 +167,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const sessionTrace = traceFor('session');
   const session = await startSessionEffects({
     clock,
+    ids: options.ids ?? nodeIds,
     recaller,
     retainLog,
     queue,
@@ -314,7 +320,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    toolContext: (o = {}) => {
+    toolContext: async (o = {}) => {
+      const importStatus = await importStatusOf(current.loaded.config.importCheckpoint);
       const view = session.view();
       const context = view.context;
       return createToolContext({
@@ -337,6 +344,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
           return {
             setup: { state: s.setup.state, ...(s.setup.detail === null ? {} : { detail: s.setup.detail }) },
             session: { state: s.session.phase, ...(s.session.activity === undefined ? {} : { activity: s.session.activity }), nextRetainSkipped: s.session.nextOptOut },
+            ...(importStatus === undefined ? {} : { import: importStatus }),
           };
         },
         reloadConfig,

@@ -5,30 +5,15 @@
  */
 import { homedir } from 'node:os';
 import { readGitInfo } from '../adapters/git/gitInfo.js';
-import { readGitHead, readGitLog } from '../adapters/git/gitLog.js';
+import { gitLogReader } from '../adapters/git/gitLog.js';
 import { loadConfig } from '../config/load.js';
 import { resolveScope } from '../config/scope.js';
-import type { ConfigFilePort, RuntimeStatusView, ToolContext, ToolSession } from '../tools/context.js';
-import type { GitLogReader } from '../effects/ports/git.js';
+import type { RuntimeStatusView, ToolContext, ToolSession } from '../tools/context.js';
 import type { ToolRetainQueue } from '../effects/ports/toolQueue.js';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import { systemClock, type ClockPort } from '../effects/ports/clock.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
-import { readConfigForEdit, writeConfigFile } from '../adapters/fs/configFile.js';
+import { fileConfigFiles } from '../adapters/fs/configFile.js';
 import { fileStateFiles } from '../adapters/fs/stateFiles.js';
-
-export const gitLogReader: GitLogReader = {
-  readLog: (cwd, limit) => readGitLog(cwd, { limit }),
-  readHead: (cwd) => readGitHead(cwd),
-};
-
-export const fileConfigFiles: ConfigFilePort = {
-  read: readConfigForEdit,
-  write: async (file, scope, token, data) => {
-    const result = await writeConfigFile(file, scope, token, data);
-    return isLeft(result) ? result.left.message : undefined;
-  },
-};
 
 export interface CreateToolContextOptions {
   readonly cwd: string;

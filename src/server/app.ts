@@ -79,7 +79,8 @@ export const createRequestHandler =
       if (match.kind === 'notFound') throw new HttpError(404, 'Not Found');
       if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
       const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
-      const body = withoutFields(parseJsonBody(raw), ignoredByFault);
+      const multipart = match.route.multipart === true && /^multipart\//i.test(req.headers['content-type'] ?? '');
+      const body = multipart ? undefined : withoutFields(parseJsonBody(raw), ignoredByFault);
       const reply: Reply = await match.route.handler({
         method,
         path,

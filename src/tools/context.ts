@@ -8,24 +8,9 @@ import type { Scope } from '../config/scope.js';
 import type { ClockPort } from '../effects/ports/clock.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { ToolRetainQueue } from '../effects/ports/toolQueue.js';
-import type { ConfigFileState } from '../config/load.js';
-import type { FileScope } from '../config/resolve.js';
+import type { ConfigFilePort } from '../effects/ports/configFiles.js';
 import type { GitLogReader } from '../effects/ports/git.js';
-
-/** Reads and writes config files for memory_config (`src/adapters/fs/configFile.ts`). */
-export interface ConfigFilePort {
-  read(scope: FileScope, file: string): ConfigFileState;
-  /** Writes only if the file still hashes to `expectedToken`; resolves to an error message or undefined. */
-  write(file: string, scope: FileScope, expectedToken: string, data: unknown): Promise<string | undefined>;
-}
-
-/** Small JSON sidecars under `{state_dir}/memory/` (receipts); `src/adapters/fs/stateFiles.ts`. */
-export interface StateFilePort {
-  /** The parsed file, `undefined` when it does not exist; a read or parse failure is an error message. */
-  readJson(file: string): Promise<{ readonly value?: unknown; readonly error?: string }>;
-  /** Writes atomically; resolves to an error message, or undefined on success. */
-  writeJson(file: string, data: unknown): Promise<string | undefined>;
-}
+import type { StateFilePort } from '../effects/ports/stateFiles.js';
 
 /** The session's view for tools: who is calling and what its memory mode allows. */
 export interface ToolSession {
@@ -45,8 +30,15 @@ export interface RuntimeStatusView {
   readonly setup?: { readonly state: string; readonly detail?: string };
   /** The session gate's state and last activity (`recalled:3`, `queued:1`). */
   readonly session?: { readonly state: string; readonly activity?: string; readonly nextRetainSkipped?: boolean };
-  /** The import gate, when one ran: `done`, `paused`, ... */
-  readonly import?: { readonly state: string; readonly detail?: string };
+  /** The import gate, when one ran in this project: `done`, `paused`, ... with its checkpoint. */
+  readonly import?: {
+    readonly state: string;
+    readonly detail?: string;
+    readonly checkpoint?: string;
+    readonly lastRun?: string;
+    readonly counts?: { readonly sessions: number; readonly documents: number; readonly queued: number; readonly skipped: number; readonly imported: number; readonly delivered: number };
+    readonly error?: string;
+  };
 }
 
 export interface ToolContext {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../config/redact.js';
-import type { GitLog } from '../adapters/git/gitLog.js';
+import type { GitLog } from '../effects/ports/git.js';
 import type { ToolContext } from './context.js';
 import { flag, int, toolParams } from './params.js';
 import type { RetainJobInput } from '../effects/ports/toolQueue.js';

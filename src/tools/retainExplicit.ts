@@ -5,6 +5,7 @@
  * says which happened.
  */
 import { createHash } from 'node:crypto';
+import { RESERVED_METADATA_KEYS } from '../machines/shared/retainItem.js';
 import * as t from 'io-ts';
 import type { BankTarget } from '../config/scope.js';
 import { redact } from '../config/redact.js';
@@ -16,8 +17,6 @@ import { fail, ok, type ToolOutcome } from './result.js';
 import { tagsParam } from './sharedParams.js';
 import { retainTimestamp } from './timestamps.js';
 
-/** Keys the service sets on every explicit retain; a caller's values for them are dropped. */
-export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;
 
 // Not exact: extra keys are dropped when the job is built (only text and type are copied).
 const Entity = t.intersection([t.type({ text: textCodec(256) }), t.partial({ type: textCodec(64) })]);

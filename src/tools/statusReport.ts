@@ -161,6 +161,12 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
       value: `${queue.depth} pending${queue.deadLetters > 0 ? `, ${queue.deadLetters} dead-letter` : ''}${queue.state === 'paused' ? `, paused${queue.pausedReason === undefined ? '' : `: ${redact(queue.pausedReason)}`}` : ''}`,
       tone: queue.deadLetters > 0 || queue.state === 'paused' ? 'warn' : queue.depth > 0 ? 'custom' : 'default',
     },
+    {
+      key: 'import',
+      label: 'Import',
+      value: runtime?.import === undefined ? 'never run in this project' : `${runtime.import.state}${runtime.import.detail === undefined ? '' : `: ${redact(runtime.import.detail)}`}`,
+      tone: runtime?.import?.state === 'failed' || runtime?.import?.state === 'paused' ? 'warn' : 'default',
+    },
     { key: 'mentalModels', label: 'Mental models', value: config.mentalModelsInject ? 'inject on' : 'inject off', tone: config.mentalModelsInject ? 'default' : 'info' },
     { key: 'sync', label: 'Sync', value: sync.ready ? 'ready' : sync.reasons.join(', '), tone: sync.ready ? 'default' : 'custom' },
   ];

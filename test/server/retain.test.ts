@@ -37,7 +37,7 @@ describe('retain (sync)', () => {
     expect(banks.body.banks[0]).toMatchObject({ name: 'r-lazy', disposition: { skepticism: 3, literalism: 3, empathy: 3 }, mission: '' });
   });
 
-  it('stores items of one document joined with a newline, with metadata, context, entities and timestamp', async () => {
+  it('stores items of one document joined with a newline; each item is its own memory with its own metadata, context, entities and timestamp', async () => {
     await retain('r-doc', {
       items: [
         { content: 'first part', document_id: 'd', context: 'ctx', metadata: { k: 'v' }, timestamp: '2024-01-15T10:00:00Z', entities: [{ text: 'Alice' }] },
@@ -49,18 +49,22 @@ describe('retain (sync)', () => {
     expect(d.body).toMatchObject({
       id: 'd',
       original_text: 'first part\nsecond part',
-      memory_unit_count: 1,
+      memory_unit_count: 2,
       tags: ['proj'],
       document_metadata: { k: 'v' },
       retain_params: { context: 'ctx', metadata: { k: 'v' }, event_date: '2024-01-15T10:00:00.000+00:00' },
     });
     expect(d.body.content_hash).toMatch(/^[0-9a-f]{64}$/);
-    const [fact] = (await call(server, 'GET', `${B}/r-doc/memories/list?type=world`)).body.items;
-    expect(fact).toMatchObject({ text: 'first part\nsecond part', context: 'ctx', fact_type: 'world', entities: 'Alice', tags: ['proj'], metadata: { k: 'v' } });
-    expect(fact.mentioned_at).toBe('2024-01-15T10:00:00.000+00:00');
+    const items = (await call(server, 'GET', `${B}/r-doc/memories/list?type=world`)).body.items as Record<string, unknown>[];
+    const first = items.find((f) => f['text'] === 'first part');
+    const second = items.find((f) => f['text'] === 'second part');
+    expect(first).toMatchObject({ context: 'ctx', fact_type: 'world', entities: 'Alice', tags: ['proj'], metadata: { k: 'v' } });
+    expect(first?.['mentioned_at']).toBe('2024-01-15T10:00:00.000+00:00');
+    expect(second).toMatchObject({ context: '', fact_type: 'world', entities: '', tags: ['proj'], metadata: {} });
+    expect(second?.['mentioned_at']).not.toBe('2024-01-15T10:00:00.000+00:00');
   });
 
-  it('append keeps the document, concatenates with a newline, keeps created_at, advances updated_at, retags every fact', async () => {
+  it('append keeps the document, concatenates with a newline, keeps created_at, advances updated_at, keeps each item\'s own tags', async () => {
     await retain('r-app', { items: [{ content: 'A text', document_id: 'd', tags: ['t1'] }] });
     const before = await doc('r-app', 'd');
     await new Promise((r) => setTimeout(r, 5));
@@ -71,9 +75,10 @@ describe('retain (sync)', () => {
     expect(after.body.updated_at > before.body.updated_at).toBe(true);
     const docs = await call(server, 'GET', `${B}/r-app/documents?tags_match=any`);
     expect(docs.body.total).toBe(1);
-    for (const f of await factsOf('r-app', 'd')) expect(f.tags).toEqual(['t2']);
-    const recalled = await call(server, 'POST', `${B}/r-app/memories/recall`, { query: 'text' });
-    expect(recalled.body.results.map((r: { text: string }) => r.text)).toEqual(['A text\nB text']);
+    expect(docs.body.items[0].tags).toEqual(['t1', 't2']);
+    expect(Object.fromEntries((await factsOf('r-app', 'd')).map((f) => [f.text, f.tags]))).toEqual({ 'A text': ['t1'], 'B text': ['t2'] });
+    const recalled = await call(server, 'POST', `${B}/r-app/memories/recall`, { query: 'text', tags: ['t2'], tags_match: 'any_strict' });
+    expect(recalled.body.results.map((r: { text: string }) => r.text)).toEqual(['B text']);
   });
 
   it('append onto a missing document creates it; JSON arrays of objects merge into one array', async () => {

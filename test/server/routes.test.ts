@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 describe('meta', () => {
-  it('/version reports 0.9.1, the no-LLM feature flags and embedded: true', async () => {
+  it('/version reports 0.9.1 and exactly the 0.9.1 no-LLM feature flags; the embedded marker is a header', async () => {
     const res = await call(server, 'GET', '/version');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-hindsight-embedded')).toBe('1');
@@ -31,7 +31,6 @@ describe('meta', () => {
         audit_log: false,
         llm_trace: false,
         store_document_text: true,
-        embedded: true,
       },
     });
   });
@@ -52,7 +51,7 @@ describe('meta', () => {
     expect((await call(server, 'GET', '/v1/default/banks/b/document-transfer')).status).toBe(410);
   });
   it('unknown routes are 404 Not Found, a wrong method is 405', async () => {
-    expect(await call(server, 'GET', '/v1/default/banks/b/entities')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
+    expect(await call(server, 'GET', '/v1/default/banks/b/no-such-area')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
     expect(await call(server, 'PUT', '/version')).toMatchObject({ status: 405, body: { detail: 'Method Not Allowed' } });
   });
 });
@@ -74,15 +73,11 @@ describe('banks', () => {
   it('PATCH on a missing bank is 404 with the upstream detail', async () => {
     expect(await call(server, 'PATCH', `${B}/bk-missing`, { name: 'x' })).toMatchObject({ status: 404, body: { detail: "Bank 'bk-missing' not found" } });
   });
-  it('lists with q (id or name, case-insensitive), limit and offset, most recently written first', async () => {
+  it('lists with q (id or name, case-insensitive), most recently written first, as {"banks"} only (0.9.1 has no paging)', async () => {
     for (const id of ['ls-a', 'ls-b', 'ls-c']) await call(server, 'POST', `${B}/${id}/memories`, { items: [{ content: `fact in ${id}` }] });
-    const all = await call(server, 'GET', `${B}?q=LS-`);
+    const all = await call(server, 'GET', `${B}?q=LS-&limit=1`);
+    expect(Object.keys(all.body)).toEqual(['banks']);
     expect(all.body.banks.map((b: { bank_id: string }) => b.bank_id)).toEqual(['ls-c', 'ls-b', 'ls-a']);
-    expect(all.body.total).toBe(3);
-    const paged = await call(server, 'GET', `${B}?q=ls-&limit=1&offset=1`);
-    expect(paged.body).toMatchObject({ total: 3, limit: 1, offset: 1 });
-    expect(paged.body.banks.map((b: { bank_id: string }) => b.bank_id)).toEqual(['ls-b']);
-    expect((await call(server, 'GET', `${B}?limit=-1`)).status).toBe(422);
   });
   it('DELETE removes the bank and counts; a missing bank is 200 with 0', async () => {
     await call(server, 'POST', `${B}/del-me/memories`, { items: [{ content: 'gone soon', document_id: 'd', entities: [{ text: 'E' }] }] });
@@ -161,10 +156,13 @@ describe('memories list and get', () => {
     expect((await call(server, 'GET', `${B}/mem/memories/list?type=world&tags=t&tags_match=any_strict`)).body.total).toBe(1);
     expect((await call(server, 'GET', `${B}/mem/memories/list?tags_match=bogus`)).status).toBe(422);
   });
-  it('gets one memory by id, 404 for unknown', async () => {
+  it('gets one memory by id in the upstream detail shape; 400 for a non-UUID id, 404 for unknown', async () => {
     const [first] = (await call(server, 'GET', `${B}/mem/memories/list?type=world`)).body.items;
-    expect((await call(server, 'GET', `${B}/mem/memories/${first.id}`)).body).toMatchObject({ id: first.id, text: 'newer fact', bank_id: 'mem' });
-    expect((await call(server, 'GET', `${B}/mem/memories/nope`)).status).toBe(404);
+    const detail = (await call(server, 'GET', `${B}/mem/memories/${first.id}`)).body;
+    expect(detail).toMatchObject({ id: first.id, text: 'newer fact', type: 'world', entities: [], state: 'valid' });
+    expect(detail).not.toHaveProperty('fact_type');
+    expect((await call(server, 'GET', `${B}/mem/memories/nope`)).status).toBe(400);
+    expect((await call(server, 'GET', `${B}/mem/memories/7d1e8c3a-5b2f-4e6d-8a9c-0f1e2d3c4b5a`)).status).toBe(404);
   });
 });
 

@@ -9,6 +9,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { writeAtomic } from './atomicFile.js';
 import { readConfigFile, type ConfigFileState } from '../../config/load.js';
 import type { FileScope } from '../../config/resolve.js';
+import type { ConfigFilePort } from '../../effects/ports/configFiles.js';
 
 export interface ConfigWriteError {
   readonly _tag: 'ConfigWriteError';
@@ -34,4 +35,13 @@ export const writeConfigFile = async (file: string, scope: FileScope, expectedTo
     const code = (cause as NodeJS.ErrnoException).code ?? 'error';
     return fail(`could not write ${file} (${code}); nothing was changed. Check the directory's permissions and free space.`);
   }
+};
+
+/** The port over files on disk. */
+export const fileConfigFiles: ConfigFilePort = {
+  read: readConfigForEdit,
+  write: async (file, scope, token, data) => {
+    const result = await writeConfigFile(file, scope, token, data);
+    return E.isLeft(result) ? result.left.message : undefined;
+  },
 };

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { writeAtomic } from './atomicFile.js';
 import { parseJsonText } from '../../config/jsonText.js';
-import type { StateFilePort } from '../../tools/context.js';
+import type { StateFilePort } from '../../effects/ports/stateFiles.js';
 
 export const readJsonFile = async (file: string): Promise<{ readonly value?: unknown; readonly error?: string }> => {
   let text: string;

@@ -5,24 +5,9 @@
  */
 import { execFile } from 'node:child_process';
 import * as E from 'fp-ts/lib/Either.js';
+import type { GitCommit, GitLog, GitLogError, GitLogReader } from '../../effects/ports/git.js';
 
-export interface GitCommit {
-  /** Full 40-hex SHA. */
-  readonly sha: string;
-  readonly subject: string;
-}
-
-export interface GitLog {
-  readonly head: string;
-  /** Newest first. */
-  readonly commits: readonly GitCommit[];
-}
-
-export type GitLogError =
-  | { readonly _tag: 'notARepository'; readonly message: string }
-  | { readonly _tag: 'noHead'; readonly message: string }
-  | { readonly _tag: 'noCommits'; readonly message: string }
-  | { readonly _tag: 'gitFailed'; readonly message: string };
+export type { GitCommit, GitLog, GitLogError } from '../../effects/ports/git.js';
 
 export interface GitLogOptions {
   readonly limit: number;
@@ -82,4 +67,10 @@ export const readGitLog = async (cwd: string, options: GitLogOptions): Promise<E
   }
   if (commits.length === 0) return E.left({ _tag: 'noCommits', message: 'No commits found for git seed (only merges, or an empty history)' });
   return E.right({ head: head.right, commits });
+};
+
+/** The port over the real git binary. */
+export const gitLogReader: GitLogReader = {
+  readLog: (cwd, limit) => readGitLog(cwd, { limit }),
+  readHead: (cwd) => readGitHead(cwd),
 };

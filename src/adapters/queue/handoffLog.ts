@@ -16,7 +16,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { decodeJson } from '../../machines/shared/decode.js';
 import { RetainItem } from '../../effects/ports/memoryServer.js';
-import type { RetainJobDraft } from '../../effects/session/retainProjection.js';
+import type { PendingHandoff, RetainLog } from '../../effects/ports/retainLog.js';
 
 const JobDraft = t.intersection([
   t.type({ bankId: t.string, documentId: t.string, updateMode: t.literal('append'), item: RetainItem }),
@@ -38,28 +38,7 @@ type CursorFile = t.TypeOf<typeof CursorFile>;
 const MAX_FINGERPRINTS = 5_000;
 const MAX_SESSIONS = 200;
 
-export interface PendingHandoff {
-  readonly key: string;
-  readonly sessionId: string;
-  readonly jobs: readonly RetainJobDraft[];
-}
-
-export interface RetainLog {
-  /** Fingerprints already handed off for `sessionId`. */
-  seen(sessionId: string): ReadonlySet<string>;
-  /** Durable (fsync'd) before it returns; advances the cursor in memory and on disk. */
-  handOffSync(entry: PendingHandoff & { readonly fingerprints: readonly string[] }, now: number): void;
-  /** Advances the cursor without a job (next-opt-out, read-only): those messages are never retained. */
-  markSeenSync(sessionId: string, fingerprints: readonly string[], now: number): void;
-  /** The queue has the jobs (its enqueue resolved). */
-  markDone(key: string): void;
-  /** Hand-offs the queue never confirmed: re-enqueue them on start. */
-  pending(): readonly PendingHandoff[];
-  /** Lines that could not be read back (a torn last line), kept for diagnostics. */
-  readonly damaged: number;
-  readonly handoffPath: string;
-  readonly cursorPath: string;
-}
+export type { PendingHandoff, RetainLog } from '../../effects/ports/retainLog.js';
 
 const readText = (file: string): string | undefined => {
   try {
@@ -102,7 +81,7 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
     }
     const value: HandoffLine = line.right;
     if (value.kind === 'job') {
-      open.set(value.key, { key: value.key, sessionId: value.sessionId, jobs: value.jobs as RetainJobDraft[] });
+      open.set(value.key, { key: value.key, sessionId: value.sessionId, jobs: value.jobs as PendingHandoff['jobs'] });
       const set = sets.get(value.sessionId) ?? new Set<string>();
       for (const f of value.fingerprints) set.add(f);
       sets.set(value.sessionId, set);

@@ -16,7 +16,7 @@ import path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalRecord } from '../../machines/shared/codecs.js';
 import type { JournalDamage, JournalEntry, JournalLoad, JournalPort } from '../../effects/ports/journal.js';
-import { createDirLock, type DirLock } from './dirLock.js';
+import { createDirLock, type DirLock } from '../fs/dirLock.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
 import { fsyncDirectory, writeAtomic } from '../fs/atomicFile.js';
 import { appendDurable, queueFiles, type QueueFiles } from './queueFiles.js';

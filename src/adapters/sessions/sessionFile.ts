@@ -20,7 +20,7 @@ export type SessionHeader = t.TypeOf<typeof SessionHeader>;
 
 export const SessionEntry = t.intersection([
   t.type({ type: t.string }),
-  t.partial({ id: t.string, parentId: t.union([t.string, t.null]), timestamp: t.string, message: t.unknown, customType: t.string, summary: t.string }),
+  t.partial({ id: t.string, parentId: t.union([t.string, t.null]), timestamp: t.string, message: t.unknown, customType: t.string, summary: t.string, content: t.unknown, fromId: t.string }),
 ]);
 export type SessionEntry = t.TypeOf<typeof SessionEntry> & { readonly id: string; readonly parentId: string | null };
 
@@ -37,37 +37,66 @@ export interface SessionFile {
 
 export type ReadSessionError = { readonly _tag: 'unreadable'; readonly message: string } | { readonly _tag: 'notASession'; readonly message: string };
 
+/** Decodes one session's lines as they come: the header first, then entries, numbering lines from 1. */
+export interface SessionLineParser {
+  /** Feeds one complete line (without its newline); false when the first line is not a header. */
+  push(line: string): boolean;
+  readonly header: SessionHeader | undefined;
+  readonly entries: SessionEntry[];
+  readonly damaged: { line: number; reason: string }[];
+}
+
+export const sessionLineParser = (file: string, slim: (entry: SessionEntry) => SessionEntry = (e) => e): SessionLineParser => {
+  const entries: SessionEntry[] = [];
+  const damaged: { line: number; reason: string }[] = [];
+  let header: SessionHeader | undefined;
+  let linear = false;
+  let previous: string | null = null;
+  let lineNo = 0;
+  return {
+    get header() {
+      return header;
+    },
+    entries,
+    damaged,
+    push: (line) => {
+      lineNo += 1;
+      if (header === undefined) {
+        const decoded = decodeJson(SessionHeader, `${file} line 1`)(line);
+        if (E.isLeft(decoded)) return false;
+        header = decoded.right;
+        linear = header.version === undefined || header.version < 2;
+        return true;
+      }
+      if (line.trim() === '') return true;
+      const entry = decodeJson(SessionEntry, `${file} line ${lineNo}`)(line);
+      if (E.isLeft(entry)) {
+        damaged.push({ line: lineNo, reason: entry.left.message });
+        return true;
+      }
+      const id = linear ? `v1-${entries.length}` : entry.right.id;
+      if (id === undefined) {
+        damaged.push({ line: lineNo, reason: `${file} line ${lineNo}: field id: expected a string, got undefined` });
+        return true;
+      }
+      const parentId = linear ? previous : (entry.right.parentId ?? null);
+      entries.push(slim({ ...entry.right, id, parentId }));
+      previous = id;
+      return true;
+    },
+  };
+};
+
 export const parseSessionText = (file: string, text: string): E.Either<ReadSessionError, SessionFile> => {
   const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
   const lines = complete.split('\n').filter((line, i, all) => !(i === all.length - 1 && line === ''));
+  const parser = sessionLineParser(file);
   const first = lines[0];
-  const header = first === undefined ? undefined : decodeJson(SessionHeader, `${file} line 1`)(first);
-  if (header === undefined || E.isLeft(header)) {
+  if (first === undefined || !parser.push(first) || parser.header === undefined) {
     return E.left({ _tag: 'notASession', message: `${file}: the first line is not a pi session header ({"type":"session","id":...})` });
   }
-  const decodeEntry = (n: number) => decodeJson(SessionEntry, `${file} line ${n}`);
-  const entries: SessionEntry[] = [];
-  const damaged: { line: number; reason: string }[] = [];
-  const linear = header.right.version === undefined || header.right.version < 2;
-  let previous: string | null = null;
-  lines.slice(1).forEach((line, index) => {
-    const lineNo = index + 2;
-    if (line.trim() === '') return;
-    const entry = decodeEntry(lineNo)(line);
-    if (E.isLeft(entry)) {
-      damaged.push({ line: lineNo, reason: entry.left.message });
-      return;
-    }
-    const id = linear ? `v1-${entries.length}` : entry.right.id;
-    if (id === undefined) {
-      damaged.push({ line: lineNo, reason: `${file} line ${lineNo}: field id: expected a string, got undefined` });
-      return;
-    }
-    const parentId = linear ? previous : (entry.right.parentId ?? null);
-    entries.push({ ...entry.right, id, parentId });
-    previous = id;
-  });
-  return E.right({ path: file, header: header.right, entries, damaged, pendingTailBytes: Buffer.byteLength(text) - Buffer.byteLength(complete) });
+  for (const line of lines.slice(1)) parser.push(line);
+  return E.right({ path: file, header: parser.header, entries: parser.entries, damaged: parser.damaged, pendingTailBytes: Buffer.byteLength(text) - Buffer.byteLength(complete) });
 };
 
 export const readSessionFile = (file: string): E.Either<ReadSessionError, SessionFile> => {

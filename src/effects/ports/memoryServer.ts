@@ -10,6 +10,7 @@
  * request header, an API key or a raw got error.
  */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { TagGroup, TagsMatch } from '../../config/tagFilter.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { ClockPort } from './clock.js';
@@ -112,7 +113,6 @@ export interface CallOptions {
 // Small wire helpers
 
 /** An optional field the server may omit or send as null; absent and null mean the same. */
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const FactType = t.keyof({ world: null, experience: null, observation: null });
 export type FactType = t.TypeOf<typeof FactType>;

@@ -15,7 +15,7 @@ import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
-import { createDirLock, type HeldLock } from '../../adapters/queue/dirLock.js';
+import { createDirLock, type HeldLock } from '../../adapters/fs/dirLock.js';
 import { openJsonlJournal, type JournalFs, type QueueJournal } from '../../adapters/queue/jsonlJournal.js';
 import { appendDurable } from '../../adapters/queue/queueFiles.js';
 import { openReceiptsStore, type ReceiptsStore } from '../../adapters/store/receipts.js';

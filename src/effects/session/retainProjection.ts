@@ -3,19 +3,16 @@
  * projected (injected memory dropped, tool results per config), stripped of private regions
  * and invisible characters, redacted, tagged and addressed to the session's document.
  */
-import { createHash } from 'node:crypto';
-import * as path from 'node:path';
 import type { MemoryConfig } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
 import type { Scope } from '../../config/scope.js';
+import type { IdsPort } from '../ports/ids.js';
 import type { RetainItem } from '../ports/memoryServer.js';
 import { sanitizeMemoryText } from './recallBlock.js';
 import { isInjectedMemory, messageText, type HostMessage } from './messages.js';
 
 export type ProjectionConfig = Pick<MemoryConfig, 'importToolResults' | 'importToolSummaryMaxChars' | 'agentUse'>;
 
-/** Keys the service sets on every automatic job; a caller can never override them. */
-export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;
 
 export type ProjectedMessage = Record<string, string | boolean | ProjectedBlock[] | undefined>;
 export interface ProjectedBlock {
@@ -94,11 +91,8 @@ export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: nu
 };
 
 /** A message's identity for the retain cursor: same message, same fingerprint, on any branch. */
-export const fingerprint = (m: HostMessage): string =>
-  createHash('sha256')
-    .update(JSON.stringify([m.role, m.timestamp ?? null, m.content ?? null, m.toolName ?? null, m.toolCallId ?? null, m.isError ?? null, m.stopReason ?? null]))
-    .digest('hex')
-    .slice(0, 24);
+export const fingerprint = (m: HostMessage, digest: IdsPort['digest']): string =>
+  digest(JSON.stringify([m.role, m.timestamp ?? null, m.content ?? null, m.toolName ?? null, m.toolCallId ?? null, m.isError ?? null, m.stopReason ?? null])).slice(0, 24);
 
 export interface SessionIdentity {
   readonly sessionId: string;
@@ -107,11 +101,11 @@ export interface SessionIdentity {
 }
 
 /** One document per host session, so every run of it appends to the same place. */
-export const sessionDocumentId = (session: SessionIdentity): string =>
-  `pi-session:${createHash('sha256')
-    .update(session.sessionFile ?? `${session.cwd}:${session.sessionId}`)
-    .digest('hex')
-    .slice(0, 16)}`;
+export const sessionDocumentId = (session: SessionIdentity, digest: IdsPort['digest']): string =>
+  `pi-session:${digest(session.sessionFile ?? `${session.cwd}:${session.sessionId}`).slice(0, 16)}`;
+
+/** The last segment of a POSIX path, as `path.basename` gives it (effects import no `node:path`). */
+const baseName = (p: string): string => p.replace(/\/+$/, '').split('/').pop() ?? '';
 
 export interface RetainJobDraft {
   readonly bankId: string;
@@ -127,6 +121,7 @@ export interface BuildRetainInput {
   readonly config: ProjectionConfig & Pick<MemoryConfig, 'retainAsync'>;
   readonly session: SessionIdentity;
   readonly now: number;
+  readonly digest: IdsPort['digest'];
 }
 
 export interface BuiltRetain {
@@ -136,13 +131,13 @@ export interface BuiltRetain {
 }
 
 export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
-  const { scope, config, session, now } = input;
+  const { scope, config, session, now, digest } = input;
   const projected = input.messages
     .map((m) => projectMessage(m, config, now))
     .filter((m): m is ProjectedMessage => m !== undefined);
   if (projected.length === 0 || scope.automatic.write.length === 0) return { jobs: [], projected: projected.length };
-  const project = path.basename(session.cwd);
-  const where = session.sessionFile === undefined ? 'ephemeral session' : `session ${path.basename(session.sessionFile)}`;
+  const project = baseName(session.cwd);
+  const where = session.sessionFile === undefined ? 'ephemeral session' : `session ${baseName(session.sessionFile)}`;
   const context =
     config.agentUse === 'conversation'
       ? `pi conversation/task session for "${project}", ${where}`
@@ -154,7 +149,7 @@ export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
     ...(session.sessionFile === undefined ? {} : { host_session_file: session.sessionFile }),
   };
   const tags = [...new Set([...scope.projectRetainTags, `session:${session.sessionId}`])];
-  const documentId = sessionDocumentId(session);
+  const documentId = sessionDocumentId(session, digest);
   const content = JSON.stringify(projected, null, 2);
   const jobs = scope.automatic.write.map((target) => ({
     bankId: target.bankId,

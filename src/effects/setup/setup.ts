@@ -8,7 +8,8 @@ import type { MemoryConfig } from '../../config/fields.js';
 import type { LoadedConfig } from '../../config/load.js';
 import { redact } from '../../config/redact.js';
 import type { Scope } from '../../config/scope.js';
-import { SetupEvent } from '../../machines/setup/events.js';
+import { banksEnsureFailed, probeFailed, probeSucceeded, RETRY_AFTER_MS } from '../../machines/setup/decide.js';
+import { SetupEvent, setupEvents, type SetupEventInput } from '../../machines/setup/events.js';
 import { setupMachine, type SetupMachine } from '../../machines/setup/machine.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { JournalPort } from '../ports/journal.js';
@@ -18,8 +19,7 @@ import { startGate, type GateRuntime } from '../kernel/startGate.js';
 
 /** How long one probe may take: setup never waits on a slow server for long. */
 export const PROBE_TIMEOUT_MS = 5_000;
-/** Degraded: probe again after this long (the client's breaker makes a dead server cheap). */
-export const RETRY_AFTER_MS = 30_000;
+export { RETRY_AFTER_MS };
 
 export type SetupGate = GateRuntime<SetupMachine>;
 
@@ -65,35 +65,34 @@ export interface StartSetupGateOptions {
 
 export const startSetupGate = async (options: StartSetupGateOptions): Promise<SetupGate> => {
   const { server, clock } = options;
-  const send = (event: SetupEvent): void => {
+  const send = (event: SetupEventInput): void => {
     void gate.dispatch(event);
   };
   let cancelRetry: (() => void) | undefined;
 
   const probe = async (banks: readonly string[]): Promise<void> => {
     const call = { deadline: clock.now() + PROBE_TIMEOUT_MS };
-    const failed = (reason: string): void =>
-      send({ type: 'probe.failed', at: clock.now(), reason: redact(reason), retryAt: clock.now() + RETRY_AFTER_MS } as SetupEvent);
+    const failed = (reason: string): void => send(probeFailed(clock.now(), redact(reason)));
     const caps = await server.capabilities(call)();
     if (E.isLeft(caps)) return failed(describeFailure(caps.left));
-    const missing: string[] = [];
+    const exists: { bankId: string; exists: boolean }[] = [];
     for (const bankId of banks) {
-      const exists = await server.bankExists(bankId, call)();
-      if (E.isLeft(exists)) return failed(describeFailure(exists.left));
-      if (!exists.right) missing.push(bankId);
+      const found = await server.bankExists(bankId, call)();
+      if (E.isLeft(found)) return failed(describeFailure(found.left));
+      exists.push({ bankId, exists: found.right });
     }
-    send({ type: 'probe.succeeded', at: clock.now(), apiVersion: caps.right.apiVersion, append: caps.right.features.append, missingBanks: missing } as SetupEvent);
+    send(probeSucceeded(clock.now(), { apiVersion: caps.right.apiVersion, append: caps.right.features.append, exists }));
   };
 
   const ensure = async (banks: readonly string[]): Promise<void> => {
     for (const bankId of banks) {
       const made = await server.ensureBank(bankId, { name: bankId }, { deadline: clock.now() + PROBE_TIMEOUT_MS })();
       if (E.isLeft(made)) {
-        send({ type: 'banks.ensureFailed', at: clock.now(), reason: redact(`could not create bank ${bankId}: ${describeFailure(made.left)}`), retryAt: clock.now() + RETRY_AFTER_MS } as SetupEvent);
+        send(banksEnsureFailed(clock.now(), redact(`could not create bank ${bankId}: ${describeFailure(made.left)}`)));
         return;
       }
     }
-    send({ type: 'banks.ensured', at: clock.now() } as SetupEvent);
+    send(setupEvents.banksEnsured({ at: clock.now() }));
   };
 
   const machine = setupMachine.provide({
@@ -106,7 +105,7 @@ export const startSetupGate = async (options: StartSetupGateOptions): Promise<Se
       },
       scheduleRetry: (_, params) => {
         cancelRetry?.();
-        cancelRetry = clock.setTimer(params.at, () => send({ type: 'probe.retry', at: clock.now() } as SetupEvent));
+        cancelRetry = clock.setTimer(params.at, () => send(setupEvents.probeRetry({ at: clock.now() })));
       },
     },
   });

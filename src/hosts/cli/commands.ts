@@ -12,9 +12,10 @@ export interface Command {
 
 import { doctorCliCommand, statusCliCommand } from './commands/doctor.js';
 import { flushCommand } from './commands/flush.js';
+import { importCommand } from './commands/import.js';
 import { scopeCommand } from './commands/scope.js';
 import { serveCommand } from './commands/serve.js';
 import { startCommand } from './commands/start.js';
 import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, scopeCommand, vizCommand];
+export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, importCommand, scopeCommand, vizCommand];

@@ -4,12 +4,24 @@
  * pi is an optional peer: it is imported lazily, so the rest of the CLI works without it.
  */
 import * as path from 'node:path';
-import type { AgentSession, ExtensionUIContext } from '@mariozechner/pi-coding-agent';
+import type { AgentSession, ExtensionAPI, ExtensionUIContext } from '@mariozechner/pi-coding-agent';
 import type { registerFauxProvider } from '@mariozechner/pi-ai';
 import type { AgentMemoryOptions } from '../pi/binding.js';
 import type { RuntimeHolder } from '../pi/holder.js';
 
-export type Faux = ReturnType<typeof registerFauxProvider>;
+/**
+ * A scripted model: pi 0.73's `registerFauxProvider()` registration, or pi 0.87's
+ * `fauxProvider()` handle (which carries a `provider` to register on the model runtime).
+ */
+export type Faux = Pick<ReturnType<typeof registerFauxProvider>, 'getModel' | 'setResponses'> & { readonly provider?: unknown };
+
+/** Which pi SDK to drive: the package name of its coding agent and of its pi-ai. */
+export interface PiSdkLine {
+  readonly codingAgent: string;
+  readonly ai: string;
+}
+
+export const PI_073: PiSdkLine = { codingAgent: '@mariozechner/pi-coding-agent', ai: '@mariozechner/pi-ai' };
 
 export interface UiEvents {
   readonly notifications: { readonly text: string; readonly level: string | undefined }[];
@@ -32,40 +44,72 @@ export interface PiHostOptions {
   readonly sessionsDir: string;
   readonly faux: Faux;
   readonly memory: AgentMemoryOptions;
+  /** The pi SDK to drive; default pi 0.73 (`@mariozechner/*`). */
+  readonly sdk?: PiSdkLine;
   /** Sees every notify/setStatus as it happens. */
   readonly onUi?: (kind: 'notify' | 'status', text: string | undefined) => void;
 }
 
+/** Every ExtensionUIContext member (0.73 and 0.87 share the list); pi 0.87 copies the context with a spread, so each must be an own property. */
+const UI_MEMBERS = [
+  'select', 'confirm', 'input', 'notify', 'onTerminalInput', 'setStatus', 'setWorkingMessage', 'setWorkingVisible', 'setWorkingIndicator',
+  'setHiddenThinkingLabel', 'setWidget', 'setFooter', 'setHeader', 'setTitle', 'custom', 'pasteToEditor', 'setEditorText', 'getEditorText',
+  'editor', 'addAutocompleteProvider', 'setEditorComponent', 'getEditorComponent', 'getAllThemes', 'getTheme', 'setTheme', 'getToolsExpanded', 'setToolsExpanded',
+] as const;
+
 /** A UI context that records notify/setStatus and declines every dialog. */
 const recordingUi = (onUi: PiHostOptions['onUi']): { ui: ExtensionUIContext; events: UiEvents } => {
   const events: UiEvents = { notifications: [], statuses: [] };
-  const ui = new Proxy({} as ExtensionUIContext, {
-    get: (_target, prop) => {
-      if (prop === 'notify')
-        return (text: string, level?: string) => {
-          events.notifications.push({ text, level });
-          onUi?.('notify', text);
-        };
-      if (prop === 'setStatus')
-        return (key: string, text: string | undefined) => {
-          events.statuses.push({ key, text });
-          onUi?.('status', text);
-        };
-      if (prop === 'confirm') return async () => false;
-      if (prop === 'theme') return undefined;
-      return () => undefined;
-    },
-  });
-  return { ui, events };
+  const members: Record<string, unknown> = Object.fromEntries(UI_MEMBERS.map((name) => [name, () => undefined]));
+  members['notify'] = (text: string, level?: string) => {
+    events.notifications.push({ text, level });
+    onUi?.('notify', text);
+  };
+  members['setStatus'] = (key: string, text: string | undefined) => {
+    events.statuses.push({ key, text });
+    onUi?.('status', text);
+  };
+  members['confirm'] = async () => false;
+  members['theme'] = undefined;
+  return { ui: members as unknown as ExtensionUIContext, events };
+};
+
+/** The parts of pi's SDK this driver uses, common to 0.73 and 0.87 (typed loosely: two package lines). */
+interface PiSdk {
+  readonly SettingsManager: { inMemory(settings: object): unknown };
+  readonly SessionManager: { create(cwd: string, dir: string): unknown };
+  readonly DefaultResourceLoader: new (options: object) => { reload(): Promise<void> };
+  readonly createAgentSession: (options: object) => Promise<{ session: AgentSession }>;
+  /** pi 0.73: auth and model registry. */
+  readonly AuthStorage?: { inMemory(): { setRuntimeApiKey(provider: string, key: string): void } };
+  readonly ModelRegistry?: { inMemory(auth: unknown): unknown };
+  /** pi 0.87: one model runtime with the faux provider registered natively. */
+  readonly ModelRuntime?: {
+    create(options: object): Promise<{ registerNativeProvider(provider: unknown): void; setRuntimeApiKey(provider: string, key: string): Promise<void> }>;
+  };
+}
+
+/** Model access for a scripted session: 0.87 has a model runtime, 0.73 auth plus a registry. */
+const modelAccess = async (pi: PiSdk, sdk: PiSdkLine, faux: Faux): Promise<Record<string, unknown>> => {
+  if (pi.ModelRuntime !== undefined && faux.provider !== undefined) {
+    const { InMemoryCredentialStore } = (await import(sdk.ai)) as { InMemoryCredentialStore: new () => unknown };
+    const modelRuntime = await pi.ModelRuntime.create({ credentials: new InMemoryCredentialStore(), modelsPath: null, refreshOnCreate: false });
+    modelRuntime.registerNativeProvider(faux.provider);
+    await modelRuntime.setRuntimeApiKey((faux.getModel() as { provider: string }).provider, 'scripted');
+    return { modelRuntime };
+  }
+  if (pi.AuthStorage === undefined || pi.ModelRegistry === undefined) throw new Error(`${sdk.codingAgent} has neither a ModelRuntime nor AuthStorage/ModelRegistry`);
+  const authStorage = pi.AuthStorage.inMemory();
+  authStorage.setRuntimeApiKey('faux', 'scripted');
+  return { authStorage, modelRegistry: pi.ModelRegistry.inMemory(authStorage) };
 };
 
 export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostSession> => {
-  const pi = await import('@mariozechner/pi-coding-agent');
+  const sdk = options.sdk ?? PI_073;
+  const pi = (await import(sdk.codingAgent)) as PiSdk;
   const { registerAgentMemory } = await import('../pi/binding.js');
   const box: { holder?: RuntimeHolder } = {};
-  const auth = pi.AuthStorage.inMemory();
-  auth.setRuntimeApiKey('faux', 'scripted');
-  const modelRegistry = pi.ModelRegistry.inMemory(auth);
+  const access = await modelAccess(pi, sdk, options.faux);
   const settingsManager = pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
   const resourceLoader = new pi.DefaultResourceLoader({
     cwd: options.cwd,
@@ -77,7 +121,7 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
     noThemes: true,
     noContextFiles: true,
     extensionFactories: [
-      (api) => {
+      (api: ExtensionAPI) => {
         box.holder = registerAgentMemory(api, options.memory);
       },
     ],
@@ -87,8 +131,7 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
     cwd: options.cwd,
     agentDir: options.agentDir,
     model: options.faux.getModel(),
-    authStorage: auth,
-    modelRegistry,
+    ...access,
     settingsManager,
     resourceLoader,
     sessionManager: pi.SessionManager.create(options.cwd, path.resolve(options.sessionsDir)),

@@ -1,6 +1,8 @@
 /** The three slash commands: the tools team's command logic, bound to this session's runtime. */
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent';
+import { homedir } from 'node:os';
 import { redact } from '../../config/redact.js';
+import { hubImporter } from '../importer.js';
 import { commandCatalogue } from '../../tools/commands/index.js';
 import { requireRuntime, type RuntimeHolder } from './holder.js';
 
@@ -15,6 +17,11 @@ export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder):
             {
               tools: await runtime.toolContext(),
               control: { skipNextRetain: () => runtime.optOutNext(), setMode: (mode) => runtime.setMode(mode) },
+              importer: hubImporter(runtime, {
+                home: process.env['HOME'] ?? homedir(),
+                sessionFile: runtime.session.view().context.sessionFile ?? undefined,
+                onProgress: (text) => ctx.ui.setStatus('memory-import', text),
+              }),
             },
             args,
           );

@@ -4,6 +4,7 @@
  */
 import * as t from 'io-ts';
 import { EpochMs, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
+import { eventOf } from '../shared/eventOf.js';
 
 export const SessionMode = t.keyof({ normal: null, 'read-only': null, ignored: null });
 export type SessionMode = t.TypeOf<typeof SessionMode>;
@@ -38,6 +39,7 @@ export const RecalledResult = t.type({
   stage: t.union([t.string, t.null]),
   passedFloor: t.boolean,
 });
+export type RecalledResult = t.TypeOf<typeof RecalledResult>;
 export const RecallSucceeded = t.intersection([
   t.type({
     type: t.literal('recall.succeeded'),
@@ -87,3 +89,25 @@ export const SessionEvent = t.union([
   ShutdownFinished,
 ]);
 export type SessionEvent = t.TypeOf<typeof SessionEvent>;
+
+/** One constructor per event, in wire shape: effects build events only through these. */
+export const sessionEvents = {
+  started: eventOf<typeof SessionStarted>('session.started'),
+  automationChanged: eventOf<typeof AutomationChanged>('automation.changed'),
+  modeSet: eventOf<typeof ModeSet>('mode.set'),
+  optOutRequested: eventOf<typeof OptOutRequested>('optOut.requested'),
+  recallRequested: eventOf<typeof RecallRequested>('recall.requested'),
+  recallSucceeded: eventOf<typeof RecallSucceeded>('recall.succeeded'),
+  recallFailed: eventOf<typeof RecallFailed>('recall.failed'),
+  recallTimedOut: eventOf<typeof RecallTimedOut>('recall.timedOut'),
+  recallAborted: eventOf<typeof RecallAborted>('recall.aborted'),
+  runEnded: eventOf<typeof RunEnded>('run.ended'),
+  retainQueued: eventOf<typeof RetainQueued>('retain.queued'),
+  retainNothing: eventOf<typeof RetainNothing>('retain.nothing'),
+  retainFailed: eventOf<typeof RetainFailed>('retain.failed'),
+  queueObserved: eventOf<typeof QueueObserved>('queue.observed'),
+  shutdownRequested: eventOf<typeof ShutdownRequested>('session.shutdown'),
+  shutdownFinished: eventOf<typeof ShutdownFinished>('shutdown.finished'),
+} as const;
+/** An event as effects build it (before the gate decodes it). */
+export type SessionEventInput = t.OutputOf<typeof SessionEvent>;

@@ -6,12 +6,10 @@
  * Recall and retain are parallel regions: pi runs `agent_end` handlers off the agent loop,
  * so the next prompt's recall can start while the previous run is still being retained.
  */
-import { setup } from 'xstate';
+import { assertEvent, setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
 import { initialSessionContext, recallAllowed, retainAllowed, type SessionContext } from './context.js';
 import type { SessionEvent } from './events.js';
-
-type Ev<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
 
 const assign = immerAssign<SessionContext, SessionEvent>;
 
@@ -66,24 +64,26 @@ export const sessionMachine = setup({
     /** Effect: bounded best-effort flush of the queue; the jobs are already durable. */
     flushOnShutdown: () => undefined,
     start: assign((draft, { event }) => {
-      const e = event as Ev<'session.started'>;
+      assertEvent(event, 'session.started');
       draft.starts += 1;
-      draft.sessionId = e.sessionId;
-      draft.sessionFile = e.sessionFile ?? null;
-      draft.automation = e.automation;
-      if (e.mode !== undefined) draft.mode = e.mode;
+      draft.sessionId = event.sessionId;
+      draft.sessionFile = event.sessionFile ?? null;
+      draft.automation = event.automation;
+      if (event.mode !== undefined) draft.mode = event.mode;
     }),
     restartDuplicate: assign((draft, { event }) => {
-      const e = event as Ev<'session.started'>;
+      assertEvent(event, 'session.started');
       // pi's RPC mode binds a session twice: same session, so only count it (and refresh).
       draft.starts += 1;
-      if (e.sessionFile !== undefined) draft.sessionFile = e.sessionFile;
+      if (event.sessionFile !== undefined) draft.sessionFile = event.sessionFile;
     }),
     setAutomation: assign((draft, { event }) => {
-      draft.automation = (event as Ev<'automation.changed'>).automation;
+      assertEvent(event, 'automation.changed');
+      draft.automation = event.automation;
     }),
     setMode: assign((draft, { event }) => {
-      draft.mode = (event as Ev<'mode.set'>).mode;
+      assertEvent(event, 'mode.set');
+      draft.mode = event.mode;
     }),
     armOptOut: assign((draft) => {
       draft.nextOptOut = true;
@@ -97,21 +97,21 @@ export const sessionMachine = setup({
       draft.lastRetain = { at: event.at, outcome: 'skipped', messages: 0, detail };
     }),
     beginRecall: assign((draft, { event }) => {
-      const e = event as Ev<'recall.requested'>;
-      draft.recall = { requestId: e.requestId, deadline: e.deadline, startedAt: e.at };
+      assertEvent(event, 'recall.requested');
+      draft.recall = { requestId: event.requestId, deadline: event.deadline, startedAt: event.at };
     }),
     noteRecallSkipped: assign((draft, { event, context }) => {
       const detail = context.mode === 'ignored' ? 'session is ignored' : 'automatic recall is off';
       draft.lastRecall = { at: event.at, outcome: 'skipped', items: 0, detail };
     }),
     finishRecall: assign((draft, { event }) => {
-      const e = event as Ev<'recall.succeeded'>;
+      assertEvent(event, 'recall.succeeded');
       draft.lastRecall = {
-        at: e.at,
-        outcome: e.items > 0 ? 'recalled' : 'empty',
-        items: e.items,
-        ...(e.cached ? { detail: 'cached' } : {}),
-        ...(e.failedBanks > 0 ? { detail: `${e.failedBanks} bank(s) failed` } : {}),
+        at: event.at,
+        outcome: event.items > 0 ? 'recalled' : 'empty',
+        items: event.items,
+        ...(event.cached ? { detail: 'cached' } : {}),
+        ...(event.failedBanks > 0 ? { detail: `${event.failedBanks} bank(s) failed` } : {}),
       };
       draft.recall = null;
     }),
@@ -120,7 +120,8 @@ export const sessionMachine = setup({
     timeOutRecall: endRecall('timedOut'),
     abortRecall: endRecall('aborted'),
     beginRetain: assign((draft, { event }) => {
-      draft.retainingRun = (event as Ev<'run.ended'>).runId;
+      assertEvent(event, 'run.ended');
+      draft.retainingRun = event.runId;
     }),
     finishRetain: assign((draft, { event }) => {
       draft.retainingRun = null;
@@ -134,11 +135,12 @@ export const sessionMachine = setup({
       }
     }),
     observeQueue: assign((draft, { event }) => {
-      const e = event as Ev<'queue.observed'>;
-      draft.queue = { depth: e.depth, state: e.state, ...(e.reason === undefined ? {} : { reason: e.reason }) };
+      assertEvent(event, 'queue.observed');
+      draft.queue = { depth: event.depth, state: event.state, ...(event.reason === undefined ? {} : { reason: event.reason }) };
     }),
     beginShutdown: assign((draft, { event }) => {
-      draft.shutdownReason = (event as Ev<'session.shutdown'>).reason;
+      assertEvent(event, 'session.shutdown');
+      draft.shutdownReason = event.reason;
       draft.recall = null;
     }),
   },

@@ -1,6 +1,7 @@
 /** Setup-gate events: config as loaded, and the outcomes of probing the memory server. */
 import * as t from 'io-ts';
 import { EpochMs, NonEmptyString } from '../shared/codecs.js';
+import { eventOf } from '../shared/eventOf.js';
 
 const at = { at: EpochMs };
 
@@ -30,3 +31,16 @@ export const ProbeRetry = t.type({ type: t.literal('probe.retry'), ...at });
 
 export const SetupEvent = t.union([SetupConfigured, ProbeSucceeded, ProbeFailed, BanksEnsured, BanksEnsureFailed, ServerLost, ProbeRetry]);
 export type SetupEvent = t.TypeOf<typeof SetupEvent>;
+
+/** One constructor per event, in wire shape: effects build events only through these. */
+export const setupEvents = {
+  configured: eventOf<typeof SetupConfigured>('setup.configured'),
+  probeSucceeded: eventOf<typeof ProbeSucceeded>('probe.succeeded'),
+  probeFailed: eventOf<typeof ProbeFailed>('probe.failed'),
+  banksEnsured: eventOf<typeof BanksEnsured>('banks.ensured'),
+  banksEnsureFailed: eventOf<typeof BanksEnsureFailed>('banks.ensureFailed'),
+  serverLost: eventOf<typeof ServerLost>('server.lost'),
+  probeRetry: eventOf<typeof ProbeRetry>('probe.retry'),
+} as const;
+/** An event as effects build it (before the gate decodes it). */
+export type SetupEventInput = t.OutputOf<typeof SetupEvent>;

@@ -3,12 +3,11 @@
  * disabled (enabled: false) | unconfigured | probing | bankMissing | ready | degraded | unsupported.
  * A new config always wins: `setup.configured` re-decides from any state.
  */
-import { setup } from 'xstate';
+import { assertEvent, setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
 import { belowFloor, FLOOR_REMEDIATION, initialSetupContext, type SetupContext } from './context.js';
 import type { SetupEvent } from './events.js';
 
-type Ev<T extends SetupEvent['type']> = Extract<SetupEvent, { type: T }>;
 const assign = immerAssign<SetupContext, SetupEvent>;
 
 export const setupMachine = setup({
@@ -21,41 +20,41 @@ export const setupMachine = setup({
     /** Effect: arm a timer for `retryAt` that sends `probe.retry`. */
     scheduleRetry: (_, _params: { at: number }) => undefined,
     configure: assign((draft, { event }) => {
-      const e = event as Ev<'setup.configured'>;
-      draft.enabled = e.enabled;
-      draft.configured = e.configured;
-      draft.banks = e.banks;
-      draft.detail = e.reason ?? null;
+      assertEvent(event, 'setup.configured');
+      draft.enabled = event.enabled;
+      draft.configured = event.configured;
+      draft.banks = event.banks;
+      draft.detail = event.reason ?? null;
       draft.retryAt = null;
     }),
     countProbe: assign((draft) => {
       draft.probes += 1;
     }),
     noteVersion: assign((draft, { event }) => {
-      const e = event as Ev<'probe.succeeded'>;
-      draft.apiVersion = e.apiVersion;
-      draft.missingBanks = e.missingBanks;
+      assertEvent(event, 'probe.succeeded');
+      draft.apiVersion = event.apiVersion;
+      draft.missingBanks = event.missingBanks;
       draft.retryAt = null;
       draft.detail = null;
     }),
     noteUnsupported: assign((draft, { event }) => {
-      const e = event as Ev<'probe.succeeded'>;
-      draft.detail = e.append
-        ? `memory server ${e.apiVersion} is below the supported floor; ${FLOOR_REMEDIATION}`
-        : `memory server ${e.apiVersion} lacks append retain, so automatic retain is unsupported; ${FLOOR_REMEDIATION}`;
+      assertEvent(event, 'probe.succeeded');
+      draft.detail = event.append
+        ? `memory server ${event.apiVersion} is below the supported floor; ${FLOOR_REMEDIATION}`
+        : `memory server ${event.apiVersion} lacks append retain, so automatic retain is unsupported; ${FLOOR_REMEDIATION}`;
     }),
     noteMissing: assign((draft, { event }) => {
-      const e = event as Ev<'probe.succeeded'>;
-      draft.detail = `creating missing bank(s): ${e.missingBanks.join(', ')}`;
+      assertEvent(event, 'probe.succeeded');
+      draft.detail = `creating missing bank(s): ${event.missingBanks.join(', ')}`;
     }),
     noteEnsured: assign((draft) => {
       draft.missingBanks = [];
       draft.detail = null;
     }),
     noteDown: assign((draft, { event }) => {
-      const e = event as Ev<'probe.failed' | 'banks.ensureFailed' | 'server.lost'>;
-      draft.detail = e.reason;
-      draft.retryAt = e.retryAt;
+      assertEvent(event, ['probe.failed', 'banks.ensureFailed', 'server.lost']);
+      draft.detail = event.reason;
+      draft.retryAt = event.retryAt;
     }),
   },
   guards: {
@@ -85,13 +84,13 @@ export const setupMachine = setup({
           {
             guard: 'banksMissing',
             target: 'bankMissing',
-            actions: ['noteVersion', 'noteMissing', { type: 'ensureBanks', params: ({ event }) => ({ banks: (event as Ev<'probe.succeeded'>).missingBanks }) }],
+            actions: ['noteVersion', 'noteMissing', { type: 'ensureBanks', params: ({ event }) => ({ banks: event.missingBanks }) }],
           },
           { target: 'ready', actions: 'noteVersion' },
         ],
         'probe.failed': {
           target: 'degraded',
-          actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: (event as Ev<'probe.failed'>).retryAt }) }],
+          actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: event.retryAt }) }],
         },
       },
     },
@@ -100,7 +99,7 @@ export const setupMachine = setup({
         'banks.ensured': { target: 'ready', actions: 'noteEnsured' },
         'banks.ensureFailed': {
           target: 'degraded',
-          actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: (event as Ev<'banks.ensureFailed'>).retryAt }) }],
+          actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: event.retryAt }) }],
         },
       },
     },
@@ -108,7 +107,7 @@ export const setupMachine = setup({
       on: {
         'server.lost': {
           target: 'degraded',
-          actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: (event as Ev<'server.lost'>).retryAt }) }],
+          actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: event.retryAt }) }],
         },
       },
     },

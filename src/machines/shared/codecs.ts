@@ -147,3 +147,6 @@ export const JournalRecord = t.intersection([
   t.partial({ machine: t.string }),
 ]);
 export type JournalRecord = t.TypeOf<typeof JournalRecord>;
+
+/** `codec`, or `null` (a JSON field the server may send as null). */
+export const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);

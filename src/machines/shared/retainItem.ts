@@ -32,3 +32,6 @@ export const RetainItem = t.intersection([
   }),
 ]);
 export type RetainItem = t.TypeOf<typeof RetainItem>;
+
+/** Metadata keys the service sets on every retained item (provenance); a caller can never override them. */
+export const RESERVED_METADATA_KEYS = ['cwd', 'host_session_file', 'source', 'retainSource'] as const;

@@ -4,9 +4,9 @@
  * 2.5 (global ones always; tagged ones only when the request's tag scope matches them).
  */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import type { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const DIRECTIVE_KIND = 'directive';
 

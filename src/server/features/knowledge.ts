@@ -4,9 +4,9 @@
  * tree assembly, subtree collection and the sibling-name rule of reference 1.9.
  */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { TriggerInput } from './trigger.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const KNOWLEDGE_KIND = 'knowledge_node';
 export const PAGE_DEFAULT_MAX_TOKENS = 4096;

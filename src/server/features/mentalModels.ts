@@ -4,9 +4,9 @@
  * refresh operation (see reflect.ts); until then it reads "Generating content...".
  */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { Trigger, TriggerInput } from './trigger.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const GENERATING = 'Generating content...';
 export const MIN_MODEL_TOKENS = 256;

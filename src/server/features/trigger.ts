@@ -4,11 +4,11 @@
  * and the tag scope a refresh uses (reference 1.8 and 2.4).
  */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 import { cronProblem } from './cron.js';
 import { responseSchemaProblem } from './responseSchema.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const WireFactType = t.keyof({ world: null, experience: null, observation: null });
 export type WireFactType = t.TypeOf<typeof WireFactType>;

@@ -16,6 +16,11 @@ export interface Route {
   readonly since?: string;
   /** Keep explicit nulls in the response (routes whose model has a required nullable field). */
   readonly keepNulls?: boolean;
+  /**
+   * The route takes `multipart/form-data` (file uploads): such a body reaches the handler as
+   * `undefined` instead of being parsed as JSON, so the handler can answer what it does with it.
+   */
+  readonly multipart?: boolean;
 }
 
 export interface CompiledRoute extends Route {

@@ -1,8 +1,8 @@
 /** Wire codec of `POST {b}/memories/recall` (reference 1.6). */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { TagGroup, TagsMatch } from './tagFilter.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 const Budget = t.keyof({ low: null, mid: null, high: null });
 const MaxTokens = t.partial({ max_tokens: t.Int });

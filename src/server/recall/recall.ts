@@ -5,8 +5,8 @@
  * backfill, the `max_tokens` walk that stops at the first result that does not fit, chunks
  * chosen before the token filter with the last one truncated, entities and source facts.
  */
-import { createHash } from 'node:crypto';
 import type { ServerContext } from '../context.js';
+import { entityId, isLive } from '../features/entities.js';
 import type { Stage } from '../search/ranker.js';
 import type { FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
@@ -24,11 +24,6 @@ export interface RecallOptions {
   /** Fact types after validation (default all three). */
   readonly types: readonly FactType[];
 }
-
-const entityId = (bankId: string, name: string): string => {
-  const hex = createHash('sha256').update(`${bankId}\u0000${name.toLowerCase()}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-};
 
 interface Scores {
   readonly keyword: number;
@@ -68,7 +63,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagsMatch: request.tags_match ?? 'any',
     tagGroups: request.tag_groups ?? null,
   };
-  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && matchesTagFilter(filter, fact.tags);
+  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
   // Relative dates in the query ("last week") are read from query_timestamp, else from now.
   const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
   const now = Number.isNaN(at) ? server.clock.now() : at;

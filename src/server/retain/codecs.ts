@@ -1,8 +1,8 @@
 /** Wire codecs of `POST {b}/memories` (reference 1.5), decoded at the HTTP boundary and again when an async operation runs. */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { StringMap } from '../../machines/shared/codecs.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 

@@ -1,9 +1,10 @@
 /**
  * Turns a retain request into store mutations, as upstream does in "chunks" mode (reference
- * section 3): items grouped into documents, text joined with "\n" (append prepends the stored
- * text), chunked, one `world` fact per chunk. Facts of chunks whose text is unchanged keep
- * their ids (the 0.4.21 delta); every fact of a document carries the request's merged tags
- * and first item's context and metadata.
+ * section 3): items grouped into documents, the document text joined with "\n" (append
+ * prepends the stored text). Each item is its own memory: its content is chunked on its own and
+ * every fact carries only that item's tags (plus `document_tags`), context, date, metadata and
+ * entities, so a shared document never widens who can see an item. Facts whose text is
+ * unchanged keep their ids (the 0.4.21 delta).
  */
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../machines/shared/codecs.js';
@@ -13,6 +14,7 @@ import type { BankState } from '../store/state.js';
 import { newBank } from '../routes/bankOps.js';
 import { appendContents } from './appendText.js';
 import { chunkText } from './chunking.js';
+import { extractEntities, mergeEntities } from './entities.js';
 import type { MemoryItem } from './codecs.js';
 
 export interface RetainPlanInput {
@@ -50,16 +52,12 @@ const eventDateOf = (item: MemoryItem, now: number): number | undefined => {
   return Date.parse(item.timestamp);
 };
 
-const entitiesOf = (items: readonly MemoryItem[]): Entity[] => {
-  const seen = new Map<string, Entity>();
-  for (const item of items) {
-    for (const e of item.entities ?? []) {
-      const key = e.text.trim().toLowerCase();
-      if (key.length > 0 && !seen.has(key)) seen.set(key, { text: e.text.trim(), type: e.type ?? 'CONCEPT' });
-    }
-  }
-  return [...seen.values()];
-};
+/** The item's given entities, then the ones the deterministic extractor finds in its text. */
+const entitiesOf = (item: MemoryItem): Entity[] =>
+  mergeEntities(
+    (item.entities ?? []).map((e) => (e.type === undefined || e.type === null ? { text: e.text } : { text: e.text, type: e.type })),
+    extractEntities(item.content),
+  );
 
 /**
  * Every item with its document id filled in (reference 3.1 step 4): with two or more distinct
@@ -106,7 +104,8 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
     const stored =
       append && existing !== undefined && existing.original_text !== null ? appendContents(existing.original_text, contents) : contents;
     const text = stored.join('\n');
-    const tags = union([...group.map((i) => i.tags), input.documentTags]);
+    const kept = append && existing !== undefined ? [existing.tags] : [];
+    const tags = union([...kept, ...group.map((i) => i.tags), input.documentTags]);
     const eventDate = eventDateOf(first, now);
     const context = first.context ?? undefined;
     const metadata = first.metadata ?? undefined;
@@ -128,35 +127,51 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
     };
     if (existing === undefined) newDocument = true;
 
-    // Delta: a chunk whose text is unchanged keeps its fact (id, created_at, mentioned_at).
-    const previous = new Map<string, FactRecord>();
-    for (const id of input.bank?.factsByDocument.get(documentId) ?? []) {
+    const oldFacts = (input.bank?.factsByDocument.get(documentId) ?? []).flatMap((id) => {
       const fact = input.bank?.facts.get(id);
-      if (fact !== undefined && fact.fact_type !== 'observation' && !previous.has(fact.text)) previous.set(fact.text, fact);
-    }
-    const entities = entitiesOf(group);
+      return fact === undefined || fact.fact_type === 'observation' ? [] : [fact];
+    });
     const chunks: ChunkRecord[] = [];
     const facts: FactRecord[] = [];
-    chunkText(text).forEach((chunk, index) => {
-      const chunkId = `${bankId}_${documentId}_${index}`;
-      chunks.push({ id: chunkId, document_id: documentId, chunk_index: index, text: chunk });
-      const old = previous.get(chunk);
-      previous.delete(chunk);
-      const mentionedAt = old?.mentioned_at ?? (eventDate === undefined ? undefined : isoOf(eventDate + index * 1000));
-      facts.push({
-        id: old?.id ?? newId(),
-        text: chunk,
-        fact_type: 'world',
-        document_id: documentId,
-        chunk_id: chunkId,
-        tags,
-        created_at: old?.created_at ?? nowIso,
-        ...(context === undefined ? {} : { context }),
-        ...(metadata === undefined ? {} : { metadata }),
-        ...(mentionedAt === undefined ? {} : { mentioned_at: mentionedAt }),
-        ...(entities.length === 0 ? {} : { entities }),
+    // Append keeps the stored items exactly as they were, their own tags included.
+    const previous = new Map<string, FactRecord>();
+    if (append && existing !== undefined) {
+      for (const id of input.bank?.chunksByDocument.get(documentId) ?? []) {
+        const chunk = input.bank?.chunks.get(id);
+        if (chunk !== undefined) chunks.push(chunk);
+      }
+      facts.push(...oldFacts);
+    } else {
+      // Delta: a chunk whose text is unchanged keeps its fact (id, created_at, mentioned_at).
+      for (const fact of oldFacts) if (!previous.has(fact.text)) previous.set(fact.text, fact);
+    }
+    for (const item of group) {
+      const itemTags = union([item.tags, input.documentTags]);
+      const itemDate = eventDateOf(item, now);
+      const itemContext = item.context ?? undefined;
+      const itemMetadata = item.metadata ?? undefined;
+      const entities = entitiesOf(item);
+      chunkText(item.content).forEach((chunk, index) => {
+        const chunkId = `${bankId}_${documentId}_${chunks.length}`;
+        chunks.push({ id: chunkId, document_id: documentId, chunk_index: chunks.length, text: chunk });
+        const old = previous.get(chunk);
+        previous.delete(chunk);
+        const mentionedAt = old?.mentioned_at ?? (itemDate === undefined ? undefined : isoOf(itemDate + index * 1000));
+        facts.push({
+          id: old?.id ?? newId(),
+          text: chunk,
+          fact_type: 'world',
+          document_id: documentId,
+          chunk_id: chunkId,
+          tags: itemTags,
+          created_at: old?.created_at ?? nowIso,
+          ...(itemContext === undefined ? {} : { context: itemContext }),
+          ...(itemMetadata === undefined ? {} : { metadata: itemMetadata }),
+          ...(mentionedAt === undefined ? {} : { mentioned_at: mentionedAt }),
+          ...(entities.length === 0 ? {} : { entities }),
+        });
       });
-    });
+    }
     mutations.push({ type: 'document.put', bank_id: bankId, document, chunks, facts });
   }
   bankRecord = { ...bankRecord, updated_at: nowIso, last_write_at: nowIso, ...(newDocument ? { last_document_at: nowIso } : {}) };

@@ -1,5 +1,6 @@
 /** Bank list, create/update (PUT/PATCH), delete, clear memories (reference 1.4). */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { JsonValue } from '../../machines/shared/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../http/errors.js';
@@ -13,7 +14,6 @@ import { newBank } from './bankOps.js';
 import type { RouteModule } from './module.js';
 
 const BANK = '/v1/default/banks/{bank_id}';
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 const Trait = t.number;
 
 const CreateBankRequest = t.partial({
@@ -128,12 +128,15 @@ export const banksModule: RouteModule = {
       method: 'GET',
       pattern: '/v1/default/banks',
       handler: ({ query, server }) => {
+        // `q` only narrows (a 0.9.1 client never sends it); the shape follows the version.
         const q = stringParam(query, 'q')?.toLowerCase();
-        const limit = intParam(query, 'limit', 100);
-        const offset = intParam(query, 'offset', 0);
         const all = [...server.store.state.banks.values()]
           .filter((b) => q === undefined || b.bank.bank_id.toLowerCase().includes(q) || b.bank.name.toLowerCase().includes(q))
           .sort(order);
+        // 0.9.1 has no paging here: every bank, `{"banks": [...]}` and nothing else.
+        if (server.mimic !== '0.10') return { body: { banks: all.map(listItem) } };
+        const limit = intParam(query, 'limit', 100);
+        const offset = intParam(query, 'offset', 0);
         return { body: { banks: page(all, limit, offset).map(listItem), total: all.length, limit, offset } };
       },
     },

@@ -9,9 +9,10 @@ import type { RouteModule } from './module.js';
 
 const BANK = '/v1/default/banks/{bank_id}';
 
-const unavailable = (pattern: string, feature: string): Route => ({
+const unavailable = (pattern: string, feature: string, multipart = false): Route => ({
   method: 'POST',
   pattern,
+  multipart,
   handler: () => {
     throw capabilityUnavailable(feature);
   },
@@ -20,7 +21,7 @@ const unavailable = (pattern: string, feature: string): Route => ({
 export const capabilitiesModule: RouteModule = {
   routes: [
     unavailable(`${BANK}/memories/dry-run-extract`, 'dry-run fact extraction (needs an LLM)'),
-    unavailable(`${BANK}/files/retain`, 'file retain (no file conversion)'),
+    unavailable(`${BANK}/files/retain`, 'file retain (no file conversion)', true),
     unavailable(`${BANK}/consolidate`, 'manual consolidation'),
     unavailable(`${BANK}/health/llm`, 'LLM health check (no LLM is configured)'),
     {

@@ -40,12 +40,14 @@ export const directivesModule: RouteModule = {
         const activeOnly = boolParam(query, 'active_only', true);
         const limit = intParam(query, 'limit', 100, 1, 1000);
         const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-        const items = readRecords(server, bankId, DIRECTIVE_KIND, DirectiveRecord)
+        const matched = readRecords(server, bankId, DIRECTIVE_KIND, DirectiveRecord)
           .filter((d) => directiveListed(d, tags, mode, activeOnly))
-          .sort(compareDirectives)
+          .sort(compareDirectives);
+        const items = matched
           .slice(offset, offset + limit)
           .map((d) => directiveResponse(bankId, d));
-        return { body: { items } };
+        // 0.10 pages these lists with total/limit/offset; 0.9.1 answers the items only.
+        return { body: server.mimic === '0.10' ? { items, total: matched.length, limit, offset } : { items } };
       },
     },
     {

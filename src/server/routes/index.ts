@@ -9,6 +9,7 @@ import { capabilitiesModule } from './capabilities.js';
 import { banksModule } from './banks.js';
 import { directivesModule } from './directives.js';
 import { documentsModule } from './documents.js';
+import { entitiesModule } from './entities.js';
 import { knowledgeModule } from './knowledge.js';
 import { memoriesModule } from './memories.js';
 import { mentalModelsModule } from './mentalModels.js';
@@ -29,6 +30,7 @@ export const routeModules: readonly RouteModule[] = [
   documentsModule,
   operationsModule,
   tagsModule,
+  entitiesModule,
   capabilitiesModule,
   // server-features areas
   bankProfileModule,

@@ -74,13 +74,15 @@ export const mentalModelsModule: RouteModule = {
         const detail = choiceParam(query, 'detail', DETAILS, 'full');
         const limit = intParam(query, 'limit', 100, 1, 1000);
         const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-        const items = readRecords(server, bankId, MENTAL_MODEL_KIND, MentalModelRecord)
+        const matched = readRecords(server, bankId, MENTAL_MODEL_KIND, MentalModelRecord)
           .filter((m) => modelMatchesList(m.tags, tags, mode))
-          .sort(compareModels)
+          .sort(compareModels);
+        const items = matched
           .slice(offset, offset + limit)
           // is_stale is exact and costly: only the single read computes it.
           .map((m) => modelResponse(bankId, m, detail));
-        return { body: { items } };
+        // 0.10 pages these lists with total/limit/offset; 0.9.1 answers the items only.
+        return { body: server.mimic === '0.10' ? { items, total: matched.length, limit, offset } : { items } };
       },
     },
     {

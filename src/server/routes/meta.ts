@@ -6,7 +6,11 @@ import type { Mimic } from '../context.js';
 import { notFound } from '../http/errors.js';
 import type { RouteModule } from './module.js';
 
-/** Feature flags of reference section 7 for a server with no LLM, plus the embedded marker. */
+/**
+ * Feature flags of reference section 7 for a server with no LLM. Exactly the keys the version
+ * declares: strict clients refuse unknown ones, so the embedded marker is the
+ * `X-Hindsight-Embedded` header only.
+ */
 export const featuresFor = (_mimic: Mimic): Record<string, boolean> => ({
   observations: false,
   mcp: false,
@@ -19,7 +23,6 @@ export const featuresFor = (_mimic: Mimic): Record<string, boolean> => ({
   audit_log: false,
   llm_trace: false,
   store_document_text: true,
-  embedded: true,
 });
 
 const startedAt = Date.now();

@@ -5,6 +5,7 @@
  * is no model to fill it.
  */
 import * as t from 'io-ts';
+import { nullable } from '../../machines/shared/codecs.js';
 import { capabilityUnavailable, HttpError, valueError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
@@ -15,7 +16,6 @@ import { WireFactType } from '../features/trigger.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const ReflectBody = t.intersection([
   t.type({ query: t.string }),

@@ -1,7 +1,7 @@
 /**
  * How a mutation is written to disk. A `document.put` would otherwise hold its text three
  * times (the document, its chunks, their facts): on disk a chunk that is a slice of the
- * document's text is stored as `span: [start, end]`, and a fact whose text equals its
+ * document's text (items are joined with "\n", so chunks need not touch) is stored as `span: [start, end]`, and a fact whose text equals its
  * chunk's text carries `text_from_chunk: true` instead of the text. Everything else is
  * written as is. Reading reverses this before the mutation codec decodes the result.
  */
@@ -16,9 +16,10 @@ export const encodeForDisk = (m: Mutation): unknown => {
   let pos = 0;
   const chunks = m.chunks.map((c) => {
     chunkText.set(c.id, c.text);
-    if (c.document_id === m.document.id && text.startsWith(c.text, pos)) {
-      const span = [pos, pos + c.text.length];
-      pos += c.text.length;
+    const at = c.document_id === m.document.id ? text.indexOf(c.text, pos) : -1;
+    if (at >= 0) {
+      const span = [at, at + c.text.length];
+      pos = at + c.text.length;
       return { id: c.id, chunk_index: c.chunk_index, span };
     }
     return c;

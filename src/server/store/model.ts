@@ -63,6 +63,11 @@ export const FactRecord = t.intersection([
     entities: t.array(Entity),
     /** Observations: the facts they were built from. */
     source_fact_ids: t.array(t.string),
+    /** Curation (`PATCH /memories/{id}`): an invalidated fact is kept but never recalled. */
+    state: t.keyof({ valid: null, invalidated: null }),
+    invalidation_reason: t.string,
+    invalidated_at: t.string,
+    edited_at: t.string,
   }),
 ]);
 export type FactRecord = t.TypeOf<typeof FactRecord>;

@@ -76,7 +76,7 @@ export const doctorReport = async (ctx: CommandContext) => {
     project: status.project,
     setup: { complete: status.setupComplete, state: status.setup.state, ...(status.setupHint === undefined ? {} : { hint: status.setupHint }) },
     queue: { ...status.queue, path: redact(config.queuePath), ...(queueAction === undefined ? {} : { action: queueAction }) },
-    import: tools.status?.().import ?? { state: 'not run in this session' },
+    import: tools.status?.().import ?? { state: 'never run in this project' },
     activity: tools.status?.().session ?? { state: 'no session' },
     sync: status.sync,
     fields: status.fields,

@@ -3,32 +3,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBreaker } from '../../../src/adapters/server/breaker.js';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
-import type { ClockPort } from '../../../src/effects/ports/clock.js';
+import { createManualClock, type ManualClock } from '../../../src/adapters/clock/manualClock.js';
 import type { BreakerState } from '../../../src/effects/ports/memoryServer.js';
 import { startFaultServer, type FaultServer } from '../../helpers/faultServer.js';
 
-/** A clock that moves only when told; timers fire when time passes them. */
-const manualClock = (start = 1_000_000): ClockPort & { advance(ms: number): void } => {
-  let now = start;
-  const timers = new Set<{ at: number; fire: () => void }>();
-  return {
-    now: () => now,
-    setTimer: (at, fire) => {
-      const timer = { at, fire };
-      timers.add(timer);
-      return () => timers.delete(timer);
-    },
-    advance: (ms) => {
-      now += ms;
-      for (const timer of [...timers]) {
-        if (timer.at <= now) {
-          timers.delete(timer);
-          timer.fire();
-        }
-      }
-    },
-  };
-};
+const manualClock = (): ManualClock => createManualClock();
 
 describe('breaker state machine', () => {
   it('goes closed → open → halfOpen → closed, and reopens on a failed probe', () => {

@@ -193,6 +193,22 @@ describe('server profiles', () => {
     expect(await ok(client.retain('b', { items: [{ content: 'plain', document_id: 'd' }] }))).toMatchObject({ success: true });
   });
 
+  it('reads bank lists, mental models and capabilities the same from a 0.9 and a 0.10 server', async () => {
+    const v09 = await startEmbeddedServer({});
+    try {
+      for (const url of [v09.url, v010.url]) {
+        const client = createMemoryServer({ baseUrl: url, timeoutMs: 5_000 });
+        for (let i = 0; i < 105; i += 1) await ok(client.ensureBank(`many-${i}`, {}));
+        expect(await ok(client.capabilities())).toMatchObject({ embedded: true });
+        expect((await ok(client.listBanks({}))).filter((b) => b.bank_id.startsWith('many-')).length).toBeGreaterThanOrEqual(100);
+        expect((await ok(client.listBanks({ q: 'many-104' }))).map((b) => b.bank_id)).toEqual(['many-104']);
+        expect((await ok(client.listMentalModels('many-1', {}))).items).toEqual([]);
+      }
+    } finally {
+      await v09.close();
+    }
+  });
+
   it('treats the retired profile of a 0.10 server as absent', async () => {
     const client = createMemoryServer({ baseUrl: v010.url, timeoutMs: 5_000 });
     await ok(client.ensureBank('b', {}));

@@ -6,12 +6,14 @@ import { defaultConfigTemplate, type MemoryConfig } from '../../../src/config/fi
 import { resolveScope } from '../../../src/config/scope.js';
 import { buildRetainJobs, fingerprint, projectMessage, sessionDocumentId } from '../../../src/effects/session/retainProjection.js';
 import { openRetainLog } from '../../../src/adapters/queue/handoffLog.js';
+import { nodeIds } from '../../../src/adapters/ids/nodeIds.js';
 import { footerText, type FooterConfig } from '../../../src/effects/session/footer.js';
 import type { HostMessage } from '../../../src/effects/session/messages.js';
 
 const config = { ...defaultConfigTemplate(), projectBankId: 'coding', projectId: 'proj' } as MemoryConfig;
 const scope = resolveScope(config, { cwd: '/work/proj', repoRoot: '/work/proj' });
 const now = Date.UTC(2026, 10, 23, 10);
+const { digest } = nodeIds;
 
 describe('retain projection', () => {
   it('keeps user text, assistant text and tool calls; drops thinking, injected memory and successful tool output', () => {
@@ -44,15 +46,15 @@ describe('retain projection', () => {
 
   it('builds one append job per session document with reserved provenance and scope tags', () => {
     const session = { sessionId: 's-1', sessionFile: '/home/u/.pi/agent/sessions/x/s-1.jsonl', cwd: '/work/proj' };
-    const built = buildRetainJobs({ messages: [{ role: 'user', content: 'hello', timestamp: now }], scope, config, session, now });
+    const built = buildRetainJobs({ messages: [{ role: 'user', content: 'hello', timestamp: now }], scope, config, session, now, digest });
     expect(built.jobs).toHaveLength(1);
     const job = built.jobs[0]!;
-    expect(job).toMatchObject({ bankId: 'coding', updateMode: 'append', documentId: sessionDocumentId(session) });
+    expect(job).toMatchObject({ bankId: 'coding', updateMode: 'append', documentId: sessionDocumentId(session, digest) });
     expect(job.documentId).toMatch(/^pi-session:[0-9a-f]{16}$/);
     expect(job.item.tags).toEqual(expect.arrayContaining(['project:proj', 'session:s-1']));
     expect(job.item.metadata).toMatchObject({ cwd: '/work/proj', host_session_file: session.sessionFile, source: 'pi', retainSource: 'auto' });
-    expect(sessionDocumentId(session)).toBe(sessionDocumentId({ ...session }));
-    expect(buildRetainJobs({ messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] }], scope, config, session, now }).jobs).toEqual([]);
+    expect(sessionDocumentId(session, digest)).toBe(sessionDocumentId({ ...session }, digest));
+    expect(buildRetainJobs({ messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] }], scope, config, session, now, digest }).jobs).toEqual([]);
   });
 });
 
@@ -62,14 +64,14 @@ describe('retain hand-off log', () => {
     const log = openRetainLog(dir);
     const m: HostMessage = { role: 'user', content: 'a', timestamp: 1 };
     const job = { bankId: 'b', documentId: 'd', updateMode: 'append' as const, item: { content: 'c' } };
-    log.handOffSync({ key: 'k1', sessionId: 's', fingerprints: [fingerprint(m)], jobs: [job] }, 1);
+    log.handOffSync({ key: 'k1', sessionId: 's', fingerprints: [fingerprint(m, digest)], jobs: [job] }, 1);
     log.handOffSync({ key: 'k2', sessionId: 's', fingerprints: ['f2'], jobs: [job] }, 2);
     log.markDone('k1');
     await appendFile(log.handoffPath, '{"v":1,"kind":"job","key":"torn');
     const reopened = openRetainLog(dir);
     expect(reopened.pending().map((p) => p.key)).toEqual(['k2']);
     expect(reopened.damaged).toBe(1);
-    expect(reopened.seen('s').has(fingerprint(m))).toBe(true);
+    expect(reopened.seen('s').has(fingerprint(m, digest))).toBe(true);
     // A cursor file that is not JSON is ignored, not fatal: the hand-off lines rebuild it.
     await writeFile(reopened.cursorPath, '{not json');
     expect(openRetainLog(dir).seen('s').has('f2')).toBe(true);

@@ -5,14 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { hostLine } from './hostLine.js';
 import { makeProject, type Project } from './piSdk.js';
 
 const repo = path.resolve(__dirname, '../../..');
-const piBin = realpathSync(path.join(repo, 'node_modules/.bin/pi'));
+const piBin = hostLine.cli;
 const extension = path.join(repo, 'src/hosts/pi/extension.ts');
 const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
 
@@ -58,7 +58,7 @@ const memoryFiles = async (project: Project): Promise<string> => {
   return texts.join('\n');
 };
 
-describe('pi CLI with the extension', () => {
+describe(`pi ${hostLine.version} CLI with the extension`, () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ persist: false });

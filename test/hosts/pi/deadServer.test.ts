@@ -7,8 +7,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fauxAssistantMessage, registerFauxProvider } from '@mariozechner/pi-ai';
-import { makeProject, openHostSession, type Faux } from './piSdk.js';
+import { makeFaux, piAi, type ScriptedModel } from './hostLine.js';
+import { makeProject, openHostSession } from './piSdk.js';
+
+const { fauxAssistantMessage } = piAi;
 
 const waitUntil = async (check: () => boolean, ms = 10_000): Promise<void> => {
   const end = Date.now() + ms;
@@ -46,14 +48,14 @@ const refusedUrl = async (): Promise<string> => {
 };
 
 describe('pi session with the memory server down', () => {
-  let faux: Faux;
+  let faux: ScriptedModel;
   let hung: { url: string; close: () => Promise<void> };
   beforeAll(async () => {
-    faux = registerFauxProvider();
+    faux = await makeFaux();
     hung = await startHungServer();
   });
   afterAll(async () => {
-    faux.unregister();
+    faux.dispose();
     await hung.close();
   });
 

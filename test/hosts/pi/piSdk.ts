@@ -1,12 +1,14 @@
 /**
  * Test projects for the real pi host, driven in-process (SDK + faux model provider,
- * pi-host.md 3.1) by `src/hosts/demo/piHost.ts`, the same driver the main job uses.
+ * pi-host.md 3.1) by `src/hosts/demo/piHost.ts`, the same driver the main job uses, on the
+ * pi line `hostLine.ts` names.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { AgentMemoryOptions } from '../../../src/hosts/pi/binding.js';
 import { openPiHostSession, type Faux, type PiHostSession, type UiEvents } from '../../../src/hosts/demo/piHost.js';
+import { hostLine } from './hostLine.js';
 
 export type { Faux };
 export type UiRecord = UiEvents;
@@ -30,7 +32,6 @@ export const makeProject = async (baseUrl: string, extra: Record<string, unknown
   return { cwd, home, sessionsDir: path.join(root, 'sessions'), agentDir: path.join(root, 'agent') };
 };
 
-
 export type HostSession = PiHostSession;
 
 /** One pi session on `project`, through the same in-process host the main job uses. */
@@ -40,5 +41,6 @@ export const openHostSession = (project: Project, faux: Faux, options: AgentMemo
     agentDir: project.agentDir,
     sessionsDir: project.sessionsDir,
     faux,
+    sdk: hostLine.sdk,
     memory: { env: { HOME: project.home }, home: project.home, ...options },
   });

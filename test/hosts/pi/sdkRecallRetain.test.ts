@@ -6,10 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
-import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, type Context } from '@mariozechner/pi-ai';
+import type { Context } from '@mariozechner/pi-ai';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
-import { makeProject, openHostSession, type Faux, type Project } from './piSdk.js';
+import { makeFaux, piAi, type ScriptedModel } from './hostLine.js';
+import { makeProject, openHostSession, type Project } from './piSdk.js';
+
+const { fauxAssistantMessage, fauxToolCall } = piAi;
 
 const RECALL_OPEN = '<memory-recall>';
 
@@ -30,16 +33,16 @@ const waitUntil = async (check: () => Promise<boolean> | boolean, ms = 5_000): P
 
 describe('pi SDK host: automatic retain then recall', () => {
   let server: TestServer;
-  let faux: Faux;
+  let faux: ScriptedModel;
   let project: Project;
 
   beforeAll(async () => {
     server = await startTestServer({ persist: false });
-    faux = registerFauxProvider();
+    faux = await makeFaux();
     project = await makeProject(server.url);
   });
   afterAll(async () => {
-    faux.unregister();
+    faux.dispose();
     await server.dispose();
   });
 

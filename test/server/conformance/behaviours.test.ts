@@ -33,9 +33,10 @@ const hasNull = (value: unknown): boolean => {
   return false;
 };
 
-const factsOf = async (server: TestServer, b: string, documentId: string): Promise<{ id: string; text: string; tags: string[] }[]> => {
+type FactItem = { id: string; text: string; tags: string[]; document_id: string };
+const factsOf = async (server: TestServer, b: string, documentId: string): Promise<FactItem[]> => {
   const res = await call(server, 'GET', `${bank(b)}/memories/list?document_id=${encodeURIComponent(documentId)}&limit=1000`);
-  return (res.body as { items: { id: string; text: string; tags: string[] }[] }).items;
+  return (res.body as { items: FactItem[] }).items;
 };
 
 describe('reference 8.7 behaviours', () => {
@@ -48,7 +49,7 @@ describe('reference 8.7 behaviours', () => {
     await server.dispose();
   });
 
-  it('1. append: one document, old + "\\n" + new, recall finds both, count kept, updated_at advanced, created_at kept', async () => {
+  it('1. append: one document, old + "\\n" + new, each item recalled as its own memory, count kept, updated_at advanced, created_at kept', async () => {
     const b = bank('b1');
     await call(server, 'POST', `${b}/memories`, { items: [{ content: 'Alpha uses rollup.', document_id: 'd' }] });
     const before = (await call(server, 'GET', `${b}/documents/d`)).body as Json;
@@ -56,8 +57,10 @@ describe('reference 8.7 behaviours', () => {
     const after = (await call(server, 'GET', `${b}/documents/d`)).body as Json;
     expect(after['original_text']).toBe('Alpha uses rollup.\nBeta uses vitest.');
     expect((await call(server, 'GET', `${b}/documents`)).body.total).toBe(1);
-    expect(recallTexts((await call(server, 'POST', `${b}/memories/recall`, { query: 'rollup' })).body).join(' ')).toContain('Beta uses vitest.');
-    expect(recallTexts((await call(server, 'POST', `${b}/memories/recall`, { query: 'vitest' })).body).join(' ')).toContain('Alpha uses rollup.');
+    // Each item is its own memory (issue 13): the document groups them, recall finds each by its own words.
+    expect(recallTexts((await call(server, 'POST', `${b}/memories/recall`, { query: 'rollup', types: ['world'] })).body)).toEqual(['Alpha uses rollup.']);
+    expect(recallTexts((await call(server, 'POST', `${b}/memories/recall`, { query: 'vitest', types: ['world'] })).body)).toEqual(['Beta uses vitest.']);
+    expect((await factsOf(server, 'b1', 'd')).map((f) => f.document_id)).toEqual(['d', 'd']);
     expect(String(after['updated_at']) > String(before['updated_at'])).toBe(true);
     expect(after['created_at']).toBe(before['created_at']);
   });
@@ -102,11 +105,12 @@ describe('reference 8.7 behaviours', () => {
     expect((await factsOf(server, 'b4', 'd')).map((f) => f.id).sort()).toEqual(after.map((f) => f.id).sort());
   });
 
-  it('5. after replace or append with tags T2, every fact of the document carries exactly T2', async () => {
+  it('5. append keeps each item with its own tags (never widens an old item); replace with T4 gives every fact exactly T4', async () => {
     const b = bank('b5');
     await call(server, 'POST', `${b}/memories`, { items: [{ content: 'First part.', document_id: 'd', tags: ['t1'] }] });
     await call(server, 'POST', `${b}/memories`, { items: [{ content: 'Second part.', document_id: 'd', tags: ['t2', 't3'], update_mode: 'append' }] });
-    for (const f of await factsOf(server, 'b5', 'd')) expect([...f.tags].sort()).toEqual(['t2', 't3']);
+    const byText = Object.fromEntries((await factsOf(server, 'b5', 'd')).map((f) => [f.text, [...f.tags].sort()]));
+    expect(byText).toEqual({ 'First part.': ['t1'], 'Second part.': ['t2', 't3'] });
     await call(server, 'POST', `${b}/memories`, { items: [{ content: 'Replaced.', document_id: 'd', tags: ['t4'] }] });
     for (const f of await factsOf(server, 'b5', 'd')) expect(f.tags).toEqual(['t4']);
   });

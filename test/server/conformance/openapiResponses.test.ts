@@ -1,12 +1,15 @@
 /**
  * Conformance (1): every implemented route, driven through one scripted session against the
- * embedded server, answers with a status and body that validate against the Hindsight 0.9.1
- * OpenAPI document in `fixtures/`. One row per call; later rows use ids earlier rows got.
+ * embedded server, answers with a status and body that validate against the OpenAPI document
+ * of the version it mimics (`--mimic 0.9`: Hindsight 0.9.1; `--mimic 0.10`: the 0.10 shapes),
+ * with unknown keys refused as the strict clients refuse them. One row per call; later rows
+ * use ids earlier rows got.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestServer } from '../../helpers/embeddedServer.js';
 import type { TestServer } from '../../helpers/embeddedServer.js';
-import { checkResponse } from './openapi.js';
+import { createChecker, spec0_10Path, specPath } from './openapi.js';
+import type { Mimic } from '../../../src/server/context.js';
 
 type Ids = Record<string, string>;
 
@@ -16,6 +19,8 @@ interface Row {
   readonly path: (ids: Ids) => string;
   readonly body?: (ids: Ids) => unknown;
   readonly status: number;
+  /** The status when mimicking 0.10, where it differs (retired profile routes answer 410). */
+  readonly status0_10?: number;
   /** Keeps ids from the response for later rows. */
   readonly keep?: (body: Record<string, unknown>, ids: Ids) => void;
   /** Wait for async operations to finish before this row. */
@@ -41,10 +46,10 @@ const rows: readonly Row[] = [
   { name: 'update bank', method: 'PATCH', path: () => B, body: () => ({ name: 'Conformance' }), status: 200 },
   { name: 'update missing bank', method: 'PATCH', path: () => '/v1/default/banks/nope', body: () => ({ name: 'x' }), status: 404 },
   { name: 'list banks', method: 'GET', path: () => '/v1/default/banks', status: 200 },
-  { name: 'bank profile', method: 'GET', path: () => `${B}/profile`, status: 200 },
-  { name: 'missing bank profile', method: 'GET', path: () => '/v1/default/banks/nope/profile', status: 404 },
-  { name: 'set disposition', method: 'PUT', path: () => `${B}/profile`, body: () => ({ disposition: { skepticism: 4, literalism: 2, empathy: 3 } }), status: 200 },
-  { name: 'add background', method: 'POST', path: () => `${B}/background`, body: () => ({ content: 'Works on TypeScript.' }), status: 200 },
+  { name: 'bank profile', status0_10: 410, method: 'GET', path: () => `${B}/profile`, status: 200 },
+  { name: 'missing bank profile', status0_10: 410, method: 'GET', path: () => '/v1/default/banks/nope/profile', status: 404 },
+  { name: 'set disposition', status0_10: 410, method: 'PUT', path: () => `${B}/profile`, body: () => ({ disposition: { skepticism: 4, literalism: 2, empathy: 3 } }), status: 200 },
+  { name: 'add background', status0_10: 410, method: 'POST', path: () => `${B}/background`, body: () => ({ content: 'Works on TypeScript.' }), status: 200 },
   { name: 'bank config', method: 'GET', path: () => `${B}/config`, status: 200 },
   { name: 'patch config', method: 'PATCH', path: () => `${B}/config`, body: () => ({ updates: { retain_chunk_size: 2000, HINDSIGHT_API_REFLECT_MISSION: 'be precise' } }), status: 200 },
   { name: 'patch config unknown key', method: 'PATCH', path: () => `${B}/config`, body: () => ({ updates: { not_a_field: 1 } }), status: 400 },
@@ -194,26 +199,35 @@ const rows: readonly Row[] = [
   { name: 'delete missing bank', method: 'DELETE', path: () => B, status: 200 },
 ];
 
-describe('every response validates against the 0.9.1 OpenAPI document', () => {
-  let server: TestServer;
-  const ids: Ids = {};
+const modes: readonly { mimic: Mimic; file: string }[] = [
+  { mimic: '0.9', file: specPath },
+  { mimic: '0.10', file: spec0_10Path },
+];
 
-  beforeAll(async () => {
-    server = await startTestServer({ persist: false });
-  });
-  afterAll(async () => {
-    await server.dispose();
-  });
+for (const mode of modes) {
+  describe(`--mimic ${mode.mimic}: every response validates against its OpenAPI document, unknown keys refused`, () => {
+    const checker = createChecker(mode.file, { strict: true });
+    let server: TestServer;
+    const ids: Ids = {};
 
-  for (const row of rows) {
-    it(`${row.name}: ${row.method} -> ${row.status}`, async () => {
-      if (row.afterIdle === true) await server.idle();
-      const path = row.path(ids);
-      const res = await call(server, row.method, path, row.body?.(ids));
-      expect({ status: res.status, body: res.body }).toMatchObject({ status: row.status });
-      const problem = row.upstreamStringDetail === true ? checkResponse(row.method, path, 400, res.body) : checkResponse(row.method, path, res.status, res.body);
-      expect(problem).toBeUndefined();
-      row.keep?.(res.body as Record<string, unknown>, ids);
+    beforeAll(async () => {
+      server = await startTestServer({ persist: false, mimic: mode.mimic });
     });
-  }
-});
+    afterAll(async () => {
+      await server.dispose();
+    });
+
+    for (const row of rows) {
+      const status = mode.mimic === '0.10' ? (row.status0_10 ?? row.status) : row.status;
+      it(`${row.name}: ${row.method} -> ${status}`, async () => {
+        if (row.afterIdle === true) await server.idle();
+        const path = row.path(ids);
+        const res = await call(server, row.method, path, row.body?.(ids));
+        expect({ status: res.status, body: res.body }).toMatchObject({ status });
+        const problem = row.upstreamStringDetail === true ? checker.checkResponse(row.method, path, 400, res.body) : checker.checkResponse(row.method, path, res.status, res.body);
+        expect(problem).toBeUndefined();
+        row.keep?.(res.body as Record<string, unknown>, ids);
+      });
+    }
+  });
+}

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
-import { createDirLock } from '../../../src/adapters/queue/dirLock.js';
+import { createDirLock } from '../../../src/adapters/fs/dirLock.js';
 import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,0 +1,179 @@
+/**
+ * The session-reader port over pi's JSONL session files on disk.
+ *
+ * - Scans files and directories (recursively, symlinks never followed) with `lstat`, so a
+ *   directory of thousands of files costs one stat each and no read.
+ * - Reads in fixed chunks up to the size seen when the read started: a file pi is appending
+ *   to yields its complete lines; the torn tail waits for the next run.
+ * - Image data is dropped as it is read (only its type and size are kept), so a session full
+ *   of screenshots costs no memory for them.
+ */
+import { createHash } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import type { FoundFile, ReadOptions, ScanOptions, ScanResult, SessionEntry, SessionFilesPort, SessionRead, Skip } from '../../effects/ports/sessionFiles.js';
+import { sessionLineParser } from './sessionFile.js';
+
+const CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
+
+const code = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+
+/** `/a/b/../c/` and `/a/c` are one project: resolved, without a trailing separator. */
+export const normaliseCwd = (cwd: string): string => {
+  const resolved = path.resolve(cwd);
+  return resolved.length > 1 && resolved.endsWith(path.sep) ? resolved.slice(0, -1) : resolved;
+};
+
+// Keeps type, size and mime of an image block; its base64 data is never held.
+const slimBlock = (block: unknown): unknown => {
+  if (typeof block !== 'object' || block === null) return block;
+  const b = block as { type?: unknown; data?: unknown; mimeType?: unknown };
+  if (b.type !== 'image' || typeof b.data !== 'string') return block;
+  return { type: 'image', mimeType: typeof b.mimeType === 'string' ? b.mimeType : 'unknown', bytes: Math.floor((b.data.length * 3) / 4) };
+};
+
+const slimContent = (content: unknown): unknown => (Array.isArray(content) ? content.map(slimBlock) : content);
+
+const slimEntry = (entry: SessionEntry): SessionEntry => {
+  const message = entry.message as { content?: unknown } | undefined;
+  const slimmed: SessionEntry =
+    typeof message === 'object' && message !== null && Array.isArray(message.content) ? { ...entry, message: { ...message, content: slimContent(message.content) } } : entry;
+  return entry.content === undefined ? slimmed : { ...slimmed, content: slimContent(entry.content) };
+};
+
+const looksBinary = (bytes: Buffer): boolean => bytes.subarray(0, 512).includes(0);
+
+const readSession = async (file: string, options: ReadOptions): Promise<E.Either<Skip, SessionRead>> => {
+  const skip = (reason: Skip['reason'], detail: string): E.Either<Skip, SessionRead> => E.left({ path: file, reason, detail });
+  let handle: fs.FileHandle;
+  try {
+    // O_NOFOLLOW: a session path that became a symlink is refused, never followed.
+    handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    return code(error) === 'ELOOP' ? skip('symlink', 'symbolic link') : skip(code(error) === 'ENOENT' ? 'no-such-path' : 'unreadable', code(error));
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return skip('not-a-file', 'not a regular file');
+    if (stat.size > options.maxBytes) return skip('too-large', `${stat.size} bytes > limit ${options.maxBytes}`);
+    const limit = stat.size;
+    const parser = sessionLineParser(file, slimEntry);
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let carry: Buffer = Buffer.alloc(0);
+    let position = 0;
+    let consumed = 0;
+    let first = true;
+    while (position < limit) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, limit - position), position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const chunk = carry.length === 0 ? buffer.subarray(0, bytesRead) : Buffer.concat([carry, buffer.subarray(0, bytesRead)]);
+      if (first && looksBinary(chunk)) return skip('not-a-session', 'binary content');
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+        const line = chunk.toString('utf8', start, nl);
+        consumed += nl - start + 1;
+        start = nl + 1;
+        const ok = parser.push(line);
+        if (first) {
+          if (!ok) return skip('not-a-session', 'first line is not {"type":"session","id":...}');
+          first = false;
+        }
+      }
+      // Copied: the read buffer is reused for the next chunk.
+      carry = Buffer.from(chunk.subarray(start));
+    }
+    const header = parser.header;
+    if (header === undefined) return skip('empty', carry.length > 0 ? 'only a partial first line so far' : 'no lines');
+    if (options.cwd !== undefined && header.cwd !== undefined && normaliseCwd(header.cwd) !== normaliseCwd(options.cwd)) {
+      return skip('other-project', `recorded in ${header.cwd}`);
+    }
+    return E.right({
+      path: file,
+      sessionId: header.id,
+      version: header.version ?? 1,
+      cwd: header.cwd,
+      timestamp: header.timestamp,
+      entries: parser.entries,
+      damaged: parser.damaged,
+      pendingTailBytes: carry.length,
+      bytes: consumed,
+    });
+  } catch (error) {
+    return skip('unreadable', code(error));
+  } finally {
+    await handle.close();
+  }
+};
+
+const scan = async (paths: readonly string[], options: ScanOptions): Promise<ScanResult> => {
+  const files: FoundFile[] = [];
+  const skipped: Skip[] = [];
+  const seen = new Set<string>();
+  const consider = async (file: string, explicit: boolean): Promise<void> => {
+    let stat;
+    try {
+      stat = await fs.lstat(file);
+    } catch (error) {
+      skipped.push({ path: file, reason: code(error) === 'ENOENT' ? 'no-such-path' : 'unreadable', detail: code(error) });
+      return;
+    }
+    if (stat.isSymbolicLink()) {
+      skipped.push({ path: file, reason: 'symlink', detail: 'symbolic link' });
+      return;
+    }
+    if (stat.isDirectory()) {
+      let dir;
+      try {
+        dir = await fs.opendir(file);
+      } catch (error) {
+        skipped.push({ path: file, reason: 'unreadable', detail: code(error) });
+        return;
+      }
+      const names: string[] = [];
+      for await (const entry of dir) names.push(entry.name);
+      // Sorted, so plans and document order are the same on every run.
+      for (const name of names.sort()) await consider(path.join(file, name), false);
+      return;
+    }
+    if (!explicit && !file.endsWith('.jsonl')) return;
+    if (!stat.isFile()) {
+      skipped.push({ path: file, reason: 'not-a-file', detail: 'not a regular file' });
+      return;
+    }
+    const resolved = path.resolve(file);
+    if (seen.has(resolved)) return;
+    seen.add(resolved);
+    if (options.sinceMs !== undefined && stat.mtimeMs < options.sinceMs) {
+      skipped.push({ path: file, reason: 'before-since', detail: `last changed ${new Date(stat.mtimeMs).toISOString()}` });
+      return;
+    }
+    if (stat.size > options.maxBytes) {
+      skipped.push({ path: file, reason: 'too-large', detail: `${stat.size} bytes > limit ${options.maxBytes}` });
+      return;
+    }
+    files.push({ path: resolved, bytes: stat.size, mtimeMs: stat.mtimeMs });
+  };
+  for (const p of paths) await consider(p, true);
+  return { files, skipped };
+};
+
+export const piSessionFiles: SessionFilesPort = {
+  scan,
+  read: readSession,
+  digest: (text) => createHash('sha256').update(text).digest('hex'),
+};
+
+/**
+ * pi's default session directory for `cwd` (pi-host.md 2.1): `PI_CODING_AGENT_SESSION_DIR`,
+ * else `<PI_CODING_AGENT_DIR or ~/.pi/agent>/sessions/--<cwd with / \ : as ->--`.
+ */
+export const piSessionDir = (cwd: string, env: Readonly<Record<string, string | undefined>>, home: string): string => {
+  const custom = env['PI_CODING_AGENT_SESSION_DIR'];
+  if (custom !== undefined && custom !== '') return custom;
+  const agentDir = env['PI_CODING_AGENT_DIR'] ?? path.join(home, '.pi', 'agent');
+  const encoded = normaliseCwd(cwd).replace(/^[/\\]/, '').replace(/[/\\:]/g, '-');
+  return path.join(agentDir, 'sessions', `--${encoded}--`);
+};

@@ -1,0 +1,219 @@
+/**
+ * A session read from disk -> the documents an import retains. Pure and deterministic: the
+ * same file and options give the same ids, contents and hashes on every run and machine.
+ *
+ * - Branches: `current-only` is the path from the root to the last entry (pi's leaf when it
+ *   reopens a session); `all-leaves` adds every other leaf's path from where it forks off, so
+ *   a shared prefix is imported once.
+ * - Chunks: a segment of a branch becomes documents of at most 12 turns or 80 kB; a document's
+ *   id is `pi-import:<session id>:<first entry id>`, which stays the same when the session
+ *   grows (the last document's content grows and is replaced, earlier ones are unchanged).
+ * - Modes (the contract's `importMode`): curated is the live retain projection (tool results
+ *   per `importToolResults`, noisy read/grep/find/ls output dropped, `strict` drops more);
+ *   raw keeps every message with full tool results; forensic also keeps injected memory,
+ *   thinking and metadata entries. Secrets are redacted in every mode.
+ */
+import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
+import { cleanText, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
+import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
+import { estimateTokens } from '../../machines/import/decide.js';
+import type { SessionEntry, SessionRead } from '../ports/sessionFiles.js';
+
+export const TURNS_PER_DOCUMENT = 12;
+export const MAX_DOCUMENT_BYTES = 80_000;
+/** Tools whose successful output is noise in memory (file listings and contents). */
+export const NOISY_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'find', 'ls']);
+const STRICT_MAX_TOOL_CHARS = 2_048;
+// Progress bars, spinners, status and UI chrome: successful output a person would not keep.
+const PROCESS_LIKE = /(\d{1,3}%\s*[|[]|[█▓▒░]{3,}|\b(?:downloading|compiling|installing|resolving|fetching|building)\b.*\.\.\.|^\s*\[\d+\/\d+\]|\r|\u001b\[)/im;
+
+export type ModeOptions = Pick<ImportOptions, 'mode' | 'qualityProfile' | 'branches' | 'toolResults' | 'toolSummaryMaxChars'>;
+
+export interface BuiltDocument {
+  readonly documentId: string;
+  readonly sessionId: string;
+  readonly path: string;
+  /** The leaf whose branch this document belongs to. */
+  readonly leafId: string;
+  readonly firstEntryId: string;
+  /** For a branch other than the current one: the entry it forks off after. */
+  readonly forkedAfter: string | null;
+  readonly content: string;
+  readonly timestamp: string | undefined;
+  readonly items: number;
+}
+
+export interface BuiltSession {
+  readonly documents: readonly BuiltDocument[];
+  readonly stats: PlanStats;
+}
+
+type Item = ProjectedMessage & { readonly entryId: string };
+
+const entryTime = (entry: SessionEntry): number | undefined => {
+  const ms = entry.timestamp === undefined ? NaN : Date.parse(entry.timestamp);
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+const decodeMessage = (message: unknown): HostMessage | undefined => {
+  const decoded = HostMessage.decode(message);
+  return decoded._tag === 'Right' ? decoded.right : undefined;
+};
+
+/** Path root -> leaf by parent ids; a cycle or a missing parent ends the walk. */
+const pathTo = (byId: ReadonlyMap<string, SessionEntry>, leaf: SessionEntry): SessionEntry[] => {
+  const out: SessionEntry[] = [];
+  const seen = new Set<string>();
+  let current: SessionEntry | undefined = leaf;
+  while (current !== undefined && !seen.has(current.id)) {
+    seen.add(current.id);
+    out.push(current);
+    current = current.parentId === null ? undefined : byId.get(current.parentId);
+  }
+  return out.reverse();
+};
+
+interface Segment {
+  readonly leafId: string;
+  /** The entry the segment continues from (a fork point), when it is not a whole branch. */
+  readonly after: string | null;
+  readonly entries: readonly SessionEntry[];
+}
+
+/** The branches to import, each entry in exactly one segment. */
+export const segmentsOf = (session: Pick<SessionRead, 'entries'>, branches: ImportOptions['branches']): Segment[] => {
+  const entries = session.entries;
+  const last = entries[entries.length - 1];
+  if (last === undefined) return [];
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const current: Segment = { leafId: last.id, after: null, entries: pathTo(byId, last) };
+  if (branches === 'current-only') return [current];
+  const parents = new Set(entries.map((e) => e.parentId).filter((p): p is string => p !== null));
+  const covered = new Set(current.entries.map((e) => e.id));
+  const segments = [current];
+  for (const leaf of entries) {
+    if (parents.has(leaf.id) || covered.has(leaf.id)) continue;
+    const full = pathTo(byId, leaf);
+    const fork = full.findIndex((e) => !covered.has(e.id));
+    if (fork === -1) continue;
+    const rest = full.slice(fork);
+    for (const e of rest) covered.add(e.id);
+    segments.push({ leafId: leaf.id, after: fork === 0 ? null : (full[fork - 1]?.id ?? null), entries: rest });
+  }
+  return segments;
+};
+
+interface Counters {
+  rawMessages: number;
+  keptItems: number;
+  droppedToolResults: number;
+  keptToolErrors: number;
+}
+
+const forensicMessage = (m: HostMessage, timestamp: string): ProjectedMessage | undefined => {
+  const blocks = Array.isArray(m.content) ? m.content : [];
+  const thinking = blocks.filter((b) => b.type === 'thinking' && typeof b.thinking === 'string').map((b) => cleanText(b.thinking ?? ''));
+  const calls = blocks.filter((b) => b.type === 'toolCall').map((b) => `${b.name ?? '?'}(${cleanText(JSON.stringify(b.arguments ?? {}))})`);
+  const images = blocks.filter((b) => b.type === 'image').map((b) => `[image ${b.mimeType ?? ''}]`);
+  const text = cleanText(m.role === 'bashExecution' ? `$ ${m.command ?? ''}\n${m.output ?? ''}` : messageText(m) || (m.summary ?? ''));
+  const parts = [...thinking.map((x) => `(thinking) ${x}`), text, ...calls.map((c) => `(tool call) ${c}`), ...images].filter((p) => p.length > 0);
+  if (parts.length === 0) return undefined;
+  return { role: m.role, timestamp, content: parts.join('\n'), ...(m.toolName === undefined ? {} : { toolName: m.toolName }), ...(m.isError === true ? { isError: true } : {}) };
+};
+
+/** One entry as the document keeps it, or undefined when the mode leaves it out. */
+const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Counters, seenToolText: Set<string>, fallbackMs: number): ProjectedMessage | undefined => {
+  const ms = entryTime(entry) ?? fallbackMs;
+  const timestamp = new Date(ms).toISOString();
+  if (entry.type === 'compaction' || entry.type === 'branch_summary') {
+    const content = cleanText(entry.summary ?? '');
+    return content.length === 0 ? undefined : { role: entry.type === 'compaction' ? 'compactionSummary' : 'branchSummary', timestamp, content };
+  }
+  if (entry.type === 'custom_message') {
+    const m = decodeMessage({ role: 'custom', content: entry.content, customType: entry.customType });
+    if (m === undefined || (options.mode !== 'forensic' && isInjectedMemory(m))) return undefined;
+    const content = cleanText(messageText(m));
+    return content.length === 0 ? undefined : { role: 'custom', timestamp, content, ...(entry.customType === undefined ? {} : { customType: entry.customType }) };
+  }
+  if (entry.type !== 'message') {
+    // Extension state, labels, model and thinking-level changes: not conversation.
+    if (options.mode !== 'forensic') return undefined;
+    const { message: _m, ...rest } = entry;
+    return { role: entry.type, timestamp, content: cleanText(JSON.stringify(rest)) };
+  }
+  const m = decodeMessage(entry.message);
+  if (m === undefined) return undefined;
+  counters.rawMessages += 1;
+  if (options.mode === 'forensic') return forensicMessage(m, timestamp);
+  if (m.role === 'toolResult') {
+    if (m.isError === true) {
+      counters.keptToolErrors += 1;
+    } else {
+      const text = messageText(m);
+      const noisy = options.mode === 'curated' && NOISY_TOOLS.has(m.toolName ?? '');
+      const strictDrop =
+        options.mode === 'curated' &&
+        options.qualityProfile === 'strict' &&
+        (text.length > STRICT_MAX_TOOL_CHARS || PROCESS_LIKE.test(text) || seenToolText.has(text));
+      seenToolText.add(text);
+      if (noisy || strictDrop || (options.mode === 'curated' && options.toolResults === 'errors-only')) {
+        counters.droppedToolResults += 1;
+        return undefined;
+      }
+    }
+  }
+  const toolResults = options.mode === 'raw' ? 'content' : options.toolResults;
+  return projectMessage(m, { importToolResults: toolResults, importToolSummaryMaxChars: options.toolSummaryMaxChars, agentUse: 'coding' }, ms);
+};
+
+const byteLength = (text: string): number => new TextEncoder().encode(text).length;
+
+/** The documents of one session: branches segmented, entries projected, chunked by turns and bytes. */
+export const buildSessionDocuments = (session: SessionRead, options: ModeOptions): BuiltSession => {
+  const counters: Counters = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
+  const documents: BuiltDocument[] = [];
+  const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
+  for (const segment of segmentsOf(session, options.branches)) {
+    // Repeats are judged per chunk (strict profile), so the set starts over with each one.
+    let seenToolText = new Set<string>();
+    let chunk: Item[] = [];
+    let chunkBytes = 0;
+    let turns = 0;
+    const close = (): void => {
+      const first = chunk[0];
+      if (first === undefined) return;
+      const content = JSON.stringify(chunk.map(({ entryId: _id, ...item }) => item), null, 2);
+      documents.push({
+        documentId: `pi-import:${session.sessionId}:${first.entryId}`,
+        sessionId: session.sessionId,
+        path: session.path,
+        leafId: segment.leafId,
+        firstEntryId: first.entryId,
+        forkedAfter: segment.after,
+        content,
+        timestamp: typeof first['timestamp'] === 'string' ? first['timestamp'] : undefined,
+        items: chunk.length,
+      });
+      chunk = [];
+      chunkBytes = 0;
+      turns = 0;
+      seenToolText = new Set<string>();
+    };
+    for (const entry of segment.entries) {
+      const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs);
+      if (projected === undefined) continue;
+      const bytes = byteLength(JSON.stringify(projected));
+      const isTurn = projected['role'] === 'user';
+      if (chunk.length > 0 && ((isTurn && turns >= TURNS_PER_DOCUMENT) || chunkBytes + bytes > MAX_DOCUMENT_BYTES)) close();
+      if (isTurn) turns += 1;
+      chunk.push({ ...projected, entryId: entry.id });
+      chunkBytes += bytes;
+      counters.keptItems += 1;
+    }
+    close();
+  }
+  return { documents, stats: counters as PlanStats };
+};
+
+/** Tokens a document costs the server, estimated from its length. */
+export const documentTokens = (content: string): number => estimateTokens(content.length);

@@ -1,0 +1,374 @@
+/**
+ * The import gate's effects: scan, plan, and queue documents one at a time, over ports only.
+ *
+ * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
+ *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
+ * - A document is queued (fsync'd in the durable retain queue, redacted first) before its
+ *   `document.queued` event; a crash between the two re-queues it on resume, and since
+ *   imports replace by document id, the server still holds it once.
+ * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
+ *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
+ * - Ctrl+C (the abort signal) stops after the current document: the run is `paused`, and the
+ *   same command resumes it.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type { SnapshotFrom } from 'xstate';
+import { redact } from '../../config/redact.js';
+import { decideDocument } from '../../machines/import/decide.js';
+import { ImportEvent, importEvents, type ImportOptions, type MalformedLine, type PlannedDocument, type PlannedSession, type PlanStats, type SkippedSource, type Unbranded } from '../../machines/import/events.js';
+import { importMachine, type ImportMachine } from '../../machines/import/machine.js';
+import { importState, importView, type ImportView } from '../../machines/import/selectors.js';
+import { startGate, type GateRuntime } from '../kernel/startGate.js';
+import type { ClockPort } from '../ports/clock.js';
+import type { ImportManifestPort } from '../ports/importManifest.js';
+import type { JournalPort } from '../ports/journal.js';
+import type { SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
+import type { TracePort } from '../ports/trace.js';
+import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
+import { buildSessionDocuments, documentTokens, type BuiltDocument } from './documents.js';
+import { manifestWith } from './manifest.js';
+
+/** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
+export const FLUSH_EVERY_BYTES = 4_000_000;
+/** Malformed lines kept in the plan (the rest are counted). */
+const MALFORMED_KEPT = 200;
+
+/** The retain queue as the import uses it: its public API only. */
+export interface ImportQueue {
+  enqueue(jobs: readonly NewRetainJob[]): Promise<readonly unknown[]>;
+  flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
+  status(): QueueStatus;
+}
+
+export interface ImportProject {
+  readonly cwd: string;
+  readonly bankId: string;
+  /** The project's retain tags (`project:<id>`, ...). */
+  readonly tags: readonly string[];
+}
+
+export interface StartImportGateOptions {
+  readonly files: SessionFilesPort;
+  readonly queue: ImportQueue;
+  readonly manifest: ImportManifestPort;
+  readonly journal: JournalPort;
+  readonly clock: ClockPort;
+  readonly project: ImportProject;
+  readonly trace?: TracePort;
+  /** Sessions larger than this are skipped as `too-large` (default 512 MB). */
+  readonly maxSessionBytes?: number;
+  /** How long one flush may wait for the server. */
+  readonly deliverTimeoutMs?: number;
+  /** Run ids; tests pass fixed ones. */
+  readonly newRunId?: () => string;
+}
+
+export interface ImportRequest {
+  readonly sources: readonly string[];
+  readonly options: ImportOptions;
+  /** Only sessions changed at or after this time (epoch ms). */
+  readonly sinceMs?: number;
+  /** Ctrl+C: stop after the current document, leaving a resumable checkpoint. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ImportGate {
+  readonly gate: GateRuntime<ImportMachine>;
+  /** Runs one import (or dry run) to a resting state: planned, done, paused or failed. */
+  run(request: ImportRequest): Promise<ImportView>;
+  view(): ImportView;
+  /** The last dry run's snapshot (its plan), kept in memory only. */
+  lastDryRun(): SnapshotFrom<ImportMachine> | undefined;
+  subscribe(listener: (snapshot: SnapshotFrom<ImportMachine>) => void): () => void;
+  stop(): Promise<void>;
+}
+
+const RESTING = new Set(['idle', 'planned', 'done', 'paused', 'failed']);
+
+const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error));
+
+export const startImportGate = async (options: StartImportGateOptions): Promise<ImportGate> => {
+  const { files, queue, clock, project, manifest } = options;
+  const maxBytes = options.maxSessionBytes ?? 512 * 1024 * 1024;
+  const deliverTimeoutMs = options.deliverTimeoutMs ?? 30_000;
+
+  /** One gate with its effects; a dry run gets its own, without a journal, so it writes nothing. */
+  const openGate = async (journal: JournalPort | undefined) => {
+    let request: ImportRequest | undefined;
+    let gate!: GateRuntime<ImportMachine>;
+    let manifestWritten: Promise<void> = Promise.resolve();
+
+    const send = async (event: ImportEvent): Promise<void> => {
+      const result = await gate.dispatch(event);
+      // Our own events always decode; a failure here is a bug worth seeing, not swallowing.
+      if (E.isLeft(result)) throw new Error(`import gate refused its own event: ${result.left.message}`);
+    };
+    const fail = (reason: string): Promise<void> => send(importEvents.failed({ at: clock.now(), reason: redact(reason) }));
+    const interrupted = (): boolean => request?.signal?.aborted === true;
+    const pauseInterrupted = (): Promise<void> =>
+      send(importEvents.paused({ at: clock.now(), cause: 'interrupted', reason: 'interrupted (Ctrl+C); run the same command again to resume' }));
+    const guarded = (work: () => Promise<void>): void => {
+      void work().catch((error: unknown) => fail(message(error)).catch(() => undefined));
+    };
+
+    const readForImport = (file: string): Promise<E.Either<Skip, SessionRead>> => files.read(file, { cwd: project.cwd, maxBytes });
+
+    /** The redacted document as it will be queued, and its hash. */
+    const finalContent = (doc: BuiltDocument): { content: string; hash: string } => {
+      const content = redact(doc.content);
+      return { content, hash: files.digest(content) };
+    };
+
+    // Files found by the scan, kept between scan and plan in this process only (they are
+    // cheap to find again after a restart, which starts a new run anyway).
+    let foundFiles: readonly string[] = [];
+    const scan = async (): Promise<void> => {
+      if (request === undefined) return fail('no import request in this process');
+      const found = await files.scan(request.sources, { maxBytes, ...(request.sinceMs === undefined ? {} : { sinceMs: request.sinceMs }) });
+      foundFiles = found.files.map((f) => f.path);
+      if (interrupted()) return pauseInterrupted();
+      const bytes = found.files.reduce((sum, f) => sum + f.bytes, 0);
+      await send(importEvents.scanFinished({ at: clock.now(), files: found.files.length, bytes, skipped: found.skipped.map((s) => ({ ...s, detail: redact(s.detail) })) }));
+    };
+
+    const plan = async (runOptions: ImportOptions): Promise<void> => {
+      const sessions: Unbranded<PlannedSession>[] = [];
+      const documents: Unbranded<PlannedDocument>[] = [];
+      const skipped: Unbranded<SkippedSource>[] = [];
+      const malformed: Unbranded<MalformedLine>[] = [];
+      const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
+      const seenSessions = new Map<string, string>();
+      for (const file of foundFiles) {
+        if (interrupted()) return pauseInterrupted();
+        const read = await readForImport(file);
+        if (E.isLeft(read)) {
+          skipped.push({ ...read.left, detail: redact(read.left.detail) });
+          continue;
+        }
+        const session = read.right;
+        const twin = seenSessions.get(session.sessionId);
+        if (twin !== undefined) {
+          skipped.push({ path: file, reason: 'duplicate-session', detail: `same session id as ${twin}` });
+          continue;
+        }
+        seenSessions.set(session.sessionId, file);
+        for (const d of session.damaged) if (malformed.length < MALFORMED_KEPT) malformed.push({ path: file, line: d.line, reason: redact(d.reason) });
+        const built = buildSessionDocuments(session, runOptions);
+        stats.rawMessages += built.stats.rawMessages;
+        stats.keptItems += built.stats.keptItems;
+        stats.droppedToolResults += built.stats.droppedToolResults;
+        stats.keptToolErrors += built.stats.keptToolErrors;
+        if (built.documents.length === 0) {
+          skipped.push({ path: file, reason: 'empty-projection', detail: `nothing to keep in ${runOptions.mode} mode` });
+          continue;
+        }
+        sessions.push({ sessionId: session.sessionId, path: file, bytes: session.bytes, documents: built.documents.length, malformedLines: session.damaged.length, pendingTailBytes: session.pendingTailBytes });
+        for (const doc of built.documents) {
+          const { content, hash } = finalContent(doc);
+          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, hash, bytes: new TextEncoder().encode(content).length, tokens: documentTokens(content) });
+        }
+      }
+      await send(importEvents.planReady({ at: clock.now(), sessions, documents, skipped, malformed, stats }));
+    };
+
+    const jobFor = (doc: BuiltDocument, content: string, runOptions: ImportOptions): NewRetainJob => ({
+      bankId: runOptions.bankId,
+      documentId: doc.documentId,
+      updateMode: 'replace',
+      item: {
+        content,
+        context: redact(`pi session import (${runOptions.mode}) of session ${doc.sessionId}${doc.forkedAfter === null ? '' : `, side branch forking after entry ${doc.forkedAfter} (ends at ${doc.leafId})`}`),
+        ...(doc.timestamp === undefined ? {} : { timestamp: doc.timestamp }),
+        tags: [...new Set([...project.tags, 'source:import', `session:${doc.sessionId}`, `branch:${doc.leafId}`])],
+        metadata: {
+          cwd: redact(project.cwd),
+          host_session_file: redact(doc.path),
+          source: 'pi',
+          retainSource: 'import',
+          import_mode: runOptions.mode,
+          session_id: doc.sessionId,
+        },
+        document_id: doc.documentId,
+        update_mode: 'replace',
+      },
+    });
+
+    /** Flushes what is queued; pauses the import when the queue cannot deliver. Returns false when paused. */
+    const deliver = async (queuedThisRun: string[]): Promise<boolean> => {
+      const report = await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
+      const status = queue.status();
+      if (status.state === 'paused') {
+        await send(importEvents.paused({ at: clock.now(), cause: 'unauthorized', reason: redact(`the memory server refused the import (${status.pausedReason ?? report.stoppedBecause ?? 'paused'}); fix the key or bank, then run the import again`) }));
+        return false;
+      }
+      if (status.depth === 0) {
+        if (queuedThisRun.length > 0) await send(importEvents.deliveryConfirmed({ at: clock.now(), documentIds: queuedThisRun.splice(0) }));
+        return true;
+      }
+      if (status.state === 'backingOff') {
+        await send(importEvents.paused({ at: clock.now(), cause: 'serverDown', reason: redact(`the memory server is not answering (${status.lastError ?? report.stoppedBecause ?? 'backing off'}); queued documents are safe; run the import again once it is up`) }));
+        return false;
+      }
+      // Another process holds the delivery lease: it delivers; keep importing.
+      return true;
+    };
+
+    const importDocuments = async (runOptions: ImportOptions, planned: readonly PlannedDocument[]): Promise<void> => {
+      const bySession = new Map<string, PlannedDocument[]>();
+      for (const doc of planned) bySession.set(doc.path, [...(bySession.get(doc.path) ?? []), doc]);
+      const queuedThisRun: string[] = [];
+      let sinceFlush = 0;
+      for (const [file, docs] of bySession) {
+        const read = await readForImport(file);
+        const built = E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
+        for (const plannedDoc of docs) {
+          if (interrupted()) return pauseInterrupted();
+          const doc = built.get(plannedDoc.documentId);
+          if (doc === undefined) {
+            await send(importEvents.documentSkipped({ at: clock.now(), documentId: plannedDoc.documentId, reason: 'gone-since-planning', bytes: plannedDoc.bytes }));
+            continue;
+          }
+          const { content, hash } = finalContent(doc);
+          const decision = decideDocument(gate.getSnapshot().context, runOptions, { documentId: doc.documentId, hash });
+          if (decision.action === 'skip') {
+            await send(importEvents.documentSkipped({ at: clock.now(), documentId: doc.documentId, reason: decision.reason, bytes: plannedDoc.bytes }));
+            continue;
+          }
+          await queue.enqueue([jobFor(doc, content, runOptions)]);
+          const bytes = new TextEncoder().encode(content).length;
+          await send(importEvents.documentQueued({ at: clock.now(), documentId: doc.documentId, hash, bytes }));
+          queuedThisRun.push(doc.documentId);
+          sinceFlush += bytes;
+          if (sinceFlush >= FLUSH_EVERY_BYTES) {
+            sinceFlush = 0;
+            if (!(await deliver(queuedThisRun))) return;
+          }
+        }
+      }
+      if (!(await deliver(queuedThisRun))) return;
+      await send(importEvents.finished({ at: clock.now() }));
+    };
+
+    const writeManifest = async (): Promise<void> => {
+      const context = gate.getSnapshot().context;
+      const before = await manifest.read();
+      const next = manifestWith(before.value, context, clock.now());
+      const error = await manifest.write(next);
+      if (error !== undefined) throw new Error(`import manifest ${manifest.path}: ${error}`);
+    };
+
+    const machine = importMachine.provide({
+      actions: {
+        scan: () => guarded(scan),
+        plan: ({ context }) => {
+          const run = context.run;
+          if (run !== null) guarded(() => plan(run.options));
+        },
+        importDocuments: ({ context }) => {
+          const run = context.run;
+          if (run !== null && run.plan !== null) {
+            const planned = run.plan.documents;
+            guarded(() => importDocuments(run.options, planned));
+          }
+        },
+        runEnded: () => {
+          if (journal !== undefined) manifestWritten = writeManifest().catch((error: unknown) => fail(message(error)));
+        },
+      },
+    });
+
+    gate = await startGate({
+      name: 'import',
+      machine,
+      events: ImportEvent,
+      clock,
+      ...(journal === undefined ? {} : { journal }),
+      ...(options.trace === undefined ? {} : { trace: options.trace }),
+      onRestore: (snapshot, g) => {
+        // The process that ran this import is gone (kill -9, power cut): the run is resumable.
+        if (!RESTING.has(importState(snapshot))) {
+          void g.dispatch(importEvents.paused({ at: clock.now(), cause: 'interrupted', reason: 'the previous import stopped before it finished; run the import again to resume' }));
+        }
+      },
+    });
+
+    return {
+      gate,
+      setRequest: (next: ImportRequest) => {
+        request = next;
+      },
+      manifestWritten: () => manifestWritten,
+    };
+  };
+
+  const main = await openGate(options.journal);
+  const gate = main.gate;
+
+  const waitForRest = (g: GateRuntime<ImportMachine>, runId: string): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (snapshot: SnapshotFrom<ImportMachine>): boolean => RESTING.has(importState(snapshot)) && snapshot.context.run?.runId === runId;
+      if (check(g.getSnapshot())) return resolve();
+      const stop = g.subscribe((snapshot) => {
+        if (check(snapshot)) {
+          stop();
+          resolve();
+        }
+      });
+    });
+
+  /** Replaces the checkpoint with what it amounts to plus this run's own events. */
+  const compact = async (): Promise<void> => {
+    const loaded = await options.journal.load();
+    const lastRun = loaded.records.map((r) => r.type as string).lastIndexOf('import.requested');
+    if (lastRun <= 0) return;
+    const imported = Object.entries(gate.getSnapshot().context.imported).map(([documentId, doc]) => ({ documentId, hash: doc.hash, status: doc.status }));
+    const at = new Date(clock.now()).toISOString();
+    const snapshotEvent = importEvents.checkpointCompacted({ at: clock.now(), imported });
+    await options.journal.compact([
+      { type: snapshotEvent.type, at, payload: snapshotEvent as never },
+      ...loaded.records.slice(lastRun).map((r) => ({ type: r.type, at: r.at, payload: r.payload })),
+    ]);
+  };
+
+  let runCounter = 0;
+  let lastDryRun: SnapshotFrom<ImportMachine> | undefined;
+  const newRunId = options.newRunId ?? (() => `run-${clock.now()}-${(runCounter += 1)}`);
+
+  return {
+    gate,
+    view: () => importView(gate.getSnapshot()),
+    subscribe: (listener) => gate.subscribe(listener),
+    run: async (next) => {
+      const state = importState(gate.getSnapshot());
+      if (!RESTING.has(state)) throw new Error(`an import is already ${state} in this process; wait for it to finish`);
+      const runId = newRunId();
+      const requested = importEvents.requested({ at: clock.now(), runId, options: next.options, sources: next.sources.map(redact) });
+      if (next.options.dryRun) {
+        // A dry run writes nothing, not even the checkpoint: it plans on a scratch gate that
+        // knows what is imported already, so its skips are the real run's skips.
+        const scratch = await openGate(undefined);
+        scratch.setRequest(next);
+        const imported = Object.entries(gate.getSnapshot().context.imported).map(([documentId, doc]) => ({ documentId, hash: doc.hash, status: doc.status }));
+        await scratch.gate.dispatch(importEvents.checkpointCompacted({ at: clock.now(), imported }));
+        const rest = waitForRest(scratch.gate, runId);
+        const result = await scratch.gate.dispatch(requested);
+        if (E.isLeft(result)) throw new Error(result.left.message);
+        await rest;
+        const view = importView(scratch.gate.getSnapshot());
+        lastDryRun = scratch.gate.getSnapshot();
+        await scratch.gate.stop();
+        return view;
+      }
+      main.setRequest(next);
+      const rest = waitForRest(gate, runId);
+      const result = await gate.dispatch(requested);
+      if (E.isLeft(result)) throw new Error(result.left.message);
+      await rest;
+      await main.manifestWritten();
+      await compact();
+      return importView(gate.getSnapshot());
+    },
+    lastDryRun: () => lastDryRun,
+    stop: () => gate.stop(),
+  };
+};

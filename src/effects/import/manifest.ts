@@ -1,0 +1,40 @@
+/**
+ * The import manifest: every imported session with its documents and their content hashes,
+ * merged run over run. It is a record for people and for deterministic reimports; what a
+ * run resumes from is the checkpoint (the gate's journal).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import type { ImportContext } from '../../machines/import/context.js';
+
+export const ManifestSession = t.type({
+  path: t.string,
+  mode: t.string,
+  importedAt: t.string,
+  documents: t.record(t.string, t.type({ hash: t.string, status: t.string })),
+});
+export const ImportManifest = t.type({ version: t.literal(1), sessions: t.record(t.string, ManifestSession) });
+export type ImportManifest = t.TypeOf<typeof ImportManifest>;
+
+const empty: ImportManifest = { version: 1, sessions: {} };
+
+/** The manifest on disk merged with this run: each session its run queued or skipped as imported. */
+export const manifestWith = (previous: unknown, context: ImportContext, now: number): ImportManifest => {
+  const decoded = previous === undefined ? E.right(empty) : ImportManifest.decode(previous);
+  // A damaged manifest is rebuilt from the checkpoint rather than kept half-read.
+  const base = E.isRight(decoded) ? decoded.right : empty;
+  const run = context.run;
+  if (run === null || run.plan === null) return base;
+  const sessions = { ...base.sessions };
+  for (const session of run.plan.sessions) {
+    const docs = run.plan.documents.filter((d) => d.sessionId === session.sessionId);
+    const documents: Record<string, { hash: string; status: string }> = {};
+    for (const doc of docs) {
+      const imported = context.imported[doc.documentId];
+      if (imported !== undefined) documents[doc.documentId] = { hash: imported.hash, status: imported.status };
+    }
+    if (Object.keys(documents).length === 0) continue;
+    sessions[session.sessionId] = { path: session.path, mode: run.options.mode, importedAt: new Date(now).toISOString(), documents: { ...(sessions[session.sessionId]?.documents ?? {}), ...documents } };
+  }
+  return { version: 1, sessions };
+};

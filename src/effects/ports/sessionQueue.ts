@@ -1,0 +1,15 @@
+/** The slice of the retain queue the session gate uses; the real one is `openRetainQueue`. */
+import type { RetainItem } from './memoryServer.js';
+
+export interface SessionQueueJob {
+  readonly bankId: string;
+  readonly documentId: string;
+  readonly updateMode: 'append' | 'replace';
+  readonly item: RetainItem;
+}
+
+export interface SessionQueue {
+  enqueue(jobs: readonly SessionQueueJob[]): Promise<readonly unknown[]>;
+  flush(o?: { readonly deadline?: number }): Promise<unknown>;
+  status(): { readonly depth: number; readonly state: string; readonly pausedReason?: string };
+}

@@ -1,0 +1,91 @@
+/** The session effects' public shapes: what a host passes in and what it gets back. */
+import type { MemoryConfig } from '../../config/fields.js';
+import type { Scope } from '../../config/scope.js';
+import type { Automation, SessionMode, StartReason } from '../../machines/session/events.js';
+import type { SessionMachine } from '../../machines/session/machine.js';
+import type { SessionView } from '../../machines/session/selectors.js';
+import type { ClockPort } from '../ports/clock.js';
+import type { IdsPort } from '../ports/ids.js';
+import type { JournalPort } from '../ports/journal.js';
+import type { RetainLog } from '../ports/retainLog.js';
+import type { SessionQueue } from '../ports/sessionQueue.js';
+import type { TracePort } from '../ports/trace.js';
+import type { GateRuntime } from '../kernel/startGate.js';
+import type { HostMessage } from './messages.js';
+import type { Recaller, RecallReport, RecallRunOutcome } from './recall.js';
+
+export type SessionGate = GateRuntime<SessionMachine>;
+export type NotifyLevel = 'info' | 'warning' | 'error';
+export type Notify = (level: NotifyLevel, text: string) => void;
+
+/** What the session reads of the current config and scope (they may be reloaded). */
+export interface SessionSettings {
+  readonly config: MemoryConfig;
+  readonly scope: Scope;
+  readonly cwd: string;
+}
+
+export interface SessionEffectsOptions {
+  readonly clock: ClockPort;
+  readonly ids: IdsPort;
+  readonly recaller: Recaller;
+  readonly retainLog: RetainLog;
+  readonly queue: SessionQueue | undefined;
+  readonly settings: () => SessionSettings;
+  readonly notify: Notify;
+  /** Writes the last-recall sidecar (already redacted); errors are the writer's to swallow. */
+  readonly storeLastRecall?: (report: RecallReport & { readonly outcome: string }) => void;
+  readonly journal?: JournalPort;
+  readonly trace?: TracePort;
+  /** Bound of the shutdown flush (default 2000 ms): shutdown never blocks the host for long. */
+  readonly shutdownFlushMs?: number;
+}
+
+export interface SessionStartInfo {
+  readonly sessionId: string;
+  readonly sessionFile?: string | undefined;
+  readonly reason: StartReason;
+  readonly mode?: SessionMode;
+  readonly automation: Automation;
+}
+
+export type RecallForOutcome = RecallRunOutcome['_tag'] | 'skipped';
+
+export interface RecallForResult {
+  /** The messages to send instead, when a block was injected. */
+  readonly messages?: HostMessage[];
+  readonly outcome: RecallForOutcome;
+  readonly items: number;
+  readonly reason?: string;
+}
+
+export interface RetainTurnResult {
+  /** `deferred`: on disk in the hand-off log only (the session was shutting down); queued on the next start. */
+  readonly outcome: 'queued' | 'deferred' | 'nothing' | 'skipped' | 'optedOut' | 'failed' | 'notStarted';
+  readonly messages: number;
+  readonly reason?: string;
+}
+
+export interface RetainTurn {
+  /** True when the delta was on disk (fsync'd) before `retainTurn` returned. */
+  readonly durable: boolean;
+  /** Resolves once the queue holds the jobs (or the run was skipped). */
+  readonly settled: Promise<RetainTurnResult>;
+}
+
+export interface SessionEffects {
+  readonly gate: SessionGate;
+  start(info: SessionStartInfo): Promise<void>;
+  recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
+  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
+  optOutNext(): Promise<void>;
+  setMode(mode: SessionMode): Promise<void>;
+  setAutomation(automation: Automation, reason?: string): Promise<void>;
+  observeQueue(): void;
+  view(): SessionView;
+  /** Best-effort, bounded: waits for hand-offs in flight, flushes, then closes the gate's session. */
+  shutdown(reason: string): Promise<void>;
+  /** Resolves when every retain in flight has settled. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}

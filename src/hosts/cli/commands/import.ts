@@ -1,0 +1,153 @@
+/**
+ * `agent-memory import [paths | --all] [--dry-run] [--since DATE] [--json]`: brings past pi
+ * sessions of this project into memory through the durable retain queue, with a progress bar
+ * and a summary table. Ctrl+C stops after the current document and says how to resume.
+ */
+import { homedir } from 'node:os';
+import { Presets, SingleBar } from 'cli-progress';
+import { redact } from '../../../config/redact.js';
+import { importRate, importView, type ImportView } from '../../../machines/import/selectors.js';
+import type { SnapshotFrom } from 'xstate';
+import type { ImportMachine } from '../../../machines/import/machine.js';
+import type { Command } from '../commands.js';
+import { openImporter } from '../../importer.js';
+import { withRuntime } from '../runtimeCommand.js';
+import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
+
+const USAGE = `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
+
+  paths       session files or directories (walked recursively; only *.jsonl in directories)
+  --all       every pi session of this project (pi's session directory for this cwd)
+  --dry-run   plan only: sessions, documents, bytes, estimated tokens and time, skips and why;
+              writes nothing (no server call, no checkpoint, no manifest)
+  --since D   only sessions changed on or after D (ISO date, e.g. 2026-01-31)
+  --json      print the result as JSON (no progress bar)
+
+Config (import.* in .pi/memory.json): mode, qualityProfile, includeBranches, toolResults,
+toolResultSummaryMaxChars, manifestPath, checkpointPath, replaceExistingImportedDocs, resume.
+An interrupted import resumes when the same command runs again.`;
+
+interface Args {
+  readonly paths: string[];
+  readonly all: boolean;
+  readonly dryRun: boolean;
+  readonly json: boolean;
+  readonly sinceMs?: number;
+}
+
+const parseArgs = (argv: readonly string[]): Args | string => {
+  const paths: string[] = [];
+  let all = false;
+  let dryRun = false;
+  let json = false;
+  let sinceMs: number | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    if (arg === '--all') all = true;
+    else if (arg === '--dry-run') dryRun = true;
+    else if (arg === '--json') json = true;
+    else if (arg === '--since') {
+      const value = argv[i + 1];
+      i += 1;
+      const ms = value === undefined ? NaN : Date.parse(value);
+      if (!Number.isFinite(ms)) return `--since needs a date such as 2026-01-31 (got ${JSON.stringify(value ?? '')})`;
+      sinceMs = ms;
+    } else if (arg.startsWith('--')) return `unknown option ${arg}`;
+    else paths.push(arg);
+  }
+  if (!all && paths.length === 0) return 'say which sessions to import: one or more paths, or --all for this project\'s pi sessions';
+  return { paths, all, dryRun, json, ...(sinceMs === undefined ? {} : { sinceMs }) };
+};
+
+/** The progress bar: sessions, documents, bytes, rate and ETA, fed from the gate's snapshots. */
+const progressBar = (enabled: boolean) => {
+  if (!enabled) return { update: (_s: SnapshotFrom<ImportMachine>) => undefined, stop: () => undefined };
+  const bar = new SingleBar(
+    { format: '{phase} [{bar}] {value}/{total} docs | {sessions} sessions | {bytes} | {rate}/s | ETA {eta_text}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: process.stderr },
+    Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: (snapshot: SnapshotFrom<ImportMachine>) => {
+      const view = importView(snapshot);
+      const rate = importRate(snapshot, Date.now());
+      const payload = {
+        phase: view.state,
+        sessions: view.sessions,
+        bytes: `${mb(view.bytesDone)}/${mb(view.bytes)}`,
+        rate: rate === undefined ? '-' : mb(rate.bytesPerSecond),
+        eta_text: rate === undefined ? '-' : duration(rate.etaMs),
+      };
+      if (!started) {
+        bar.start(Math.max(1, view.documents), view.done, payload);
+        started = true;
+      } else {
+        bar.setTotal(Math.max(1, view.documents));
+        bar.update(view.done, payload);
+      }
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+};
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'import past pi sessions of this project into memory (dry run, progress, resumable)',
+  usage: USAGE,
+  run: async (argv) => {
+    const args = parseArgs(argv);
+    if (typeof args === 'string') {
+      console.error(`agent-memory import: ${args}\n\n${USAGE}`);
+      return 2;
+    }
+    const env = process.env;
+    const home = env['HOME'] ?? homedir();
+    return withRuntime(process.cwd(), async (runtime) => {
+      let importer;
+      try {
+        importer = await openImporter(runtime, { env, home });
+      } catch (error) {
+        console.error(`agent-memory import: ${redact(error instanceof Error ? error.message : String(error))}`);
+        return 1;
+      }
+      const abort = new AbortController();
+      let interrupts = 0;
+      const onSigint = (): void => {
+        interrupts += 1;
+        // A second Ctrl+C quits at once: the checkpoint is fsync'd after every document.
+        if (interrupts > 1) process.exit(130);
+        abort.abort();
+        process.stderr.write('\nStopping after the current document (Ctrl+C again to quit now)...\n');
+      };
+      process.on('SIGINT', onSigint);
+      const showBar = !args.json && !args.dryRun;
+      const bar = progressBar(showBar);
+      const unsubscribe = importer.gate.subscribe((snapshot) => bar.update(snapshot));
+      let view: ImportView;
+      try {
+        const sources = [...args.paths, ...(args.all ? [importer.sessionDir] : [])];
+        view = await importer.gate.run({ sources, options: importer.options({ dryRun: args.dryRun }), signal: abort.signal, ...(args.sinceMs === undefined ? {} : { sinceMs: args.sinceMs }) });
+      } finally {
+        unsubscribe();
+        bar.stop();
+        process.off('SIGINT', onSigint);
+      }
+      const snapshot = args.dryRun ? importer.gate.lastDryRun() : importer.gate.gate.getSnapshot();
+      const resumeHint = `agent-memory import ${argv.join(' ')}`.trim();
+      await importer.close();
+      if (args.json) {
+        const plan = snapshot?.context.run?.plan;
+        console.log(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2));
+      } else {
+        console.log(importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n'));
+        if (view.state === 'paused') console.log(`\nThe import is paused: ${view.pause?.reason ?? 'interrupted'}.\nCheckpoint: ${importer.checkpointPath}\nResume with: ${resumeHint}`);
+        if (view.state === 'failed') console.log(`\nResume with: ${resumeHint} (documents already queued are skipped)`);
+        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with: ${resumeHint.replace(/\s*--dry-run\b/, '')}`);
+      }
+      if (abort.signal.aborted) return 130;
+      return view.state === 'done' || view.state === 'planned' ? 0 : 1;
+    });
+  },
+};

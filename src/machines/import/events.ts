@@ -1,0 +1,135 @@
+/**
+ * Import-gate events: a run's request, what scanning and planning found, each document's
+ * outcome, and pauses. The checkpoint file is the journal of these events, so each codec is
+ * both the type and the on-disk format. One constructor per event keeps effects cast-free.
+ */
+import * as t from 'io-ts';
+import { EpochMs, NonEmptyString, NonNegativeInt, PositiveInt } from '../shared/codecs.js';
+
+const at = { at: EpochMs };
+
+export const ImportMode = t.keyof({ curated: null, raw: null, forensic: null });
+export type ImportMode = t.TypeOf<typeof ImportMode>;
+export const QualityProfile = t.keyof({ compatible: null, strict: null });
+export type QualityProfile = t.TypeOf<typeof QualityProfile>;
+export const BranchChoice = t.keyof({ 'current-only': null, 'all-leaves': null });
+export type BranchChoice = t.TypeOf<typeof BranchChoice>;
+export const ToolResults = t.keyof({ 'errors-only': null, summary: null, content: null });
+export type ToolResults = t.TypeOf<typeof ToolResults>;
+
+/** How a run imports: the contract's import fields, fixed at the start of the run. */
+export const ImportOptions = t.type({
+  dryRun: t.boolean,
+  resume: t.boolean,
+  replaceExisting: t.boolean,
+  mode: ImportMode,
+  qualityProfile: QualityProfile,
+  branches: BranchChoice,
+  toolResults: ToolResults,
+  toolSummaryMaxChars: PositiveInt,
+  bankId: NonEmptyString,
+});
+export type ImportOptions = t.TypeOf<typeof ImportOptions>;
+
+/** A file or session left out, and why (`not-a-session`, `other-project`, ...). */
+export const SkippedSource = t.type({ path: t.string, reason: NonEmptyString, detail: t.string });
+export type SkippedSource = t.TypeOf<typeof SkippedSource>;
+
+export const MalformedLine = t.type({ path: t.string, line: NonNegativeInt, reason: t.string });
+export type MalformedLine = t.TypeOf<typeof MalformedLine>;
+
+export const PlannedDocument = t.type({
+  documentId: NonEmptyString,
+  sessionId: NonEmptyString,
+  path: t.string,
+  /** Content hash (sha256 hex) of the redacted document as it will be queued. */
+  hash: NonEmptyString,
+  bytes: NonNegativeInt,
+  tokens: NonNegativeInt,
+});
+export type PlannedDocument = t.TypeOf<typeof PlannedDocument>;
+
+export const PlannedSession = t.type({
+  sessionId: NonEmptyString,
+  path: t.string,
+  bytes: NonNegativeInt,
+  documents: NonNegativeInt,
+  malformedLines: NonNegativeInt,
+  pendingTailBytes: NonNegativeInt,
+});
+export type PlannedSession = t.TypeOf<typeof PlannedSession>;
+
+export const PlanStats = t.type({
+  rawMessages: NonNegativeInt,
+  keptItems: NonNegativeInt,
+  droppedToolResults: NonNegativeInt,
+  keptToolErrors: NonNegativeInt,
+});
+export type PlanStats = t.TypeOf<typeof PlanStats>;
+
+export const PauseCause = t.keyof({ interrupted: null, serverDown: null, unauthorized: null });
+export type PauseCause = t.TypeOf<typeof PauseCause>;
+
+export const ImportedRecord = t.type({ documentId: NonEmptyString, hash: NonEmptyString, status: t.keyof({ queued: null, completed: null }) });
+export type ImportedRecord = t.TypeOf<typeof ImportedRecord>;
+
+export const ImportRequested = t.type({ type: t.literal('import.requested'), ...at, runId: NonEmptyString, options: ImportOptions, sources: t.array(t.string) });
+export const ScanFinished = t.type({ type: t.literal('scan.finished'), ...at, files: NonNegativeInt, bytes: NonNegativeInt, skipped: t.array(SkippedSource) });
+export const PlanReady = t.type({
+  type: t.literal('plan.ready'),
+  ...at,
+  sessions: t.array(PlannedSession),
+  documents: t.array(PlannedDocument),
+  skipped: t.array(SkippedSource),
+  malformed: t.array(MalformedLine),
+  stats: PlanStats,
+});
+export const DocumentQueued = t.type({ type: t.literal('document.queued'), ...at, documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt });
+export const DocumentSkipped = t.type({ type: t.literal('document.skipped'), ...at, documentId: NonEmptyString, reason: NonEmptyString, bytes: NonNegativeInt });
+/** The queue delivered everything queued so far: these documents are on the server. */
+export const DeliveryConfirmed = t.type({ type: t.literal('delivery.confirmed'), ...at, documentIds: t.array(NonEmptyString) });
+export const ImportPaused = t.type({ type: t.literal('import.paused'), ...at, cause: PauseCause, reason: t.string });
+export const ImportFailed = t.type({ type: t.literal('import.failed'), ...at, reason: t.string });
+export const ImportFinished = t.type({ type: t.literal('import.finished'), ...at });
+/** Replaces a long checkpoint with what it amounts to (written when a run ends). */
+export const CheckpointCompacted = t.type({ type: t.literal('checkpoint.compacted'), ...at, imported: t.array(ImportedRecord) });
+
+export const ImportEvent = t.union([
+  ImportRequested,
+  ScanFinished,
+  PlanReady,
+  DocumentQueued,
+  DocumentSkipped,
+  DeliveryConfirmed,
+  ImportPaused,
+  ImportFailed,
+  ImportFinished,
+  CheckpointCompacted,
+]);
+export type ImportEvent = t.TypeOf<typeof ImportEvent>;
+export type ImportEventOf<T extends ImportEvent['type']> = Extract<ImportEvent, { type: T }>;
+
+/** A type with its brands taken off: what a caller holds before the codec checks it. */
+export type Unbranded<T> = T extends t.Brand<unknown> ? (T extends string ? string : T extends number ? number : T) : T extends readonly (infer U)[] ? Unbranded<U>[] : T extends object ? { [K in keyof T]: Unbranded<T[K]> } : T;
+
+type Fields<T extends ImportEvent['type']> = Unbranded<Omit<ImportEventOf<T>, 'type'>>;
+
+// Brands are checked where the event is decoded (dispatch); constructors only fix the tag.
+const make =
+  <T extends ImportEvent['type']>(type: T) =>
+  (fields: Fields<T>): ImportEventOf<T> =>
+    ({ type, ...(fields as object) }) as unknown as ImportEventOf<T>;
+
+/** One constructor per event: `importEvents.documentQueued({ at, documentId, hash, bytes })`. */
+export const importEvents = {
+  requested: make('import.requested'),
+  scanFinished: make('scan.finished'),
+  planReady: make('plan.ready'),
+  documentQueued: make('document.queued'),
+  documentSkipped: make('document.skipped'),
+  deliveryConfirmed: make('delivery.confirmed'),
+  paused: make('import.paused'),
+  failed: make('import.failed'),
+  finished: make('import.finished'),
+  checkpointCompacted: make('checkpoint.compacted'),
+} as const;

