@@ -446,8 +446,6 @@ export const RecallHit = t.intersection([
     tags: nullable(t.array(t.string)),
     source_fact_ids: nullable(t.array(t.string)),
     scores: nullable(RecallScores),
-    /** The embedded server's ranking stage that found the result (not a Hindsight field). */
-    stage: nullable(t.string),
   }),
 ]);
 export type RecallHit = t.TypeOf<typeof RecallHit>;

@@ -26,6 +26,7 @@ export type RecallConfig = Pick<
   | 'recallContextTurns'
   | 'recallMaxQueryChars'
   | 'recallTimeoutMs'
+  | 'recallStoreLast'
   | 'includeSharedObservations'
   | 'mentalModelsInject'
 >;
@@ -141,6 +142,8 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
         max_tokens: target.role === 'user' ? config.recallUserMaxTokens : config.recallMaxTokens,
         types: [...config.recallTypes],
         ...(config.recallPreferObservations ? { prefer_observations: true } : {}),
+        // The sidecar records which stage found each result: only the trace says.
+        ...(config.recallStoreLast ? { trace: true } : {}),
         ...composeTagFilter({ scopeTags: scopeTagsFor(scope, target), includeSharedObservations: config.includeSharedObservations }),
       };
       let result = await server.recall(target.bankId, request, call)();
@@ -154,10 +157,14 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
         result: E.map((r: RecallResult) => {
           // Under the floor the bank injects nothing; the report still says what it found.
           const clears = clearsFloor(r.results);
+          // The stage that found each result is in the trace's final results (asked for with the sidecar on).
+          const stages = new Map<string, string>();
+          const finals = (r.trace?.['final_results'] ?? []) as unknown;
+          if (Array.isArray(finals)) for (const f of finals as { node_id?: unknown; stage?: unknown }[]) if (typeof f.node_id === 'string' && typeof f.stage === 'string') stages.set(f.node_id, f.stage);
           return {
             bankId: target.bankId,
             items: (clears ? r.results : []).map((hitItem) => ({ text: hitItem.text, tags: hitItem.tags ?? null, type: hitItem.type ?? null, when: hitItem.occurred_start ?? hitItem.mentioned_at ?? null })),
-            reports: resultReports(target.bankId, r.results, clears),
+            reports: resultReports(target.bankId, r.results.map((h) => ({ ...h, stage: stages.get(h.id) ?? null })), clears),
           };
         })(result),
       };

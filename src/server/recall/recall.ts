@@ -31,7 +31,7 @@ interface Scores {
   readonly final: number;
 }
 
-const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: boolean, stage?: Stage): Record<string, unknown> => ({
+const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: boolean): Record<string, unknown> => ({
   id: fact.id,
   text: fact.text,
   type: fact.fact_type,
@@ -45,8 +45,6 @@ const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: bo
   chunk_id: fact.chunk_id,
   tags: fact.tags,
   ...(scores === undefined ? {} : { scores }),
-  // Not a Hindsight field: which ranking stage found it, so a client can say why it came back.
-  ...(stage === undefined ? {} : { stage }),
 });
 
 export const runRecall = (server: ServerContext, bankId: string, options: RecallOptions): Record<string, unknown> => {
@@ -90,7 +88,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     kept.push(r);
   }
 
-  const body: Record<string, unknown> = { results: kept.map((r) => resultOf(r.fact, r.scores, withEntities, r.stage)) };
+  const body: Record<string, unknown> = { results: kept.map((r) => resultOf(r.fact, r.scores, withEntities)) };
 
   if (withEntities) {
     const budgetTokens = include.entities?.max_tokens ?? 500;
