@@ -99,8 +99,9 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
       JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 5000 }, banks: { project: { bankId: 'pack-test' } }, scope: { projectId: 'pack-test' } }),
     );
     // The user trusts the test server: a project file may only point memory at a trusted origin.
-    await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
-    await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [server.url] } }));
+    await mkdir(agentDir, { recursive: true });
+    // The user file lives in pi's agent dir (PI_CODING_AGENT_DIR) and trusts the test server.
+    await writeFile(path.join(agentDir, 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [server.url] } }));
     const env = { HOME: home, PI_CODING_AGENT_DIR: agentDir };
 
     const install = await pi(cwd, env, ['install', pkg.dir]);
