@@ -15,7 +15,8 @@ import { createBlockedServer } from '../../adapters/server/blocked.js';
 import { inspectQueue } from '../../effects/retainDelivery/inspect.js';
 import type { QueueStatus } from '../../effects/retainDelivery/status.js';
 import type { ToolRetainQueue } from '../../effects/ports/toolQueue.js';
-import type { ToolContext } from '../../tools/context.js';
+import type { RuntimeStatusView, ToolContext } from '../../tools/context.js';
+import { importStatusOf } from '../importer.js';
 import { createToolContext } from '../toolContext.js';
 
 export interface Inspection {
@@ -54,6 +55,9 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   } catch (error) {
     queueProblem = `the retain queue could not be read: ${redact(error instanceof Error ? error.message : String(error))}`;
   }
-  const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem), env, home });
+  // The import gate's state is read from its checkpoint (read-only), as the runtime shows it.
+  const importView = await importStatusOf(config.importCheckpoint);
+  const status = (): RuntimeStatusView => (importView === undefined ? {} : { import: importView });
+  const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem), env, home, status });
   return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }) };
 };

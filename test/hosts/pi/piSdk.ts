@@ -30,9 +30,13 @@ export const makeProject = async (baseUrl: string, extra: Record<string, unknown
   const config = { memory: { baseUrl, timeoutMs: 5000 }, banks: { project: { bankId: 'host-test' } }, scope: { projectId: 'host-test-project' }, ...extra };
   await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config, null, 2));
   // The user trusts the test server: a project file may only point memory at a trusted origin.
-  await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
-  await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [baseUrl] } }));
-  return { cwd, home, sessionsDir: path.join(root, 'sessions'), agentDir: path.join(root, 'agent') };
+  // The user file is ~/.pi/agent/memory.json, or memory.json in PI_CODING_AGENT_DIR when pi is given one.
+  const agentDir = path.join(root, 'agent');
+  for (const dir of [path.join(home, '.pi', 'agent'), agentDir]) {
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [baseUrl] } }));
+  }
+  return { cwd, home, sessionsDir: path.join(root, 'sessions'), agentDir };
 };
 
 export type HostSession = PiHostSession;
