@@ -6,20 +6,21 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerFauxProvider } from '@mariozechner/pi-ai';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
-import { makeProject, openHostSession, type Faux, type Project } from './piSdk.js';
+import { makeFaux, type ScriptedModel } from './hostLine.js';
+import { makeProject, openHostSession, type Project } from './piSdk.js';
 
 const FIXTURE = path.resolve(__dirname, '../../../fixtures/pi/sessions/pi073-branched.jsonl');
 
 describe('/memory import in pi', () => {
   let server: TestServer;
-  let faux: Faux;
+  let faux: ScriptedModel;
   let project: Project;
 
   beforeAll(async () => {
     server = await startTestServer({ persist: false });
-    faux = registerFauxProvider();
+    // The faux model of whichever pi line runs (0.73.1 here, 0.87.1 in the host matrix).
+    faux = await makeFaux();
     project = await makeProject(server.url, { setupComplete: true });
     // An earlier session of this project, as pi wrote it (header cwd = the project).
     mkdirSync(project.sessionsDir, { recursive: true });
