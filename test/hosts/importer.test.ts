@@ -158,13 +158,14 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     const { view, runtime: importRuntime } = await importing;
     expect((await Promise.all(turns.map((t) => t.settled))).map((r) => r.outcome)).toContain('queued');
     expect(view.state).toBe('done');
-    // Either runtime may hold the delivery lease: flush both until the live session's document is there.
+    // Either runtime may hold the delivery lease: flush both until both documents are there.
     const deliveredBy = Date.now() + 15_000;
     let ids: string[] = [];
     while (Date.now() < deliveredBy) {
       await Promise.all([live.queue?.flush({ deadline: Date.now() + 2000, force: true }), importRuntime.queue?.flush({ deadline: Date.now() + 2000, force: true })]);
       ids = (await documents(server, project.bank)).map((d) => d.id);
-      if (ids.some((id) => id.startsWith('pi-session:'))) break;
+      // Both documents, whichever runtime delivers which: stopping at the first raced the other.
+      if (ids.some((id) => id.startsWith('pi-session:')) && ids.some((id) => id.startsWith('pi-import:'))) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(ids.filter((id) => id.startsWith('pi-import:'))).toHaveLength(1);
