@@ -38,7 +38,7 @@ const cli = {
 // `npm install`, so every runtime dependency is inlined. Only what pi itself provides stays
 // outside: typebox (pi aliases it to its own copy) and the pi packages (type imports only).
 // The lazy imports stay separate chunks: pi loads the entry at start-up, and the runtime
-// (got, xstate, the server client) only when a session starts.
+// (xstate, the queue, the server client) only when a session starts.
 const hostProvided = (id) => id.startsWith('node:') || builtinModules.includes(id) || /^(typebox|@mariozechner\/|@earendil-works\/)/.test(id);
 const piExtension = {
   input: { index: 'src/hosts/pi/extension.ts' },

@@ -56,7 +56,7 @@ const pi = {
 await mod.default(pi);
 const ms = performance.now() - start;
 // What the first event (session_start) adds: the binding (config, codecs, tools) and the
-// runtime (got, xstate, the queue, the server client).
+// runtime (xstate, the queue, the server client).
 const sessionStart = performance.now();
 await import(${JSON.stringify(path.join(bundleDir, bindingChunk))});
 await import(${JSON.stringify(path.join(bundleDir, runtimeChunk))});

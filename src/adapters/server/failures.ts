@@ -2,8 +2,8 @@
  * Maps what the network and the server said into a `ServerFailure`.
  *
  * A failure is built only from a status, an error code and the server's redacted `detail`:
- * got errors carry the request options (headers included), so no got error, message or
- * object ever leaves this module.
+ * a transport error can carry the request (headers included), so no error message or object
+ * ever leaves this module.
  */
 import { redact } from '../../config/redact.js';
 import type { ServerFailure } from '../../effects/ports/memoryServer.js';
@@ -150,7 +150,7 @@ export const transportFacts = (error: unknown): TransportFacts => {
 
 /**
  * A thrown transport error as a failure. `aborted` says the caller's signal fired; a deadline
- * or got timeout is `timeout`; connection-level codes are `unreachable`.
+ * or per-attempt timeout is `timeout`; connection-level codes are `unreachable`.
  */
 export const failureFromTransport = (facts: TransportFacts, context: { aborted: boolean; timeoutMs: number; route: string; limitBytes?: number }): ServerFailure => {
   if (facts.code === RESPONSE_TOO_LARGE) return { _tag: 'responseTooLarge', route: context.route, limitBytes: context.limitBytes ?? DEFAULT_MAX_RESPONSE_BYTES };

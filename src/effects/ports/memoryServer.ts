@@ -7,7 +7,7 @@
  * the server drops nulls on most routes and keeps them on a few.
  *
  * Every call returns `TaskEither<ServerFailure, A>`: nothing throws, and no failure carries a
- * request header, an API key or a raw got error.
+ * request header, an API key or a raw transport error.
  */
 import * as t from 'io-ts';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
