@@ -1,16 +1,21 @@
 /**
  * A trace-grade journal for gates whose state is not worth a disk flush (session, setup): one
  * JSONL file per runtime, records in the same envelope as every journal, written in order but
- * batched and never fsync'd, so a dispatch on the prompt path does not wait for the disk. A
+ * batched (one write per 50 ms at most, through one file handle kept open, opened no-follow)
+ * and never fsync'd, so a dispatch on the prompt path does not wait for the disk. A
  * crash may lose the last lines; the visualiser replays what is there (`agent-memory viz
  * --journal`). Lines carry no checksum (`""`): a torn last line is reported as damage.
  */
-import { appendFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalDamage, JournalEntry, JournalPort } from '../../effects/ports/journal.js';
 import { JournalRecord } from '../../machines/shared/codecs.js';
 import { decodeJson } from '../../machines/shared/decode.js';
+import { openStateFile } from '../fs/safeFile.js';
+
+/** How long appended lines may wait for company before they are written. */
+const BATCH_MS = 50;
 
 export interface TraceJournalOptions {
   readonly path: string;
@@ -48,13 +53,32 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
   let buffer: string[] = [];
   let writing: Promise<void> = mkdir(path.dirname(file), { recursive: true }).then(() => undefined);
   let closed = false;
+  let handle: Promise<FileHandle> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  // Opened once (no-follow, 0600) and kept: an open and a close per batch cost more than the write.
+  const handleOf = (): Promise<FileHandle> => (handle ??= openStateFile(file, 'append'));
+  const closeHandle = async (): Promise<void> => {
+    const open = handle;
+    handle = undefined;
+    if (open !== undefined) await open.then((h) => h.close()).catch(() => undefined);
+  };
 
   const writeBuffered = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
     if (buffer.length === 0) return;
     const text = buffer.join('');
     buffer = [];
-    // A trace that cannot be written must never break the gate: the write is best effort.
-    writing = writing.then(() => appendFile(file, text, { mode: 0o600 })).catch(() => undefined);
+    // A trace that cannot be written must never break the gate: the write is best effort, and
+    // a failed handle is dropped so the next batch opens the file again.
+    writing = writing
+      .then(async () => {
+        await (await handleOf()).write(text);
+      })
+      .catch(async () => {
+        await closeHandle();
+      });
   };
 
   return {
@@ -64,8 +88,12 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
       const records = entries.map((entry) => ({ v: 1, seq: seq++, type: entry.type, at: entry.at, payload: entry.payload, checksum: '' }) as JournalRecord);
       const wasEmpty = buffer.length === 0;
       for (const record of records) buffer.push(`${JSON.stringify(record)}\n`);
-      // One write per turn of the event loop, whatever the number of dispatches in it.
-      if (wasEmpty) setImmediate(writeBuffered);
+      // One write per batch window, whatever the number of dispatches in it. Unref'd: close()
+      // and flush() write what is left, and a trace must not keep a process alive.
+      if (wasEmpty) {
+        timer = setTimeout(writeBuffered, BATCH_MS);
+        timer.unref();
+      }
       return records;
     },
     load: async () => {
@@ -78,6 +106,8 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
     compact: async (entries) => {
       writeBuffered();
       const rewrite = async (): Promise<void> => {
+        // The file is replaced: the kept handle would write to the old one.
+        await closeHandle();
         seq = 0;
         const lines = entries.map((entry) => `${JSON.stringify({ v: 1, seq: seq++, type: entry.type, at: entry.at, payload: entry.payload, checksum: '' })}\n`);
         await writeFile(file, lines.join(''), { mode: 0o600 });
@@ -94,6 +124,7 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
       closed = true;
       writeBuffered();
       await writing;
+      await closeHandle();
     },
   };
 };
