@@ -51,10 +51,12 @@ export const createDispatcher = <TEvent extends { readonly type: string }, TSnap
       }
       const event = decoded.right;
       const step = tail.then(async () => {
+        // One JSON copy serves the journal and the trace.
+        const payload = toJson(event);
         if (journal !== undefined) {
-          await journal.append([{ type: event.type, at: new Date(clock.now()).toISOString(), payload: toJson(event) }]);
+          await journal.append([{ type: event.type, at: new Date(clock.now()).toISOString(), payload }]);
         }
-        trace('event', toJson(event));
+        trace('event', payload);
         send(event);
         return E.right(snapshot());
       });
