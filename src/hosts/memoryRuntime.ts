@@ -275,10 +275,19 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   };
 
   const listeners = new Set<(s: RuntimeStatus) => void>();
-  const emit = (): void => {
-    if (listeners.size === 0) return;
+  // One dispatch fires several transitions; the footer needs only the last state, so status is
+  // computed once per burst, after the hook that caused it has returned.
+  let emitPending = false;
+  const emitNow = (): void => {
+    emitPending = false;
+    if (closed || listeners.size === 0) return;
     const current = status();
     for (const listener of listeners) listener(current);
+  };
+  const emit = (): void => {
+    if (listeners.size === 0 || emitPending) return;
+    emitPending = true;
+    setImmediate(emitNow);
   };
   const unsubscribers: (() => void)[] = [
     setup.subscribe(() => {
