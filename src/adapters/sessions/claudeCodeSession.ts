@@ -15,11 +15,8 @@
  */
 import type { SessionEntry } from '../../effects/ports/sessionFiles.js';
 import type { ForeignLineParser } from './foreignSession.js';
+import { isRecord as isObject, recordOfLine, stringOf as str, type JsonRecord as Json } from './jsonRecord.js';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 const CONVERSATION = new Set(['user', 'assistant']);
 const KNOWN = new Set(['user', 'assistant', 'summary', 'system', 'file-history-snapshot', 'queue-operation', 'attachment', 'progress']);
@@ -141,14 +138,13 @@ export const claudeCodeLineParser = (): ForeignLineParser => {
     push: (line) => {
       lineNo += 1;
       if (line.trim() === '') return true;
-      let record: unknown;
-      try {
-        record = JSON.parse(line);
-      } catch (error) {
-        damaged.push({ line: lineNo, reason: `line ${lineNo}: not JSON (${(error as Error).message})` });
+      const parsed = recordOfLine(line, lineNo);
+      if ('damage' in parsed) {
+        damaged.push({ line: lineNo, reason: parsed.damage });
         return lineNo > 1;
       }
-      if (!isObject(record) || typeof record['type'] !== 'string') {
+      const { record } = parsed;
+      if (typeof record['type'] !== 'string') {
         damaged.push({ line: lineNo, reason: `line ${lineNo}: field type: expected a string` });
         return lineNo > 1;
       }

@@ -13,11 +13,8 @@
  */
 import type { SessionEntry } from '../../effects/ports/sessionFiles.js';
 import type { ForeignLineParser } from './foreignSession.js';
+import { isRecord as isObject, recordOfLine, stringOf as str, type JsonRecord as Json } from './jsonRecord.js';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 const BOILERPLATE = /^\s*<(environment_context|user_instructions|permissions instructions)>/;
 // Codex's tool names, as pi names the same tools.
@@ -112,17 +109,12 @@ export const codexLineParser = (): ForeignLineParser => {
     push: (line) => {
       lineNo += 1;
       if (line.trim() === '') return true;
-      let record: unknown;
-      try {
-        record = JSON.parse(line);
-      } catch (error) {
-        damaged.push({ line: lineNo, reason: `line ${lineNo}: not JSON (${(error as Error).message})` });
+      const parsed = recordOfLine(line, lineNo);
+      if ('damage' in parsed) {
+        damaged.push({ line: lineNo, reason: parsed.damage });
         return lineNo > 1;
       }
-      if (!isObject(record)) {
-        damaged.push({ line: lineNo, reason: `line ${lineNo}: expected an object` });
-        return lineNo > 1;
-      }
+      const { record } = parsed;
       if (lineNo === 1) {
         if (!looksLikeCodex(record)) return false;
         const meta = record['payload'] as Json;

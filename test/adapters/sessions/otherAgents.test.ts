@@ -34,7 +34,7 @@ const read = async (file: string): Promise<SessionRead> => {
   return result.right;
 };
 
-const curated: ModeOptions = { mode: 'curated', qualityProfile: 'compatible', branches: 'current-only', toolResults: 'errors-only', toolSummaryMaxChars: 500 };
+const curated: ModeOptions = { mode: 'curated', qualityProfile: 'compatible', branches: 'current-only', toolResults: 'errors-only', toolSummaryMaxChars: 500 } as ModeOptions;
 
 beforeAll(() => {
   mkdirSync(project, { recursive: true });
