@@ -24,7 +24,6 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
 import { resolveApiKey, trustNotice } from '../config/trust.js';
-import { joinHostTrust } from '../config/hostTrust.js';
 import type { Automation, SessionMode, ShutdownReason, StartReason } from '../machines/session/events.js';
 import { replacesSession } from '../machines/session/context.js';
 import type { SessionView } from '../machines/session/selectors.js';
@@ -128,8 +127,9 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const clock = options.clock ?? systemClock;
   const notify = options.notify ?? (() => undefined);
   const hostTrusted = (): boolean | undefined => options.hostProjectTrusted?.();
+  // One trust decision (`decideTrust`): the host's project trust joined with memory.trustedOrigins.
   const load = (): LoadedConfig =>
-    joinHostTrust(loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) }), hostTrusted());
+    loadConfig({ cwd: options.cwd, home, env, hostTrusted: hostTrusted(), ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
   const loaded = load();
   const { config } = loaded;
   const git = await (options.readGit ?? ((cwd: string) => readGitInfo(cwd)))(loaded.cwd);

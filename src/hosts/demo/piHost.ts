@@ -52,6 +52,8 @@ export interface PiHostOptions {
   readonly memory: AgentMemoryOptions;
   /** pi settings over the defaults (compaction and retry off), e.g. `{ retry: { enabled: true } }`. */
   readonly settings?: Record<string, unknown>;
+  /** pi 0.79+'s project trust for this cwd (default: pi's own, trusted in the SDK); 0.73 has none. */
+  readonly projectTrusted?: boolean;
   /** The pi SDK to drive; default pi 0.73 (`@mariozechner/*`). */
   readonly sdk?: PiSdkLine;
   /** Sees every notify/setStatus as it happens. */
@@ -84,7 +86,7 @@ const recordingUi = (onUi: PiHostOptions['onUi']): { ui: ExtensionUIContext; eve
 
 /** The parts of pi's SDK this driver uses, common to 0.73 and 0.87 (typed loosely: two package lines). */
 interface PiSdk {
-  readonly SettingsManager: { inMemory(settings: object): unknown };
+  readonly SettingsManager: { inMemory(settings: object, options?: { readonly projectTrusted?: boolean }): unknown };
   readonly SessionManager: { create(cwd: string, dir: string): unknown };
   readonly DefaultResourceLoader: new (options: object) => { reload(): Promise<void> };
   readonly createAgentSession: (options: object) => Promise<{ session: AgentSession }>;
@@ -128,7 +130,10 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
   const { registerAgentMemory } = await import('../pi/binding.js');
   const holders: RuntimeHolder[] = [];
   const access = await modelAccess(pi, sdk, options.faux);
-  const settingsManager = pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings });
+  const settingsManager = pi.SettingsManager.inMemory(
+    { compaction: { enabled: false }, retry: { enabled: false }, ...options.settings },
+    options.projectTrusted === undefined ? {} : { projectTrusted: options.projectTrusted },
+  );
   // pi's runtime calls this for the first session and for every replacement (new, resume, fork).
   const createRuntime = async (o: { cwd: string; agentDir: string; sessionManager: unknown; sessionStartEvent?: unknown }): Promise<object> => {
     const resourceLoader = new pi.DefaultResourceLoader({

@@ -7,7 +7,6 @@ import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-age
 import { redact } from '../../config/redact.js';
 import { loadConfig } from '../../config/load.js';
 import { trustNotice } from '../../config/trust.js';
-import { footerText } from '../../effects/session/footer.js';
 import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
@@ -87,7 +86,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   });
   const status = runtime.status();
   showFooter(status.footer);
-  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled') {
+  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
     if (status.setup.state === 'unconfigured') ctx.ui.notify(`Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
     else ctx.ui.notify(`Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
@@ -108,16 +107,17 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
     try {
-      const loaded = loadConfig({ cwd: ctx.cwd, home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '', env: options.env ?? process.env });
+      const loaded = loadConfig({
+        cwd: ctx.cwd,
+        home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '',
+        env: options.env ?? process.env,
+        hostTrusted: projectTrusted(ctx),
+      });
       const distrust = trustNotice(loaded.trust);
-      if (distrust !== undefined) {
-        // The project file moved memory somewhere the user does not trust: no runtime, no
-        // client, nothing sent; the footer and a notice say why and how to trust it.
-        ctx.ui.setStatus(STATUS_KEY, footerText(loaded.config, { setup: 'untrusted', session: undefined, queue: undefined, projectId: '', bankId: '' }));
-        holder.failure = distrust;
-        ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
-        return;
-      }
+      // The project file moved memory somewhere untrusted: the runtime starts with a blocked
+      // server (nothing is sent), so the footer, memory_status and /memory:doctor say which
+      // rule refused it and how to trust it.
+      if (distrust !== undefined) ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
     } catch {
       // The runtime reports config problems itself.
     }
