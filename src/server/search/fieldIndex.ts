@@ -3,7 +3,7 @@
  * its context, its entities); a term's frequencies in every field are length-normalised per
  * field, weighted and summed into one pseudo-frequency before BM25 saturation (k1 = 1.2), so
  * a word in the context counts, but less than in the text, and is not counted twice.
- * Documents get dense numbers; postings are parallel arrays; removal marks the number dead and
+ * Documents get dense numbers; postings are parallel arrays; removal marks the number dead (and out of its terms' document counts) and
  * compaction runs once half the numbers are dead. Scoring accumulates into reused
  * Float64Arrays, so a query costs O(postings of its terms).
  *
@@ -54,6 +54,8 @@ interface Postings {
   entities?: Map<number, number>;
   /** Live documents with the term in their text field. */
   textDocs: number;
+  /** Live documents with the term in any field (dead ones stay in `docs` until compaction). */
+  liveDocs: number;
 }
 
 /** Scores of one pass: document numbers touched and their scores (valid until the next pass). */
@@ -72,6 +74,12 @@ export class FieldIndex {
   private numbers = new Map<string, number>();
   private postings = new Map<string, Postings>();
   private threadMembers = new Map<string, number[]>();
+  /**
+   * Per live document, the postings it is in, its text-field terms first, and how many of
+   * those: removal takes it out of their counts, so idf stays right after deletes and edits.
+   */
+  private docPostings: (Postings[] | undefined)[] = [];
+  private docTextTerms: number[] = [];
   private liveCount = 0;
   private liveLength = [0, 0, 0];
   private dead = 0;
@@ -112,17 +120,21 @@ export class FieldIndex {
     const posting = (term: string): Postings => {
       let p = this.postings.get(term);
       if (p === undefined) {
-        p = { docs: [], tfs: [], textDocs: 0 };
+        p = { docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
         this.postings.set(term, p);
       }
       return p;
     };
+    const mine: Postings[] = [];
     for (const [term, tf] of text.counts) {
       const p = posting(term);
       p.docs.push(n);
       p.tfs.push(tf);
       p.textDocs += 1;
+      p.liveDocs += 1;
+      mine.push(p);
     }
+    this.docTextTerms.push(mine.length);
     const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
       if (counts === undefined) return;
       for (const [term, tf] of counts) {
@@ -130,12 +142,15 @@ export class FieldIndex {
         if (!text.counts.has(term) && p.docs[p.docs.length - 1] !== n) {
           p.docs.push(n);
           p.tfs.push(0);
+          p.liveDocs += 1;
+          mine.push(p);
         }
         (p[field] ??= new Map()).set(n, tf);
       }
     };
     sparse(context?.counts, 'context');
     sparse(entities?.counts, 'entities');
+    this.docPostings.push(mine);
     this.threads.push(doc.thread);
     this.orders.push(doc.order ?? n);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
@@ -160,6 +175,13 @@ export class FieldIndex {
     this.numbers.delete(id);
     this.ids[n] = undefined;
     this.liveCount -= 1;
+    const mine = this.docPostings[n] ?? [];
+    const textTerms = this.docTextTerms[n] ?? 0;
+    mine.forEach((p, i) => {
+      p.liveDocs -= 1;
+      if (i < textTerms) p.textDocs -= 1;
+    });
+    this.docPostings[n] = undefined;
     for (let f = 0; f < FIELD_COUNT; f += 1) this.liveLength[f] = (this.liveLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] ?? 0);
     this.dead += 1;
     if (this.dead > 1024 && this.dead > this.liveCount) this.compact();
@@ -172,10 +194,14 @@ export class FieldIndex {
     const lengths: number[] = [];
     const threads: (string | undefined)[] = [];
     const orders: number[] = [];
+    const docPostings: (Postings[] | undefined)[] = [];
+    const docTextTerms: number[] = [];
     this.ids.forEach((id, n) => {
       if (id === undefined) return;
       remap[n] = ids.length;
       ids.push(id);
+      docPostings.push(this.docPostings[n]);
+      docTextTerms.push(this.docTextTerms[n] ?? 0);
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths.push(this.lengths[n * FIELD_COUNT + f] ?? 0);
       threads.push(this.threads[n]);
       orders.push(this.orders[n] ?? 0);
@@ -200,8 +226,18 @@ export class FieldIndex {
       };
       const context = moved(p.context);
       const entities = moved(p.entities);
+      // Updated in place: live documents' lists of postings point at these objects.
       if (docs.length === 0) this.postings.delete(term);
-      else this.postings.set(term, { docs, tfs, textDocs, ...(context === undefined ? {} : { context }), ...(entities === undefined ? {} : { entities }) });
+      else {
+        p.docs = docs;
+        p.tfs = tfs;
+        p.textDocs = textDocs;
+        p.liveDocs = docs.length;
+        if (context === undefined) delete p.context;
+        else p.context = context;
+        if (entities === undefined) delete p.entities;
+        else p.entities = entities;
+      }
     }
     for (const [thread, members] of this.threadMembers) {
       const kept = members.map((n) => remap[n] ?? -1).filter((n) => n >= 0);
@@ -212,6 +248,8 @@ export class FieldIndex {
     this.lengths = lengths;
     this.threads = threads;
     this.orders = orders;
+    this.docPostings = docPostings;
+    this.docTextTerms = docTextTerms;
     this.numbers = new Map(ids.map((id, n) => [id, n]));
     this.dead = 0;
   }
@@ -224,12 +262,12 @@ export class FieldIndex {
    */
   idf(term: string): number {
     const p = this.postings.get(term);
-    const df = p === undefined ? 0 : p.textDocs > 0 ? p.textDocs : p.docs.length;
+    const df = p === undefined ? 0 : p.textDocs > 0 ? p.textDocs : p.liveDocs;
     return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
   }
 
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.docs.length ?? 0;
+    return this.postings.get(term)?.liveDocs ?? 0;
   }
 
   /**

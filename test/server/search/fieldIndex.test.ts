@@ -92,6 +92,48 @@ describe('FieldIndex', () => {
     expect(ix.neighbours(n).map((m) => ix.idOf(m))).toEqual(['d2599', 'd2601']);
   });
 
+  it('counts only live documents for idf and document frequency: after removes, edits and compaction an index equals a fresh one (property)', () => {
+    const word = fc.constantFrom<string>('alpha', 'beta', 'gamma', 'delta', 'epsilon');
+    const doc = fc.record({ text: fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' ')), context: fc.option(word, { nil: undefined }) });
+    const op = fc.oneof(fc.record({ add: fc.nat(40), doc }), fc.record({ remove: fc.nat(40) }));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 3000 }), (ops) => {
+        const ix = new FieldIndex();
+        const live = new Map<string, { text: string; context?: string | undefined }>();
+        for (const o of ops) {
+          if ('add' in o) {
+            ix.add({ id: `d${o.add}`, ...o.doc });
+            live.set(`d${o.add}`, o.doc);
+          } else {
+            ix.remove(`d${o.remove}`);
+            live.delete(`d${o.remove}`);
+          }
+        }
+        const fresh = new FieldIndex();
+        for (const [id, d] of live) fresh.add({ id, ...d });
+        expect(ix.size).toBe(fresh.size);
+        for (const w of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'absent']) {
+          expect(ix.idf(w)).toBeCloseTo(fresh.idf(w), 12);
+          expect(ix.documentFrequency(w)).toBe(fresh.documentFrequency(w));
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('an edited document (removed, re-added) does not make its words look common', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'bob', text: 'Bob deploys on Fridays.' });
+    for (let i = 0; i < 9; i += 1) ix.add({ id: `n${i}`, text: `note ${i} about lunch` });
+    const [deploy = ''] = analyze('deploys');
+    const before = ix.idf(deploy);
+    for (let i = 0; i < 5; i += 1) ix.add({ id: 'bob', text: `Bob deploys on Thursdays, edit ${i}.` });
+    expect(ix.idf(deploy)).toBeCloseTo(before, 12);
+    expect(ix.documentFrequency(deploy)).toBe(1);
+    ix.remove('bob');
+    expect(ix.documentFrequency(deploy)).toBe(0);
+  });
+
   it('neighbours are the live documents either side in the thread, within the time gap', () => {
     const ix = new FieldIndex();
     ix.add({ id: 'b', text: 'two', thread: 's', order: 2000 });
