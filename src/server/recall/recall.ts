@@ -73,9 +73,24 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   const preferObservations = request.prefer_observations === true && typeSet.has('observation') && (typeSet.has('world') || typeSet.has('experience'));
   const superseded = new Set<string>();
   if (preferObservations) for (const h of hits) if (h.fact.fact_type === 'observation') for (const id of h.fact.source_fact_ids ?? []) superseded.add(id);
+  // An observation standing in for its facts carries the best of their scores: it says what they
+  // said, and the caller's precision floor reads the best score (a summary's own words, "**rollup**
+  // (1 fact)", score lower than the turn that was asked about).
+  const hitScores = new Map(hits.map((h) => [h.fact.id, { keyword: h.score, final: h.final }]));
+  const scoresOf = (h: (typeof hits)[number]): Scores => {
+    let best: Scores = { keyword: h.score, final: h.final };
+    if (!preferObservations || h.fact.fact_type !== 'observation') return best;
+    for (const id of h.fact.source_fact_ids ?? []) {
+      const s = hitScores.get(id);
+      if (s !== undefined && s.keyword > best.keyword) best = s;
+    }
+    return best;
+  };
   const ranked = hits
     .filter((h) => !superseded.has(h.fact.id))
-    .map((h) => ({ fact: h.fact, stage: h.stage, scores: { keyword: h.score, final: h.final } }))
+    .map((h) => ({ fact: h.fact, stage: h.stage, scores: scoresOf(h) }))
+    // Stable: equal scores keep the ranking's order.
+    .sort((a, b) => b.scores.keyword - a.scores.keyword)
     .filter((r) => (minKeyword === undefined || r.scores.keyword >= minKeyword) && (minFinal === undefined || r.scores.final >= minFinal));
 
   // Stop at the first result that would overflow: no skipping ahead to smaller ones.
