@@ -301,18 +301,31 @@ const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string
     if (input.index.documentFrequency(term) === 0) continue;
     for (const { of, weight } of origins) vocabulary.set(of, Math.max(vocabulary.get(of) ?? 0, weight));
   }
+  const weights = new Map([...original].map((q) => [q, queryWordWeight(input.index, q, vocabulary.has(q))]));
   let total = 0;
   let known = 0;
   for (const q of original) {
-    const idf = input.index.idf(q);
-    total += idf;
-    known += idf * (vocabulary.get(q) ?? 0);
+    const w = weights.get(q) ?? 0;
+    total += w;
+    known += w * (vocabulary.get(q) ?? 0);
   }
-  return total > 0 ? (known / total + coverage(input, id, original, expansion)) / 2 : 0;
+  return total > 0 ? (known / total + coverage(input, id, original, expansion, weights)) / 2 : 0;
 };
 
-/** Share of the query's idf mass that a document covers (an expansion counts at its weight). */
-const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion): number => {
+/** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */
+export const SMALL_BANK = 50;
+
+/**
+ * A query word's share of the query's information: its idf, but a word the bank lacks (neither
+ * it nor an expansion of it occurs) counts at min(1, memories / SMALL_BANK) of it. In a bank of
+ * three memories nearly every word of a question is absent and has the highest idf, so a real
+ * match ("bundler" through "rollup") could never clear the floor; in a large bank an absent
+ * word is real evidence that the prompt is about something never discussed.
+ */
+const queryWordWeight = (index: FieldIndex, q: string, inBank: boolean): number => index.idf(q) * (inBank ? 1 : Math.min(1, index.size / SMALL_BANK));
+
+/** Share of the query's information that a document covers (an expansion counts at its weight). */
+const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
   const present = new Set(analyze(input.textOf(id)));
   const credit = new Map<string, number>();
   for (const q of original) if (present.has(q)) credit.set(q, 1);
@@ -323,9 +336,9 @@ const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, e
   let total = 0;
   let covered = 0;
   for (const q of original) {
-    const idf = input.index.idf(q);
-    total += idf;
-    covered += idf * (credit.get(q) ?? 0);
+    const w = weights.get(q) ?? 0;
+    total += w;
+    covered += w * (credit.get(q) ?? 0);
   }
   return total > 0 ? covered / total : 0;
 };

@@ -115,6 +115,18 @@ describe('rank: confidence and final scores', () => {
     expect(offTopic.confidence).toBeLessThan(0.35);
   });
 
+  it('a bank of a few memories does not fail a real match for the question words it lacks; a large one still does', () => {
+    const three = project.slice(0, 3);
+    const question = 'Which bundler did the team pick for the frontend build?';
+    const small = ranked(three, question);
+    expect(small.hits[0]?.id).toBe('bundle');
+    expect(small.confidence).toBeGreaterThanOrEqual(0.35);
+    expect(ranked(three, 'write a haiku about autumn leaves').hits).toEqual([]);
+    // 200 memories that share none of the question's words: its absent words count in full again.
+    const large = [...three, ...Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, text: `Lunch order ${i} was soup and bread.` }))];
+    expect(ranked(large, question).confidence).toBeLessThan(small.confidence);
+  });
+
   it('final = confidence x score / best score: 0-1, in rank order, the best equal to the confidence', () => {
     const r = ranked(project, 'tests on pull requests with vitest');
     expect(r.hits.length).toBeGreaterThan(1);
