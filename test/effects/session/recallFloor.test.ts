@@ -61,6 +61,9 @@ describe('automatic recall with the floor', () => {
     memoryDir = path.join(cwd, '.pi', 'memory');
     const config = { memory: { baseUrl: server.url }, banks: { project: { bankId: 'floor-bank' } }, scope: { projectId: 'floor' }, recall: { storeLastRecall: true } };
     await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config));
+    // The user trusts the test server: a project file alone may not point memory at an origin.
+    await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+    await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [server.url] } }));
     runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home }, notify: () => undefined, shutdownFlushMs: 500, trace: { write: (r) => trace.push(r) } });
     await waitUntil(() => runtime.status().setup.state === 'ready');
     await runtime.startSession({ sessionId: 'one', sessionFile: '/tmp/one.jsonl' });
