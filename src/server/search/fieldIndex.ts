@@ -38,6 +38,12 @@ export interface IndexedDocument {
   readonly thread?: string | undefined;
   /** Position inside the thread (time, then chunk index). */
   readonly order?: number | undefined;
+  /**
+   * Text derived from other documents (an observation quoting its facts): searchable, but kept
+   * out of the statistics (document counts, average lengths), so the quoted words do not look
+   * twice as common as they are.
+   */
+  readonly derived?: boolean | undefined;
 }
 
 export interface WeightedTerm {
@@ -81,7 +87,10 @@ export class FieldIndex {
   private docPostings: (Postings[] | undefined)[] = [];
   private docTextTerms: number[] = [];
   private liveCount = 0;
-  private liveLength = [0, 0, 0];
+  /** Live documents that count in the statistics (not derived), and their field lengths. */
+  private statCount = 0;
+  private statLength = [0, 0, 0];
+  private derivedDocs: boolean[] = [];
   private dead = 0;
   private scratch = new Float64Array(0);
 
@@ -109,13 +118,16 @@ export class FieldIndex {
     this.ids.push(doc.id);
     this.numbers.set(doc.id, n);
     this.liveCount += 1;
+    const derived = doc.derived === true;
+    this.derivedDocs.push(derived);
+    if (!derived) this.statCount += 1;
     const text = countTerms(analyze(doc.text));
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     const entities = doc.entities === undefined || doc.entities.length === 0 ? undefined : countTerms(analyze(doc.entities.join(' ')));
     const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];
     lengths.forEach((l, f) => {
       this.lengths.push(l);
-      this.liveLength[f] = (this.liveLength[f] ?? 0) + l;
+      if (!derived) this.statLength[f] = (this.statLength[f] ?? 0) + l;
     });
     const posting = (term: string): Postings => {
       let p = this.postings.get(term);
@@ -130,9 +142,11 @@ export class FieldIndex {
       const p = posting(term);
       p.docs.push(n);
       p.tfs.push(tf);
-      p.textDocs += 1;
-      p.liveDocs += 1;
-      mine.push(p);
+      if (!derived) {
+        p.textDocs += 1;
+        p.liveDocs += 1;
+        mine.push(p);
+      }
     }
     this.docTextTerms.push(mine.length);
     const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
@@ -142,8 +156,10 @@ export class FieldIndex {
         if (!text.counts.has(term) && p.docs[p.docs.length - 1] !== n) {
           p.docs.push(n);
           p.tfs.push(0);
-          p.liveDocs += 1;
-          mine.push(p);
+          if (!derived) {
+            p.liveDocs += 1;
+            mine.push(p);
+          }
         }
         (p[field] ??= new Map()).set(n, tf);
       }
@@ -182,7 +198,10 @@ export class FieldIndex {
       if (i < textTerms) p.textDocs -= 1;
     });
     this.docPostings[n] = undefined;
-    for (let f = 0; f < FIELD_COUNT; f += 1) this.liveLength[f] = (this.liveLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] ?? 0);
+    if (this.derivedDocs[n] !== true) {
+      this.statCount -= 1;
+      for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] ?? 0);
+    }
     this.dead += 1;
     if (this.dead > 1024 && this.dead > this.liveCount) this.compact();
   }
@@ -196,10 +215,12 @@ export class FieldIndex {
     const orders: number[] = [];
     const docPostings: (Postings[] | undefined)[] = [];
     const docTextTerms: number[] = [];
+    const derivedDocs: boolean[] = [];
     this.ids.forEach((id, n) => {
       if (id === undefined) return;
       remap[n] = ids.length;
       ids.push(id);
+      derivedDocs.push(this.derivedDocs[n] === true);
       docPostings.push(this.docPostings[n]);
       docTextTerms.push(this.docTextTerms[n] ?? 0);
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths.push(this.lengths[n * FIELD_COUNT + f] ?? 0);
@@ -210,12 +231,15 @@ export class FieldIndex {
       const docs: number[] = [];
       const tfs: number[] = [];
       let textDocs = 0;
+      let liveDocs = 0;
       p.docs.forEach((d, i) => {
         const to = remap[d] ?? -1;
         if (to < 0) return;
         docs.push(to);
         const tf = p.tfs[i] ?? 0;
         tfs.push(tf);
+        if (derivedDocs[to] === true) return;
+        liveDocs += 1;
         if (tf > 0) textDocs += 1;
       });
       const moved = (m: Map<number, number> | undefined): Map<number, number> | undefined => {
@@ -232,7 +256,7 @@ export class FieldIndex {
         p.docs = docs;
         p.tfs = tfs;
         p.textDocs = textDocs;
-        p.liveDocs = docs.length;
+        p.liveDocs = liveDocs;
         if (context === undefined) delete p.context;
         else p.context = context;
         if (entities === undefined) delete p.entities;
@@ -250,6 +274,7 @@ export class FieldIndex {
     this.orders = orders;
     this.docPostings = docPostings;
     this.docTextTerms = docTextTerms;
+    this.derivedDocs = derivedDocs;
     this.numbers = new Map(ids.map((id, n) => [id, n]));
     this.dead = 0;
   }
@@ -263,7 +288,7 @@ export class FieldIndex {
   idf(term: string): number {
     const p = this.postings.get(term);
     const df = p === undefined ? 0 : p.textDocs > 0 ? p.textDocs : p.liveDocs;
-    return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
+    return Math.log(1 + (this.statCount - df + 0.5) / (df + 0.5));
   }
 
   documentFrequency(term: string): number {
@@ -279,8 +304,9 @@ export class FieldIndex {
     const scores = into?.scores ?? this.scratch;
     const touched: number[] = into === undefined ? [] : into.touched;
     if (into === undefined) scores.fill(0, 0, this.ids.length);
-    const live = Math.max(1, this.liveCount);
-    const avg = this.liveLength.map((l) => Math.max(1e-9, l / live));
+    const live = Math.max(1, this.statCount);
+    // A bank of derived documents only has no statistics of its own: lengths then count as average.
+    const avg = this.statLength.map((l) => (this.statCount === 0 ? 1 : Math.max(1e-9, l / live)));
     const { weight, b, k1 } = this.fields;
     const norm = (f: number, d: number): number => 1 - (b[f] as number) + ((b[f] as number) * (this.lengths[d * FIELD_COUNT + f] as number)) / (avg[f] as number);
     const [w0, w1, w2] = weight;

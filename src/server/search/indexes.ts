@@ -47,6 +47,8 @@ export const indexedDocument = (f: FactRecord): IndexedDocument => {
     entities: f.entities?.map((e) => e.text),
     thread: f.fact_type === 'observation' ? undefined : (f.context ?? (f.document_id === null ? undefined : `document:${f.document_id}`)),
     order: Number.isNaN(at) ? undefined : at,
+    // An observation quotes its facts: counting it would make their words look common.
+    derived: f.fact_type === 'observation',
   };
 };
 

@@ -94,12 +94,12 @@ describe('FieldIndex', () => {
 
   it('counts only live documents for idf and document frequency: after removes, edits and compaction an index equals a fresh one (property)', () => {
     const word = fc.constantFrom<string>('alpha', 'beta', 'gamma', 'delta', 'epsilon');
-    const doc = fc.record({ text: fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' ')), context: fc.option(word, { nil: undefined }) });
+    const doc = fc.record({ text: fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' ')), context: fc.option(word, { nil: undefined }), derived: fc.boolean() });
     const op = fc.oneof(fc.record({ add: fc.nat(40), doc }), fc.record({ remove: fc.nat(40) }));
     fc.assert(
       fc.property(fc.array(op, { maxLength: 3000 }), (ops) => {
         const ix = new FieldIndex();
-        const live = new Map<string, { text: string; context?: string | undefined }>();
+        const live = new Map<string, { text: string; context?: string | undefined; derived: boolean }>();
         for (const o of ops) {
           if ('add' in o) {
             ix.add({ id: `d${o.add}`, ...o.doc });
@@ -119,6 +119,21 @@ describe('FieldIndex', () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('a derived document (an observation quoting facts) is found but left out of the statistics', () => {
+    const ix = new FieldIndex();
+    for (let i = 0; i < 9; i += 1) ix.add({ id: `n${i}`, text: `note ${i} about lunch` });
+    ix.add({ id: 'fact', text: 'We bundle with rollup.' });
+    const [rollup = ''] = analyze('rollup');
+    const before = { idf: ix.idf(rollup), df: ix.documentFrequency(rollup), lunch: ix.idf('lunch') };
+    ix.add({ id: 'obs', text: '**rollup** (1 fact): We bundle with rollup. Lunch lunch lunch.', derived: true });
+    expect({ idf: ix.idf(rollup), df: ix.documentFrequency(rollup), lunch: ix.idf('lunch') }).toEqual(before);
+    expect(search(ix, 'rollup').sort()).toEqual(['fact', 'obs']);
+    ix.remove('obs');
+    ix.remove('fact');
+    expect(ix.documentFrequency(rollup)).toBe(0);
+    expect(ix.idf('lunch')).toBeCloseTo(Math.log(1 + 0.5 / 9.5), 12);
   });
 
   it('an edited document (removed, re-added) does not make its words look common', () => {
