@@ -16,7 +16,7 @@
  * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
  * bank and its best result cover (see confidenceOf); `final` = confidence x score / best
  * score, an absolute figure a caller can put a floor under ("inject nothing unless the best
- * final >= 0.35").
+ * final >= 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
@@ -39,6 +39,12 @@ export interface RankStages {
 export interface RankParams {
   readonly wordnetWeight: number;
   readonly codingWeight: number;
+  /**
+   * What a coding-thesaurus word counts for in the confidence (how much of the query the bank
+   * covers): a curated synonym ("DB" for PostgreSQL) is near-certain evidence that the concept
+   * asked about is there, though it ranks below the word itself.
+   */
+  readonly codingCredit: number;
   readonly feedbackDocs: number;
   readonly feedbackTerms: number;
   readonly feedbackWeight: number;
@@ -66,6 +72,7 @@ export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 export const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
   codingWeight: 0.6,
+  codingCredit: 0.8,
   feedbackDocs: 5,
   feedbackTerms: 10,
   feedbackWeight: 0.3,
@@ -115,19 +122,19 @@ let acceptScratch = new Uint8Array(0);
 
 interface Expansion {
   readonly terms: WeightedTerm[];
-  /** Expansion stem -> the query stems it stands for, with its weight. */
+  /** Expansion stem -> the query stems it stands for, with what it counts for in the confidence. */
   readonly origin: Map<string, { readonly of: string; readonly weight: number }[]>;
 }
 
 const expand = (query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
-  const add = (related: string, of: string, weight: number): void => {
+  const add = (related: string, of: string, weight: number, credit = weight): void => {
     for (const term of analyze(related)) {
       if (original.has(term)) continue;
       weights.set(term, Math.max(weights.get(term) ?? 0, weight));
       const list = origin.get(term) ?? [];
-      list.push({ of, weight });
+      list.push({ of, weight: credit });
       origin.set(term, list);
     }
   };
@@ -136,13 +143,13 @@ const expand = (query: string, queryWords: readonly string[], original: Readonly
     for (const phrase of codingPhrases) {
       if (!stems.includes(` ${phrase} `)) continue;
       const of = phrase.split(' ')[0];
-      if (of !== undefined) for (const r of codingRelatedToStems(phrase)) add(r, of, params.codingWeight);
+      if (of !== undefined) for (const r of codingRelatedToStems(phrase)) add(r, of, params.codingWeight, params.codingCredit);
     }
   }
   for (const word of queryWords) {
     const of = stemWord(word);
     const known = stages.coding && codingKnows(word);
-    if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight);
+    if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
     if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
   }

@@ -120,7 +120,7 @@ describe('rank: confidence and final scores', () => {
     const question = 'Which bundler did the team pick for the frontend build?';
     const small = ranked(three, question);
     expect(small.hits[0]?.id).toBe('bundle');
-    expect(small.confidence).toBeGreaterThanOrEqual(0.35);
+    expect(small.confidence).toBeGreaterThanOrEqual(0.4);
     expect(ranked(three, 'write a haiku about autumn leaves').hits).toEqual([]);
     // 200 memories that share none of the question's words: its absent words count in full again.
     const large = [...three, ...Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, text: `Lunch order ${i} was soup and bread.` }))];
