@@ -3,12 +3,14 @@
  * stop words, single letters and the pieces of contractions dropped, each reduced to its Porter stem (the `stemmer` package), so "testing",
  * "tests" and "tested" meet as one term. Porter, the stemmer of the textbook baseline the
  * recall-quality bench reads this ranking against. Identifiers are also split at case changes, dots,
- * slashes and underscores ("retainQueue", "retain_queue", "src/retain") so either half finds them.
+ * slashes and underscores ("retainQueue", "retain_queue", "src/retain") so either half finds them,
+ * and a hyphenated compound also counts as one word ("on-call" finds "oncall").
  */
 import { stemmer as stem } from 'stemmer';
 import { STOP_WORDS } from './stopwords.js';
 
 const WORD = /[\p{L}\p{N}_]+/gu;
+const HYPHENATED = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu;
 // What an apostrophe leaves behind: "Mel's" -> "s", "don't" -> "don" + "t", "I've" -> "ve".
 const CONTRACTION_PARTS: ReadonlySet<string> = new Set(
   'aren couldn didn doesn don hadn hasn haven isn ll mustn re shan shouldn ve wasn weren won wouldn'.split(' '),
@@ -44,6 +46,9 @@ export const words = (text: string): string[] => {
     const parts = raw.split(CAMEL).flatMap((p) => p.split('_'));
     if (parts.length > 1) for (const p of parts) if (p.length > 1 && !skip(p.toLowerCase())) out.push(p.toLowerCase());
   }
+  // A hyphenated compound also counts as one word ("on-call" gives "oncall", "e-mail" "email"),
+  // after its parts so the parts keep their order for phrase matching.
+  if (text.includes('-')) for (const match of text.matchAll(HYPHENATED)) out.push(match[0].replace(/-/g, '').toLowerCase());
   return out;
 };
 

@@ -20,6 +20,12 @@ describe('analyze', () => {
     expect(analyze("the and of I'm Mel's don't")).toEqual(['mel']);
   });
 
+  it('counts a hyphenated compound as its parts and as one word, the parts first and in order', () => {
+    expect(analyze('on-call rotation')).toEqual(['call', 'rotat', 'oncal']);
+    expect(analyze('e-mail')).toEqual(analyze('mail email'));
+    expect(analyze('end-to-end tests')).toEqual(['end', 'end', 'test', 'endtoend']);
+  });
+
   it('splits identifiers at case changes and underscores, keeping the whole', () => {
     expect(analyze('retainQueue')).toEqual(['retainqueu', 'retain', 'queue']);
     expect(analyze('retain_queue')).toContain('queue');
