@@ -65,7 +65,15 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   // Relative dates in the query ("last week") are read from query_timestamp, else from now.
   const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
   const now = Number.isNaN(at) ? server.clock.now() : at;
-  const search = bank === undefined ? undefined : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget], now);
+  const search =
+    bank === undefined
+      ? undefined
+      : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget], {
+          now,
+          observations: typeSet.has('observation'),
+          // Everything `accept` reads from the request: searches with the same filter share its verdicts.
+          acceptKey: JSON.stringify([[...typeSet].sort(), filter.tags, filter.tagsMatch, filter.tagGroups]),
+        });
   const hits = search?.hits ?? [];
   const minKeyword = request.min_scores?.keyword ?? undefined;
   const minFinal = request.min_scores?.final ?? undefined;

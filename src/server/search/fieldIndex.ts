@@ -92,6 +92,7 @@ export class FieldIndex {
   private statLength = [0, 0, 0];
   private derivedDocs: boolean[] = [];
   private dead = 0;
+  private compactions = 0;
   private scratch = new Float64Array(0);
 
   constructor(private readonly fields: FieldWeights = DEFAULT_FIELDS) {}
@@ -277,6 +278,7 @@ export class FieldIndex {
     this.derivedDocs = derivedDocs;
     this.numbers = new Map(ids.map((id, n) => [id, n]));
     this.dead = 0;
+    this.compactions += 1;
   }
 
   /**
@@ -299,7 +301,7 @@ export class FieldIndex {
    * Scores every document sharing a term with the query: sum over terms of
    * weight x idf x BM25F saturation. The returned arrays are reused by the next pass.
    */
-  score(terms: readonly WeightedTerm[], into?: Pass): Pass {
+  score(terms: readonly WeightedTerm[], into?: Pass, skipDerived = false): Pass {
     if (this.scratch.length < this.ids.length) this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
     const scores = into?.scores ?? this.scratch;
     const touched: number[] = into === undefined ? [] : into.touched;
@@ -319,7 +321,7 @@ export class FieldIndex {
       const entities = w2 > 0 ? p.entities : undefined;
       for (let i = 0; i < docs.length; i += 1) {
         const d = docs[i] as number;
-        if (this.ids[d] === undefined) continue;
+        if (this.ids[d] === undefined || (skipDerived && this.derivedDocs[d] === true)) continue;
         const raw = tfs[i] as number;
         let tf = raw === 0 ? 0 : (w0 * raw) / norm(0, d);
         if (context !== undefined) tf += (w1 * (context.get(d) ?? 0)) / norm(1, d);
@@ -338,6 +340,10 @@ export class FieldIndex {
     for (const d of pass.touched) pass.scores[d] = 0;
   }
 
+  isDerived(n: number): boolean {
+    return this.derivedDocs[n] === true;
+  }
+
   /** The document's order value (its time, for facts). */
   orderOf(n: number): number | undefined {
     return this.orders[n];
@@ -350,6 +356,11 @@ export class FieldIndex {
   /** Live and dead members of a thread, in order (callers skip the dead: `idOf` is undefined). */
   threadMembersOf(thread: string): readonly number[] {
     return this.threadMembers.get(thread) ?? [];
+  }
+
+  /** Changes when documents are renumbered: per-number data kept outside is void then. */
+  get generation(): number {
+    return this.compactions;
   }
 
   /** Number of document slots, live or dead (an upper bound for per-document scratch arrays). */

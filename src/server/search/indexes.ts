@@ -26,12 +26,21 @@ export interface SearchResult {
   readonly terms: Ranking['terms'];
 }
 
-export interface SearchIndexes {
+export interface SearchOptions {
+  /** Epoch ms that anchors relative dates in the query ("last week"). */
+  readonly now?: number;
+  /** false leaves observations out before scoring (a caller that does not want them). */
+  readonly observations?: boolean;
   /**
-   * Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`;
-   * `now` (epoch ms) anchors relative dates in the query ("last week").
+   * Names `accept` exactly (the types, states and tags it keeps): searches with one key share
+   * `accept`'s verdicts per memory, so a repeated filter is asked only about new memories.
    */
-  search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number, now?: number): SearchResult;
+  readonly acceptKey?: string;
+}
+
+export interface SearchIndexes {
+  /** Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`. */
+  search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number, options?: SearchOptions): SearchResult;
   /** Builds every bank's index now, one bank per event-loop turn. */
   warm(): Promise<void>;
   close(): void;
@@ -56,7 +65,30 @@ export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '
 
 export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
   const indexes = new Map<string, FieldIndex>();
+  // Per bank, per accept key: verdicts by document number, valid for one index generation.
+  const verdictCaches = new Map<string, Map<string, { generation: number; verdicts: Uint8Array }>>();
   let closed = false;
+
+  /** At most this many filters per bank keep verdicts (a session uses one or two). */
+  const MAX_FILTERS = 16;
+  const verdictsFor = (bankId: string, index: FieldIndex, key: string): Uint8Array => {
+    let byKey = verdictCaches.get(bankId);
+    if (byKey === undefined) {
+      byKey = new Map();
+      verdictCaches.set(bankId, byKey);
+    }
+    let entry = byKey.get(key);
+    if (entry === undefined || entry.generation !== index.generation) {
+      if (entry === undefined && byKey.size >= MAX_FILTERS) byKey.clear();
+      entry = { generation: index.generation, verdicts: new Uint8Array(Math.max(64, index.capacity * 2)) };
+      byKey.set(key, entry);
+    } else if (entry.verdicts.length < index.capacity) {
+      const grown = new Uint8Array(index.capacity * 2);
+      grown.set(entry.verdicts);
+      entry.verdicts = grown;
+    }
+    return entry.verdicts;
+  };
 
   const build = (bankId: string): FieldIndex | undefined => {
     const existing = indexes.get(bankId);
@@ -72,6 +104,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
   const unsubscribe = store.onFactChange((change) => {
     if (change.bankDeleted === true) {
       indexes.delete(change.bankId);
+      verdictCaches.delete(change.bankId);
       return;
     }
     const index = indexes.get(change.bankId);
@@ -81,7 +114,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
   });
 
   return {
-    search: (bankId, query, accept, limit, now) => {
+    search: (bankId, query, accept, limit, options = {}) => {
       const index = build(bankId);
       const bank = store.bank(bankId);
       if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] } };
@@ -93,7 +126,17 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         const fact = bank.facts.get(id);
         return fact === undefined ? '' : searchableText(fact);
       };
-      const ranking = rank({ index, query, accept: acceptId, limit, textOf, ...(now === undefined ? {} : { now }) });
+      const { now, observations = true, acceptKey } = options;
+      const ranking = rank({
+        index,
+        query,
+        accept: acceptId,
+        limit,
+        textOf,
+        derived: observations,
+        ...(now === undefined ? {} : { now }),
+        ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
+      });
       const hits: SearchHit[] = [];
       for (const h of ranking.hits) {
         const fact = bank.facts.get(h.id);
@@ -115,6 +158,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       closed = true;
       unsubscribe();
       indexes.clear();
+      verdictCaches.clear();
     },
   };
 };

@@ -112,6 +112,19 @@ export interface RankInput {
   readonly params?: RankParams;
   /** The query's moment (epoch ms), anchor of "yesterday" or "last week". */
   readonly now?: number;
+  /**
+   * Whether derived documents (observations) may be returned (default true). When not, they
+   * are not even scored: a world-only recall on a bank of thousands of long observations
+   * otherwise scores them and asks `accept` about each strong one.
+   */
+  readonly derived?: boolean;
+  /**
+   * `accept`'s verdicts by document number (0 not asked, 1 kept, 2 not), kept by the caller
+   * across queries with the same filter: a verdict cannot change while the number lives (an
+   * edit re-adds the memory under a new number), so a repeated filter asks only about
+   * documents it has not met. Without it, verdicts last one query.
+   */
+  readonly verdicts?: Uint8Array;
 }
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
@@ -186,21 +199,24 @@ export const rank = (input: RankInput): Ranking => {
   const stages = input.stages ?? DEFAULT_STAGES;
   const params = input.params ?? DEFAULT_PARAMS;
   const { index } = input;
+  const skipDerived = input.derived === false;
   const queryWords = [...new Set(words(input.query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [] };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
-  // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning).
+  // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
+  // unless the caller keeps the verdicts).
   if (acceptScratch.length < index.capacity) acceptScratch = new Uint8Array(Math.max(index.capacity, acceptScratch.length * 2));
-  const accepted = acceptScratch;
+  const kept = input.verdicts !== undefined && input.verdicts.length >= index.capacity ? input.verdicts : undefined;
+  const accepted = kept ?? acceptScratch;
   const asked: number[] = [];
   const acceptN = (n: number): boolean => {
     const known = accepted[n] ?? 0;
     if (known !== 0) return known === 1;
     const id = index.idOf(n);
-    const ok = id !== undefined && input.accept(id);
+    const ok = id !== undefined && !(skipDerived && index.isDerived(n)) && input.accept(id);
     accepted[n] = ok ? 1 : 2;
     asked.push(n);
     return ok;
@@ -212,12 +228,12 @@ export const rank = (input: RankInput): Ranking => {
     for (let i = from; i < touched.length; i += 1) stageOf[touched[i] as number] = code;
   };
 
-  let pass = index.score(keywordTerms);
+  let pass = index.score(keywordTerms, undefined, skipDerived);
   mark(pass.touched, 0, 0);
   const expansion = expand(input.query, queryWords, original, stages, params);
   if (expansion.terms.length > 0) {
     const before = pass.touched.length;
-    pass = index.score(expansion.terms, pass);
+    pass = index.score(expansion.terms, pass, skipDerived);
     mark(pass.touched, before, 1);
   }
   let feedback: WeightedTerm[] = [];
@@ -227,7 +243,7 @@ export const rank = (input: RankInput): Ranking => {
     feedback = feedbackTerms(input, top, exclude, params);
     if (feedback.length > 0) {
       const before = pass.touched.length;
-      pass = index.score(feedback, pass);
+      pass = index.score(feedback, pass, skipDerived);
       mark(pass.touched, before, 2);
     }
   }
@@ -288,7 +304,7 @@ export const rank = (input: RankInput): Ranking => {
     scores[n] = 0;
     stageOf[n] = 0;
   }
-  for (const n of asked) accepted[n] = 0;
+  if (kept === undefined) for (const n of asked) accepted[n] = 0;
   return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
 };
 

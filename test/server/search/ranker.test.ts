@@ -144,6 +144,38 @@ describe('rank: confidence and final scores', () => {
     expect(rank({ index, query: 'database', accept: () => true, limit: 0, textOf }).hits).toEqual([]);
   });
 
+  it('kept verdicts: a repeated filter is asked only about documents it has not met, and a re-added document is asked again', () => {
+    const { index, textOf } = indexOf(project);
+    const verdicts = new Uint8Array(index.capacity * 2);
+    const asked: string[] = [];
+    const accept = (id: string): boolean => {
+      asked.push(id);
+      return id !== 'db';
+    };
+    const first = rank({ index, query: 'database tests', accept, limit: 10, textOf, verdicts });
+    expect(first.hits.map((h) => h.id)).not.toContain('db');
+    const askedFirst = asked.length;
+    expect(askedFirst).toBeGreaterThan(0);
+    const again = rank({ index, query: 'database tests', accept, limit: 10, textOf, verdicts });
+    expect(again.hits).toEqual(first.hits);
+    expect(asked).toHaveLength(askedFirst);
+    // An edit re-adds the document under a new number: its verdict is asked for afresh.
+    index.add({ id: 'ci', text: 'GitHub Actions runs the database tests.' });
+    rank({ index, query: 'database tests', accept, limit: 10, textOf, verdicts });
+    expect(asked.slice(askedFirst)).toEqual(['ci']);
+  });
+
+  it('derived: false leaves derived documents out before scoring and never asks accept about them', () => {
+    const index = new FieldIndex();
+    index.add({ id: 'fact', text: 'The database is PostgreSQL.' });
+    index.add({ id: 'obs', text: '**PostgreSQL** (1 fact): The database is PostgreSQL. database database', derived: true });
+    const asked: string[] = [];
+    const r = rank({ index, query: 'database', accept: (id) => (asked.push(id), true), limit: 10, textOf: () => '', derived: false });
+    expect(r.hits.map((h) => h.id)).toEqual(['fact']);
+    expect(asked).toEqual(['fact']);
+    expect(rank({ index, query: 'database', accept: () => true, limit: 10, textOf: () => '' }).hits.map((h) => h.id).sort()).toEqual(['fact', 'obs']);
+  });
+
   it('accept filters results and the scratch space is clean for the next query', () => {
     const { index, textOf } = indexOf(project);
     const first = rank({ index, query: 'database tests', accept: (id) => id !== 'db', limit: 10, textOf });
