@@ -33,14 +33,27 @@ export const OptOutRequested = t.type({ type: t.literal('optOut.requested'), ...
 
 /** A model call is about to happen: look memory up, until `deadline` (epoch ms) at the latest. */
 export const RecallRequested = t.type({ type: t.literal('recall.requested'), ...at, requestId: NonEmptyString, deadline: EpochMs });
-export const RecallSucceeded = t.type({
-  type: t.literal('recall.succeeded'),
-  ...at,
-  requestId: NonEmptyString,
-  items: NonNegativeInt,
-  cached: t.boolean,
-  failedBanks: NonNegativeInt,
+/** Why a recalled memory was or was not injected: its score and the server stage that found it. */
+export const RecalledResult = t.type({
+  bankId: t.string,
+  id: t.string,
+  score: t.union([t.number, t.null]),
+  stage: t.union([t.string, t.null]),
+  passedFloor: t.boolean,
 });
+export type RecalledResult = t.TypeOf<typeof RecalledResult>;
+export const RecallSucceeded = t.intersection([
+  t.type({
+    type: t.literal('recall.succeeded'),
+    ...at,
+    requestId: NonEmptyString,
+    items: NonNegativeInt,
+    cached: t.boolean,
+    failedBanks: NonNegativeInt,
+  }),
+  // Telemetry for the trace only; the machine decides nothing from it.
+  t.partial({ floor: t.number, results: t.array(RecalledResult) }),
+]);
 export const RecallFailed = t.type({ type: t.literal('recall.failed'), ...at, requestId: NonEmptyString, reason: t.string });
 export const RecallTimedOut = t.type({ type: t.literal('recall.timedOut'), ...at, requestId: NonEmptyString });
 export const RecallAborted = t.type({ type: t.literal('recall.aborted'), ...at, requestId: NonEmptyString });
