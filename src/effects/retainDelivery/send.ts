@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../../config/redact.js';
 import { requestItems } from '../../machines/retainDelivery/batch.js';
-import type { InFlightBatch, RetainDeliveryEvent, RetainJob } from '../../machines/retainDelivery/events.js';
+import { retainEvents, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { describeFailure, failureClass, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
 import type { BackoffPolicy } from './backoff.js';
 import { nextAttemptAt } from './backoff.js';
@@ -27,7 +27,7 @@ export interface SendContext {
 }
 
 export interface SendOutcome {
-  readonly events: RetainDeliveryEvent[];
+  readonly events: RetainDeliveryEventInput[];
   readonly delivered: readonly RetainJob[];
   readonly receiptOperationId: string | null;
 }
@@ -39,7 +39,7 @@ const reasonOf = (failure: ServerFailure): string => {
   return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
 };
 
-const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContext): RetainDeliveryEvent => {
+const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContext): RetainDeliveryEventInput => {
   const at = ctx.now();
   const reason = reasonOf(failure);
   switch (failureClass(failure)) {
@@ -51,13 +51,13 @@ const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContex
             ? failure.retryAt
             : undefined;
       const retryAt = nextAttemptAt(at, ctx.failures + 1, ctx.backoff, ctx.random, notBefore);
-      return { type: 'retain.failed', jobIds, failureClass: 'retry', reason, retryAt, at } as RetainDeliveryEvent;
+      return retainEvents.failed({ jobIds, failureClass: 'retry', reason, retryAt, at });
     }
     case 'pause':
-      return { type: 'retain.paused', jobIds, reason, at } as RetainDeliveryEvent;
+      return retainEvents.paused({ jobIds, reason, at });
     default:
       // Cancelled, or an answer this client cannot read: keep the jobs, try on the next flush.
-      return { type: 'retain.failed', jobIds, failureClass: 'report', reason, retryAt: null, at } as RetainDeliveryEvent;
+      return retainEvents.failed({ jobIds, failureClass: 'report', reason, retryAt: null, at });
   }
 };
 
@@ -86,12 +86,11 @@ export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: re
       delivered: jobs,
       receiptOperationId: operationId,
       events: [
-        {
-          type: 'retain.delivered',
+        retainEvents.delivered({
           jobIds: batch.jobIds,
           receipt: { operationId, itemsCount: Math.max(0, Math.floor(result.right.items_count)), async: result.right.async ?? ctx.async },
           at: ctx.now(),
-        } as RetainDeliveryEvent,
+        }),
       ],
     };
   }
@@ -101,29 +100,30 @@ export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: re
   if (jobs.length === 1) {
     const reason = reasonOf(failure);
     await ctx.recordDeadLetters(jobs, reason, status);
-    return { delivered: [], receiptOperationId: null, events: [{ type: 'retain.deadLettered', jobIds: ids, reason, status, at: ctx.now() } as RetainDeliveryEvent] };
+    return { delivered: [], receiptOperationId: null, events: [retainEvents.deadLettered({ jobIds: ids, reason, status, at: ctx.now() })] };
   }
   // One of them is bad: find which, job by job, each under its own key.
-  const events: RetainDeliveryEvent[] = [];
+  const events: RetainDeliveryEventInput[] = [];
   const delivered: RetainJob[] = [];
   for (let i = 0; i < jobs.length; i += 1) {
     const job = jobs[i] as RetainJob;
     const single = await sendOnce(ctx, [job], job.idempotencyKey);
     if (E.isRight(single)) {
       delivered.push(job);
-      events.push({
-        type: 'retain.delivered',
-        jobIds: [job.jobId],
-        receipt: { operationId: single.right.operation_id ?? null, itemsCount: Math.max(0, Math.floor(single.right.items_count)), async: single.right.async ?? ctx.async },
-        at: ctx.now(),
-      } as RetainDeliveryEvent);
+      events.push(
+        retainEvents.delivered({
+          jobIds: [job.jobId],
+          receipt: { operationId: single.right.operation_id ?? null, itemsCount: Math.max(0, Math.floor(single.right.items_count)), async: single.right.async ?? ctx.async },
+          at: ctx.now(),
+        }),
+      );
       continue;
     }
     if (failureClass(single.left) === 'deadLetter') {
       const reason = reasonOf(single.left);
       const singleStatus = single.left._tag === 'invalidRequest' ? single.left.status : null;
       await ctx.recordDeadLetters([job], reason, singleStatus);
-      events.push({ type: 'retain.deadLettered', jobIds: [job.jobId], reason, status: singleStatus, at: ctx.now() } as RetainDeliveryEvent);
+      events.push(retainEvents.deadLettered({ jobIds: [job.jobId], reason, status: singleStatus, at: ctx.now() }));
       continue;
     }
     events.push(failureEvents(single.left, jobs.slice(i).map((j) => j.jobId as string), ctx));

@@ -40,6 +40,11 @@ export interface RetainDeliveryContext {
   readonly flushActive: boolean;
   /** Latest event time seen: the machine's notion of now. */
   readonly now: number;
+  /**
+   * Ids of jobs delivered or dropped lately, oldest first, in chunks, at most `RECENT_KEYS`:
+   * a copy of one of them queued again (a hand-off re-offered by another process) is dropped.
+   */
+  readonly recent: readonly (readonly string[])[];
 }
 
 export interface RetainDeliveryInput {
@@ -47,6 +52,8 @@ export interface RetainDeliveryInput {
 }
 
 export const CHUNK_SIZE = 512;
+/** How many delivered job ids the machine remembers for dedupe. */
+export const RECENT_KEYS = 4096;
 
 export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContext => ({
   mode: input.mode,
@@ -62,16 +69,12 @@ export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContex
   lastSkip: null,
   flushActive: false,
   now: 0,
+  recent: [],
 });
 
 /** Every pending job, in order. */
 export const pendingJobs = (context: RetainDeliveryContext): RetainJob[] => context.pending.flat();
 
-/**
- * Appends jobs to the draft's pending chunks, built outside the draft so immer sees one write
- * per chunk rather than one per job. Ids are not checked for duplicates: they are random UUIDs
- * and the journal yields each record once (a scan would make a fold O(n^2)).
- */
 const deepFreeze = <T>(value: T): T => {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const child of Object.values(value)) deepFreeze(child);
@@ -83,6 +86,60 @@ const deepFreeze = <T>(value: T): T => {
 /** A chunk frozen before it enters the draft: immer neither walks nor re-freezes it. */
 const frozenChunk = (jobs: readonly RetainJob[]): Draft<RetainJob[]> => deepFreeze([...jobs]) as Draft<RetainJob[]>;
 
+// Chunks are frozen and never change, so the id set of each is computed once and remembered
+// (a memo of a pure function: the machine stays pure). A membership test then costs one
+// lookup per chunk, and a fold stays linear.
+const idsOfChunk = new WeakMap<object, ReadonlySet<string>>();
+const chunkIds = <T>(chunk: readonly T[], id: (item: T) => string): ReadonlySet<string> => {
+  let ids = idsOfChunk.get(chunk);
+  if (ids === undefined) {
+    ids = new Set(chunk.map(id));
+    idsOfChunk.set(chunk, ids);
+  }
+  return ids;
+};
+
+const isPending = (context: RetainDeliveryContext, jobId: string): boolean => context.pending.some((chunk) => chunkIds(chunk, (job) => job.jobId).has(jobId));
+const isRecent = (context: RetainDeliveryContext, jobId: string): boolean => context.recent.some((chunk) => chunkIds(chunk, (id) => id).has(jobId));
+const isDead = (context: RetainDeliveryContext, jobId: string): boolean => context.deadLetters.some((dead) => dead.job.jobId === jobId);
+
+/**
+ * The jobs of an enqueue that are new: a job whose id is pending, dead-lettered or recently
+ * delivered is a copy (ids are derived from the job, so a re-offered hand-off has the same id).
+ */
+export const freshJobs = (context: RetainDeliveryContext, jobs: readonly RetainJob[]): RetainJob[] => {
+  const seen = new Set<string>();
+  return jobs.filter((job) => {
+    if (seen.has(job.jobId) || isPending(context, job.jobId) || isRecent(context, job.jobId) || isDead(context, job.jobId)) return false;
+    seen.add(job.jobId);
+    return true;
+  });
+};
+
+/** Every recently delivered or dropped id, oldest first. */
+export const recentIds = (context: RetainDeliveryContext): string[] => context.recent.flat();
+
+/** Remembers ids as delivered or dropped; the oldest beyond `RECENT_KEYS` are forgotten. */
+export const rememberIds = (draft: Draft<RetainDeliveryContext>, original: RetainDeliveryContext, ids: readonly string[]): void => {
+  if (ids.length === 0) return;
+  const chunks: (readonly string[])[] = [...original.recent];
+  let rest = [...ids];
+  const last = chunks[chunks.length - 1];
+  if (last !== undefined && last.length < CHUNK_SIZE) {
+    const take = rest.slice(0, CHUNK_SIZE - last.length);
+    chunks[chunks.length - 1] = Object.freeze([...last, ...take]);
+    rest = rest.slice(take.length);
+  }
+  for (let i = 0; i < rest.length; i += CHUNK_SIZE) chunks.push(Object.freeze(rest.slice(i, i + CHUNK_SIZE)));
+  let total = chunks.reduce((n, chunk) => n + chunk.length, 0);
+  while (total > RECENT_KEYS && chunks.length > 1) total -= chunks.shift()?.length ?? 0;
+  draft.recent = chunks as Draft<string[][]>;
+};
+
+/**
+ * Appends jobs to the draft's pending chunks, built outside the draft so immer sees one write
+ * per chunk rather than one per job. Callers pass `freshJobs`: copies are dropped before this.
+ */
 export const addPending = (draft: Draft<RetainDeliveryContext>, original: RetainDeliveryContext, jobs: readonly RetainJob[]): void => {
   if (jobs.length === 0) return;
   const lastIndex = original.pending.length - 1;

@@ -11,7 +11,7 @@
  */
 import { setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
-import { addPending, findPending, initialContext, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
+import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
 import type { InFlightBatch, RetainDeliveryEvent } from './events.js';
 
 type EventOf<T extends RetainDeliveryEvent['type']> = Extract<RetainDeliveryEvent, { type: T }>;
@@ -52,7 +52,8 @@ export const retainDeliveryMachine = setup({
     addJobs: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.enqueued') return;
       touch(draft, event.at);
-      addPending(draft, context, event.jobs);
+      // A copy of a job already pending, dead-lettered or lately delivered is dropped here.
+      addPending(draft, context, freshJobs(context, event.jobs));
     }),
     noteFlush: immerAssign<Ctx, Ev>((draft, { event }) => {
       touch(draft, event.at);
@@ -75,6 +76,7 @@ export const retainDeliveryMachine = setup({
       if (event.type !== 'retain.delivered') return;
       touch(draft, event.at);
       const removed = removePending(draft, context, event.jobIds);
+      rememberIds(draft, context, event.jobIds);
       const open = unresolvedAfter(context, event.jobIds);
       if (draft.inFlight !== null) draft.inFlight.jobIds = open as typeof draft.inFlight.jobIds;
       if (open.length === 0) draft.inFlight = null;
@@ -126,11 +128,13 @@ export const retainDeliveryMachine = setup({
     endFlush: immerAssign<Ctx, Ev>((draft) => {
       draft.flushActive = false;
     }),
-    dropDeadLetters: immerAssign<Ctx, Ev>((draft, { event }) => {
+    dropDeadLetters: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.deadLettersDropped') return;
       touch(draft, event.at);
       const dropped = new Set(event.jobIds);
       draft.deadLetters = draft.deadLetters.filter((d) => !dropped.has(d.job.jobId));
+      // Dropped for good: a copy offered again stays dropped.
+      rememberIds(draft, context, event.jobIds);
     }),
     requeue: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.requeued') return;
@@ -147,7 +151,8 @@ export const retainDeliveryMachine = setup({
     restoreSnapshot: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.snapshot') return;
       touch(draft, event.at);
-      addPending(draft, context, event.jobs);
+      addPending(draft, context, freshJobs(context, event.jobs));
+      if (event.recentKeys !== undefined) rememberIds(draft, context, event.recentKeys);
       for (const dead of event.deadLetters) draft.deadLetters.push(dead as never);
       if (event.inFlight !== null) draft.inFlight = { jobIds: [...event.inFlight.jobIds], operationId: event.inFlight.operationId, owner: event.inFlight.owner };
       draft.pausedReason = event.pausedReason;
@@ -157,7 +162,7 @@ export const retainDeliveryMachine = setup({
   },
   guards: {
     deliversOnEnqueue: ({ context, event }) =>
-      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && event.jobs.length > 0,
+      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && freshJobs(context, event.jobs).length > 0,
     hasPending: ({ context }) => context.depth > 0,
     forced: ({ event }) => event.type === 'retain.flushRequested' && event.force === true,
     retryDue: ({ context, event }) => context.retryAt === null || event.at >= context.retryAt,
