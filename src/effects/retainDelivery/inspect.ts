@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition } from 'xstate';
 import { decodeWith } from '../../machines/shared/decode.js';
 import type { DeliveryMode } from '../../machines/retainDelivery/context.js';
-import { RetainDeliveryEvent } from '../../machines/retainDelivery/events.js';
+import { RetainDeliveryEvent, sharedEventTypes } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JournalPort } from '../ports/journal.js';
 import { statusOf, type QueueStatus } from './status.js';
@@ -19,6 +19,8 @@ export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode): Pr
   let [snapshot] = initialTransition(retainDeliveryMachine, { mode });
   let damaged = loaded.damage.length;
   for (const record of loaded.records) {
+    // The same fold as a start-up: one process's own events are not folded.
+    if (!sharedEventTypes.has(record.type)) continue;
     const event = decodeEvent(record.payload);
     if (E.isLeft(event)) {
       damaged += 1;

@@ -22,7 +22,7 @@ import { openReceiptsStore, type ReceiptsStore } from '../../adapters/store/rece
 import { redact } from '../../config/redact.js';
 import { defaultBatchLimits, selectBatch, type BatchLimits } from '../../machines/retainDelivery/batch.js';
 import { CHUNK_SIZE, findPending, pendingJobs, recentIds, type DeliveryMode } from '../../machines/retainDelivery/context.js';
-import { RetainDeliveryEvent, retainEvents, type DeadLetter, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
+import { RetainDeliveryEvent, retainEvents, sharedEventTypes, type DeadLetter, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine, type RetainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import { systemClock, type ClockPort } from '../ports/clock.js';
@@ -90,19 +90,6 @@ export interface OpenRetainQueueOptions {
 
 type Snapshot = SnapshotFrom<RetainDeliveryMachine>;
 
-// Record types that carry shared state; another process's copies of these are folded in.
-const SHARED_TYPES = new Set([
-  'retain.enqueued',
-  'retain.batchStarted',
-  'retain.delivered',
-  'retain.deadLettered',
-  'retain.failed',
-  'retain.paused',
-  'retain.resumed',
-  'retain.requeued',
-  'retain.deadLettersDropped',
-]);
-
 const SNAPSHOT_CHUNK = 1_000;
 
 const settledState = (snapshot: Snapshot): boolean => {
@@ -137,7 +124,11 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       const own = entries.filter((entry) => !(typeof entry.payload === 'object' && entry.payload !== null && (entry.payload as { replica?: unknown }).replica === true));
       return own.length === 0 ? Promise.resolve([]) : journal.append(own);
     },
-    load: () => journal.load(),
+    // Another process's own events (its shutdown, its skipped batch) are not part of this fold.
+    load: async () => {
+      const loaded = await journal.load();
+      return { ...loaded, records: loaded.records.filter((record) => sharedEventTypes.has(record.type)) };
+    },
     compact: (entries) => journal.compact(entries),
     close: async () => undefined,
   };
@@ -210,7 +201,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       return 'rebuilt';
     }
     for (const record of foreign.records) {
-      if (!SHARED_TYPES.has(record.type) || typeof record.payload !== 'object' || record.payload === null) continue;
+      if (!sharedEventTypes.has(record.type) || record.type === 'retain.snapshot' || typeof record.payload !== 'object' || record.payload === null) continue;
       await gate.dispatch({ ...(record.payload as Record<string, JsonValue>), replica: true });
     }
     return 'current';

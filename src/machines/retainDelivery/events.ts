@@ -138,6 +138,26 @@ export const RetainDeliveryEvent = t.union([
 ]);
 export type RetainDeliveryEvent = t.TypeOf<typeof RetainDeliveryEvent>;
 
+/**
+ * The events that carry state shared by every process of a queue. The others (flush asked,
+ * batch skipped, timer, shutdown) are one process's own business: folding another process's
+ * `shutdown` or `batchSkipped` would move this process's fold out of `delivering` and make it
+ * miss the delivery that follows. So a start-up fold and a live sync read only these (and a
+ * compaction's snapshot).
+ */
+export const sharedEventTypes: ReadonlySet<string> = new Set([
+  'retain.enqueued',
+  'retain.batchStarted',
+  'retain.delivered',
+  'retain.deadLettered',
+  'retain.failed',
+  'retain.paused',
+  'retain.resumed',
+  'retain.requeued',
+  'retain.deadLettersDropped',
+  'retain.snapshot',
+]);
+
 /** One constructor per event, in wire shape: effects build events only through these. */
 export const retainEvents = {
   enqueued: eventOf<typeof Enqueued>('retain.enqueued'),

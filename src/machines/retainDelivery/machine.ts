@@ -185,6 +185,10 @@ export const retainDeliveryMachine = setup({
     // (a replica) that this process mirrors so it can adopt the batch if that process dies.
     'retain.batchStarted': { target: '.delivering', reenter: true, actions: 'recordBatch' },
     'retain.timerFired': { actions: 'noteTime' },
+    // An outcome of another process's batch, folded while this one is not mirroring it (it
+    // started before this process caught up): the jobs are done all the same.
+    'retain.delivered': { actions: 'recordDelivered' },
+    'retain.deadLettered': { actions: 'recordDeadLettered' },
     // Dead letters are not in any delivery: dropping them changes no state.
     'retain.deadLettersDropped': { actions: 'dropDeadLetters' },
   },

@@ -112,4 +112,15 @@ describe('retain-delivery machine: dedupe by job key', () => {
     const restored = run(start(), ev(retainEvents.snapshot({ jobs: [], deadLetters: [], inFlight: null, pausedReason: null, retryAt: null, failures: 0, recentKeys: ids, at: 2_000 })), enqueued(jobs, 2_100));
     expect(restored.context.depth).toBe(0);
   });
+
+  it("another process's delivery removes the jobs in any state, so a fold never keeps a delivered job pending", () => {
+    const jobs = handOff('s1:e', ['one', 'two']);
+    // A's batch was folded, then B's own shutdown and skipped batch moved the fold to idle.
+    const idle = run(start(), enqueued(jobs), ev(retainEvents.batchStarted({ batch: { jobIds: jobs.map((j) => j.jobId), operationId: batchOperationId(jobs), owner: 'a' }, at: 1_100 })), ev(retainEvents.shutdown({ at: 1_110 })), ev(retainEvents.batchSkipped({ reason: 'b is closing', at: 1_120 })));
+    expect(idle.value).toBe('idle');
+    const after = run(idle, delivered(jobs, 1_200));
+    expect(after.context.depth).toBe(0);
+    expect(after.context.inFlight).toBeNull();
+    expect(run(after, enqueued(jobs, 1_300, true)).context.depth).toBe(0);
+  });
 });
