@@ -175,6 +175,26 @@ describe('five host processes on one project (hand-off log, queue, lease; embedd
     const offers = new Map<string, number>();
     for (const line of journal) for (const m of line.matchAll(/"jobId":"([^"]+)"/g)) offers.set(m[1] ?? '', (offers.get(m[1] ?? '') ?? 0) + 1);
     const reoffered = [...offers.values()].filter((n) => n > 1).length;
+    // One deliverer at a time (the lease): no batch starts while another owner's batch is out.
+    const records = (await readFile(path.join(project, '.pi', 'memory', 'retain-queue.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { type: string; payload: { batch?: { owner: string }; jobIds?: string[] } });
+    let out: { owner: string; open: Set<string> } | undefined;
+    let overlaps = 0;
+    let batches = 0;
+    for (const record of records) {
+      if (record.type === 'retain.batchStarted' && record.payload.batch !== undefined) {
+        batches += 1;
+        if (out !== undefined && out.open.size > 0 && out.owner !== record.payload.batch.owner) overlaps += 1;
+        out = { owner: record.payload.batch.owner, open: new Set((record.payload.batch as { jobIds: string[] }).jobIds) };
+      } else if (out !== undefined && ['retain.delivered', 'retain.deadLettered', 'retain.failed', 'retain.paused'].includes(record.type)) {
+        for (const id of record.payload.jobIds ?? []) out.open.delete(id);
+        if (record.type !== 'retain.delivered' && record.type !== 'retain.deadLettered') out.open.clear();
+      }
+    }
+    expect(batches).toBeGreaterThan(5);
+    expect(overlaps, 'a batch started while another process had one out').toBe(0);
     const counts = await markerCounts(server, 'multi');
     const lost = acked.filter((n) => (counts.get(n) ?? 0) === 0);
     const twice = [...counts].filter(([, c]) => c > 1).map(([n, c]) => `MK${n} x${c}`);
