@@ -179,7 +179,7 @@ describe('five host processes on one project (hand-off log, queue, lease; embedd
     const records = (await readFile(path.join(project, '.pi', 'memory', 'retain-queue.jsonl'), 'utf8'))
       .split('\n')
       .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as { type: string; payload: { batch?: { owner: string }; jobIds?: string[] } });
+      .map((l) => JSON.parse(l) as { type: string; payload: { batch?: { owner: string; jobIds: string[] }; jobIds?: string[] } });
     let out: { owner: string; open: Set<string> } | undefined;
     let overlaps = 0;
     let batches = 0;
@@ -187,7 +187,7 @@ describe('five host processes on one project (hand-off log, queue, lease; embedd
       if (record.type === 'retain.batchStarted' && record.payload.batch !== undefined) {
         batches += 1;
         if (out !== undefined && out.open.size > 0 && out.owner !== record.payload.batch.owner) overlaps += 1;
-        out = { owner: record.payload.batch.owner, open: new Set((record.payload.batch as { jobIds: string[] }).jobIds) };
+        out = { owner: record.payload.batch.owner, open: new Set(record.payload.batch.jobIds) };
       } else if (out !== undefined && ['retain.delivered', 'retain.deadLettered', 'retain.failed', 'retain.paused'].includes(record.type)) {
         for (const id of record.payload.jobIds ?? []) out.open.delete(id);
         if (record.type !== 'retain.delivered' && record.type !== 'retain.deadLettered') out.open.clear();

@@ -99,18 +99,49 @@ const chunkIds = <T>(chunk: readonly T[], id: (item: T) => string): ReadonlySet<
   return ids;
 };
 
-const isPending = (context: RetainDeliveryContext, jobId: string): boolean => context.pending.some((chunk) => chunkIds(chunk, (job) => job.jobId).has(jobId));
-const isRecent = (context: RetainDeliveryContext, jobId: string): boolean => context.recent.some((chunk) => chunkIds(chunk, (id) => id).has(jobId));
-const isDead = (context: RetainDeliveryContext, jobId: string): boolean => context.deadLetters.some((dead) => dead.job.jobId === jobId);
+// A long queue has hundreds of chunks: ids are also indexed per run of GROUP chunks, so a
+// lookup asks a few group sets, not every chunk. A group's set is reused only when every one
+// of its chunks is the same (frozen) chunk as when it was built, so it is never stale.
+const GROUP = 32;
+interface GroupIndex {
+  readonly chunks: readonly (readonly RetainJob[])[];
+  readonly ids: ReadonlySet<string>;
+}
+const groupsByFirstChunk = new WeakMap<object, GroupIndex>();
+const groupIds = (chunks: readonly (readonly RetainJob[])[]): ReadonlySet<string> => {
+  const first = chunks[0] as readonly RetainJob[];
+  const cached = groupsByFirstChunk.get(first);
+  if (cached !== undefined && cached.chunks.length === chunks.length && cached.chunks.every((chunk, i) => chunk === chunks[i])) return cached.ids;
+  const ids = new Set<string>();
+  for (const chunk of chunks) for (const job of chunk) ids.add(job.jobId);
+  groupsByFirstChunk.set(first, { chunks: [...chunks], ids });
+  return ids;
+};
+
+/** The id sets that together hold every pending id. */
+const pendingIdSets = (pending: readonly (readonly RetainJob[])[]): ReadonlySet<string>[] => {
+  const sets: ReadonlySet<string>[] = [];
+  const whole = pending.length - (pending.length % GROUP);
+  for (let i = 0; i < whole; i += GROUP) sets.push(groupIds(pending.slice(i, i + GROUP)));
+  for (let i = whole; i < pending.length; i += 1) sets.push(chunkIds(pending[i] as readonly RetainJob[], (job) => job.jobId));
+  return sets;
+};
 
 /**
  * The jobs of an enqueue that are new: a job whose id is pending, dead-lettered or recently
  * delivered is a copy (ids are derived from the job, so a re-offered hand-off has the same id).
  */
 export const freshJobs = (context: RetainDeliveryContext, jobs: readonly RetainJob[]): RetainJob[] => {
+  // Looked up once per enqueue, not once per job.
+  const known = [
+    ...pendingIdSets(context.pending),
+    ...context.recent.map((chunk) => chunkIds(chunk, (id) => id)),
+    new Set(context.deadLetters.map((dead) => dead.job.jobId as string)),
+  ];
   const seen = new Set<string>();
   return jobs.filter((job) => {
-    if (seen.has(job.jobId) || isPending(context, job.jobId) || isRecent(context, job.jobId) || isDead(context, job.jobId)) return false;
+    if (seen.has(job.jobId)) return false;
+    for (const ids of known) if (ids.has(job.jobId)) return false;
     seen.add(job.jobId);
     return true;
   });
