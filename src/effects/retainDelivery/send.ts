@@ -69,12 +69,13 @@ const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContex
 const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationId: string) => {
   const first = jobs[0];
   if (first === undefined) throw new Error('retain queue: empty batch');
-  const caps = await ctx.server.capabilities({ signal: ctx.signal })();
+  // One attempt each: the machine owns retries (its backoff), so a failure is not retried inside a retry.
+  const caps = await ctx.server.capabilities({ signal: ctx.signal, attempts: 1 })();
   // A server that cannot say what it supports cannot take the retain either: same failure.
   if (E.isLeft(caps)) return E.left(caps.left);
   const keyed = caps.right.features.operationId;
   const request = keyed ? { items: requestItems(jobs), async: true, operation_id: operationId } : { items: requestItems(jobs), async: ctx.async };
-  return ctx.server.retain(first.bankId, request, { signal: ctx.signal })();
+  return ctx.server.retain(first.bankId, request, { signal: ctx.signal, attempts: 1 })();
 };
 
 export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
