@@ -85,7 +85,17 @@ describe('retain queue against a flapping server (embedded server faults)', () =
       const expected = Array.from({ length: 6 }, (_, k) => k * 4 + d);
       expect(markers, `doc-${d}: in order, each once`).toEqual(expected);
     }
-    const failures = trace.filter((r) => r.kind === 'event' && (r.data as { type?: string }).type === 'retain.failed').map((r) => r.data as { retryAt: number; at: number });
+    // The machine decides each retry time (decide.ts): the retry it schedules after each failure.
+    const failures: { at: number; retryAt: number }[] = [];
+    let failedAt: number | undefined;
+    for (const r of trace) {
+      const data = r.data as { type?: string; at?: number; action?: string; params?: { retryAt?: number | null } };
+      if (r.kind === 'event' && data.type === 'retain.failed') failedAt = data.at;
+      if (r.kind === 'effect' && data.action === 'scheduleRetry' && failedAt !== undefined && typeof data.params?.retryAt === 'number') {
+        failures.push({ at: failedAt, retryAt: data.params.retryAt });
+        failedAt = undefined;
+      }
+    }
     expect(failures.length).toBeGreaterThanOrEqual(3 + 2 + 2 + 2);
     for (const f of failures) {
       expect(f.retryAt - f.at).toBeGreaterThanOrEqual(0);

@@ -6,6 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition } from 'xstate';
 import { decodeWith } from '../../machines/shared/decode.js';
 import type { DeliveryMode } from '../../machines/retainDelivery/context.js';
+import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
 import { RetainDeliveryEvent, sharedEventTypes } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JournalPort } from '../ports/journal.js';
@@ -14,9 +15,9 @@ import { statusOf, type QueueStatus } from './status.js';
 const decodeEvent = decodeWith(RetainDeliveryEvent, 'retainDelivery event');
 
 /** Folds the journal's records; damaged or undecodable records are counted, not fatal. */
-export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode): Promise<QueueStatus> => {
+export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode, backoff?: BackoffPolicy): Promise<QueueStatus> => {
   const loaded = await journal.load();
-  let [snapshot] = initialTransition(retainDeliveryMachine, { mode });
+  let [snapshot] = initialTransition(retainDeliveryMachine, { mode, ...(backoff === undefined ? {} : { backoff }) });
   let damaged = loaded.damage.length;
   for (const record of loaded.records) {
     // The same fold as a start-up: one process's own events are not folded.

@@ -29,7 +29,7 @@ import { systemClock, type ClockPort } from '../ports/clock.js';
 import type { JournalEntry, JournalPort } from '../ports/journal.js';
 import type { MemoryServer } from '../ports/memoryServer.js';
 import type { TracePort } from '../ports/trace.js';
-import { defaultBackoff, type BackoffPolicy } from './backoff.js';
+import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
 import { batchOperationId, prepareJobs, type NewRetainJob } from './jobs.js';
 import { sendBatch } from './send.js';
 import { queueStateOf, statusOf, type FlushReport, type QueueStatus } from './status.js';
@@ -100,7 +100,6 @@ const settledState = (snapshot: Snapshot): boolean => {
 export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<RetainQueue> => {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
-  const backoff = options.backoff ?? defaultBackoff;
   const limits = options.batchLimits ?? defaultBatchLimits;
   const asyncRetain = options.async ?? true;
   const compactAbove = options.compactAbove ?? 2_000;
@@ -259,7 +258,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       return;
     }
     const outcome = await sendBatch(
-      { server, async: asyncRetain, now, random, backoff, failures: snapshot.context.failures, signal: abort.signal, recordDeadLetters },
+      { server, async: asyncRetain, now, random, signal: abort.signal, recordDeadLetters },
       batch,
       jobs,
     );
@@ -385,7 +384,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       events: RetainDeliveryEvent,
       journal: wrappedJournal,
       clock,
-      input: { mode: options.mode },
+      input: { mode: options.mode, ...(options.backoff === undefined ? {} : { backoff: options.backoff }) },
       onRestore,
       ...(options.trace === undefined ? {} : { trace: options.trace }),
     });

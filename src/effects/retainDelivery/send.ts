@@ -10,17 +10,13 @@ import { redact } from '../../config/redact.js';
 import { requestItems } from '../../machines/retainDelivery/batch.js';
 import { retainEvents, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { describeFailure, failureClass, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
-import type { BackoffPolicy } from './backoff.js';
-import { nextAttemptAt } from './backoff.js';
 
 export interface SendContext {
   readonly server: MemoryServer;
   readonly async: boolean;
   readonly now: () => number;
+  /** The jitter draw a retryable failure carries; the machine turns it into a retry time. */
   readonly random: () => number;
-  readonly backoff: BackoffPolicy;
-  /** Consecutive failures before this attempt (from context). */
-  readonly failures: number;
   readonly signal: AbortSignal;
   /** Called before a dead-letter event is dispatched: writes the dead-letter file. */
   readonly recordDeadLetters: (jobs: readonly RetainJob[], reason: string, status: number | null) => Promise<void>;
@@ -44,14 +40,14 @@ const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContex
   const reason = reasonOf(failure);
   switch (failureClass(failure)) {
     case 'retry': {
+      // What the server or the breaker said about when; the machine decides the time (decide.ts).
       const notBefore =
         failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined
-          ? at + Math.min(failure.retryAfterMs, ctx.backoff.capMs)
+          ? at + failure.retryAfterMs
           : failure._tag === 'circuitOpen'
             ? failure.retryAt
             : undefined;
-      const retryAt = nextAttemptAt(at, ctx.failures + 1, ctx.backoff, ctx.random, notBefore);
-      return retainEvents.failed({ jobIds, failureClass: 'retry', reason, retryAt, at });
+      return retainEvents.failed({ jobIds, failureClass: 'retry', reason, jitter: ctx.random(), ...(notBefore === undefined ? {} : { notBefore: Math.max(0, Math.round(notBefore)) }), at });
     }
     case 'pause':
       return retainEvents.paused({ jobIds, reason, at });

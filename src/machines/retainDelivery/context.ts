@@ -4,6 +4,7 @@
  * journal copies one chunk per event, not the whole queue (immer copies what it touches).
  */
 import type { Draft } from 'immer';
+import { defaultBackoff, type BackoffPolicy } from './decide.js';
 import type { DeadLetter, DeliveryReceipt, InFlightBatch, RetainJob } from './events.js';
 
 export type DeliveryMode = 'immediate' | 'coalesced';
@@ -21,13 +22,15 @@ export interface LastError {
 
 export interface RetainDeliveryContext {
   readonly mode: DeliveryMode;
+  /** Retry pacing; the machine decides each retry time from it (decide.ts). */
+  readonly backoff: BackoffPolicy;
   /** Pending jobs in queue order, in chunks of at most `CHUNK_SIZE`. */
   readonly pending: readonly (readonly RetainJob[])[];
   readonly depth: number;
   readonly deadLetters: readonly DeadLetter[];
   /** The batch sent and not yet answered; re-sent with the same key after a restart. */
   readonly inFlight: InFlightBatch | null;
-  /** Consecutive retryable failures, for the effect's backoff. */
+  /** Consecutive retryable failures, for the backoff. */
   readonly failures: number;
   /** Deadline of the current backoff (epoch ms). */
   readonly retryAt: number | null;
@@ -49,6 +52,7 @@ export interface RetainDeliveryContext {
 
 export interface RetainDeliveryInput {
   readonly mode: DeliveryMode;
+  readonly backoff?: BackoffPolicy;
 }
 
 export const CHUNK_SIZE = 512;
@@ -57,6 +61,7 @@ export const RECENT_KEYS = 4096;
 
 export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContext => ({
   mode: input.mode,
+  backoff: input.backoff ?? defaultBackoff,
   pending: [],
   depth: 0,
   deadLetters: [],

@@ -86,14 +86,23 @@ export const BatchStarted = event('retain.batchStarted', { batch: InFlightBatch 
 export const BatchSkipped = event('retain.batchSkipped', { reason: t.string });
 export const Delivered = event('retain.delivered', { ...jobIds, receipt: DeliveryReceipt });
 export const FailureClass = t.keyof({ retry: null, report: null });
-export const Failed = event('retain.failed', {
-  ...jobIds,
-  failureClass: FailureClass,
-  /** Redacted, short: shown in status. */
-  reason: t.string,
-  /** When to try again (jittered backoff, computed by the effect); null: on the next flush. */
-  retryAt: t.union([EpochMs, t.null]),
-});
+export const Failed = event(
+  'retain.failed',
+  {
+    ...jobIds,
+    failureClass: FailureClass,
+    /** Redacted, short: shown in status. */
+    reason: t.string,
+  },
+  {
+    /** The machine decides when to retry (decide.ts) from these: a jitter draw in [0, 1] ... */
+    jitter: t.number,
+    /** ... and the earliest time the server or the breaker allows (Retry-After, cool-down). */
+    notBefore: EpochMs,
+    /** Records written before the machine decided: the retry time as then decided; null: on the next flush. */
+    retryAt: t.union([EpochMs, t.null]),
+  },
+);
 /** 401/403/404/410: the whole queue waits, keeping every job, until `retain.resumed`. */
 export const Paused = event('retain.paused', { ...jobIds, reason: t.string });
 export const Resumed = event('retain.resumed', {});

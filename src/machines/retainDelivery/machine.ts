@@ -12,6 +12,7 @@
 import { setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
 import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
+import { retryAtAfter } from './decide.js';
 import type { InFlightBatch, RetainDeliveryEvent } from './events.js';
 
 type EventOf<T extends RetainDeliveryEvent['type']> = Extract<RetainDeliveryEvent, { type: T }>;
@@ -95,17 +96,18 @@ export const retainDeliveryMachine = setup({
       if (open.length === 0) draft.inFlight = null;
       draft.lastError = { at: event.at, reason: `dead-lettered ${removed.length} job(s): ${event.reason}` };
     }),
-    recordFailed: immerAssign<Ctx, Ev>((draft, { event }) => {
+    recordFailed: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.failed') return;
       touch(draft, event.at);
       // The batch may have reached the server before the failure (a timeout, a reset): keep
       // it, so the next attempt re-sends the same jobs under the same key.
       draft.lastError = { at: event.at, reason: event.reason };
+      const retryAt = retryAtAfter(context, event);
       if (event.failureClass === 'retry') {
         draft.failures += 1;
-        draft.retryAt = event.retryAt;
+        draft.retryAt = retryAt;
       }
-      if (event.retryAt === null) draft.flushActive = false;
+      if (retryAt === null) draft.flushActive = false;
     }),
     recordPaused: immerAssign<Ctx, Ev>((draft, { event }) => {
       if (event.type !== 'retain.paused') return;
@@ -170,7 +172,7 @@ export const retainDeliveryMachine = setup({
       (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && unresolvedAfter(context, event.jobIds).length > 0,
     continuesAfterOutcome: ({ context, event }) =>
       (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && continues(context, event.jobIds),
-    retriesLater: ({ event }) => event.type === 'retain.failed' && event.retryAt !== null,
+    retriesLater: ({ context, event }) => event.type === 'retain.failed' && retryAtAfter(context, event) !== null,
     snapshotPaused: ({ event }) => event.type === 'retain.snapshot' && event.pausedReason !== null,
     snapshotBackingOff: ({ event }) => event.type === 'retain.snapshot' && event.retryAt !== null,
     requeuedInImmediateMode: ({ context }) => context.mode === 'immediate',
