@@ -80,10 +80,16 @@ const append = (file: string, line: string, durable: boolean): void => {
   }
 };
 
-const emptyFile = (file: string): void => {
+/**
+ * Empties the file if it still holds exactly the `expected` bytes read: a line another process
+ * appended since (a live hand-off) is never cut. Returns whether it emptied it.
+ */
+const emptyFileIfUnchanged = (file: string, expected: number): boolean => {
   const fd = openStateFileSync(file, 'append');
   try {
+    if (fstatSync(fd).size !== expected) return false;
     ftruncateSync(fd, 0);
+    return true;
   } finally {
     closeSync(fd);
   }
@@ -104,7 +110,8 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
   const decodeLine = decodeJson(HandoffLine, `retain hand-off ${handoffPath}`);
   const open = new Map<string, PendingHandoff>();
   let damaged = 0;
-  for (const raw of (readText(handoffPath) ?? '').split('\n')) {
+  const handoffText = readText(handoffPath) ?? '';
+  for (const raw of handoffText.split('\n')) {
     if (raw.trim() === '') continue;
     const line = decodeLine(raw);
     if (E.isLeft(line)) {
@@ -130,7 +137,7 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
       const now = Date.now();
       for (const [id, set] of sets) cursor.sessions[id] = { fingerprints: [...set].slice(-MAX_FINGERPRINTS), updatedAt: cursor.sessions[id]?.updatedAt ?? now };
       if (sets.size > 0) writePrivateFileSync(cursorPath, JSON.stringify(cursor));
-      emptyFile(handoffPath);
+      emptyFileIfUnchanged(handoffPath, Buffer.byteLength(handoffText));
     } catch {
       // Not writable now: the lines stay and are read again next time.
     }
