@@ -129,16 +129,22 @@ describe('retain queue under SIGKILL and concurrency (embedded server)', () => {
   }, 60_000);
 });
 
+/** A project for host processes, configured for the embedded server and `bank`. */
+const hostProject = async (bank: string): Promise<{ project: string; home: string }> => {
+  const tmp = await tempQueueDir();
+  cleanups.push(tmp.dispose);
+  const project = path.join(tmp.dir, 'project');
+  const home = path.join(tmp.dir, 'home');
+  await mkdir(path.join(project, '.pi'), { recursive: true });
+  await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+  await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, trustedOrigins: [server.url] } }));
+  await writeFile(path.join(project, '.pi', 'memory.json'), JSON.stringify({ banks: { project: { bankId: bank } }, scope: { projectId: bank } }));
+  return { project, home };
+};
+
 describe('five host processes on one project (hand-off log, queue, lease; embedded server)', () => {
   it('every acknowledged turn is on the server exactly once while processes start, hand off and exit over each other', async () => {
-    const tmp = await tempQueueDir();
-    cleanups.push(tmp.dispose);
-    const project = path.join(tmp.dir, 'project');
-    const home = path.join(tmp.dir, 'home');
-    await mkdir(path.join(project, '.pi'), { recursive: true });
-    await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
-    await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, trustedOrigins: [server.url] } }));
-    await writeFile(path.join(project, '.pi', 'memory.json'), JSON.stringify({ banks: { project: { bankId: 'multi' } }, scope: { projectId: 'multi' } }));
+    const { project, home } = await hostProject('multi');
     const SLOTS = 5;
     const ROUNDS = Number(process.env.HOST_ROUNDS ?? 3);
     const TURNS = 4;
@@ -199,6 +205,48 @@ describe('five host processes on one project (hand-off log, queue, lease; embedd
     const lost = acked.filter((n) => (counts.get(n) ?? 0) === 0);
     const twice = [...counts].filter(([, c]) => c > 1).map(([n, c]) => `MK${n} x${c}`);
     console.log(`five hosts: ${acked.length} acknowledged, ${[...counts.values()].reduce((a, b) => a + b, 0)} delivered, ${lost.length} lost, ${twice.length} duplicated; ${reoffered} job(s) offered twice and collapsed`);
+    expect(lost, 'acknowledged but not on the server').toEqual([]);
+    expect(twice, 'delivered more than once').toEqual([]);
+  }, 180_000);
+
+  it('hosts SIGKILLed mid-turn: every acknowledged turn reaches the server once, through the next start', async () => {
+    const { project, home } = await hostProject('multikill');
+    const SLOTS = 5;
+    const ROUNDS = Number(process.env.HOST_ROUNDS ?? 3);
+    const acked: number[] = [];
+    let kills = 0;
+    const host = async (slot: number, round: number, turns: number, killAfterMs?: number): Promise<void> => {
+      const child = startQueueChild(hostScript, { PROJECT: project, HOME: home, SESSION: `kill-${slot}-${round}`, START: String(slot * 1_000 + round * 100), TURNS: String(turns), PAUSE_MS: '30' });
+      cleanups.push(() => child.kill());
+      if (killAfterMs !== undefined) {
+        await child.waitFor(/^open$/);
+        await new Promise((r) => setTimeout(r, killAfterMs));
+        if (child.process.exitCode === null) kills += 1;
+        await child.kill();
+      } else {
+        const exit = await child.exited;
+        expect(exit.code, child.lines.join('\n')).toBe(0);
+      }
+      acked.push(...child.acked);
+      expect(child.lines.filter((l) => l.startsWith('error') || l.startsWith('stderr')), child.lines.join('\n')).toEqual([]);
+    };
+    await Promise.all(
+      Array.from({ length: SLOTS }, async (_, slot) => {
+        await new Promise((r) => setTimeout(r, slot * 40));
+        // Every other process is killed somewhere in its turns (each turn takes ~30-60 ms).
+        for (let round = 0; round < ROUNDS; round += 1) await host(slot, round, 6, (slot + round) % 2 === 0 ? 50 + Math.floor(Math.random() * 300) : undefined);
+      }),
+    );
+    expect(kills).toBeGreaterThan(0);
+    // One more start re-offers what the killed ones handed off but never queued.
+    await host(9, 0, 0);
+    const drained = await drain(path.join(project, '.pi', 'memory', 'retain-queue.jsonl'), 'multikill');
+    expect(drained.find((l) => l.startsWith('drained')), drained.join('\n')).toBe('drained 0 0');
+    const counts = await markerCounts(server, 'multikill');
+    const lost = acked.filter((n) => (counts.get(n) ?? 0) === 0);
+    const twice = [...counts].filter(([, c]) => c > 1).map(([n, c]) => `MK${n} x${c}`);
+    console.log(`five hosts, ${kills} killed: ${acked.length} acknowledged, ${[...counts.values()].reduce((a, b) => a + b, 0)} delivered, ${lost.length} lost, ${twice.length} duplicated`);
+    expect(acked.length).toBeGreaterThan(20);
     expect(lost, 'acknowledged but not on the server').toEqual([]);
     expect(twice, 'delivered more than once').toEqual([]);
   }, 180_000);
