@@ -127,6 +127,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     }
     if (queue === undefined) {
       const reason = 'the retain queue is not open; the run stays in the hand-off log and is queued on the next start';
+      setFailing(reason);
       await send(sessionEvents.retainFailed({ at: clock.now(), runId, reason }));
       run.resolve({ outcome: 'failed', messages: run.messages, reason });
       return;
