@@ -110,6 +110,9 @@ describe('automatic retain on a full disk (tmpfs, ENOSPC)', () => {
       expect(report.sync.reasons).toContain('retain_failing');
       const cli = await cliStatus(p);
       expect(cli.stdout, cli.stdout).toMatch(/Queue\s*:?\s*retain failing: /);
+      const doctor = await runCli(['doctor'], { cwd: p.cwd, env: { HOME: p.home } });
+      expect(doctor.stdout).toMatch(/error: retain failing: .*(ENOSPC|no space)/i);
+      expect(doctor.code).toBe(1);
 
       p.state.free();
       const third = runtime.retainTurn(conversation(3));

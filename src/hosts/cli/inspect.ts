@@ -26,6 +26,8 @@ export interface Inspection {
   readonly stateDir: StateDirReport;
   /** Why the queue could not be read (a link, EACCES, ...); its status is then unknown. */
   readonly queueProblem?: string;
+  /** Why turns are not being saved (disk full, read-only), from the runtime's record or the disk itself. */
+  readonly retainFailing?: string;
 }
 
 const unknownQueue: QueueStatus = { depth: 0, deadLetters: 0, state: 'idle', damaged: 0 };
@@ -63,5 +65,5 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   // Read-only: the runtime's record of a failing retain, or a state dir that cannot take a write now.
   const retainFailing = config.enabled ? readRetainFailing(path.join(loaded.stateDir, 'memory')) : undefined;
   const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem, retainFailing), env, home, status });
-  return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }) };
+  return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }), ...(retainFailing === undefined ? {} : { retainFailing }) };
 };
