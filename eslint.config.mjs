@@ -70,7 +70,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: String.raw`^(?:node:|(?:fs|fs/promises|path|os|crypto|child_process|got|lowdb)$)`, message: 'Effects do I/O through ports (src/effects/ports).' },
+            { regex: String.raw`^(?:node:|(?:fs|fs/promises|path|os|crypto|child_process|lowdb)$)`, message: 'Effects do I/O through ports (src/effects/ports).' },
             { group: ['**/adapters/**', '**/hosts/**', '**/server/**'], message: 'Effects import ports, machines and the kernel (ports speak src/wire), never adapters, the server or hosts.' },
           ],
         },

@@ -31,7 +31,9 @@ const cli = {
   input: 'src/hosts/cli/main.ts',
   external,
   plugins: [js()],
-  output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true, inlineDynamicImports: true, banner: '#!/usr/bin/env node' },
+  // Chunks, not inlined dynamic imports: a command loads only what it uses (`status` needs
+  // neither pi's binding and typebox nor the visualiser's layout engine).
+  output: { dir: 'dist', format: 'es', sourcemap: true, entryFileNames: 'cli.mjs', chunkFileNames: 'cli/[name]-[hash].mjs', banner: (chunk) => (chunk.isEntry ? '#!/usr/bin/env node' : '') },
 };
 
 // The pi extension is self-contained: `pi install <dir>` (a path or git install) runs no

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every bench/*.bench.ts in its own process (so one benchmark's heap
- * and timers cannot skew the next) and lists the result files. `npm run bench -- name` runs one.
+ * and timers cannot skew the next) and lists the result files. `npm run bench -- name` runs one;
+ * `npm run bench -- recall-quality --data PATH` hands the flag to that bench.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -10,7 +11,10 @@ import { resultsDir } from './lib/harness.js';
 import { readResults, summaryTable, updateReadme } from './lib/summary.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// Names pick benches; `--flag value` pairs are handed to each bench run (`--data PATH`).
+const args = process.argv.slice(2);
+const flags = args.flatMap((a, i) => (a.startsWith('--') ? [a, ...(args[i + 1] !== undefined && !args[i + 1]!.startsWith('--') ? [args[i + 1]!] : [])] : []));
+const only = args.filter((a) => !flags.includes(a));
 const benches = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -19,7 +23,7 @@ const benches = readdirSync(here)
 let failed = 0;
 for (const file of benches) {
   console.log(`\n== ${file}`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(here, file), ...flags], { stdio: 'inherit' });
   if (run.status !== 0) failed += 1;
 }
 console.log(`\n${benches.length - failed} benchmarks ran, ${failed} failed; results in bench/results/`);

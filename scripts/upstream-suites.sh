@@ -2,7 +2,7 @@
 # Runs Hindsight's own test suites against a fresh embedded server and prints pass/fail per
 # suite (docs/server.md keeps the table and explains every remaining failure).
 #
-#   scripts/upstream-suites.sh <hindsight snapshot> [--ref v0.9.1] [--mimic 0.9|0.10] [--only ts,go,smoke,docs-node,docs-go]
+#   scripts/upstream-suites.sh <hindsight snapshot> [--ref v0.9.1] [--mimic 0.9|0.10] [--only ts,go,smoke,docs-node,docs-go,openclaw,opencode]
 #
 # <hindsight snapshot> is a checkout of vectorize-io/hindsight, or a bare git directory (what
 # the fetch tool brings), in which case the files of --ref (default v0.9.1) are copied out.
@@ -11,12 +11,15 @@
 # (Debian's golang-go) for the Go suites, curl and python3 for the smoke script. The Go suite is
 # the client package's integration tests (integration_test.go, null_test.go, trace_test.go); the
 # generated stubs under test/ need testify from the Go proxy and never reach a server.
+# openclaw and opencode: their lockfiles name packages the npm registry does not serve
+# (hindsight-agent-sdk, hindsight-all, client 0.4/0.8), so those come from the snapshot (built
+# there) and the client is the published one of --ref.
 set -uo pipefail
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 SNAPSHOT="$1"; shift
-REF="v0.9.1"; MIMIC="0.9"; ONLY="ts,go,smoke,docs-node,docs-go"
+REF="v0.9.1"; MIMIC="0.9"; ONLY="ts,go,smoke,docs-node,docs-go,openclaw,opencode"
 while [ $# -gt 0 ]; do
   case "$1" in
     --ref) REF="$2"; shift 2 ;;
@@ -38,7 +41,7 @@ trap cleanup EXIT
 
 # --- upstream files -------------------------------------------------------------------------
 SRC="$WORK/hindsight"
-PATHS=(hindsight-clients/typescript hindsight-clients/go scripts/smoke-test-slim.sh hindsight-docs/examples/api)
+PATHS=(hindsight-clients/typescript hindsight-clients/go scripts/smoke-test-slim.sh hindsight-docs/examples/api hindsight-integrations/openclaw hindsight-integrations/opencode hindsight-tools/hindsight-agent-sdk hindsight-all-npm)
 if [ -d "$SNAPSHOT/.git" ] || [ ! -d "$SNAPSHOT/objects" ]; then
   [ -d "$SNAPSHOT/hindsight-clients" ] || { echo "error: $SNAPSHOT is neither a hindsight checkout nor a bare git dir" >&2; exit 2; }
   mkdir -p "$SRC"
@@ -155,6 +158,49 @@ if wants docs-go; then
     if [ -z "$fails" ]; then record "doc examples (.go)" PASS "$pass passed"; else record "doc examples (.go)" FAIL "$pass passed; failed:$fails"; fi
   else
     record "doc examples (.go)" SKIP "no go (apt-get install golang-go)"
+  fi
+fi
+
+# Installs an integration's dependencies with the unpublished ones taken from the snapshot.
+# $1: directory; $2...: npm pkg set arguments.
+npm_install_in() {
+  local dir="$1"; shift
+  (cd "$dir" && rm -f package-lock.json && { [ $# -eq 0 ] || npm pkg set "$@"; } && npm install --no-audit --no-fund --silent) >> "$LOGS/npm-integrations.log" 2>&1
+}
+# Vitest's JSON report -> "passed/total passed; failed: ...".
+vitest_summary() {
+  node -e 'const r=require(process.argv[1]);const f=r.testResults.flatMap(t=>t.assertionResults.filter(a=>a.status==="failed").map(a=>a.fullName));console.log(`${r.numPassedTests}/${r.numTotalTests} passed${f.length?"; failed: "+f.join(" | "):""}`)' "$1" 2>/dev/null || echo "no result file"
+}
+CLIENT_VERSION="${REF#v}"
+
+if wants openclaw; then
+  echo "== openclaw integration tests (HTTP mode and hooks)"
+  sdk="$SRC/hindsight-tools/hindsight-agent-sdk"; all="$SRC/hindsight-all-npm"; oc="$SRC/hindsight-integrations/openclaw"
+  if npm_install_in "$sdk" "dependencies.@vectorize-io/hindsight-client=$CLIENT_VERSION" && (cd "$sdk" && npx tsc) >> "$LOGS/npm-integrations.log" 2>&1 \
+    && npm_install_in "$all" && (cd "$all" && npx tsup) >> "$LOGS/npm-integrations.log" 2>&1 \
+    && npm_install_in "$oc" "dependencies.@vectorize-io/hindsight-client=$CLIENT_VERSION" "dependencies.@vectorize-io/hindsight-agent-sdk=file:$sdk" "dependencies.@vectorize-io/hindsight-all=file:$all"; then
+    start_server openclaw
+    # Embed mode needs Hindsight's Python daemon and LLM credentials: without them its tests return at once.
+    (cd "$oc" && HINDSIGHT_API_URL="$URL" npx vitest run --config vitest.integration.config.ts --reporter=json --outputFile="$LOGS/openclaw.json") > "$LOGS/openclaw.log" 2>&1
+    status=$?
+    if [ $status -eq 0 ]; then record "openclaw (vitest integration)" PASS "$(vitest_summary "$LOGS/openclaw.json"); embed-mode tests are no-ops without an LLM"; else record "openclaw (vitest integration)" FAIL "$(vitest_summary "$LOGS/openclaw.json")"; fi
+    stop_server
+  else
+    record "openclaw (vitest integration)" SKIP "npm install or build failed; see $LOGS/npm-integrations.log"
+  fi
+fi
+
+if wants opencode; then
+  echo "== opencode live e2e"
+  ocd="$SRC/hindsight-integrations/opencode"
+  if npm_install_in "$ocd" "dependencies.@vectorize-io/hindsight-client=$CLIENT_VERSION"; then
+    start_server opencode
+    (cd "$ocd" && HINDSIGHT_LIVE_E2E=1 HINDSIGHT_API_URL="$URL" npx vitest run src/e2e.test.ts --reporter=json --outputFile="$LOGS/opencode.json") > "$LOGS/opencode.log" 2>&1
+    status=$?
+    if [ $status -eq 0 ]; then record "opencode (live e2e)" PASS "$(vitest_summary "$LOGS/opencode.json")"; else record "opencode (live e2e)" FAIL "$(vitest_summary "$LOGS/opencode.json")"; fi
+    stop_server
+  else
+    record "opencode (live e2e)" SKIP "npm install failed; see $LOGS/npm-integrations.log"
   fi
 fi
 

@@ -107,6 +107,29 @@ export const decideTrust = ({ config, sources, baseline, hostTrusted }: TrustInp
   return { ...common, memoryAllowed: true, keyAllowedFor: origin, keyAllowed: true, rule: 'trusted-origin', reason: `memory uses ${origin}, which ${USER_FILE} lists in memory.trustedOrigins` };
 };
 
+/**
+ * Which rule decided, as the doctor says it: whether the project file's server or key
+ * variable was honoured, and because of what (pi's project trust, memory.trustedOrigins).
+ */
+export const trustVerdict = (trust: KeyTrust): string => {
+  const pi =
+    trust.hostTrusted === undefined ? ' (this pi has no project trust)' : trust.hostTrusted ? '' : ' (pi does not trust this project; nothing moved)';
+  switch (trust.rule) {
+    case 'user-config':
+      return `project config chooses no server or key variable: ${trust.origin} comes from ${USER_FILE} or the defaults${pi}`;
+    case 'trusted-origin':
+      return trust.hostTrusted === true
+        ? `project config honoured: pi trusts this project and ${trust.origin} is in memory.trustedOrigins`
+        : `project config honoured: ${trust.origin} is in memory.trustedOrigins${pi}`;
+    case 'host-untrusted':
+      return 'project config refused, memory off: pi does not trust this project';
+    case 'untrusted-origin':
+      return `project config refused, memory off: origin ${trust.origin} is not in memory.trustedOrigins${pi}`;
+    case 'untrusted-key-variable':
+      return `project config refused, memory off: it names another key variable and ${trust.origin} is not in memory.trustedOrigins${pi}`;
+  }
+};
+
 /** The sentence the footer detail, doctor and tools show when memory is off by trust. */
 export const trustNotice = (trust: KeyTrust): string | undefined =>
   trust.memoryAllowed ? undefined : `${trust.reason}. ${trust.remedy ?? ''}`.trim();

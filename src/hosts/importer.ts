@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { createDirLock, type HeldLock } from '../adapters/fs/dirLock.js';
 import { openJsonlJournal } from '../adapters/queue/jsonlJournal.js';
 import { readJsonFile, writeJsonFile } from '../adapters/fs/stateFiles.js';
+import { otherAgentSessionDirs } from '../adapters/sessions/agentSessionDirs.js';
 import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFiles.js';
 import * as path from 'node:path';
 import { redact, redactValue } from '../config/redact.js';
@@ -46,8 +47,10 @@ export interface Importer {
   readonly gate: ImportGate;
   readonly checkpointPath: string;
   readonly manifestPath: string;
-  /** pi's session directory for this project (what `--all` imports). */
+  /** pi's session directory for this project. */
   readonly sessionDir: string;
+  /** Claude Code's and Codex's session directories that exist; with `sessionDir`, what `--all` imports. */
+  readonly otherAgentDirs: readonly string[];
   options(overrides: ImportOverrides): ImportOptions;
   close(): Promise<void>;
 }
@@ -91,6 +94,7 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
     checkpointPath,
     manifestPath,
     sessionDir: piSessionDir(runtime.loaded.cwd, options.env ?? process.env, options.home),
+    otherAgentDirs: otherAgentSessionDirs(runtime.loaded.cwd, options.env ?? process.env, options.home),
     options: (overrides) => importOptionsFrom(runtime.loaded.config, bankId, overrides),
     close: async () => {
       clearInterval(heartbeat);
@@ -143,11 +147,11 @@ export interface HubImporterOptions extends OpenImporterOptions {
   readonly onProgress?: (text: string | undefined) => void;
 }
 
-/** `/memory import [apply]`: this project's pi sessions, a dry run unless applied. */
+/** `/memory import [apply]`: this project's pi, Claude Code and Codex sessions, a dry run unless applied. */
 export const hubImporter = (runtime: MemoryRuntime, options: HubImporterOptions): SessionImporter => ({
   importSessions: async ({ dryRun }) => {
     const importer = await openImporter(runtime, options);
-    const sources = [options.sessionFile === undefined ? importer.sessionDir : path.dirname(options.sessionFile)];
+    const sources = [options.sessionFile === undefined ? importer.sessionDir : path.dirname(options.sessionFile), ...importer.otherAgentDirs];
     const unsubscribe = importer.gate.subscribe((snapshot) => {
       const view = importView(snapshot);
       options.onProgress?.(`memory import: ${view.state} ${view.done}/${view.documents}`);

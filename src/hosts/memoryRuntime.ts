@@ -24,8 +24,8 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
 import { resolveApiKey, trustNotice } from '../config/trust.js';
-import { joinHostTrust } from '../config/hostTrust.js';
-import type { Automation, SessionMode, StartReason } from '../machines/session/events.js';
+import type { Automation, SessionMode, ShutdownReason, StartReason } from '../machines/session/events.js';
+import { replacesSession } from '../machines/session/context.js';
 import type { SessionView } from '../machines/session/selectors.js';
 import { setupState, type SetupState } from '../machines/setup/selectors.js';
 import type { ToolContext } from '../tools/context.js';
@@ -90,6 +90,8 @@ export interface StartSessionInput {
   readonly sessionFile?: string | undefined;
   readonly reason?: StartReason;
   readonly mode?: SessionMode;
+  /** The session's name, when the host has one (pi `/name`). */
+  readonly name?: string | undefined;
 }
 
 export interface MemoryRuntime {
@@ -106,15 +108,21 @@ export interface MemoryRuntime {
   retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
   optOutNext(): Promise<void>;
   setMode(mode: SessionMode): Promise<void>;
+  /** The host renamed the session (pi `session_info_changed`): later runs' items carry the name. */
+  renameSession(name: string | undefined): Promise<void>;
   status(): RuntimeStatus;
   subscribe(listener: (status: RuntimeStatus) => void): () => void;
   /** A tool context over this runtime's server, queue and session. */
   toolContext(o?: { readonly signal?: AbortSignal }): Promise<ToolContext>;
-  shutdown(reason: string): Promise<void>;
+  /** `quit`: the process ends, so the queue is flushed (bounded); a replacement hands off only. */
+  shutdown(reason: ShutdownReason, o?: { readonly targetSessionFile?: string | undefined }): Promise<void>;
   close(): Promise<void>;
 }
 
 const disabledQueueStatus = undefined;
+
+/** How long a replaced session's queue may finish a delivery in flight: pi's /new waits for it. */
+const REPLACED_CLOSE_MS = 250;
 
 export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promise<MemoryRuntime> => {
   const env = options.env ?? process.env;
@@ -122,8 +130,9 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const clock = options.clock ?? systemClock;
   const notify = options.notify ?? (() => undefined);
   const hostTrusted = (): boolean | undefined => options.hostProjectTrusted?.();
+  // One trust decision (`decideTrust`): the host's project trust joined with memory.trustedOrigins.
   const load = (): LoadedConfig =>
-    joinHostTrust(loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) }), hostTrusted());
+    loadConfig({ cwd: options.cwd, home, env, hostTrusted: hostTrusted(), ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
   const loaded = load();
   const { config } = loaded;
   const git = await (options.readGit ?? ((cwd: string) => readGitInfo(cwd)))(loaded.cwd);
@@ -290,10 +299,19 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   };
 
   const listeners = new Set<(s: RuntimeStatus) => void>();
-  const emit = (): void => {
-    if (listeners.size === 0) return;
+  // One dispatch fires several transitions; the footer needs only the last state, so status is
+  // computed once per burst, after the hook that caused it has returned.
+  let emitPending = false;
+  const emitNow = (): void => {
+    emitPending = false;
+    if (closed || listeners.size === 0) return;
     const current = status();
     for (const listener of listeners) listener(current);
+  };
+  const emit = (): void => {
+    if (listeners.size === 0 || emitPending) return;
+    emitPending = true;
+    setImmediate(emitNow);
   };
   const unsubscribers: (() => void)[] = [
     setup.subscribe(() => {
@@ -377,8 +395,10 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         reason: input.reason ?? 'startup',
         automation: automation(),
         ...(input.mode === undefined ? {} : { mode: input.mode }),
+        ...(input.name === undefined ? {} : { name: input.name }),
       });
     },
+    renameSession: (name) => session.rename(name),
     recallFor: (messages, o) => session.recallFor(messages, o),
     retainTurn: (messages, o) => session.retainTurn(messages, o),
     optOutNext: () => session.optOutNext(),
@@ -420,8 +440,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         ...(hostTrusted() === undefined ? {} : { hostProjectTrusted: hostTrusted() as boolean }),
       });
     },
-    shutdown: async (reason) => {
-      await session.shutdown(reason);
+    shutdown: async (reason, o) => {
+      await session.shutdown(reason, o);
     },
     close: async () => {
       if (closed) return;
@@ -431,7 +451,10 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       await session.stop();
       await setup.stop();
       await Promise.all(journals.map((journal) => journal.close()));
-      await queue?.close({ deadline: clock.now() + 1_000 });
+      // The gate decided at shutdown: a replaced session leaves delivery to the next one's queue.
+      const replaced = replacesSession(session.view().context.shutdownReason);
+      // A short grace lets a healthy delivery finish; a hung one is aborted and stays queued.
+      await queue?.close(replaced ? { deadline: clock.now() + REPLACED_CLOSE_MS, flush: false } : { deadline: clock.now() + 1_000 });
     },
   };
 };

@@ -7,7 +7,6 @@ import { homedir } from 'node:os';
 import { readGitInfo } from '../adapters/git/gitInfo.js';
 import { gitLogReader } from '../adapters/git/gitLog.js';
 import { loadConfig } from '../config/load.js';
-import { joinHostTrust } from '../config/hostTrust.js';
 import { resolveScope } from '../config/scope.js';
 import type { RuntimeStatusView, ToolContext, ToolSession } from '../tools/context.js';
 import type { ToolRetainQueue } from '../effects/ports/toolQueue.js';
@@ -29,7 +28,7 @@ export interface CreateToolContextOptions {
   readonly status?: () => RuntimeStatusView;
   readonly reloadConfig?: () => void | Promise<void>;
   readonly signal?: AbortSignal;
-  /** The host's project-trust decision (pi 0.79+), joined with memory.trustedOrigins. */
+  /** The host's project-trust decision (pi 0.79+); `decideTrust` joins it with memory.trustedOrigins. */
   readonly hostProjectTrusted?: boolean;
 }
 
@@ -37,7 +36,13 @@ export interface CreateToolContextOptions {
 export const createToolContext = async (options: CreateToolContextOptions): Promise<ToolContext> => {
   const env = options.env ?? process.env;
   const home = options.home ?? env['HOME'] ?? homedir();
-  const loaded = joinHostTrust(loadConfig({ cwd: options.cwd, home, env, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) }), options.hostProjectTrusted);
+  const loaded = loadConfig({
+    cwd: options.cwd,
+    home,
+    env,
+    hostTrusted: options.hostProjectTrusted,
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+  });
   const git = await readGitInfo(loaded.cwd);
   const scope = resolveScope(loaded.config, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
   return {

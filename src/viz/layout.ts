@@ -3,7 +3,6 @@
  * contain their children, transitions become routed polylines. Coordinates come back absolute
  * so the SVG renderer needs no knowledge of ELK's nesting rules.
  */
-import elkBundle from 'elkjs/lib/elk.bundled.js';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { GraphEdge, GraphNode, MachineGraph } from './machineGraph.js';
 
@@ -36,10 +35,13 @@ export interface Layout {
 interface ElkLayouter {
   layout(graph: ElkNode): Promise<ElkNode>;
 }
-// elkjs is CommonJS: Node hands over `module.exports` (the class) as the default import, while
+// Loaded on first layout: elkjs adds about 38 MB of RSS, which every other command would pay.
+// It is CommonJS: Node hands over `module.exports` (the class) as the default import, while
 // TypeScript's NodeNext view puts the class one `.default` deeper. Accept either.
-const elkExports = elkBundle as unknown as { default?: new () => ElkLayouter } & (new () => ElkLayouter);
-const Elk: new () => ElkLayouter = elkExports.default ?? elkExports;
+const loadElk = async (): Promise<new () => ElkLayouter> => {
+  const elkExports = (await import('elkjs/lib/elk.bundled.js')).default as unknown as { default?: new () => ElkLayouter } & (new () => ElkLayouter);
+  return elkExports.default ?? elkExports;
+};
 
 const CHAR_WIDTH = 7;
 const LINE_HEIGHT = 16;
@@ -104,7 +106,7 @@ export const layoutGraph = async (graph: MachineGraph): Promise<Layout> => {
     children: [...(hasAny ? [{ id: anyId, width: 90, height: 36 }] : []), ...(byParent.get(graph.root) ?? []).map(toElk)],
     edges,
   };
-  const elk = new Elk();
+  const elk = new (await loadElk())();
   const laid = await elk.layout(elkRoot);
 
   // ELK gives child coordinates relative to the parent and edge coordinates relative to the

@@ -127,18 +127,19 @@ export const MentalModelTrigger = t.partial({
 });
 export type MentalModelTrigger = t.TypeOf<typeof MentalModelTrigger>;
 
+// Nullable where the OpenAPI allows null: the embedded server decodes requests with these too.
 export const CreateMentalModelRequest = t.intersection([
   t.type({ name: t.string, source_query: t.string }),
-  t.partial({ id: t.string, tags: t.array(t.string), max_tokens: t.number, trigger: MentalModelTrigger }),
+  t.partial({ id: nullable(t.string), tags: t.array(t.string), max_tokens: t.number, trigger: MentalModelTrigger }),
 ]);
 export type CreateMentalModelRequest = t.TypeOf<typeof CreateMentalModelRequest>;
 
 export const UpdateMentalModelRequest = t.partial({
-  name: t.string,
-  source_query: t.string,
-  max_tokens: t.number,
-  tags: t.array(t.string),
-  trigger: MentalModelTrigger,
+  name: nullable(t.string),
+  source_query: nullable(t.string),
+  max_tokens: nullable(t.number),
+  tags: nullable(t.array(t.string)),
+  trigger: nullable(MentalModelTrigger),
 });
 export type UpdateMentalModelRequest = t.TypeOf<typeof UpdateMentalModelRequest>;
 

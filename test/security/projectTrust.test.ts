@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { resolveApiKey } from '../../src/config/trust.js';
+import { resolveApiKey, trustVerdict } from '../../src/config/trust.js';
 import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { findTool } from '../../src/tools/catalogue.js';
 import { runCli } from '../helpers/cli.js';
@@ -75,6 +75,7 @@ describe('an untrusted project file turns memory off for the project', () => {
     const doctor = await runCli(['doctor'], { cwd: dirs.cwd, env });
     expect(doctor.stdout).toContain(`Trust: memory is off for this project: its .pi/memory.json points memory at ${evil.url}`);
     expect(doctor.stdout).toContain('(rule untrusted-origin)');
+    expect(doctor.stdout).toContain(`Trust rule: project config refused, memory off: origin ${evil.url} is not in memory.trustedOrigins (this pi has no project trust)`);
     expect(evil.connections).toBe(0);
 
     // Once the user trusts the origin, the same project works against it.
@@ -113,5 +114,18 @@ describe('an untrusted project file turns memory off for the project', () => {
     // A project file that moves nothing is fine in an untrusted project too.
     const plain = makeDirs({}, { banks: { project: { bankId: 'b' } } });
     expect(loadConfig({ cwd: plain.cwd, home: plain.home, env: {}, hostTrusted: false }).trust).toMatchObject({ memoryAllowed: true, rule: 'user-config' });
+
+    // One decision, and the doctor's sentence names the rule that made it.
+    const verdict = (hostTrusted?: boolean) => trustVerdict(loadConfig({ cwd: dirs.cwd, home: dirs.home, env, hostTrusted }).trust);
+    expect(verdict(true)).toBe(`project config honoured: pi trusts this project and ${evil.url} is in memory.trustedOrigins`);
+    expect(verdict(undefined)).toBe(`project config honoured: ${evil.url} is in memory.trustedOrigins (this pi has no project trust)`);
+    expect(verdict(false)).toBe('project config refused, memory off: pi does not trust this project');
+    const unlisted = makeDirs({}, EVIL_PROJECT(evil.url));
+    expect(trustVerdict(loadConfig({ cwd: unlisted.cwd, home: unlisted.home, env: {}, hostTrusted: true }).trust)).toBe(
+      `project config refused, memory off: origin ${evil.url} is not in memory.trustedOrigins`,
+    );
+    expect(trustVerdict(loadConfig({ cwd: plain.cwd, home: plain.home, env: {}, hostTrusted: false }).trust)).toMatch(
+      /^project config chooses no server or key variable: .* comes from ~\/\.pi\/agent\/memory\.json or the defaults \(pi does not trust this project; nothing moved\)$/,
+    );
   });
 });

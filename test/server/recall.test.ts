@@ -127,7 +127,8 @@ describe('recall ranking, budgets and tokens', () => {
   it('trace: true adds a same-keyed trace', async () => {
     const res = await recall('rank', { query: 'apple', types: ['world'], trace: true, budget: 'low' });
     expect(res.body.trace).toMatchObject({ query: { query_text: 'apple', budget: 100 }, summary: { results_returned: 30 } });
-    expect(res.body.trace.retrieval_results[0].method_name).toBe('bm25');
+    expect(res.body.trace.retrieval_results[0].method_name).toBe('keyword');
+    expect(res.body.trace.final_results[0]).toMatchObject({ stage: 'keyword' });
   });
 
   it('an unknown bank yields no results and creates nothing', async () => {

@@ -74,6 +74,16 @@ describe('recall pipeline', () => {
     expect(ids(preferred)).toEqual(['obs-1']);
   });
 
+  it('prefer_observations: an observation standing in for its facts carries their best score', () => {
+    const request = { query: 'the build uses esbuild for bundling' };
+    const all = runRecall(server, 'p', { request, types: ['world', 'observation'] }) as { results: { id: string; scores: { keyword: number; final: number } }[] };
+    const best = all.results[0];
+    expect(rawIds).toContain(best?.id);
+    const preferred = runRecall(server, 'p', { request: { ...request, prefer_observations: true }, types: ['world', 'observation'] }) as typeof all;
+    expect(preferred.results.map((r) => r.id)).toEqual(['obs-1']);
+    expect(preferred.results[0]?.scores).toEqual(best?.scores);
+  });
+
   it('include.source_facts lists the sources of observations within the budget', () => {
     const body = runRecall(server, 'p', { request: { query: 'esbuild', include: { source_facts: {} } }, types: ['observation'] });
     const [obs] = body['results'] as { id: string; source_fact_ids: string[] }[];

@@ -319,8 +319,10 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
         const b = banks.get(bankId);
         const model = b?.models.get(id);
         if (b === undefined || model === undefined) return notFound(`Mental model '${id}'`);
-        const { trigger, ...rest } = req;
-        const next: MentalModel = { ...model, ...rest, ...(trigger === undefined ? {} : { trigger: { ...trigger } }) };
+        // null in a PATCH leaves the field as it was, as on the server.
+        const { trigger, name, ...rest } = req;
+        const changed = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null)) as Partial<MentalModel>;
+        const next: MentalModel = { ...model, ...changed, ...(name === null || name === undefined ? {} : { name }), ...(trigger === null || trigger === undefined ? {} : { trigger: { ...trigger } }) };
         b.models.set(id, next);
         return E.right(next);
       }, ['mentalModels']),

@@ -13,6 +13,7 @@ import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { FoundFile, ReadOptions, ScanOptions, ScanResult, SessionEntry, SessionFilesPort, SessionRead, Skip } from '../../effects/ports/sessionFiles.js';
+import { foreignParserFor, type ForeignLineParser } from './foreignSession.js';
 import { sessionLineParser } from './sessionFile.js';
 
 const CHUNK = 1 << 20;
@@ -59,7 +60,18 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
     if (!stat.isFile()) return skip('not-a-file', 'not a regular file');
     if (stat.size > options.maxBytes) return skip('too-large', `${stat.size} bytes > limit ${options.maxBytes}`);
     const limit = stat.size;
-    const parser = sessionLineParser(file, slimEntry);
+    const pi = sessionLineParser(file, slimEntry);
+    // pi's reader until the first line says another agent wrote the file.
+    let foreign: ForeignLineParser | undefined;
+    const headerOf = (): { id: string; cwd: string | undefined; timestamp: string | undefined; version: number } | undefined => {
+      if (foreign !== undefined) return foreign.header === undefined ? undefined : { ...foreign.header, version: 1 };
+      const h = pi.header;
+      return h === undefined ? undefined : { id: h.id, cwd: h.cwd, timestamp: h.timestamp, version: h.version ?? 1 };
+    };
+    const otherProject = (): string | undefined => {
+      const cwd = headerOf()?.cwd;
+      return options.cwd !== undefined && cwd !== undefined && normaliseCwd(cwd) !== normaliseCwd(options.cwd) ? cwd : undefined;
+    };
     const buffer = Buffer.allocUnsafe(CHUNK);
     let carry: Buffer = Buffer.alloc(0);
     let position = 0;
@@ -76,28 +88,34 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
         const line = chunk.toString('utf8', start, nl);
         consumed += nl - start + 1;
         start = nl + 1;
-        const ok = parser.push(line);
         if (first) {
-          if (!ok) return skip('not-a-session', 'first line is not {"type":"session","id":...}');
           first = false;
-        }
+          if (!pi.push(line)) {
+            foreign = foreignParserFor(line);
+            if (foreign === undefined || !foreign.push(line)) return skip('not-a-session', 'first line is not a session header of pi ({"type":"session","id":...}), Claude Code or Codex');
+          }
+        } else (foreign ?? pi).push(line);
       }
+      // Another project's session is skipped as soon as its header says so, unread.
+      const elsewhere = otherProject();
+      if (elsewhere !== undefined) return skip('other-project', `recorded in ${elsewhere}`);
       // Copied: the read buffer is reused for the next chunk.
       carry = Buffer.from(chunk.subarray(start));
     }
-    const header = parser.header;
+    const header = headerOf();
     if (header === undefined) return skip('empty', carry.length > 0 ? 'only a partial first line so far' : 'no lines');
-    if (options.cwd !== undefined && header.cwd !== undefined && normaliseCwd(header.cwd) !== normaliseCwd(options.cwd)) {
-      return skip('other-project', `recorded in ${header.cwd}`);
-    }
+    const elsewhere = otherProject();
+    if (elsewhere !== undefined) return skip('other-project', `recorded in ${elsewhere}`);
+    const lines = foreign ?? pi;
     return E.right({
       path: file,
+      ...(foreign === undefined ? {} : { host: foreign.host }),
       sessionId: header.id,
-      version: header.version ?? 1,
+      version: header.version,
       cwd: header.cwd,
       timestamp: header.timestamp,
-      entries: parser.entries,
-      damaged: parser.damaged,
+      entries: lines.entries,
+      damaged: lines.damaged,
       pendingTailBytes: carry.length,
       bytes: consumed,
     });

@@ -6,7 +6,7 @@
  *   reopens a session); `all-leaves` adds every other leaf's path from where it forks off, so
  *   a shared prefix is imported once.
  * - Chunks: a segment of a branch becomes documents of at most 12 turns or 80 kB; a document's
- *   id is `pi-import:<session id>:<first entry id>`, which stays the same when the session
+ *   id is `<host>-import:<session id>:<first entry id>` (host: pi, claude-code, codex), which stays the same when the session
  *   grows (the last document's content grows and is replaced, earlier ones are unchanged).
  * - Modes (the contract's `importMode`): curated is the live retain projection (tool results
  *   per `importToolResults`, noisy read/grep/find/ls output dropped, `strict` drops more);
@@ -17,7 +17,7 @@ import { isInjectedMemory, messageText, HostMessage } from '../session/messages.
 import { cleanText, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
 import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
 import { estimateTokens } from '../../machines/import/decide.js';
-import type { SessionEntry, SessionRead } from '../ports/sessionFiles.js';
+import type { SessionEntry, SessionHost, SessionRead } from '../ports/sessionFiles.js';
 
 export const TURNS_PER_DOCUMENT = 12;
 export const MAX_DOCUMENT_BYTES = 80_000;
@@ -39,6 +39,8 @@ export type BuildPurpose = 'final' | 'estimate';
 
 export interface BuiltDocument {
   readonly documentId: string;
+  /** The agent that wrote the session. */
+  readonly host: SessionHost;
   readonly sessionId: string;
   readonly path: string;
   /** The leaf whose branch this document belongs to. */
@@ -201,6 +203,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
   const counters: Counters = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
   const documents: BuiltDocument[] = [];
   const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
+  const host = session.host ?? 'pi';
   for (const segment of segmentsOf(session, options.branches)) {
     // Repeats are judged per chunk (strict profile), so the set starts over with each one.
     let seenToolText = new Set<string>();
@@ -213,7 +216,8 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
       // The items' JSON, joined: the same text as JSON.stringify of the array, built once.
       const content = `[${chunk.map((item) => item.json).join(',')}]`;
       documents.push({
-        documentId: `pi-import:${session.sessionId}:${first.entryId}`,
+        documentId: `${host}-import:${session.sessionId}:${first.entryId}`,
+        host,
         sessionId: session.sessionId,
         path: session.path,
         leafId: segment.leafId,

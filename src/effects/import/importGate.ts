@@ -29,7 +29,10 @@ import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/q
 import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument } from './documents.js';
 import { manifestWith } from './manifest.js';
 
+const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as const;
+
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
+
 export const FLUSH_EVERY_BYTES = 4_000_000;
 /** Malformed lines kept in the plan (the rest are counted). */
 const MALFORMED_KEPT = 200;
@@ -173,13 +176,13 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       updateMode: 'replace',
       item: {
         content,
-        context: redact(`pi session import (${runOptions.mode}) of session ${doc.sessionId}${doc.forkedAfter === null ? '' : `, side branch forking after entry ${doc.forkedAfter} (ends at ${doc.leafId})`}`),
+        context: redact(`${HOST_NAME[doc.host]} session import (${runOptions.mode}) of session ${doc.sessionId}${doc.forkedAfter === null ? '' : `, side branch forking after entry ${doc.forkedAfter} (ends at ${doc.leafId})`}`),
         ...(doc.timestamp === undefined ? {} : { timestamp: doc.timestamp }),
         tags: [...new Set([...project.tags, 'source:import', `session:${doc.sessionId}`, `branch:${doc.leafId}`])],
         metadata: {
           cwd: redact(project.cwd),
           host_session_file: redact(doc.path),
-          source: 'pi',
+          source: doc.host,
           retainSource: 'import',
           import_mode: runOptions.mode,
           session_id: doc.sessionId,

@@ -3,7 +3,8 @@
  * Readers stream (a large session never sits in memory as text), read complete lines only
  * (a file still being written keeps its torn tail for the next run), and report every
  * malformed line with file and line number instead of stopping. Implemented by
- * `src/adapters/sessions/piSessionFiles.ts`.
+ * `src/adapters/sessions/piSessionFiles.ts` (pi's files, and Claude Code's and Codex's read
+ * as pi-shaped entries).
  */
 import type * as E from 'fp-ts/lib/Either.js';
 
@@ -50,8 +51,13 @@ export interface SessionEntry {
   readonly fromId?: string;
 }
 
+/** The agent that wrote a session file. */
+export type SessionHost = 'pi' | 'claude-code' | 'codex';
+
 export interface SessionRead {
   readonly path: string;
+  /** Absent: pi. */
+  readonly host?: SessionHost;
   readonly sessionId: string;
   readonly version: number;
   readonly cwd: string | undefined;
@@ -89,7 +95,7 @@ export interface SessionFilesPort {
 }
 
 export const skipReasonText: Record<SkipReason, string> = {
-  'not-a-session': 'not a pi session file (first line is not a session header)',
+  'not-a-session': 'not a session file of pi, Claude Code or Codex (its first line says none of them wrote it)',
   unreadable: 'could not be read',
   'other-project': 'recorded in another project directory',
   'too-large': 'larger than the import size limit',

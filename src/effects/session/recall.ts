@@ -9,8 +9,9 @@ import { redact } from '../../config/redact.js';
 import { scopeTagsFor, type BankTarget, type Scope } from '../../config/scope.js';
 import { composeTagFilter } from '../../config/tagFilter.js';
 import type { ClockPort } from '../ports/clock.js';
-import { describeFailure, type MemoryServer, type RecallRequest, type ServerFailure } from '../ports/memoryServer.js';
+import { describeFailure, type MemoryServer, type RecallRequest, type RecallResult, type ServerFailure } from '../ports/memoryServer.js';
 import { renderRecallBlock, type BankRecall, type MentalModelText } from './recallBlock.js';
+import { clearsFloor, RECALL_FLOOR, resultReports, type RecallResultReport } from './recallFloor.js';
 import { createRecallCache, injectBlock, recallCacheKey, type RecallCache } from './recallInject.js';
 import { recallQuery } from './recallQuery.js';
 import type { HostMessage } from './messages.js';
@@ -25,6 +26,7 @@ export type RecallConfig = Pick<
   | 'recallContextTurns'
   | 'recallMaxQueryChars'
   | 'recallTimeoutMs'
+  | 'recallStoreLast'
   | 'includeSharedObservations'
   | 'mentalModelsInject'
 >;
@@ -46,6 +48,10 @@ export interface RecallReport {
   readonly removedCharacters: number;
   readonly cached: boolean;
   readonly block?: string;
+  /** The floor automatic recall applied to each bank's best `scores.final`. */
+  readonly floor?: number;
+  /** Every result the servers returned: its score, the stage that found it, whether it passed the floor. */
+  readonly results?: readonly RecallResultReport[];
 }
 
 export interface RecallerOptions {
@@ -129,13 +135,15 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
     // exit mid-recall while the client waits on one. Hold the loop open until the deadline.
     const keepAlive = setTimeout(() => undefined, Math.max(0, deadline - now) + 50);
 
-    const perBank = targets.map(async (target): Promise<{ target: BankTarget; result: E.Either<ServerFailure, BankRecall> }> => {
+    const perBank = targets.map(async (target): Promise<{ target: BankTarget; result: E.Either<ServerFailure, BankRecall & { reports: RecallResultReport[] }> }> => {
       const request: RecallRequest = {
         query: query.text,
         budget: config.recallBudget,
         max_tokens: target.role === 'user' ? config.recallUserMaxTokens : config.recallMaxTokens,
         types: [...config.recallTypes],
         ...(config.recallPreferObservations ? { prefer_observations: true } : {}),
+        // The sidecar records which stage found each result: only the trace says.
+        ...(config.recallStoreLast ? { trace: true } : {}),
         ...composeTagFilter({ scopeTags: scopeTagsFor(scope, target), includeSharedObservations: config.includeSharedObservations }),
       };
       let result = await server.recall(target.bankId, request, call)();
@@ -146,10 +154,19 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       }
       return {
         target,
-        result: E.map((r: { results: readonly { text: string; tags?: string[] | null; type?: string | null; occurred_start?: string | null; mentioned_at?: string | null }[] }) => ({
-          bankId: target.bankId,
-          items: r.results.map((hitItem) => ({ text: hitItem.text, tags: hitItem.tags ?? null, type: hitItem.type ?? null, when: hitItem.occurred_start ?? hitItem.mentioned_at ?? null })),
-        }))(result),
+        result: E.map((r: RecallResult) => {
+          // Under the floor the bank injects nothing; the report still says what it found.
+          const clears = clearsFloor(r.results);
+          // The stage that found each result is in the trace's final results (asked for with the sidecar on).
+          const stages = new Map<string, string>();
+          const finals = (r.trace?.['final_results'] ?? []) as unknown;
+          if (Array.isArray(finals)) for (const f of finals as { node_id?: unknown; stage?: unknown }[]) if (typeof f.node_id === 'string' && typeof f.stage === 'string') stages.set(f.node_id, f.stage);
+          return {
+            bankId: target.bankId,
+            items: (clears ? r.results : []).map((hitItem) => ({ text: hitItem.text, tags: hitItem.tags ?? null, type: hitItem.type ?? null, when: hitItem.occurred_start ?? hitItem.mentioned_at ?? null })),
+            reports: resultReports(target.bankId, r.results.map((h) => ({ ...h, stage: stages.get(h.id) ?? null })), clears),
+          };
+        })(result),
       };
     });
 
@@ -196,6 +213,8 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
         removedCharacters: block?.removed ?? 0,
         cached: false,
         ...(block === undefined ? {} : { block: redact(block.text) }),
+        floor: RECALL_FLOOR,
+        results: ok.flatMap((bank) => bank.reports),
       };
       if (ok.length === 0 && failures.length > 0) {
         const reason = failures.map((f) => `${f.target.bankId}: ${redact(describeFailure(f.failure))}`).join('; ');

@@ -55,7 +55,13 @@ export const createRecallPath = (deps: RecallPathDeps): RecallFor => {
     const requested = await gate.dispatch(sessionEvents.recallRequested({ at: now, requestId, deadline }));
     if (E.isLeft(requested) || requested.right.context.recall?.requestId !== requestId) return { outcome: 'skipped', items: 0 };
     const outcome = await recaller.recall({ messages, scope, config, signal: o.signal, deadline });
-    const outcomeEvent = recallOutcomeEvent(outcome, clock.now(), requestId);
+    // Each result's score, stage and floor verdict ride on the event, so the trace shows them.
+    const report = 'report' in outcome ? outcome.report : undefined;
+    const telemetry =
+      report?.floor === undefined || report.results === undefined
+        ? undefined
+        : { floor: report.floor, results: report.results.map(({ bankId, id, score, stage, passedFloor }) => ({ bankId, id, score, stage, passedFloor })) };
+    const outcomeEvent = recallOutcomeEvent(outcome, clock.now(), requestId, telemetry);
     // Recorded after the model call has its messages (next macrotask, so it is not on the prompt
     // path), still in order behind the request; `idle()` waits for it.
     void inFlight.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => gate.dispatch(outcomeEvent)));

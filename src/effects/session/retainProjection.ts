@@ -98,6 +98,8 @@ export interface SessionIdentity {
   readonly sessionId: string;
   readonly sessionFile?: string | undefined;
   readonly cwd: string;
+  /** The user's name for the session: in the item's context, never in its document id. */
+  readonly name?: string | undefined;
 }
 
 /** One document per host session, so every run of it appends to the same place. */
@@ -137,7 +139,8 @@ export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
     .filter((m): m is ProjectedMessage => m !== undefined);
   if (projected.length === 0 || scope.automatic.write.length === 0) return { jobs: [], projected: projected.length };
   const project = baseName(session.cwd);
-  const where = session.sessionFile === undefined ? 'ephemeral session' : `session ${baseName(session.sessionFile)}`;
+  const named = session.name === undefined ? '' : ` "${session.name}"`;
+  const where = session.sessionFile === undefined ? `ephemeral session${named}` : `session ${baseName(session.sessionFile)}${named}`;
   const context =
     config.agentUse === 'conversation'
       ? `pi conversation/task session for "${project}", ${where}`
@@ -147,6 +150,7 @@ export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
     source: 'pi',
     retainSource: 'auto',
     ...(session.sessionFile === undefined ? {} : { host_session_file: session.sessionFile }),
+    ...(session.name === undefined ? {} : { host_session_name: session.name }),
   };
   const tags = [...new Set([...scope.projectRetainTags, `session:${session.sessionId}`])];
   const documentId = sessionDocumentId(session, digest);

@@ -170,7 +170,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     }
     const { delta, fingerprints } = deltaOf(sessionId, messages);
     const { config, scope, cwd } = settings();
-    const built = buildRetainJobs({ messages: delta, scope, config, session: { sessionId, sessionFile: context.sessionFile ?? undefined, cwd }, now: at, digest: ids.digest });
+    const built = buildRetainJobs({ messages: delta, scope, config, session: { sessionId, sessionFile: context.sessionFile ?? undefined, cwd, name: context.sessionName ?? undefined }, now: at, digest: ids.digest });
     if (built.jobs.length === 0) return { durable: false, settled: Promise.resolve({ outcome: 'nothing', messages: 0 }) };
     const failed = handOff({ key: handOffKey(sessionId, fingerprints), sessionId, fingerprints, jobs: built.jobs }, at);
     if (failed !== undefined) return { durable: false, settled: Promise.resolve({ outcome: 'failed', messages: built.projected, reason: failed }) };
@@ -204,7 +204,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
         messages: delta,
         scope,
         config,
-        session: { sessionId, sessionFile: snapshot.context.sessionFile ?? undefined, cwd },
+        session: { sessionId, sessionFile: snapshot.context.sessionFile ?? undefined, cwd, name: snapshot.context.sessionName ?? undefined },
         now: at,
         digest: ids.digest,
       });

@@ -41,7 +41,10 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
       // The command that armed it already told the user; the footer shows `skip next`.
       notifyOptOutArmed: () => undefined,
       flushOnShutdown: () => {
-        shutdownWork = inFlight.track(flushOnShutdown({ clock, queue, gate, inFlight, flushMs: options.shutdownFlushMs ?? 2_000 }));
+        shutdownWork = inFlight.track(flushOnShutdown({ clock, queue, gate, inFlight, flushMs: options.shutdownFlushMs ?? 2_000, flushQueue: true }));
+      },
+      handOffOnShutdown: () => {
+        shutdownWork = inFlight.track(flushOnShutdown({ clock, queue, gate, inFlight, flushMs: options.shutdownFlushMs ?? 2_000, flushQueue: false }));
       },
     },
   });
@@ -67,8 +70,14 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
           automation: info.automation,
           ...(info.sessionFile === undefined ? {} : { sessionFile: info.sessionFile }),
           ...(info.mode === undefined ? {} : { mode: info.mode }),
+          ...(info.name === undefined || info.name.trim() === '' ? {} : { name: info.name }),
         }),
       );
+    },
+    rename: async (name) => {
+      const next = name === undefined || name.trim() === '' ? undefined : name;
+      if ((live.getSnapshot().context.sessionName ?? undefined) === next) return;
+      await live.dispatch(sessionEvents.renamed({ at: clock.now(), ...(next === undefined ? {} : { name: next }) }));
     },
     recallFor,
     retainTurn: retain.retainTurn,
@@ -98,8 +107,8 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
       );
     },
     view: () => sessionView(live.getSnapshot()),
-    shutdown: async (reason) => {
-      await live.dispatch(sessionEvents.shutdownRequested({ at: clock.now(), reason }));
+    shutdown: async (reason, o = {}) => {
+      await live.dispatch(sessionEvents.shutdownRequested({ at: clock.now(), reason, ...(o.targetSessionFile === undefined ? {} : { targetSessionFile: o.targetSessionFile }) }));
       await shutdownWork;
     },
     idle: () => inFlight.idle(),

@@ -1,4 +1,7 @@
-/** The session's shutdown: bounded best-effort flush of the queue (its jobs are already durable). */
+/**
+ * The session's shutdown: wait (bounded) for the runs being handed off, then, when the process
+ * ends, a bounded best-effort flush of the queue (its jobs are already durable either way).
+ */
 import { sessionEvents } from '../../machines/session/events.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { SessionQueue } from '../ports/sessionQueue.js';
@@ -12,6 +15,8 @@ export interface ShutdownDeps {
   readonly inFlight: InFlight;
   /** Bound of the flush: shutdown never blocks the host for long. */
   readonly flushMs: number;
+  /** False when the session is replaced and the process goes on: hand-offs only, no delivery wait. */
+  readonly flushQueue: boolean;
 }
 
 const noop = (): void => undefined;
@@ -23,7 +28,7 @@ export const flushOnShutdown = async (deps: ShutdownDeps): Promise<void> => {
   const bounded = <T>(p: Promise<T>): Promise<T | undefined> =>
     Promise.race([p, new Promise<undefined>((resolve) => clock.setTimer(deadline, () => resolve(undefined)))]);
   await bounded(Promise.allSettled(inFlight.current()));
-  if (queue !== undefined && queue.status().depth > 0) await bounded(queue.flush({ deadline }).catch(noop));
+  if (deps.flushQueue && queue !== undefined && queue.status().depth > 0) await bounded(queue.flush({ deadline }).catch(noop));
   if (queue !== undefined) {
     const status = queue.status();
     await gate.dispatch(sessionEvents.queueObserved({ at: clock.now(), depth: status.depth, state: status.state }));

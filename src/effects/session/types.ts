@@ -1,7 +1,7 @@
 /** The session effects' public shapes: what a host passes in and what it gets back. */
 import type { MemoryConfig } from '../../config/fields.js';
 import type { Scope } from '../../config/scope.js';
-import type { Automation, SessionMode, StartReason } from '../../machines/session/events.js';
+import type { Automation, SessionMode, ShutdownReason, StartReason } from '../../machines/session/events.js';
 import type { SessionMachine } from '../../machines/session/machine.js';
 import type { SessionView } from '../../machines/session/selectors.js';
 import type { ClockPort } from '../ports/clock.js';
@@ -49,6 +49,8 @@ export interface SessionStartInfo {
   readonly reason: StartReason;
   readonly mode?: SessionMode;
   readonly automation: Automation;
+  /** The session's name, when the host has one (pi `/name`). */
+  readonly name?: string | undefined;
 }
 
 export type RecallForOutcome = RecallRunOutcome['_tag'] | 'skipped';
@@ -85,8 +87,13 @@ export interface SessionEffects {
   setAutomation(automation: Automation, reason?: string): Promise<void>;
   observeQueue(): void;
   view(): SessionView;
-  /** Best-effort, bounded: waits for hand-offs in flight, flushes, then closes the gate's session. */
-  shutdown(reason: string): Promise<void>;
+  /** The host renamed the session (or cleared its name); no event when nothing changed. */
+  rename(name: string | undefined): Promise<void>;
+  /**
+   * Best-effort, bounded: waits for hand-offs in flight, flushes when the process ends (`quit`),
+   * then closes the gate's session.
+   */
+  shutdown(reason: ShutdownReason, o?: { readonly targetSessionFile?: string | undefined }): Promise<void>;
   /** Resolves when every retain in flight has settled. */
   idle(): Promise<void>;
   stop(): Promise<void>;

@@ -29,10 +29,16 @@ export interface UiEvents {
 }
 
 export interface PiHostSession {
+  /** The current session (a new one after `newSession`). */
   readonly session: AgentSession;
+  /** The current session's extension instance (pi loads the extension afresh per session). */
   readonly holder: RuntimeHolder;
+  /** Every extension instance pi loaded, oldest first. */
+  readonly holders: readonly RuntimeHolder[];
   readonly ui: UiEvents;
-  /** Emits `session_shutdown` (the SDK's dispose does not), then disposes. */
+  /** pi's own session replacement (`/new`): `session_shutdown` (new), then a new session starts. */
+  newSession(): Promise<void>;
+  /** pi's own teardown: `session_shutdown` (quit), then the session is disposed. */
   close(): Promise<void>;
 }
 
@@ -46,6 +52,8 @@ export interface PiHostOptions {
   readonly memory: AgentMemoryOptions;
   /** pi settings over the defaults (compaction and retry off), e.g. `{ retry: { enabled: true } }`. */
   readonly settings?: Record<string, unknown>;
+  /** pi 0.79+'s project trust for this cwd (default: pi's own, trusted in the SDK); 0.73 has none. */
+  readonly projectTrusted?: boolean;
   /** The pi SDK to drive; default pi 0.73 (`@mariozechner/*`). */
   readonly sdk?: PiSdkLine;
   /** Sees every notify/setStatus as it happens. */
@@ -78,10 +86,20 @@ const recordingUi = (onUi: PiHostOptions['onUi']): { ui: ExtensionUIContext; eve
 
 /** The parts of pi's SDK this driver uses, common to 0.73 and 0.87 (typed loosely: two package lines). */
 interface PiSdk {
-  readonly SettingsManager: { inMemory(settings: object): unknown };
+  readonly SettingsManager: { inMemory(settings: object, options?: { readonly projectTrusted?: boolean }): unknown };
   readonly SessionManager: { create(cwd: string, dir: string): unknown };
   readonly DefaultResourceLoader: new (options: object) => { reload(): Promise<void> };
   readonly createAgentSession: (options: object) => Promise<{ session: AgentSession }>;
+  /** The host that replaces sessions (new, resume, fork) the way pi's modes do. */
+  readonly createAgentSessionRuntime: (
+    create: (options: { cwd: string; agentDir: string; sessionManager: unknown; sessionStartEvent?: unknown }) => Promise<object>,
+    options: { cwd: string; agentDir: string; sessionManager: unknown },
+  ) => Promise<{
+    readonly session: AgentSession;
+    setRebindSession(rebind: (session: AgentSession) => Promise<void>): void;
+    newSession(): Promise<{ cancelled: boolean }>;
+    dispose(): Promise<void>;
+  }>;
   /** pi 0.73: auth and model registry. */
   readonly AuthStorage?: { inMemory(): { setRuntimeApiKey(provider: string, key: string): void } };
   readonly ModelRegistry?: { inMemory(auth: unknown): unknown };
@@ -110,46 +128,73 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
   const sdk = options.sdk ?? PI_073;
   const pi = (await import(sdk.codingAgent)) as PiSdk;
   const { registerAgentMemory } = await import('../pi/binding.js');
-  const box: { holder?: RuntimeHolder } = {};
+  const holders: RuntimeHolder[] = [];
   const access = await modelAccess(pi, sdk, options.faux);
-  const settingsManager = pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings });
-  const resourceLoader = new pi.DefaultResourceLoader({
+  const settingsManager = pi.SettingsManager.inMemory(
+    { compaction: { enabled: false }, retry: { enabled: false }, ...options.settings },
+    options.projectTrusted === undefined ? {} : { projectTrusted: options.projectTrusted },
+  );
+  // pi's runtime calls this for the first session and for every replacement (new, resume, fork).
+  const createRuntime = async (o: { cwd: string; agentDir: string; sessionManager: unknown; sessionStartEvent?: unknown }): Promise<object> => {
+    const resourceLoader = new pi.DefaultResourceLoader({
+      cwd: o.cwd,
+      agentDir: o.agentDir,
+      settingsManager,
+      noExtensions: true,
+      noSkills: true,
+      noPromptTemplates: true,
+      noThemes: true,
+      noContextFiles: true,
+      extensionFactories: [
+        (api: ExtensionAPI) => {
+          holders.push(registerAgentMemory(api, options.memory));
+        },
+      ],
+    });
+    await resourceLoader.reload();
+    const { session } = await pi.createAgentSession({
+      cwd: o.cwd,
+      agentDir: o.agentDir,
+      model: options.faux.getModel(),
+      ...access,
+      settingsManager,
+      resourceLoader,
+      sessionManager: o.sessionManager,
+      noTools: 'builtin',
+      ...(o.sessionStartEvent === undefined ? {} : { sessionStartEvent: o.sessionStartEvent }),
+    });
+    return { session, services: { agentDir: o.agentDir, cwd: o.cwd, settingsManager, resourceLoader }, diagnostics: [] };
+  };
+  const runtime = await pi.createAgentSessionRuntime(createRuntime, {
     cwd: options.cwd,
     agentDir: options.agentDir,
-    settingsManager,
-    noExtensions: true,
-    noSkills: true,
-    noPromptTemplates: true,
-    noThemes: true,
-    noContextFiles: true,
-    extensionFactories: [
-      (api: ExtensionAPI) => {
-        box.holder = registerAgentMemory(api, options.memory);
-      },
-    ],
-  });
-  await resourceLoader.reload();
-  const { session } = await pi.createAgentSession({
-    cwd: options.cwd,
-    agentDir: options.agentDir,
-    model: options.faux.getModel(),
-    ...access,
-    settingsManager,
-    resourceLoader,
     sessionManager: pi.SessionManager.create(options.cwd, path.resolve(options.sessionsDir)),
-    noTools: 'builtin',
   });
   const { ui, events } = recordingUi(options.onUi);
-  await session.bindExtensions({ uiContext: ui });
-  const holder = box.holder;
-  if (holder === undefined) throw new Error('pi did not load the agent-memory extension');
+  const bind = async (session: AgentSession): Promise<void> => {
+    await session.bindExtensions({ uiContext: ui });
+  };
+  runtime.setRebindSession(bind);
+  await bind(runtime.session);
+  const current = (): RuntimeHolder => {
+    const holder = holders.at(-1);
+    if (holder === undefined) throw new Error('pi did not load the agent-memory extension');
+    return holder;
+  };
+  current();
   return {
-    session,
-    holder,
-    ui: events,
-    close: async () => {
-      await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' } as never);
-      session.dispose();
+    get session() {
+      return runtime.session;
     },
+    get holder() {
+      return current();
+    },
+    holders,
+    ui: events,
+    newSession: async () => {
+      const result = await runtime.newSession();
+      if (result.cancelled) throw new Error('pi cancelled the new session');
+    },
+    close: () => runtime.dispose(),
   };
 };

@@ -7,11 +7,11 @@ import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-age
 import { redact } from '../../config/redact.js';
 import { loadConfig } from '../../config/load.js';
 import { trustNotice } from '../../config/trust.js';
-import { footerText } from '../../effects/session/footer.js';
 import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
+import { ShutdownReason } from '../../machines/session/events.js';
 import type { NewerHostEvents, TrustAwareContext } from './hostEvents.js';
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
@@ -34,6 +34,15 @@ const settleWithin = (ms: number): Promise<void> =>
 /** The messages of the current branch, as pi persisted them. */
 const branchMessages = (ctx: ExtensionContext): unknown[] =>
   ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
+
+/** The session's name (pi `/name`); undefined when unnamed or on a stale context. */
+const sessionName = (ctx: ExtensionContext): string | undefined => {
+  try {
+    return ctx.sessionManager.getSessionName();
+  } catch {
+    return undefined;
+  }
+};
 
 /** pi 0.79.1+'s project-trust decision; undefined on a pi without project trust (0.73). */
 const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
@@ -73,10 +82,11 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
     sessionId,
     sessionFile,
     reason: reason as 'startup',
+    name: sessionName(ctx),
   });
   const status = runtime.status();
   showFooter(status.footer);
-  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled') {
+  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
     if (status.setup.state === 'unconfigured') ctx.ui.notify(`Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
     else ctx.ui.notify(`Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
@@ -97,16 +107,17 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
     try {
-      const loaded = loadConfig({ cwd: ctx.cwd, home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '', env: options.env ?? process.env });
+      const loaded = loadConfig({
+        cwd: ctx.cwd,
+        home: options.home ?? options.env?.['HOME'] ?? process.env['HOME'] ?? '',
+        env: options.env ?? process.env,
+        hostTrusted: projectTrusted(ctx),
+      });
       const distrust = trustNotice(loaded.trust);
-      if (distrust !== undefined) {
-        // The project file moved memory somewhere the user does not trust: no runtime, no
-        // client, nothing sent; the footer and a notice say why and how to trust it.
-        ctx.ui.setStatus(STATUS_KEY, footerText(loaded.config, { setup: 'untrusted', session: undefined, queue: undefined, projectId: '', bankId: '' }));
-        holder.failure = distrust;
-        ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
-        return;
-      }
+      // The project file moved memory somewhere untrusted: the runtime starts with a blocked
+      // server (nothing is sent), so the footer, memory_status and /memory:doctor say which
+      // rule refused it and how to trust it.
+      if (distrust !== undefined) ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
     } catch {
       // The runtime reports config problems itself.
     }
@@ -165,8 +176,16 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
   };
 
+  // pi 0.80.3+: the name goes into the items of later runs (the document id never changes).
+  newer.on('session_info_changed', async (event) => {
+    await holder.runtime?.renameSession(event.name);
+  });
+
   pi.on('agent_end', (event, ctx) => {
     if ((holder.runtime ?? holder.closed) === undefined) return undefined;
+    // pi 0.73 has no session_info_changed: a /name since the last run is read here.
+    const name = sessionName(ctx);
+    const renamed = holder.runtime !== undefined && (holder.runtime.session.view().context.sessionName ?? undefined) !== name ? holder.runtime.renameSession(name) : undefined;
     const all = event.messages as readonly unknown[];
     const messages = readable(all);
     if (messages.length < all.length) {
@@ -174,7 +193,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     const willRetry = (event as { willRetry?: unknown }).willRetry;
     const run = hold.ended(messages, typeof willRetry === 'boolean' ? willRetry : undefined);
-    return run === undefined ? undefined : retain(run, ctx);
+    if (run === undefined) return renamed;
+    return renamed === undefined ? retain(run, ctx) : renamed.then(() => retain(run, ctx));
   });
 
   // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.
@@ -193,8 +213,12 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     } catch (error) {
       ctx.ui.notify(`Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
     }
+    // quit (and SIGTERM/SIGHUP on pi 0.77+) ends the process; reload/new/resume/fork replace
+    // the session and the process goes on: the gate decides what each one waits for.
+    const reason = ShutdownReason.is(event.reason) ? event.reason : 'quit';
+    const target = (event as { targetSessionFile?: unknown }).targetSessionFile;
     try {
-      await runtime.shutdown(event.reason);
+      await runtime.shutdown(reason, typeof target === 'string' && target !== '' ? { targetSessionFile: target } : {});
     } finally {
       await runtime.close();
     }

@@ -1350,6 +1350,7 @@ export const piManifest: PiManifest = {
     "session_start",
     "project_trust",
     "context",
+    "session_info_changed",
     "agent_end",
     "agent_settled",
     "session_shutdown"

@@ -1,5 +1,5 @@
 /** The session gate's context: everything the footer, status and the effects read. */
-import type { Automation, SessionMode } from './events.js';
+import type { Automation, SessionMode, ShutdownReason } from './events.js';
 
 export type RecallOutcome = 'recalled' | 'empty' | 'failed' | 'timedOut' | 'aborted' | 'skipped';
 export type RetainOutcome = 'queued' | 'nothing' | 'failed' | 'optedOut' | 'skipped';
@@ -7,6 +7,8 @@ export type RetainOutcome = 'queued' | 'nothing' | 'failed' | 'optedOut' | 'skip
 export interface SessionContext {
   readonly sessionId: string | null;
   readonly sessionFile: string | null;
+  /** The name the user gave the session (pi `/name`), for the retained document's context. */
+  readonly sessionName: string | null;
   /** How many `session.started` events came in (pi's RPC mode sends two per session). */
   readonly starts: number;
   readonly mode: SessionMode;
@@ -20,12 +22,13 @@ export interface SessionContext {
   readonly retainingRun: string | null;
   readonly lastRetain: { readonly at: number; readonly outcome: RetainOutcome; readonly messages: number; readonly detail?: string } | null;
   readonly queue: { readonly depth: number; readonly state: string; readonly reason?: string };
-  readonly shutdownReason: string | null;
+  readonly shutdownReason: ShutdownReason | null;
 }
 
 export const initialSessionContext: SessionContext = {
   sessionId: null,
   sessionFile: null,
+  sessionName: null,
   starts: 0,
   mode: 'normal',
   automation: { recall: false, retain: false },
@@ -42,3 +45,5 @@ export const initialSessionContext: SessionContext = {
 export const recallAllowed = (c: SessionContext): boolean => c.automation.recall && c.mode !== 'ignored';
 /** Automatic retain runs only in normal mode (read-only and ignored sessions never write). */
 export const retainAllowed = (c: SessionContext): boolean => c.automation.retain && c.mode === 'normal';
+/** A shutdown that replaces the session in a process that goes on (reload, new, resume, fork). */
+export const replacesSession = (reason: ShutdownReason | null): boolean => reason !== null && reason !== 'quit';

@@ -2,7 +2,7 @@
  * The session gate's decisions that effects used to make inline: which event an outcome
  * becomes. Pure, so a test reads every case without running a recall.
  */
-import { sessionEvents, type SessionEventInput } from './events.js';
+import { sessionEvents, type RecalledResult, type SessionEventInput } from './events.js';
 
 /** What a recall run ended with, as far as the gate cares (the recaller's outcome fits it). */
 export type RecallOutcomeFact =
@@ -13,13 +13,20 @@ export type RecallOutcomeFact =
   | { readonly _tag: 'timedOut' }
   | { readonly _tag: 'aborted' };
 
+/** Each result's score, stage and floor verdict: carried by the event for the trace only. */
+export interface RecallTelemetry {
+  readonly floor: number;
+  readonly results: readonly RecalledResult[];
+}
+
 /** The event that reports a recall's outcome to the gate. */
-export const recallOutcomeEvent = (outcome: RecallOutcomeFact, at: number, requestId: string): SessionEventInput => {
+export const recallOutcomeEvent = (outcome: RecallOutcomeFact, at: number, requestId: string, telemetry?: RecallTelemetry): SessionEventInput => {
+  const why = telemetry === undefined ? {} : { floor: telemetry.floor, results: [...telemetry.results] };
   switch (outcome._tag) {
     case 'injected':
-      return sessionEvents.recallSucceeded({ at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks });
+      return sessionEvents.recallSucceeded({ at, requestId, items: outcome.items, cached: outcome.cached, failedBanks: outcome.failedBanks, ...why });
     case 'empty':
-      return sessionEvents.recallSucceeded({ at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks });
+      return sessionEvents.recallSucceeded({ at, requestId, items: 0, cached: false, failedBanks: outcome.failedBanks, ...why });
     case 'noQuery':
       return sessionEvents.recallSucceeded({ at, requestId, items: 0, cached: false, failedBanks: 0 });
     case 'failed':

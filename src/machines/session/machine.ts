@@ -1,14 +1,15 @@
 /**
  * The session gate: one host session's automatic memory. It decides, the effects act:
  * whether a model call gets recall (and until when), whether a finished run is retained,
- * skipped for next-opt-out, or only marked, and when the queue is flushed at shutdown.
+ * skipped for next-opt-out, or only marked, and at shutdown whether the queue is flushed
+ * (quit: the process ends) or only the hand-offs awaited (reload/new/resume/fork).
  *
  * Recall and retain are parallel regions: pi runs `agent_end` handlers off the agent loop,
  * so the next prompt's recall can start while the previous run is still being retained.
  */
 import { assertEvent, setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
-import { initialSessionContext, recallAllowed, retainAllowed, type SessionContext } from './context.js';
+import { initialSessionContext, recallAllowed, replacesSession, retainAllowed, type SessionContext } from './context.js';
 import type { SessionEvent } from './events.js';
 
 const assign = immerAssign<SessionContext, SessionEvent>;
@@ -63,11 +64,17 @@ export const sessionMachine = setup({
     notifyOptOutArmed: () => undefined,
     /** Effect: bounded best-effort flush of the queue; the jobs are already durable. */
     flushOnShutdown: () => undefined,
+    /**
+     * Effect: the session is replaced and the process goes on: wait (bounded) for the runs
+     * being handed off, but not for the server; the next session's queue delivers them.
+     */
+    handOffOnShutdown: () => undefined,
     start: assign((draft, { event }) => {
       assertEvent(event, 'session.started');
       draft.starts += 1;
       draft.sessionId = event.sessionId;
       draft.sessionFile = event.sessionFile ?? null;
+      draft.sessionName = event.name ?? null;
       draft.automation = event.automation;
       if (event.mode !== undefined) draft.mode = event.mode;
     }),
@@ -76,6 +83,10 @@ export const sessionMachine = setup({
       // pi's RPC mode binds a session twice: same session, so only count it (and refresh).
       draft.starts += 1;
       if (event.sessionFile !== undefined) draft.sessionFile = event.sessionFile;
+    }),
+    rename: assign((draft, { event }) => {
+      assertEvent(event, 'session.renamed');
+      draft.sessionName = event.name ?? null;
     }),
     setAutomation: assign((draft, { event }) => {
       assertEvent(event, 'automation.changed');
@@ -142,6 +153,11 @@ export const sessionMachine = setup({
       assertEvent(event, 'session.shutdown');
       draft.shutdownReason = event.reason;
       draft.recall = null;
+      if (replacesSession(event.reason)) {
+        // Nothing of this session's recall or opt-out carries into the one replacing it.
+        draft.lastRecall = null;
+        draft.nextOptOut = false;
+      }
     }),
   },
   guards: {
@@ -154,6 +170,7 @@ export const sessionMachine = setup({
     currentButLate: ({ context, event }) =>
       'requestId' in event && context.recall?.requestId === event.requestId && event.at > context.recall.deadline,
     currentRun: ({ context, event }) => 'runId' in event && context.retainingRun === event.runId,
+    replacingSession: ({ event }) => event.type === 'session.shutdown' && replacesSession(event.reason),
   },
 }).createMachine({
   id: 'session',
@@ -176,8 +193,12 @@ export const sessionMachine = setup({
         'automation.changed': { actions: 'setAutomation' },
         'mode.set': { actions: 'setMode' },
         'optOut.requested': { actions: ['armOptOut', 'notifyOptOutArmed'] },
+        'session.renamed': { actions: 'rename' },
         'queue.observed': { actions: 'observeQueue' },
-        'session.shutdown': { target: 'shuttingDown', actions: ['beginShutdown', 'flushOnShutdown'] },
+        'session.shutdown': [
+          { guard: 'replacingSession', target: 'shuttingDown', actions: ['beginShutdown', 'handOffOnShutdown'] },
+          { target: 'shuttingDown', actions: ['beginShutdown', 'flushOnShutdown'] },
+        ],
       },
       states: {
         recall: {

@@ -4,8 +4,7 @@
  * refresh operation (see reflect.ts); until then it reads "Generating content...".
  */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
-import { Trigger, TriggerInput } from './trigger.js';
+import { Trigger } from './trigger.js';
 
 
 export const GENERATING = 'Generating content...';
@@ -13,25 +12,7 @@ export const MIN_MODEL_TOKENS = 256;
 export const MAX_MODEL_TOKENS = 8192;
 export const DEFAULT_MODEL_TOKENS = 2048;
 
-export const CreateMentalModelBody = t.intersection([
-  t.type({ name: t.string, source_query: t.string }),
-  t.partial({
-    id: nullable(t.string),
-    tags: t.array(t.string),
-    max_tokens: t.number,
-    trigger: TriggerInput,
-  }),
-]);
-export type CreateMentalModelBody = t.TypeOf<typeof CreateMentalModelBody>;
-
-export const UpdateMentalModelBody = t.partial({
-  name: nullable(t.string),
-  source_query: nullable(t.string),
-  max_tokens: nullable(t.number),
-  tags: nullable(t.array(t.string)),
-  trigger: nullable(TriggerInput),
-});
-export type UpdateMentalModelBody = t.TypeOf<typeof UpdateMentalModelBody>;
+export { CreateMentalModelRequest as CreateMentalModelBody, UpdateMentalModelRequest as UpdateMentalModelBody } from '../../wire/hindsight.js';
 
 export const HistoryRecord = t.type({
   previous_content: t.string,

@@ -72,7 +72,7 @@ export const runReflect = async (server: ServerContext, bankId: string, run: Ref
 
   const recallStart = performance.now();
   const limit = REFLECT_FACTS[run.budget];
-  const hits = server.search.search(bankId, run.query, (fact) => types.includes(fact.fact_type) && matchesTagFilter(run.filter, fact.tags), limit);
+  const hits = server.search.search(bankId, run.query, (fact) => types.includes(fact.fact_type) && matchesTagFilter(run.filter, fact.tags), limit, { observations: types.includes('observation') }).hits;
   const recallMs = performance.now() - recallStart;
   // An observation whose every source fact was recalled too adds nothing but repetition.
   const recalledIds = new Set(hits.map((h) => h.fact.id));

@@ -4,32 +4,15 @@
  * and the tag scope a refresh uses (reference 1.8 and 2.4).
  */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
 import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 import { cronProblem } from './cron.js';
 import { responseSchemaProblem } from './responseSchema.js';
 
 
-export const WireFactType = t.keyof({ world: null, experience: null, observation: null });
-export type WireFactType = t.TypeOf<typeof WireFactType>;
+// The request shapes are the one wire schema's (src/wire); this file adds the checks and defaults.
+import { FactType as WireFactType, MentalModelTrigger as TriggerInput } from '../../wire/hindsight.js';
 
-/** Every field optional and nullable where the OpenAPI allows; unknown keys are ignored. */
-export const TriggerInput = t.partial({
-  mode: t.keyof({ full: null, delta: null }),
-  refresh_after_consolidation: t.boolean,
-  refresh_cron: nullable(t.string),
-  fact_types: nullable(t.array(WireFactType)),
-  exclude_mental_models: t.boolean,
-  exclude_mental_model_ids: nullable(t.array(t.string)),
-  tags_match: nullable(TagsMatch),
-  tag_groups: nullable(t.array(TagGroup)),
-  include_chunks: nullable(t.boolean),
-  recall_max_tokens: nullable(t.number),
-  recall_chunks_max_tokens: nullable(t.number),
-  response_schema: nullable(t.record(t.string, t.unknown)),
-  keep_trace: t.boolean,
-});
-export type TriggerInput = t.TypeOf<typeof TriggerInput>;
+export { WireFactType, TriggerInput };
 
 /** The stored trigger: the full model dump (nulls dropped on output). */
 export const Trigger = t.intersection([

@@ -1,16 +1,20 @@
 /**
- * The recall pipeline of the embedded server: one BM25 arm, then upstream's post-ranking
+ * The recall pipeline of the embedded server: the lexical ranking of search/ranker.ts (BM25F,
+ * query expansion, feedback, neighbours), then upstream's post-ranking
  * rules (reference section 4): cut to 2 x thinking budget, `min_scores` floors without
  * backfill, the `max_tokens` walk that stops at the first result that does not fit, chunks
  * chosen before the token filter with the last one truncated, entities and source facts.
  */
 import type { ServerContext } from '../context.js';
 import { entityId, isLive } from '../features/entities.js';
+import type { Stage } from '../search/ranker.js';
 import type { FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { RecallRequest } from './codecs.js';
 import { matchesTagFilter } from './tagFilter.js';
 import { countTokens, truncateToTokens } from './tokens.js';
+
+const STAGES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
 export const THINKING_BUDGET = { low: 100, mid: 300, high: 1000 } as const;
 export const ALL_FACT_TYPES: readonly FactType[] = ['world', 'experience', 'observation'];
@@ -21,7 +25,13 @@ export interface RecallOptions {
   readonly types: readonly FactType[];
 }
 
-const resultOf = (fact: FactRecord, scores: { keyword: number; final: number } | undefined, withEntities: boolean): Record<string, unknown> => ({
+interface Scores {
+  readonly keyword: number;
+  /** 0-1: the query's coverage by the best result x this result's share of its score. */
+  readonly final: number;
+}
+
+const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: boolean): Record<string, unknown> => ({
   id: fact.id,
   text: fact.text,
   type: fact.fact_type,
@@ -52,17 +62,43 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagGroups: request.tag_groups ?? null,
   };
   const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
-  const hits = bank === undefined ? [] : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget]);
-  const top = hits[0]?.score ?? 1;
+  // Relative dates in the query ("last week") are read from query_timestamp, else from now.
+  const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
+  const now = Number.isNaN(at) ? server.clock.now() : at;
+  const search =
+    bank === undefined
+      ? undefined
+      : server.search.search(bankId, request.query, accept, 2 * THINKING_BUDGET[budget], {
+          now,
+          observations: typeSet.has('observation'),
+          // Everything `accept` reads from the request: searches with the same filter share its verdicts.
+          acceptKey: JSON.stringify([[...typeSet].sort(), filter.tags, filter.tagsMatch, filter.tagGroups]),
+        });
+  const hits = search?.hits ?? [];
   const minKeyword = request.min_scores?.keyword ?? undefined;
   const minFinal = request.min_scores?.final ?? undefined;
   // prefer_observations: a raw fact that a returned observation was built from gives way to it.
   const preferObservations = request.prefer_observations === true && typeSet.has('observation') && (typeSet.has('world') || typeSet.has('experience'));
   const superseded = new Set<string>();
   if (preferObservations) for (const h of hits) if (h.fact.fact_type === 'observation') for (const id of h.fact.source_fact_ids ?? []) superseded.add(id);
+  // An observation standing in for its facts carries the best of their scores: it says what they
+  // said, and the caller's precision floor reads the best score (a summary's own words, "**rollup**
+  // (1 fact)", score lower than the turn that was asked about).
+  const hitScores = new Map(hits.map((h) => [h.fact.id, { keyword: h.score, final: h.final }]));
+  const scoresOf = (h: (typeof hits)[number]): Scores => {
+    let best: Scores = { keyword: h.score, final: h.final };
+    if (!preferObservations || h.fact.fact_type !== 'observation') return best;
+    for (const id of h.fact.source_fact_ids ?? []) {
+      const s = hitScores.get(id);
+      if (s !== undefined && s.keyword > best.keyword) best = s;
+    }
+    return best;
+  };
   const ranked = hits
     .filter((h) => !superseded.has(h.fact.id))
-    .map((h) => ({ fact: h.fact, scores: { keyword: h.score, final: top > 0 ? h.score / top : 0 } }))
+    .map((h) => ({ fact: h.fact, stage: h.stage, scores: scoresOf(h) }))
+    // Stable: equal scores keep the ranking's order.
+    .sort((a, b) => b.scores.keyword - a.scores.keyword)
     .filter((r) => (minKeyword === undefined || r.scores.keyword >= minKeyword) && (minFinal === undefined || r.scores.final >= minFinal));
 
   // Stop at the first result that would overflow: no skipping ahead to smaller ones.
@@ -156,14 +192,17 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
         tags: request.tags ?? null,
         tags_match: request.tags_match ?? 'any',
       },
-      retrieval_results: types.map((type) => ({
-        method_name: 'bm25',
-        fact_type: type,
-        results: ranked
-          .filter((r) => r.fact.fact_type === type)
-          .map((r, i) => ({ rank: i + 1, node_id: r.fact.id, text: r.fact.text, context: r.fact.context ?? null, event_date: r.fact.mentioned_at ?? null, score: r.scores.keyword, score_name: 'bm25' })),
-        duration_seconds: seconds,
-      })),
+      // One list per stage and fact type: each result appears under the stage that found it.
+      retrieval_results: STAGES.flatMap((stage) =>
+        types.map((type) => ({
+          method_name: stage,
+          fact_type: type,
+          results: ranked
+            .filter((r) => r.fact.fact_type === type && r.stage === stage)
+            .map((r, i) => ({ rank: i + 1, node_id: r.fact.id, text: r.fact.text, context: r.fact.context ?? null, event_date: r.fact.mentioned_at ?? null, score: r.scores.keyword, score_name: 'bm25f' })),
+          duration_seconds: seconds,
+        })),
+      ),
       rrf_merged: [],
       reranked: [],
       entry_points: [],
@@ -175,9 +214,15 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
         budget_used: used,
         budget_remaining: Math.max(0, maxTokens - used),
         total_duration_seconds: seconds,
-        phase_metrics: [{ phase_name: 'bm25', duration_seconds: seconds, details: { candidates: hits.length } }],
+        phase_metrics: [
+          {
+            phase_name: 'lexical',
+            duration_seconds: seconds,
+            details: { candidates: hits.length, confidence: search?.confidence ?? 0, terms: search?.terms ?? { keyword: [], expansion: [], feedback: [] } },
+          },
+        ],
       },
-      final_results: kept.map((r) => ({ node_id: r.fact.id, text: r.fact.text, score: r.scores.final })),
+      final_results: kept.map((r) => ({ node_id: r.fact.id, text: r.fact.text, score: r.scores.final, keyword_score: r.scores.keyword, stage: r.stage })),
     };
   }
   return body;

@@ -6,7 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
-import { resolveApiKey, trustNotice } from '../../config/trust.js';
+import { resolveApiKey, trustNotice, trustVerdict } from '../../config/trust.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
@@ -46,6 +46,7 @@ export const doctorReport = async (ctx: CommandContext) => {
     // Which trust rule applied (src/config/trust.ts) and, when memory is off by it, how to trust.
     trust: {
       rule: trust.rule,
+      verdict: trustVerdict(trust),
       memoryAllowed: trust.memoryAllowed,
       origin: trust.origin,
       reason: trust.reason,
@@ -127,7 +128,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     `Trust: ${report.trust.memoryAllowed ? report.trust.reason : (trustNotice(tools.loaded.trust) ?? report.trust.reason)} (rule ${report.trust.rule})`,
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
-    `Trust rule: ${redact(report.trust.reason)}`,
+    `Trust rule: ${redact(report.trust.verdict)}`,
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),
     ...(report.setup.hint === undefined ? [] : [report.setup.hint]),

@@ -23,14 +23,20 @@ interface Run {
   readonly stderr: string;
 }
 
-const runPi = (project: Project, args: readonly string[], answer: string, onStdout?: (text: string, kill: (s: NodeJS.Signals) => void) => void): Promise<Run> =>
+const runPi = (
+  project: Project,
+  args: readonly string[],
+  answer: string,
+  onStdout?: (text: string, kill: (s: NodeJS.Signals) => void) => void,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Run> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [piBin, '--no-extensions', '-e', fauxProvider, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', ...args],
       {
         cwd: project.cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: project.home, PI_CODING_AGENT_DIR: project.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: JSON.stringify([answer]) },
+        env: { PATH: process.env['PATH'] ?? '', HOME: project.home, PI_CODING_AGENT_DIR: project.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: JSON.stringify([answer]), ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -56,6 +62,18 @@ const memoryFiles = async (project: Project): Promise<string> => {
   const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl'));
   const texts = await Promise.all(names.map((n) => readFile(path.join(dir, n), 'utf8')));
   return texts.join('\n');
+};
+
+/** The session gate's journal records of the one pi process that ran in `project`. */
+const sessionJournal = async (project: Project): Promise<{ type: string; payload: Record<string, unknown> }[]> => {
+  const dir = path.join(project.cwd, '.pi', 'memory', 'trace');
+  const names = (await readdir(dir)).filter((n) => n.startsWith('session.journal.'));
+  expect(names).toHaveLength(1);
+  const text = await readFile(path.join(dir, names[0]!), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
 };
 
 describe(`pi ${hostLine.version} CLI with the extension`, () => {
@@ -93,5 +111,35 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.code === 143 || run.signal === 'SIGTERM' || run.code === 0).toBe(true);
     const files = await memoryFiles(project);
     expect(files).toContain(answer);
+  }, 60_000);
+
+  // pi's print and json modes end on SIGTERM and SIGHUP through session_shutdown (quit): the
+  // session gate records the quit, and its bounded flush finishes before pi exits.
+  it.each(['SIGTERM', 'SIGHUP'] as const)('%s while the answer streams: pi shuts the session down (quit), the flush finishes, the prompt is kept', async (signal) => {
+    const project = await makeProject(server.url);
+    let killed = false;
+    const question = 'Which region hosts the billing database?';
+    const answer = `The billing database lives in eu-west-1. ${'More detail follows. '.repeat(40)}`;
+    const run = await runPi(
+      project,
+      ['--mode', 'json', question],
+      answer,
+      (stdout, kill) => {
+        // The answer has started streaming: the run is in progress.
+        if (!killed && stdout.includes('"type":"message_update"')) {
+          killed = true;
+          kill(signal);
+        }
+      },
+      { AM_FAUX_TOKENS_PER_SECOND: '40' },
+    );
+    expect(killed).toBe(true);
+    expect(run.code).toBe(signal === 'SIGTERM' ? 143 : 129);
+    expect(run.stdout).not.toContain('More detail follows. More detail follows. '.repeat(20));
+    const records = await sessionJournal(project);
+    const shutdown = records.findIndex((r) => r.type === 'session.shutdown');
+    expect(records[shutdown]?.payload['reason']).toBe('quit');
+    expect(records.findIndex((r) => r.type === 'shutdown.finished')).toBeGreaterThan(shutdown);
+    expect(await memoryFiles(project)).toContain(question);
   }, 60_000);
 });

@@ -2,7 +2,7 @@
  * What the newer pi lines add, through the real host (in-process SDK, faux model): a run pi
  * retries is retained once, with the retry's answer and without the failed attempt; and with
  * `enabled: false` the status tools and /memory stay available while the server tools say how
- * to turn memory back on.
+ * to turn memory back on; pi 0.79+'s project trust joins memory.trustedOrigins in one decision.
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '@mariozechner/pi-ai';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { startFaultServer } from '../../helpers/faultServer.js';
 import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
 
@@ -85,8 +86,12 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
       const texts = host.ui.notifications.map((n) => n.text);
       expect(texts.some((t) => t.startsWith('Memory') && t.includes('Enabled'))).toBe(true);
       const doctor = texts.find((t) => t.startsWith('agent-memory doctor')) ?? '';
-      // pi 0.87 reports its project-trust decision (trusted in the SDK); 0.73 has none.
-      expect(doctor).toContain(hostLine.version === '0.87.1' ? 'rule: pi trusts this project, and memory.trustedOrigins' : 'this pi has no project trust');
+      // The one trust decision names its rule: pi 0.87 trusts the project (the SDK's default); 0.73 has no project trust.
+      expect(doctor).toContain(
+        hostLine.version === '0.87.1'
+          ? `Trust rule: project config honoured: pi trusts this project and ${server.url} is in memory.trustedOrigins`
+          : `Trust rule: project config honoured: ${server.url} is in memory.trustedOrigins (this pi has no project trust)`,
+      );
       expect(texts.some((t) => t.startsWith('/memory flush is off') && t.includes('memory_config patch {"enabled": true}'))).toBe(true);
       // No recall happened and nothing was handed to the retain queue.
       expect(runtime.session.view().context.lastRecall?.outcome).not.toBe('injected');
@@ -103,5 +108,40 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
     expect(recall?.content[0]?.text).toContain(`memory_recall is off: memory is disabled (enabled: false in ${path.join(project.cwd, '.pi', 'memory.json')})`);
     expect(recall?.content[0]?.text).toContain('memory_config patch {"enabled": true}');
     expect(await handoffJobs(project.cwd)).toEqual([]);
+  }, 30_000);
+
+  it('pi project trust joins memory.trustedOrigins: an untrusted project cannot move the server, and the doctor says which rule', async () => {
+    // The project file points memory at a server the user file trusts; only pi's verdict differs.
+    const fault = await startFaultServer({ target: server.url });
+    fault.setFallback({ kind: 'proxy' });
+    const project = await makeProject(fault.url);
+    faux.setResponses([fauxAssistantMessage('An answer.')]);
+    const host = await openHostSession(project, faux, {}, undefined, { projectTrusted: false });
+    try {
+      const runtime = host.holder.runtime!;
+      await host.session.prompt('/memory:doctor');
+      await host.session.prompt('What is our deploy window?');
+      await runtime.session.idle();
+      const texts = host.ui.notifications.map((n) => n.text);
+      const doctor = texts.find((t) => t.startsWith('agent-memory doctor')) ?? '';
+      if (hostLine.version === '0.87.1') {
+        // pi 0.79+: untrusted project, so its file moves nothing whatever the user lists; nothing reaches the server.
+        expect(runtime.status().setup.state).toBe('untrusted');
+        expect(host.ui.statuses.some((st) => st.key === 'memory' && st.text === 'memory: untrusted')).toBe(true);
+        expect(texts.some((t) => t.startsWith('Memory is off:') && t.includes('pi does not trust this project'))).toBe(true);
+        expect(doctor).toContain('Trust rule: project config refused, memory off: pi does not trust this project');
+        expect(fault.requests).toEqual([]);
+        expect(await handoffJobs(project.cwd)).toEqual([]);
+      } else {
+        // pi 0.73 has no project trust: memory.trustedOrigins alone decides, and memory works.
+        expect(runtime.status().setup.state).toBe('ready');
+        expect(doctor).toContain(`Trust rule: project config honoured: ${fault.url} is in memory.trustedOrigins (this pi has no project trust)`);
+        expect(fault.requests.length).toBeGreaterThan(0);
+        expect(await handoffJobs(project.cwd)).toHaveLength(1);
+      }
+    } finally {
+      await host.close();
+      await fault.close();
+    }
   }, 30_000);
 });

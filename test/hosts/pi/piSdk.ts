@@ -42,7 +42,13 @@ export const makeProject = async (baseUrl: string, extra: Record<string, unknown
 export type HostSession = PiHostSession;
 
 /** One pi session on `project`, through the same in-process host the main job uses. */
-export const openHostSession = (project: Project, faux: Faux, options: AgentMemoryOptions = {}, settings?: Record<string, unknown>): Promise<HostSession> =>
+export const openHostSession = (
+  project: Project,
+  faux: Faux,
+  options: AgentMemoryOptions = {},
+  settings?: Record<string, unknown>,
+  host: { readonly projectTrusted?: boolean } = {},
+): Promise<HostSession> =>
   openPiHostSession({
     cwd: project.cwd,
     agentDir: project.agentDir,
@@ -50,5 +56,6 @@ export const openHostSession = (project: Project, faux: Faux, options: AgentMemo
     faux,
     sdk: hostLine.sdk,
     ...(settings === undefined ? {} : { settings }),
+    ...host,
     memory: { env: { HOME: project.home }, home: project.home, ...options },
   });

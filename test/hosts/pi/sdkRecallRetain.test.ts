@@ -1,7 +1,8 @@
 /**
  * The real pi host, in-process, on the embedded server: session 1 retains; session 2's first
  * model call receives the recalled block; the block never reaches the session file; every
- * model call of a run gets byte-identical memory text.
+ * model call of a run gets byte-identical memory text (a cache hit); pi's system prompt is
+ * untouched, on 0.73 (outside the messages) and on 0.87 (a system message handlers never see).
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from '@mariozechner/pi-ai';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
-import { makeFaux, piAi, type ScriptedModel } from './hostLine.js';
+import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession, type Project } from './piSdk.js';
 
 const { fauxAssistantMessage, fauxToolCall } = piAi;
@@ -67,9 +68,11 @@ describe('pi SDK host: automatic retain then recall', () => {
 
     // --- session 2: two model calls in one run (a tool call in between) -------------------
     const seen: Context['messages'][] = [];
+    const systemPrompts: (string | undefined)[] = [];
     faux.setResponses([
       (context: Context) => {
         seen.push(structuredClone(context.messages));
+        systemPrompts.push(context.systemPrompt);
         return fauxAssistantMessage([fauxToolCall('memory_scope', {})], { stopReason: 'toolUse' });
       },
       (context: Context) => {
@@ -93,6 +96,21 @@ describe('pi SDK host: automatic retain then recall', () => {
     // Byte-identical on the second model call of the run (prompt cache holds).
     expect(blocks[1]).toEqual(blocks[0]);
     expect(Buffer.from(blocks[1]![0]!).equals(Buffer.from(blocks[0]![0]!))).toBe(true);
+    // pi's system prompt reaches the model as pi built it: 0.87 handlers never see the system
+    // message and pi puts it back in front; 0.73 keeps it outside the messages.
+    const roles = firstCall.map((m) => (m as { role: string }).role);
+    if (hostLine.version === '0.87.1') {
+      expect(roles[0]).toBe('system');
+      expect(roles.filter((r) => r === 'system')).toHaveLength(1);
+    } else {
+      expect(roles).not.toContain('system');
+      expect(systemPrompts[0]).toBe(second.session.systemPrompt);
+    }
+    // The second call was served from the run's recall cache, not a second server recall.
+    expect(second.holder.runtime!.session.view().context.lastRecall).toMatchObject({ outcome: 'recalled', detail: 'cached' });
+    // Ephemeral: pi's own transcript (what the next run builds on) never holds the block.
+    expect(second.session.messages.length).toBeGreaterThan(0);
+    expect(second.session.messages.map((m) => textOf(m as Context['messages'][number])).some((text) => text.includes(RECALL_OPEN))).toBe(false);
 
     const sessionFile = second.session.sessionFile;
     expect(sessionFile).toBeDefined();

@@ -23,7 +23,9 @@ describe('session decisions', () => {
   it('every constructor builds an event its codec accepts', () => {
     const automation = { recall: true, retain: false };
     const built = [
-      sessionEvents.started({ at: 1, sessionId: 's', reason: 'startup', automation, sessionFile: '/f', mode: 'normal' }),
+      sessionEvents.started({ at: 1, sessionId: 's', reason: 'startup', automation, sessionFile: '/f', mode: 'normal', name: 'deploys' }),
+      sessionEvents.renamed({ at: 1, name: 'n' }),
+      sessionEvents.renamed({ at: 1 }),
       sessionEvents.automationChanged({ at: 1, automation, reason: 'r' }),
       sessionEvents.modeSet({ at: 1, mode: 'ignored' }),
       sessionEvents.optOutRequested({ at: 1 }),
@@ -38,6 +40,7 @@ describe('session decisions', () => {
       sessionEvents.retainFailed({ at: 1, runId: 'x', reason: 'r' }),
       sessionEvents.queueObserved({ at: 1, depth: 0, state: 'idle' }),
       sessionEvents.shutdownRequested({ at: 1, reason: 'quit' }),
+      sessionEvents.shutdownRequested({ at: 1, reason: 'fork', targetSessionFile: '/next.jsonl' }),
       sessionEvents.shutdownFinished({ at: 1 }),
     ];
     for (const event of built) expect(E.isRight(SessionEvent.decode(event)), event.type).toBe(true);

@@ -138,6 +138,43 @@ describe('session machine', () => {
     expect(sessionPhase(snapshot)).toBe('closed');
   });
 
+  it.each(['reload', 'new', 'resume', 'fork'] as const)('a session replaced by %s hands off without waiting for the server, and keeps nothing of its recall', (reason) => {
+    let snapshot = active();
+    [snapshot] = step(snapshot, { type: 'optOut.requested', at: 2_000 });
+    [snapshot] = step(snapshot, { type: 'recall.requested', at: 2_100, requestId: 'r1', deadline: 3_000 });
+    [snapshot] = step(snapshot, { type: 'recall.succeeded', at: 2_200, requestId: 'r1', items: 2, cached: false, failedBanks: 0 });
+    [snapshot] = step(snapshot, { type: 'recall.requested', at: 2_300, requestId: 'r2', deadline: 3_300 });
+    const [shutting, actions] = step(snapshot, { type: 'session.shutdown', at: 9_000, reason, targetSessionFile: '/tmp/next.jsonl' });
+    expect(actions).toContain('handOffOnShutdown');
+    expect(actions).not.toContain('flushOnShutdown');
+    expect(shutting.context).toMatchObject({ shutdownReason: reason, recall: null, lastRecall: null, nextOptOut: false });
+    expect(sessionPhase(shutting)).toBe('shuttingDown');
+    // A run pi delivered before the switch still settles.
+    const [late] = step(shutting, { type: 'retain.queued', at: 9_010, runId: 'run-1', messages: 2, depth: 1 });
+    expect(late.context.lastRetain).toMatchObject({ outcome: 'queued', messages: 2 });
+    expect(step(late, { type: 'shutdown.finished', at: 9_100 })[0].status).toBe('done');
+  });
+
+  it('quit (pi also sends it on SIGTERM and SIGHUP) flushes; an unknown shutdown reason is refused', () => {
+    const [shutting, actions] = step(active(), { type: 'session.shutdown', at: 9_000, reason: 'quit' });
+    expect(actions).toEqual(['flushOnShutdown']);
+    expect(shutting.context.shutdownReason).toBe('quit');
+    expect(E.isLeft(decode({ type: 'session.shutdown', at: 9_000, reason: 'SIGTERM' }))).toBe(true);
+  });
+
+  it('keeps the session name from the start and from renames; a cleared name is null', () => {
+    let snapshot = active({ name: 'deploy work' });
+    expect(snapshot.context.sessionName).toBe('deploy work');
+    [snapshot] = step(snapshot, { type: 'session.renamed', at: 2_000, name: 'release 1.2' });
+    expect(snapshot.context.sessionName).toBe('release 1.2');
+    // Renaming does not disturb a run being retained.
+    [snapshot] = step(snapshot, { type: 'run.ended', at: 3_000, runId: 'run-1' });
+    [snapshot] = step(snapshot, { type: 'session.renamed', at: 3_100 });
+    expect(snapshot.context.sessionName).toBeNull();
+    expect(sessionPhase(snapshot)).toBe('retaining');
+    expect(E.isLeft(decode({ type: 'session.renamed', at: 1, name: '  ' }))).toBe(true);
+  });
+
   it('rejects malformed events with the field named, before the machine sees them', () => {
     const bad = decode({ type: 'recall.requested', at: -1, requestId: '', deadline: 'soon' });
     expect(E.isLeft(bad)).toBe(true);
@@ -174,7 +211,9 @@ describe('session machine paths (xstate/graph)', () => {
       { type: 'recall.succeeded', at: 2_100, requestId: 'r1', items: 1, cached: false, failedBanks: 0 },
       { type: 'run.ended', at: 5_000, runId: 'run-1' },
       { type: 'retain.queued', at: 5_010, runId: 'run-1', messages: 1, depth: 0 },
+      { type: 'session.renamed', at: 6_000, name: 'n' },
       { type: 'session.shutdown', at: 9_000, reason: 'quit' },
+      { type: 'session.shutdown', at: 9_000, reason: 'new' },
       { type: 'shutdown.finished', at: 9_100 },
     ] as SessionEvent[];
     // States are compared by value and the flags that steer guards: counters and timestamps

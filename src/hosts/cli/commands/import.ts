@@ -17,7 +17,8 @@ import { duration, importTable, mb } from '../../../tools/commands/importReport.
 const USAGE = `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
 
   paths       session files or directories (walked recursively; only *.jsonl in directories)
-  --all       every pi session of this project (pi's session directory for this cwd)
+  --all       every session of this project: pi's, and Claude Code's and Codex's when they
+              exist (~/.claude/projects/<cwd>, ~/.codex/sessions, matched by working directory)
   --dry-run   plan only: sessions, documents, bytes, estimated tokens and time, skips and why;
               writes nothing (no server call, no checkpoint, no manifest)
   --since D   only sessions changed on or after D (ISO date, e.g. 2026-01-31)
@@ -94,7 +95,7 @@ const progressBar = (enabled: boolean) => {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import past pi sessions of this project into memory (dry run, progress, resumable)',
+  summary: 'import past sessions of this project (pi, Claude Code, Codex) into memory (dry run, progress, resumable)',
   usage: USAGE,
   run: async (argv) => {
     const args = parseArgs(argv);
@@ -127,7 +128,7 @@ export const importCommand: Command = {
       const unsubscribe = importer.gate.subscribe((snapshot) => bar.update(snapshot));
       let view: ImportView;
       try {
-        const sources = [...args.paths, ...(args.all ? [importer.sessionDir] : [])];
+        const sources = [...args.paths, ...(args.all ? [importer.sessionDir, ...importer.otherAgentDirs] : [])];
         view = await importer.gate.run({ sources, options: importer.options({ dryRun: args.dryRun }), signal: abort.signal, ...(args.sinceMs === undefined ? {} : { sinceMs: args.sinceMs }) });
       } finally {
         unsubscribe();

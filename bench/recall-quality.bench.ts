@@ -1,0 +1,331 @@
+/**
+ * Recall quality of the embedded server, beside textbook Okapi BM25 (k1 1.2, b 0.75) with and
+ * without a Porter stemmer computed in the same run:
+ *
+ * - LoCoMo (`--data PATH` or RECALL_QUALITY_DATA; CC BY-NC, so never in the repository; skipped
+ *   with a message when absent): every turn its own item (document id = dia_id), one bank per
+ *   conversation, R@5 / R@10 over the questions of categories 1-4 with evidence; reported on
+ *   the whole file and on two halves: conversations 0-1 (where parameters were chosen) and 2-4
+ *   (never tuned on).
+ * - The coding-memory set in fixtures/recall-quality/coding.json: facts among distractors,
+ *   questions phrased without the fact's words; share of facts in the top 3.
+ * - Precision: prompts no memory answers (off-topic prompts from fixtures/recall-quality,
+ *   LoCoMo category 5): share for which automatic recall's floor keeps nothing.
+ * - Ablations: the ranking with each stage added in turn and with each one left out.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeResult, type Figure } from './lib/harness.js';
+import { hitAt, readLocomo, type Conversation } from './lib/locomo.js';
+import { okapiIndex } from './lib/okapi.js';
+import { jsonPoster } from './lib/postJson.js';
+import { RECALL_FLOOR as CLIENT_FLOOR } from '../src/effects/session/recallFloor.js';
+import { startEmbeddedServer } from '../src/server/index.js';
+import { DEFAULT_FIELDS, FieldIndex, type FieldWeights } from '../src/server/search/fieldIndex.js';
+import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../src/server/search/ranker.js';
+
+/** The floor automatic recall puts under the best `scores.final` (RECALL_FLOOR=x tries another). */
+const RECALL_FLOOR = Number(process.env['RECALL_FLOOR'] ?? CLIENT_FLOOR);
+
+const here = dirname(fileURLToPath(import.meta.url));
+const fixtures = join(here, '..', 'fixtures', 'recall-quality');
+
+const argValue = (flag: string): string | undefined => {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const dataPath = argValue('--data') ?? process.env['RECALL_QUALITY_DATA'];
+
+interface Doc {
+  readonly id: string;
+  readonly content: string;
+  readonly context: string;
+  readonly timestamp: string;
+}
+interface Probe {
+  readonly query: string;
+  readonly relevant: readonly string[];
+}
+interface Corpus {
+  readonly name: string;
+  readonly docs: readonly Doc[];
+  readonly probes: readonly Probe[];
+  /** Prompts nothing here answers. */
+  readonly unanswerable: readonly string[];
+}
+
+interface CodingSet {
+  facts: { id: string; content: string; context: string }[];
+  distractors: { content: string; context: string }[];
+  questions: { fact: string; question: string }[];
+}
+
+const codingCorpus = (): Corpus => {
+  const set = JSON.parse(readFileSync(join(fixtures, 'coding.json'), 'utf8')) as CodingSet;
+  const start = Date.UTC(2025, 0, 6);
+  const all = [...set.facts.map((f) => ({ ...f })), ...set.distractors.map((d, i) => ({ id: `distractor-${i}`, ...d }))];
+  // Interleaved, as memories of a project accumulate: a fact every few distractors.
+  const order = all.map((d, i) => ({ d, key: (i * 7919) % all.length })).sort((a, b) => a.key - b.key);
+  const docs = order.map(({ d }, i) => ({ id: d.id, content: d.content, context: d.context, timestamp: new Date(start + i * 3_600_000).toISOString() }));
+  return { name: 'coding', docs, probes: set.questions.map((q) => ({ query: q.question, relevant: [q.fact] })), unanswerable: [] };
+};
+
+const offTopic = (): string[] => JSON.parse(readFileSync(join(fixtures, 'off-topic.json'), 'utf8')) as string[];
+
+const locomoCorpora = (conversations: readonly Conversation[]): Corpus[] =>
+  conversations.map((c) => ({
+    name: c.id,
+    docs: c.turns.map((t) => ({ id: t.diaId, content: t.content, context: t.context, timestamp: t.timestamp })),
+    probes: c.questions.filter((q) => q.category >= 1 && q.category <= 4 && q.evidence.length > 0).map((q) => ({ query: q.question, relevant: q.evidence })),
+    unanswerable: c.questions.filter((q) => q.category === 5).map((q) => q.question),
+  }));
+
+type Ranker = (query: string, limit: number) => { ids: string[]; finals?: number[] };
+
+interface Tally {
+  n: number;
+  at1: number;
+  at3: number;
+  at5: number;
+  at10: number;
+  evidence: number;
+  evidenceFound: number;
+}
+const tally = (): Tally => ({ n: 0, at1: 0, at3: 0, at5: 0, at10: 0, evidence: 0, evidenceFound: 0 });
+const score = (t: Tally, ranked: readonly string[], relevant: readonly string[]): void => {
+  t.n += 1;
+  if (hitAt(ranked, relevant, 1)) t.at1 += 1;
+  if (hitAt(ranked, relevant, 3)) t.at3 += 1;
+  if (hitAt(ranked, relevant, 5)) t.at5 += 1;
+  if (hitAt(ranked, relevant, 10)) t.at10 += 1;
+  const top10 = [...new Set(ranked)].slice(0, 10);
+  t.evidence += relevant.length;
+  t.evidenceFound += relevant.filter((r) => top10.includes(r)).length;
+};
+const add = (a: Tally, b: Tally): Tally => ({
+  n: a.n + b.n,
+  at1: a.at1 + b.at1,
+  at3: a.at3 + b.at3,
+  at5: a.at5 + b.at5,
+  at10: a.at10 + b.at10,
+  evidence: a.evidence + b.evidence,
+  evidenceFound: a.evidenceFound + b.evidenceFound,
+});
+const pct = (x: number, n: number): number => (n === 0 ? 0 : (100 * x) / n);
+
+const evaluate = (corpus: Corpus, ranker: Ranker): Tally => {
+  const t = tally();
+  for (const p of corpus.probes) score(t, ranker(p.query, 10).ids, p.relevant);
+  return t;
+};
+
+/** The server's ranking straight over an index of the corpus, with chosen stages. */
+const directRanker = (corpus: Corpus, stages: RankStages, fields: FieldWeights = DEFAULT_FIELDS): Ranker => {
+  const index = new FieldIndex(fields);
+  const text = new Map<string, string>();
+  for (const d of corpus.docs) {
+    index.add({ id: d.id, text: d.content, context: d.context, thread: d.context, order: Date.parse(d.timestamp) });
+    text.set(d.id, `${d.content}\n${d.context}`);
+  }
+  return (query, limit) => {
+    const r = rank({ index, query, accept: () => true, limit, textOf: (id) => text.get(id) ?? '', stages });
+    return { ids: r.hits.map((h) => h.id), finals: r.hits.map((h) => h.final) };
+  };
+};
+
+const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
+  const index = okapiIndex(
+    corpus.docs.map((d) => ({ id: d.id, text: d.content })),
+    stem,
+  );
+  return (query, limit) => ({ ids: index.search(query, limit) });
+};
+
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false };
+const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
+const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
+
+interface Variant {
+  readonly name: string;
+  readonly make: (c: Corpus) => Ranker;
+}
+const variants: Variant[] = [
+  { name: 'Okapi BM25 (plain)', make: (c) => okapiRanker(c, false) },
+  { name: 'Okapi BM25 + Porter stemmer', make: (c) => okapiRanker(c, true) },
+  { name: 'server analyzer (Porter, contractions), text only, b 0.75', make: (c) => directRanker(c, NONE, PLAIN_FIELDS) },
+  { name: '+ b 0.5', make: (c) => directRanker(c, NONE, TEXT_ONLY) },
+  { name: '+ WordNet expansion', make: (c) => directRanker(c, { ...NONE, wordnet: true }) },
+  { name: '+ coding thesaurus', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true }) },
+  { name: '+ neighbouring turns', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, neighbours: true }) },
+  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
+  { name: '+ temporal cues (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
+  { name: 'default + pseudo-relevance feedback', make: (c) => directRanker(c, ALL_STAGES) },
+  { name: 'default + context field (BM25F weight 0.3)', make: (c) => directRanker(c, DEFAULT_STAGES, { ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] }) },
+  { name: 'default but WordNet', make: (c) => directRanker(c, { ...DEFAULT_STAGES, wordnet: false }) },
+  { name: 'default but coding thesaurus', make: (c) => directRanker(c, { ...DEFAULT_STAGES, coding: false }) },
+  { name: 'default but neighbours', make: (c) => directRanker(c, { ...DEFAULT_STAGES, neighbours: false }) },
+  { name: 'default but session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, session: false }) },
+  { name: 'default but temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
+];
+
+/** The embedded server end to end: HTTP retain of every doc, HTTP recall of every probe. */
+const serverRun = async (corpora: readonly Corpus[], prompts: readonly string[]): Promise<{ tallies: Tally[]; flooredTallies: Tally[]; finals: Map<string, number[][]>; unanswered: Map<string, number[]> }> => {
+  const server = await startEmbeddedServer({ port: 0 });
+  const http = jsonPoster();
+  const tallies: Tally[] = [];
+  const flooredTallies: Tally[] = [];
+  // Per corpus: the `final` scores of each probe's results, and the best final of each unanswerable prompt.
+  const finals = new Map<string, number[][]>();
+  const unanswered = new Map<string, number[]>();
+  try {
+    for (const c of corpora) {
+      const bank = `${server.url}/v1/default/banks/${encodeURIComponent(c.name)}/memories`;
+      for (let i = 0; i < c.docs.length; i += 100) {
+        const items = c.docs.slice(i, i + 100).map((d) => ({ content: d.content, context: d.context, timestamp: d.timestamp, document_id: d.id }));
+        const res = await http.post(bank, { items });
+        if (res.status !== 200) throw new Error(`retain into ${c.name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      const recall = async (query: string): Promise<{ ids: string[]; finals: number[] }> => {
+        const res = await http.post(`${bank}/recall`, { query, types: ['world'], budget: 'mid', max_tokens: 4096 });
+        if (res.status !== 200) throw new Error(`recall in ${c.name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+        const results = (res.body as { results: { document_id: string | null; scores?: { final: number } }[] }).results;
+        return { ids: results.map((r) => r.document_id ?? ''), finals: results.map((r) => r.scores?.final ?? 0) };
+      };
+      const t = tally();
+      const floored = tally();
+      const f: number[][] = [];
+      for (const p of c.probes) {
+        const r = await recall(p.query);
+        score(t, r.ids, p.relevant);
+        // What automatic recall would inject: nothing when the best result is under the floor.
+        score(floored, (r.finals[0] ?? 0) >= RECALL_FLOOR ? r.ids : [], p.relevant);
+        f.push(r.finals);
+      }
+      tallies.push(t);
+      flooredTallies.push(floored);
+      finals.set(c.name, f);
+      const u: number[] = [];
+      for (const q of [...c.unanswerable, ...prompts]) u.push((await recall(q)).finals[0] ?? 0);
+      unanswered.set(c.name, u);
+    }
+  } finally {
+    http.close();
+    await server.close();
+  }
+  return { tallies, flooredTallies, finals, unanswered };
+};
+
+const main = async (): Promise<void> => {
+  const figures: Figure[] = [];
+  const notes: string[] = [];
+  const rows: { corpus: string; variant: string; r1: number; r3: number; r5: number; r10: number; n: number }[] = [];
+  const prompts = offTopic();
+
+  const coding = codingCorpus();
+  let locomo: Corpus[] = [];
+  if (dataPath === undefined) {
+    console.log('recall-quality: no LoCoMo data given (--data PATH or RECALL_QUALITY_DATA); measuring the coding set only.');
+    notes.push('LoCoMo skipped: no --data PATH / RECALL_QUALITY_DATA');
+  } else {
+    locomo = locomoCorpora(readLocomo(dataPath));
+    notes.push(`LoCoMo: ${locomo.length} conversations from the given file, ${locomo.reduce((a, c) => a + c.probes.length, 0)} questions of categories 1-4 with evidence`);
+  }
+
+  const halves = (cs: readonly Corpus[]): { name: string; members: Corpus[] }[] => [
+    { name: 'LoCoMo all', members: [...cs] },
+    { name: 'LoCoMo conv 0-1 (tuned on)', members: cs.slice(0, 2) },
+    { name: 'LoCoMo conv 2-4 (not tuned on)', members: cs.slice(2) },
+  ];
+
+  // Ablations, straight over the ranking.
+  const byVariant = new Map<string, Map<string, Tally>>();
+  for (const v of variants) {
+    const per = new Map<string, Tally>();
+    for (const c of [coding, ...locomo]) per.set(c.name, evaluate(c, v.make(c)));
+    byVariant.set(v.name, per);
+    const codingT = per.get('coding') ?? tally();
+    rows.push({ corpus: 'coding', variant: v.name, r1: pct(codingT.at1, codingT.n), r3: pct(codingT.at3, codingT.n), r5: pct(codingT.at5, codingT.n), r10: pct(codingT.at10, codingT.n), n: codingT.n });
+    if (locomo.length > 0) {
+      for (const h of halves(locomo)) {
+        const t = h.members.map((c) => per.get(c.name) ?? tally()).reduce(add, tally());
+        rows.push({ corpus: h.name, variant: v.name, r1: pct(t.at1, t.n), r3: pct(t.at3, t.n), r5: pct(t.at5, t.n), r10: pct(t.at10, t.n), n: t.n });
+      }
+    }
+    console.log(`recall-quality: ${v.name}: ${rows.filter((r) => r.variant === v.name).map((r) => `${r.corpus} R@3 ${r.r3.toFixed(1)} R@5 ${r.r5.toFixed(1)} R@10 ${r.r10.toFixed(1)}`).join('; ')}`);
+  }
+
+  // The embedded server end to end.
+  const run = await serverRun([coding, ...locomo], prompts);
+  const all = [coding, ...locomo];
+  const serverTally = new Map(all.map((c, i) => [c.name, run.tallies[i] ?? tally()]));
+  const codingServer = serverTally.get('coding') ?? tally();
+  const codingBase = byVariant.get('Okapi BM25 + Porter stemmer')?.get('coding') ?? tally();
+  figures.push({
+    name: 'coding set: facts in top 3',
+    unit: 'ratio',
+    value: codingServer.at3 / Math.max(1, codingServer.n),
+    baseline: { name: 'Okapi BM25 + Porter, top 3', value: codingBase.at3 / Math.max(1, codingBase.n) },
+    target: '>= 0.90',
+    pass: codingServer.at3 / Math.max(1, codingServer.n) >= 0.9,
+  });
+
+  // Precision: off-topic prompts against every bank, category 5 against its conversation.
+  const quiet = (finals: readonly number[]): number => finals.filter((f) => f < RECALL_FLOOR).length;
+  const offTopicFinals = all.flatMap((c) => (run.unanswered.get(c.name) ?? []).slice(c.unanswerable.length));
+  const cat5Finals = locomo.flatMap((c) => (run.unanswered.get(c.name) ?? []).slice(0, c.unanswerable.length));
+  figures.push({
+    name: `off-topic prompts: share with nothing injected (floor ${RECALL_FLOOR})`,
+    unit: 'ratio',
+    value: quiet(offTopicFinals) / Math.max(1, offTopicFinals.length),
+    target: '>= 0.80',
+    pass: quiet(offTopicFinals) / Math.max(1, offTopicFinals.length) >= 0.8,
+  });
+  const flooredOf = new Map(all.map((c, i) => [c.name, run.flooredTallies[i] ?? tally()]));
+  const codingFloored = flooredOf.get('coding') ?? tally();
+  notes.push(`coding set with the floor: ${codingFloored.at3}/${codingFloored.n} facts in the top 3 of what automatic recall would inject`);
+
+  if (locomo.length > 0) {
+    const serverAll = locomo.map((c) => serverTally.get(c.name) ?? tally()).reduce(add, tally());
+    const porterAll = locomo.map((c) => byVariant.get('Okapi BM25 + Porter stemmer')?.get(c.name) ?? tally()).reduce(add, tally());
+    const plainAll = locomo.map((c) => byVariant.get('Okapi BM25 (plain)')?.get(c.name) ?? tally()).reduce(add, tally());
+    for (const h of halves(locomo)) {
+      const t = h.members.map((c) => serverTally.get(c.name) ?? tally()).reduce(add, tally());
+      rows.push({ corpus: h.name, variant: 'embedded server (HTTP)', r1: pct(t.at1, t.n), r3: pct(t.at3, t.n), r5: pct(t.at5, t.n), r10: pct(t.at10, t.n), n: t.n });
+    }
+    const r5 = serverAll.at5 / serverAll.n;
+    const r10 = serverAll.at10 / serverAll.n;
+    figures.push({ name: 'LoCoMo R@5', unit: 'ratio', value: r5, baseline: { name: 'Okapi BM25 + Porter R@5', value: porterAll.at5 / porterAll.n }, target: '>= 0.70', pass: r5 >= 0.7 });
+    figures.push({
+      name: 'LoCoMo R@10',
+      unit: 'ratio',
+      value: r10,
+      baseline: { name: 'Okapi BM25 + Porter R@10', value: porterAll.at10 / porterAll.n },
+      target: '>= 0.80 and >= 1.15x baseline',
+      pass: r10 >= 0.8 && r10 >= 1.15 * (porterAll.at10 / porterAll.n),
+    });
+    figures.push({ name: 'LoCoMo R@10, plain Okapi BM25', unit: 'ratio', value: plainAll.at10 / plainAll.n });
+    figures.push({ name: 'LoCoMo evidence turns in top 10', unit: 'ratio', value: serverAll.evidenceFound / serverAll.evidence, baseline: { name: 'Okapi BM25 + Porter', value: porterAll.evidenceFound / porterAll.evidence } });
+    figures.push({
+      name: `LoCoMo category 5: share with nothing injected (floor ${RECALL_FLOOR})`,
+      unit: 'ratio',
+      value: quiet(cat5Finals) / Math.max(1, cat5Finals.length),
+      target: '>= 0.80',
+      pass: quiet(cat5Finals) / Math.max(1, cat5Finals.length) >= 0.8,
+    });
+    const flooredAll = locomo.map((c) => flooredOf.get(c.name) ?? tally()).reduce(add, tally());
+    figures.push({
+      name: `LoCoMo R@10 of what automatic recall injects (floor ${RECALL_FLOOR})`,
+      unit: 'ratio',
+      value: flooredAll.at10 / flooredAll.n,
+      baseline: { name: 'Okapi BM25 + Porter R@10', value: porterAll.at10 / porterAll.n },
+      target: '>= 0.80',
+      pass: flooredAll.at10 / flooredAll.n >= 0.8,
+    });
+  }
+
+  notes.push(...rows.map((r) => `${r.corpus} | ${r.variant} | R@1 ${r.r1.toFixed(1)} | R@3 ${r.r3.toFixed(1)} | R@5 ${r.r5.toFixed(1)} | R@10 ${r.r10.toFixed(1)} | n ${r.n}`));
+  writeResult('recall-quality', figures, notes);
+};
+
+await main();

@@ -1,0 +1,103 @@
+/**
+ * A small coding-domain thesaurus: abbreviations and the words people use for a tool's kind.
+ * WordNet predates most of this vocabulary ("pnpm", "CI", "repo"). Each group is a set of
+ * words that name one thing or one kind of thing; a query word in a group also searches the
+ * others, at a lower weight than the word itself. Multi-word names are joined by spaces and
+ * searched as their words.
+ */
+import { analyze } from './analyzer.js';
+
+const GROUPS: readonly string[] = [
+  'db database databases postgres postgresql sqlite mysql sql mongodb',
+  'schema migration migrations ddl alter_table',
+  'ci continuous_integration pipeline github_actions workflow gitlab jenkins buildkite',
+  'cd continuous_delivery deploy deployment release ship rollout publish',
+  'auth authentication authorization login logon signin sign_in oauth jwt sso',
+  'session sessions cookie cookies',
+  'repo repository monorepo',
+  'monorepo workspace workspaces packages',
+  'git commit commits branch merge rebase',
+  'trunk main_branch protected_branch',
+  'commit_message commit_messages git_log changelog conventional_commits',
+  'package_manager pnpm npm yarn bun lockfile',
+  'bundler bundle bundling rollup webpack esbuild vite parcel',
+  'test tests testing vitest jest mocha spec unit_test',
+  'e2e end_to_end browser_test browser_tests browser_automation ui_test ui_tests playwright cypress selenium puppeteer',
+  'lint linter linting eslint biome',
+  'format formatter formatting prettier',
+  'typescript ts tsc typecheck tsconfig',
+  'javascript js node nodejs runtime',
+  'k8s kubernetes helm cluster pod',
+  'docker container containers image dockerfile distroless',
+  'env environment environments dotenv',
+  'config configuration settings',
+  'dep deps dependency dependencies',
+  'upgrade upgrades update updates bump dependabot renovate',
+  'docs documentation readme',
+  'pr pull_request merge_request',
+  'review reviewer approval approvals sign_off code_owner',
+  'perf performance latency response_time throughput p95 p99 benchmark load_test',
+  'log logs logging logger pino winston',
+  'cache caching memoize ttl expiry',
+  'api endpoint endpoints route routes rest',
+  'ui frontend react component',
+  'backend server service',
+  'queue job jobs worker background async task tasks bullmq',
+  'rate_limit rate_limiting throttle throttling quota requests_per_minute',
+  'request requests call calls',
+  'secret secrets credential credentials api_key password vault',
+  'hash hashing argon2 bcrypt scrypt',
+  'error errors exception exceptions crash sentry error_tracking',
+  'monitor monitoring metrics alerting alert observability grafana datadog',
+  'oncall pager pagerduty rotation incident',
+  'cli command terminal shell',
+  'prod production production_data real_data',
+  'staging preview',
+  'dev development local',
+  'cloud aws gcp azure hosting',
+  'infrastructure infra terraform provision provisioning iac',
+  'backup backups copy copies restore disaster_recovery snapshot dump',
+  'refresh reset reseed',
+  'payment payments billing charge stripe',
+  'email emails mail smtp postmark sendgrid',
+  'mobile phone ios android react_native',
+  'a11y accessibility wcag aria screen_reader',
+  'i18n internationalization l10n localisation localization translation translations locale',
+  'feature_flag feature_flags feature_toggle toggle launchdarkly unleash gradual_rollout',
+  'feature features functionality capability',
+  'search full_text elasticsearch meilisearch algolia',
+  'websocket websockets realtime socket',
+  'style css tailwind',
+  'orm prisma drizzle typeorm',
+  'schedule cron scheduler nightly',
+  'timezone utc tz',
+  'timestamp timestamps date dates',
+];
+
+// Keyed by the stems of a member ("exceptions" and "exception" meet), valued by the members.
+const table = new Map<string, Set<string>>();
+const keyOf = (member: string): string => analyze(member).join(' ');
+for (const group of GROUPS) {
+  const members = group.split(' ').map((w) => w.replace(/_/g, ' '));
+  for (const m of members) {
+    const key = keyOf(m);
+    let related = table.get(key);
+    if (related === undefined) {
+      related = new Set();
+      table.set(key, related);
+    }
+    for (const other of members) if (keyOf(other) !== key) related.add(other);
+  }
+}
+
+/** Words (or spaced phrases) the coding thesaurus relates to a word or phrase. */
+export const codingRelated = (wordOrPhrase: string): readonly string[] => [...(table.get(keyOf(wordOrPhrase)) ?? [])];
+
+/** The same, for a phrase already given as its stems (an entry of `codingPhrases`). */
+export const codingRelatedToStems = (stems: string): readonly string[] => [...(table.get(stems) ?? [])];
+
+/** Whether the thesaurus knows the word (its domain sense then wins over WordNet's). */
+export const codingKnows = (word: string): boolean => table.has(keyOf(word));
+
+/** Stemmed phrases of two or more words the table knows ("package manag"), matched before single words. */
+export const codingPhrases: readonly string[] = [...table.keys()].filter((k) => k.includes(' '));

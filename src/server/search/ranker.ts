@@ -1,0 +1,367 @@
+/**
+ * The ranking pipeline over one bank's FieldIndex. Each stage adds candidates or score and
+ * records which stage first found a document, so a person can see why a memory came back:
+ *
+ * 1. keyword: BM25F over the stemmed query words.
+ * 2. expansion: the words WordNet and the coding thesaurus relate to each query word, at a
+ *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment").
+ * 3. feedback (off by default): pseudo-relevance feedback (RM3-like): the terms that best
+ *    characterise the first results, weighted by their score and rarity, at a low weight.
+ * 4. neighbour: a memory right before or after a strong result in the same thread (session)
+ *    gets a share of its score: the answer often sits in the turn next to the words asked for.
+ * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
+ *    session that is about the question rise together (passage + document evidence).
+ * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
+ *
+ * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
+ * bank and its best result cover (see confidenceOf); `final` = confidence x score / best
+ * score, an absolute figure a caller can put a floor under ("inject nothing unless the best
+ * final >= 0.4").
+ */
+import { analyze, stemWord, words } from './analyzer.js';
+import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
+import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
+import { topK } from './fieldIndex.js';
+import { timeCues } from './temporal.js';
+import { relatedWords } from './wordnet.js';
+
+export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
+
+export interface RankStages {
+  readonly wordnet: boolean;
+  readonly coding: boolean;
+  readonly feedback: boolean;
+  readonly neighbours: boolean;
+  readonly session: boolean;
+  readonly temporal: boolean;
+}
+
+export interface RankParams {
+  readonly wordnetWeight: number;
+  readonly codingWeight: number;
+  /**
+   * What a coding-thesaurus word counts for in the confidence (how much of the query the bank
+   * covers): a curated synonym ("DB" for PostgreSQL) is near-certain evidence that the concept
+   * asked about is there, though it ranks below the word itself.
+   */
+  readonly codingCredit: number;
+  readonly feedbackDocs: number;
+  readonly feedbackTerms: number;
+  readonly feedbackWeight: number;
+  readonly neighbourWeight: number;
+  /** Strong results whose neighbours are considered. */
+  readonly neighbourSources: number;
+  /** Turns this many before and after count as neighbours. */
+  readonly neighbourSpan: number;
+  /** Neighbours further apart than this (ms) are separate notes, not one conversation. */
+  readonly neighbourMaxGapMs: number;
+  /** Share of its thread's best score a matching document gets (session-level evidence). */
+  readonly threadWeight: number;
+  /** A matching document dated as the query asks ("in May") gets this share more score. */
+  readonly temporalBoost: number;
+}
+
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true };
+
+/**
+ * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
+ * conversations not tuned on and cost a second pass over the postings (docs/recall.md).
+ */
+export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
+
+export const DEFAULT_PARAMS: RankParams = {
+  wordnetWeight: 0.3,
+  codingWeight: 0.6,
+  codingCredit: 0.8,
+  feedbackDocs: 5,
+  feedbackTerms: 10,
+  feedbackWeight: 0.3,
+  neighbourWeight: 0.3,
+  neighbourSources: 100,
+  neighbourSpan: 1,
+  neighbourMaxGapMs: 30 * 60_000,
+  threadWeight: 0.5,
+  temporalBoost: 0.5,
+};
+
+export interface RankedHit {
+  readonly id: string;
+  readonly score: number;
+  /** confidence x score / best score. */
+  readonly final: number;
+  readonly stage: Stage;
+}
+
+export interface Ranking {
+  readonly hits: readonly RankedHit[];
+  readonly confidence: number;
+  /** The terms each stage searched, for the trace. */
+  readonly terms: Readonly<Record<'keyword' | 'expansion' | 'feedback', readonly WeightedTerm[]>>;
+  /** The dates the query named ("May 2023", "last week"). */
+  readonly timeCues: readonly string[];
+}
+
+export interface RankInput {
+  readonly index: FieldIndex;
+  readonly query: string;
+  readonly accept: (id: string) => boolean;
+  readonly limit: number;
+  /** All searchable text of a document (text, context, entities), for feedback and coverage. */
+  readonly textOf: (id: string) => string;
+  readonly stages?: RankStages;
+  readonly params?: RankParams;
+  /** The query's moment (epoch ms), anchor of "yesterday" or "last week". */
+  readonly now?: number;
+  /**
+   * Whether derived documents (observations) may be returned (default true). When not, they
+   * are not even scored: a world-only recall on a bank of thousands of long observations
+   * otherwise scores them and asks `accept` about each strong one.
+   */
+  readonly derived?: boolean;
+  /**
+   * `accept`'s verdicts by document number (0 not asked, 1 kept, 2 not), kept by the caller
+   * across queries with the same filter: a verdict cannot change while the number lives (an
+   * edit re-adds the memory under a new number), so a repeated filter asks only about
+   * documents it has not met. Without it, verdicts last one query.
+   */
+  readonly verdicts?: Uint8Array;
+}
+
+const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
+
+// Reused across queries (one query runs at a time: ranking is synchronous).
+let stageScratch = new Uint8Array(0);
+let acceptScratch = new Uint8Array(0);
+
+interface Expansion {
+  readonly terms: WeightedTerm[];
+  /** Expansion stem -> the query stems it stands for, with what it counts for in the confidence. */
+  readonly origin: Map<string, { readonly of: string; readonly weight: number }[]>;
+}
+
+const expand = (query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
+  const weights = new Map<string, number>();
+  const origin = new Map<string, { of: string; weight: number }[]>();
+  const add = (related: string, of: string, weight: number, credit = weight): void => {
+    for (const term of analyze(related)) {
+      if (original.has(term)) continue;
+      weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+      const list = origin.get(term) ?? [];
+      list.push({ of, weight: credit });
+      origin.set(term, list);
+    }
+  };
+  if (stages.coding) {
+    const stems = ` ${analyze(query).join(' ')} `;
+    for (const phrase of codingPhrases) {
+      if (!stems.includes(` ${phrase} `)) continue;
+      const of = phrase.split(' ')[0];
+      if (of !== undefined) for (const r of codingRelatedToStems(phrase)) add(r, of, params.codingWeight, params.codingCredit);
+    }
+  }
+  for (const word of queryWords) {
+    const of = stemWord(word);
+    const known = stages.coding && codingKnows(word);
+    if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
+    // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
+    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
+  }
+  return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+};
+
+/** RM3-like feedback terms from the best `docs` documents: tf/len x doc weight x idf. */
+const feedbackTerms = (input: RankInput, top: readonly { id: string; score: number }[], exclude: ReadonlySet<string>, params: RankParams): WeightedTerm[] => {
+  const best = top[0]?.score ?? 0;
+  if (best <= 0) return [];
+  const mass = new Map<string, number>();
+  const seenIn = new Map<string, number>();
+  for (const { id, score } of top) {
+    const terms = analyze(input.textOf(id));
+    if (terms.length === 0) continue;
+    const counts = new Map<string, number>();
+    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [t, c] of counts) {
+      mass.set(t, (mass.get(t) ?? 0) + (c / terms.length) * (score / best));
+      seenIn.set(t, (seenIn.get(t) ?? 0) + 1);
+    }
+  }
+  const scored = [...mass]
+    // A term from one document only, or in no other document of the bank, adds nothing new.
+    .filter(([t]) => !exclude.has(t) && (seenIn.get(t) ?? 0) >= 2 && input.index.documentFrequency(t) >= 2)
+    .map(([t, m]) => ({ term: t, weight: m * input.index.idf(t) }))
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, params.feedbackTerms);
+  const max = scored[0]?.weight ?? 0;
+  return max <= 0 ? [] : scored.map((s) => ({ term: s.term, weight: (params.feedbackWeight * s.weight) / max }));
+};
+
+export const rank = (input: RankInput): Ranking => {
+  const stages = input.stages ?? DEFAULT_STAGES;
+  const params = input.params ?? DEFAULT_PARAMS;
+  const { index } = input;
+  const skipDerived = input.derived === false;
+  const queryWords = [...new Set(words(input.query))];
+  const original = new Set(queryWords.map(stemWord));
+  const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
+  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [] };
+  if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
+
+  // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
+  // unless the caller keeps the verdicts).
+  if (acceptScratch.length < index.capacity) acceptScratch = new Uint8Array(Math.max(index.capacity, acceptScratch.length * 2));
+  const kept = input.verdicts !== undefined && input.verdicts.length >= index.capacity ? input.verdicts : undefined;
+  const accepted = kept ?? acceptScratch;
+  const asked: number[] = [];
+  const acceptN = (n: number): boolean => {
+    const known = accepted[n] ?? 0;
+    if (known !== 0) return known === 1;
+    const id = index.idOf(n);
+    const ok = id !== undefined && !(skipDerived && index.isDerived(n)) && input.accept(id);
+    accepted[n] = ok ? 1 : 2;
+    asked.push(n);
+    return ok;
+  };
+  // Stage codes by document number; a touched document's slot is reset before returning.
+  if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
+  const stageOf = stageScratch;
+  const mark = (touched: readonly number[], from: number, code: number): void => {
+    for (let i = from; i < touched.length; i += 1) stageOf[touched[i] as number] = code;
+  };
+
+  let pass = index.score(keywordTerms, undefined, skipDerived);
+  mark(pass.touched, 0, 0);
+  const expansion = expand(input.query, queryWords, original, stages, params);
+  if (expansion.terms.length > 0) {
+    const before = pass.touched.length;
+    pass = index.score(expansion.terms, pass, skipDerived);
+    mark(pass.touched, before, 1);
+  }
+  let feedback: WeightedTerm[] = [];
+  if (stages.feedback) {
+    const top = topK(pass.touched, pass.scores, acceptN, params.feedbackDocs).map((n) => ({ id: index.idOf(n) as string, score: pass.scores[n] as number }));
+    const exclude = new Set([...original, ...expansion.terms.map((t) => t.term)]);
+    feedback = feedbackTerms(input, top, exclude, params);
+    if (feedback.length > 0) {
+      const before = pass.touched.length;
+      pass = index.score(feedback, pass, skipDerived);
+      mark(pass.touched, before, 2);
+    }
+  }
+  const { scores } = pass;
+  const touched = pass.touched;
+  // The strongest documents, found once: only a neighbour boost can lift another among them.
+  let strong = stages.neighbours || stages.session ? topK(touched, scores, acceptN, params.neighbourSources) : [];
+  if (stages.neighbours && params.neighbourWeight > 0) {
+    const boosts = new Map<number, number>();
+    for (const n of strong) {
+      const share = params.neighbourWeight * (scores[n] as number);
+      for (const m of index.neighbours(n, params.neighbourSpan, params.neighbourMaxGapMs)) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
+    }
+    for (const [m, boost] of boosts) {
+      if (scores[m] === 0) {
+        touched.push(m);
+        stageOf[m] = 3;
+      } else if (boost > (scores[m] as number)) stageOf[m] = 3;
+      scores[m] = (scores[m] as number) + boost;
+    }
+    strong = topK([...new Set([...strong, ...boosts.keys()])], scores, acceptN, params.neighbourSources);
+  }
+
+  if (stages.session && params.threadWeight > 0) {
+    // Session-level evidence: a matching turn in a session that matches strongly elsewhere.
+    // Only the threads of the strongest documents are visited, so the cost is their size.
+    const threadBest = new Map<string, number>();
+    for (const n of strong) {
+      const thread = index.threadOf(n);
+      if (thread !== undefined && (scores[n] as number) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, scores[n] as number);
+    }
+    const bonus: [number, number][] = [];
+    for (const [thread, best] of threadBest) {
+      for (const m of index.threadMembersOf(thread)) if ((scores[m] as number) > 0) bonus.push([m, params.threadWeight * best]);
+    }
+    for (const [m, b] of bonus) scores[m] = (scores[m] as number) + b;
+  }
+
+  const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
+  if (cues.length > 0) {
+    // Only documents that already match get the boost: a date alone is no answer.
+    for (const n of touched) {
+      const at = index.orderOf(n);
+      if (at === undefined || !cues.some((c) => c.matches(at))) continue;
+      scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
+    }
+  }
+
+  const best = topK(touched, scores, acceptN, input.limit);
+  const top = best[0];
+  const confidence = top === undefined ? 0 : confidenceOf(input, index.idOf(top) as string, original, expansion);
+  const topScore = top === undefined ? 1 : (scores[top] as number);
+  const hits = best.map((n) => {
+    const score = scores[n] as number;
+    return { id: index.idOf(n) as string, score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: STAGE_CODES[stageOf[n] ?? 0] as Stage };
+  });
+  for (const n of touched) {
+    scores[n] = 0;
+    stageOf[n] = 0;
+  }
+  if (kept === undefined) for (const n of asked) accepted[n] = 0;
+  return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
+};
+
+/**
+ * How sure the ranking is that the bank answers the query, 0-1: the mean of two shares of the
+ * query's information (idf mass of its words), the share the bank's vocabulary has at all and
+ * the share the best result covers (an expansion counting at its weight). A prompt about
+ * something never discussed ("a haiku about autumn") has words the bank lacks and a best match
+ * on one common word; the mean was chosen over either share alone on LoCoMo conversations 0-1
+ * (docs/recall.md).
+ */
+const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion): number => {
+  // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
+  const vocabulary = new Map<string, number>();
+  for (const q of original) if (input.index.documentFrequency(q) > 0) vocabulary.set(q, 1);
+  for (const [term, origins] of expansion.origin) {
+    if (input.index.documentFrequency(term) === 0) continue;
+    for (const { of, weight } of origins) vocabulary.set(of, Math.max(vocabulary.get(of) ?? 0, weight));
+  }
+  const weights = new Map([...original].map((q) => [q, queryWordWeight(input.index, q, vocabulary.has(q))]));
+  let total = 0;
+  let known = 0;
+  for (const q of original) {
+    const w = weights.get(q) ?? 0;
+    total += w;
+    known += w * (vocabulary.get(q) ?? 0);
+  }
+  return total > 0 ? (known / total + coverage(input, id, original, expansion, weights)) / 2 : 0;
+};
+
+/** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */
+export const SMALL_BANK = 50;
+
+/**
+ * A query word's share of the query's information: its idf, but a word the bank lacks (neither
+ * it nor an expansion of it occurs) counts at min(1, memories / SMALL_BANK) of it. In a bank of
+ * three memories nearly every word of a question is absent and has the highest idf, so a real
+ * match ("bundler" through "rollup") could never clear the floor; in a large bank an absent
+ * word is real evidence that the prompt is about something never discussed.
+ */
+const queryWordWeight = (index: FieldIndex, q: string, inBank: boolean): number => index.idf(q) * (inBank ? 1 : Math.min(1, index.size / SMALL_BANK));
+
+/** Share of the query's information that a document covers (an expansion counts at its weight). */
+const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
+  const present = new Set(analyze(input.textOf(id)));
+  const credit = new Map<string, number>();
+  for (const q of original) if (present.has(q)) credit.set(q, 1);
+  for (const [term, origins] of expansion.origin) {
+    if (!present.has(term)) continue;
+    for (const { of, weight } of origins) credit.set(of, Math.max(credit.get(of) ?? 0, weight));
+  }
+  let total = 0;
+  let covered = 0;
+  for (const q of original) {
+    const w = weights.get(q) ?? 0;
+    total += w;
+    covered += w * (credit.get(q) ?? 0);
+  }
+  return total > 0 ? covered / total : 0;
+};

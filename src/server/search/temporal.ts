@@ -1,0 +1,54 @@
+/**
+ * Times a query names, as cues a memory's date can match: a month ("in May", "May 2023"), a
+ * year ("in 2022"), or a span relative to the query's moment ("yesterday", "last week",
+ * "last month", "last year"). A month without a year matches that month in any year.
+ */
+export interface TimeCue {
+  /** The words that named it, for the trace. */
+  readonly cue: string;
+  readonly matches: (time: number) => boolean;
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+// Abbreviations that are not also common words ("mar", "may", "jun" are left out).
+const ABBREVIATIONS: Readonly<Record<string, number>> = { jan: 0, feb: 1, apr: 3, aug: 7, sep: 8, sept: 8, oct: 9, nov: 10, dec: 11 };
+const DAY = 86_400_000;
+const YEAR = /^(19|20)\d\d$/;
+
+const monthOf = (word: string): number => {
+  const w = word.toLowerCase();
+  const full = MONTHS.indexOf(w);
+  return full >= 0 ? full : (ABBREVIATIONS[w] ?? -1);
+};
+
+const within = (cue: string, start: number, end: number): TimeCue => ({ cue, matches: (t) => t >= start && t < end });
+
+/** Cues named in `query`; `now` (the query timestamp) anchors the relative ones. */
+export const timeCues = (query: string, now: number): TimeCue[] => {
+  const out: TimeCue[] = [];
+  const words = query.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const years = words.filter((w) => YEAR.test(w)).map(Number);
+  words.forEach((w, i) => {
+    const month = monthOf(w);
+    // "May" opening a sentence is the verb ("May I ...").
+    if (month < 0 || (month === 4 && i === 0)) return;
+    const next = words[i + 1];
+    const year = next !== undefined && YEAR.test(next) ? Number(next) : years.length === 1 ? years[0] : undefined;
+    out.push(
+      year === undefined
+        ? { cue: w, matches: (t) => new Date(t).getUTCMonth() === month }
+        : within(`${w} ${year}`, Date.UTC(year, month, 1), Date.UTC(year, month + 1, 1)),
+    );
+  });
+  if (out.length === 0) for (const y of years) out.push(within(String(y), Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
+  const lower = query.toLowerCase();
+  const today = Math.floor(now / DAY) * DAY;
+  if (/\byesterday\b/.test(lower)) out.push(within('yesterday', today - DAY, today));
+  if (/\blast week\b/.test(lower)) out.push(within('last week', today - 14 * DAY, today));
+  if (/\blast month\b/.test(lower)) out.push(within('last month', today - 62 * DAY, today));
+  if (/\blast year\b/.test(lower)) {
+    const y = new Date(now).getUTCFullYear() - 1;
+    out.push(within('last year', Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
+  }
+  return out;
+};

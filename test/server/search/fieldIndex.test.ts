@@ -1,0 +1,192 @@
+import * as fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../../src/server/search/analyzer.js';
+import { DEFAULT_FIELDS, FieldIndex, topK, type WeightedTerm } from '../../../src/server/search/fieldIndex.js';
+
+const terms = (query: string): WeightedTerm[] => [...new Set(analyze(query))].map((term) => ({ term, weight: 1 }));
+
+/** Ids of the documents a query scores, best first. */
+const search = (ix: FieldIndex, query: string, accept: (id: string) => boolean = () => true, limit = 1000): string[] => {
+  const pass = ix.score(terms(query));
+  const ids = topK(pass.touched, pass.scores, (n) => accept(ix.idOf(n) ?? ''), limit).map((n) => ix.idOf(n) ?? '');
+  ix.release(pass);
+  return ids;
+};
+
+describe('analyze', () => {
+  it('stems both word forms to one term, drops stop words, single letters and contraction pieces', () => {
+    expect(analyze('testing tests tested')).toEqual(['test', 'test', 'test']);
+    expect(analyze('deploying deploys')).toEqual(analyze('deploy deploy'));
+    expect(analyze("the and of I'm Mel's don't")).toEqual(['mel']);
+  });
+
+  it('counts a hyphenated compound as its parts and as one word, the parts first and in order', () => {
+    expect(analyze('on-call rotation')).toEqual(['call', 'rotat', 'oncal']);
+    expect(analyze('e-mail')).toEqual(analyze('mail email'));
+    expect(analyze('end-to-end tests')).toEqual(['end', 'end', 'test', 'endtoend']);
+  });
+
+  it('splits identifiers at case changes and underscores, keeping the whole', () => {
+    expect(analyze('retainQueue')).toEqual(['retainqueu', 'retain', 'queue']);
+    expect(analyze('retain_queue')).toContain('queue');
+  });
+});
+
+describe('FieldIndex', () => {
+  it('ranks higher term frequency and rarer terms first, ignores stop words', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'a', text: 'parser parser parser bug' });
+    ix.add({ id: 'b', text: 'parser bug' });
+    ix.add({ id: 'c', text: 'the and of' });
+    ix.add({ id: 'd', text: 'lexer' });
+    expect(search(ix, 'parser')).toEqual(['a', 'b']);
+    expect(search(ix, 'the of')).toEqual([]);
+    expect(search(ix, 'lexer parser')[0]).toBe('d');
+  });
+
+  it('finds other word forms: a singular query finds a plural memory, "testing" finds "test"', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'p', text: 'our deploys run scripts/ship.sh' });
+    ix.add({ id: 'q', text: 'one library for all queries' });
+    ix.add({ id: 'r', text: 'we test with vitest' });
+    expect(search(ix, 'deploying')).toEqual(['p']);
+    expect(search(ix, 'libraries query')).toEqual(['q']);
+    expect(search(ix, 'testing')).toEqual(['r']);
+  });
+
+  it('counts a word in a weighted field, less than in the text, and takes idf from the text field', () => {
+    const ix = new FieldIndex({ ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] });
+    ix.add({ id: 'text', text: 'rollup bundles the package' });
+    ix.add({ id: 'ctx', text: 'the package is small', context: 'rollup decision' });
+    ix.add({ id: 'ent', text: 'the package is small', entities: ['Rollup'] });
+    expect(search(ix, 'rollup')).toEqual(['text', 'ent', 'ctx']);
+    // In three documents but in the text of one: as rare as "bundles", which is only in that text.
+    expect(ix.idf('rollup')).toBe(ix.idf(analyze('bundles')[0] ?? ''));
+    expect(ix.idf('rollup')).toBeGreaterThan(ix.idf(analyze('package')[0] ?? ''));
+    // A word only in contexts still counts, at its any-field frequency.
+    expect(ix.idf('decis')).toBeGreaterThan(0);
+  });
+
+  it('a zero-weight field neither scores nor lists a document twice', () => {
+    const ix = new FieldIndex({ ...DEFAULT_FIELDS, weight: [1, 0, 0] });
+    ix.add({ id: 'a', text: 'alpha beta', context: 'alpha beta' });
+    ix.add({ id: 'b', text: 'gamma', context: 'alpha beta' });
+    const pass = ix.score(terms('alpha beta'));
+    expect(pass.touched.map((n) => ix.idOf(n))).toEqual(['a']);
+    ix.release(pass);
+  });
+
+  it('applies accept before the limit and breaks ties by insertion order', () => {
+    const ix = new FieldIndex();
+    for (const id of ['x1', 'x2', 'x3', 'x4']) ix.add({ id, text: 'same words here' });
+    expect(search(ix, 'words', () => true, 2)).toEqual(['x1', 'x2']);
+    expect(search(ix, 'words', (id) => id !== 'x1', 2)).toEqual(['x2', 'x3']);
+  });
+
+  it('removes, replaces and compacts without losing live documents or threads', () => {
+    const ix = new FieldIndex();
+    for (let i = 0; i < 3000; i += 1) ix.add({ id: `d${i}`, text: `common token${i % 7}`, thread: 't', order: i });
+    for (let i = 0; i < 2500; i += 1) ix.remove(`d${i}`);
+    expect(ix.size).toBe(500);
+    const found = search(ix, 'common');
+    expect(found).toHaveLength(500);
+    expect(found.every((id) => Number(id.slice(1)) >= 2500)).toBe(true);
+    ix.add({ id: 'd2999', text: 'replaced text' });
+    expect(search(ix, 'common')).toHaveLength(499);
+    expect(search(ix, 'replaced')).toEqual(['d2999']);
+    const n = ix.numberOf('d2600') ?? -1;
+    expect(ix.neighbours(n).map((m) => ix.idOf(m))).toEqual(['d2599', 'd2601']);
+  });
+
+  it('counts only live documents for idf and document frequency: after removes, edits and compaction an index equals a fresh one (property)', () => {
+    const word = fc.constantFrom<string>('alpha', 'beta', 'gamma', 'delta', 'epsilon');
+    const doc = fc.record({ text: fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' ')), context: fc.option(word, { nil: undefined }), derived: fc.boolean() });
+    const op = fc.oneof(fc.record({ add: fc.nat(40), doc }), fc.record({ remove: fc.nat(40) }));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 3000 }), (ops) => {
+        const ix = new FieldIndex();
+        const live = new Map<string, { text: string; context?: string | undefined; derived: boolean }>();
+        for (const o of ops) {
+          if ('add' in o) {
+            ix.add({ id: `d${o.add}`, ...o.doc });
+            live.set(`d${o.add}`, o.doc);
+          } else {
+            ix.remove(`d${o.remove}`);
+            live.delete(`d${o.remove}`);
+          }
+        }
+        const fresh = new FieldIndex();
+        for (const [id, d] of live) fresh.add({ id, ...d });
+        expect(ix.size).toBe(fresh.size);
+        for (const w of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'absent']) {
+          expect(ix.idf(w)).toBeCloseTo(fresh.idf(w), 12);
+          expect(ix.documentFrequency(w)).toBe(fresh.documentFrequency(w));
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('a derived document (an observation quoting facts) is found but left out of the statistics', () => {
+    const ix = new FieldIndex();
+    for (let i = 0; i < 9; i += 1) ix.add({ id: `n${i}`, text: `note ${i} about lunch` });
+    ix.add({ id: 'fact', text: 'We bundle with rollup.' });
+    const [rollup = ''] = analyze('rollup');
+    const before = { idf: ix.idf(rollup), df: ix.documentFrequency(rollup), lunch: ix.idf('lunch') };
+    ix.add({ id: 'obs', text: '**rollup** (1 fact): We bundle with rollup. Lunch lunch lunch.', derived: true });
+    expect({ idf: ix.idf(rollup), df: ix.documentFrequency(rollup), lunch: ix.idf('lunch') }).toEqual(before);
+    expect(search(ix, 'rollup').sort()).toEqual(['fact', 'obs']);
+    ix.remove('obs');
+    ix.remove('fact');
+    expect(ix.documentFrequency(rollup)).toBe(0);
+    expect(ix.idf('lunch')).toBeCloseTo(Math.log(1 + 0.5 / 9.5), 12);
+  });
+
+  it('an edited document (removed, re-added) does not make its words look common', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'bob', text: 'Bob deploys on Fridays.' });
+    for (let i = 0; i < 9; i += 1) ix.add({ id: `n${i}`, text: `note ${i} about lunch` });
+    const [deploy = ''] = analyze('deploys');
+    const before = ix.idf(deploy);
+    for (let i = 0; i < 5; i += 1) ix.add({ id: 'bob', text: `Bob deploys on Thursdays, edit ${i}.` });
+    expect(ix.idf(deploy)).toBeCloseTo(before, 12);
+    expect(ix.documentFrequency(deploy)).toBe(1);
+    ix.remove('bob');
+    expect(ix.documentFrequency(deploy)).toBe(0);
+  });
+
+  it('neighbours are the live documents either side in the thread, within the time gap', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'b', text: 'two', thread: 's', order: 2000 });
+    ix.add({ id: 'a', text: 'one', thread: 's', order: 1000 });
+    ix.add({ id: 'c', text: 'three', thread: 's', order: 3000 });
+    ix.add({ id: 'far', text: 'four', thread: 's', order: 10_000_000 });
+    ix.add({ id: 'other', text: 'five', thread: 'u', order: 2500 });
+    const at = (id: string): number => ix.numberOf(id) ?? -1;
+    expect(ix.neighbours(at('b')).map((n) => ix.idOf(n))).toEqual(['a', 'c']);
+    expect(ix.neighbours(at('c'), 1, 60_000).map((n) => ix.idOf(n))).toEqual(['b']);
+    ix.remove('b');
+    expect(ix.neighbours(at('a')).map((n) => ix.idOf(n))).toEqual(['c']);
+  });
+
+  it('scores exactly the accepted documents that share a term, best first (property)', () => {
+    const word = fc.constantFrom<string>('alpha', 'beta', 'gamma', 'delta', 'epsilon');
+    const doc = fc.array(word, { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
+    fc.assert(
+      fc.property(fc.array(doc, { maxLength: 30 }), fc.array(word, { minLength: 1, maxLength: 3 }), (docs, q) => {
+        const ix = new FieldIndex();
+        docs.forEach((d, i) => ix.add({ id: `id${i}`, text: d }));
+        const accept = (id: string): boolean => Number(id.slice(2)) % 2 === 0;
+        const pass = ix.score(terms(q.join(' ')));
+        const best = topK(pass.touched, pass.scores, (n) => accept(ix.idOf(n) ?? ''), 1000);
+        const scores = best.map((n) => pass.scores[n] ?? 0);
+        const result = best.map((n) => ix.idOf(n) ?? '');
+        ix.release(pass);
+        const wanted = new Set(analyze(q.join(' ')));
+        const expected = docs.flatMap((d, i) => (i % 2 === 0 && analyze(d).some((t) => wanted.has(t)) ? [`id${i}`] : []));
+        expect([...result].sort()).toEqual(expected.sort());
+        for (let i = 1; i < scores.length; i += 1) expect(scores[i - 1]).toBeGreaterThanOrEqual(scores[i] ?? 0);
+      }),
+    );
+  });
+});

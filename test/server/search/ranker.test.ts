@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { FieldIndex, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
+import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../../../src/server/search/ranker.js';
+
+const MIN = 60_000;
+
+const indexOf = (docs: readonly IndexedDocument[]): { index: FieldIndex; textOf: (id: string) => string } => {
+  const index = new FieldIndex();
+  const text = new Map<string, string>();
+  for (const d of docs) {
+    index.add(d);
+    text.set(d.id, d.text);
+  }
+  return { index, textOf: (id) => text.get(id) ?? '' };
+};
+
+const ranked = (docs: readonly IndexedDocument[], query: string, stages: RankStages = DEFAULT_STAGES, now?: number) => {
+  const { index, textOf } = indexOf(docs);
+  return rank({ index, query, accept: () => true, limit: 10, textOf, stages, ...(now === undefined ? {} : { now }) });
+};
+
+const project: IndexedDocument[] = [
+  { id: 'bundle', text: 'We decided to bundle with rollup and to test with vitest.' },
+  { id: 'pnpm', text: 'pnpm is the only tool allowed for installing dependencies.' },
+  { id: 'db', text: 'The database is PostgreSQL 16 on the managed instance.' },
+  { id: 'ci', text: 'GitHub Actions runs lint and the unit tests on every pull request.' },
+  { id: 'car', text: 'The automobile needs new tyres before the trip.' },
+  { id: 'noise1', text: 'The cart page shows a banner when an item is out of stock.' },
+  { id: 'noise2', text: 'Sprint planning happens every other Wednesday.' },
+];
+
+describe('rank: stages', () => {
+  it('keyword: the words asked for, with the stage recorded', () => {
+    const r = ranked(project, 'which database do we run');
+    expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
+  });
+
+  it('expansion: the coding thesaurus finds a memory that shares no word with the question', () => {
+    const r = ranked(project, 'Which bundler do we use?');
+    expect(r.hits[0]).toMatchObject({ id: 'bundle', stage: 'expansion' });
+    expect(r.terms.expansion.map((t) => t.term)).toContain('rollup');
+    expect(ranked(project, 'Which package manager is allowed?').hits[0]?.id).toBe('pnpm');
+    expect(ranked(project, 'What does CI check on a PR?').hits[0]?.id).toBe('ci');
+    expect(ranked(project, 'which DB engine').hits[0]?.id).toBe('db');
+    // Without the stage the question finds nothing at all.
+    expect(ranked(project, 'Which bundler do we use?', { ...DEFAULT_STAGES, coding: false, wordnet: false }).hits).toEqual([]);
+  });
+
+  it('expansion: WordNet relates a synonym, at a lower weight than the word itself', () => {
+    const r = ranked(project, 'is the car ready');
+    expect(r.hits[0]).toMatchObject({ id: 'car', stage: 'expansion' });
+    const weight = r.terms.expansion.find((t) => t.term === 'automobil')?.weight ?? 0;
+    expect(weight).toBeGreaterThan(0);
+    expect(weight).toBeLessThan(1);
+  });
+
+  it('neighbour: the turn next to a strong match in the same session comes back, and only within the time gap', () => {
+    const at = Date.UTC(2024, 4, 1);
+    const chat: IndexedDocument[] = [
+      { id: 't1', text: 'Mel: How was the pottery class you took?', thread: 's1', order: at },
+      { id: 't2', text: 'Ann: Loved it, I made a bowl for my mum.', thread: 's1', order: at + 1000 },
+      { id: 't3', text: 'Ann: Then we went hiking on Sunday.', thread: 's1', order: at + 2000 },
+      { id: 'x1', text: 'Ann: I bought a new pottery wheel.', thread: 's2', order: at + 90 * MIN },
+      { id: 'x2', text: 'Mel: The weather is nice.', thread: 's2', order: at + 400 * MIN },
+    ];
+    const r = ranked(chat, 'pottery class');
+    expect(r.hits.find((h) => h.id === 't2')?.stage).toBe('neighbour');
+    // x2 is the next note in s2 but hours later: not a neighbour.
+    expect(r.hits.some((h) => h.id === 'x2')).toBe(false);
+    expect(ranked(chat, 'pottery class', { ...DEFAULT_STAGES, neighbours: false }).hits.some((h) => h.id === 't2')).toBe(false);
+  });
+
+  it('session: a weak match in the session that matches strongly elsewhere rises above an equal one outside it', () => {
+    const chat: IndexedDocument[] = [
+      { id: 'out', text: 'We talked about the garden.', thread: 'a', order: 0 },
+      { id: 'in', text: 'We talked about the garden.', thread: 'b', order: 10 * MIN },
+      { id: 'far1', text: 'filler one', thread: 'b', order: 12 * MIN },
+      { id: 'strong', text: 'The garden roses and the garden pond.', thread: 'b', order: 14 * MIN },
+    ];
+    const on = ranked(chat, 'garden roses').hits.map((h) => h.id);
+    expect(on.indexOf('in')).toBeLessThan(on.indexOf('out'));
+    const off = ranked(chat, 'garden roses', { ...DEFAULT_STAGES, session: false, neighbours: false }).hits.map((h) => h.id);
+    expect(off.indexOf('out')).toBeLessThan(off.indexOf('in'));
+  });
+
+  it('temporal: a matching memory dated in the month asked for comes first', () => {
+    const chat: IndexedDocument[] = [
+      { id: 'june', text: 'We went camping by the lake.', order: Date.UTC(2023, 5, 20) },
+      { id: 'july', text: 'We went camping by the lake.', order: Date.UTC(2023, 6, 20) },
+    ];
+    expect(ranked(chat, 'When did they go camping in July?').hits[0]?.id).toBe('july');
+    expect(ranked(chat, 'When did they go camping in July?').timeCues).toEqual(['July']);
+    expect(ranked(chat, 'When did they go camping in July?', { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('june');
+  });
+
+  it('feedback (off by default) adds the terms of the first results and records them', () => {
+    const docs: IndexedDocument[] = [
+      { id: 'a', text: 'the deploy script uploads artefacts to the bucket' },
+      { id: 'b', text: 'deploy runs the upload script nightly' },
+      { id: 'c', text: 'artefacts bucket cleanup and upload retention' },
+      { id: 'd', text: 'unrelated notes about lunch' },
+    ];
+    expect(ranked(docs, 'deploy').terms.feedback).toEqual([]);
+    const r = ranked(docs, 'deploy', ALL_STAGES);
+    expect(r.terms.feedback.length).toBeGreaterThan(0);
+    expect(r.hits.find((h) => h.id === 'c')?.stage).toBe('feedback');
+  });
+});
+
+describe('rank: confidence and final scores', () => {
+  it('is high when the bank covers the question and low for a prompt nothing answers', () => {
+    const answered = ranked(project, 'Which database instance do we have?');
+    const offTopic = ranked(project, 'Write a haiku about autumn leaves');
+    expect(answered.confidence).toBeGreaterThan(0.6);
+    expect(offTopic.confidence).toBeLessThan(0.35);
+  });
+
+  it('a bank of a few memories does not fail a real match for the question words it lacks; a large one still does', () => {
+    const three = project.slice(0, 3);
+    const question = 'Which bundler did the team pick for the frontend build?';
+    const small = ranked(three, question);
+    expect(small.hits[0]?.id).toBe('bundle');
+    expect(small.confidence).toBeGreaterThanOrEqual(0.4);
+    expect(ranked(three, 'write a haiku about autumn leaves').hits).toEqual([]);
+    // 200 memories that share none of the question's words: its absent words count in full again.
+    const large = [...three, ...Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, text: `Lunch order ${i} was soup and bread.` }))];
+    expect(ranked(large, question).confidence).toBeLessThan(small.confidence);
+  });
+
+  it('final = confidence x score / best score: 0-1, in rank order, the best equal to the confidence', () => {
+    const r = ranked(project, 'tests on pull requests with vitest');
+    expect(r.hits.length).toBeGreaterThan(1);
+    expect(r.hits[0]?.final).toBeCloseTo(r.confidence, 10);
+    for (let i = 1; i < r.hits.length; i += 1) {
+      expect(r.hits[i]?.final ?? 2).toBeLessThanOrEqual(r.hits[i - 1]?.final ?? -1);
+      expect(r.hits[i]?.final ?? -1).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('an empty query, an empty bank and a zero limit rank nothing', () => {
+    expect(ranked(project, 'the of and').hits).toEqual([]);
+    expect(ranked([], 'database').hits).toEqual([]);
+    const { index, textOf } = indexOf(project);
+    expect(rank({ index, query: 'database', accept: () => true, limit: 0, textOf }).hits).toEqual([]);
+  });
+
+  it('kept verdicts: a repeated filter is asked only about documents it has not met, and a re-added document is asked again', () => {
+    const { index, textOf } = indexOf(project);
+    const verdicts = new Uint8Array(index.capacity * 2);
+    const asked: string[] = [];
+    const accept = (id: string): boolean => {
+      asked.push(id);
+      return id !== 'db';
+    };
+    const first = rank({ index, query: 'database tests', accept, limit: 10, textOf, verdicts });
+    expect(first.hits.map((h) => h.id)).not.toContain('db');
+    const askedFirst = asked.length;
+    expect(askedFirst).toBeGreaterThan(0);
+    const again = rank({ index, query: 'database tests', accept, limit: 10, textOf, verdicts });
+    expect(again.hits).toEqual(first.hits);
+    expect(asked).toHaveLength(askedFirst);
+    // An edit re-adds the document under a new number: its verdict is asked for afresh.
+    index.add({ id: 'ci', text: 'GitHub Actions runs the database tests.' });
+    rank({ index, query: 'database tests', accept, limit: 10, textOf, verdicts });
+    expect(asked.slice(askedFirst)).toEqual(['ci']);
+  });
+
+  it('derived: false leaves derived documents out before scoring and never asks accept about them', () => {
+    const index = new FieldIndex();
+    index.add({ id: 'fact', text: 'The database is PostgreSQL.' });
+    index.add({ id: 'obs', text: '**PostgreSQL** (1 fact): The database is PostgreSQL. database database', derived: true });
+    const asked: string[] = [];
+    const r = rank({ index, query: 'database', accept: (id) => (asked.push(id), true), limit: 10, textOf: () => '', derived: false });
+    expect(r.hits.map((h) => h.id)).toEqual(['fact']);
+    expect(asked).toEqual(['fact']);
+    expect(rank({ index, query: 'database', accept: () => true, limit: 10, textOf: () => '' }).hits.map((h) => h.id).sort()).toEqual(['fact', 'obs']);
+  });
+
+  it('accept filters results and the scratch space is clean for the next query', () => {
+    const { index, textOf } = indexOf(project);
+    const first = rank({ index, query: 'database tests', accept: (id) => id !== 'db', limit: 10, textOf });
+    expect(first.hits.map((h) => h.id)).not.toContain('db');
+    const again = rank({ index, query: 'database tests', accept: () => true, limit: 10, textOf });
+    const fresh = rank({ index, query: 'database tests', accept: () => true, limit: 10, textOf });
+    expect(again.hits).toEqual(fresh.hits);
+  });
+});
