@@ -39,6 +39,7 @@ import { startSessionEffects, type NotifyLevel, type RecallForResult, type Retai
 import { footerText } from '../effects/session/footer.js';
 import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainLog, type RetainLog } from '../adapters/queue/handoffLog.js';
+import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
@@ -80,6 +81,8 @@ export interface RuntimeStatus {
   readonly projectTag: string;
   /** Problems that keep memory from working fully (queue could not open, ...), redacted. */
   readonly problems: readonly string[];
+  /** Why the last turn could not be made durable or queued (disk full, read-only); cleared when one is. */
+  readonly retainFailing?: string;
 }
 
 export interface StartSessionInput {
@@ -209,6 +212,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     if (refusal === undefined) problems.push(`the retain hand-off log could not open (${reason}); automatic retain is off in this session`);
     retainLog = refusingRetainLog(memoryDir, reason);
   }
+  // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
+  let retainFailing: string | undefined;
+  if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());
+  const onRetainFailure = (reason: string | undefined): void => {
+    retainFailing = reason;
+    if (refusal === undefined) recordRetainFailing(memoryDir, reason, clock.now());
+    emit();
+  };
   const setupTrace = traceFor('setup');
   const setupJournal = await journalFor('setup');
   const setup = await startSetupGate({
@@ -234,13 +245,15 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     ...(sessionTrace === undefined ? {} : { trace: sessionTrace }),
     ...(sessionJournal === undefined ? {} : { journal: sessionJournal }),
     ...(options.shutdownFlushMs === undefined ? {} : { shutdownFlushMs: options.shutdownFlushMs }),
+    onRetainFailure,
   });
 
   // Hand-offs a previous process wrote but the queue never confirmed: queue them now.
   if (queue !== undefined) {
     for (const pending of retainLog.pending()) {
       try {
-        await queue.enqueue(pending.jobs.map(({ bankId, documentId, updateMode, item }) => ({ bankId, documentId, updateMode, item })) as never);
+        // Same identity as the process that wrote the line used: if it is still queuing it, the copies collapse.
+        await queue.enqueue(pending.jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${pending.key}#${index}` })) as never);
         retainLog.markDone(pending.key);
       } catch (error) {
         problems.push(`a retained run could not be queued yet: ${redact(error instanceof Error ? error.message : String(error))}`);
@@ -274,12 +287,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         setup: state,
         session: view,
         queue: queueStatus,
+        ...(retainFailing === undefined ? {} : { retainFailing }),
         projectId: scope.identity.id,
         bankId: scope.projectBank.bankId,
       }),
       projectBank: scope.projectBank.bankId,
       projectTag: scope.identity.tag,
       problems: [...problems],
+      ...(retainFailing === undefined ? {} : { retainFailing }),
     };
   };
 
@@ -353,6 +368,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     problems.push(...next.errors.map((e) => e.message));
     await configure();
     await session.setAutomation(automation(), 'config reloaded');
+    // A key or bank fixed in config: try a paused queue again now.
+    await queue?.recheck().catch(() => undefined);
     emit();
   };
 
@@ -370,6 +387,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     session,
     setup,
     startSession: async (input) => {
+      // A pause (401/403) or a backoff left by an earlier session is tried again at once.
+      void queue?.recheck().catch(() => undefined);
       await session.start({
         sessionId: input.sessionId,
         sessionFile: input.sessionFile,
@@ -396,7 +415,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       return createToolContext({
         cwd: loaded.cwd,
         server,
-        queue: queue ?? unavailableQueue,
+        queue: withRetainHealth(queue ?? unavailableQueue, () => retainFailing),
         env,
         home,
         stateDir: loaded.stateDir,
@@ -452,6 +471,15 @@ const refusingRetainLog = (memoryDir: string, reason: string): RetainLog => ({
   markSeenSync: () => undefined,
   markDone: () => undefined,
   pending: () => [],
+});
+
+/** The queue as tools see it, its status joined with why turns are not being saved. */
+const withRetainHealth = <Q extends { status(): object }>(queue: Q, failing: () => string | undefined): Q => ({
+  ...queue,
+  status: () => {
+    const reason = failing();
+    return reason === undefined ? queue.status() : { ...queue.status(), retainFailing: reason };
+  },
 });
 
 /** Stands in for a queue that could not open: tools say so instead of crashing. */

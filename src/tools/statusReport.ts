@@ -21,7 +21,7 @@ export interface StatusField {
   readonly tone: Tone;
 }
 
-export type SyncReason = 'git_seed_missing' | 'git_seed_stale' | 'queue_pending' | 'queue_dead_letter' | 'queue_paused';
+export type SyncReason = 'git_seed_missing' | 'git_seed_stale' | 'queue_pending' | 'queue_dead_letter' | 'queue_paused' | 'retain_failing';
 
 export interface SyncStatus {
   readonly ready: boolean;
@@ -47,7 +47,7 @@ export interface StatusReport {
     readonly life: { readonly bankId: string | null; readonly active: boolean; readonly exists: boolean | null };
   };
   readonly flags: { readonly recall: boolean; readonly retain: boolean; readonly sessionRecall: boolean; readonly sessionRetain: boolean; readonly nextRetainSkipped: boolean };
-  readonly queue: { readonly depth: number; readonly deadLetters: number; readonly state: string; readonly pausedReason?: string; readonly lastError?: string };
+  readonly queue: { readonly depth: number; readonly deadLetters: number; readonly state: string; readonly pausedReason?: string; readonly lastError?: string; readonly retainFailing?: string };
   readonly sync: SyncStatus;
   readonly fields: StatusField[];
   readonly problems: string[];
@@ -104,6 +104,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   if (queue.depth > 0) reasons.push('queue_pending');
   if (queue.deadLetters > 0) reasons.push('queue_dead_letter');
   if (queue.state === 'paused') reasons.push('queue_paused');
+  if (queue.retainFailing !== undefined) reasons.push('retain_failing');
   const knowledgePages = capabilities === undefined ? 'unknown' : capabilities.features.knowledge ? 'supported' : 'unavailable';
   const sync: SyncStatus = {
     ready: reasons.length === 0,
@@ -160,8 +161,9 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     {
       key: 'queue',
       label: 'Queue',
-      value: `${queue.depth} pending${queue.deadLetters > 0 ? `, ${queue.deadLetters} dead-letter` : ''}${queue.state === 'paused' ? `, paused${queue.pausedReason === undefined ? '' : `: ${redact(queue.pausedReason)}`}` : ''}`,
-      tone: queue.deadLetters > 0 || queue.state === 'paused' ? 'warn' : queue.depth > 0 ? 'custom' : 'default',
+      // A turn that could not be saved comes first: it is the one thing here that loses memory.
+      value: `${queue.retainFailing === undefined ? '' : `retain failing: ${redact(queue.retainFailing)}; `}${queue.depth} pending${queue.deadLetters > 0 ? `, ${queue.deadLetters} dead-letter` : ''}${queue.state === 'paused' ? `, paused${queue.pausedReason === undefined ? '' : `: ${redact(queue.pausedReason)}`}` : ''}`,
+      tone: queue.retainFailing !== undefined || queue.deadLetters > 0 || queue.state === 'paused' ? 'warn' : queue.depth > 0 ? 'custom' : 'default',
     },
     {
       key: 'import',
@@ -203,6 +205,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
       state: queue.state,
       ...(queue.pausedReason === undefined ? {} : { pausedReason: redact(queue.pausedReason) }),
       ...(queue.lastError === undefined ? {} : { lastError: redact(queue.lastError) }),
+      ...(queue.retainFailing === undefined ? {} : { retainFailing: redact(queue.retainFailing) }),
     },
     sync,
     fields,

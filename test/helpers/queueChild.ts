@@ -2,7 +2,7 @@
  * Child process for the retain-queue kill tests (`node --import tsx test/helpers/queueChild.ts`).
  *
  * Environment: QUEUE_PATH, SERVER_URL, BANK, START (first job number), COUNT, MODE
- * (`immediate` | `coalesced`), DRAIN (`1`: only deliver what is queued, then exit).
+ * (`immediate` | `coalesced`), DRAIN (`1`: only deliver what is queued, then exit), BACKOFF_MS.
  *
  * Enqueues numbered jobs whose content carries a unique marker `<mk:N>` and prints
  * `acked N` only after `enqueue` resolved (the job is fsync'd). Writes to a pipe are
@@ -35,7 +35,8 @@ const main = async (): Promise<void> => {
     server,
     mode: env('MODE', 'immediate') === 'coalesced' ? 'coalesced' : 'immediate',
     flushIntervalMs: 50,
-    backoff: { baseMs: 20, capMs: 200 },
+    // BACKOFF_MS: a long backoff, to leave one behind when the child is killed.
+    backoff: { baseMs: Number(env('BACKOFF_MS', '20')), capMs: Math.max(200, Number(env('BACKOFF_MS', '20'))) },
     leaseStaleMs: 2_000,
     onWarning: (message) => say(`warn ${message}`),
   });

@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { createMemoryTwin } from '../../src/adapters/server/memoryTwin.js';
 import type { TraceRecord } from '../../src/effects/ports/trace.js';
 import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../src/effects/retainDelivery/queue.js';
@@ -84,7 +85,17 @@ describe('retain queue against a flapping server (embedded server faults)', () =
       const expected = Array.from({ length: 6 }, (_, k) => k * 4 + d);
       expect(markers, `doc-${d}: in order, each once`).toEqual(expected);
     }
-    const failures = trace.filter((r) => r.kind === 'event' && (r.data as { type?: string }).type === 'retain.failed').map((r) => r.data as { retryAt: number; at: number });
+    // The machine decides each retry time (decide.ts): the retry it schedules after each failure.
+    const failures: { at: number; retryAt: number }[] = [];
+    let failedAt: number | undefined;
+    for (const r of trace) {
+      const data = r.data as { type?: string; at?: number; action?: string; params?: { retryAt?: number | null } };
+      if (r.kind === 'event' && data.type === 'retain.failed') failedAt = data.at;
+      if (r.kind === 'effect' && data.action === 'scheduleRetry' && failedAt !== undefined && typeof data.params?.retryAt === 'number') {
+        failures.push({ at: failedAt, retryAt: data.params.retryAt });
+        failedAt = undefined;
+      }
+    }
     expect(failures.length).toBeGreaterThanOrEqual(3 + 2 + 2 + 2);
     for (const f of failures) {
       expect(f.retryAt - f.at).toBeGreaterThanOrEqual(0);
@@ -144,5 +155,22 @@ describe('retain queue with a journal damaged on disk', () => {
     await queue.enqueue([newJob('disk <mk:5>', { bankId: 'disk' as never, documentId: 'd-5' as never })]);
     await untilEmpty(queue);
     expect(await documentText(flappy, 'disk', 'd-5')).toContain('<mk:5>');
+  });
+});
+
+describe('the queue owns retries (the client makes one attempt per send)', () => {
+  it('one 503 is a retain.failed with a backoff, not a retry hidden inside the client, even when the client would retry', async () => {
+    // A client with its own default retries (3 attempts): the queue's sends still go out once.
+    const client = createMemoryServer({ baseUrl: flappy.url, timeoutMs: 5_000, breaker: { threshold: 1_000, coolDownMs: 100 } });
+    const trace: TraceRecord[] = [];
+    const { queue } = await open({ server: client, backoff: { baseMs: 50, capMs: 100 }, trace: { write: (record) => void trace.push(record) } });
+    flappy.setFaults([{ method: 'POST', path: RETAIN, kind: 'status', status: 503, times: 1 }]);
+    await queue.enqueue([newJob('owned <mk:900>', { bankId: 'flap' as never, documentId: 'owned' as never, item: { content: 'owned <mk:900>' } })]);
+    await untilEmpty(queue);
+    flappy.setFaults([]);
+    const types = trace.filter((r) => r.kind === 'event').map((r) => (r.data as { type?: string }).type);
+    expect(types.filter((t) => t === 'retain.failed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'retain.delivered')).toHaveLength(1);
+    expect((await documentText(flappy, 'flap', 'owned')).split('<mk:900>')).toHaveLength(2);
   });
 });

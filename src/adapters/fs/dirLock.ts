@@ -85,6 +85,13 @@ const readOwner = async (file: string): Promise<{ owner?: LockOwner; mtimeMs?: n
   }
 };
 
+/**
+ * Tokens of the locks this process holds now, by lock path (across every DirLock of the
+ * path). A lock file naming this process with a token not in here is one whose release
+ * failed (a read-only or full disk): stale, though its owner is alive.
+ */
+const heldHere = new Map<string, Set<string>>();
+
 export const createDirLock = (options: DirLockOptions): DirLock => {
   const lockPath = options.path;
   const staleMs = options.staleMs ?? 30_000;
@@ -99,6 +106,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     const age = Date.now() - mtimeMs;
     if (owner === undefined) return age > Math.min(staleMs, 2_000) ? '' : undefined;
     if (owner.host === host && owner.pid !== process.pid && !isAlive(owner.pid)) return owner.token;
+    if (owner.host === host && owner.pid === process.pid && heldHere.get(lockPath)?.has(owner.token) !== true) return owner.token;
     return age > staleMs ? owner.token : undefined;
   };
 
@@ -142,6 +150,9 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
       }
       // The draft is only a name now; removing it is off the critical path.
       void fs.rm(draft, { force: true }).catch(() => undefined);
+      const tokens = heldHere.get(lockPath) ?? new Set<string>();
+      tokens.add(token);
+      heldHere.set(lockPath, tokens);
       return heldLock(token);
     }
     return undefined;
@@ -150,6 +161,8 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   const heldLock = (token: string): HeldLock => ({
     token,
     release: async () => {
+      // No longer held, whatever the removal below does: if it fails, the file is stale.
+      heldHere.get(lockPath)?.delete(token);
       if (verifyRelease) {
         const text = (await readStateFile(lockPath, 64 * 1024).catch(() => undefined)) ?? '';
         if (!text.includes(`"token":"${token}"`)) return;

@@ -8,7 +8,7 @@
  * or written). Reads of config and sidecar files are capped (1 MB by default): a huge file is
  * refused with a clear error, never read unbounded. Files are created 0600 and directories 0700.
  */
-import { constants, closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync, promises as fs } from 'node:fs';
+import { constants, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /** Config files and sidecars are small; anything larger is not ours. */
@@ -234,12 +234,27 @@ export const ensurePrivateDir = async (dir: string): Promise<void> => {
  * Replaces `file` with `data` synchronously: a new 0600 temp file (exclusive create, so a
  * planted name is never followed), then a rename, which replaces a link rather than its target.
  */
+/**
+ * Writes all of `data` at the file's current offset: a full disk can take part of a write
+ * without an error, and only the next write says ENOSPC, so a short count is written again.
+ */
+export const writeAllSync = (fd: number, data: Buffer): void => {
+  let written = 0;
+  while (written < data.length) {
+    const n = writeSync(fd, data, written, data.length - written);
+    if (n <= 0) throw Object.assign(new Error(`short write (${written} of ${data.length} bytes)`), { code: 'EIO' });
+    written += n;
+  }
+};
+
 export const writePrivateFileSync = (file: string, data: string): void => {
   checkParentSync(file);
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
   try {
-    writeSync(fd, data);
+    // All of it, on disk, before the rename: a torn or empty file never replaces a good one.
+    writeAllSync(fd, Buffer.from(data));
+    fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });

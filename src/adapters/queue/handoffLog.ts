@@ -10,7 +10,7 @@
  * seen again (the same branch, a resumed session) is never retained twice, and a message of
  * a new branch or an edit has a new fingerprint, so it is. The set only grows.
  */
-import { closeSync, fsyncSync, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
@@ -18,7 +18,7 @@ import { decodeJson } from '../../machines/shared/decode.js';
 import { redactKnownValues } from '../../config/redact.js';
 import { RetainItem } from '../../effects/ports/memoryServer.js';
 import type { PendingHandoff, RetainLog } from '../../effects/ports/retainLog.js';
-import { ensurePrivateDirSync, openStateFileSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
+import { ensurePrivateDirSync, openStateFileSync, readStateFileSync, writeAllSync, writePrivateFileSync } from '../fs/safeFile.js';
 
 const JobDraft = t.intersection([
   t.type({ bankId: t.string, documentId: t.string, updateMode: t.literal('append'), item: RetainItem }),
@@ -48,20 +48,48 @@ const MAX_READ_BYTES = 64 * 1024 * 1024;
 /** The file's text, undefined when missing; a symlinked or non-regular file throws (never followed). */
 const readText = (file: string): string | undefined => readStateFileSync(file, MAX_READ_BYTES);
 
+/** Whether the file's last byte is a newline (or the file is empty): a new line may go right after it. */
+const endsClean = (file: string): boolean => {
+  const fd = openStateFileSync(file, 'read');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * Appends one line. A torn last line (a full disk, a writer killed mid-write) is never glued
+ * onto: the line then starts with a newline, so the fragment stays a damaged line of its own
+ * and the new record reads back whole. The fragment is not cut off: another process may be
+ * appending right now, and cutting could take its bytes. A failed write leaves at most a
+ * fragment, which the next append steps over the same way.
+ */
 const append = (file: string, line: string, durable: boolean): void => {
   const fd = openStateFileSync(file, 'append');
   try {
-    writeSync(fd, redactKnownValues(line));
+    const text = redactKnownValues(line);
+    writeAllSync(fd, Buffer.from(endsClean(file) ? text : `\n${text}`));
     if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 };
 
-const emptyFile = (file: string): void => {
+/**
+ * Empties the file if it still holds exactly the `expected` bytes read: a line another process
+ * appended since (a live hand-off) is never cut. Returns whether it emptied it.
+ */
+const emptyFileIfUnchanged = (file: string, expected: number): boolean => {
   const fd = openStateFileSync(file, 'append');
   try {
+    if (fstatSync(fd).size !== expected) return false;
     ftruncateSync(fd, 0);
+    return true;
   } finally {
     closeSync(fd);
   }
@@ -82,7 +110,8 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
   const decodeLine = decodeJson(HandoffLine, `retain hand-off ${handoffPath}`);
   const open = new Map<string, PendingHandoff>();
   let damaged = 0;
-  for (const raw of (readText(handoffPath) ?? '').split('\n')) {
+  const handoffText = readText(handoffPath) ?? '';
+  for (const raw of handoffText.split('\n')) {
     if (raw.trim() === '') continue;
     const line = decodeLine(raw);
     if (E.isLeft(line)) {
@@ -99,8 +128,20 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
       open.delete(value.key);
     }
   }
-  // Nothing open: start the hand-off file afresh so it never grows without bound.
-  if (open.size === 0 && damaged === 0) emptyFile(handoffPath);
+  // Nothing open: start the hand-off file afresh so it never grows without bound, once the
+  // cursor file holds every fingerprint the lines carried (a cursor write lost to a full disk
+  // would otherwise let a resumed session retain those messages again). Damaged lines are
+  // fragments of writes that never returned: nothing in them was acknowledged.
+  if (open.size === 0) {
+    try {
+      const now = Date.now();
+      for (const [id, set] of sets) cursor.sessions[id] = { fingerprints: [...set].slice(-MAX_FINGERPRINTS), updatedAt: cursor.sessions[id]?.updatedAt ?? now };
+      if (sets.size > 0) writePrivateFileSync(cursorPath, JSON.stringify(cursor));
+      emptyFileIfUnchanged(handoffPath, Buffer.byteLength(handoffText));
+    } catch {
+      // Not writable now: the lines stay and are read again next time.
+    }
+  }
 
   const persistCursor = (sessionId: string, now: number): void => {
     const set = sets.get(sessionId) ?? new Set<string>();
@@ -133,7 +174,12 @@ export const openRetainLog = (memoryDir: string): RetainLog => {
       append(handoffPath, `${JSON.stringify(line)}\n`, true);
       open.set(entry.key, { key: entry.key, sessionId: entry.sessionId, jobs: entry.jobs });
       remember(entry.sessionId, entry.fingerprints);
-      persistCursor(entry.sessionId, now);
+      try {
+        persistCursor(entry.sessionId, now);
+      } catch {
+        // The fsync'd line carries these fingerprints: the hand-off is durable all the same,
+        // and the cursor file is brought up to date before the line is ever dropped.
+      }
     },
     markSeenSync: (sessionId, fingerprints, now) => {
       remember(sessionId, fingerprints);

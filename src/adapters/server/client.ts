@@ -231,7 +231,7 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
         );
       }
       last = failure;
-      if (!idempotent || probe || attempt + 1 >= retry.attempts || failureClass(failure) !== 'retry') return E.left(failure);
+      if (!idempotent || probe || attempt + 1 >= (o?.attempts ?? retry.attempts) || failureClass(failure) !== 'retry') return E.left(failure);
       const delay =
         failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined ? failure.retryAfterMs : backoff(retry, attempt);
       if (clock.now() + delay >= deadline) return E.left(failure);

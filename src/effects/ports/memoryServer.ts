@@ -27,6 +27,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Absolute epoch ms after which the call gives up with `timeout`. */
   readonly deadline?: number;
+  /** How many times an idempotent request may be sent; 1 when the caller owns retries (the retain queue). */
+  readonly attempts?: number;
 }
 
 /** What this client may send to the connected server; derived from `/version` and probes. */

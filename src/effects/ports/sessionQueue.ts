@@ -6,6 +6,8 @@ export interface SessionQueueJob {
   readonly documentId: string;
   readonly updateMode: 'append' | 'replace';
   readonly item: RetainItem;
+  /** Which job this is for the caller (a hand-off's key and index): fixes the job's key. */
+  readonly identity?: string;
 }
 
 export interface SessionQueue {

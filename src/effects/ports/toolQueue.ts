@@ -34,6 +34,8 @@ export interface ToolQueueStatus {
   readonly lastDelivery?: { readonly at: string; readonly jobCount: number; readonly operationId: string | null };
   /** ISO time of the next retry while backing off. */
   readonly nextAttemptAt?: string;
+  /** Why turns are not being saved (disk full, read-only state dir). */
+  readonly retainFailing?: string;
 }
 
 /** What the tools call on the durable retain queue. */

@@ -6,7 +6,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition } from 'xstate';
 import { decodeWith } from '../../machines/shared/decode.js';
 import type { DeliveryMode } from '../../machines/retainDelivery/context.js';
-import { RetainDeliveryEvent } from '../../machines/retainDelivery/events.js';
+import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
+import { RetainDeliveryEvent, sharedEventTypes } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JournalPort } from '../ports/journal.js';
 import { statusOf, type QueueStatus } from './status.js';
@@ -14,11 +15,13 @@ import { statusOf, type QueueStatus } from './status.js';
 const decodeEvent = decodeWith(RetainDeliveryEvent, 'retainDelivery event');
 
 /** Folds the journal's records; damaged or undecodable records are counted, not fatal. */
-export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode): Promise<QueueStatus> => {
+export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode, backoff?: BackoffPolicy): Promise<QueueStatus> => {
   const loaded = await journal.load();
-  let [snapshot] = initialTransition(retainDeliveryMachine, { mode });
+  let [snapshot] = initialTransition(retainDeliveryMachine, { mode, ...(backoff === undefined ? {} : { backoff }) });
   let damaged = loaded.damage.length;
   for (const record of loaded.records) {
+    // The same fold as a start-up: one process's own events are not folded.
+    if (!sharedEventTypes.has(record.type)) continue;
     const event = decodeEvent(record.payload);
     if (E.isLeft(event)) {
       damaged += 1;

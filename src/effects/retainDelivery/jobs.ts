@@ -1,9 +1,10 @@
 /**
  * Turning a caller's retain request into queued jobs: decode it (naming the bad field),
  * redact secrets from everything that will be written to disk, and fix the job's id and
- * idempotency key before anything is sent.
+ * idempotency key before anything is sent: both are derived from what the job is, never
+ * random, so a job queued twice (a hand-off re-offered by another process) has one key.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
@@ -11,10 +12,16 @@ import { BankId, DocumentId } from '../../machines/shared/codecs.js';
 import { decodeWith } from '../../machines/shared/decode.js';
 import { RetainItem, UpdateMode, type RetainJob } from '../../machines/retainDelivery/events.js';
 
+/**
+ * `identity` says which job this is for its caller (a hand-off's key and item index): the same
+ * identity and content always give the same job key. Without one, the enqueue time and index
+ * stand in, so only a caller that re-offers a job needs to name it.
+ */
+const Identity = t.partial({ identity: t.string });
 /** A job as `enqueue` checks it: the rest (ids, key, hash, time) is fixed here. */
-export const NewRetainJob = t.type({ bankId: BankId, documentId: DocumentId, updateMode: UpdateMode, item: RetainItem });
+export const NewRetainJob = t.intersection([t.type({ bankId: BankId, documentId: DocumentId, updateMode: UpdateMode, item: RetainItem }), Identity]);
 /** What a caller hands to `enqueue`: plain strings, checked (and branded) on the way in. */
-export const NewRetainJobInput = t.type({ bankId: t.string, documentId: t.string, updateMode: UpdateMode, item: RetainItem });
+export const NewRetainJobInput = t.intersection([t.type({ bankId: t.string, documentId: t.string, updateMode: UpdateMode, item: RetainItem }), Identity]);
 export type NewRetainJob = t.TypeOf<typeof NewRetainJobInput>;
 
 const decodeNewJobs = decodeWith(t.array(NewRetainJob), 'retain queue enqueue');
@@ -29,38 +36,38 @@ const redactItem = (item: RetainItem): RetainItem => {
 
 export const contentHash = (content: string): string => createHash('sha256').update(content).digest('hex');
 
+/** A hex digest in UUID shape (version 5 / RFC 4122 variant bits), as servers expect `operation_id`. */
+const uuidOf = (hex: string): string => {
+  const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
+/** A job's key: the digest of what it is. Used as its id and as its server-side key. */
+export const jobKey = (job: { readonly bankId: string; readonly documentId: string; readonly updateMode: string; readonly contentHash: string; readonly identity: string }): string =>
+  uuidOf(createHash('sha256').update(JSON.stringify(['retain-job', job.bankId, job.documentId, job.updateMode, job.contentHash, job.identity])).digest('hex'));
+
 /** Decodes and prepares jobs; the error names the bad field (e.g. `0.bankId`). */
 export const prepareJobs = (input: unknown, now: number): E.Either<string, RetainJob[]> => {
   const decoded = decodeNewJobs(input);
   if (E.isLeft(decoded)) return E.left(decoded.left.message);
   const enqueuedAt = new Date(now).toISOString();
   return E.right(
-    decoded.right.map((job) => {
+    decoded.right.map((job, index) => {
       const item = redactItem(job.item);
-      return {
-        jobId: randomUUID(),
-        bankId: job.bankId,
-        documentId: job.documentId,
-        updateMode: job.updateMode,
-        item,
-        contentHash: contentHash(item.content),
-        idempotencyKey: randomUUID(),
-        enqueuedAt,
-      } as RetainJob;
+      const hash = contentHash(item.content);
+      const key = jobKey({ bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` });
+      // The codec's brands hold: the key is a UUID (a valid JobId), the hash non-empty hex.
+      return { jobId: key, bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, item, contentHash: hash, idempotencyKey: key, enqueuedAt } as RetainJob;
     }),
   );
 };
 
 /**
  * The request key of a batch: a job's own key when it goes alone, else a UUID-shaped digest of
- * the keys in order, so the same batch re-sent after a restart carries the same key.
+ * the SORTED job keys, so the same jobs carry the same key whatever order or process sends them.
  */
 export const batchOperationId = (jobs: readonly RetainJob[]): string => {
   if (jobs.length === 1 && jobs[0] !== undefined) return jobs[0].idempotencyKey;
-  const hex = createHash('sha256')
-    .update(jobs.map((j) => j.idempotencyKey).join(','))
-    .digest('hex');
-  // Version 5 / RFC 4122 variant bits, so servers that insist on a UUID accept it.
-  const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const keys = jobs.map((j) => j.idempotencyKey as string).sort();
+  return uuidOf(createHash('sha256').update(keys.join(',')).digest('hex'));
 };

@@ -21,15 +21,15 @@ import { appendDurable } from '../../adapters/queue/queueFiles.js';
 import { openReceiptsStore, type ReceiptsStore } from '../../adapters/store/receipts.js';
 import { redact } from '../../config/redact.js';
 import { defaultBatchLimits, selectBatch, type BatchLimits } from '../../machines/retainDelivery/batch.js';
-import { CHUNK_SIZE, findPending, pendingJobs, type DeliveryMode } from '../../machines/retainDelivery/context.js';
-import { RetainDeliveryEvent, type DeadLetter, type InFlightBatch, type RetainJob } from '../../machines/retainDelivery/events.js';
+import { CHUNK_SIZE, findPending, pendingJobs, recentIds, type DeliveryMode } from '../../machines/retainDelivery/context.js';
+import { RetainDeliveryEvent, retainEvents, sharedEventTypes, type DeadLetter, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine, type RetainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import { systemClock, type ClockPort } from '../ports/clock.js';
 import type { JournalEntry, JournalPort } from '../ports/journal.js';
 import type { MemoryServer } from '../ports/memoryServer.js';
 import type { TracePort } from '../ports/trace.js';
-import { defaultBackoff, type BackoffPolicy } from './backoff.js';
+import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
 import { batchOperationId, prepareJobs, type NewRetainJob } from './jobs.js';
 import { sendBatch } from './send.js';
 import { queueStateOf, statusOf, type FlushReport, type QueueStatus } from './status.js';
@@ -54,6 +54,11 @@ export interface RetainQueue {
   dropDeadLetters(ids?: readonly string[]): Promise<number>;
   /** Leaves a pause and delivers; pass `server` when the fix was a new key or URL (a new client). */
   resume(o?: { readonly server?: MemoryServer }): Promise<void>;
+  /**
+   * Re-probes a pause (401/403, bank gone) by trying the batch again, and ends a backoff at
+   * once: for a session start, a config reload, a user's flush. A failure pauses or backs off again.
+   */
+  recheck(o?: { readonly server?: MemoryServer }): Promise<void>;
   /** Delivers what it can before `deadline` (default 3 s), finishes the batch in flight, releases the lease. */
   close(o?: { readonly deadline?: number; readonly flush?: boolean }): Promise<void>;
 }
@@ -85,19 +90,6 @@ export interface OpenRetainQueueOptions {
 
 type Snapshot = SnapshotFrom<RetainDeliveryMachine>;
 
-// Record types that carry shared state; another process's copies of these are folded in.
-const SHARED_TYPES = new Set([
-  'retain.enqueued',
-  'retain.batchStarted',
-  'retain.delivered',
-  'retain.deadLettered',
-  'retain.failed',
-  'retain.paused',
-  'retain.resumed',
-  'retain.requeued',
-  'retain.deadLettersDropped',
-]);
-
 const SNAPSHOT_CHUNK = 1_000;
 
 const settledState = (snapshot: Snapshot): boolean => {
@@ -108,7 +100,6 @@ const settledState = (snapshot: Snapshot): boolean => {
 export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<RetainQueue> => {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
-  const backoff = options.backoff ?? defaultBackoff;
   const limits = options.batchLimits ?? defaultBatchLimits;
   const asyncRetain = options.async ?? true;
   const compactAbove = options.compactAbove ?? 2_000;
@@ -132,7 +123,11 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       const own = entries.filter((entry) => !(typeof entry.payload === 'object' && entry.payload !== null && (entry.payload as { replica?: unknown }).replica === true));
       return own.length === 0 ? Promise.resolve([]) : journal.append(own);
     },
-    load: () => journal.load(),
+    // Another process's own events (its shutdown, its skipped batch) are not part of this fold.
+    load: async () => {
+      const loaded = await journal.load();
+      return { ...loaded, records: loaded.records.filter((record) => sharedEventTypes.has(record.type)) };
+    },
     compact: (entries) => journal.compact(entries),
     close: async () => undefined,
   };
@@ -152,8 +147,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   let unsubscribeGate: (() => void) | undefined;
 
   const now = (): number => clock.now();
-  // Events are built here from plain numbers and checked by the gate's codec on the way in.
-  const dispatch = async (event: { readonly type: RetainDeliveryEvent['type']; readonly at: number; readonly [field: string]: unknown }): Promise<Snapshot> => {
+  // Events are built by their constructors in wire shape and checked by the gate's codec on the way in.
+  const dispatch = async (event: RetainDeliveryEventInput): Promise<Snapshot> => {
     const result = await gate.dispatch(event);
     if (E.isLeft(result)) throw new Error(result.left.message);
     return result.right;
@@ -205,7 +200,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       return 'rebuilt';
     }
     for (const record of foreign.records) {
-      if (!SHARED_TYPES.has(record.type) || typeof record.payload !== 'object' || record.payload === null) continue;
+      if (!sharedEventTypes.has(record.type) || record.type === 'retain.snapshot' || typeof record.payload !== 'object' || record.payload === null) continue;
       await gate.dispatch({ ...(record.payload as Record<string, JsonValue>), replica: true });
     }
     return 'current';
@@ -214,17 +209,17 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   // ---- effects -------------------------------------------------------------------------------
   const startBatch = async (): Promise<void> => {
     if (closing) {
-      await dispatch({ type: 'retain.batchSkipped', reason: 'shutting down', at: now() });
+      await dispatch(retainEvents.batchSkipped({ reason: 'shutting down', at: now() }));
       return;
     }
     if (!(await acquireLease())) {
       const holder = await lease.holder();
       const who = holder === undefined ? 'another process' : `process ${holder.pid}`;
-      await dispatch({ type: 'retain.batchSkipped', reason: `${who} is delivering this queue`, at: now() });
+      await dispatch(retainEvents.batchSkipped({ reason: `${who} is delivering this queue`, at: now() }));
       return;
     }
     if ((await syncForeign()) === 'rebuilt') {
-      await dispatch({ type: 'retain.flushRequested', at: now() });
+      await dispatch(retainEvents.flushRequested({ at: now() }));
       return;
     }
     // The records just folded in may have changed the state (another process paused the queue,
@@ -240,12 +235,12 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     const choice = selectBatch(snapshot.context, limits);
     const jobs = findPending(snapshot.context, choice.jobIds);
     if (jobs.length === 0) {
-      await dispatch({ type: 'retain.batchSkipped', reason: 'nothing to deliver', at: now() });
+      await dispatch(retainEvents.batchSkipped({ reason: 'nothing to deliver', at: now() }));
       await settled();
       return;
     }
     const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs), owner };
-    await dispatch({ type: 'retain.batchStarted', batch, at: now() } as RetainDeliveryEvent);
+    await dispatch(retainEvents.batchStarted({ batch, at: now() }));
   };
 
   const recordDeadLetters = async (jobs: readonly RetainJob[], reason: string, status: number | null): Promise<void> => {
@@ -259,11 +254,11 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     // Queue order, which is the order the batch was chosen in.
     const jobs = findPending(snapshot.context, batch.jobIds);
     if (jobs.length === 0) {
-      await dispatch({ type: 'retain.delivered', jobIds: batch.jobIds, receipt: { operationId: null, itemsCount: 0, async: asyncRetain }, at: now() } as RetainDeliveryEvent);
+      await dispatch(retainEvents.delivered({ jobIds: batch.jobIds, receipt: { operationId: null, itemsCount: 0, async: asyncRetain }, at: now() }));
       return;
     }
     const outcome = await sendBatch(
-      { server, async: asyncRetain, now, random, backoff, failures: snapshot.context.failures, signal: abort.signal, recordDeadLetters },
+      { server, async: asyncRetain, now, random, signal: abort.signal, recordDeadLetters },
       batch,
       jobs,
     );
@@ -301,7 +296,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     if (retryAt === null || closing) return;
     retryTimer = clock.setTimer(retryAt, () => {
       retryTimer = undefined;
-      if (!closing) background('retry', async () => void (await dispatch({ type: 'retain.timerFired', at: now() })));
+      if (!closing) background('retry', async () => void (await dispatch(retainEvents.timerFired({ at: now() }))));
     });
   };
 
@@ -322,6 +317,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
           pausedReason: first ? snapshot.context.pausedReason : null,
           retryAt: first ? snapshot.context.retryAt : null,
           failures: first ? snapshot.context.failures : 0,
+          // The dedupe window survives compaction: a late copy of a delivered job stays dropped.
+          ...(first ? { recentKeys: recentIds(snapshot.context) } : {}),
           at: snapshot.context.now,
         } as unknown as JsonValue,
       });
@@ -346,7 +343,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     // if the file grew beyond what we have seen, deliver again.
     const stat = await fs.stat(files.journal).catch(() => undefined);
     if (stat !== undefined && stat.size > journal.stats().bytes && gate.getSnapshot().value === 'idle') {
-      await dispatch({ type: 'retain.flushRequested', at: now() });
+      await dispatch(retainEvents.flushRequested({ at: now() }));
     }
   };
 
@@ -387,7 +384,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       events: RetainDeliveryEvent,
       journal: wrappedJournal,
       clock,
-      input: { mode: options.mode },
+      input: { mode: options.mode, ...(options.backoff === undefined ? {} : { backoff: options.backoff }) },
       onRestore,
       ...(options.trace === undefined ? {} : { trace: options.trace }),
     });
@@ -441,6 +438,11 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     });
 
   await start();
+  // What a process that stopped left: its backoff timer died with it, and a pause may have been
+  // caused by a key that is fixed now. Try at once (one attempt; a failure backs off or pauses
+  // again) rather than wait on a dead process's deadline or on a resume nobody will send.
+  const opened = gate.getSnapshot().value as string;
+  const openedWith = opened === 'backingOff' ? 'backoff' : opened === 'paused' ? 'pause' : undefined;
   // A log much longer than its live set (many delivered jobs) is rewritten now, so the next
   // process that opens it folds the live set, not the history.
   await maybeCompact().catch((error: unknown) => warn(`retain queue: compaction skipped: ${redact(error instanceof Error ? error.message : String(error))}`));
@@ -449,14 +451,26 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   if (options.mode === 'coalesced' && options.flushIntervalMs > 0) {
     interval = setInterval(() => {
       if (closing || gate.getSnapshot().context.depth === 0) return;
-      background('periodic flush', async () => void (await dispatch({ type: 'retain.flushRequested', at: now() })));
+      background('periodic flush', async () => void (await dispatch(retainEvents.flushRequested({ at: now() }))));
     }, options.flushIntervalMs);
     interval.unref();
   }
 
-  const flush = async (o: { readonly deadline?: number; readonly force?: boolean } = {}): Promise<FlushReport> => {
+  /** Ends a pause (it is tried again) or a backoff now; a no-op in any other state. */
+  const recheck = async (o: { readonly server?: MemoryServer } = {}): Promise<void> => {
+    if (closing) return;
+    if (o.server !== undefined) server = o.server;
+    const state = gate.getSnapshot().value as string;
+    if (state === 'paused') await dispatch(retainEvents.resumed({ at: now() }));
+    else if (state === 'backingOff') await dispatch(retainEvents.flushRequested({ at: now(), force: true }));
+  };
+  if (openedWith !== undefined) background(`retrying after a stopped process's ${openedWith}`, () => recheck());
+
+  const flush = async (o: { readonly deadline?: number; readonly force?: boolean; readonly recheckPause?: boolean } = {}): Promise<FlushReport> => {
     const before = counters;
-    await dispatch({ type: 'retain.flushRequested', at: now(), ...(o.force === true ? { force: true } : {}) } as RetainDeliveryEvent);
+    // A user's flush tries a paused queue again: the key may have been fixed since.
+    if (o.recheckPause !== false && gate.getSnapshot().value === 'paused') await dispatch(retainEvents.resumed({ at: now() }));
+    await dispatch(retainEvents.flushRequested({ at: now(), ...(o.force === true ? { force: true } : {}) }));
     const how = await waitUntil(settledState, o.deadline);
     const snapshot = gate.getSnapshot();
     const state = queueStateOf(snapshot.value);
@@ -487,11 +501,12 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       if (prepared.right.length === 0) return [];
       // Very large enqueues go in several records so no line grows without bound.
       for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) {
-        await dispatch({ type: 'retain.enqueued', jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() } as RetainDeliveryEvent);
+        await dispatch(retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() }));
       }
       return prepared.right;
     },
-    flush,
+    flush: (o) => flush(o),
+    recheck,
     status: currentStatus,
     subscribe: (listener) => {
       listeners.add(listener);
@@ -502,28 +517,28 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       const dead = gate.getSnapshot().context.deadLetters;
       const chosen = (ids === undefined ? dead.map((d) => d.job.jobId) : dead.filter((d) => ids.includes(d.job.jobId)).map((d) => d.job.jobId)) as string[];
       if (chosen.length === 0) return 0;
-      await dispatch({ type: 'retain.requeued', jobIds: chosen, at: now() } as RetainDeliveryEvent);
+      await dispatch(retainEvents.requeued({ jobIds: chosen, at: now() }));
       return chosen.length;
     },
     dropDeadLetters: async (ids) => {
       const dead = gate.getSnapshot().context.deadLetters;
       const chosen = (ids === undefined ? dead : dead.filter((d) => ids.includes(d.job.jobId))).map((d) => d.job.jobId) as string[];
       if (chosen.length === 0) return 0;
-      await dispatch({ type: 'retain.deadLettersDropped', jobIds: chosen, at: now() } as RetainDeliveryEvent);
+      await dispatch(retainEvents.deadLettersDropped({ jobIds: chosen, at: now() }));
       return chosen.length;
     },
     resume: async (o = {}) => {
       if (o.server !== undefined) server = o.server;
-      await dispatch({ type: 'retain.resumed', at: now() });
+      await dispatch(retainEvents.resumed({ at: now() }));
     },
     close: async (o = {}) => {
       if (closed) return;
       const deadline = o.deadline ?? now() + 3_000;
       if (o.flush !== false && !closing && gate.getSnapshot().context.depth > 0) {
-        await flush({ deadline }).catch(() => undefined);
+        await flush({ deadline, recheckPause: false }).catch(() => undefined);
       }
       closing = true;
-      await dispatch({ type: 'retain.shutdown', at: now() }).catch(() => undefined);
+      await dispatch(retainEvents.shutdown({ at: now() })).catch(() => undefined);
       const how = await waitUntil((s) => s.value !== 'draining' && s.value !== 'selecting' && s.value !== 'delivering', deadline);
       if (how === 'deadline') abort.abort();
       await delivering;

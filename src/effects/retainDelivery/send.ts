@@ -8,26 +8,22 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../../config/redact.js';
 import { requestItems } from '../../machines/retainDelivery/batch.js';
-import type { InFlightBatch, RetainDeliveryEvent, RetainJob } from '../../machines/retainDelivery/events.js';
+import { retainEvents, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { describeFailure, failureClass, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
-import type { BackoffPolicy } from './backoff.js';
-import { nextAttemptAt } from './backoff.js';
 
 export interface SendContext {
   readonly server: MemoryServer;
   readonly async: boolean;
   readonly now: () => number;
+  /** The jitter draw a retryable failure carries; the machine turns it into a retry time. */
   readonly random: () => number;
-  readonly backoff: BackoffPolicy;
-  /** Consecutive failures before this attempt (from context). */
-  readonly failures: number;
   readonly signal: AbortSignal;
   /** Called before a dead-letter event is dispatched: writes the dead-letter file. */
   readonly recordDeadLetters: (jobs: readonly RetainJob[], reason: string, status: number | null) => Promise<void>;
 }
 
 export interface SendOutcome {
-  readonly events: RetainDeliveryEvent[];
+  readonly events: RetainDeliveryEventInput[];
   readonly delivered: readonly RetainJob[];
   readonly receiptOperationId: string | null;
 }
@@ -39,25 +35,25 @@ const reasonOf = (failure: ServerFailure): string => {
   return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
 };
 
-const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContext): RetainDeliveryEvent => {
+const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContext): RetainDeliveryEventInput => {
   const at = ctx.now();
   const reason = reasonOf(failure);
   switch (failureClass(failure)) {
     case 'retry': {
+      // What the server or the breaker said about when; the machine decides the time (decide.ts).
       const notBefore =
         failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined
-          ? at + Math.min(failure.retryAfterMs, ctx.backoff.capMs)
+          ? at + failure.retryAfterMs
           : failure._tag === 'circuitOpen'
             ? failure.retryAt
             : undefined;
-      const retryAt = nextAttemptAt(at, ctx.failures + 1, ctx.backoff, ctx.random, notBefore);
-      return { type: 'retain.failed', jobIds, failureClass: 'retry', reason, retryAt, at } as RetainDeliveryEvent;
+      return retainEvents.failed({ jobIds, failureClass: 'retry', reason, jitter: ctx.random(), ...(notBefore === undefined ? {} : { notBefore: Math.max(0, Math.round(notBefore)) }), at });
     }
     case 'pause':
-      return { type: 'retain.paused', jobIds, reason, at } as RetainDeliveryEvent;
+      return retainEvents.paused({ jobIds, reason, at });
     default:
       // Cancelled, or an answer this client cannot read: keep the jobs, try on the next flush.
-      return { type: 'retain.failed', jobIds, failureClass: 'report', reason, retryAt: null, at } as RetainDeliveryEvent;
+      return retainEvents.failed({ jobIds, failureClass: 'report', reason, retryAt: null, at });
   }
 };
 
@@ -69,12 +65,13 @@ const failureEvents = (failure: ServerFailure, jobIds: string[], ctx: SendContex
 const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationId: string) => {
   const first = jobs[0];
   if (first === undefined) throw new Error('retain queue: empty batch');
-  const caps = await ctx.server.capabilities({ signal: ctx.signal })();
+  // One attempt each: the machine owns retries (its backoff), so a failure is not retried inside a retry.
+  const caps = await ctx.server.capabilities({ signal: ctx.signal, attempts: 1 })();
   // A server that cannot say what it supports cannot take the retain either: same failure.
   if (E.isLeft(caps)) return E.left(caps.left);
   const keyed = caps.right.features.operationId;
   const request = keyed ? { items: requestItems(jobs), async: true, operation_id: operationId } : { items: requestItems(jobs), async: ctx.async };
-  return ctx.server.retain(first.bankId, request, { signal: ctx.signal })();
+  return ctx.server.retain(first.bankId, request, { signal: ctx.signal, attempts: 1 })();
 };
 
 export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
@@ -86,12 +83,11 @@ export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: re
       delivered: jobs,
       receiptOperationId: operationId,
       events: [
-        {
-          type: 'retain.delivered',
+        retainEvents.delivered({
           jobIds: batch.jobIds,
           receipt: { operationId, itemsCount: Math.max(0, Math.floor(result.right.items_count)), async: result.right.async ?? ctx.async },
           at: ctx.now(),
-        } as RetainDeliveryEvent,
+        }),
       ],
     };
   }
@@ -101,29 +97,30 @@ export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: re
   if (jobs.length === 1) {
     const reason = reasonOf(failure);
     await ctx.recordDeadLetters(jobs, reason, status);
-    return { delivered: [], receiptOperationId: null, events: [{ type: 'retain.deadLettered', jobIds: ids, reason, status, at: ctx.now() } as RetainDeliveryEvent] };
+    return { delivered: [], receiptOperationId: null, events: [retainEvents.deadLettered({ jobIds: ids, reason, status, at: ctx.now() })] };
   }
   // One of them is bad: find which, job by job, each under its own key.
-  const events: RetainDeliveryEvent[] = [];
+  const events: RetainDeliveryEventInput[] = [];
   const delivered: RetainJob[] = [];
   for (let i = 0; i < jobs.length; i += 1) {
     const job = jobs[i] as RetainJob;
     const single = await sendOnce(ctx, [job], job.idempotencyKey);
     if (E.isRight(single)) {
       delivered.push(job);
-      events.push({
-        type: 'retain.delivered',
-        jobIds: [job.jobId],
-        receipt: { operationId: single.right.operation_id ?? null, itemsCount: Math.max(0, Math.floor(single.right.items_count)), async: single.right.async ?? ctx.async },
-        at: ctx.now(),
-      } as RetainDeliveryEvent);
+      events.push(
+        retainEvents.delivered({
+          jobIds: [job.jobId],
+          receipt: { operationId: single.right.operation_id ?? null, itemsCount: Math.max(0, Math.floor(single.right.items_count)), async: single.right.async ?? ctx.async },
+          at: ctx.now(),
+        }),
+      );
       continue;
     }
     if (failureClass(single.left) === 'deadLetter') {
       const reason = reasonOf(single.left);
       const singleStatus = single.left._tag === 'invalidRequest' ? single.left.status : null;
       await ctx.recordDeadLetters([job], reason, singleStatus);
-      events.push({ type: 'retain.deadLettered', jobIds: [job.jobId], reason, status: singleStatus, at: ctx.now() } as RetainDeliveryEvent);
+      events.push(retainEvents.deadLettered({ jobIds: [job.jobId], reason, status: singleStatus, at: ctx.now() }));
       continue;
     }
     events.push(failureEvents(single.left, jobs.slice(i).map((j) => j.jobId as string), ctx));

@@ -19,6 +19,8 @@ export interface QueueStatus {
   readonly lastSkip?: string;
   /** Damaged journal records found and quarantined since open. */
   readonly damaged: number;
+  /** Why turns are not being saved (disk full, read-only state dir); set by the host, not the queue. */
+  readonly retainFailing?: string;
 }
 
 export interface FlushReport {

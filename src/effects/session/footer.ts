@@ -15,6 +15,8 @@ export interface FooterInput {
   readonly queue: { readonly depth: number; readonly state: string } | undefined;
   readonly projectId: string;
   readonly bankId: string;
+  /** Turns are not being saved (disk full, read-only): shown before anything but off/untrusted. */
+  readonly retainFailing?: string;
 }
 
 const SYMBOLS: Record<Exclude<FooterConfig['statusStyle'], 'off'>, { prefix: string; ok: string; warn: string; busy: string }> = {
@@ -25,6 +27,7 @@ const SYMBOLS: Record<Exclude<FooterConfig['statusStyle'], 'off'>, { prefix: str
 };
 
 const stateWord = (input: FooterInput): { word: string; warn: boolean } => {
+  if (input.retainFailing !== undefined && input.setup !== 'disabled' && input.setup !== 'untrusted') return { word: 'retain failing', warn: true };
   switch (input.setup) {
     case 'disabled':
       return { word: 'off', warn: false };

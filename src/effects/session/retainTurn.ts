@@ -28,6 +28,8 @@ export interface RetainPathDeps {
   readonly notify: Notify;
   readonly gate: () => SessionGate;
   readonly inFlight: InFlight;
+  /** Told when retain starts failing (the reason) and when it works again (undefined). */
+  readonly onRetainFailure?: (reason: string | undefined) => void;
 }
 
 export interface RetainPath {
@@ -39,6 +41,8 @@ export interface RetainPath {
 }
 
 interface StashedRun {
+  /** The run could not be made durable: why (its messages stay behind the cursor). */
+  readonly failed?: string;
   readonly key?: string;
   readonly jobs: readonly RetainJobDraft[];
   readonly messages: number;
@@ -52,6 +56,54 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
   const send = (event: ReturnType<(typeof sessionEvents)[keyof typeof sessionEvents]>): Promise<unknown> => deps.gate().dispatch(event);
   const queueDepth = (): number => queue?.status().depth ?? 0;
   const handOffKey = (sessionId: string, fingerprints: readonly string[]): string => `${sessionId}:${ids.digest(fingerprints.join(',')).slice(0, 16)}`;
+  let failing: string | undefined;
+  const setFailing = (reason: string | undefined): void => {
+    if (reason === failing) return;
+    failing = reason;
+    deps.onRetainFailure?.(reason);
+  };
+  /**
+   * Writes the hand-off line; undefined when it is durable, else why not. The cursor advances
+   * only with a durable line, so a failed run's messages are carried by the next run.
+   */
+  const handOff = (entry: Parameters<RetainLog['handOffSync']>[0], at: number): string | undefined => {
+    try {
+      retainLog.handOffSync(entry, at);
+      return undefined;
+    } catch (error) {
+      const reason = redact(error instanceof Error ? error.message : String(error));
+      setFailing(reason);
+      notify('error', `Memory could not save this turn (${reason}); it was not retained. The next turn carries it again once the disk is writable.`);
+      return reason;
+    }
+  };
+  /** Skipped messages are never retained later; a cursor that cannot be written only costs a re-offer. */
+  const markSeen = (sessionId: string, fingerprints: readonly string[], at: number): void => {
+    try {
+      retainLog.markSeenSync(sessionId, fingerprints, at);
+    } catch {
+      // The in-memory cursor still advanced; the file catches up on the next write.
+    }
+  };
+  /** The queue's jobs for a hand-off: their identity is the hand-off's key and index, so a re-offer has the same keys. */
+  const queueJobs = (key: string, jobs: readonly RetainJobDraft[]) =>
+    jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${key}#${index}` }));
+  /** Hand-offs a failed enqueue left behind in this process: offered again after the next success. */
+  let leftBehind = false;
+  const requeueLeftBehind = async (skip: string): Promise<void> => {
+    if (!leftBehind || queue === undefined) return;
+    leftBehind = false;
+    for (const pending of retainLog.pending()) {
+      if (pending.key === skip) continue;
+      try {
+        await queue.enqueue(queueJobs(pending.key, pending.jobs));
+        retainLog.markDone(pending.key);
+      } catch {
+        leftBehind = true;
+        return;
+      }
+    }
+  };
   /** The run's messages not handed off before (the retain cursor). */
   const deltaOf = (sessionId: string, messages: readonly HostMessage[]): { delta: HostMessage[]; fingerprints: string[] } => {
     const seen = retainLog.seen(sessionId);
@@ -63,6 +115,11 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     const run = stash.get(runId);
     if (run === undefined) return;
     stash.delete(runId);
+    if (run.failed !== undefined) {
+      await send(sessionEvents.retainFailed({ at: clock.now(), runId, reason: run.failed }));
+      run.resolve({ outcome: 'failed', messages: run.messages, reason: run.failed });
+      return;
+    }
     if (run.jobs.length === 0 || run.key === undefined) {
       await send(sessionEvents.retainNothing({ at: clock.now(), runId }));
       run.resolve({ outcome: 'nothing', messages: 0 });
@@ -70,13 +127,16 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     }
     if (queue === undefined) {
       const reason = 'the retain queue is not open; the run stays in the hand-off log and is queued on the next start';
+      setFailing(reason);
       await send(sessionEvents.retainFailed({ at: clock.now(), runId, reason }));
       run.resolve({ outcome: 'failed', messages: run.messages, reason });
       return;
     }
     try {
-      await queue.enqueue(run.jobs.map(({ bankId, documentId, updateMode, item }) => ({ bankId, documentId, updateMode, item })));
+      await queue.enqueue(queueJobs(run.key, run.jobs));
       retainLog.markDone(run.key);
+      setFailing(undefined);
+      await requeueLeftBehind(run.key);
       await send(sessionEvents.retainQueued({ at: clock.now(), runId, messages: run.messages, depth: queueDepth() }));
       if (settings().config.notifyRetain) {
         const depth = queueDepth();
@@ -85,8 +145,10 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
       run.resolve({ outcome: 'queued', messages: run.messages });
     } catch (error) {
       const reason = redact(error instanceof Error ? error.message : String(error));
+      leftBehind = true;
+      setFailing(reason);
       await send(sessionEvents.retainFailed({ at: clock.now(), runId, reason }));
-      notify('warning', `Memory retain queue failed: ${reason}. The run is kept on disk and queued on the next start.`);
+      notify('warning', `Memory retain queue failed: ${reason}. The run is kept on disk and queued again after the next turn or on the next start.`);
       run.resolve({ outcome: 'failed', messages: run.messages, reason });
     }
   };
@@ -110,7 +172,8 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     const { config, scope, cwd } = settings();
     const built = buildRetainJobs({ messages: delta, scope, config, session: { sessionId, sessionFile: context.sessionFile ?? undefined, cwd, name: context.sessionName ?? undefined }, now: at, digest: ids.digest });
     if (built.jobs.length === 0) return { durable: false, settled: Promise.resolve({ outcome: 'nothing', messages: 0 }) };
-    retainLog.handOffSync({ key: handOffKey(sessionId, fingerprints), sessionId, fingerprints, jobs: built.jobs }, at);
+    const failed = handOff({ key: handOffKey(sessionId, fingerprints), sessionId, fingerprints, jobs: built.jobs }, at);
+    if (failed !== undefined) return { durable: false, settled: Promise.resolve({ outcome: 'failed', messages: built.projected, reason: failed }) };
     return { durable: true, settled: Promise.resolve({ outcome: 'deferred', messages: built.projected }) };
   };
 
@@ -147,16 +210,16 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
       });
       if (built.jobs.length > 0) {
         const key = handOffKey(sessionId, fingerprints);
-        retainLog.handOffSync({ key, sessionId, fingerprints, jobs: built.jobs }, at);
-        durable = true;
-        stash.set(runId, { key, jobs: built.jobs, messages: built.projected, resolve });
+        const failed = handOff({ key, sessionId, fingerprints, jobs: built.jobs }, at);
+        durable = failed === undefined;
+        stash.set(runId, failed === undefined ? { key, jobs: built.jobs, messages: built.projected, resolve } : { failed, jobs: [], messages: built.projected, resolve });
       } else {
-        retainLog.markSeenSync(sessionId, fingerprints, at);
+        markSeen(sessionId, fingerprints, at);
         stash.set(runId, { jobs: [], messages: 0, resolve });
       }
     } else {
       // Skipped runs are marked too, so they are never retained later.
-      retainLog.markSeenSync(sessionId, fingerprints, at);
+      markSeen(sessionId, fingerprints, at);
       stash.set(runId, { jobs: [], messages: 0, resolve });
     }
     void inFlight.track(

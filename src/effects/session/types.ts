@@ -39,6 +39,8 @@ export interface SessionEffectsOptions {
   readonly trace?: TracePort;
   /** Bound of the shutdown flush (default 2000 ms): shutdown never blocks the host for long. */
   readonly shutdownFlushMs?: number;
+  /** Told when a turn could not be made durable or queued (the reason), and when retain works again (undefined). */
+  readonly onRetainFailure?: (reason: string | undefined) => void;
 }
 
 export interface SessionStartInfo {

@@ -8,6 +8,8 @@ import { homedir } from 'node:os';
 import { createMemoryServer } from '../../adapters/server/client.js';
 import { checkStateDir, type StateDirReport } from '../../adapters/fs/stateDirCheck.js';
 import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
+import { readRetainFailing } from '../../adapters/queue/retainHealth.js';
+import * as path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { redact } from '../../config/redact.js';
 import { resolveApiKey, trustNotice } from '../../config/trust.js';
@@ -24,15 +26,17 @@ export interface Inspection {
   readonly stateDir: StateDirReport;
   /** Why the queue could not be read (a link, EACCES, ...); its status is then unknown. */
   readonly queueProblem?: string;
+  /** Why turns are not being saved (disk full, read-only), from the runtime's record or the disk itself. */
+  readonly retainFailing?: string;
 }
 
 const unknownQueue: QueueStatus = { depth: 0, deadLetters: 0, state: 'idle', damaged: 0 };
 
 /** A queue that answers status only: status and doctor never enqueue or deliver. */
-const statusOnlyQueue = (status: QueueStatus, problem: string | undefined): ToolRetainQueue => ({
+const statusOnlyQueue = (status: QueueStatus, problem: string | undefined, retainFailing: string | undefined): ToolRetainQueue => ({
   enqueue: () => Promise.reject(new Error('read-only inspection: nothing can be queued here')),
   flush: () => Promise.resolve({ delivered: 0, remaining: status.depth, deadLettered: 0, stoppedBecause: 'read-only inspection; run agent-memory flush to deliver' }),
-  status: () => ({ ...status, ...(problem === undefined ? {} : { lastError: problem }) }),
+  status: () => ({ ...status, ...(problem === undefined ? {} : { lastError: problem }), ...(retainFailing === undefined ? {} : { retainFailing }) }),
 });
 
 export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Inspection> => {
@@ -58,6 +62,8 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   // The import gate's state is read from its checkpoint (read-only), as the runtime shows it.
   const importView = await importStatusOf(config.importCheckpoint);
   const status = (): RuntimeStatusView => (importView === undefined ? {} : { import: importView });
-  const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem), env, home, status });
-  return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }) };
+  // Read-only: the runtime's record of a failing retain, or a state dir that cannot take a write now.
+  const retainFailing = config.enabled ? readRetainFailing(path.join(loaded.stateDir, 'memory')) : undefined;
+  const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem, retainFailing), env, home, status });
+  return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }), ...(retainFailing === undefined ? {} : { retainFailing }) };
 };

@@ -4,6 +4,7 @@
  * journal copies one chunk per event, not the whole queue (immer copies what it touches).
  */
 import type { Draft } from 'immer';
+import { defaultBackoff, type BackoffPolicy } from './decide.js';
 import type { DeadLetter, DeliveryReceipt, InFlightBatch, RetainJob } from './events.js';
 
 export type DeliveryMode = 'immediate' | 'coalesced';
@@ -21,13 +22,15 @@ export interface LastError {
 
 export interface RetainDeliveryContext {
   readonly mode: DeliveryMode;
+  /** Retry pacing; the machine decides each retry time from it (decide.ts). */
+  readonly backoff: BackoffPolicy;
   /** Pending jobs in queue order, in chunks of at most `CHUNK_SIZE`. */
   readonly pending: readonly (readonly RetainJob[])[];
   readonly depth: number;
   readonly deadLetters: readonly DeadLetter[];
   /** The batch sent and not yet answered; re-sent with the same key after a restart. */
   readonly inFlight: InFlightBatch | null;
-  /** Consecutive retryable failures, for the effect's backoff. */
+  /** Consecutive retryable failures, for the backoff. */
   readonly failures: number;
   /** Deadline of the current backoff (epoch ms). */
   readonly retryAt: number | null;
@@ -40,16 +43,25 @@ export interface RetainDeliveryContext {
   readonly flushActive: boolean;
   /** Latest event time seen: the machine's notion of now. */
   readonly now: number;
+  /**
+   * Ids of jobs delivered or dropped lately, oldest first, in chunks, at most `RECENT_KEYS`:
+   * a copy of one of them queued again (a hand-off re-offered by another process) is dropped.
+   */
+  readonly recent: readonly (readonly string[])[];
 }
 
 export interface RetainDeliveryInput {
   readonly mode: DeliveryMode;
+  readonly backoff?: BackoffPolicy;
 }
 
 export const CHUNK_SIZE = 512;
+/** How many delivered job ids the machine remembers for dedupe. */
+export const RECENT_KEYS = 4096;
 
 export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContext => ({
   mode: input.mode,
+  backoff: input.backoff ?? defaultBackoff,
   pending: [],
   depth: 0,
   deadLetters: [],
@@ -62,16 +74,12 @@ export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContex
   lastSkip: null,
   flushActive: false,
   now: 0,
+  recent: [],
 });
 
 /** Every pending job, in order. */
 export const pendingJobs = (context: RetainDeliveryContext): RetainJob[] => context.pending.flat();
 
-/**
- * Appends jobs to the draft's pending chunks, built outside the draft so immer sees one write
- * per chunk rather than one per job. Ids are not checked for duplicates: they are random UUIDs
- * and the journal yields each record once (a scan would make a fold O(n^2)).
- */
 const deepFreeze = <T>(value: T): T => {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const child of Object.values(value)) deepFreeze(child);
@@ -83,6 +91,91 @@ const deepFreeze = <T>(value: T): T => {
 /** A chunk frozen before it enters the draft: immer neither walks nor re-freezes it. */
 const frozenChunk = (jobs: readonly RetainJob[]): Draft<RetainJob[]> => deepFreeze([...jobs]) as Draft<RetainJob[]>;
 
+// Chunks are frozen and never change, so the id set of each is computed once and remembered
+// (a memo of a pure function: the machine stays pure). A membership test then costs one
+// lookup per chunk, and a fold stays linear.
+const idsOfChunk = new WeakMap<object, ReadonlySet<string>>();
+const chunkIds = <T>(chunk: readonly T[], id: (item: T) => string): ReadonlySet<string> => {
+  let ids = idsOfChunk.get(chunk);
+  if (ids === undefined) {
+    ids = new Set(chunk.map(id));
+    idsOfChunk.set(chunk, ids);
+  }
+  return ids;
+};
+
+// A long queue has hundreds of chunks: ids are also indexed per run of GROUP chunks, so a
+// lookup asks a few group sets, not every chunk. A group's set is reused only when every one
+// of its chunks is the same (frozen) chunk as when it was built, so it is never stale.
+const GROUP = 32;
+interface GroupIndex {
+  readonly chunks: readonly (readonly RetainJob[])[];
+  readonly ids: ReadonlySet<string>;
+}
+const groupsByFirstChunk = new WeakMap<object, GroupIndex>();
+const groupIds = (chunks: readonly (readonly RetainJob[])[]): ReadonlySet<string> => {
+  const first = chunks[0] as readonly RetainJob[];
+  const cached = groupsByFirstChunk.get(first);
+  if (cached !== undefined && cached.chunks.length === chunks.length && cached.chunks.every((chunk, i) => chunk === chunks[i])) return cached.ids;
+  const ids = new Set<string>();
+  for (const chunk of chunks) for (const job of chunk) ids.add(job.jobId);
+  groupsByFirstChunk.set(first, { chunks: [...chunks], ids });
+  return ids;
+};
+
+/** The id sets that together hold every pending id. */
+const pendingIdSets = (pending: readonly (readonly RetainJob[])[]): ReadonlySet<string>[] => {
+  const sets: ReadonlySet<string>[] = [];
+  const whole = pending.length - (pending.length % GROUP);
+  for (let i = 0; i < whole; i += GROUP) sets.push(groupIds(pending.slice(i, i + GROUP)));
+  for (let i = whole; i < pending.length; i += 1) sets.push(chunkIds(pending[i] as readonly RetainJob[], (job) => job.jobId));
+  return sets;
+};
+
+/**
+ * The jobs of an enqueue that are new: a job whose id is pending, dead-lettered or recently
+ * delivered is a copy (ids are derived from the job, so a re-offered hand-off has the same id).
+ */
+export const freshJobs = (context: RetainDeliveryContext, jobs: readonly RetainJob[]): RetainJob[] => {
+  // Looked up once per enqueue, not once per job.
+  const known = [
+    ...pendingIdSets(context.pending),
+    ...context.recent.map((chunk) => chunkIds(chunk, (id) => id)),
+    new Set(context.deadLetters.map((dead) => dead.job.jobId as string)),
+  ];
+  const seen = new Set<string>();
+  return jobs.filter((job) => {
+    if (seen.has(job.jobId)) return false;
+    for (const ids of known) if (ids.has(job.jobId)) return false;
+    seen.add(job.jobId);
+    return true;
+  });
+};
+
+/** Every recently delivered or dropped id, oldest first. */
+export const recentIds = (context: RetainDeliveryContext): string[] => context.recent.flat();
+
+/** Remembers ids as delivered or dropped; the oldest beyond `RECENT_KEYS` are forgotten. */
+export const rememberIds = (draft: Draft<RetainDeliveryContext>, original: RetainDeliveryContext, ids: readonly string[]): void => {
+  if (ids.length === 0) return;
+  const chunks: (readonly string[])[] = [...original.recent];
+  let rest = [...ids];
+  const last = chunks[chunks.length - 1];
+  if (last !== undefined && last.length < CHUNK_SIZE) {
+    const take = rest.slice(0, CHUNK_SIZE - last.length);
+    chunks[chunks.length - 1] = Object.freeze([...last, ...take]);
+    rest = rest.slice(take.length);
+  }
+  for (let i = 0; i < rest.length; i += CHUNK_SIZE) chunks.push(Object.freeze(rest.slice(i, i + CHUNK_SIZE)));
+  let total = chunks.reduce((n, chunk) => n + chunk.length, 0);
+  while (total > RECENT_KEYS && chunks.length > 1) total -= chunks.shift()?.length ?? 0;
+  draft.recent = chunks as Draft<string[][]>;
+};
+
+/**
+ * Appends jobs to the draft's pending chunks, built outside the draft so immer sees one write
+ * per chunk rather than one per job. Callers pass `freshJobs`: copies are dropped before this.
+ */
 export const addPending = (draft: Draft<RetainDeliveryContext>, original: RetainDeliveryContext, jobs: readonly RetainJob[]): void => {
   if (jobs.length === 0) return;
   const lastIndex = original.pending.length - 1;

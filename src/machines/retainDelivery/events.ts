@@ -5,13 +5,16 @@
 import * as t from 'io-ts';
 import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
 
+import { eventOf } from '../shared/eventOf.js';
 import { RetainItem, UpdateMode } from '../shared/retainItem.js';
 
 export { ObservationScopes, RetainItem, UpdateMode } from '../shared/retainItem.js';
 
 /**
- * A queued retain. `idempotencyKey` is fixed at enqueue (a UUID, the server's `operation_id`
- * shape) so a retry after a crash is recognised by the server instead of appended again.
+ * A queued retain. `jobId` and `idempotencyKey` are fixed when the job becomes durable and are
+ * derived from what the job is (bank, document, mode, content hash and the caller's identity
+ * for it, in the server's `operation_id` UUID shape): any process that queues the same job
+ * again gets the same key, so the machine folds the copy away and the server drops a repeat.
  */
 const RetainJobFields = t.type({
   jobId: JobId,
@@ -83,14 +86,23 @@ export const BatchStarted = event('retain.batchStarted', { batch: InFlightBatch 
 export const BatchSkipped = event('retain.batchSkipped', { reason: t.string });
 export const Delivered = event('retain.delivered', { ...jobIds, receipt: DeliveryReceipt });
 export const FailureClass = t.keyof({ retry: null, report: null });
-export const Failed = event('retain.failed', {
-  ...jobIds,
-  failureClass: FailureClass,
-  /** Redacted, short: shown in status. */
-  reason: t.string,
-  /** When to try again (jittered backoff, computed by the effect); null: on the next flush. */
-  retryAt: t.union([EpochMs, t.null]),
-});
+export const Failed = event(
+  'retain.failed',
+  {
+    ...jobIds,
+    failureClass: FailureClass,
+    /** Redacted, short: shown in status. */
+    reason: t.string,
+  },
+  {
+    /** The machine decides when to retry (decide.ts) from these: a jitter draw in [0, 1] ... */
+    jitter: t.number,
+    /** ... and the earliest time the server or the breaker allows (Retry-After, cool-down). */
+    notBefore: EpochMs,
+    /** Records written before the machine decided: the retry time as then decided; null: on the next flush. */
+    retryAt: t.union([EpochMs, t.null]),
+  },
+);
 /** 401/403/404/410: the whole queue waits, keeping every job, until `retain.resumed`. */
 export const Paused = event('retain.paused', { ...jobIds, reason: t.string });
 export const Resumed = event('retain.resumed', {});
@@ -112,6 +124,9 @@ export const Snapshot = event('retain.snapshot', {
   pausedReason: t.union([t.string, t.null]),
   retryAt: t.union([EpochMs, t.null]),
   failures: NonNegativeInt,
+}, {
+  /** Keys delivered or dropped lately (oldest first): a compaction keeps the dedupe window. */
+  recentKeys: t.array(t.string),
 });
 
 export const RetainDeliveryEvent = t.union([
@@ -131,3 +146,43 @@ export const RetainDeliveryEvent = t.union([
   Snapshot,
 ]);
 export type RetainDeliveryEvent = t.TypeOf<typeof RetainDeliveryEvent>;
+
+/**
+ * The events that carry state shared by every process of a queue. The others (flush asked,
+ * batch skipped, timer, shutdown) are one process's own business: folding another process's
+ * `shutdown` or `batchSkipped` would move this process's fold out of `delivering` and make it
+ * miss the delivery that follows. So a start-up fold and a live sync read only these (and a
+ * compaction's snapshot).
+ */
+export const sharedEventTypes: ReadonlySet<string> = new Set([
+  'retain.enqueued',
+  'retain.batchStarted',
+  'retain.delivered',
+  'retain.deadLettered',
+  'retain.failed',
+  'retain.paused',
+  'retain.resumed',
+  'retain.requeued',
+  'retain.deadLettersDropped',
+  'retain.snapshot',
+]);
+
+/** One constructor per event, in wire shape: effects build events only through these. */
+export const retainEvents = {
+  enqueued: eventOf<typeof Enqueued>('retain.enqueued'),
+  flushRequested: eventOf<typeof FlushRequested>('retain.flushRequested'),
+  batchStarted: eventOf<typeof BatchStarted>('retain.batchStarted'),
+  batchSkipped: eventOf<typeof BatchSkipped>('retain.batchSkipped'),
+  delivered: eventOf<typeof Delivered>('retain.delivered'),
+  failed: eventOf<typeof Failed>('retain.failed'),
+  paused: eventOf<typeof Paused>('retain.paused'),
+  resumed: eventOf<typeof Resumed>('retain.resumed'),
+  deadLettered: eventOf<typeof DeadLettered>('retain.deadLettered'),
+  requeued: eventOf<typeof Requeued>('retain.requeued'),
+  deadLettersDropped: eventOf<typeof DeadLettersDropped>('retain.deadLettersDropped'),
+  timerFired: eventOf<typeof TimerFired>('retain.timerFired'),
+  shutdown: eventOf<typeof Shutdown>('retain.shutdown'),
+  snapshot: eventOf<typeof Snapshot>('retain.snapshot'),
+} as const;
+/** An event as effects build it (before the gate decodes it). */
+export type RetainDeliveryEventInput = t.OutputOf<typeof RetainDeliveryEvent>;

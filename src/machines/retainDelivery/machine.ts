@@ -11,7 +11,8 @@
  */
 import { setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
-import { addPending, findPending, initialContext, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
+import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
+import { retryAtAfter } from './decide.js';
 import type { InFlightBatch, RetainDeliveryEvent } from './events.js';
 
 type EventOf<T extends RetainDeliveryEvent['type']> = Extract<RetainDeliveryEvent, { type: T }>;
@@ -52,7 +53,8 @@ export const retainDeliveryMachine = setup({
     addJobs: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.enqueued') return;
       touch(draft, event.at);
-      addPending(draft, context, event.jobs);
+      // A copy of a job already pending, dead-lettered or lately delivered is dropped here.
+      addPending(draft, context, freshJobs(context, event.jobs));
     }),
     noteFlush: immerAssign<Ctx, Ev>((draft, { event }) => {
       touch(draft, event.at);
@@ -75,6 +77,7 @@ export const retainDeliveryMachine = setup({
       if (event.type !== 'retain.delivered') return;
       touch(draft, event.at);
       const removed = removePending(draft, context, event.jobIds);
+      rememberIds(draft, context, event.jobIds);
       const open = unresolvedAfter(context, event.jobIds);
       if (draft.inFlight !== null) draft.inFlight.jobIds = open as typeof draft.inFlight.jobIds;
       if (open.length === 0) draft.inFlight = null;
@@ -93,17 +96,18 @@ export const retainDeliveryMachine = setup({
       if (open.length === 0) draft.inFlight = null;
       draft.lastError = { at: event.at, reason: `dead-lettered ${removed.length} job(s): ${event.reason}` };
     }),
-    recordFailed: immerAssign<Ctx, Ev>((draft, { event }) => {
+    recordFailed: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.failed') return;
       touch(draft, event.at);
       // The batch may have reached the server before the failure (a timeout, a reset): keep
       // it, so the next attempt re-sends the same jobs under the same key.
       draft.lastError = { at: event.at, reason: event.reason };
+      const retryAt = retryAtAfter(context, event);
       if (event.failureClass === 'retry') {
         draft.failures += 1;
-        draft.retryAt = event.retryAt;
+        draft.retryAt = retryAt;
       }
-      if (event.retryAt === null) draft.flushActive = false;
+      if (retryAt === null) draft.flushActive = false;
     }),
     recordPaused: immerAssign<Ctx, Ev>((draft, { event }) => {
       if (event.type !== 'retain.paused') return;
@@ -126,11 +130,13 @@ export const retainDeliveryMachine = setup({
     endFlush: immerAssign<Ctx, Ev>((draft) => {
       draft.flushActive = false;
     }),
-    dropDeadLetters: immerAssign<Ctx, Ev>((draft, { event }) => {
+    dropDeadLetters: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.deadLettersDropped') return;
       touch(draft, event.at);
       const dropped = new Set(event.jobIds);
       draft.deadLetters = draft.deadLetters.filter((d) => !dropped.has(d.job.jobId));
+      // Dropped for good: a copy offered again stays dropped.
+      rememberIds(draft, context, event.jobIds);
     }),
     requeue: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.requeued') return;
@@ -147,7 +153,8 @@ export const retainDeliveryMachine = setup({
     restoreSnapshot: immerAssign<Ctx, Ev>((draft, { event, context }) => {
       if (event.type !== 'retain.snapshot') return;
       touch(draft, event.at);
-      addPending(draft, context, event.jobs);
+      addPending(draft, context, freshJobs(context, event.jobs));
+      if (event.recentKeys !== undefined) rememberIds(draft, context, event.recentKeys);
       for (const dead of event.deadLetters) draft.deadLetters.push(dead as never);
       if (event.inFlight !== null) draft.inFlight = { jobIds: [...event.inFlight.jobIds], operationId: event.inFlight.operationId, owner: event.inFlight.owner };
       draft.pausedReason = event.pausedReason;
@@ -157,7 +164,7 @@ export const retainDeliveryMachine = setup({
   },
   guards: {
     deliversOnEnqueue: ({ context, event }) =>
-      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && event.jobs.length > 0,
+      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && freshJobs(context, event.jobs).length > 0,
     hasPending: ({ context }) => context.depth > 0,
     forced: ({ event }) => event.type === 'retain.flushRequested' && event.force === true,
     retryDue: ({ context, event }) => context.retryAt === null || event.at >= context.retryAt,
@@ -165,7 +172,7 @@ export const retainDeliveryMachine = setup({
       (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && unresolvedAfter(context, event.jobIds).length > 0,
     continuesAfterOutcome: ({ context, event }) =>
       (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && continues(context, event.jobIds),
-    retriesLater: ({ event }) => event.type === 'retain.failed' && event.retryAt !== null,
+    retriesLater: ({ context, event }) => event.type === 'retain.failed' && retryAtAfter(context, event) !== null,
     snapshotPaused: ({ event }) => event.type === 'retain.snapshot' && event.pausedReason !== null,
     snapshotBackingOff: ({ event }) => event.type === 'retain.snapshot' && event.retryAt !== null,
     requeuedInImmediateMode: ({ context }) => context.mode === 'immediate',
@@ -180,6 +187,10 @@ export const retainDeliveryMachine = setup({
     // (a replica) that this process mirrors so it can adopt the batch if that process dies.
     'retain.batchStarted': { target: '.delivering', reenter: true, actions: 'recordBatch' },
     'retain.timerFired': { actions: 'noteTime' },
+    // An outcome of another process's batch, folded while this one is not mirroring it (it
+    // started before this process caught up): the jobs are done all the same.
+    'retain.delivered': { actions: 'recordDelivered' },
+    'retain.deadLettered': { actions: 'recordDeadLettered' },
     // Dead letters are not in any delivery: dropping them changes no state.
     'retain.deadLettersDropped': { actions: 'dropDeadLetters' },
   },

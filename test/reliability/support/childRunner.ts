@@ -12,12 +12,12 @@ import { build } from 'esbuild';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'helpers');
 
-/** Bundles the child into a temp dir; returns the script path. */
-export const bundleQueueChild = async (): Promise<string> => {
+/** Bundles a child (`test/helpers/<name>.ts`) into a temp dir; returns the script path. */
+export const bundleChild = async (name: string): Promise<string> => {
   const outDir = await mkdtemp(join(tmpdir(), 'am-child-'));
-  const outfile = join(outDir, 'queueChild.mjs');
+  const outfile = join(outDir, `${name}.mjs`);
   await build({
-    entryPoints: [join(here, 'queueChild.ts')],
+    entryPoints: [join(here, `${name}.ts`)],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -29,6 +29,8 @@ export const bundleQueueChild = async (): Promise<string> => {
   });
   return outfile;
 };
+
+export const bundleQueueChild = (): Promise<string> => bundleChild('queueChild');
 
 export interface RunningChild {
   readonly process: ChildProcess;

@@ -22,6 +22,8 @@ const parse = (argv: readonly string[], name: string): { json: boolean } | strin
 const stateErrors = (inspection: Inspection): string[] => [
   ...inspection.stateDir.findings.map((f) => `state dir: ${f.reason}`),
   ...(inspection.queueProblem === undefined ? [] : [`state dir: ${inspection.queueProblem}`]),
+  // A full disk (or a failure the runtime recorded); an unwritable dir is named above already.
+  ...(inspection.retainFailing === undefined || inspection.stateDir.findings.some((f) => f.kind === 'unwritable') ? [] : [`retain failing: ${inspection.retainFailing}`]),
 ];
 
 const print = (json: boolean, text: string, details: unknown): void => {
@@ -42,7 +44,7 @@ const inspectOrExplain = async (name: string, json: boolean): Promise<Inspection
 export const doctorCliCommand: Command = {
   name: 'doctor',
   summary: 'diagnose memory in this directory: server, floor, key (never shown), banks, queue, state dir',
-  usage: 'usage: agent-memory doctor [--json]\n\nRead-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file), 0 otherwise.',
+  usage: 'usage: agent-memory doctor [--json]\n\nRead-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file; turns failing to save), 0 otherwise.',
   run: async (argv) => {
     const options = parse(argv, 'doctor');
     if (typeof options === 'string') {
