@@ -4,7 +4,8 @@
  * `dispose`, which the tests call in `finally`.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 export interface Tmpfs {
@@ -22,6 +23,28 @@ export interface Tmpfs {
 }
 
 export const isRoot = (): boolean => process.getuid?.() === 0;
+
+let mountable: boolean | undefined;
+/**
+ * Whether this process may mount a tmpfs: root alone is not enough in a container without
+ * CAP_SYS_ADMIN. Probed once with a real mount in a temp dir.
+ */
+export const canMountTmpfs = (): boolean => {
+  if (mountable !== undefined) return mountable;
+  mountable = false;
+  if (!isRoot()) return mountable;
+  const probe = mkdtempSync(path.join(tmpdir(), 'am-mount-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe], { stdio: 'ignore' });
+    mountable = true;
+  } catch {
+    mountable = false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+  return mountable;
+};
 
 export const mountTmpfs = (dir: string, sizeKb: number): Tmpfs => {
   if (!isRoot()) throw new Error('a real full or read-only disk needs root (mount -t tmpfs)');
