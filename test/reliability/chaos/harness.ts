@@ -37,8 +37,6 @@ const seeded = (seed: number): (() => number) => {
   };
 };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Where each fault window sits in a cycle, as fractions of the cycle. */
 const WINDOWS: readonly { readonly kind: FaultKind; readonly from: number; readonly to: number }[] = [
   { kind: 'wrongKey', from: 0.1, to: 0.22 },
@@ -47,14 +45,16 @@ const WINDOWS: readonly { readonly kind: FaultKind; readonly from: number; reado
   { kind: 'clockJump', from: 0.7, to: 0.82 },
 ];
 
-export const runChaos = async (options: ChaosOptions, log: (line: string) => void = () => undefined): Promise<ChaosResult> => {
+/** `stop` (e.g. on Ctrl-C) ends the run early: no new turns, then the usual flush, count and clean-up. */
+export const runChaos = async (options: ChaosOptions, log: (line: string) => void = () => undefined, stop?: AbortSignal): Promise<ChaosResult> => {
   const random = seeded(options.seed);
   const between = (lo: number, hi: number): number => lo + random() * (hi - lo);
   const serverKey = randomBytes(16).toString('hex');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   log(`chaos: ${options.processes} pi ${options.pi.version} processes on Node ${options.pi.nodeVersion}, ${options.durationMs / 1000} s, seed ${options.seed}`);
-  const [project, serveScript] = await Promise.all([makeChaosProject(url), bundleServeChild()]);
+  const project = await makeChaosProject(url);
+  const serveScript = await bundleServeChild(project.root);
   const server = superviseServer(serveScript, { port, dataDir: project.serverData, keyEnv: 'AM_CHAOS_SERVER_KEY', key: serverKey });
   const disk = await openStateDisk(project.stateDir, join(project.root, 'ballast'), 256);
   const setup: PiTurnSetup = {
@@ -90,10 +90,16 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
     });
   };
   let nextMarker = 1;
+  // How long a turn usually takes, so kills land around its end (agent_end, the hand-off, the
+  // shutdown flush) rather than all in pi's start-up. The median of recent finished turns; until
+  // three have finished, a guess that grows with every kill, so a loaded machine where every
+  // turn is slower than the guess does not end up killing them all.
   const durations: number[] = [];
+  let guessMs = 5_000;
   const typicalMs = (): number => {
+    if (durations.length < 3) return guessMs;
     const recent = durations.slice(-20).sort((a, b) => a - b);
-    return recent[Math.floor(recent.length / 2)] ?? 5_000;
+    return recent[Math.floor(recent.length / 2)] ?? guessMs;
   };
 
   const setFault = async (kind: FaultKind, on: boolean): Promise<void> => {
@@ -109,7 +115,23 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
   };
 
   const started = Date.now();
-  const end = started + options.durationMs;
+  let end = started + options.durationMs;
+  const wake = new Set<() => void>();
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        wake.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      wake.add(done);
+    });
+  stop?.addEventListener('abort', () => {
+    log('chaos: stopping early');
+    end = Math.min(end, Date.now());
+    for (const done of [...wake]) done();
+  });
   try {
     await server.start();
     const worker = async (): Promise<void> => {
@@ -127,6 +149,7 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
         });
         outcomes.push(outcome);
         if (outcome.code === 0) durations.push(outcome.ms);
+        else if (outcome.killed) guessMs = Math.max(guessMs, outcome.ms * 1.5);
       }
     };
     const flapper = async (): Promise<void> => {

@@ -4,18 +4,15 @@
  * command is bundled once with esbuild so a restart costs a fraction of a second.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Bundles `serveChild.ts` into a temp dir; returns the script path. */
-export const bundleServeChild = async (): Promise<string> => {
-  const outDir = await mkdtemp(join(tmpdir(), 'am-chaos-serve-'));
+/** Bundles `serveChild.ts` into `outDir`; returns the script path. */
+export const bundleServeChild = async (outDir: string): Promise<string> => {
   const outfile = join(outDir, 'serve.mjs');
   await build({
     entryPoints: [join(here, 'serveChild.ts')],
