@@ -34,6 +34,10 @@ export interface ChaosResult {
   readonly piHung: number;
   /** The final `agent-memory flush`: exit code and its last line. */
   readonly finalFlush: string;
+  /** Retain operations still pending on the server when it was counted (should be 0). */
+  readonly serverPendingOperations: number;
+  /** Batch parents left `pending` although their sub-batches completed (a server finding). */
+  readonly serverStuckParentOperations: number;
   /** Up to 20 lost and 20 duplicated markers, for the investigation. */
   readonly lostMarkers: readonly number[];
   /** For those lost turns: when they started (s into the run), how long they ran, what they lived through. */

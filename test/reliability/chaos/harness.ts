@@ -11,14 +11,14 @@
  * though it may well be delivered (its hand-off may have been made durable before the kill).
  */
 import { randomBytes } from 'node:crypto';
-import { cp } from 'node:fs/promises';
+import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.js';
 import { chaosTable, type ChaosResult, type FaultKind } from './chaosTable.js';
 import { CHAOS_BANK, makeChaosProject, PI_KEY_ENV, repoRoot } from './chaosProject.js';
 import type { ChaosOptions } from './options.js';
 import { markerText, runPiTurn, type PiTurnOutcome, type PiTurnSetup } from './piTurn.js';
-import { markersOnServer, waitForOperations } from './serverMarkers.js';
+import { markersOnServer, stuckParents, waitForOperations } from './serverMarkers.js';
 import { bundleServeChild, freePort, superviseServer } from './serverSupervisor.js';
 import { openStateDisk } from './stateDisk.js';
 
@@ -205,7 +205,11 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
     const flushText = (flush.stdout + flush.stderr).split(/[\r\n]+/).filter((l) => l.trim() !== '' && !l.startsWith('delivering ['));
     const flushLine = `exit ${flush.code}: ${flushText.join(' / ')}`;
     log(`chaos: final turn exit ${final.code}; flush ${flushLine}`);
-    await waitForOperations(url, serverKey, CHAOS_BANK, 60_000);
+    if (process.env['CHAOS_KEEP'] !== undefined) await writeFile(join(project.root, 'turns.jsonl'), outcomes.map((o) => JSON.stringify(o)).join('\n'));
+    const pendingOps = await waitForOperations(url, serverKey, CHAOS_BANK, 60_000);
+    const pendingParents = (await stuckParents(url, serverKey, CHAOS_BANK)) - pendingOps;
+    if (pendingOps > 0) log(`chaos: the server still has ${pendingOps} pending retain operations after 60 s`);
+    if (pendingParents > 0) log(`chaos: the server has ${pendingParents} batch parent operations stuck in pending (their sub-batches finished)`);
     const counts = await markersOnServer(url, serverKey, CHAOS_BANK);
 
     const acked = outcomes.filter((o) => o.code === 0 && !NOT_RETAINED.test(o.stderr));
@@ -232,6 +236,8 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
       piErrors: outcomes.filter((o) => o.code !== 0 && !o.killed && !o.hung).length,
       piHung: outcomes.filter((o) => o.hung).length,
       finalFlush: flushLine,
+      serverPendingOperations: pendingOps,
+      serverStuckParentOperations: pendingParents,
       lostMarkers: lost.slice(0, 20),
       lostDetails: acked
         .filter((o) => (counts.get(o.marker) ?? 0) === 0)
