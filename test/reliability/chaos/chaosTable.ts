@@ -1,6 +1,7 @@
 /** The chaos run's figures, as the markdown table docs/reliability.md explains and as JSON. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { BenchResult } from '../../../bench/lib/harness.js';
 
 export type FaultKind = 'wrongKey' | 'diskFull' | 'readOnly' | 'clockJump';
 
@@ -54,7 +55,26 @@ export const chaosTable = (r: ChaosResult): string =>
     `| ${r.processes} | ${r.durationS} s | ${r.serverKills} | ${r.piKills} | ${windows(r.faultWindows)} | ${r.acknowledged} | ${r.delivered} | ${r.lost} | ${r.duplicated}${r.extraCopies > r.duplicated ? ` (${r.extraCopies} extra copies)` : ''} |`,
   ].join('\n');
 
+/**
+ * bench/results/chaos.json: the bench result shape (`npm run bench` reads every file there into
+ * the README's table) with two figures, the shares of acknowledged turns lost and of delivered
+ * turns duplicated (target 0), then every figure of the run and its table.
+ */
+export const chaosBenchResult = (r: ChaosResult): BenchResult & ChaosResult & { readonly table: string } => {
+  const run = `${r.processes} processes, ${r.durationS} s, ${r.serverKills + r.piKills} kills`;
+  return {
+    ...r,
+    bench: 'chaos',
+    figures: [
+      { name: `acknowledged turns lost, of ${r.acknowledged} (${run})`, unit: 'ratio', value: r.acknowledged === 0 ? 0 : r.lost / r.acknowledged, target: '0', pass: r.lost === 0 },
+      { name: `delivered turns on the server more than once, of ${r.delivered}`, unit: 'ratio', value: r.delivered === 0 ? 0 : r.duplicated / r.delivered, target: '0', pass: r.duplicated === 0 },
+    ],
+    notes: ['npm run test:chaos; columns explained in docs/chaos.md'],
+    table: chaosTable(r),
+  };
+};
+
 export const writeChaosJson = async (file: string, r: ChaosResult): Promise<void> => {
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify({ name: 'chaos', ...r, table: chaosTable(r) }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify(chaosBenchResult(r), null, 2)}\n`);
 };
