@@ -188,6 +188,8 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
   } finally {
     for (const kind of [...active]) await setFault(kind, false).catch(() => undefined);
   }
+  // How long turns were started for: the duration asked, or less when stopped early.
+  const ranMs = Math.min(Date.now(), end) - started;
 
   // The survivors flush: a clean server, one clean pi turn, then `agent-memory flush`.
   let result: ChaosResult;
@@ -221,7 +223,7 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
       pi: options.pi.version,
       seed: options.seed,
       processes: options.processes,
-      durationS: Math.round(options.durationMs / 1000),
+      durationS: Math.round(ranMs / 1000),
       turns: outcomes.length,
       serverKills: server.kills(),
       piKills: outcomes.filter((o) => o.killed && o.signal === 'SIGKILL').length,
