@@ -47,7 +47,12 @@ const restored = (state: BreakerState | undefined): BreakerState =>
   state === undefined ? { state: 'closed', failures: 0 } : state.state === 'halfOpen' ? { state: 'open', failures: state.failures, retryAt: state.retryAt ?? 0 } : state;
 
 export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaultBreakerOptions, persistence?: BreakerPersistence): CircuitBreaker => {
-  let current: BreakerState = restored(persistence?.load());
+  // A retry time further off than one cool-down was set by a clock that jumped (this process's
+  // or, through the shared file, another's): it is held to one cool-down from now, so a jump
+  // of hours never keeps every process off a server that is back.
+  const bounded = (state: BreakerState): BreakerState =>
+    state.retryAt !== undefined && state.retryAt > clock.now() + options.coolDownMs ? { ...state, retryAt: clock.now() + options.coolDownMs } : state;
+  let current: BreakerState = bounded(restored(persistence?.load()));
   const listeners = new Set<(state: BreakerState) => void>();
 
   const move = (next: BreakerState): void => {
@@ -73,6 +78,7 @@ export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaul
     state: () => current,
     admit: () => {
       if (current.state === 'closed') return { admitted: true, probe: false };
+      current = bounded(current);
       const retryAt = current.retryAt ?? clock.now();
       if (current.state === 'open' && clock.now() >= retryAt) {
         move({ state: 'halfOpen', failures: current.failures, retryAt });

@@ -30,6 +30,24 @@ describe('breaker file', () => {
     expect(second.admit()).toEqual({ admitted: false, retryAt: 1_500 });
   });
 
+  it("a retry time a jumped clock wrote (hours ahead) holds a new process off for one cool-down at most", async () => {
+    const path = join(dir, 'jumped.json');
+    // Another process's clock ran three hours ahead when it opened the breaker.
+    createBreaker(fixedClock(10_800_000), { threshold: 1, coolDownMs: 500 }, breakerFile(path, 'http://a')).record('noAnswer', false);
+    const honest = createBreaker(fixedClock(1_000), { threshold: 1, coolDownMs: 500 }, breakerFile(path, 'http://a'));
+    expect(honest.admit()).toEqual({ admitted: false, retryAt: 1_500 });
+  });
+
+  it("this process's clock jumping back does not stretch its own cool-down", () => {
+    let now = 10_000_000;
+    const breaker = createBreaker({ now: () => now, setTimer: () => () => undefined }, { threshold: 1, coolDownMs: 500 });
+    breaker.record('noAnswer', false);
+    now -= 3_600_000;
+    expect(breaker.admit()).toEqual({ admitted: false, retryAt: now + 500 });
+    now += 500;
+    expect(breaker.admit()).toEqual({ admitted: true, probe: true });
+  });
+
   it('starts closed for another base URL or an unreadable file', async () => {
     const path = join(dir, 'other.json');
     createBreaker(fixedClock(0), { threshold: 1, coolDownMs: 500 }, breakerFile(path, 'http://a')).record('noAnswer', false);
