@@ -32,6 +32,15 @@ const settleWithin = (ms: number): Promise<void> =>
   });
 
 /** The messages of the current branch, as pi persisted them. */
+/**
+ * A notification; without a UI (`pi -p`, json mode) pi drops it, so warnings and errors also go
+ * to stderr: a turn memory could not save must never pass in silence.
+ */
+const tell = (ctx: ExtensionContext, text: string, level: 'info' | 'warning' | 'error'): void => {
+  ctx.ui.notify(text, level);
+  if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${redact(text)}\n`);
+};
+
 const branchMessages = (ctx: ExtensionContext): unknown[] =>
   ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
 
@@ -66,7 +75,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
     // pi 0.79+: read at each config load, so a decision made later (project_trust) applies.
     hostProjectTrusted: () => projectTrusted(ctx),
     cwd: ctx.cwd,
-    notify: (level, text) => ctx.ui.notify(text, level),
+    notify: (level, text) => tell(ctx, text, level),
   });
   holder.runtime = runtime;
   holder.sessionId = sessionId;
@@ -87,8 +96,8 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   const status = runtime.status();
   showFooter(status.footer);
   if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
-    if (status.setup.state === 'unconfigured') ctx.ui.notify(`Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
-    else ctx.ui.notify(`Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
+    if (status.setup.state === 'unconfigured') tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
+    else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
   return runtime;
 };
@@ -117,7 +126,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       // The project file moved memory somewhere untrusted: the runtime starts with a blocked
       // server (nothing is sent), so the footer, memory_status and /memory:doctor say which
       // rule refused it and how to trust it.
-      if (distrust !== undefined) ctx.ui.notify(`Memory is off: ${distrust}`, 'warning');
+      if (distrust !== undefined) tell(ctx, `Memory is off: ${distrust}`, 'warning');
     } catch {
       // The runtime reports config problems itself.
     }
@@ -126,7 +135,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     holder.starting = startRuntime(holder, ctx, options, event.reason).catch((error: unknown) => {
       holder.failure = errorText(error);
       ctx.ui.setStatus(STATUS_KEY, 'memory: error');
-      ctx.ui.notify(`Memory could not start: ${holder.failure}. The session goes on without memory; run /memory:doctor.`, 'warning');
+      tell(ctx, `Memory could not start: ${holder.failure}. The session goes on without memory; run /memory:doctor.`, 'warning');
       return undefined;
     });
     await holder.starting;
@@ -145,7 +154,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       // Config (and the doctor) follow at once; the server client keeps the key it opened with.
       holder.projectTrusted = trusted;
       await runtime.reloadConfig().catch(() => undefined);
-      ctx.ui.notify(`pi ${trusted === true ? 'now trusts' : 'no longer trusts'} this project; memory re-read its config. Start a new session (/new) for the API key decision to follow.`, 'info');
+      tell(ctx, `pi ${trusted === true ? 'now trusts' : 'no longer trusts'} this project; memory re-read its config. Start a new session (/new) for the API key decision to follow.`, 'info');
     }
     try {
       // Every message goes in (the block is inserted among pi's own objects, none dropped);
@@ -155,7 +164,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       // The injected block is a plain user message; every other element is pi's own object.
       return { messages: result.messages as unknown as typeof event.messages };
     } catch (error) {
-      ctx.ui.notify(`Memory recall failed: ${errorText(error)}`, 'warning');
+      tell(ctx, `Memory recall failed: ${errorText(error)}`, 'warning');
       return undefined;
     }
   });
@@ -171,7 +180,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       // pi's event queue waits for this; a queue lock held elsewhere must not stall it long.
       return Promise.race([turn.settled.then(() => undefined), settleWithin(2_000)]);
     } catch (error) {
-      ctx.ui.notify(`Memory retain failed: ${errorText(error)}`, 'warning');
+      tell(ctx, `Memory retain failed: ${errorText(error)}`, 'warning');
       return undefined;
     }
   };
@@ -189,7 +198,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     const all = event.messages as readonly unknown[];
     const messages = readable(all);
     if (messages.length < all.length) {
-      ctx.ui.notify(`Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
+      tell(ctx, `Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
     }
     const willRetry = (event as { willRetry?: unknown }).willRetry;
     const run = hold.ended(messages, typeof willRetry === 'boolean' ? willRetry : undefined);
@@ -211,7 +220,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       // disk has the run; the cursor skips what was already handed off.
       runtime.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'shutdown-catch-up' });
     } catch (error) {
-      ctx.ui.notify(`Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
+      tell(ctx, `Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
     }
     // quit (and SIGTERM/SIGHUP on pi 0.77+) ends the process; reload/new/resume/fork replace
     // the session and the process goes on: the gate decides what each one waits for.

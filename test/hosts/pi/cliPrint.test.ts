@@ -4,6 +4,7 @@
  * the answer still leaves the run on disk for the retain queue.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +95,16 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     const files = await memoryFiles(project);
     expect(files).toContain('Staging API listens on port 8443.');
     expect(files).toContain('Which port does the staging API use?');
+  }, 60_000);
+
+  it('print mode has no UI to notify: memory that cannot keep this run says so on stderr', async () => {
+    const project = await makeProject(server.url);
+    // The hand-off log's path is taken by a directory: the state dir is refused, nothing is kept.
+    mkdirSync(path.join(project.cwd, '.pi', 'memory', 'retain-handoff.jsonl'), { recursive: true });
+    const run = await runPi(project, ['-p', 'Which region hosts the database?'], 'The database runs in eu-west-1.');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The database runs in eu-west-1.');
+    expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-handoff\.jsonl: it is a directory/);
   }, 60_000);
 
   it('keeps the run on disk when pi is SIGTERMed right after the answer (json mode)', async () => {

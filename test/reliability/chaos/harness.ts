@@ -23,7 +23,7 @@ import { bundleServeChild, freePort, superviseServer } from './serverSupervisor.
 import { openStateDisk } from './stateDisk.js';
 
 /** A turn that told the user its retain failed is loud, so not counted as acknowledged. */
-const NOT_RETAINED = /retain(?: at shutdown)? failed|not retained|retain failing|could not be made durable|nothing was queued/i;
+const NOT_RETAINED = /retain(?: at shutdown)? failed|not retained|retain failing|could not be made durable|nothing was queued|memory is off/i;
 
 /** mulberry32: a seeded generator, so a run's schedule can be replayed from its seed. */
 const seeded = (seed: number): (() => number) => {
