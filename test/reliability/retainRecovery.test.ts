@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { readOnlyJournal } from '../../src/adapters/queue/readJournal.js';
+import { forgetBreaker } from '../../src/adapters/server/breaker.js';
+import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { inspectQueue } from '../../src/effects/retainDelivery/inspect.js';
 import { openRetainQueue, type RetainQueue } from '../../src/effects/retainDelivery/queue.js';
 import type { HostMessage } from '../../src/effects/session/messages.js';
@@ -153,3 +155,31 @@ describe('a queue left backing off by a killed process', () => {
     expect(notOnce(await markerCounts(open, 'dead-backoff', { pattern: /<mk:(\d+)>/g }), [40, 41, 42])).toEqual([]);
   }, 60_000);
 });
+
+describe('a queue whose shared breaker another process left open', () => {
+  it('looks at the server once when it opens, and delivers though the breaker file says to wait ten minutes', async () => {
+    const tmp = await tempQueueDir();
+    cleanups.push(tmp.dispose);
+    await clientFor(open.url).ensureBank('breaker-probe', { name: 'breaker-probe' })();
+    open.setFaults([{ method: 'POST', path: RETAIN, kind: 'status', status: 503 }]);
+    const first = await openQueue(tmp.queuePath, clientFor(open.url));
+    await first.enqueue(jobs('breaker-probe', [60, 61]));
+    await waitUntil(async () => (await readFile(tmp.queuePath, 'utf8').catch(() => '')).includes('"type":"retain.failed"'), 10_000, 'the first process backed off');
+    await first.close({ deadline: Date.now() + 500 });
+    // What a process that saw the server die wrote for every other process: open for ten minutes.
+    const healthFile = path.join(path.dirname(tmp.queuePath), 'server-health.json');
+    await writeFile(healthFile, `${JSON.stringify({ v: 1, baseUrl: open.url, state: { state: 'open', failures: 3, retryAt: Date.now() + 600_000 } })}\n`);
+    open.setFaults([]);
+    // A new process: its breaker starts from the file.
+    forgetBreaker(open.url);
+    cleanups.push(async () => forgetBreaker(open.url));
+    const server = createMemoryServer({ baseUrl: open.url, timeoutMs: 5_000, breaker: { threshold: 1, coolDownMs: 600_000 }, healthFile });
+    expect(server.breaker().state).toBe('open');
+    const next = await openQueue(tmp.queuePath, server);
+    const ms = await waitUntil(() => next.status().depth === 0, 5_000, 'delivered after the next process opened the queue');
+    expect(server.breaker().state).toBe('closed');
+    expect(notOnce(await markerCounts(open, 'breaker-probe'), [60, 61])).toEqual([]);
+    console.log(`shared breaker open for 10 min: delivered ${ms} ms after the next open`);
+  }, 60_000);
+});
+

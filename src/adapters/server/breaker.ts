@@ -25,8 +25,8 @@ export type Admission = { readonly admitted: true; readonly probe: boolean } | {
 
 export interface CircuitBreaker {
   state(): BreakerState;
-  /** Asks to send one call now. */
-  admit(): Admission;
+  /** Asks to send one call now; `probe`: send it as the probe even while open. */
+  admit(probe?: boolean): Admission;
   /** Reports the outcome of an admitted call (`probe` as `admit` returned it). */
   record(outcome: BreakerOutcome, probe: boolean): void;
   subscribe(listener: (state: BreakerState) => void): () => void;
@@ -76,11 +76,11 @@ export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaul
 
   return {
     state: () => current,
-    admit: () => {
+    admit: (probe = false) => {
       if (current.state === 'closed') return { admitted: true, probe: false };
       current = bounded(current);
       const retryAt = current.retryAt ?? clock.now();
-      if (current.state === 'open' && clock.now() >= retryAt) {
+      if (probe || (current.state === 'open' && clock.now() >= retryAt)) {
         move({ state: 'halfOpen', failures: current.failures, retryAt });
         return { admitted: true, probe: true };
       }

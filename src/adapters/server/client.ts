@@ -204,7 +204,7 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     const signal = o?.signal;
     let last: ServerFailure | undefined;
     for (let attempt = 0; ; attempt += 1) {
-      const admission = breaker.admit();
+      const admission = breaker.admit(attempt === 0 && o?.probe === true);
       if (!admission.admitted) return E.left(last ?? { _tag: 'circuitOpen', retryAt: admission.retryAt });
       const { probe } = admission;
       if (isAborted(signal)) {

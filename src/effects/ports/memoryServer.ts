@@ -29,6 +29,12 @@ export interface CallOptions {
   readonly deadline?: number;
   /** How many times an idempotent request may be sent; 1 when the caller owns retries (the retain queue). */
   readonly attempts?: number;
+  /**
+   * Sent even while the breaker holds calls back, as its probe: someone asked for this now (a
+   * flush), or the queue was just opened after a stopped process. The answer closes or re-opens
+   * the breaker, so one look replaces waiting out a cool-down that another process started.
+   */
+  readonly probe?: boolean;
 }
 
 /** What this client may send to the connected server; derived from `/version` and probes. */

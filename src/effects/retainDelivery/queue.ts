@@ -249,6 +249,15 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     await appendDurable(files.deadLetters, Buffer.from(lines));
   };
 
+  // Set by a flush or a recheck: the next send looks at the server even if the shared breaker
+  // says another process just found it down (that process may be gone, the server back).
+  let probeRequested = false;
+  const takeProbe = (): boolean => {
+    const asked = probeRequested;
+    probeRequested = false;
+    return asked;
+  };
+
   const deliver = async (batch: InFlightBatch): Promise<void> => {
     const snapshot = gate.getSnapshot();
     // Queue order, which is the order the batch was chosen in.
@@ -258,7 +267,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       return;
     }
     const outcome = await sendBatch(
-      { server, async: asyncRetain, now, random, signal: abort.signal, recordDeadLetters },
+      { server, async: asyncRetain, now, random, signal: abort.signal, recordDeadLetters, probe: takeProbe },
       batch,
       jobs,
     );
@@ -460,14 +469,18 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   const recheck = async (o: { readonly server?: MemoryServer } = {}): Promise<void> => {
     if (closing) return;
     if (o.server !== undefined) server = o.server;
+    probeRequested = true;
     const state = gate.getSnapshot().value as string;
     if (state === 'paused') await dispatch(retainEvents.resumed({ at: now() }));
     else if (state === 'backingOff') await dispatch(retainEvents.flushRequested({ at: now(), force: true }));
   };
+  // Jobs waiting when the queue opens are tried once even if the shared breaker is open.
+  if (gate.getSnapshot().context.depth > 0) probeRequested = true;
   if (openedWith !== undefined) background(`retrying after a stopped process's ${openedWith}`, () => recheck());
 
   const flush = async (o: { readonly deadline?: number; readonly force?: boolean; readonly recheckPause?: boolean } = {}): Promise<FlushReport> => {
     const before = counters;
+    if (o.force === true) probeRequested = true;
     // A user's flush tries a paused queue again: the key may have been fixed since.
     if (o.recheckPause !== false && gate.getSnapshot().value === 'paused') await dispatch(retainEvents.resumed({ at: now() }));
     await dispatch(retainEvents.flushRequested({ at: now(), ...(o.force === true ? { force: true } : {}) }));

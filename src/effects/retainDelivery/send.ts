@@ -18,6 +18,8 @@ export interface SendContext {
   /** The jitter draw a retryable failure carries; the machine turns it into a retry time. */
   readonly random: () => number;
   readonly signal: AbortSignal;
+  /** True once after a flush or a reopen asked to look now: the first call goes as the breaker's probe. */
+  readonly probe: () => boolean;
   /** Called before a dead-letter event is dispatched: writes the dead-letter file. */
   readonly recordDeadLetters: (jobs: readonly RetainJob[], reason: string, status: number | null) => Promise<void>;
 }
@@ -66,12 +68,14 @@ const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationI
   const first = jobs[0];
   if (first === undefined) throw new Error('retain queue: empty batch');
   // One attempt each: the machine owns retries (its backoff), so a failure is not retried inside a retry.
-  const caps = await ctx.server.capabilities({ signal: ctx.signal, attempts: 1 })();
+  const probe = ctx.probe();
+  const caps = await ctx.server.capabilities({ signal: ctx.signal, attempts: 1, ...(probe ? { probe } : {}) })();
   // A server that cannot say what it supports cannot take the retain either: same failure.
   if (E.isLeft(caps)) return E.left(caps.left);
   const keyed = caps.right.features.operationId;
   const request = keyed ? { items: requestItems(jobs), async: true, operation_id: operationId } : { items: requestItems(jobs), async: ctx.async };
-  return ctx.server.retain(first.bankId, request, { signal: ctx.signal, attempts: 1 })();
+  // The probe goes with both calls: capabilities are often cached, and then the retain is the first to go out.
+  return ctx.server.retain(first.bankId, request, { signal: ctx.signal, attempts: 1, ...(probe ? { probe } : {}) })();
 };
 
 export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
