@@ -63,8 +63,6 @@ export default tseslint.config(
   {
     // Effects act over ports: never node's I/O, never an adapter, server or host.
     files: ['src/effects/**/*.ts'],
-    // TODO(queue): src/effects/retainDelivery still imports adapters (dirLock, jsonlJournal, queueFiles, receipts) and node:*.
-    ignores: ['src/effects/retainDelivery/**'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryTwin } from '../src/adapters/server/memoryTwin.js';
 import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../src/hosts/retainQueueStore.js';
 import { percentiles, writeResult } from './lib/harness.js';
 
 const ITERATIONS = 400;
@@ -25,7 +26,7 @@ try {
     await handle.close();
   };
   // Coalesced mode with no interval: nothing is delivered, so this is the enqueue path alone.
-  const queue = await openRetainQueue({ queuePath: join(dir, 'memory', 'retain-queue.jsonl'), server: createMemoryTwin(), mode: 'coalesced', flushIntervalMs: 0 });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath: join(dir, 'memory', 'retain-queue.jsonl') }), server: createMemoryTwin(), mode: 'coalesced', flushIntervalMs: 0 });
   let n = 0;
   const enqueueOne = async (): Promise<void> => {
     n += 1;

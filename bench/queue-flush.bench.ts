@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryServer } from '../src/adapters/server/client.js';
 import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../src/hosts/retainQueueStore.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { writeResult } from './lib/harness.js';
 
@@ -34,7 +35,7 @@ try {
 
   const flushAll = async (name: string, documentOf: (n: number) => string): Promise<number> => {
     const queue = await openRetainQueue({
-      queuePath: join(dir, name, 'retain-queue.jsonl'),
+      ...fileRetainQueuePorts({ queuePath: join(dir, name, 'retain-queue.jsonl') }),
       server: client,
       mode: 'coalesced',
       flushIntervalMs: 0,

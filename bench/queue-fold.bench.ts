@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createMemoryTwin } from '../src/adapters/server/memoryTwin.js';
 import { openJsonlJournal } from '../src/adapters/queue/jsonlJournal.js';
 import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../src/hosts/retainQueueStore.js';
 import { CHUNK_SIZE } from '../src/machines/retainDelivery/context.js';
 import { writeResult } from './lib/harness.js';
 
@@ -42,7 +43,7 @@ try {
   const rawMs = Number(process.hrtime.bigint() - rawStart) / 1e6;
 
   const openStart = process.hrtime.bigint();
-  const queue = await openRetainQueue({ queuePath, server: createMemoryTwin(), mode: 'coalesced', flushIntervalMs: 0, compactAbove: Number.MAX_SAFE_INTEGER });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath }), server: createMemoryTwin(), mode: 'coalesced', flushIntervalMs: 0, compactAbove: Number.MAX_SAFE_INTEGER });
   const openMs = Number(process.hrtime.bigint() - openStart) / 1e6;
   const depth = queue.status().depth;
   await queue.close({ flush: false });

@@ -5,6 +5,9 @@ export { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions, typ
 export * from './tools/index.js';
 export { createToolContext } from './hosts/toolContext.js';
 export { openRetainQueue } from './effects/retainDelivery/queue.js';
+export { fileRetainQueuePorts, jsonlRetainQueueStore, type JsonlRetainQueueStoreOptions } from './hosts/retainQueueStore.js';
+export type { RetainQueueStore, RetainQueueStoreOpener, SharedJournal, LeasePort, HeldLease, DeliveryReceipt, ForeignRecords } from './effects/ports/retainQueueStore.js';
+export type { IdsPort } from './effects/ports/ids.js';
 export type { RetainQueue, OpenRetainQueueOptions, QueueStatus, QueueState, FlushReport, RetainJob, RetainItem, DeadLetter, NewRetainJob } from './effects/retainDelivery/queue.js';
 export { retainDeliveryMachine } from './machines/retainDelivery/machine.js';
 export { RetainDeliveryEvent } from './machines/retainDelivery/events.js';

@@ -43,6 +43,7 @@ import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/reta
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
+import { fileRetainQueuePorts } from './retainQueueStore.js';
 import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 
@@ -177,7 +178,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   if (config.enabled && refusal === undefined) {
     try {
       queue = await openRetainQueue({
-        queuePath: config.queuePath,
+        // Job keys live in a journal other processes read: always SHA-256, never a twin's digest.
+        ...fileRetainQueuePorts({ queuePath: config.queuePath }),
         server,
         mode: config.retainDelivery,
         flushIntervalMs: config.retainFlushIntervalMs,

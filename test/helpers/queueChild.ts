@@ -11,6 +11,7 @@
 import { writeSync } from 'node:fs';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -31,13 +32,12 @@ const main = async (): Promise<void> => {
     breaker: { threshold: 1_000, coolDownMs: 100 },
   });
   const queue = await openRetainQueue({
-    queuePath: env('QUEUE_PATH'),
+    ...fileRetainQueuePorts({ queuePath: env('QUEUE_PATH'), leaseStaleMs: 2_000 }),
     server,
     mode: env('MODE', 'immediate') === 'coalesced' ? 'coalesced' : 'immediate',
     flushIntervalMs: 50,
     // BACKOFF_MS: a long backoff, to leave one behind when the child is killed.
     backoff: { baseMs: Number(env('BACKOFF_MS', '20')), capMs: Math.max(200, Number(env('BACKOFF_MS', '20'))) },
-    leaseStaleMs: 2_000,
     onWarning: (message) => say(`warn ${message}`),
   });
   say('open');

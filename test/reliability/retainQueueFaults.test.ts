@@ -8,6 +8,7 @@ import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { createMemoryTwin } from '../../src/adapters/server/memoryTwin.js';
 import type { TraceRecord } from '../../src/effects/ports/trace.js';
 import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { clientFor, newJob, tempQueueDir } from './support/queueFixtures.js';
 
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 const open = async (options: Partial<OpenRetainQueueOptions> & Pick<OpenRetainQueueOptions, 'server'>): Promise<{ queue: RetainQueue; queuePath: string }> => {
   const tmp = await tempQueueDir();
-  const queue = await openRetainQueue({ queuePath: tmp.queuePath, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined, ...options });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath: tmp.queuePath }), mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined, ...options });
   cleanups.push(tmp.dispose, () => queue.close({ flush: false }));
   return { queue, queuePath: tmp.queuePath };
 };
@@ -131,7 +132,7 @@ describe('retain queue with a journal damaged on disk', () => {
   it('quarantines a corrupt middle record and a torn tail, reports them, and delivers every intact job', async () => {
     const tmp = await tempQueueDir();
     cleanups.push(tmp.dispose);
-    const writer = await openRetainQueue({ queuePath: tmp.queuePath, server: createMemoryTwin(), mode: 'coalesced', flushIntervalMs: 0, onWarning: () => undefined });
+    const writer = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath: tmp.queuePath }), server: createMemoryTwin(), mode: 'coalesced', flushIntervalMs: 0, onWarning: () => undefined });
     for (let n = 1; n <= 4; n += 1) await writer.enqueue([newJob(`disk <mk:${n}>`, { bankId: 'disk' as never, documentId: `d-${n}` as never })]);
     await writer.close({ flush: false });
 
@@ -141,7 +142,7 @@ describe('retain queue with a journal damaged on disk', () => {
     await appendFile(tmp.queuePath, '{"v":1,"seq":9,"type":"retain.enq'); // a writer died mid-line
 
     const warnings: string[] = [];
-    const queue = await openRetainQueue({ queuePath: tmp.queuePath, server: clientFor(flappy.url), mode: 'immediate', flushIntervalMs: 0, onWarning: (m) => warnings.push(m) });
+    const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath: tmp.queuePath }), server: clientFor(flappy.url), mode: 'immediate', flushIntervalMs: 0, onWarning: (m) => warnings.push(m) });
     cleanups.push(() => queue.close({ flush: false }));
     expect(queue.status().damaged).toBe(2);
     expect(warnings.join('\n')).toMatch(/checksum mismatch/);

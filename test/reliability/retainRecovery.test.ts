@@ -13,6 +13,7 @@ import { forgetBreaker } from '../../src/adapters/server/breaker.js';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { inspectQueue } from '../../src/effects/retainDelivery/inspect.js';
 import { openRetainQueue, type RetainQueue } from '../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
 import type { HostMessage } from '../../src/effects/session/messages.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
@@ -52,7 +53,7 @@ const waitUntil = async (check: () => boolean | Promise<boolean>, ms: number, wh
 };
 
 const openQueue = async (queuePath: string, server: ReturnType<typeof clientFor>): Promise<RetainQueue> => {
-  const queue = await openRetainQueue({ queuePath, server, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath }), server, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
   cleanups.push(() => queue.close({ flush: false }));
   return queue;
 };

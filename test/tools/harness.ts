@@ -10,6 +10,7 @@ import { createMemoryServer } from '../../src/adapters/server/index.js';
 import { createToolContext } from '../../src/hosts/toolContext.js';
 import { systemClock } from '../../src/effects/ports/clock.js';
 import { openRetainQueue, type RetainQueue } from '../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
 import type { MemoryServer } from '../../src/effects/ports/memoryServer.js';
 import { startEmbeddedServer, type Mimic } from '../../src/server/index.js';
 import { findTool } from '../../src/tools/catalogue.js';
@@ -103,7 +104,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const clientClock = { now: () => Date.now() + skewMs, setTimer: (at: number, fire: () => void) => systemClock.setTimer(at - skewMs, fire) };
   const client = createMemoryServer({ baseUrl: url, timeoutMs: 3000, clock: clientClock });
   const queuePath = path.join(stateDir, 'memory', 'retain-queue.jsonl');
-  const queue = await openRetainQueue({ queuePath, server: client, clock: clientClock, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath }), server: client, clock: clientClock, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
   const env = { HOME: home, ...options.env };
 
   const harness: Harness = {

@@ -15,7 +15,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalRecord } from '../../machines/shared/codecs.js';
-import type { JournalDamage, JournalEntry, JournalLoad, JournalPort } from '../../effects/ports/journal.js';
+import type { JournalDamage, JournalEntry, JournalLoad } from '../../effects/ports/journal.js';
+import type { ForeignRecords, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { createDirLock, type DirLock } from '../fs/dirLock.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
 import { fsyncDirectory, writeAtomic } from '../fs/atomicFile.js';
@@ -29,24 +30,10 @@ export interface JournalFs {
 
 export const nodeJournalFs: JournalFs = { appendDurable };
 
-export interface ForeignRecords {
-  readonly records: readonly JournalRecord[];
-  readonly damage: readonly JournalDamage[];
-  /** The file was rewritten by another process: reload it whole. */
-  readonly replaced: boolean;
-}
+export type { ForeignRecords } from '../../effects/ports/retainQueueStore.js';
 
-export interface QueueJournal extends JournalPort {
+export interface QueueJournal extends SharedJournal {
   readonly files: QueueFiles;
-  /** Records other processes appended since the last load or call. */
-  takeForeign(): Promise<ForeignRecords>;
-  /**
-   * Compacts with `build()` unless other processes appended since this process last caught
-   * up (their records are not in `build`'s view yet); returns whether it compacted.
-   */
-  compactIfCurrent(build: () => readonly JournalEntry[]): Promise<boolean>;
-  /** Records and bytes in the file as this process last saw it. */
-  stats(): { readonly records: number; readonly bytes: number };
 }
 
 export interface JsonlJournalOptions {

@@ -4,13 +4,16 @@
  * idempotency key before anything is sent: both are derived from what the job is, never
  * random, so a job queued twice (a hand-off re-offered by another process) has one key.
  */
-import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
 import { BankId, DocumentId } from '../../machines/shared/codecs.js';
 import { decodeWith } from '../../machines/shared/decode.js';
 import { RetainItem, UpdateMode, type RetainJob } from '../../machines/retainDelivery/events.js';
+import type { IdsPort } from '../ports/ids.js';
+
+/** SHA-256 in production: keys are written to the shared journal, so every process must use the same digest. */
+type Digest = IdsPort['digest'];
 
 /**
  * `identity` says which job this is for its caller (a hand-off's key and item index): the same
@@ -34,7 +37,6 @@ const redactItem = (item: RetainItem): RetainItem => {
   return out;
 };
 
-export const contentHash = (content: string): string => createHash('sha256').update(content).digest('hex');
 
 /** A hex digest in UUID shape (version 5 / RFC 4122 variant bits), as servers expect `operation_id`. */
 const uuidOf = (hex: string): string => {
@@ -43,19 +45,21 @@ const uuidOf = (hex: string): string => {
 };
 
 /** A job's key: the digest of what it is. Used as its id and as its server-side key. */
-export const jobKey = (job: { readonly bankId: string; readonly documentId: string; readonly updateMode: string; readonly contentHash: string; readonly identity: string }): string =>
-  uuidOf(createHash('sha256').update(JSON.stringify(['retain-job', job.bankId, job.documentId, job.updateMode, job.contentHash, job.identity])).digest('hex'));
+export const jobKey = (
+  job: { readonly bankId: string; readonly documentId: string; readonly updateMode: string; readonly contentHash: string; readonly identity: string },
+  digest: Digest,
+): string => uuidOf(digest(JSON.stringify(['retain-job', job.bankId, job.documentId, job.updateMode, job.contentHash, job.identity])));
 
 /** Decodes and prepares jobs; the error names the bad field (e.g. `0.bankId`). */
-export const prepareJobs = (input: unknown, now: number): E.Either<string, RetainJob[]> => {
+export const prepareJobs = (input: unknown, now: number, digest: Digest): E.Either<string, RetainJob[]> => {
   const decoded = decodeNewJobs(input);
   if (E.isLeft(decoded)) return E.left(decoded.left.message);
   const enqueuedAt = new Date(now).toISOString();
   return E.right(
     decoded.right.map((job, index) => {
       const item = redactItem(job.item);
-      const hash = contentHash(item.content);
-      const key = jobKey({ bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` });
+      const hash = digest(item.content);
+      const key = jobKey({ bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` }, digest);
       // The codec's brands hold: the key is a UUID (a valid JobId), the hash non-empty hex.
       return { jobId: key, bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, item, contentHash: hash, idempotencyKey: key, enqueuedAt } as RetainJob;
     }),
@@ -66,8 +70,8 @@ export const prepareJobs = (input: unknown, now: number): E.Either<string, Retai
  * The request key of a batch: a job's own key when it goes alone, else a UUID-shaped digest of
  * the SORTED job keys, so the same jobs carry the same key whatever order or process sends them.
  */
-export const batchOperationId = (jobs: readonly RetainJob[]): string => {
+export const batchOperationId = (jobs: readonly RetainJob[], digest: Digest): string => {
   if (jobs.length === 1 && jobs[0] !== undefined) return jobs[0].idempotencyKey;
   const keys = jobs.map((j) => j.idempotencyKey as string).sort();
-  return uuidOf(createHash('sha256').update(keys.join(',')).digest('hex'));
+  return uuidOf(digest(keys.join(',')));
 };

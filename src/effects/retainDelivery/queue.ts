@@ -8,17 +8,12 @@
  *   so whoever re-sends it after a crash uses the same key (the server drops the repeat).
  * - Retries back off with jitter; 401/403/404/410 pause (jobs kept) until `resume()`;
  *   400/422 dead-letter with the server's reason.
+ * Over ports only: the store (journal, lease, receipts, dead letters; `src/hosts/retainQueueStore.ts`
+ * builds it on files), ids (job keys, the owner tag), the clock, the memory server.
  * See docs/queue.md.
  */
-import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import { hostname } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
-import { createDirLock, type HeldLock } from '../../adapters/fs/dirLock.js';
-import { openJsonlJournal, type JournalFs, type QueueJournal } from '../../adapters/queue/jsonlJournal.js';
-import { appendDurable } from '../../adapters/queue/queueFiles.js';
-import { openReceiptsStore, type ReceiptsStore } from '../../adapters/store/receipts.js';
 import { redact } from '../../config/redact.js';
 import { defaultBatchLimits, selectBatch, type BatchLimits } from '../../machines/retainDelivery/batch.js';
 import { CHUNK_SIZE, findPending, pendingJobs, recentIds, type DeliveryMode } from '../../machines/retainDelivery/context.js';
@@ -26,8 +21,10 @@ import { RetainDeliveryEvent, retainEvents, sharedEventTypes, type DeadLetter, t
 import { retainDeliveryMachine, type RetainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
 import { systemClock, type ClockPort } from '../ports/clock.js';
+import type { IdsPort } from '../ports/ids.js';
 import type { JournalEntry, JournalPort } from '../ports/journal.js';
 import type { MemoryServer } from '../ports/memoryServer.js';
+import type { HeldLease, RetainQueueStoreOpener } from '../ports/retainQueueStore.js';
 import type { TracePort } from '../ports/trace.js';
 import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
 import { batchOperationId, prepareJobs, type NewRetainJob } from './jobs.js';
@@ -64,7 +61,10 @@ export interface RetainQueue {
 }
 
 export interface OpenRetainQueueOptions {
-  readonly queuePath: string;
+  /** The journal, lease, receipts and dead letters (`jsonlRetainQueueStore` in src/hosts for files). */
+  readonly store: RetainQueueStoreOpener;
+  /** Job keys are its digests: every process sharing a store must use the same (`nodeIds`). */
+  readonly ids: IdsPort;
   readonly server: MemoryServer;
   readonly mode: DeliveryMode;
   readonly flushIntervalMs: number;
@@ -76,13 +76,8 @@ export interface OpenRetainQueueOptions {
   readonly batchLimits?: BatchLimits;
   /** Jitter source; tests pass a fixed one. */
   readonly random?: () => number;
-  /** File operations of the journal (tests inject a full disk). */
-  readonly journalFs?: JournalFs;
   /** Wraps the journal the gate writes through (tests inject faults). */
   readonly wrapJournal?: (journal: JournalPort) => JournalPort;
-  readonly lockTimeoutMs?: number;
-  /** Delivery lease staleness (heartbeat age) for holders on other hosts. */
-  readonly leaseStaleMs?: number;
   /** Compact when the journal holds more than this many records and 4x the live set. */
   readonly compactAbove?: number;
   readonly onWarning?: (message: string) => void;
@@ -104,18 +99,16 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   const asyncRetain = options.async ?? true;
   const compactAbove = options.compactAbove ?? 2_000;
   const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'AGENT_MEMORY_QUEUE' }));
-  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const digest = options.ids.digest;
+  const ownerTag = options.ids.uuid().slice(0, 8);
   let server = options.server;
 
-  const journal: QueueJournal = await openJsonlJournal({
-    path: options.queuePath,
-    ...(options.journalFs === undefined ? {} : { fs: options.journalFs }),
-    ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
-    onDamage: (damage) => warn(`retain queue: ${damage.reason}`),
+  const store = await options.store({
+    onJournalDamage: (damage) => warn(`retain queue: ${damage.reason}`),
+    onReceiptsDamage: (message) => warn(`retain receipts: ${message}`),
   });
-  const files = journal.files;
-  const receipts: ReceiptsStore = openReceiptsStore(files.receipts, (message) => warn(`retain receipts: ${message}`));
-  const lease = createDirLock({ path: files.lease, staleMs: options.leaseStaleMs ?? 30_000 });
+  const { journal, lease } = store;
+  const owner = `${store.processName}:${ownerTag}`;
 
   // Replicas (records another process wrote) are folded in but not written again.
   const gateJournal: JournalPort = {
@@ -139,7 +132,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   let closed = false;
   let retryTimer: (() => void) | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
-  let held: HeldLock | undefined;
+  let held: HeldLease | undefined;
   let abort = new AbortController();
   let delivering: Promise<void> = Promise.resolve();
   let counters = { delivered: 0, deadLettered: 0 };
@@ -177,7 +170,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       held = await lease.tryAcquire();
       if (held === undefined) return false;
       const mine = held;
-      heartbeat = setInterval(() => void mine.refresh().catch(() => undefined), Math.max(1_000, (options.leaseStaleMs ?? 30_000) / 4));
+      heartbeat = setInterval(() => void mine.refresh().catch(() => undefined), Math.max(1_000, lease.staleMs / 4));
       heartbeat.unref();
       return true;
     });
@@ -239,14 +232,14 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       await settled();
       return;
     }
-    const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs), owner };
+    const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs, digest), owner };
     await dispatch(retainEvents.batchStarted({ batch, at: now() }));
   };
 
   const recordDeadLetters = async (jobs: readonly RetainJob[], reason: string, status: number | null): Promise<void> => {
     const at = new Date(now()).toISOString();
     const lines = jobs.map((job) => `${JSON.stringify({ at, reason, status, job })}\n`).join('');
-    await appendDurable(files.deadLetters, Buffer.from(lines));
+    await store.appendDeadLetters(lines);
   };
 
   // Set by a flush or a recheck: the next send looks at the server even if the shared breaker
@@ -285,8 +278,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     }
     if (outcome.delivered.length > 0) {
       const first = outcome.delivered[0] as RetainJob;
-      await receipts
-        .add({
+      await store
+        .addReceipt({
           at: new Date(now()).toISOString(),
           bankId: first.bankId,
           jobCount: outcome.delivered.length,
@@ -350,8 +343,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     await maybeCompact();
     // Another process may have queued jobs while we held the lease (its attempt was skipped):
     // if the file grew beyond what we have seen, deliver again.
-    const stat = await fs.stat(files.journal).catch(() => undefined);
-    if (stat !== undefined && stat.size > journal.stats().bytes && gate.getSnapshot().value === 'idle') {
+    const bytes = await store.journalBytes();
+    if (bytes !== undefined && bytes > journal.stats().bytes && gate.getSnapshot().value === 'idle') {
       await dispatch(retainEvents.flushRequested({ at: now() }));
     }
   };
@@ -509,7 +502,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   return {
     enqueue: async (input) => {
       if (closing) throw new Error('retain queue: closed; nothing was queued');
-      const prepared = prepareJobs(input, now());
+      const prepared = prepareJobs(input, now(), digest);
       if (E.isLeft(prepared)) throw new Error(prepared.left);
       if (prepared.right.length === 0) return [];
       // Very large enqueues go in several records so no line grows without bound.

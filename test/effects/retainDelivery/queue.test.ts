@@ -4,6 +4,7 @@ import { createMemoryTwin, type MemoryTwin } from '../../../src/adapters/server/
 import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../../src/adapters/queue/jsonlJournal.js';
 import type { JournalPort } from '../../../src/effects/ports/journal.js';
 import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../../src/hosts/retainQueueStore.js';
 import { newJob, tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -11,21 +12,24 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Queue options, plus the journal's file operations (a full disk) for the file store. */
+type SetupOptions = Partial<OpenRetainQueueOptions> & { readonly journalFs?: JournalFs };
+
 const setup = async (
-  overrides: Partial<OpenRetainQueueOptions> = {},
-): Promise<{ queue: RetainQueue; twin: MemoryTwin; queuePath: string; reopen: (o?: Partial<OpenRetainQueueOptions>) => Promise<RetainQueue> }> => {
+  overrides: SetupOptions = {},
+): Promise<{ queue: RetainQueue; twin: MemoryTwin; queuePath: string; reopen: (o?: SetupOptions) => Promise<RetainQueue> }> => {
   const tmp = await tempQueueDir();
   const twin = (overrides.server as MemoryTwin | undefined) ?? createMemoryTwin();
-  const open = async (o: Partial<OpenRetainQueueOptions> = {}): Promise<RetainQueue> => {
+  const open = async (o: SetupOptions = {}): Promise<RetainQueue> => {
+    const { journalFs, ...options } = { ...overrides, ...o };
     const queue = await openRetainQueue({
-      queuePath: tmp.queuePath,
+      ...fileRetainQueuePorts({ queuePath: tmp.queuePath, ...(journalFs === undefined ? {} : { journalFs }) }),
       server: twin,
       mode: 'immediate',
       flushIntervalMs: 0,
       backoff: { baseMs: 10, capMs: 40 },
       onWarning: () => undefined,
-      ...overrides,
-      ...o,
+      ...options,
     });
     cleanups.push(() => queue.close({ flush: false }));
     return queue;

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../../src/hosts/retainQueueStore.js';
 import type { BankId, DocumentId } from '../../../src/machines/shared/codecs.js';
 import { runCli, type CliResult } from '../../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
@@ -63,7 +64,7 @@ const snapshot = (dir: string): Record<string, string> => {
 /** Three jobs queued while the server refused them: the journal holds them, nothing delivered. */
 const queueThreeJobs = async (p: Project): Promise<void> => {
   const dead = createMemoryServer({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 200 });
-  const queue = await openRetainQueue({ queuePath: path.join(p.memoryDir, 'retain-queue.jsonl'), server: dead, mode: 'immediate', flushIntervalMs: 0 });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath: path.join(p.memoryDir, 'retain-queue.jsonl') }), server: dead, mode: 'immediate', flushIntervalMs: 0 });
   await queue.enqueue([1, 2, 3].map((n) => ({ bankId: BANK as BankId, documentId: `diag-${n}` as DocumentId, updateMode: 'append' as const, item: { content: `DIAGFACT number ${n}` } })));
   await queue.close({ deadline: Date.now() + 500, flush: false });
 };

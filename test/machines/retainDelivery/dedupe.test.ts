@@ -11,6 +11,9 @@ import { RetainDeliveryEvent, retainEvents, type RetainJob } from '../../../src/
 import { pendingJobs, recentIds, RECENT_KEYS } from '../../../src/machines/retainDelivery/context.js';
 import { decodeWith } from '../../../src/machines/shared/decode.js';
 import { batchOperationId, prepareJobs } from '../../../src/effects/retainDelivery/jobs.js';
+import { nodeIds } from '../../../src/adapters/ids/nodeIds.js';
+
+const { digest } = nodeIds;
 
 type Snapshot = SnapshotFrom<typeof retainDeliveryMachine>;
 const decodeEvent = decodeWith(RetainDeliveryEvent, 'test event');
@@ -27,6 +30,7 @@ const handOff = (key: string, contents: string[], now = 1_000): RetainJob[] => {
   const prepared = prepareJobs(
     contents.map((content, i) => ({ bankId: 'bank-a', documentId: 'doc-1', updateMode: 'append', item: { content }, identity: `${key}#${i}` })),
     now,
+    digest,
   );
   if (E.isLeft(prepared)) throw new Error(prepared.left);
   return prepared.right;
@@ -35,7 +39,7 @@ const enqueued = (jobs: RetainJob[], at = 1_000, replica = false) => ev(retainEv
 const delivered = (jobs: RetainJob[], at = 1_200) => ev(retainEvents.delivered({ jobIds: jobs.map((j) => j.jobId), receipt: { operationId: null, itemsCount: jobs.length, async: true }, at }));
 /** A batch of `jobs` started by some process, then delivered. */
 const sent = (jobs: RetainJob[], at = 1_100): RetainDeliveryEvent[] => [
-  ev(retainEvents.batchStarted({ batch: { jobIds: jobs.map((j) => j.jobId), operationId: batchOperationId(jobs), owner: 'b' }, at })),
+  ev(retainEvents.batchStarted({ batch: { jobIds: jobs.map((j) => j.jobId), operationId: batchOperationId(jobs, digest), owner: 'b' }, at })),
   delivered(jobs, at + 100),
 ];
 
@@ -53,9 +57,9 @@ describe('job keys', () => {
 
   it('a batch key is the same for the same jobs in any order', () => {
     const jobs = handOff('s1:k', ['one', 'two', 'three']);
-    expect(batchOperationId(jobs)).toBe(batchOperationId([...jobs].reverse()));
-    expect(batchOperationId(jobs)).not.toBe(batchOperationId(jobs.slice(1)));
-    expect(batchOperationId(jobs.slice(0, 1))).toBe(jobs[0]?.idempotencyKey);
+    expect(batchOperationId(jobs, digest)).toBe(batchOperationId([...jobs].reverse(), digest));
+    expect(batchOperationId(jobs, digest)).not.toBe(batchOperationId(jobs.slice(1), digest));
+    expect(batchOperationId(jobs.slice(0, 1), digest)).toBe(jobs[0]?.idempotencyKey);
   });
 });
 
@@ -116,7 +120,7 @@ describe('retain-delivery machine: dedupe by job key', () => {
   it("another process's delivery removes the jobs in any state, so a fold never keeps a delivered job pending", () => {
     const jobs = handOff('s1:e', ['one', 'two']);
     // A's batch was folded, then B's own shutdown and skipped batch moved the fold to idle.
-    const idle = run(start(), enqueued(jobs), ev(retainEvents.batchStarted({ batch: { jobIds: jobs.map((j) => j.jobId), operationId: batchOperationId(jobs), owner: 'a' }, at: 1_100 })), ev(retainEvents.shutdown({ at: 1_110 })), ev(retainEvents.batchSkipped({ reason: 'b is closing', at: 1_120 })));
+    const idle = run(start(), enqueued(jobs), ev(retainEvents.batchStarted({ batch: { jobIds: jobs.map((j) => j.jobId), operationId: batchOperationId(jobs, digest), owner: 'a' }, at: 1_100 })), ev(retainEvents.shutdown({ at: 1_110 })), ev(retainEvents.batchSkipped({ reason: 'b is closing', at: 1_120 })));
     expect(idle.value).toBe('idle');
     const after = run(idle, delivered(jobs, 1_200));
     expect(after.context.depth).toBe(0);
