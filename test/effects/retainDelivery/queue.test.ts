@@ -5,6 +5,8 @@ import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../../src/ad
 import type { JournalPort } from '../../../src/effects/ports/journal.js';
 import { openRetainQueue, type OpenRetainQueueOptions, type RetainQueue } from '../../../src/effects/retainDelivery/queue.js';
 import { fileRetainQueuePorts } from '../../../src/hosts/retainQueueStore.js';
+import { createMemoryQueueStore, type MemoryQueueStoreTwin } from '../../../src/adapters/queue/memoryQueueStore.js';
+import { nodeIds } from '../../../src/adapters/ids/nodeIds.js';
 import { newJob, tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -227,5 +229,57 @@ describe('retain queue delivery', () => {
     expect(loaded.damage).toEqual([]);
     const again = await reopen({ journalFs: nodeJournalFs });
     expect(again.status().depth).toBe(2);
+  });
+});
+
+describe('retain queue over the in-memory store twin', () => {
+  const openOn = async (store: MemoryQueueStoreTwin, pid: number, server: MemoryTwin, o: Partial<OpenRetainQueueOptions> = {}): Promise<RetainQueue> => {
+    const queue = await openRetainQueue({
+      store: store.opener({ pid }),
+      ids: nodeIds,
+      server,
+      mode: 'coalesced',
+      flushIntervalMs: 0,
+      backoff: { baseMs: 10, capMs: 40 },
+      onWarning: () => undefined,
+      ...o,
+    });
+    cleanups.push(() => queue.close({ flush: false }));
+    return queue;
+  };
+
+  it('two processes on one queue: what either queued is delivered once, receipts kept, the journal compacted at reopen', async () => {
+    const store = createMemoryQueueStore();
+    const twin = createMemoryTwin();
+    const a = await openOn(store, 1, twin);
+    const b = await openOn(store, 2, twin);
+    await a.enqueue([newJob('from a m-1')]);
+    await b.enqueue([newJob('from b m-2', { documentId: 'doc-2' as never })]);
+    await a.flush({ deadline: soon() });
+    await b.flush({ deadline: soon() });
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-1')).toBe(1);
+    expect(occurrences(twin.documentText('bank-a', 'doc-2'), 'm-2')).toBe(1);
+    expect(store.disk.receipts.length).toBeGreaterThan(0);
+    await a.close({ flush: false });
+    await b.close({ flush: false });
+    // The lease goes back in the background once idle; close waits for it.
+    expect(store.disk.leaseHolder).toBeUndefined();
+    const again = await openOn(store, 3, twin, { compactAbove: 0 });
+    expect(again.status()).toMatchObject({ depth: 0, state: 'idle' });
+    expect(store.disk.records.map((r) => r.type)).toEqual(['retain.snapshot']);
+  });
+
+  it('a job the server refuses for good is dead-lettered into the store with the reason', async () => {
+    const store = createMemoryQueueStore();
+    const twin = createMemoryTwin();
+    twin.inject({ op: 'retain', failure: { _tag: 'invalidRequest', status: 422, detail: 'item too large' }, times: 1 });
+    const queue = await openOn(store, 1, twin, { mode: 'immediate' });
+    await queue.enqueue([newJob('refused m-x')]);
+    await queue.flush({ deadline: soon() });
+    expect(queue.status()).toMatchObject({ depth: 0, deadLetters: 1 });
+    const lines = store.disk.deadLetters.trim().split('\n').map((line) => JSON.parse(line) as { reason: string; status: number; job: { item: { content: string } } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ status: 422, job: { item: { content: 'refused m-x' } } });
+    expect(lines[0]?.reason).toContain('item too large');
   });
 });
