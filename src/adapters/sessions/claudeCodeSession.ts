@@ -15,7 +15,7 @@
  */
 import type { SessionEntry } from '../../effects/ports/sessionFiles.js';
 import type { ForeignLineParser } from './foreignSession.js';
-import { isRecord as isObject, recordOfLine, stringOf as str, type JsonRecord as Json } from './jsonRecord.js';
+import { isRecord as isObject, jsonLineReader, stringOf as str, type JsonRecord as Json } from './jsonRecord.js';
 
 
 const CONVERSATION = new Set(['user', 'assistant']);
@@ -127,7 +127,7 @@ export const claudeCodeLineParser = (): ForeignLineParser => {
     );
   };
 
-  let lineNo = 0;
+  const nextLine = jsonLineReader(damaged);
   return {
     host: 'claude-code',
     get header() {
@@ -136,14 +136,8 @@ export const claudeCodeLineParser = (): ForeignLineParser => {
     entries,
     damaged,
     push: (line) => {
-      lineNo += 1;
-      if (line.trim() === '') return true;
-      const parsed = recordOfLine(line, lineNo);
-      if ('damage' in parsed) {
-        damaged.push({ line: lineNo, reason: parsed.damage });
-        return lineNo > 1;
-      }
-      const { record } = parsed;
+      const { lineNo, record, blank } = nextLine(line);
+      if (record === undefined) return blank || lineNo > 1;
       if (typeof record['type'] !== 'string') {
         damaged.push({ line: lineNo, reason: `line ${lineNo}: field type: expected a string` });
         return lineNo > 1;

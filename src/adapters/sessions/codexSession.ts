@@ -13,7 +13,7 @@
  */
 import type { SessionEntry } from '../../effects/ports/sessionFiles.js';
 import type { ForeignLineParser } from './foreignSession.js';
-import { isRecord as isObject, recordOfLine, stringOf as str, type JsonRecord as Json } from './jsonRecord.js';
+import { isRecord as isObject, jsonLineReader, stringOf as str, type JsonRecord as Json } from './jsonRecord.js';
 
 
 const BOILERPLATE = /^\s*<(environment_context|user_instructions|permissions instructions)>/;
@@ -60,7 +60,7 @@ export const codexLineParser = (): ForeignLineParser => {
   const toolNames = new Map<string, string>();
   let header: { id: string; cwd: string | undefined; timestamp: string | undefined } | undefined;
   let previous: string | null = null;
-  let lineNo = 0;
+  const nextLine = jsonLineReader(damaged);
 
   const add = (at: string | undefined, message: Json): void => {
     const id = `codex-${entries.length}`;
@@ -107,14 +107,8 @@ export const codexLineParser = (): ForeignLineParser => {
     entries,
     damaged,
     push: (line) => {
-      lineNo += 1;
-      if (line.trim() === '') return true;
-      const parsed = recordOfLine(line, lineNo);
-      if ('damage' in parsed) {
-        damaged.push({ line: lineNo, reason: parsed.damage });
-        return lineNo > 1;
-      }
-      const { record } = parsed;
+      const { lineNo, record, blank } = nextLine(line);
+      if (record === undefined) return blank || lineNo > 1;
       if (lineNo === 1) {
         if (!looksLikeCodex(record)) return false;
         const meta = record['payload'] as Json;

@@ -14,3 +14,22 @@ export const recordOfLine = (line: string, lineNo: number): { readonly record: J
   }
   return isRecord(value) ? { record: value } : { damage: `line ${lineNo}: expected a JSON object` };
 };
+
+/**
+ * Numbers a session file's lines from 1 and parses each: `record` is absent for a blank line
+ * and for a damaged one, which is added to `damaged`. A reader refuses the file when its first
+ * line is damaged (`lineNo === 1`).
+ */
+export const jsonLineReader = (damaged: { line: number; reason: string }[]) => {
+  let lineNo = 0;
+  return (line: string): { readonly lineNo: number; readonly record?: JsonRecord; readonly blank: boolean } => {
+    lineNo += 1;
+    if (line.trim() === '') return { lineNo, blank: true };
+    const parsed = recordOfLine(line, lineNo);
+    if ('damage' in parsed) {
+      damaged.push({ line: lineNo, reason: parsed.damage });
+      return { lineNo, blank: false };
+    }
+    return { lineNo, record: parsed.record, blank: false };
+  };
+};
