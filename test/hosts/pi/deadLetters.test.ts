@@ -8,16 +8,10 @@ import { runCli } from '../../helpers/cli.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 
 const { fauxAssistantMessage } = piAi;
 
-const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 const refuseOnce = (server: TestServer): void =>
   server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);

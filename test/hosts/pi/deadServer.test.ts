@@ -9,16 +9,10 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 
 const { fauxAssistantMessage } = piAi;
 
-const waitUntil = async (check: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 /** Accepts connections and never answers: the worst kind of dead. */
 const startHungServer = async (): Promise<{ url: string; close: () => Promise<void> }> => {

@@ -13,16 +13,10 @@ import { startTestServer, type TestServer } from '../../helpers/embeddedServer.j
 import { startFaultServer } from '../../helpers/faultServer.js';
 import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 
 const { fauxAssistantMessage, fauxToolCall } = piAi;
 
-const waitUntil = async (check: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 const handoffJobs = async (cwd: string): Promise<string[]> => {
   const file = path.join(cwd, '.pi', 'memory', 'retain-handoff.jsonl');

@@ -12,6 +12,7 @@ import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession, type Project } from './piSdk.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 
 const { fauxAssistantMessage, fauxToolCall } = piAi;
 
@@ -24,13 +25,6 @@ const textOf = (message: Context['messages'][number]): string => {
   return content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('\n');
 };
 
-const waitUntil = async (check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe('pi SDK host: automatic retain then recall', () => {
   let server: TestServer;
