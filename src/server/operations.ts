@@ -180,13 +180,30 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
     },
     resumeAll: () => {
       const pending: OperationRecord[] = [];
+      const parents: OperationRecord[] = [];
       for (const bank of store.state.banks.values()) {
         for (const op of bank.operations.values()) {
-          if ((op.status === 'pending' || op.status === 'processing') && op.child_ids === undefined) pending.push(op);
+          if (op.status !== 'pending' && op.status !== 'processing') continue;
+          if (op.child_ids === undefined) pending.push(op);
+          else parents.push(op);
         }
       }
       pending.sort((a, b) => a.created_at.localeCompare(b.created_at));
       for (const op of pending) enqueue(op);
+      // A kill between a child's completion and its parent's update left the parent open for
+      // good (the chaos run saw it): settle it from its children now; running children settle
+      // it themselves when they finish.
+      for (const parent of parents) {
+        const firstChild = store.bank(parent.bank_id)?.operations.get(parent.child_ids?.[0] ?? '');
+        if (firstChild === undefined) continue;
+        inFlight += 1;
+        void updateParent(firstChild)
+          .catch((error: unknown) => console.error(`embedded server: operation ${parent.id} could not be settled: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => {
+            inFlight -= 1;
+            settle();
+          });
+      }
     },
     idle: () =>
       inFlight === 0

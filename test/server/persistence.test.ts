@@ -6,6 +6,7 @@ import { call, spawnServerProcess, startTestServer } from '../helpers/embeddedSe
 import type { ServerProcess } from '../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../src/server/index.js';
 import { encodeLine } from '../../src/server/store/logFormat.js';
+import { openStore } from '../../src/server/store/store.js';
 
 const B = '/v1/default/banks';
 const dirs: string[] = [];
@@ -47,6 +48,31 @@ describe('persistence in-process', () => {
       expect((await call(second, 'GET', `${B}?q=p2`)).body.banks[0].name).toBe('Second');
       const recalled = await call(second, 'POST', `${B}/p/memories/recall`, { query: 'number', types: ['world'] });
       expect(recalled.body.results).toHaveLength(11);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a batch parent left open by a kill after its children finished is settled at start-up', async () => {
+    const dir = await tempDir();
+    const first = await startTestServer({ dataDir: dir });
+    await call(first, 'PUT', `${B}/ops`, { name: 'ops' });
+    await first.close();
+    // What a SIGKILL between the child's completion and the parent's update leaves in the log.
+    const at = '2026-11-25T10:00:00.000Z';
+    const PARENT = '0b5c3a7e-1d2f-4a6b-9c8d-000000000001';
+    const CHILD = '0b5c3a7e-1d2f-4a6b-9c8d-000000000002';
+    const store = await openStore({ dataDir: dir });
+    await store.commit([
+      { type: 'operation.put', operation: { id: PARENT, bank_id: 'ops', task_type: 'batch_retain', status: 'processing', items_count: 2, created_at: at, updated_at: at, child_ids: [CHILD] } },
+      { type: 'operation.put', operation: { id: CHILD, bank_id: 'ops', task_type: 'retain', status: 'completed', items_count: 2, created_at: at, updated_at: at, completed_at: at, parent_id: PARENT } },
+    ]);
+    await store.close();
+    const second = await startTestServer({ dataDir: dir });
+    try {
+      await second.idle();
+      const parent = await call(second, 'GET', `${B}/ops/operations/${PARENT}`);
+      expect(parent.body.status).toBe('completed');
     } finally {
       await second.close();
     }
