@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { AgentMemoryOptions } from '../../../src/hosts/pi/binding.js';
 import { openPiHostSession, type Faux, type PiHostSession, type UiEvents } from '../../../src/hosts/demo/piHost.js';
+import type { Context } from '@mariozechner/pi-ai';
 import { hostLine } from './hostLine.js';
 
 export type { Faux };
@@ -59,3 +60,14 @@ export const openHostSession = (
     ...host,
     memory: { env: { HOME: project.home }, home: project.home, ...options },
   });
+
+/** The opening tag of the automatic recall block in a model call's messages. */
+export const RECALL_OPEN = '<memory-recall>';
+
+/** A message's text blocks, joined (what a model call sees of it). */
+export const textOf = (message: Context['messages'][number]): string => {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('\n');
+};

@@ -10,19 +10,10 @@ import type { Context } from '@mariozechner/pi-ai';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { makeFaux, piAi, type ScriptedModel } from './hostLine.js';
-import { makeProject, openHostSession, type Project } from './piSdk.js';
+import { makeProject, openHostSession, RECALL_OPEN, textOf, type Project } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 
 const { fauxAssistantMessage } = piAi;
-
-const RECALL_OPEN = '<memory-recall>';
-
-const textOf = (message: Context['messages'][number]): string => {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('\n');
-};
 
 
 describe('pi SDK host: a decision from the last session is recalled when asked in other words', () => {
