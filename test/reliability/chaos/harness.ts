@@ -21,21 +21,10 @@ import { markerText, runPiTurn, type PiTurnOutcome, type PiTurnSetup } from './p
 import { markersOnServer, stuckParents, waitForOperations } from './serverMarkers.js';
 import { bundleServeChild, freePort, superviseServer } from './serverSupervisor.js';
 import { openStateDisk } from './stateDisk.js';
+import { seededRandom } from '../../../src/server/syntheticCorpus.js';
 
 /** A turn that told the user its retain failed is loud, so not counted as acknowledged. */
 const NOT_RETAINED = /retain(?: at shutdown)? failed|not retained|retain failing|could not be made durable|nothing was queued|memory is off/i;
-
-/** mulberry32: a seeded generator, so a run's schedule can be replayed from its seed. */
-const seeded = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 /** Where each fault window sits in a cycle, as fractions of the cycle. */
 const WINDOWS: readonly { readonly kind: FaultKind; readonly from: number; readonly to: number }[] = [
@@ -47,7 +36,8 @@ const WINDOWS: readonly { readonly kind: FaultKind; readonly from: number; reado
 
 /** `stop` (e.g. on Ctrl-C) ends the run early: no new turns, then the usual flush, count and clean-up. */
 export const runChaos = async (options: ChaosOptions, log: (line: string) => void = () => undefined, stop?: AbortSignal): Promise<ChaosResult> => {
-  const random = seeded(options.seed);
+  // Seeded, so a run's schedule can be replayed from its seed.
+  const random = seededRandom(options.seed);
   const between = (lo: number, hi: number): number => lo + random() * (hi - lo);
   const serverKey = randomBytes(16).toString('hex');
   const port = await freePort();
