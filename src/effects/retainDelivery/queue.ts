@@ -16,7 +16,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
 import { redact } from '../../config/redact.js';
 import { defaultBatchLimits, selectBatch, type BatchLimits } from '../../machines/retainDelivery/batch.js';
-import { CHUNK_SIZE, findPending, pendingJobs, recentIds, type DeliveryMode } from '../../machines/retainDelivery/context.js';
+import { CHUNK_SIZE, findPending, pendingJobs, recentIds, waitsOnOtherProcess, type DeliveryMode } from '../../machines/retainDelivery/context.js';
 import { RetainDeliveryEvent, retainEvents, sharedEventTypes, type DeadLetter, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine, type RetainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
@@ -185,18 +185,27 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     });
 
   // ---- sync with other processes -------------------------------------------------------------
-  const syncForeign = async (): Promise<'current' | 'rebuilt'> => {
-    const foreign = await journal.takeForeign();
-    damaged += foreign.damage.length;
-    if (foreign.replaced) {
-      await rebuild();
-      return 'rebuilt';
-    }
-    for (const record of foreign.records) {
-      if (!sharedEventTypes.has(record.type) || record.type === 'retain.snapshot' || typeof record.payload !== 'object' || record.payload === null) continue;
-      await gate.dispatch({ ...(record.payload as Record<string, JsonValue>), replica: true });
-    }
-    return 'current';
+  // One sync at a time: two interleaved folds could apply another process's records out of order.
+  let syncChain: Promise<unknown> = Promise.resolve();
+  /** Folds in what other processes wrote since; `folded` counts the records that changed the fold. */
+  const syncForeign = (): Promise<{ readonly outcome: 'current' | 'rebuilt'; readonly folded: number }> => {
+    const run = syncChain.then(async () => {
+      const foreign = await journal.takeForeign();
+      damaged += foreign.damage.length;
+      if (foreign.replaced) {
+        await rebuild();
+        return { outcome: 'rebuilt' as const, folded: 0 };
+      }
+      let folded = 0;
+      for (const record of foreign.records) {
+        if (!sharedEventTypes.has(record.type) || record.type === 'retain.snapshot' || typeof record.payload !== 'object' || record.payload === null) continue;
+        await gate.dispatch({ ...(record.payload as Record<string, JsonValue>), replica: true });
+        folded += 1;
+      }
+      return { outcome: 'current' as const, folded };
+    });
+    syncChain = run.catch(() => undefined);
+    return run;
   };
 
   // ---- effects -------------------------------------------------------------------------------
@@ -211,7 +220,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       await dispatch(retainEvents.batchSkipped({ reason: `${who} is delivering this queue`, at: now() }));
       return;
     }
-    if ((await syncForeign()) === 'rebuilt') {
+    if ((await syncForeign()).outcome === 'rebuilt') {
       await dispatch(retainEvents.flushRequested({ at: now() }));
       return;
     }
@@ -341,10 +350,13 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     const released = await releaseLease();
     if (!released || closing) return;
     await maybeCompact();
-    // Another process may have queued jobs while we held the lease (its attempt was skipped):
-    // if the file grew beyond what we have seen, deliver again.
-    const bytes = await store.journalBytes();
-    if (bytes !== undefined && bytes > journal.stats().bytes && gate.getSnapshot().value === 'idle') {
+    // Another process may have queued jobs while we held the lease (its attempt was skipped,
+    // and it counts on the holder): fold in what others wrote and deliver it. Our own appends
+    // read past those records without folding them, so the file size alone does not tell.
+    const sync = await syncForeign();
+    const snapshot = gate.getSnapshot();
+    const idleWithWork = snapshot.value === 'idle' || (snapshot.value === 'delivering' && waitsOnOtherProcess(snapshot.context));
+    if ((sync.outcome === 'rebuilt' || sync.folded > 0) && idleWithWork && snapshot.context.depth > 0) {
       await dispatch(retainEvents.flushRequested({ at: now() }));
     }
   };
@@ -370,16 +382,18 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     },
   });
 
+  let resumeDelivery = false;
   const onRestore = (snapshot: Snapshot): void => {
     const state = snapshot.value as string;
     if (state === 'backingOff') scheduleRetry(snapshot.context.retryAt);
-    // A batch that was out when the last process stopped: re-send it (same jobs, same key).
-    if (state === 'selecting' || state === 'delivering' || state === 'draining') {
-      queueMicrotask(() => background('resuming a delivery', startBatch));
-    }
+    // A batch that was out when the last process stopped (or is out in another process):
+    // ask again once this process has said who it is, re-sending it (same jobs, same key) if
+    // nobody holds the lease.
+    resumeDelivery = state === 'selecting' || state === 'delivering' || state === 'draining';
   };
 
   const start = async (): Promise<void> => {
+    resumeDelivery = false;
     gate = await startGate({
       name: 'retainDelivery',
       machine,
@@ -391,6 +405,12 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       ...(options.trace === undefined ? {} : { trace: options.trace }),
     });
     damaged += gate.damage.length;
+    // Without it (the journal cannot be written: a full disk) this process only waits less
+    // cleverly on another's batch; the queue still opens.
+    await dispatch(retainEvents.opened({ owner, at: now() })).catch((error: unknown) =>
+      warn(`retain queue: ${redact(error instanceof Error ? error.message : String(error))}`),
+    );
+    if (resumeDelivery) background('resuming a delivery', startBatch);
     unsubscribeGate?.();
     unsubscribeGate = gate.subscribe(() => {
       const status = currentStatus();

@@ -37,15 +37,18 @@ export const canMerge = (earlier: RetainJob, later: RetainJob): boolean =>
   sameJson(earlier.item.observation_scopes, later.item.observation_scopes);
 
 /**
- * The next batch: an unfinished one first (same jobs, same key), else the longest run from
- * the front of the queue that shares one bank, where a document repeats only as a mergeable
- * append (so per-document order holds), within the limits.
+ * The next batch: an unfinished one first (same jobs, same key) while any of its jobs is
+ * pending, else the longest run from the front of the queue that shares one bank, where a
+ * document repeats only as a mergeable append (so per-document order holds), within the limits.
  */
 export const selectBatch = (context: RetainDeliveryContext, limits: BatchLimits = defaultBatchLimits): BatchChoice => {
   if (context.inFlight !== null) {
     const pending = new Set<string>();
     for (const chunk of context.pending) for (const job of chunk) pending.add(job.jobId);
-    return { jobIds: context.inFlight.jobIds.filter((id) => pending.has(id)), adoptedOperationId: context.inFlight.operationId };
+    const open = context.inFlight.jobIds.filter((id) => pending.has(id));
+    // A batch whose every job is answered already (by the process that sent it) holds nothing
+    // back: choose afresh rather than re-announce an empty batch for good.
+    if (open.length > 0) return { jobIds: open, adoptedOperationId: context.inFlight.operationId };
   }
   const chosen: string[] = [];
   const lastOfDocument = new Map<string, RetainJob>();

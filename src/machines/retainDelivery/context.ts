@@ -22,6 +22,12 @@ export interface LastError {
 
 export interface RetainDeliveryContext {
   readonly mode: DeliveryMode;
+  /**
+   * The owner tag this process puts on the batches it starts (`retain.opened`); null until the
+   * queue is opened live, so a fold of the journal is not read as anyone's. A batch in flight
+   * with another owner is another process's.
+   */
+  readonly owner: string | null;
   /** Retry pacing; the machine decides each retry time from it (decide.ts). */
   readonly backoff: BackoffPolicy;
   /** Pending jobs in queue order, in chunks of at most `CHUNK_SIZE`. */
@@ -61,6 +67,7 @@ export const RECENT_KEYS = 4096;
 
 export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContext => ({
   mode: input.mode,
+  owner: null,
   backoff: input.backoff ?? defaultBackoff,
   pending: [],
   depth: 0,
@@ -76,6 +83,10 @@ export const initialContext = (input: RetainDeliveryInput): RetainDeliveryContex
   now: 0,
   recent: [],
 });
+
+/** The batch in flight is another process's: this one only watches for its outcome. */
+export const waitsOnOtherProcess = (context: RetainDeliveryContext): boolean =>
+  context.owner !== null && context.inFlight !== null && context.inFlight.owner !== context.owner;
 
 /** Every pending job, in order. */
 export const pendingJobs = (context: RetainDeliveryContext): RetainJob[] => context.pending.flat();

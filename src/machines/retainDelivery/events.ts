@@ -112,6 +112,11 @@ export const Requeued = event('retain.requeued', jobIds);
 /** The user gave up on these dead letters: removed for good (the journal keeps the record). */
 export const DeadLettersDropped = event('retain.deadLettersDropped', jobIds);
 export const TimerFired = event('retain.timerFired', {});
+/**
+ * This process opened the queue and tags the batches it starts with `owner`. One process's own
+ * business (a start-up fold does not read it), so a fold of the journal stays what it was.
+ */
+export const Opened = event('retain.opened', { owner: NonEmptyString });
 export const Shutdown = event('retain.shutdown', {});
 /**
  * A compacted journal starts with these: the live set, written as data. They restore state
@@ -142,6 +147,7 @@ export const RetainDeliveryEvent = t.union([
   Requeued,
   DeadLettersDropped,
   TimerFired,
+  Opened,
   Shutdown,
   Snapshot,
 ]);
@@ -149,7 +155,7 @@ export type RetainDeliveryEvent = t.TypeOf<typeof RetainDeliveryEvent>;
 
 /**
  * The events that carry state shared by every process of a queue. The others (flush asked,
- * batch skipped, timer, shutdown) are one process's own business: folding another process's
+ * batch skipped, timer, opened, shutdown) are one process's own business: folding another process's
  * `shutdown` or `batchSkipped` would move this process's fold out of `delivering` and make it
  * miss the delivery that follows. So a start-up fold and a live sync read only these (and a
  * compaction's snapshot).
@@ -181,6 +187,7 @@ export const retainEvents = {
   requeued: eventOf<typeof Requeued>('retain.requeued'),
   deadLettersDropped: eventOf<typeof DeadLettersDropped>('retain.deadLettersDropped'),
   timerFired: eventOf<typeof TimerFired>('retain.timerFired'),
+  opened: eventOf<typeof Opened>('retain.opened'),
   shutdown: eventOf<typeof Shutdown>('retain.shutdown'),
   snapshot: eventOf<typeof Snapshot>('retain.snapshot'),
 } as const;

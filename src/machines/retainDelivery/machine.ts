@@ -11,7 +11,7 @@
  */
 import { setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
-import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
+import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, waitsOnOtherProcess, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
 import { retryAtAfter } from './decide.js';
 import type { InFlightBatch, RetainDeliveryEvent } from './events.js';
 
@@ -61,6 +61,11 @@ export const retainDeliveryMachine = setup({
       draft.flushActive = true;
     }),
     noteTime: immerAssign<Ctx, Ev>((draft, { event }) => touch(draft, event.at)),
+    noteOwner: immerAssign<Ctx, Ev>((draft, { event }) => {
+      if (event.type !== 'retain.opened') return;
+      touch(draft, event.at);
+      draft.owner = event.owner;
+    }),
     recordBatch: immerAssign<Ctx, Ev>((draft, { event }) => {
       if (event.type !== 'retain.batchStarted') return;
       touch(draft, event.at);
@@ -177,6 +182,11 @@ export const retainDeliveryMachine = setup({
     snapshotBackingOff: ({ event }) => event.type === 'retain.snapshot' && event.retryAt !== null,
     requeuedInImmediateMode: ({ context }) => context.mode === 'immediate',
     isLive: ({ event }) => event.replica !== true,
+    // Mirroring another process's batch: a flush or a new job of this process asks for the
+    // lease again rather than wait for an outcome that only a sync would bring in.
+    waitsOnOtherProcess: ({ context, event }) => event.replica !== true && waitsOnOtherProcess(context),
+    enqueueWhileOtherDelivers: ({ context, event }) =>
+      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && waitsOnOtherProcess(context) && freshJobs(context, event.jobs).length > 0,
   },
 }).createMachine({
   id: 'retainDelivery',
@@ -187,6 +197,7 @@ export const retainDeliveryMachine = setup({
     // (a replica) that this process mirrors so it can adopt the batch if that process dies.
     'retain.batchStarted': { target: '.delivering', reenter: true, actions: 'recordBatch' },
     'retain.timerFired': { actions: 'noteTime' },
+    'retain.opened': { actions: 'noteOwner' },
     // An outcome of another process's batch, folded while this one is not mirroring it (it
     // started before this process caught up): the jobs are done all the same.
     'retain.delivered': { actions: 'recordDelivered' },
@@ -233,8 +244,12 @@ export const retainDeliveryMachine = setup({
     delivering: {
       entry: { type: 'deliverBatch', params: ({ context }) => ({ batch: context.inFlight }) },
       on: {
-        'retain.enqueued': { actions: 'addJobs' },
-        'retain.flushRequested': { actions: 'noteFlush' },
+        'retain.enqueued': [{ guard: 'enqueueWhileOtherDelivers', target: 'selecting', actions: 'addJobs' }, { actions: 'addJobs' }],
+        'retain.flushRequested': [{ guard: 'waitsOnOtherProcess', target: 'selecting', actions: 'noteFlush' }, { actions: 'noteFlush' }],
+        // Asked again for another process's batch (a restart folded it as out) while that
+        // process still holds the lease: wait idle. Its outcome, folded later, clears it; if
+        // that process is gone, the next delivery here takes the batch over under its key.
+        'retain.batchSkipped': { guard: 'waitsOnOtherProcess', target: 'idle', actions: 'recordSkip' },
         'retain.requeued': { actions: 'requeue' },
         'retain.delivered': [
           { guard: 'batchStillOpen', actions: 'recordDelivered' },

@@ -283,3 +283,67 @@ describe('retain queue over the in-memory store twin', () => {
     expect(lines[0]?.reason).toContain('item too large');
   });
 });
+
+describe('retain queue: a batch another process has out', () => {
+  /** The twin, but every retain waits until `release()`: a batch stays out as long as a test wants. */
+  const holdingRetains = (twin: MemoryTwin): { server: MemoryTwin; release: () => void } => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server: MemoryTwin = {
+      ...twin,
+      retain: (bankId, req, o) => async () => {
+        await gate;
+        return twin.retain(bankId, req, o)();
+      },
+    };
+    return { server, release };
+  };
+  const openOn = async (store: MemoryQueueStoreTwin, pid: number, server: MemoryTwin): Promise<RetainQueue> => {
+    const queue = await openRetainQueue({ store: store.opener({ pid }), ids: nodeIds, server, mode: 'immediate', flushIntervalMs: 0, backoff: { baseMs: 10, capMs: 40 }, onWarning: () => undefined });
+    cleanups.push(() => queue.close({ flush: false }));
+    return queue;
+  };
+  const until = async (done: () => boolean, ms = 5_000): Promise<void> => {
+    const end = Date.now() + ms;
+    while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it('a process opened while another delivers does not wait on that batch for good: its own jobs arrive and its status settles', async () => {
+    const store = createMemoryQueueStore();
+    const twin = createMemoryTwin();
+    const held = holdingRetains(twin);
+    const a = await openOn(store, 1, held.server);
+    await a.enqueue([newJob('live m-a')]);
+    await until(() => a.status().state === 'delivering');
+    // Opened mid-delivery: its fold ends inside the other process's batch.
+    const b = await openOn(store, 2, twin);
+    await b.enqueue([newJob('import m-b', { documentId: 'doc-2' as never })]);
+    held.release();
+    await a.flush({ deadline: soon() });
+    await until(() => twin.documentText('bank-a', 'doc-2') !== undefined);
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-a')).toBe(1);
+    expect(occurrences(twin.documentText('bank-a', 'doc-2'), 'm-b')).toBe(1);
+    const report = await b.flush({ deadline: soon(2_000) });
+    expect(report).toMatchObject({ state: 'idle', remaining: 0 });
+    expect(report.stoppedBecause).toBeUndefined();
+  });
+
+  it('a process that saw another start a batch takes it over when that process is gone, under the same key', async () => {
+    const store = createMemoryQueueStore();
+    const twin = createMemoryTwin();
+    const held = holdingRetains(twin);
+    const a = await openRetainQueue({ store: store.opener({ pid: 1, leaseStaleMs: 200 }), ids: nodeIds, server: held.server, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
+    await a.enqueue([newJob('orphan m-o')]);
+    await until(() => a.status().state === 'delivering');
+    const b = await openRetainQueue({ store: store.opener({ pid: 2, leaseStaleMs: 200 }), ids: nodeIds, server: twin, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
+    cleanups.push(() => b.close({ flush: false }));
+    // `a` is never heard of again (its send hangs, its lease goes stale): `b` re-sends the batch.
+    await new Promise((r) => setTimeout(r, 400));
+    const report = await b.flush({ deadline: soon(), force: true });
+    expect(report).toMatchObject({ state: 'idle', remaining: 0 });
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-o')).toBe(1);
+    held.release();
+  });
+});

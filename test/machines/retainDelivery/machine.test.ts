@@ -157,6 +157,46 @@ describe('retain-delivery machine: transitions and the effects they ask for', ()
     expect(done.next.context.depth).toBe(1);
   });
 
+  it('a batch another process has out: this process asks for the lease again on its own flush or job, and waits idle when refused', () => {
+    const opened = ev({ type: 'retain.opened', owner: 'me', at: 900 });
+    const watching = run(start(), opened, enqueued([job(1)], 1_000, true), batch(['job-00001'], 1_100, 'other'));
+    expect(watching.value).toBe('delivering');
+    // Its own batch is not this process's to send: no effect asked for but the (ignored) mirror.
+    const flushed = step(watching, ev({ type: 'retain.flushRequested', at: 1_150 }));
+    expect(flushed.next.value).toBe('selecting');
+    expect(flushed.types).toEqual(['startBatch']);
+    const refused = step(flushed.next, ev({ type: 'retain.batchSkipped', reason: 'process 7 is delivering this queue', at: 1_160 }));
+    expect(refused.next.value).toBe('idle');
+    expect(refused.next.context.inFlight?.owner).toBe('other');
+    // A restart folds the batch as out and asks once: refused, it waits idle rather than for good.
+    expect(step(watching, ev({ type: 'retain.batchSkipped', reason: 'busy', at: 1_160 })).next.value).toBe('idle');
+    const ownJob = step(watching, enqueued([job(2)], 1_170));
+    expect(ownJob.next.value).toBe('selecting');
+    // The other process's outcome, folded later, clears the batch.
+    const later = run(refused.next, ev({ type: 'retain.delivered', jobIds: ['job-00001'], receipt: { operationId: 'op-1', itemsCount: 1, async: true }, replica: true, at: 1_300 }));
+    expect(later.context.inFlight).toBeNull();
+    expect(later.context.depth).toBe(0);
+  });
+
+  it('its own batch out, a flush, a job or a stray skip change nothing: one send at a time', () => {
+    const mine = run(start(), ev({ type: 'retain.opened', owner: 'me', at: 900 }), enqueued([job(1)]), batch(['job-00001'], 1_100, 'me'));
+    for (const event of [ev({ type: 'retain.flushRequested', at: 1_150 }), enqueued([job(2)], 1_160), ev({ type: 'retain.batchSkipped', reason: 'x', at: 1_170 })]) {
+      const next = step(mine, event);
+      expect(next.next.value).toBe('delivering');
+      expect(next.types).toEqual([]);
+    }
+    // A fold of the journal (no `opened`) reads no batch as anyone's: it stays as written.
+    const folded = run(start(), enqueued([job(1)]), batch(['job-00001'], 1_100, 'other'), enqueued([job(2)], 1_200));
+    expect(folded.value).toBe('delivering');
+  });
+
+  it('an answered batch is not adopted again: the next choice starts afresh', () => {
+    const context = run(start(), enqueued([job(1), job(2)]), batch(['job-00001'])).context;
+    expect(selectBatch(context)).toEqual({ jobIds: ['job-00001'], adoptedOperationId: 'op-1' });
+    const answered = { ...context, pending: [[job(2)]], depth: 1 };
+    expect(selectBatch(answered)).toEqual({ jobIds: ['job-00002'] });
+  });
+
   it('a compacted journal’s snapshot restores jobs, dead letters, pause and backoff without delivering', () => {
     const snap = (pausedReason: string | null, retryAt: number | null) =>
       ev({ type: 'retain.snapshot', jobs: [job(1)], deadLetters: [], inFlight: null, pausedReason, retryAt, failures: 2, at: 900 });
