@@ -73,6 +73,8 @@ export default tseslint.config(
           ],
         },
       ],
+      // Repeating work runs on the clock the effect was given, so a test clock drives it too.
+      'no-restricted-globals': ['error', { name: 'setInterval', message: 'Repeat through the Clock port: every(clock, ms, fire) in src/effects/ports/clock.ts.' }],
     },
   },
   {

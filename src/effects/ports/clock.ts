@@ -17,3 +17,24 @@ export const systemClock: ClockPort = {
     return () => clearTimeout(handle);
   },
 };
+
+/**
+ * Calls `fire` every `ms` until cancelled. Each call arms the next through `setTimer`, so the
+ * repetition runs on whichever clock the caller was given (a test's manual clock too).
+ */
+export const every = (clock: ClockPort, ms: number, fire: () => void): (() => void) => {
+  let cancelled = false;
+  let cancelTimer: () => void = () => undefined;
+  const arm = (): void => {
+    cancelTimer = clock.setTimer(clock.now() + ms, () => {
+      if (cancelled) return;
+      arm();
+      fire();
+    });
+  };
+  arm();
+  return () => {
+    cancelled = true;
+    cancelTimer();
+  };
+};

@@ -20,7 +20,7 @@ import { CHUNK_SIZE, findPending, pendingJobs, recentIds, waitsOnOtherProcess, t
 import { RetainDeliveryEvent, retainEvents, sharedEventTypes, type DeadLetter, type InFlightBatch, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine, type RetainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
 import type { JsonValue } from '../../machines/shared/codecs.js';
-import { systemClock, type ClockPort } from '../ports/clock.js';
+import { every, systemClock, type ClockPort } from '../ports/clock.js';
 import type { IdsPort } from '../ports/ids.js';
 import type { JournalEntry, JournalPort } from '../ports/journal.js';
 import type { MemoryServer } from '../ports/memoryServer.js';
@@ -131,7 +131,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   let closing = false;
   let closed = false;
   let retryTimer: (() => void) | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
+  let stopHeartbeat: (() => void) | undefined;
   let held: HeldLease | undefined;
   let abort = new AbortController();
   let delivering: Promise<void> = Promise.resolve();
@@ -170,14 +170,14 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       held = await lease.tryAcquire();
       if (held === undefined) return false;
       const mine = held;
-      heartbeat = setInterval(() => void mine.refresh().catch(() => undefined), Math.max(1_000, lease.staleMs / 4));
-      heartbeat.unref();
+      stopHeartbeat = every(clock, Math.max(1_000, lease.staleMs / 4), () => void mine.refresh().catch(() => undefined));
       return true;
     });
   const releaseLease = (): Promise<boolean> =>
     leaseOp(async () => {
       if (held === undefined) return false;
-      clearInterval(heartbeat);
+      stopHeartbeat?.();
+      stopHeartbeat = undefined;
       const mine = held;
       held = undefined;
       await mine.release();
@@ -437,12 +437,11 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       let unsubscribe: (() => void) | undefined;
       let cancelTimer: (() => void) | undefined;
       // The gate is replaced when another process compacts the journal: re-watch the new one.
-      const poll = setInterval(() => check(), 50);
-      poll.unref();
+      const stopPolling = every(clock, 50, () => check());
       const finish = (how: 'done' | 'deadline'): void => {
         if (finished) return;
         finished = true;
-        clearInterval(poll);
+        stopPolling();
         cancelTimer?.();
         unsubscribe?.();
         resolve(how);
@@ -469,13 +468,12 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   // process that opens it folds the live set, not the history.
   await maybeCompact().catch((error: unknown) => warn(`retain queue: compaction skipped: ${redact(error instanceof Error ? error.message : String(error))}`));
 
-  let interval: NodeJS.Timeout | undefined;
+  let stopInterval: (() => void) | undefined;
   if (options.mode === 'coalesced' && options.flushIntervalMs > 0) {
-    interval = setInterval(() => {
+    stopInterval = every(clock, options.flushIntervalMs, () => {
       if (closing || gate.getSnapshot().context.depth === 0) return;
       background('periodic flush', async () => void (await dispatch(retainEvents.flushRequested({ at: now() }))));
-    }, options.flushIntervalMs);
-    interval.unref();
+    });
   }
 
   /** Ends a pause (it is tried again) or a backoff now; a no-op in any other state. */
@@ -570,7 +568,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       await delivering;
       closed = true;
       retryTimer?.();
-      clearInterval(interval);
+      stopInterval?.();
       unsubscribeGate?.();
       await gate.stop();
       await releaseLease().catch(() => undefined);

@@ -1,6 +1,6 @@
 /** What every `ClockPort` keeps: time never runs backwards, due timers fire in due order, cancelled ones never. */
 import { describe, expect, it } from 'vitest';
-import type { ClockPort } from '../../../../src/effects/ports/clock.js';
+import { every, type ClockPort } from '../../../../src/effects/ports/clock.js';
 
 export interface ClockSubject {
   readonly clock: ClockPort;
@@ -27,6 +27,20 @@ export const describeClockConformance = (name: string, make: () => ClockSubject)
       cancel();
       await pass(40);
       expect(fired).toEqual(['early', 'late']);
+    });
+
+    it('repeats with every() until cancelled, then never again', async () => {
+      const { clock, pass } = make();
+      let calls = 0;
+      const cancel = every(clock, 10, () => {
+        calls += 1;
+      });
+      for (let i = 0; i < 3; i += 1) await pass(12);
+      expect(calls).toBeGreaterThanOrEqual(3);
+      cancel();
+      const seen = calls;
+      await pass(40);
+      expect(calls).toBe(seen);
     });
 
     it('fires a timer whose time has already passed', async () => {
