@@ -201,6 +201,27 @@ describe('five host processes on one project (hand-off log, queue, lease; embedd
     }
     expect(batches).toBeGreaterThan(5);
     expect(overlaps, 'a batch started while another process had one out').toBe(0);
+    // The same by event time: a record's place in the file is when its writer got the lock, so a
+    // batch started while another's was out can still land after that one's outcome.
+    const timed = records as unknown as { type: string; payload: { at: number; batch?: { owner: string; jobIds: string[] }; jobIds?: string[] } }[];
+    const spans: { owner: string; from: number; to: number }[] = [];
+    timed.forEach((record, i) => {
+      const batch = record.payload.batch;
+      if (record.type !== 'retain.batchStarted' || batch === undefined) return;
+      const open = new Set(batch.jobIds);
+      let to = Number.POSITIVE_INFINITY;
+      for (const later of timed.slice(i + 1)) {
+        if (!['retain.delivered', 'retain.deadLettered', 'retain.failed', 'retain.paused'].includes(later.type)) continue;
+        for (const id of later.payload.jobIds ?? []) open.delete(id);
+        if (open.size === 0 || (later.type !== 'retain.delivered' && later.type !== 'retain.deadLettered')) {
+          to = later.payload.at;
+          break;
+        }
+      }
+      spans.push({ owner: batch.owner, from: record.payload.at, to });
+    });
+    const crossed = spans.filter((a) => spans.some((b) => b.owner !== a.owner && b.from < a.from && a.from < b.to));
+    expect(crossed, 'a batch started (by event time) while another process had one out').toEqual([]);
     const counts = await markerCounts(server, 'multi');
     const lost = acked.filter((n) => (counts.get(n) ?? 0) === 0);
     const twice = [...counts].filter(([, c]) => c > 1).map(([n, c]) => `MK${n} x${c}`);

@@ -166,6 +166,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       if (held !== undefined) {
         if (await held.refresh()) return true;
         held = undefined;
+        stopHeartbeat?.();
+        stopHeartbeat = undefined;
       }
       held = await lease.tryAcquire();
       if (held === undefined) return false;
@@ -209,6 +211,25 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   };
 
   // ---- effects -------------------------------------------------------------------------------
+  /**
+   * Batch starts run one after another. Two at once in one process broke the lease: the first
+   * found nothing to send and let the lease go (settled) while the second, which had shared its
+   * hold, sent a batch; another process then took the lease and sent the same jobs under a
+   * different batch key (the five-host test caught a turn on the server twice). Each start
+   * looks at the state it finds: one that an earlier start already answered does nothing.
+   */
+  let starts: Promise<void> = Promise.resolve();
+  const requestBatch = (label: string): void => {
+    const run = starts.then(async () => {
+      const snapshot = gate.getSnapshot();
+      const state = snapshot.value as string;
+      const due = state === 'selecting' || state === 'draining' || (state === 'delivering' && snapshot.context.inFlight?.owner !== owner);
+      if (due) await startBatch();
+    });
+    starts = run.catch(() => undefined);
+    background(label, () => run);
+  };
+
   const startBatch = async (): Promise<void> => {
     if (closing) {
       await dispatch(retainEvents.batchSkipped({ reason: 'shutting down', at: now() }));
@@ -366,7 +387,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       // Transitions caused by another process's records (folded in while this process already
       // holds the lease, inside startBatch) start no effect of their own.
       startBatch: ({ event }) => {
-        if (event.replica !== true) background('starting a delivery', startBatch);
+        if (event.replica !== true) requestBatch('starting a delivery');
       },
       deliverBatch: (_args, params) => {
         const batch = params.batch;
@@ -410,7 +431,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     await dispatch(retainEvents.opened({ owner, at: now() })).catch((error: unknown) =>
       warn(`retain queue: ${redact(error instanceof Error ? error.message : String(error))}`),
     );
-    if (resumeDelivery) background('resuming a delivery', startBatch);
+    if (resumeDelivery) requestBatch('resuming a delivery');
     unsubscribeGate?.();
     unsubscribeGate = gate.subscribe(() => {
       const status = currentStatus();
