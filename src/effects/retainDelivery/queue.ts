@@ -376,6 +376,12 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     // read past those records without folding them, so the file size alone does not tell.
     const sync = await syncForeign();
     const snapshot = gate.getSnapshot();
+    // Another process's outcome folded in here can move the fold on to `selecting` (jobs left):
+    // a replica starts no effect, so start the batch from here.
+    if (snapshot.value === 'selecting') {
+      requestBatch('delivering what other processes queued');
+      return;
+    }
     const idleWithWork = snapshot.value === 'idle' || (snapshot.value === 'delivering' && waitsOnOtherProcess(snapshot.context));
     if ((sync.outcome === 'rebuilt' || sync.folded > 0) && idleWithWork && snapshot.context.depth > 0) {
       await dispatch(retainEvents.flushRequested({ at: now() }));
