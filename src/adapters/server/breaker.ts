@@ -52,7 +52,10 @@ export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaul
   // of hours never keeps every process off a server that is back.
   const bounded = (state: BreakerState): BreakerState =>
     state.retryAt !== undefined && state.retryAt > clock.now() + options.coolDownMs ? { ...state, retryAt: clock.now() + options.coolDownMs } : state;
-  let current: BreakerState = bounded(restored(persistence?.load()));
+  const loaded = restored(persistence?.load());
+  let current: BreakerState = bounded(loaded);
+  // Written back, so the file stops telling other processes to wait hours.
+  if (current !== loaded) persistence?.save(current);
   const listeners = new Set<(state: BreakerState) => void>();
 
   const move = (next: BreakerState): void => {
@@ -78,7 +81,7 @@ export const createBreaker = (clock: ClockPort, options: BreakerOptions = defaul
     state: () => current,
     admit: (probe = false) => {
       if (current.state === 'closed') return { admitted: true, probe: false };
-      current = bounded(current);
+      move(bounded(current));
       const retryAt = current.retryAt ?? clock.now();
       if (probe || (current.state === 'open' && clock.now() >= retryAt)) {
         move({ state: 'halfOpen', failures: current.failures, retryAt });

@@ -36,6 +36,8 @@ describe('breaker file', () => {
     createBreaker(fixedClock(10_800_000), { threshold: 1, coolDownMs: 500 }, breakerFile(path, 'http://a')).record('noAnswer', false);
     const honest = createBreaker(fixedClock(1_000), { threshold: 1, coolDownMs: 500 }, breakerFile(path, 'http://a'));
     expect(honest.admit()).toEqual({ admitted: false, retryAt: 1_500 });
+    // The bounded time is written back: the file no longer tells anyone to wait three hours.
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ state: { state: 'open', retryAt: 1_500 } });
   });
 
   it("this process's clock jumping back does not stretch its own cool-down", () => {
