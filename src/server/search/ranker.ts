@@ -71,7 +71,7 @@ export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
 export const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
-  codingWeight: 0.6,
+  codingWeight: 0.8,
   codingCredit: 0.8,
   feedbackDocs: 5,
   feedbackTerms: 10,
