@@ -330,6 +330,82 @@ describe('retain queue: a batch another process has out', () => {
     expect(report.stoppedBecause).toBeUndefined();
   });
 
+  it('a holder that lets the lease go and folds another process moving on to its next batch starts that batch itself', async () => {
+    const store = createMemoryQueueStore();
+    const twin = createMemoryTwin();
+    const heldB = holdingRetains(twin);
+    // A's second sync (the start of its second batch) waits until the test lets it go.
+    let letAGo!: () => void;
+    const aMayGo = new Promise<void>((resolve) => {
+      letAGo = resolve;
+    });
+    let aSyncs = 0;
+    let aBlocked = false;
+    const openerA = store.opener({ pid: 1 });
+    const a = await openRetainQueue({
+      store: async (o) => {
+        const inner = await openerA(o);
+        const takeForeign = async () => {
+          aSyncs += 1;
+          if (aSyncs === 2) {
+            aBlocked = true;
+            await aMayGo;
+          }
+          return inner.journal.takeForeign();
+        };
+        return { ...inner, journal: { ...inner.journal, takeForeign } };
+      },
+      ids: nodeIds,
+      server: twin,
+      mode: 'immediate',
+      flushIntervalMs: 0,
+      onWarning: () => undefined,
+    });
+    cleanups.push(() => a.close({ flush: false }));
+    // B, once it has let the lease go after its own batch, waits until A has sent its first
+    // batch and started on its second: B's sync then folds A's outcome with a job still left.
+    let afterRelease = async (): Promise<void> => undefined;
+    const openerB = store.opener({ pid: 2 });
+    const b = await openRetainQueue({
+      store: async (o) => {
+        const inner = await openerB(o);
+        const tryAcquire = async () => {
+          const held = await inner.lease.tryAcquire();
+          return held === undefined ? undefined : { ...held, release: async () => (await held.release(), await afterRelease()) };
+        };
+        return { ...inner, lease: { ...inner.lease, tryAcquire } };
+      },
+      ids: nodeIds,
+      server: heldB.server,
+      mode: 'immediate',
+      flushIntervalMs: 0,
+      onWarning: () => undefined,
+    });
+    cleanups.push(() => b.close({ flush: false }));
+
+    await b.enqueue([newJob('from b m-b1', { documentId: 'doc-b' as never })]);
+    // Its batch is out (status says `delivering` while it still selects).
+    await until(() => store.disk.records.some((r) => r.type === 'retain.batchStarted'));
+    // Two banks: A's first batch takes only the first job.
+    await a.enqueue([newJob('from a m-a1'), newJob('from a m-a2', { bankId: 'bank-b' as never, documentId: 'doc-2' as never })]);
+    afterRelease = async () => {
+      afterRelease = async () => undefined;
+      void a.flush({ deadline: soon() });
+      await until(() => aBlocked);
+    };
+    heldB.release();
+    await until(() => twin.documentText('bank-a', 'doc-1') !== undefined && aBlocked);
+    // B folded A's outcome with A's second job pending: it must not sit in `selecting`.
+    await until(() => b.status().state !== 'selecting' && b.status().lastSkip !== undefined, 2_000);
+    expect(b.status().state).toBe('idle');
+    expect(b.status().lastSkip).toContain('delivering this queue');
+    letAGo();
+    await until(() => twin.documentText('bank-b', 'doc-2') !== undefined);
+    expect(occurrences(twin.documentText('bank-b', 'doc-2'), 'm-a2')).toBe(1);
+    expect(occurrences(twin.documentText('bank-a', 'doc-1'), 'm-a1')).toBe(1);
+    expect((await b.flush({ deadline: soon() })).remaining).toBe(0);
+  });
+
   it('a process that saw another start a batch takes it over when that process is gone, under the same key', async () => {
     const store = createMemoryQueueStore();
     const twin = createMemoryTwin();
