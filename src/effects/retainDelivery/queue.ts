@@ -260,6 +260,13 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     if (jobs.length === 0) {
       await dispatch(retainEvents.batchSkipped({ reason: 'nothing to deliver', at: now() }));
       await settled();
+      // A job of this process queued after the choice above (it landed in `selecting` and only
+      // joined the queue) would otherwise wait for the next turn: the first pending job always
+      // makes a batch, so this asks once more and cannot loop.
+      const after = gate.getSnapshot();
+      if (!closing && options.mode === 'immediate' && after.value === 'idle' && after.context.depth > 0) {
+        await dispatch(retainEvents.flushRequested({ at: now() }));
+      }
       return;
     }
     const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs, digest), owner };
