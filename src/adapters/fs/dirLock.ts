@@ -4,8 +4,11 @@
  * from the moment it exists.
  *
  * A lock is stale when its owner is a process on this host that no longer exists, when its
- * heartbeat (the file's mtime) is older than `staleMs`, or when it is empty for 2 s (the owner
- * died between create and write). A stale lock is claimed by renaming it to a unique tombstone (only one
+ * heartbeat (the file's mtime) has not moved for `staleMs`, or when it is empty for 2 s (the
+ * owner died between create and write). "Not moved for" is timed on this process's monotonic
+ * clock from when it first saw that heartbeat, never as wall-clock now minus mtime: a wall clock
+ * that jumps (an NTP step, a VM resume; the chaos run does it) made a live holder look hours
+ * stale, and two processes delivered at once. A stale lock is claimed by renaming it to a unique tombstone (only one
  * contender's rename wins), so two processes never both take it over. Release removes the
  * file only while the token still matches.
  *
@@ -99,11 +102,19 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   const verifyRelease = options.verifyRelease ?? true;
   const host = hostname();
 
+  // The heartbeat last seen, and since when (monotonic ms) it has not moved.
+  let watched: { readonly heartbeat: string; readonly since: number } | undefined;
+  const unchangedFor = (heartbeat: string): number => {
+    const now = performance.now();
+    if (watched?.heartbeat !== heartbeat) watched = { heartbeat, since: now };
+    return now - watched.since;
+  };
+
   /** The stale holder's token ('' when the file has no owner), or undefined when it is live. */
   const staleToken = async (): Promise<string | undefined> => {
     const { owner, mtimeMs } = await readOwner(lockPath);
     if (mtimeMs === undefined) return undefined; // Gone already: the next attempt creates it.
-    const age = Date.now() - mtimeMs;
+    const age = unchangedFor(`${owner?.token ?? ''}@${mtimeMs}`);
     if (owner === undefined) return age > Math.min(staleMs, 2_000) ? '' : undefined;
     if (owner.host === host && owner.pid !== process.pid && !isAlive(owner.pid)) return owner.token;
     if (owner.host === host && owner.pid === process.pid && heldHere.get(lockPath)?.has(owner.token) !== true) return owner.token;
@@ -182,11 +193,11 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     path: lockPath,
     tryAcquire,
     acquire: async (timeoutMs) => {
-      const until = Date.now() + timeoutMs;
+      const until = performance.now() + timeoutMs;
       for (;;) {
         const held = await tryAcquire();
         if (held !== undefined) return held;
-        if (Date.now() >= until) {
+        if (performance.now() >= until) {
           const { owner } = await readOwner(lockPath);
           const who = owner === undefined ? 'an unknown process' : `process ${owner.pid} on ${owner.host}`;
           throw new Error(

@@ -47,16 +47,33 @@ describe('dirLock', () => {
     await held?.release();
   });
 
-  it('takes over from a holder elsewhere only after its heartbeat is stale', async () => {
+  it('takes over from a holder elsewhere only once its heartbeat has not moved for the stale time', async () => {
     const path = await lockPath();
     await writeFile(path, JSON.stringify({ pid: 1, host: 'another-host', token: 'remote', at: Date.now() }));
-    const lock = createDirLock({ path, staleMs: 5_000 });
-    expect(await lock.tryAcquire()).toBeUndefined();
+    // An old mtime alone proves nothing: this process's wall clock may have jumped.
     const old = new Date(Date.now() - 10_000);
     await utimes(path, old, old);
+    const lock = createDirLock({ path, staleMs: 200 });
+    expect(await lock.tryAcquire()).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 300));
     const held = await lock.tryAcquire();
     expect(held).toBeDefined();
     await held?.release();
+  });
+
+  it('never takes over a holder whose heartbeat moves, whatever its mtime says (a wall clock that jumped)', async () => {
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify({ pid: 1, host: 'another-host', token: 'remote', at: Date.now() }));
+    const lock = createDirLock({ path, staleMs: 200 });
+    // The holder's clock runs three hours behind: every heartbeat it writes looks ancient here.
+    const behind = Date.now() - 3 * 3_600_000;
+    for (let beat = 0; beat < 8; beat += 1) {
+      const at = new Date(behind + beat * 60);
+      await utimes(path, at, at);
+      expect(await lock.tryAcquire()).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 60));
+    }
+    expect(JSON.parse(await readFile(path, 'utf8')).token).toBe('remote');
   });
 
   it('release leaves alone a lock that someone else now holds; refresh reports the loss', async () => {
