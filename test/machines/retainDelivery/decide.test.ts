@@ -3,21 +3,12 @@
  * "not before" the failure event carries: the same journal always folds to the same retry time.
  */
 import { describe, expect, it } from 'vitest';
-import * as E from 'fp-ts/lib/Either.js';
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { initialTransition } from 'xstate';
 import { retainDeliveryMachine } from '../../../src/machines/retainDelivery/machine.js';
-import { RetainDeliveryEvent, retainEvents, type RetainJob } from '../../../src/machines/retainDelivery/events.js';
+import { retainEvents, type RetainJob } from '../../../src/machines/retainDelivery/events.js';
 import { nextAttemptAt } from '../../../src/machines/retainDelivery/decide.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
+import { ev, run, type Snapshot } from './fold.js';
 
-type Snapshot = SnapshotFrom<typeof retainDeliveryMachine>;
-const decodeEvent = decodeWith(RetainDeliveryEvent, 'test event');
-const ev = (input: unknown): RetainDeliveryEvent => {
-  const decoded = decodeEvent(input);
-  if (E.isLeft(decoded)) throw new Error(decoded.left.message);
-  return decoded.right;
-};
-const run = (snapshot: Snapshot, ...events: RetainDeliveryEvent[]): Snapshot => events.reduce((s, e) => transition(retainDeliveryMachine, s, e)[0], snapshot);
 const job = { jobId: 'job-00000001', bankId: 'b', documentId: 'd', updateMode: 'append', item: { content: 'x' }, contentHash: 'h', idempotencyKey: 'k', enqueuedAt: '2026-11-22T10:00:00.000Z' } as unknown as RetainJob;
 const policy = { baseMs: 1_000, capMs: 8_000 };
 

@@ -5,25 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { initialTransition } from 'xstate';
 import { retainDeliveryMachine } from '../../../src/machines/retainDelivery/machine.js';
-import { RetainDeliveryEvent, retainEvents, type RetainJob } from '../../../src/machines/retainDelivery/events.js';
+import { retainEvents, type RetainDeliveryEvent, type RetainJob } from '../../../src/machines/retainDelivery/events.js';
 import { pendingJobs, recentIds, RECENT_KEYS } from '../../../src/machines/retainDelivery/context.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
 import { batchOperationId, prepareJobs } from '../../../src/effects/retainDelivery/jobs.js';
 import { nodeIds } from '../../../src/adapters/ids/nodeIds.js';
+import { ev, run, type Snapshot } from './fold.js';
 
 const { digest } = nodeIds;
 
-type Snapshot = SnapshotFrom<typeof retainDeliveryMachine>;
-const decodeEvent = decodeWith(RetainDeliveryEvent, 'test event');
-const ev = (input: unknown): RetainDeliveryEvent => {
-  const decoded = decodeEvent(input);
-  if (E.isLeft(decoded)) throw new Error(decoded.left.message);
-  return decoded.right;
-};
 const start = (): Snapshot => initialTransition(retainDeliveryMachine, { mode: 'coalesced' })[0];
-const run = (snapshot: Snapshot, ...events: RetainDeliveryEvent[]): Snapshot => events.reduce((s, e) => transition(retainDeliveryMachine, s, e)[0], snapshot);
 
 /** Jobs as `enqueue` prepares them, for one hand-off `key` (the identity the session passes). */
 const handOff = (key: string, contents: string[], now = 1_000): RetainJob[] => {

@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import * as fc from 'fast-check';
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { initialTransition, transition } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import { retainDeliveryMachine } from '../../../src/machines/retainDelivery/machine.js';
-import { RetainDeliveryEvent, type RetainJob } from '../../../src/machines/retainDelivery/events.js';
+import type { RetainDeliveryEvent, RetainJob } from '../../../src/machines/retainDelivery/events.js';
 import { pendingJobs, type DeliveryMode } from '../../../src/machines/retainDelivery/context.js';
 import { requestItems, selectBatch } from '../../../src/machines/retainDelivery/batch.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
-
-type Snapshot = SnapshotFrom<typeof retainDeliveryMachine>;
-
-const decodeEvent = decodeWith(RetainDeliveryEvent, 'test event');
-/** Builds an event through its codec, as the runtime does: a test cannot send what a host could not. */
-const ev = (input: unknown): RetainDeliveryEvent => {
-  const decoded = decodeEvent(input);
-  if (E.isLeft(decoded)) throw new Error(decoded.left.message);
-  return decoded.right;
-};
+import { decodeEvent, ev, run, type Snapshot } from './fold.js';
 
 const job = (n: number, over: Partial<Record<string, unknown>> = {}): RetainJob =>
   ({
@@ -41,7 +31,6 @@ const step = (snapshot: Snapshot, event: RetainDeliveryEvent) => {
   const [next, actions] = transition(retainDeliveryMachine, snapshot, event);
   return { next, types: actions.map((a) => a.type).filter((t) => !t.startsWith('xstate.')), actions };
 };
-const run = (snapshot: Snapshot, ...events: RetainDeliveryEvent[]): Snapshot => events.reduce((s, e) => step(s, e).next, snapshot);
 
 describe('retain-delivery machine: transitions and the effects they ask for', () => {
   it('starts idle and settled', () => {
