@@ -269,6 +269,13 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       }
       return;
     }
+    // `close()` may have begun while this start waited on the lease and the sync: a closing
+    // process starts nothing new. Sent now, the batch would be cut off at the close deadline
+    // and left to another process to take over; left pending, the next holder sends it fresh.
+    if (closing) {
+      await dispatch(retainEvents.batchSkipped({ reason: 'shutting down', at: now() }));
+      return;
+    }
     const batch = { jobIds: jobs.map((j) => j.jobId), operationId: choice.adoptedOperationId ?? batchOperationId(jobs, digest), owner };
     await dispatch(retainEvents.batchStarted({ batch, at: now() }));
   };
