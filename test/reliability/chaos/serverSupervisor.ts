@@ -7,26 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleScript } from '../support/childRunner.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Bundles `serveChild.ts` into `outDir`; returns the script path. */
-export const bundleServeChild = async (outDir: string): Promise<string> => {
-  const outfile = join(outDir, 'serve.mjs');
-  await build({
-    entryPoints: [join(here, 'serveChild.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-    // Some bundled CommonJS dependencies call require().
-    banner: { js: "import { createRequire as __amCreateRequire } from 'node:module'; const require = __amCreateRequire(import.meta.url);" },
-  });
-  return outfile;
-};
+export const bundleServeChild = (outDir: string): Promise<string> => bundleScript(join(here, 'serveChild.ts'), join(outDir, 'serve.mjs'));
 
 /** A free loopback port: every restart listens on it, since pi's config names one URL. */
 export const freePort = async (): Promise<number> => {

@@ -12,12 +12,10 @@ import { build } from 'esbuild';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'helpers');
 
-/** Bundles a child (`test/helpers/<name>.ts`) into a temp dir; returns the script path. */
-export const bundleChild = async (name: string): Promise<string> => {
-  const outDir = await mkdtemp(join(tmpdir(), 'am-child-'));
-  const outfile = join(outDir, `${name}.mjs`);
+/** Bundles the TypeScript `entry` into one ESM script at `outfile` for Node 20; returns `outfile`. */
+export const bundleScript = async (entry: string, outfile: string): Promise<string> => {
   await build({
-    entryPoints: [join(here, `${name}.ts`)],
+    entryPoints: [entry],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -28,6 +26,12 @@ export const bundleChild = async (name: string): Promise<string> => {
     banner: { js: "import { createRequire as __amCreateRequire } from 'node:module'; const require = __amCreateRequire(import.meta.url);" },
   });
   return outfile;
+};
+
+/** Bundles a child (`test/helpers/<name>.ts`) into a temp dir; returns the script path. */
+export const bundleChild = async (name: string): Promise<string> => {
+  const outDir = await mkdtemp(join(tmpdir(), 'am-child-'));
+  return bundleScript(join(here, `${name}.ts`), join(outDir, `${name}.mjs`));
 };
 
 export const bundleQueueChild = (): Promise<string> => bundleChild('queueChild');
