@@ -3,7 +3,6 @@
  * `src/adapters/queue/queueFiles.ts`), shared by every process of one project. Built here,
  * in the hosts, because it joins three backends (queue journal, fs lock, receipts document).
  */
-import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { createDirLock } from '../adapters/fs/dirLock.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
@@ -45,7 +44,6 @@ export const jsonlRetainQueueStore =
       appendDeadLetters: async (lines) => {
         await appendDurable(files.deadLetters, Buffer.from(lines));
       },
-      journalBytes: async () => (await fs.stat(files.journal).catch(() => undefined))?.size,
     };
   };
 

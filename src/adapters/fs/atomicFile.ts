@@ -3,9 +3,16 @@
  * config files, tool sidecars): one way to replace a file atomically and make it survive a
  * power cut.
  */
-import { promises as fs } from 'node:fs';
+import { closeSync, fsyncSync, openSync, promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkParent } from './safeFile.js';
+import { checkParent, checkParentSync } from './safeFile.js';
+
+const directoryUnsyncable = (error: unknown): boolean => {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EBADF';
+};
+
+const tempName = (file: string): string => `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
 
 /** Makes a created or renamed entry durable; best effort where directories cannot be synced. */
 export const fsyncDirectory = async (dir: string): Promise<void> => {
@@ -14,10 +21,22 @@ export const fsyncDirectory = async (dir: string): Promise<void> => {
     handle = await fs.open(dir, 'r');
     await handle.sync();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
+    if (!directoryUnsyncable(error)) throw error;
   } finally {
     await handle?.close();
+  }
+};
+
+/** `fsyncDirectory`, synchronously (the journal's writes never yield while they hold its lock). */
+export const fsyncDirectorySync = (dir: string): void => {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch (error) {
+    if (!directoryUnsyncable(error)) throw error;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 };
 
@@ -37,7 +56,7 @@ export interface WriteAtomicOptions {
  */
 export const writeAtomic = async (file: string, data: string | Buffer, options: WriteAtomicOptions = {}): Promise<boolean> => {
   await checkParent(file);
-  const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const temp = tempName(file);
   try {
     await fs.writeFile(temp, data, { mode: 0o600, flag: 'wx', flush: true });
     if (options.precondition !== undefined && !options.precondition()) {
@@ -51,4 +70,18 @@ export const writeAtomic = async (file: string, data: string | Buffer, options: 
   }
   await fsyncDirectory(path.dirname(file));
   return true;
+};
+
+/** `writeAtomic` without a precondition, synchronously. */
+export const writeAtomicSync = (file: string, data: string | Buffer): void => {
+  checkParentSync(file);
+  const temp = tempName(file);
+  try {
+    writeFileSync(temp, data, { mode: 0o600, flag: 'wx', flush: true });
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectorySync(path.dirname(file));
 };

@@ -16,10 +16,10 @@
  * blocks others for the whole stale period) and its takeover races (its issue #121).
  */
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { readStateFile } from './safeFile.js';
+import { readStateFileSync } from './safeFile.js';
 
 export interface LockOwner {
   readonly pid: number;
@@ -32,6 +32,8 @@ export interface HeldLock {
   readonly token: string;
   /** Removes the lock if this holder still owns it. */
   release(): Promise<void>;
+  /** `release`, synchronously (for a lock taken with `acquireSync`). */
+  releaseSync(): void;
   /** Refreshes the heartbeat; false when the lock was taken over (this holder lost it). */
   refresh(): Promise<boolean>;
 }
@@ -55,6 +57,11 @@ export interface DirLock {
   tryAcquire(): Promise<HeldLock | undefined>;
   /** Waits up to `timeoutMs` for the lock; rejects with a message naming the lock and its holder. */
   acquire(timeoutMs: number): Promise<HeldLock>;
+  /**
+   * `acquire`, blocking the thread between attempts: for locks held for one write (the
+   * journal's), taken on a path that must not yield (pi's `agent_end`). Throws on timeout.
+   */
+  acquireSync(timeoutMs: number): HeldLock;
   /** The current holder, if any (for status and errors). */
   holder(): Promise<LockOwner | undefined>;
 }
@@ -71,21 +78,29 @@ const isAlive = (pid: number): boolean => {
 
 const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
-const readOwner = async (file: string): Promise<{ owner?: LockOwner; mtimeMs?: number }> => {
+// The lock's file operations are a handful of metadata calls, each microseconds: done
+// synchronously, so a lock taken on a path that must not yield and one taken from async code
+// share one implementation, and no await sits between checking the lock and claiming it.
+const readOwner = (file: string): { owner?: LockOwner; mtimeMs?: number } => {
   let mtimeMs: number;
   try {
-    mtimeMs = (await fs.lstat(file)).mtimeMs;
+    mtimeMs = lstatSync(file).mtimeMs;
   } catch {
     return {};
   }
   try {
     // A lock planted as a link (to /dev/zero, say) or grown huge is unreadable, never followed.
-    const parsed = JSON.parse((await readStateFile(file, 64 * 1024)) ?? '') as Partial<LockOwner>;
+    const parsed = JSON.parse(readStateFileSync(file, 64 * 1024) ?? '') as Partial<LockOwner>;
     if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string' || typeof parsed.host !== 'string') return { mtimeMs };
     return { owner: parsed as LockOwner, mtimeMs };
   } catch {
     return { mtimeMs };
   }
+};
+
+/** Blocks this thread for `ms` (a wait between lock attempts that must not yield). */
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
 
 /**
@@ -111,8 +126,8 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   };
 
   /** The stale holder's token ('' when the file has no owner), or undefined when it is live. */
-  const staleToken = async (): Promise<string | undefined> => {
-    const { owner, mtimeMs } = await readOwner(lockPath);
+  const staleToken = (): string | undefined => {
+    const { owner, mtimeMs } = readOwner(lockPath);
     if (mtimeMs === undefined) return undefined; // Gone already: the next attempt creates it.
     const age = unchangedFor(`${owner?.token ?? ''}@${mtimeMs}`);
     if (owner === undefined) return age > Math.min(staleMs, 2_000) ? '' : undefined;
@@ -125,19 +140,25 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
    * Moves the stale lock aside. If another contender replaced it with a live lock between our
    * check and the rename, the moved file is not the one we judged: it is put back.
    */
-  const claimStale = async (judged: string): Promise<void> => {
+  const claimStale = (judged: string): void => {
     const tomb = `${lockPath}.stale-${randomUUID()}`;
     try {
-      await fs.rename(lockPath, tomb);
+      renameSync(lockPath, tomb);
     } catch {
       return; // Someone else claimed it (or the holder released it): try again from the top.
     }
-    const { owner } = await readOwner(tomb);
-    if ((owner?.token ?? '') !== judged) await fs.link(tomb, lockPath).catch(() => undefined);
-    await fs.rm(tomb, { force: true });
+    const { owner } = readOwner(tomb);
+    if ((owner?.token ?? '') !== judged) {
+      try {
+        linkSync(tomb, lockPath);
+      } catch {
+        // A new holder is in place already; the judged one is gone either way.
+      }
+    }
+    rmSync(tomb, { force: true });
   };
 
-  const tryAcquire = async (): Promise<HeldLock | undefined> => {
+  const tryAcquireNow = (): HeldLock | undefined => {
     const token = randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const owner: LockOwner = { pid: process.pid, host, token, at: Date.now() };
@@ -145,22 +166,21 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
       // atomic step (link fails if it exists), so it is never seen empty.
       const draft = `${lockPath}.${token}.owner`;
       try {
-        await fs.writeFile(draft, JSON.stringify(owner), { mode: 0o600, flag: 'wx' });
-        await fs.link(draft, lockPath);
+        writeFileSync(draft, JSON.stringify(owner), { mode: 0o600, flag: 'wx' });
+        linkSync(draft, lockPath);
       } catch (error) {
-        await fs.rm(draft, { force: true });
+        rmSync(draft, { force: true });
         if (code(error) === 'ENOENT') {
-          await fs.mkdir(path.dirname(lockPath), { recursive: true, mode: 0o700 });
+          mkdirSync(path.dirname(lockPath), { recursive: true, mode: 0o700 });
           continue;
         }
         if (code(error) !== 'EEXIST') throw error;
-        const judged = await staleToken();
+        const judged = staleToken();
         if (judged === undefined) return undefined;
-        await claimStale(judged);
+        claimStale(judged);
         continue;
       }
-      // The draft is only a name now; removing it is off the critical path.
-      void fs.rm(draft, { force: true }).catch(() => undefined);
+      rmSync(draft, { force: true });
       const tokens = heldHere.get(lockPath) ?? new Set<string>();
       tokens.add(token);
       heldHere.set(lockPath, tokens);
@@ -169,44 +189,65 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     return undefined;
   };
 
+  const releaseNow = (token: string): void => {
+    // No longer held, whatever the removal below does: if it fails, the file is stale.
+    heldHere.get(lockPath)?.delete(token);
+    if (verifyRelease) {
+      let text = '';
+      try {
+        text = readStateFileSync(lockPath, 64 * 1024) ?? '';
+      } catch {
+        return;
+      }
+      if (!text.includes(`"token":"${token}"`)) return;
+    }
+    rmSync(lockPath, { force: true });
+  };
+
   const heldLock = (token: string): HeldLock => ({
     token,
-    release: async () => {
-      // No longer held, whatever the removal below does: if it fails, the file is stale.
-      heldHere.get(lockPath)?.delete(token);
-      if (verifyRelease) {
-        const text = (await readStateFile(lockPath, 64 * 1024).catch(() => undefined)) ?? '';
-        if (!text.includes(`"token":"${token}"`)) return;
-      }
-      await fs.rm(lockPath, { force: true });
-    },
+    release: async () => releaseNow(token),
+    releaseSync: () => releaseNow(token),
     refresh: async () => {
-      const { owner } = await readOwner(lockPath);
+      const { owner } = readOwner(lockPath);
       if (owner?.token !== token) return false;
       const now = new Date();
-      await fs.utimes(lockPath, now, now).catch(() => undefined);
+      try {
+        utimesSync(lockPath, now, now);
+      } catch {
+        // The next refresh tries again; a holder that cannot touch it is judged by its pid.
+      }
       return true;
     },
   });
 
+  const timedOut = (timeoutMs: number): Error => {
+    const { owner } = readOwner(lockPath);
+    const who = owner === undefined ? 'an unknown process' : `process ${owner.pid} on ${owner.host}`;
+    return new Error(`timed out after ${timeoutMs} ms waiting for the lock ${lockPath} held by ${who}; if that process is gone, remove the file`);
+  };
+
   return {
     path: lockPath,
-    tryAcquire,
+    tryAcquire: async () => tryAcquireNow(),
     acquire: async (timeoutMs) => {
       const until = performance.now() + timeoutMs;
       for (;;) {
-        const held = await tryAcquire();
+        const held = tryAcquireNow();
         if (held !== undefined) return held;
-        if (performance.now() >= until) {
-          const { owner } = await readOwner(lockPath);
-          const who = owner === undefined ? 'an unknown process' : `process ${owner.pid} on ${owner.host}`;
-          throw new Error(
-            `timed out after ${timeoutMs} ms waiting for the lock ${lockPath} held by ${who}; if that process is gone, remove the file`,
-          );
-        }
+        if (performance.now() >= until) throw timedOut(timeoutMs);
         await new Promise((resolve) => setTimeout(resolve, retryMs));
       }
     },
-    holder: async () => (await readOwner(lockPath)).owner,
+    acquireSync: (timeoutMs) => {
+      const until = performance.now() + timeoutMs;
+      for (;;) {
+        const held = tryAcquireNow();
+        if (held !== undefined) return held;
+        if (performance.now() >= until) throw timedOut(timeoutMs);
+        sleepSync(retryMs);
+      }
+    },
+    holder: async () => readOwner(lockPath).owner,
   };
 };

@@ -2,8 +2,10 @@
  * The retain queue's journal: a JSONL file shared by every process of one project.
  *
  * - Every mutation (append, tail repair, compaction) runs under the inter-process mutation
- *   lock, inside an in-process chain; concurrent appends of one process share one write and
- *   one fsync (group commit), and `append` resolves only after that fsync.
+ *   lock and is synchronous from taking the lock to letting it go: `appendSync` is durable
+ *   (fsync'd) when it returns, so pi's `agent_end`, which is never awaited, queues a turn with
+ *   one write and one fsync, and no await ever sits inside the lock (a synchronous append
+ *   waiting on this process's own async holder would wait for good).
  * - A torn last line (a writer died mid-write, a disk filled) is moved to the quarantine file
  *   and cut off before the next append, so it can never glue onto a good record. A damaged
  *   line in the middle is quarantined too and reported as damage; nothing is dropped silently.
@@ -11,7 +13,7 @@
  *   caller, which folds them in without writing them again. A compaction by another process
  *   replaces the file: `takeForeign` then says `replaced` and the caller reloads.
  */
-import { promises as fs } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, lstatSync, readSync } from 'node:fs';
 import path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalRecord } from '../../machines/shared/codecs.js';
@@ -19,16 +21,16 @@ import type { JournalDamage, JournalEntry, JournalLoad } from '../../effects/por
 import type { ForeignRecords, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { createDirLock, type DirLock } from '../fs/dirLock.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
-import { fsyncDirectory, writeAtomic } from '../fs/atomicFile.js';
-import { appendDurable, queueFiles, type QueueFiles } from './queueFiles.js';
-import { ensurePrivateDir, openStateFile, UnsafeFileError } from '../fs/safeFile.js';
+import { writeAtomicSync } from '../fs/atomicFile.js';
+import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
+import { ensurePrivateDirSync, openStateFileSync, UnsafeFileError } from '../fs/safeFile.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
 export interface JournalFs {
-  appendDurable(file: string, data: Buffer): Promise<{ created: boolean }>;
+  appendDurable(file: string, data: Buffer): { created: boolean };
 }
 
-export const nodeJournalFs: JournalFs = { appendDurable };
+export const nodeJournalFs: JournalFs = { appendDurable: appendDurableSync };
 
 export type { ForeignRecords } from '../../effects/ports/retainQueueStore.js';
 
@@ -69,6 +71,9 @@ const writeFailure = (file: string, error: unknown): Error => {
   return Object.assign(new Error(`retain queue: could not write ${file} (${detail}); nothing was queued; ${hint}`), { code });
 };
 
+/** Runs `fn` now; a throw becomes a rejection (the async face of a synchronous operation). */
+const settle = <T>(fn: () => T): Promise<T> => new Promise((resolve) => resolve(fn()));
+
 export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<QueueJournal> => {
   const files = queueFiles(options.path);
   const journalFs = options.fs ?? nodeJournalFs;
@@ -79,37 +84,29 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
   let nextSeq = 0;
   let closed = false;
 
-  await ensurePrivateDir(path.dirname(files.journal));
+  ensurePrivateDirSync(path.dirname(files.journal));
 
-  // One operation at a time in this process; the lock orders processes.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn);
-    chain = run.catch(() => undefined);
-    return run;
+  const locked = <T>(fn: () => T): T => {
+    const held = lock.acquireSync(lockTimeoutMs);
+    try {
+      return fn();
+    } finally {
+      held.releaseSync();
+    }
   };
-  const locked = <T>(fn: () => Promise<T>): Promise<T> =>
-    serial(async () => {
-      const held = await lock.acquire(lockTimeoutMs);
-      try {
-        return await fn();
-      } finally {
-        await held.release();
-      }
-    });
 
-  const quarantine = async (bytes: Buffer, offset: number, reason: string): Promise<JournalDamage> => {
+  const quarantine = (bytes: Buffer, offset: number, reason: string): JournalDamage => {
     const line = JSON.stringify({ at: new Date().toISOString(), source: files.journal, offset, reason, bytes: bytes.toString('base64') });
-    await appendDurable(files.quarantine, Buffer.from(`${line}\n`));
+    appendDurableSync(files.quarantine, Buffer.from(`${line}\n`));
     const damage: JournalDamage = { line: offset, reason: `${reason} (bytes at offset ${offset} moved to ${files.quarantine})`, quarantinedTo: files.quarantine };
     options.onDamage?.(damage);
     return damage;
   };
 
-  const statJournal = async (): Promise<{ ino: number; size: number } | undefined> => {
+  const statJournal = (): { ino: number; size: number } | undefined => {
     try {
       // lstat: a journal planted as a link to another file is refused, never read or cut.
-      const stat = await fs.lstat(files.journal);
+      const stat = lstatSync(files.journal);
       if (!stat.isFile()) throw new UnsafeFileError(files.journal, stat.isSymbolicLink() ? 'it is a symbolic link (a cloned repository can plant one); remove it' : 'it is not a regular file; remove it');
       return { ino: stat.ino, size: stat.size };
     } catch (error) {
@@ -118,19 +115,29 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     }
   };
 
-  const readRange = async (start: number, end: number): Promise<Buffer> => {
-    const handle = await openStateFile(files.journal, 'read');
+  const readRange = (start: number, end: number): Buffer => {
+    const fd = openStateFileSync(files.journal, 'read');
     try {
       const buffer = Buffer.alloc(end - start);
       let read = 0;
       while (read < buffer.length) {
-        const { bytesRead } = await handle.read(buffer, read, buffer.length - read, start + read);
+        const bytesRead = readSync(fd, buffer, read, buffer.length - read, start + read);
         if (bytesRead === 0) break;
         read += bytesRead;
       }
       return buffer.subarray(0, read);
     } finally {
-      await handle.close();
+      closeSync(fd);
+    }
+  };
+
+  const truncateTo = (size: number, durable: boolean): void => {
+    const fd = openStateFileSync(files.journal, 'readWrite');
+    try {
+      ftruncateSync(fd, size);
+      if (durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
   };
 
@@ -138,7 +145,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
    * Parses `bytes` (file content from `start`): complete lines become records or damage; a
    * fragment after the last newline is quarantined and cut off the file. Caller holds the lock.
    */
-  const parseRegion = async (bytes: Buffer, start: number): Promise<{ records: JournalRecord[]; damage: JournalDamage[]; damagedLines: number; end: number }> => {
+  const parseRegion = (bytes: Buffer, start: number): { records: JournalRecord[]; damage: JournalDamage[]; damagedLines: number; end: number } => {
     const records: JournalRecord[] = [];
     const damage: JournalDamage[] = [];
     let damagedLines = 0;
@@ -150,18 +157,14 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
         if (E.isRight(decoded)) records.push(decoded.right);
         else {
           damagedLines += 1;
-          damage.push(await quarantine(bytes.subarray(lineStart, i), start + lineStart, `damaged record: ${decoded.left}`));
+          damage.push(quarantine(bytes.subarray(lineStart, i), start + lineStart, `damaged record: ${decoded.left}`));
         }
       }
       lineStart = i + 1;
     }
     if (lineStart < bytes.length) {
-      damage.push(await quarantine(bytes.subarray(lineStart), start + lineStart, 'torn last line (a writer stopped mid-write)'));
-      const handle = await openStateFile(files.journal, 'readWrite');
-      await handle
-        .truncate(start + lineStart)
-        .then(() => handle.sync())
-        .finally(() => handle.close());
+      damage.push(quarantine(bytes.subarray(lineStart), start + lineStart, 'torn last line (a writer stopped mid-write)'));
+      truncateTo(start + lineStart, true);
     }
     return { records, damage, damagedLines, end: start + lineStart };
   };
@@ -171,8 +174,8 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
   };
 
   /** Brings this process up to the file's end (caller holds the lock). */
-  const catchUp = async (): Promise<ForeignRecords> => {
-    const stat = await statJournal();
+  const catchUp = (): ForeignRecords => {
+    const stat = statJournal();
     if (stat === undefined) {
       const replaced = position.ino !== null;
       Object.assign(position, { ino: null, end: 0, records: 0 });
@@ -189,158 +192,146 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       return { records: [], damage: [], replaced: true };
     }
     if (stat.size === position.end) return { records: [], damage: [], replaced: false };
-    const region = await parseRegion(await readRange(position.end, stat.size), position.end);
+    const region = parseRegion(readRange(position.end, stat.size), position.end);
     position.end = region.end;
     position.records += region.records.length;
     seqAfter(region.records);
     return { records: region.records, damage: region.damage, replaced: false };
   };
 
-  // Group commit: appends that arrive while a write is under way go out together in the next.
-  let waiting: { entries: readonly JournalEntry[]; resolve: (r: JournalRecord[]) => void; reject: (e: Error) => void }[] = [];
+  // What other processes appended, met by this process's own appends: handed over by `takeForeign`.
   let foreignBacklog: JournalRecord[] = [];
   let damageBacklog: JournalDamage[] = [];
   let replacedSeen = false;
-  let writerScheduled = false;
 
-  const writeWaiting = async (): Promise<void> => {
-    writerScheduled = false;
-    const batch = waiting;
-    waiting = [];
-    if (batch.length === 0) return;
+  const keepForeign = (caught: ForeignRecords): void => {
+    foreignBacklog.push(...caught.records);
+    damageBacklog.push(...caught.damage);
+    if (caught.replaced) replacedSeen = true;
+  };
+
+  const appendNow = (entries: readonly JournalEntry[]): JournalRecord[] => {
+    if (entries.length === 0) return [];
     try {
-      const caught = await catchUp();
-      foreignBacklog.push(...caught.records);
-      damageBacklog.push(...caught.damage);
-      if (caught.replaced) replacedSeen = true;
-      const results: JournalRecord[][] = [];
-      const lines: string[] = [];
-      for (const item of batch) {
-        const recs: JournalRecord[] = [];
-        for (const entry of item.entries) {
+      return locked(() => {
+        keepForeign(catchUp());
+        const records: JournalRecord[] = [];
+        const lines: string[] = [];
+        for (const entry of entries) {
           const { record, line } = encodeRecord(entry, nextSeq);
           nextSeq += 1;
-          recs.push(record);
+          records.push(record);
           lines.push(line);
         }
-        results.push(recs);
-      }
-      const data = Buffer.from(lines.join(''), 'utf8');
-      const before = position.end;
-      try {
-        await journalFs.appendDurable(files.journal, data);
-      } catch (error) {
-        // Take back whatever part of the write landed, so no unacknowledged record survives.
-        await openStateFile(files.journal, 'readWrite')
-          .then((handle) => handle.truncate(before).finally(() => handle.close()))
-          .catch(() => undefined);
-        throw writeFailure(files.journal, error);
-      }
-      if (position.ino === null) position.ino = (await statJournal())?.ino ?? null;
-      position.end = before + data.length;
-      position.records += lines.length;
-      batch.forEach((item, i) => item.resolve(results[i] ?? []));
+        const data = Buffer.from(lines.join(''), 'utf8');
+        const before = position.end;
+        try {
+          journalFs.appendDurable(files.journal, data);
+        } catch (error) {
+          // Take back whatever part of the write landed, so no unacknowledged record survives.
+          try {
+            truncateTo(before, false);
+          } catch {
+            // The next append finds the fragment and quarantines it.
+          }
+          throw writeFailure(files.journal, error);
+        }
+        if (position.ino === null) position.ino = statJournal()?.ino ?? null;
+        position.end = before + data.length;
+        position.records += lines.length;
+        return records;
+      });
     } catch (error) {
-      const failure = error instanceof Error && error.message.startsWith('retain queue:') ? error : writeFailure(files.journal, error);
-      for (const item of batch) item.reject(failure);
+      if (error instanceof Error && error.message.startsWith('retain queue:')) throw error;
+      // The lock itself failed (timed out, unwritable directory).
+      throw new Error(`retain queue: ${error instanceof Error ? error.message : String(error)}; nothing was queued`);
     }
   };
 
-  const journal: QueueJournal = {
-    files,
-    append: (entries) => {
-      if (closed) return Promise.reject(new Error(`retain queue: ${files.journal} is closed; nothing was queued`));
-      if (entries.length === 0) return Promise.resolve([]);
-      return new Promise<JournalRecord[]>((resolve, reject) => {
-        waiting.push({ entries, resolve, reject });
-        if (!writerScheduled) {
-          writerScheduled = true;
-          locked(writeWaiting).catch((error: unknown) => {
-            // The lock itself failed: fail everyone still waiting with that reason.
-            const failure = error instanceof Error ? error : new Error(String(error));
-            const stranded = waiting;
-            waiting = [];
-            writerScheduled = false;
-            for (const item of stranded) item.reject(new Error(`retain queue: ${failure.message}; nothing was queued`));
-          });
-        }
-      });
-    },
-
-    load: () =>
-      locked(async (): Promise<JournalLoad> => {
-        const stat = await statJournal();
-        foreignBacklog = [];
-        damageBacklog = [];
-        replacedSeen = false;
-        nextSeq = 0;
-        if (stat === undefined) {
-          Object.assign(position, { ino: null, end: 0, records: 0 });
-          return { records: [], damage: [] };
-        }
-        const region = await parseRegion(await readRange(0, stat.size), 0);
-        seqAfter(region.records);
-        if (region.damagedLines > 0) {
-          // Damaged lines are safe in the quarantine file now; rewrite without them so the
-          // next load does not report (and quarantine) them again.
-          await writeAtomic(files.journal, region.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-        }
-        const after = await statJournal();
-        Object.assign(position, { ino: after?.ino ?? null, end: after?.size ?? 0, records: region.records.length });
-        return { records: region.records, damage: region.damage };
-      }),
-
-    takeForeign: () =>
-      locked(async () => {
-        const caught = await catchUp();
-        const out: ForeignRecords = {
-          records: [...foreignBacklog, ...caught.records],
-          damage: [...damageBacklog, ...caught.damage],
-          replaced: replacedSeen || caught.replaced,
-        };
-        foreignBacklog = [];
-        damageBacklog = [];
-        replacedSeen = false;
-        return out;
-      }),
-
-    compact: (entries) =>
-      locked(async () => {
-        await catchUp();
-        await rewrite(entries);
-      }),
-
-    compactIfCurrent: (build) =>
-      locked(async () => {
-        const caught = await catchUp();
-        foreignBacklog.push(...caught.records);
-        damageBacklog.push(...caught.damage);
-        if (caught.replaced) replacedSeen = true;
-        if (foreignBacklog.length > 0 || replacedSeen) return false;
-        await rewrite(build());
-        return true;
-      }),
-
-    stats: () => ({ records: position.records, bytes: position.end }),
-
-    close: async () => {
-      closed = true;
-      await serial(async () => undefined);
-    },
-  };
-
-  const rewrite = async (entries: readonly JournalEntry[]): Promise<void> => {
+  const rewrite = (entries: readonly JournalEntry[]): void => {
     nextSeq = 0;
     const lines = entries.map((entry) => {
       const { line } = encodeRecord(entry, nextSeq);
       nextSeq += 1;
       return line;
     });
-    const text = lines.join('');
-    await writeAtomic(files.journal, text);
-    await fsyncDirectory(path.dirname(files.journal));
-    const stat = await statJournal();
+    writeAtomicSync(files.journal, lines.join(''));
+    const stat = statJournal();
     Object.assign(position, { ino: stat?.ino ?? null, end: stat?.size ?? 0, records: lines.length });
+  };
+
+  const journal: QueueJournal = {
+    files,
+    appendSync: (entries) => {
+      if (closed) throw new Error(`retain queue: ${files.journal} is closed; nothing was queued`);
+      return appendNow(entries);
+    },
+    append: (entries) => settle(() => journal.appendSync(entries)),
+
+    load: () =>
+      settle((): JournalLoad =>
+        locked(() => {
+          const stat = statJournal();
+          foreignBacklog = [];
+          damageBacklog = [];
+          replacedSeen = false;
+          nextSeq = 0;
+          if (stat === undefined) {
+            Object.assign(position, { ino: null, end: 0, records: 0 });
+            return { records: [], damage: [] };
+          }
+          const region = parseRegion(readRange(0, stat.size), 0);
+          seqAfter(region.records);
+          if (region.damagedLines > 0) {
+            // Damaged lines are safe in the quarantine file now; rewrite without them so the
+            // next load does not report (and quarantine) them again.
+            writeAtomicSync(files.journal, region.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+          }
+          const after = statJournal();
+          Object.assign(position, { ino: after?.ino ?? null, end: after?.size ?? 0, records: region.records.length });
+          return { records: region.records, damage: region.damage };
+        }),
+      ),
+
+    takeForeign: () =>
+      settle(() =>
+        locked(() => {
+          const caught = catchUp();
+          const out: ForeignRecords = {
+            records: [...foreignBacklog, ...caught.records],
+            damage: [...damageBacklog, ...caught.damage],
+            replaced: replacedSeen || caught.replaced,
+          };
+          foreignBacklog = [];
+          damageBacklog = [];
+          replacedSeen = false;
+          return out;
+        }),
+      ),
+
+    compact: (entries) =>
+      settle(() =>
+        locked(() => {
+          catchUp();
+          rewrite(entries);
+        }),
+      ),
+
+    compactIfCurrent: (build) =>
+      settle(() =>
+        locked(() => {
+          keepForeign(catchUp());
+          if (foreignBacklog.length > 0 || replacedSeen) return false;
+          rewrite(build());
+          return true;
+        }),
+      ),
+
+    stats: () => ({ records: position.records, bytes: position.end }),
+
+    close: async () => {
+      closed = true;
+    },
   };
 
   return journal;

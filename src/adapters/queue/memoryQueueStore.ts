@@ -95,7 +95,8 @@ export const createMemoryQueueStore = (): MemoryQueueStoreTwin => {
       };
 
       const journal: SharedJournal = {
-        append: async (entries) => {
+        append: (entries) => new Promise((resolve) => resolve(journal.appendSync(entries))),
+        appendSync: (entries) => {
           if (closed) throw new Error('retain queue: the memory store is closed; nothing was queued');
           if (entries.length === 0) return [];
           const caught = catchUp();
@@ -172,7 +173,6 @@ export const createMemoryQueueStore = (): MemoryQueueStoreTwin => {
         appendDeadLetters: async (lines) => {
           state.deadLetters += lines;
         },
-        journalBytes: async () => state.bytes,
       };
     };
 

@@ -3,9 +3,10 @@
  * for a dead-letter name it never wrote).
  */
 import path from 'node:path';
-import { fsyncDirectory } from '../fs/atomicFile.js';
+import { closeSync, fstatSync, fsyncSync } from 'node:fs';
+import { fsyncDirectory, fsyncDirectorySync } from '../fs/atomicFile.js';
 import { redactKnownValues } from '../../config/redact.js';
-import { openStateFile } from '../fs/safeFile.js';
+import { openStateFile, openStateFileSync, writeAllSync } from '../fs/safeFile.js';
 
 export interface QueueFiles {
   /** The journal: `retain-queue.jsonl`. */
@@ -39,11 +40,15 @@ export const queueFiles = (journalPath: string): QueueFiles => {
  * never followed) and fsyncs it before resolving. When the
  * file is new its directory is fsync'd too, so the new name survives a power cut.
  */
-export const appendDurable = async (file: string, raw: Buffer): Promise<{ created: boolean }> => {
+const redacted = (raw: Buffer): Buffer => {
   // Dead letters and quarantined bytes too: no known secret value is appended to any queue file.
   const text = raw.toString('utf8');
   const clean = redactKnownValues(text);
-  const data = clean === text ? raw : Buffer.from(clean);
+  return clean === text ? raw : Buffer.from(clean);
+};
+
+export const appendDurable = async (file: string, raw: Buffer): Promise<{ created: boolean }> => {
+  const data = redacted(raw);
   const handle = await openStateFile(file, 'append');
   let created: boolean;
   try {
@@ -55,5 +60,21 @@ export const appendDurable = async (file: string, raw: Buffer): Promise<{ create
     await handle.close();
   }
   if (created) await fsyncDirectory(path.dirname(file));
+  return { created };
+};
+
+/** `appendDurable`, synchronously: the journal appends under its lock without yielding. */
+export const appendDurableSync = (file: string, raw: Buffer): { created: boolean } => {
+  const data = redacted(raw);
+  const fd = openStateFileSync(file, 'append');
+  let created: boolean;
+  try {
+    writeAllSync(fd, data);
+    fsyncSync(fd);
+    created = fstatSync(fd).size === data.length;
+  } finally {
+    closeSync(fd);
+  }
+  if (created) fsyncDirectorySync(path.dirname(file));
   return { created };
 };

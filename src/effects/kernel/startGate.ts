@@ -50,6 +50,11 @@ export interface GateRuntime<TMachine extends AnyStateMachine> {
   readonly name: string;
   /** Decodes, journals, then sends `input`; resolves to the snapshot after it, or the error. */
   dispatch(input: unknown): Promise<E.Either<DecodeError, SnapshotFrom<TMachine>>>;
+  /**
+   * `dispatch`, done when it returns (the gate's actions have run): for a hook the host never
+   * awaits. Throws if the journal cannot store the event or appends only asynchronously.
+   */
+  dispatchSync(input: unknown): E.Either<DecodeError, SnapshotFrom<TMachine>>;
   getSnapshot(): SnapshotFrom<TMachine>;
   select<T>(selector: (snapshot: SnapshotFrom<TMachine>) => T): T;
   subscribe(listener: (snapshot: SnapshotFrom<TMachine>) => void): () => void;
@@ -122,6 +127,7 @@ export const startGate = async <TMachine extends AnyStateMachine>(
     damage,
     replayed,
     dispatch: dispatcher.dispatch,
+    dispatchSync: dispatcher.dispatchSync,
     getSnapshot: () => actor.getSnapshot() as SnapshotFrom<TMachine>,
     select: (selector) => selector(actor.getSnapshot() as SnapshotFrom<TMachine>),
     subscribe: (listener) => {

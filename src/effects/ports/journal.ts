@@ -29,6 +29,12 @@ export interface JournalLoad {
 export interface JournalPort {
   /** Appends entries in order; resolves only once they are durable (fsync'd for files). */
   append(entries: readonly JournalEntry[]): Promise<readonly JournalRecord[]>;
+  /**
+   * `append`, done when it returns (throws on failure). A journal that has it lets its gate
+   * dispatch synchronously, so a host that never awaits its hook (pi's `agent_end`) still has
+   * the input journaled, and the gate's decision made, before the hook returns.
+   */
+  appendSync?(entries: readonly JournalEntry[]): readonly JournalRecord[];
   /** Reads every intact record in order; damaged records are reported, never thrown. */
   load(): Promise<JournalLoad>;
   /**

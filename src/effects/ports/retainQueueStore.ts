@@ -16,6 +16,8 @@ export interface ForeignRecords {
 
 /** The shared journal: a `JournalPort` that also hands over what other processes appended. */
 export interface SharedJournal extends JournalPort {
+  /** Durable (fsync'd) when it returns; the one write of a queued job. */
+  appendSync(entries: readonly JournalEntry[]): readonly JournalRecord[];
   /** Records other processes appended since the last load or call. */
   takeForeign(): Promise<ForeignRecords>;
   /**
@@ -63,8 +65,6 @@ export interface RetainQueueStore {
   addReceipt(receipt: DeliveryReceipt): Promise<void>;
   /** Appends JSONL lines (jobs the server refused for good) and resolves once they are durable. */
   appendDeadLetters(lines: string): Promise<void>;
-  /** Bytes in the journal now (another process may have appended); undefined if it is gone. */
-  journalBytes(): Promise<number | undefined>;
 }
 
 export interface OpenRetainQueueStoreOptions {

@@ -31,6 +31,7 @@ import { batchOperationId, prepareJobs, type NewRetainJob } from './jobs.js';
 import { sendBatch } from './send.js';
 import { queueStateOf, statusOf, type FlushReport, type QueueStatus } from './status.js';
 import { startGate, type GateRuntime } from '../kernel/startGate.js';
+import { toJson } from '../kernel/trace.js';
 
 export type { RetainJob, DeadLetter } from '../../machines/retainDelivery/events.js';
 export type { RetainItem } from '../../machines/retainDelivery/events.js';
@@ -40,6 +41,12 @@ export type { NewRetainJob } from './jobs.js';
 export interface RetainQueue {
   /** Queues jobs; resolves with them only when they are fsync'd. Rejects (nothing queued) on bad input or a write failure. */
   enqueue(jobs: readonly NewRetainJob[]): Promise<readonly RetainJob[]>;
+  /**
+   * `enqueue`, durable (one write, one fsync) when it returns; throws on bad input or a write
+   * failure (nothing queued). For a hook the host never awaits (pi's `agent_end`). After
+   * `close()` the jobs still go to the shared journal, for whichever process delivers next.
+   */
+  enqueueSync(jobs: readonly NewRetainJob[]): readonly RetainJob[];
   /** Delivers what is due; resolves when delivery stops (empty, backing off, paused, lease elsewhere) or at `deadline`. */
   flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
   status(): QueueStatus;
@@ -111,10 +118,17 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   const owner = `${store.processName}:${ownerTag}`;
 
   // Replicas (records another process wrote) are folded in but not written again.
+  const ownEntries = (entries: readonly JournalEntry[]): readonly JournalEntry[] =>
+    entries.filter((entry) => !(typeof entry.payload === 'object' && entry.payload !== null && (entry.payload as { replica?: unknown }).replica === true));
   const gateJournal: JournalPort = {
     append: (entries) => {
-      const own = entries.filter((entry) => !(typeof entry.payload === 'object' && entry.payload !== null && (entry.payload as { replica?: unknown }).replica === true));
+      const own = ownEntries(entries);
       return own.length === 0 ? Promise.resolve([]) : journal.append(own);
+    },
+    // Every dispatch of the gate is synchronous over it: nothing is ever written but not yet folded.
+    appendSync: (entries) => {
+      const own = ownEntries(entries);
+      return own.length === 0 ? [] : journal.appendSync(own);
     },
     // Another process's own events (its shutdown, its skipped batch) are not part of this fold.
     load: async () => {
@@ -558,18 +572,39 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     };
   };
 
+  const enqueueSync = (input: readonly NewRetainJob[]): readonly RetainJob[] => {
+    const prepared = prepareJobs(input, now(), digest);
+    if (E.isLeft(prepared)) throw new Error(prepared.left);
+    // Very large enqueues go in several records so no line grows without bound.
+    for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) {
+      const event = retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() });
+      if (closed) {
+        // This process's gate has stopped (pi can end a run after the session shut down): the
+        // record goes to the shared journal only, and the next process to fold it (another live
+        // one, or the next start) delivers it.
+        const decoded = RetainDeliveryEvent.decode(event);
+        if (E.isLeft(decoded)) throw new Error('retain queue: a job did not encode; nothing was queued');
+        journal.appendSync([{ type: event.type, at: new Date(now()).toISOString(), payload: toJson(decoded.right) }]);
+        continue;
+      }
+      const result = gate.dispatchSync(event);
+      if (E.isLeft(result)) throw new Error(result.left.message);
+    }
+    return prepared.right;
+  };
+
   return {
     enqueue: async (input) => {
       if (closing) throw new Error('retain queue: closed; nothing was queued');
       const prepared = prepareJobs(input, now(), digest);
       if (E.isLeft(prepared)) throw new Error(prepared.left);
-      if (prepared.right.length === 0) return [];
       // Very large enqueues go in several records so no line grows without bound.
       for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) {
         await dispatch(retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() }));
       }
       return prepared.right;
     },
+    enqueueSync,
     flush: (o) => flush(o),
     recheck,
     status: currentStatus,
@@ -613,7 +648,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       unsubscribeGate?.();
       await gate.stop();
       await releaseLease().catch(() => undefined);
-      await journal.close();
+      // The journal is not closed: a late `enqueueSync` still appends to it (it holds nothing open).
       abort = new AbortController();
     },
   };

@@ -48,14 +48,19 @@ describe('jsonlJournal', () => {
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ v: 1, seq: 0, type: 'retain.enqueued' });
   });
 
-  it('group-commits concurrent appends: one write and one fsync for many callers', async () => {
+  it('appends synchronously: one write and one fsync per call, in call order, done when it returns', async () => {
     const path = await tempPath();
     let writes = 0;
     const counting: JournalFs = { appendDurable: (file, data) => ((writes += 1), nodeJournalFs.appendDurable(file, data)) };
     const journal = await open(path, counting);
-    await Promise.all(Array.from({ length: 50 }, (_, i) => journal.append([entry(i)])));
-    expect(writes).toBeLessThanOrEqual(2);
-    expect(payloadNs((await journal.load()).records).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    for (let i = 0; i < 20; i += 1) {
+      journal.appendSync([entry(i)]);
+      expect(writes).toBe(i + 1);
+      // On disk before the call returned: another reader sees it at once.
+      expect((await readFile(path, 'utf8')).trimEnd().split('\n')).toHaveLength(i + 1);
+    }
+    await Promise.all(Array.from({ length: 30 }, (_, i) => journal.append([entry(20 + i)])));
+    expect(payloadNs((await journal.load()).records)).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 
   it('quarantines a torn last line, cuts it off, and the next append reads back clean', async () => {
@@ -142,8 +147,10 @@ describe('jsonlJournal', () => {
     const path = await tempPath();
     let readOnly = true;
     const fs: JournalFs = {
-      appendDurable: (file, data) =>
-        readOnly ? Promise.reject(Object.assign(new Error('EROFS: read-only file system, open'), { code: 'EROFS' })) : nodeJournalFs.appendDurable(file, data),
+      appendDurable: (file, data) => {
+        if (readOnly) throw Object.assign(new Error('EROFS: read-only file system, open'), { code: 'EROFS' });
+        return nodeJournalFs.appendDurable(file, data);
+      },
     };
     const journal = await open(path, fs);
     await expect(journal.append([entry(1)])).rejects.toThrow(/nothing was queued; the queue directory is not writable/);
@@ -156,9 +163,9 @@ describe('jsonlJournal', () => {
     const path = await tempPath();
     let full = false;
     const fs: JournalFs = {
-      appendDurable: async (file, data) => {
+      appendDurable: (file, data) => {
         if (!full) return nodeJournalFs.appendDurable(file, data);
-        await nodeJournalFs.appendDurable(file, data.subarray(0, data.length - 7));
+        nodeJournalFs.appendDurable(file, data.subarray(0, data.length - 7));
         throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       },
     };
