@@ -38,7 +38,9 @@ import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/
 import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
 import { footerText } from '../effects/session/footer.js';
 import type { HostMessage } from '../effects/session/messages.js';
-import { openRetainLog, type RetainLog } from '../adapters/queue/handoffLog.js';
+import { openRetainCursor } from '../adapters/queue/retainCursor.js';
+import { readLegacyHandoff } from '../adapters/queue/legacyHandoff.js';
+import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
@@ -189,7 +191,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         ...(queueTrace === undefined ? {} : { trace: queueTrace }),
       });
     } catch (error) {
-      problems.push(`retain queue could not open (${redact(error instanceof Error ? error.message : String(error))}); automatic retain keeps runs in the hand-off log until it can`);
+      problems.push(`retain queue could not open (${redact(error instanceof Error ? error.message : String(error))}); automatic retain is off until it can; each turn's messages wait behind the retain cursor and the next turn after a restart carries them`);
     }
   }
 
@@ -205,15 +207,16 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     return journal;
   };
 
-  let retainLog: RetainLog;
+  let cursor: RetainCursor;
   try {
     if (refusal !== undefined) throw new Error(refusal);
-    retainLog = openRetainLog(memoryDir);
+    cursor = openRetainCursor(memoryDir);
   } catch (error) {
     const reason = redact(error instanceof Error ? error.message : String(error));
-    if (refusal === undefined) problems.push(`the retain hand-off log could not open (${reason}); automatic retain is off in this session`);
-    retainLog = refusingRetainLog(memoryDir, reason);
+    if (refusal === undefined) problems.push(`the retain cursor could not open (${reason}); automatic retain is off in this session`);
+    cursor = refusingCursor(memoryDir, reason);
   }
+  if (queue !== undefined && refusal === undefined) queueLegacyHandoffs(memoryDir, queue, cursor, clock.now(), problems);
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());
@@ -237,7 +240,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     clock,
     ids: options.ids ?? nodeIds,
     recaller,
-    retainLog,
+    cursor,
     queue,
     notify,
     settings: () => ({ config: current.loaded.config, scope: current.scope, cwd: loaded.cwd }),
@@ -249,19 +252,6 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     ...(options.shutdownFlushMs === undefined ? {} : { shutdownFlushMs: options.shutdownFlushMs }),
     onRetainFailure,
   });
-
-  // Hand-offs a previous process wrote but the queue never confirmed: queue them now.
-  if (queue !== undefined) {
-    for (const pending of retainLog.pending()) {
-      try {
-        // Same identity as the process that wrote the line used: if it is still queuing it, the copies collapse.
-        await queue.enqueue(pending.jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${pending.key}#${index}` })) as never);
-        retainLog.markDone(pending.key);
-      } catch (error) {
-        problems.push(`a retained run could not be queued yet: ${redact(error instanceof Error ? error.message : String(error))}`);
-      }
-    }
-  }
 
   /** What config and the setup gate allow now. */
   const automation = (): Automation => {
@@ -461,19 +451,35 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   };
 };
 
-/** Stands in for a hand-off log that could not open (unsafe or unwritable state dir): it keeps nothing. */
-const refusingRetainLog = (memoryDir: string, reason: string): RetainLog => ({
-  handoffPath: path.join(memoryDir, 'retain-handoff.jsonl'),
-  cursorPath: path.join(memoryDir, 'retain-cursors.json'),
-  damaged: 0,
+/**
+ * Stands in for a cursor that could not open (unsafe or unwritable state dir): it remembers
+ * nothing, and the queue is not open either, so nothing is retained twice through it.
+ */
+const refusingCursor = (memoryDir: string, reason: string): RetainCursor => ({
+  path: path.join(memoryDir, 'retain-cursors.json'),
   seen: () => new Set<string>(),
-  handOffSync: () => {
-    throw new Error(`this turn was not retained: ${reason}`);
+  advance: () => {
+    throw new Error(`the retain cursor is not open: ${reason}`);
   },
-  markSeenSync: () => undefined,
-  markDone: () => undefined,
-  pending: () => [],
 });
+
+/**
+ * Runs the retired hand-off log still holds (a process of an earlier version stopped before
+ * queuing them): queued once, under the identity that process used, then the file goes.
+ */
+const queueLegacyHandoffs = (memoryDir: string, queue: RetainQueue, cursor: RetainCursor, now: number, problems: string[]): void => {
+  try {
+    const legacy = readLegacyHandoff(memoryDir);
+    if (legacy === undefined) return;
+    for (const run of legacy.open) {
+      queue.enqueueSync(run.jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${run.key}#${index}` })));
+    }
+    for (const [sessionId, fingerprints] of legacy.seen) cursor.advance(sessionId, fingerprints, now);
+    legacy.remove();
+  } catch (error) {
+    problems.push(`runs of the old hand-off log could not be queued yet (${redact(error instanceof Error ? error.message : String(error))}); they are tried again on the next start`);
+  }
+};
 
 /** The queue as tools see it, its status joined with why turns are not being saved. */
 const withRetainHealth = <Q extends { status(): object }>(queue: Q, failing: () => string | undefined): Q => ({

@@ -69,8 +69,8 @@ describe('the API key never reaches disk or output', () => {
     }
     const memoryDir = path.join(dirs.cwd, '.pi', 'memory');
     const written = filesUnder(memoryDir).map((f) => path.basename(f.file));
-    // The writers all ran: hand-off, journal (with a retain.failed reason), traces, sidecar.
-    expect(written).toEqual(expect.arrayContaining(['retain-handoff.jsonl', 'retain-queue.jsonl', 'last-recall.json', 'session.jsonl', 'retain-delivery.jsonl']));
+    // The writers all ran: cursor, journal (jobs and a retain.failed reason), traces, sidecar.
+    expect(written).toEqual(expect.arrayContaining(['retain-cursors.json', 'retain-queue.jsonl', 'last-recall.json', 'session.jsonl', 'retain-delivery.jsonl']));
     const journal = filesUnder(memoryDir).find((f) => f.file.endsWith('retain-queue.jsonl'))?.text ?? '';
     expect(journal).toContain('storage failed for credential [REDACTED]');
     expect(journal).toContain('printenv HINDSIGHT_API_KEY');

@@ -2,7 +2,7 @@
  * Attack: a generated secret survives into a file, trace, error or output (issue 12, item 1).
  * For any key value the config names (any characters, quotes and backslashes included), once
  * the real config loader has loaded the config, no writer puts the value on disk or in an
- * error: the queue journal line, the hand-off log, a dead-letter append, a trace, a JSON
+ * error: the queue journal line (encoded, and as the synchronous append writes it), a dead-letter append, a trace, a JSON
  * sidecar, a tool result or error, and a server failure's description.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { redact, redactUnknown, redactValue } from '../../src/config/redact.js';
-import { openRetainLog } from '../../src/adapters/queue/handoffLog.js';
+import { openJsonlJournal } from '../../src/adapters/queue/jsonlJournal.js';
 import { appendDurable } from '../../src/adapters/queue/queueFiles.js';
 import { encodeRecord } from '../../src/adapters/queue/recordCodec.js';
 import { jsonlTrace } from '../../src/adapters/trace/jsonlTrace.js';
@@ -38,16 +38,16 @@ describe('redaction by value (property)', () => {
         loadConfig({ cwd: dirs.cwd, home: dirs.home, env: how === 'env' ? { SOME_SERVICE_KEY: key } : {} });
         const text = `${before}${key}${after}`;
         const memoryDir = path.join(dirs.cwd, '.pi', 'memory');
-        // Queue journal line (checksummed after redaction), hand-off log, dead letters.
+        // Queue journal line (checksummed after redaction), a job appended the way agent_end queues it, dead letters.
         const { line } = encodeRecord({ type: 'retain.failed', at: '2026-01-01T00:00:00.000Z', payload: { reason: text, nested: { [text]: [text] } } }, 1);
-        const log = openRetainLog(memoryDir);
-        log.handOffSync({ key: 'k1', sessionId: 's', fingerprints: ['f'], jobs: [{ bankId: 'b', documentId: 'd', updateMode: 'append', item: { content: text } }] as never }, 1);
+        const journal = await openJsonlJournal({ path: path.join(memoryDir, 'retain-queue.jsonl') });
+        journal.appendSync([{ type: 'retain.enqueued', at: '2026-01-01T00:00:00.000Z', payload: { type: 'retain.enqueued', jobs: [{ item: { content: text } }] } }]);
         await appendDurable(path.join(memoryDir, 'dead.jsonl'), Buffer.from(`${JSON.stringify({ reason: text })}\n`));
         jsonlTrace({ path: path.join(memoryDir, 'trace', 't.jsonl'), redact: redactValue }).write({ gate: 'g', kind: 'k', at: 'now', data: { text } } as never);
         await writeJsonFile(path.join(memoryDir, 'last-recall.json'), { query: text, error: text });
         expect(line).not.toContain(key);
         expect(leaks(memoryDir, key)).toEqual([]);
-        expect(readFileSync(path.join(memoryDir, 'retain-handoff.jsonl'), 'utf8')).toContain('[REDACTED]');
+        expect(readFileSync(path.join(memoryDir, 'retain-queue.jsonl'), 'utf8')).toContain('[REDACTED]');
         // Errors and tool output.
         const outcomes = [
           redact(describeFailure({ _tag: 'serverError', status: 500, detail: text })),

@@ -196,7 +196,7 @@ describe('owner-only permissions', () => {
     await runtime.close();
     expect(statSync(dirs.memoryDir).mode & 0o777).toBe(0o700);
     const files = readdirSync(dirs.memoryDir).filter((name) => statSync(path.join(dirs.memoryDir, name)).isFile());
-    expect(files).toEqual(expect.arrayContaining(['retain-queue.jsonl', 'retain-handoff.jsonl', 'retain-cursors.json']));
+    expect(files).toEqual(expect.arrayContaining(['retain-queue.jsonl', 'retain-cursors.json']));
     for (const name of files) expect({ name, mode: (statSync(path.join(dirs.memoryDir, name)).mode & 0o777).toString(8) }).toEqual({ name, mode: '600' });
   });
 });

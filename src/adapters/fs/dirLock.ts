@@ -193,7 +193,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     // No longer held, whatever the removal below does: if it fails, the file is stale.
     heldHere.get(lockPath)?.delete(token);
     if (verifyRelease) {
-      let text = '';
+      let text: string;
       try {
         text = readStateFileSync(lockPath, 64 * 1024) ?? '';
       } catch {

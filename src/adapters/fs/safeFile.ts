@@ -231,10 +231,6 @@ export const ensurePrivateDir = async (dir: string): Promise<void> => {
 };
 
 /**
- * Replaces `file` with `data` synchronously: a new 0600 temp file (exclusive create, so a
- * planted name is never followed), then a rename, which replaces a link rather than its target.
- */
-/**
  * Writes all of `data` at the file's current offset: a full disk can take part of a write
  * without an error, and only the next write says ENOSPC, so a short count is written again.
  */
@@ -247,14 +243,19 @@ export const writeAllSync = (fd: number, data: Buffer): void => {
   }
 };
 
-export const writePrivateFileSync = (file: string, data: string): void => {
+/**
+ * Replaces `file` with `data` synchronously: a new 0600 temp file (exclusive create, so a
+ * planted name is never followed), then a rename, which replaces a link rather than its target.
+ */
+export const writePrivateFileSync = (file: string, data: string, o: { readonly durable?: boolean } = {}): void => {
   checkParentSync(file);
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
   try {
     // All of it, on disk, before the rename: a torn or empty file never replaces a good one.
     writeAllSync(fd, Buffer.from(data));
-    fsyncSync(fd);
+    // `durable: false` for a file whose loss in a power cut costs only a re-offer (the retain cursor).
+    if (o.durable !== false) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });

@@ -23,6 +23,7 @@ export interface TraceJournalOptions {
 
 export interface TraceJournal extends JournalPort {
   readonly path: string;
+  appendSync(entries: readonly JournalEntry[]): readonly JournalRecord[];
   /** Resolves once every appended line is written. */
   flush(): Promise<void>;
 }
@@ -81,9 +82,12 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
       });
   };
 
-  return {
+  const journal: TraceJournal = {
     path: file,
-    append: async (entries: readonly JournalEntry[]) => {
+    append: (entries) => new Promise((resolve) => resolve(journal.appendSync(entries))),
+    // Buffering is all an append does here, so it is synchronous: the gate dispatches
+    // synchronously and its decision is made before a host hook that is never awaited returns.
+    appendSync: (entries) => {
       if (closed) throw new Error(`journal ${file} is closed`);
       const records = entries.map((entry) => ({ v: 1, seq: seq++, type: entry.type, at: entry.at, payload: entry.payload, checksum: '' }) as JournalRecord);
       const wasEmpty = buffer.length === 0;
@@ -127,6 +131,7 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
       await closeHandle();
     },
   };
+  return journal;
 };
 
 /**

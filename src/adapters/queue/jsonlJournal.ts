@@ -244,7 +244,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('retain queue:')) throw error;
       // The lock itself failed (timed out, unwritable directory).
-      throw new Error(`retain queue: ${error instanceof Error ? error.message : String(error)}; nothing was queued`);
+      throw new Error(`retain queue: ${error instanceof Error ? error.message : String(error)}; nothing was queued`, { cause: error });
     }
   };
 

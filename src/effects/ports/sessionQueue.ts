@@ -12,6 +12,8 @@ export interface SessionQueueJob {
 
 export interface SessionQueue {
   enqueue(jobs: readonly SessionQueueJob[]): Promise<readonly unknown[]>;
+  /** Durable (one fsync'd journal write) when it returns; throws when nothing was queued. */
+  enqueueSync(jobs: readonly SessionQueueJob[]): readonly unknown[];
   flush(o?: { readonly deadline?: number }): Promise<unknown>;
   status(): { readonly depth: number; readonly state: string; readonly pausedReason?: string };
 }

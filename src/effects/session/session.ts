@@ -33,9 +33,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
 
   const machine = sessionMachine.provide({
     actions: {
-      retainRun: (_, params) => {
-        void inFlight.track(retain.retainRun(params.runId));
-      },
+      retainRun: (_, params) => retain.retainRun(params.runId),
       skipRun: (_, params) => retain.skipRun(params.runId, params.reason),
       notifyOptOutSkipped: () => options.notify('info', 'Memory skipped retain for this run due to next-opt-out.'),
       // The command that armed it already told the user; the footer shows `skip next`.

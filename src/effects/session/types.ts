@@ -7,7 +7,7 @@ import type { SessionView } from '../../machines/session/selectors.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { IdsPort } from '../ports/ids.js';
 import type { JournalPort } from '../ports/journal.js';
-import type { RetainLog } from '../ports/retainLog.js';
+import type { RetainCursor } from '../ports/retainCursor.js';
 import type { SessionQueue } from '../ports/sessionQueue.js';
 import type { TracePort } from '../ports/trace.js';
 import type { GateRuntime } from '../kernel/startGate.js';
@@ -29,7 +29,7 @@ export interface SessionEffectsOptions {
   readonly clock: ClockPort;
   readonly ids: IdsPort;
   readonly recaller: Recaller;
-  readonly retainLog: RetainLog;
+  readonly cursor: RetainCursor;
   readonly queue: SessionQueue | undefined;
   readonly settings: () => SessionSettings;
   readonly notify: Notify;
@@ -64,16 +64,16 @@ export interface RecallForResult {
 }
 
 export interface RetainTurnResult {
-  /** `deferred`: on disk in the hand-off log only (the session was shutting down); queued on the next start. */
+  /** `deferred`: the run ended after the session began shutting down; its jobs are in the queue's journal all the same, delivered by this process's closing flush or by the next process to open the queue. */
   readonly outcome: 'queued' | 'deferred' | 'nothing' | 'skipped' | 'optedOut' | 'failed' | 'notStarted';
   readonly messages: number;
   readonly reason?: string;
 }
 
 export interface RetainTurn {
-  /** True when the delta was on disk (fsync'd) before `retainTurn` returned. */
+  /** True when the run's jobs were in the queue's journal (fsync'd) before `retainTurn` returned. */
   readonly durable: boolean;
-  /** Resolves once the queue holds the jobs (or the run was skipped). */
+  /** Resolves once the outcome is reported to the gate. */
   readonly settled: Promise<RetainTurnResult>;
 }
 

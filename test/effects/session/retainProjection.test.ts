@@ -1,11 +1,7 @@
-import { mkdtemp, readFile, writeFile, appendFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigTemplate, type MemoryConfig } from '../../../src/config/fields.js';
 import { resolveScope } from '../../../src/config/scope.js';
-import { buildRetainJobs, fingerprint, projectMessage, sessionDocumentId } from '../../../src/effects/session/retainProjection.js';
-import { openRetainLog } from '../../../src/adapters/queue/handoffLog.js';
+import { buildRetainJobs, projectMessage, sessionDocumentId } from '../../../src/effects/session/retainProjection.js';
 import { nodeIds } from '../../../src/adapters/ids/nodeIds.js';
 import { footerText, type FooterConfig } from '../../../src/effects/session/footer.js';
 import type { HostMessage } from '../../../src/effects/session/messages.js';
@@ -55,27 +51,6 @@ describe('retain projection', () => {
     expect(job.item.metadata).toMatchObject({ cwd: '/work/proj', host_session_file: session.sessionFile, source: 'pi', retainSource: 'auto' });
     expect(sessionDocumentId(session, digest)).toBe(sessionDocumentId({ ...session }, digest));
     expect(buildRetainJobs({ messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] }], scope, config, session, now, digest }).jobs).toEqual([]);
-  });
-});
-
-describe('retain hand-off log', () => {
-  it('persists hand-offs and the cursor; reopening offers unconfirmed jobs again; a torn line is counted, not fatal', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'am-log-'));
-    const log = openRetainLog(dir);
-    const m: HostMessage = { role: 'user', content: 'a', timestamp: 1 };
-    const job = { bankId: 'b', documentId: 'd', updateMode: 'append' as const, item: { content: 'c' } };
-    log.handOffSync({ key: 'k1', sessionId: 's', fingerprints: [fingerprint(m, digest)], jobs: [job] }, 1);
-    log.handOffSync({ key: 'k2', sessionId: 's', fingerprints: ['f2'], jobs: [job] }, 2);
-    log.markDone('k1');
-    await appendFile(log.handoffPath, '{"v":1,"kind":"job","key":"torn');
-    const reopened = openRetainLog(dir);
-    expect(reopened.pending().map((p) => p.key)).toEqual(['k2']);
-    expect(reopened.damaged).toBe(1);
-    expect(reopened.seen('s').has(fingerprint(m, digest))).toBe(true);
-    // A cursor file that is not JSON is ignored, not fatal: the hand-off lines rebuild it.
-    await writeFile(reopened.cursorPath, '{not json');
-    expect(openRetainLog(dir).seen('s').has('f2')).toBe(true);
-    expect(await readFile(log.handoffPath, 'utf8')).toContain('"kind":"done"');
   });
 });
 

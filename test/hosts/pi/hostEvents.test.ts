@@ -4,8 +4,6 @@
  * `enabled: false` the status tools and /memory stay available while the server tools say how
  * to turn memory back on; pi 0.79+'s project trust joins memory.trustedOrigins in one decision.
  */
-import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '@mariozechner/pi-ai';
@@ -14,15 +12,11 @@ import { startFaultServer } from '../../helpers/faultServer.js';
 import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
+import { queuedRuns } from '../../helpers/queuedRuns.js';
 
 const { fauxAssistantMessage, fauxToolCall } = piAi;
 
 
-const handoffJobs = async (cwd: string): Promise<string[]> => {
-  const file = path.join(cwd, '.pi', 'memory', 'retain-handoff.jsonl');
-  if (!existsSync(file)) return [];
-  return (await readFile(file, 'utf8')).split('\n').filter((line) => line.includes('"kind":"job"'));
-};
 
 describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
   let server: TestServer;
@@ -51,7 +45,7 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
     } finally {
       await host.close();
     }
-    const jobs = await handoffJobs(project.cwd);
+    const jobs = await queuedRuns(project.cwd);
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toContain('What is the cache TTL?');
     expect(jobs[0]).toContain('The cache TTL is 300 seconds.');
@@ -101,7 +95,7 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
     expect(status?.content[0]?.text).toContain('Memory status');
     expect(recall?.content[0]?.text).toContain(`memory_recall is off: memory is disabled (enabled: false in ${path.join(project.cwd, '.pi', 'memory.json')})`);
     expect(recall?.content[0]?.text).toContain('memory_config patch {"enabled": true}');
-    expect(await handoffJobs(project.cwd)).toEqual([]);
+    expect(await queuedRuns(project.cwd)).toEqual([]);
   }, 30_000);
 
   it('pi project trust joins memory.trustedOrigins: an untrusted project cannot move the server, and the doctor says which rule', async () => {
@@ -125,13 +119,13 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
         expect(texts.some((t) => t.startsWith('Memory is off:') && t.includes('pi does not trust this project'))).toBe(true);
         expect(doctor).toContain('Trust rule: project config refused, memory off: pi does not trust this project');
         expect(fault.requests).toEqual([]);
-        expect(await handoffJobs(project.cwd)).toEqual([]);
+        expect(await queuedRuns(project.cwd)).toEqual([]);
       } else {
         // pi 0.73 has no project trust: memory.trustedOrigins alone decides, and memory works.
         expect(runtime.status().setup.state).toBe('ready');
         expect(doctor).toContain(`Trust rule: project config honoured: ${fault.url} is in memory.trustedOrigins (this pi has no project trust)`);
         expect(fault.requests.length).toBeGreaterThan(0);
-        expect(await handoffJobs(project.cwd)).toHaveLength(1);
+        expect(await queuedRuns(project.cwd)).toHaveLength(1);
       }
     } finally {
       await host.close();

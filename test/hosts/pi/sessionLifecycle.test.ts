@@ -5,9 +5,6 @@
  * flushes within its bound; a session's name (pi `/name`: `session_info_changed` on 0.80.3+,
  * read at the run's end on 0.73) goes into the retained item's context, never its document id.
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
@@ -16,15 +13,11 @@ import { startFaultServer, type FaultServer, type RecordedRequest } from '../../
 import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
+import { queuedRuns } from '../../helpers/queuedRuns.js';
 
 const { fauxAssistantMessage } = piAi;
 
 
-const handoffJobs = async (cwd: string): Promise<string[]> => {
-  const file = path.join(cwd, '.pi', 'memory', 'retain-handoff.jsonl');
-  if (!existsSync(file)) return [];
-  return (await readFile(file, 'utf8')).split('\n').filter((line) => line.includes('"kind":"job"'));
-};
 
 const isRetain = (req: RecordedRequest): boolean => req.method === 'POST' && /\/memories$/.test(req.path.split('?')[0] ?? '');
 
@@ -122,7 +115,7 @@ describe(`pi ${hostLine.version}: session replacement, quit and session names`, 
     } finally {
       await host.close();
     }
-    const jobs = await handoffJobs(project.cwd);
+    const jobs = await queuedRuns(project.cwd);
     expect(jobs).toHaveLength(2);
     const [before, after] = jobs.map((line) => JSON.parse(line) as { jobs: { documentId: string; item: { context: string; metadata: Record<string, string> } }[] });
     expect(before!.jobs[0]!.item.context).not.toContain('release 4.2 rollout');

@@ -1,0 +1,18 @@
+/**
+ * The session's retain cursor: which messages of each session were already queued (or
+ * skipped), by fingerprint, so a message seen again (the same branch, a resumed session) is
+ * never retained twice, while an edit or a new branch (a new fingerprint) is.
+ * `src/adapters/queue/retainCursor.ts` keeps it on disk; `memoryRetainCursor.ts` is its twin.
+ */
+export interface RetainCursor {
+  /** Fingerprints already queued or skipped for `sessionId`. */
+  seen(sessionId: string): ReadonlySet<string>;
+  /**
+   * Moves the cursor past `fingerprints`: in memory at once, then on disk. Called after the
+   * run's jobs are in the queue's journal (or the run was skipped). Throws when the file cannot
+   * be written; the in-memory cursor has advanced all the same.
+   */
+  advance(sessionId: string, fingerprints: readonly string[], now: number): void;
+  /** Where it is kept (for status and errors). */
+  readonly path: string;
+}

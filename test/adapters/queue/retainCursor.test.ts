@@ -1,0 +1,45 @@
+/** The cursor file: bounded, never fatal when unreadable, never followed through a planted link. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { openRetainCursor } from '../../../src/adapters/queue/retainCursor.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'am-cursor-'));
+  dirs.push(dir);
+  return dir;
+};
+
+describe('retain cursor file', () => {
+  it('a file that is not JSON counts as empty and is replaced whole on the next advance', async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, 'retain-cursors.json'), '{not json');
+    const cursor = openRetainCursor(dir);
+    expect(cursor.seen('s').size).toBe(0);
+    cursor.advance('s', ['f1'], 1);
+    expect(JSON.parse(await readFile(cursor.path, 'utf8'))).toEqual({ v: 1, sessions: { s: { fingerprints: ['f1'], updatedAt: 1 } } });
+  });
+
+  it('keeps the 200 most recently used sessions', async () => {
+    const cursor = openRetainCursor(await tempDir());
+    for (let i = 0; i < 205; i += 1) cursor.advance(`s${i}`, [`f${i}`], i);
+    const sessions = Object.keys(JSON.parse(await readFile(cursor.path, 'utf8')).sessions as object);
+    expect(sessions).toHaveLength(200);
+    expect(sessions).not.toContain('s0');
+    expect(sessions).toContain('s204');
+  });
+
+  it('refuses a cursor file planted as a link, naming it, and writes nothing through it', async () => {
+    const dir = await tempDir();
+    const target = path.join(dir, 'elsewhere');
+    await writeFile(target, 'keep');
+    await symlink(target, path.join(dir, 'retain-cursors.json'));
+    expect(() => openRetainCursor(dir)).toThrow(/retain-cursors\.json/);
+    expect(await readFile(target, 'utf8')).toBe('keep');
+  });
+});
