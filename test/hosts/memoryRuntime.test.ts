@@ -1,6 +1,6 @@
 /**
  * createMemoryRuntime as any host uses it, against the embedded server on loopback, with
- * real files in a temp project: durability of the hand-off, opt-out, modes, double start,
+ * real files in a temp project: a run durable in the queue journal before retainTurn returns, opt-out, modes, double start,
  * late runs after shutdown, Esc, the last-recall sidecar, and unfinished setup.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

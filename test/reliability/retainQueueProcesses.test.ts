@@ -142,8 +142,8 @@ const hostProject = async (bank: string): Promise<{ project: string; home: strin
   return { project, home };
 };
 
-describe('five host processes on one project (hand-off log, queue, lease; embedded server)', () => {
-  it('every acknowledged turn is on the server exactly once while processes start, hand off and exit over each other', async () => {
+describe('five host processes on one project (queue journal, lease; embedded server)', () => {
+  it('every acknowledged turn is on the server exactly once while processes start, queue turns and exit over each other', async () => {
     const { project, home } = await hostProject('multi');
     const SLOTS = 5;
     const ROUNDS = Number(process.env.HOST_ROUNDS ?? 3);
@@ -165,7 +165,7 @@ describe('five host processes on one project (hand-off log, queue, lease; embedd
       expect(bad, child.lines.join('\n')).toEqual([]);
       expect(exit.code, child.lines.join('\n')).toBe(0);
     };
-    // Staggered: a process starts (and re-offers unfinished hand-offs) while others are mid-turn.
+    // Staggered: a process starts (and folds the queue) while others are mid-turn.
     await Promise.all(
       Array.from({ length: SLOTS }, async (_, slot) => {
         await new Promise((r) => setTimeout(r, slot * 60));

@@ -17,7 +17,7 @@ describe('slash commands', () => {
     },
   };
   beforeAll(async () => {
-    h = await startHarness({ env: { MEMORY_API_KEY: KEY }, user: { banks: { global: { enabled: true, bankId: USER_BANK } } } });
+    h = await startHarness({ env: { MEMORY_API_KEY: KEY }, user: { banks: { global: { enabled: true, bankId: USER_BANK } } }, queueMode: 'coalesced' });
   });
   afterAll(async () => h.close());
   const ctx = async () => ({ tools: await h.context(), control });

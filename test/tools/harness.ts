@@ -43,6 +43,11 @@ export interface HarnessOptions {
   /** Start with no server at all (the URL of a closed port). */
   readonly serverDown?: boolean;
   readonly env?: Record<string, string>;
+  /**
+   * The queue's delivery mode (default immediate). `coalesced` delivers only on a flush, so a
+   * test can see a job wait in the queue: an immediate queue may deliver it before the next line.
+   */
+  readonly queueMode?: 'immediate' | 'coalesced';
 }
 
 export interface Harness {
@@ -104,7 +109,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const clientClock = { now: () => Date.now() + skewMs, setTimer: (at: number, fire: () => void) => systemClock.setTimer(at - skewMs, fire) };
   const client = createMemoryServer({ baseUrl: url, timeoutMs: 3000, clock: clientClock });
   const queuePath = path.join(stateDir, 'memory', 'retain-queue.jsonl');
-  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath }), server: client, clock: clientClock, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
+  const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath }), server: client, clock: clientClock, mode: options.queueMode ?? 'immediate', flushIntervalMs: 0, onWarning: () => undefined });
   const env = { HOME: home, ...options.env };
 
   const harness: Harness = {

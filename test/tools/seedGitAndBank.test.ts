@@ -7,7 +7,7 @@ describe('memory_seed_git on a real repository', () => {
   let h: Harness;
   let receiptPath: string;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ queueMode: 'coalesced' });
     receiptPath = path.join(h.stateDir, 'memory', 'git-seed-receipt.json');
     commit(h.cwd, 'Parser: reject tabs in identifiers');
     git(h.cwd, 'checkout', '-q', '-b', 'side');
@@ -90,7 +90,7 @@ describe('memory_seed_git outside a repository', () => {
 describe('memory_bank', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ queueMode: 'coalesced' });
   });
   afterAll(async () => h.close());
 

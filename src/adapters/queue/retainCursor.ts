@@ -24,6 +24,8 @@ type CursorFile = t.TypeOf<typeof CursorFile>;
 /** Bounds: enough for any real session, small enough to rewrite on every run. */
 const MAX_FINGERPRINTS = 5_000;
 const MAX_SESSIONS = 200;
+/** Bound of what is read back: the bounds above at their longest, with room to spare. */
+const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 export const retainCursorPath = (memoryDir: string): string => path.join(memoryDir, 'retain-cursors.json');
 
@@ -34,7 +36,7 @@ export const openRetainCursor = (memoryDir: string): RetainCursor => {
   const decode = decodeJson(CursorFile, `retain cursor ${file}`);
   /** The file as it is now; an unreadable one counts as empty (it only costs a re-offer). */
   const readFile = (): CursorFile => {
-    const text = readStateFileSync(file);
+    const text = readStateFileSync(file, MAX_READ_BYTES);
     const decoded = text === undefined ? undefined : decode(text);
     return decoded !== undefined && E.isRight(decoded) ? decoded.right : { v: 1, sessions: {} };
   };

@@ -481,7 +481,7 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
 
   const currentStatus = (): QueueStatus => {
     const snapshot = gate.getSnapshot();
-    return statusOf(snapshot.value, snapshot.context, damaged);
+    return statusOf(snapshot.value, snapshot.context, damaged, counters);
   };
 
   /** Resolves when `predicate` holds for the current gate's snapshot, or at `deadline`. */

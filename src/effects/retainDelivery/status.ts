@@ -19,6 +19,12 @@ export interface QueueStatus {
   readonly lastSkip?: string;
   /** Damaged journal records found and quarantined since open. */
   readonly damaged: number;
+  /**
+   * Jobs this process delivered and dead-lettered since the queue opened: a queue that opens
+   * with work delivers it at once (a stopped process's backoff or pause is tried again), so a
+   * caller that counts a flush's work counts these too.
+   */
+  readonly sinceOpen?: { readonly delivered: number; readonly deadLettered: number };
   /** Why turns are not being saved (disk full, read-only state dir); set by the host, not the queue. */
   readonly retainFailing?: string;
 }
@@ -48,13 +54,19 @@ export const queueStateOf = (value: unknown): QueueState => {
   }
 };
 
-export const statusOf = (value: unknown, context: RetainDeliveryContext, damaged: number): QueueStatus => {
+export const statusOf = (
+  value: unknown,
+  context: RetainDeliveryContext,
+  damaged: number,
+  sinceOpen?: { readonly delivered: number; readonly deadLettered: number },
+): QueueStatus => {
   const state = queueStateOf(value);
   return {
     depth: context.depth,
     deadLetters: context.deadLetters.length,
     state,
     damaged,
+    ...(sinceOpen === undefined ? {} : { sinceOpen }),
     ...(context.pausedReason === null ? {} : { pausedReason: context.pausedReason }),
     ...(context.lastDelivery === null
       ? {}

@@ -34,6 +34,16 @@ describe('retain cursor file', () => {
     expect(sessions).toContain('s204');
   });
 
+  it('reads a cursor far larger than an ordinary state file (many long sessions)', async () => {
+    const dir = await tempDir();
+    const sessions = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`s${i}`, { fingerprints: Array.from({ length: 1_000 }, (_, k) => `${i}-${k}-${'f'.repeat(16)}`), updatedAt: i }]),
+    );
+    await writeFile(path.join(dir, 'retain-cursors.json'), JSON.stringify({ v: 1, sessions }));
+    const cursor = openRetainCursor(dir);
+    expect(cursor.seen('s59').size).toBe(1_000);
+  });
+
   it('refuses a cursor file planted as a link, naming it, and writes nothing through it', async () => {
     const dir = await tempDir();
     const target = path.join(dir, 'elsewhere');

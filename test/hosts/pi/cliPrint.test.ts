@@ -99,7 +99,7 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
 
   it('print mode has no UI to notify: memory that cannot keep this run says so on stderr', async () => {
     const project = await makeProject(server.url);
-    // The hand-off log's path is taken by a directory: the state dir is refused, nothing is kept.
+    // A state file's path (the retired hand-off log's, still checked) is taken by a directory: the state dir is refused, nothing is kept.
     mkdirSync(path.join(project.cwd, '.pi', 'memory', 'retain-handoff.jsonl'), { recursive: true });
     const run = await runPi(project, ['-p', 'Which region hosts the database?'], 'The database runs in eu-west-1.');
     expect(run.code).toBe(0);

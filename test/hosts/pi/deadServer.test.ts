@@ -81,7 +81,7 @@ describe('pi session with the memory server down', () => {
       const runtime = host.holder.runtime!;
       await waitUntil(() => runtime.status().setup.state === 'degraded');
       expect(runtime.status().setup.detail).toContain('unreachable');
-      // pi runs agent_end handlers after prompt() resolves: wait for each run's hand-off.
+      // pi runs agent_end handlers after prompt() resolves: wait for each run's queue write.
       const retainedAt = (): number => runtime.session.view().context.lastRetain?.at ?? 0;
       await host.session.prompt('First question about the build?');
       await waitUntil(() => retainedAt() > 0);

@@ -1,6 +1,6 @@
 /**
  * The machine drops a copy of a job it already holds: pending, dead-lettered or lately
- * delivered (ids are derived from the job, so a hand-off offered twice has one id), in any
+ * delivered (ids are derived from the job, so a run offered twice has one id), in any
  * order the processes' records are folded in, and through a compaction.
  */
 import { describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ const { digest } = nodeIds;
 
 const start = (): Snapshot => initialTransition(retainDeliveryMachine, { mode: 'coalesced' })[0];
 
-/** Jobs as `enqueue` prepares them, for one hand-off `key` (the identity the session passes). */
-const handOff = (key: string, contents: string[], now = 1_000): RetainJob[] => {
+/** Jobs as `enqueue` prepares them, for one run `key` (the identity the session passes). */
+const runJobs = (key: string, contents: string[], now = 1_000): RetainJob[] => {
   const prepared = prepareJobs(
     contents.map((content, i) => ({ bankId: 'bank-a', documentId: 'doc-1', updateMode: 'append', item: { content }, identity: `${key}#${i}` })),
     now,
@@ -36,19 +36,19 @@ const sent = (jobs: RetainJob[], at = 1_100): RetainDeliveryEvent[] => [
 ];
 
 describe('job keys', () => {
-  it('are derived from the job: the same hand-off, queued at another time by another process, has the same id and key', () => {
-    const [a] = handOff('s1:abc', ['hello'], 1_000);
-    const [b] = handOff('s1:abc', ['hello'], 99_000);
+  it('are derived from the job: the same run, queued at another time by another process, has the same id and key', () => {
+    const [a] = runJobs('s1:abc', ['hello'], 1_000);
+    const [b] = runJobs('s1:abc', ['hello'], 99_000);
     expect(a?.jobId).toBe(b?.jobId);
     expect(a?.idempotencyKey).toBe(b?.idempotencyKey);
     expect(a?.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    // Another hand-off, item or content is another job.
-    const others = [handOff('s1:abd', ['hello'])[0], handOff('s1:abc', ['x', 'hello'])[1], handOff('s1:abc', ['hello!'])[0]];
+    // Another run, item or content is another job.
+    const others = [runJobs('s1:abd', ['hello'])[0], runJobs('s1:abc', ['x', 'hello'])[1], runJobs('s1:abc', ['hello!'])[0]];
     for (const other of others) expect(other?.jobId).not.toBe(a?.jobId);
   });
 
   it('a batch key is the same for the same jobs in any order', () => {
-    const jobs = handOff('s1:k', ['one', 'two', 'three']);
+    const jobs = runJobs('s1:k', ['one', 'two', 'three']);
     expect(batchOperationId(jobs, digest)).toBe(batchOperationId([...jobs].reverse(), digest));
     expect(batchOperationId(jobs, digest)).not.toBe(batchOperationId(jobs.slice(1), digest));
     expect(batchOperationId(jobs.slice(0, 1), digest)).toBe(jobs[0]?.idempotencyKey);
@@ -57,15 +57,15 @@ describe('job keys', () => {
 
 describe('retain-delivery machine: dedupe by job key', () => {
   it('drops a copy of a pending job, also within one enqueue', () => {
-    const jobs = handOff('s1:a', ['one', 'two']);
+    const jobs = runJobs('s1:a', ['one', 'two']);
     const s = run(start(), enqueued(jobs), enqueued(jobs, 1_001, true), enqueued([...jobs, ...jobs], 1_002));
     expect(s.context.depth).toBe(2);
     expect(pendingJobs(s.context).map((j) => j.jobId)).toEqual(jobs.map((j) => j.jobId));
   });
 
   it('drops a copy of a delivered job, whichever process folded what first', () => {
-    const jobs = handOff('s1:b', ['one']);
-    // B queued and delivered it; A queues the same hand-off afterwards.
+    const jobs = runJobs('s1:b', ['one']);
+    // B queued and delivered it; A queues the same run afterwards.
     const late = run(start(), enqueued(jobs), ...sent(jobs), enqueued(jobs, 1_300, true));
     expect(late.context.depth).toBe(0);
     expect(recentIds(late.context)).toEqual(jobs.map((j) => j.jobId));
@@ -75,7 +75,7 @@ describe('retain-delivery machine: dedupe by job key', () => {
   });
 
   it('drops a copy of a dead-lettered or dropped job', () => {
-    const jobs = handOff('s1:c', ['bad']);
+    const jobs = runJobs('s1:c', ['bad']);
     const ids = jobs.map((j) => j.jobId);
     const flushed = run(start(), enqueued(jobs), ev(retainEvents.flushRequested({ at: 1_010 })), ev(retainEvents.batchStarted({ batch: { jobIds: ids, operationId: 'op', owner: 'me' }, at: 1_020 })));
     const dead = run(flushed, ev(retainEvents.deadLettered({ jobIds: ids, reason: 'invalid', status: 422, at: 1_030 })), enqueued(jobs, 1_040));
@@ -90,7 +90,7 @@ describe('retain-delivery machine: dedupe by job key', () => {
     let s = start();
     const all: RetainJob[] = [];
     for (let i = 0; i < 10; i += 1) {
-      const jobs = handOff(`s:${i}`, Array.from({ length: 1_000 }, (_, k) => `c${k}`));
+      const jobs = runJobs(`s:${i}`, Array.from({ length: 1_000 }, (_, k) => `c${k}`));
       all.push(...jobs);
       s = run(s, enqueued(jobs), ...sent(jobs));
     }
@@ -103,14 +103,14 @@ describe('retain-delivery machine: dedupe by job key', () => {
   });
 
   it('keeps the dedupe window through a compaction snapshot', () => {
-    const jobs = handOff('s1:d', ['one']);
+    const jobs = runJobs('s1:d', ['one']);
     const ids = jobs.map((j) => j.jobId);
     const restored = run(start(), ev(retainEvents.snapshot({ jobs: [], deadLetters: [], inFlight: null, pausedReason: null, retryAt: null, failures: 0, recentKeys: ids, at: 2_000 })), enqueued(jobs, 2_100));
     expect(restored.context.depth).toBe(0);
   });
 
   it("another process's delivery removes the jobs in any state, so a fold never keeps a delivered job pending", () => {
-    const jobs = handOff('s1:e', ['one', 'two']);
+    const jobs = runJobs('s1:e', ['one', 'two']);
     // A's batch was folded, then B's own shutdown and skipped batch moved the fold to idle.
     const idle = run(start(), enqueued(jobs), ev(retainEvents.batchStarted({ batch: { jobIds: jobs.map((j) => j.jobId), operationId: batchOperationId(jobs, digest), owner: 'a' }, at: 1_100 })), ev(retainEvents.shutdown({ at: 1_110 })), ev(retainEvents.batchSkipped({ reason: 'b is closing', at: 1_120 })));
     expect(idle.value).toBe('idle');

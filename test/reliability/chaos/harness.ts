@@ -8,7 +8,7 @@
  *
  * Acknowledged means: pi exited 0 (the run ended, agent_end and the extension's shutdown ran)
  * and printed no notice that the turn was not retained. A SIGKILLed turn is never acknowledged,
- * though it may well be delivered (its hand-off may have been made durable before the kill).
+ * though it may well be delivered (its queue record may have been made durable before the kill).
  */
 import { randomBytes } from 'node:crypto';
 import { cp, writeFile } from 'node:fs/promises';
@@ -80,7 +80,7 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
     });
   };
   let nextMarker = 1;
-  // How long a turn usually takes, so kills land around its end (agent_end, the hand-off, the
+  // How long a turn usually takes, so kills land around its end (agent_end, its queue write, the
   // shutdown flush) rather than all in pi's start-up. The median of recent finished turns; until
   // three have finished, a guess that grows with every kill, so a loaded machine where every
   // turn is slower than the guess does not end up killing them all.

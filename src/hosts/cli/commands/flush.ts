@@ -21,21 +21,24 @@ export const flushCommand: Command = {
         console.error(redact(`agent-memory flush: the retain queue could not be opened: ${runtime.status().problems.join('; ') || 'unknown reason'}`));
         return 1;
       }
-      const total = queue.status().depth;
+      // The queue starts delivering what it finds as it opens: what it did since counts as this flush's work.
+      const done = (): { delivered: number; deadLettered: number } => queue.status().sinceOpen ?? { delivered: 0, deadLettered: 0 };
+      const handled = (): number => done().delivered + done().deadLettered;
+      const total = queue.status().depth + handled();
       if (total === 0) {
         console.log('Nothing queued.');
         return 0;
       }
       const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
-      bar.start(total, 0, { state: queue.status().state });
-      const stop = queue.subscribe((s) => bar.update(Math.max(0, total - s.depth), { state: s.state }));
+      bar.start(total, handled(), { state: queue.status().state });
+      const stop = queue.subscribe((s) => bar.update(Math.min(total, handled()), { state: s.state }));
       // The user asked for delivery now: a pending backoff does not make them wait.
       const report = await queue.flush({ deadline: Date.now() + timeoutMs, force: true });
       stop();
       const after = queue.status();
-      bar.update(Math.max(0, total - after.depth), { state: after.state });
+      bar.update(Math.min(total, handled()), { state: after.state });
       bar.stop();
-      console.log(`delivered ${report.delivered}, dead-lettered ${report.deadLettered}, still queued ${after.depth}`);
+      console.log(`delivered ${done().delivered}, dead-lettered ${done().deadLettered}, still queued ${after.depth}`);
       if (after.depth > 0) {
         const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError ?? after.lastSkip ?? 'the server did not take them in time';
         console.log(redact(`Still queued because: ${why}. They are safe on disk; run agent-memory doctor, then flush again.`));
