@@ -314,10 +314,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     ...(queue === undefined
       ? []
       : [
-          queue.subscribe(() => {
-            session.observeQueue();
-            emit();
-          }),
+          queue.subscribe(() => emit()),
         ]),
   ];
 

@@ -4,7 +4,6 @@
  * outcomes back as events: recall in `recallFor.ts`, retain in `retainTurn.ts`, shutdown in
  * `shutdown.ts`. This file only wires them to the gate.
  */
-import { redact } from '../../config/redact.js';
 import { SessionEvent, sessionEvents } from '../../machines/session/events.js';
 import { sessionMachine } from '../../machines/session/machine.js';
 import { sessionView } from '../../machines/session/selectors.js';
@@ -89,20 +88,6 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
       const current = live.getSnapshot().context.automation;
       if (current.recall === automation.recall && current.retain === automation.retain) return;
       await live.dispatch(sessionEvents.automationChanged({ at: clock.now(), automation, ...(reason === undefined ? {} : { reason }) }));
-    },
-    observeQueue: () => {
-      if (queue === undefined) return;
-      const status = queue.status();
-      const current = live.getSnapshot().context.queue;
-      if (current.depth === status.depth && current.state === status.state) return;
-      void live.dispatch(
-        sessionEvents.queueObserved({
-          at: clock.now(),
-          depth: status.depth,
-          state: status.state,
-          ...(status.pausedReason === undefined ? {} : { reason: redact(status.pausedReason) }),
-        }),
-      );
     },
     view: () => sessionView(live.getSnapshot()),
     shutdown: async (reason, o = {}) => {

@@ -29,9 +29,5 @@ export const flushOnShutdown = async (deps: ShutdownDeps): Promise<void> => {
     Promise.race([p, new Promise<undefined>((resolve) => clock.setTimer(deadline, () => resolve(undefined)))]);
   await bounded(Promise.allSettled(inFlight.current()));
   if (deps.flushQueue && queue !== undefined && queue.status().depth > 0) await bounded(queue.flush({ deadline }).catch(noop));
-  if (queue !== undefined) {
-    const status = queue.status();
-    await gate.dispatch(sessionEvents.queueObserved({ at: clock.now(), depth: status.depth, state: status.state }));
-  }
   await gate.dispatch(sessionEvents.shutdownFinished({ at: clock.now() }));
 };

@@ -85,7 +85,6 @@ export interface SessionEffects {
   optOutNext(): Promise<void>;
   setMode(mode: SessionMode): Promise<void>;
   setAutomation(automation: Automation, reason?: string): Promise<void>;
-  observeQueue(): void;
   view(): SessionView;
   /** The host renamed the session (or cleared its name); no event when nothing changed. */
   rename(name: string | undefined): Promise<void>;

@@ -21,7 +21,6 @@ export interface SessionContext {
   /** The run being retained, if any. */
   readonly retainingRun: string | null;
   readonly lastRetain: { readonly at: number; readonly outcome: RetainOutcome; readonly messages: number; readonly detail?: string } | null;
-  readonly queue: { readonly depth: number; readonly state: string; readonly reason?: string };
   readonly shutdownReason: ShutdownReason | null;
 }
 
@@ -37,7 +36,6 @@ export const initialSessionContext: SessionContext = {
   lastRecall: null,
   retainingRun: null,
   lastRetain: null,
-  queue: { depth: 0, state: 'idle' },
   shutdownReason: null,
 };
 

@@ -64,10 +64,6 @@ export const RetainQueued = t.type({ type: t.literal('retain.queued'), ...at, ru
 export const RetainNothing = t.type({ type: t.literal('retain.nothing'), ...at, runId: NonEmptyString });
 export const RetainFailed = t.type({ type: t.literal('retain.failed'), ...at, runId: NonEmptyString, reason: t.string });
 
-export const QueueObserved = t.intersection([
-  t.type({ type: t.literal('queue.observed'), ...at, depth: NonNegativeInt, state: t.string }),
-  t.partial({ reason: t.string }),
-]);
 
 /**
  * Why the host ends the session. `quit` ends the process (pi 0.77+ sends it on SIGTERM and
@@ -98,7 +94,6 @@ export const SessionEvent = t.union([
   RetainQueued,
   RetainNothing,
   RetainFailed,
-  QueueObserved,
   ShutdownRequested,
   ShutdownFinished,
 ]);
@@ -120,7 +115,6 @@ export const sessionEvents = {
   retainQueued: eventOf<typeof RetainQueued>('retain.queued'),
   retainNothing: eventOf<typeof RetainNothing>('retain.nothing'),
   retainFailed: eventOf<typeof RetainFailed>('retain.failed'),
-  queueObserved: eventOf<typeof QueueObserved>('queue.observed'),
   shutdownRequested: eventOf<typeof ShutdownRequested>('session.shutdown'),
   shutdownFinished: eventOf<typeof ShutdownFinished>('shutdown.finished'),
 } as const;

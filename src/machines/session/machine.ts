@@ -138,16 +138,11 @@ export const sessionMachine = setup({
       draft.retainingRun = null;
       if (event.type === 'retain.queued') {
         draft.lastRetain = { at: event.at, outcome: 'queued', messages: event.messages };
-        draft.queue.depth = event.depth;
       } else if (event.type === 'retain.nothing') {
         draft.lastRetain = { at: event.at, outcome: 'nothing', messages: 0 };
       } else if (event.type === 'retain.failed') {
         draft.lastRetain = { at: event.at, outcome: 'failed', messages: 0, detail: event.reason };
       }
-    }),
-    observeQueue: assign((draft, { event }) => {
-      assertEvent(event, 'queue.observed');
-      draft.queue = { depth: event.depth, state: event.state, ...(event.reason === undefined ? {} : { reason: event.reason }) };
     }),
     beginShutdown: assign((draft, { event }) => {
       assertEvent(event, 'session.shutdown');
@@ -194,7 +189,6 @@ export const sessionMachine = setup({
         'mode.set': { actions: 'setMode' },
         'optOut.requested': { actions: ['armOptOut', 'notifyOptOutArmed'] },
         'session.renamed': { actions: 'rename' },
-        'queue.observed': { actions: 'observeQueue' },
         'session.shutdown': [
           { guard: 'replacingSession', target: 'shuttingDown', actions: ['beginShutdown', 'handOffOnShutdown'] },
           { target: 'shuttingDown', actions: ['beginShutdown', 'flushOnShutdown'] },
@@ -256,7 +250,6 @@ export const sessionMachine = setup({
         'retain.queued': { actions: 'finishRetain' },
         'retain.nothing': { actions: 'finishRetain' },
         'retain.failed': { actions: 'finishRetain' },
-        'queue.observed': { actions: 'observeQueue' },
         'shutdown.finished': 'closed',
       },
     },

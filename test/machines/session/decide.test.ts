@@ -38,7 +38,6 @@ describe('session decisions', () => {
       sessionEvents.retainQueued({ at: 1, runId: 'x', messages: 2, depth: 1 }),
       sessionEvents.retainNothing({ at: 1, runId: 'x' }),
       sessionEvents.retainFailed({ at: 1, runId: 'x', reason: 'r' }),
-      sessionEvents.queueObserved({ at: 1, depth: 0, state: 'idle' }),
       sessionEvents.shutdownRequested({ at: 1, reason: 'quit' }),
       sessionEvents.shutdownRequested({ at: 1, reason: 'fork', targetSessionFile: '/next.jsonl' }),
       sessionEvents.shutdownFinished({ at: 1 }),
