@@ -22,7 +22,7 @@ import { analyze, stemWord, words } from './analyzer.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
-import { timeCues } from './temporal.js';
+import { timeCues, type TimeCue } from './temporal.js';
 import { relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
@@ -283,18 +283,27 @@ export const rank = (input: RankInput): Ranking => {
   }
 
   const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
+  // Cues some matching document is dated in: the bank knows those dates.
+  const known = cues.map(() => false);
   if (cues.length > 0) {
     // Only documents that already match get the boost: a date alone is no answer.
     for (const n of touched) {
       const at = index.orderOf(n);
-      if (at === undefined || !cues.some((c) => c.matches(at))) continue;
-      scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
+      if (at === undefined) continue;
+      let dated = false;
+      cues.forEach((c, i) => {
+        if (!c.matches(at)) return;
+        dated = true;
+        known[i] = true;
+      });
+      if (dated) scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
     }
   }
 
   const best = topK(touched, scores, acceptN, input.limit);
   const top = best[0];
-  const confidence = top === undefined ? 0 : confidenceOf(input, index.idOf(top) as string, original, expansion);
+  const dates = datedWords(cues, known, original);
+  const confidence = top === undefined ? 0 : confidenceOf(input, top, original, expansion, dates);
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {
     const score = scores[n] as number;
@@ -309,17 +318,43 @@ export const rank = (input: RankInput): Ranking => {
 };
 
 /**
+ * The query words that name a time ("October", "13", "2023" in "on October 13, 2023"), with
+ * the cues they belong to and whether a matching memory is dated in it. A memory's date answers
+ * them though its text seldom holds them ("I had a setback" said in October 2023).
+ */
+interface DatedWords {
+  readonly cues: readonly TimeCue[];
+  /** Query stem -> indexes of its cues. */
+  readonly words: ReadonlyMap<string, readonly number[]>;
+  /** Per cue: some matching memory is dated in it. */
+  readonly known: readonly boolean[];
+}
+
+const datedWords = (cues: readonly TimeCue[], known: readonly boolean[], original: ReadonlySet<string>): DatedWords => {
+  const words = new Map<string, number[]>();
+  cues.forEach((c, i) => {
+    for (const w of c.words) {
+      const stem = stemWord(w);
+      if (original.has(stem)) words.set(stem, [...(words.get(stem) ?? []), i]);
+    }
+  });
+  return { cues, words, known };
+};
+
+/**
  * How sure the ranking is that the bank answers the query, 0-1: the mean of two shares of the
  * query's information (idf mass of its words), the share the bank's vocabulary has at all and
  * the share the best result covers (an expansion counting at its weight). A prompt about
  * something never discussed ("a haiku about autumn") has words the bank lacks and a best match
  * on one common word; the mean was chosen over either share alone on LoCoMo conversations 0-1
- * (docs/recall.md).
+ * (docs/recall.md). A word that names a time counts as known when a matching memory is dated
+ * then, and as covered when the best result is.
  */
-const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion): number => {
+const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords): number => {
   // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
   const vocabulary = new Map<string, number>();
   for (const q of original) if (input.index.documentFrequency(q) > 0) vocabulary.set(q, 1);
+  for (const [q, of] of dates.words) if (of.some((i) => dates.known[i] === true)) vocabulary.set(q, 1);
   for (const [term, origins] of expansion.origin) {
     if (input.index.documentFrequency(term) === 0) continue;
     for (const { of, weight } of origins) vocabulary.set(of, Math.max(vocabulary.get(of) ?? 0, weight));
@@ -332,7 +367,11 @@ const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string
     total += w;
     known += w * (vocabulary.get(q) ?? 0);
   }
-  return total > 0 ? (known / total + coverage(input, id, original, expansion, weights)) / 2 : 0;
+  const at = input.index.orderOf(n);
+  const dated = new Set<string>();
+  if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
+  const present = new Set([...analyze(input.textOf(input.index.idOf(n) as string)), ...dated]);
+  return total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
 };
 
 /** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */
@@ -347,9 +386,8 @@ export const SMALL_BANK = 50;
  */
 const queryWordWeight = (index: FieldIndex, q: string, inBank: boolean): number => index.idf(q) * (inBank ? 1 : Math.min(1, index.size / SMALL_BANK));
 
-/** Share of the query's information that a document covers (an expansion counts at its weight). */
-const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
-  const present = new Set(analyze(input.textOf(id)));
+/** Share of the query's information that a document's terms cover (an expansion counts at its weight). */
+const coverage = (present: ReadonlySet<string>, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
   const credit = new Map<string, number>();
   for (const q of original) if (present.has(q)) credit.set(q, 1);
   for (const [term, origins] of expansion.origin) {

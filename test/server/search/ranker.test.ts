@@ -127,6 +127,21 @@ describe('rank: confidence and final scores', () => {
     expect(ranked(large, question).confidence).toBeLessThan(small.confidence);
   });
 
+  it('words that name a time count as known and covered when the best result is dated then', () => {
+    // Filler so the bank is not small (absent words count in full).
+    const filler = Array.from({ length: 60 }, (_, i) => ({ id: `f${i}`, text: `Lunch order ${i} was soup and bread.`, order: Date.UTC(2023, 0, 1 + (i % 20)) }));
+    const docs: IndexedDocument[] = [...filler, { id: 'setback', text: 'I had a setback: I hurt my knee.', order: Date.UTC(2023, 9, 20) }];
+    const dated = ranked(docs, 'What setback did she face in October 2023?');
+    expect(dated.hits[0]?.id).toBe('setback');
+    // The same question about a month no memory is dated in is less sure: its date words are unknown.
+    const undated = ranked(docs, 'What setback did she face in March 2021?');
+    expect(undated.hits[0]?.id).toBe('setback');
+    expect(dated.confidence).toBeGreaterThan(undated.confidence + 0.2);
+    expect(dated.confidence).toBeGreaterThan(0.6);
+    // Without the temporal stage the date words are plain words the bank lacks.
+    expect(ranked(docs, 'What setback did she face in October 2023?', { ...DEFAULT_STAGES, temporal: false }).confidence).toBeCloseTo(undated.confidence, 10);
+  });
+
   it('final = confidence x score / best score: 0-1, in rank order, the best equal to the confidence', () => {
     const r = ranked(project, 'tests on pull requests with vitest');
     expect(r.hits.length).toBeGreaterThan(1);
