@@ -22,6 +22,7 @@ import { okapiIndex } from './lib/okapi.js';
 import { jsonPoster } from './lib/postJson.js';
 import { RECALL_FLOOR as CLIENT_FLOOR } from '../src/effects/session/recallFloor.js';
 import { startEmbeddedServer } from '../src/server/index.js';
+import { attributionOf } from '../src/server/search/attribution.js';
 import { DEFAULT_FIELDS, FieldIndex, type FieldWeights } from '../src/server/search/fieldIndex.js';
 import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../src/server/search/ranker.js';
 
@@ -125,7 +126,8 @@ const directRanker = (corpus: Corpus, stages: RankStages, fields: FieldWeights =
   const index = new FieldIndex(fields);
   const text = new Map<string, string>();
   for (const d of corpus.docs) {
-    index.add({ id: d.id, text: d.content, context: d.context, thread: d.context, order: Date.parse(d.timestamp) });
+    // As the server indexes a fact: a transcript line carries its speaker (attribution.ts).
+    index.add({ id: d.id, text: d.content, context: d.context, thread: d.context, order: Date.parse(d.timestamp), ...attributionOf(d.content) });
     text.set(d.id, `${d.content}\n${d.context}`);
   }
   return (query, limit) => {
@@ -142,7 +144,7 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false };
 const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
 const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
@@ -158,8 +160,9 @@ const variants: Variant[] = [
   { name: '+ WordNet expansion', make: (c) => directRanker(c, { ...NONE, wordnet: true }) },
   { name: '+ coding thesaurus', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true }) },
   { name: '+ neighbouring turns', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, neighbours: true }) },
-  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
-  { name: '+ temporal cues (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
+  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false, speakers: false }) },
+  { name: '+ temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false }) },
+  { name: '+ speakers (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
   { name: 'default + pseudo-relevance feedback', make: (c) => directRanker(c, ALL_STAGES) },
   { name: 'default + context field (BM25F weight 0.3)', make: (c) => directRanker(c, DEFAULT_STAGES, { ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] }) },
   { name: 'default but WordNet', make: (c) => directRanker(c, { ...DEFAULT_STAGES, wordnet: false }) },
@@ -167,6 +170,7 @@ const variants: Variant[] = [
   { name: 'default but neighbours', make: (c) => directRanker(c, { ...DEFAULT_STAGES, neighbours: false }) },
   { name: 'default but session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, session: false }) },
   { name: 'default but temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
+  { name: 'default but speakers', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false }) },
 ];
 
 /** The embedded server end to end: HTTP retain of every doc, HTTP recall of every probe. */

@@ -44,6 +44,10 @@ export interface IndexedDocument {
    * twice as common as they are.
    */
   readonly derived?: boolean | undefined;
+  /** Who said it, when the memory is a transcript line ("Caroline: ..."; attribution.ts). */
+  readonly speaker?: string | undefined;
+  /** What the speaker says of themselves in it (attribution.ts `ownWords`). */
+  readonly own?: string | undefined;
 }
 
 export interface WeightedTerm {
@@ -91,6 +95,11 @@ export class FieldIndex {
   private statCount = 0;
   private statLength = [0, 0, 0];
   private derivedDocs: boolean[] = [];
+  /** Per document: its speaker and the terms of its own words, for transcript lines only. */
+  private speakers: (string | undefined)[] = [];
+  private ownTerms: (ReadonlySet<string> | undefined)[] = [];
+  /** Live lines per speaker. */
+  private lineCounts = new Map<string, number>();
   private dead = 0;
   private compactions = 0;
   private scratch = new Float64Array(0);
@@ -170,6 +179,11 @@ export class FieldIndex {
     this.docPostings.push(mine);
     this.threads.push(doc.thread);
     this.orders.push(doc.order ?? n);
+    // A derived document (an observation) quotes others: it is nobody's line.
+    const speaker = derived ? undefined : doc.speaker;
+    this.speakers.push(speaker);
+    this.ownTerms.push(speaker === undefined ? undefined : new Set(analyze(doc.own ?? '')));
+    if (speaker !== undefined) this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
   }
 
@@ -199,6 +213,12 @@ export class FieldIndex {
       if (i < textTerms) p.textDocs -= 1;
     });
     this.docPostings[n] = undefined;
+    const speaker = this.speakers[n];
+    if (speaker !== undefined) {
+      const left = (this.lineCounts.get(speaker) ?? 1) - 1;
+      if (left > 0) this.lineCounts.set(speaker, left);
+      else this.lineCounts.delete(speaker);
+    }
     if (this.derivedDocs[n] !== true) {
       this.statCount -= 1;
       for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] ?? 0);
@@ -217,11 +237,15 @@ export class FieldIndex {
     const docPostings: (Postings[] | undefined)[] = [];
     const docTextTerms: number[] = [];
     const derivedDocs: boolean[] = [];
+    const speakers: (string | undefined)[] = [];
+    const ownTerms: (ReadonlySet<string> | undefined)[] = [];
     this.ids.forEach((id, n) => {
       if (id === undefined) return;
       remap[n] = ids.length;
       ids.push(id);
       derivedDocs.push(this.derivedDocs[n] === true);
+      speakers.push(this.speakers[n]);
+      ownTerms.push(this.ownTerms[n]);
       docPostings.push(this.docPostings[n]);
       docTextTerms.push(this.docTextTerms[n] ?? 0);
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths.push(this.lengths[n * FIELD_COUNT + f] ?? 0);
@@ -276,6 +300,8 @@ export class FieldIndex {
     this.docPostings = docPostings;
     this.docTextTerms = docTextTerms;
     this.derivedDocs = derivedDocs;
+    this.speakers = speakers;
+    this.ownTerms = ownTerms;
     this.numbers = new Map(ids.map((id, n) => [id, n]));
     this.dead = 0;
     this.compactions += 1;
@@ -342,6 +368,21 @@ export class FieldIndex {
 
   isDerived(n: number): boolean {
     return this.derivedDocs[n] === true;
+  }
+
+  /** Who said document `n`, if it is a transcript line. */
+  speakerOf(n: number): string | undefined {
+    return this.speakers[n];
+  }
+
+  /** The index terms of what the speaker of line `n` says of themselves (undefined: not a line). */
+  ownTermsOf(n: number): ReadonlySet<string> | undefined {
+    return this.ownTerms[n];
+  }
+
+  /** The speakers of the bank's live lines, with how many lines each. */
+  get participants(): ReadonlyMap<string, number> {
+    return this.lineCounts;
   }
 
   /** The document's order value (its time, for facts). */

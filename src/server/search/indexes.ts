@@ -5,6 +5,7 @@
  */
 import type { FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
+import { attributionOf } from './attribution.js';
 import { FieldIndex, type IndexedDocument } from './fieldIndex.js';
 import { rank, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
@@ -58,6 +59,8 @@ export const indexedDocument = (f: FactRecord): IndexedDocument => {
     order: Number.isNaN(at) ? undefined : at,
     // An observation quotes its facts: counting it would make their words look common.
     derived: f.fact_type === 'observation',
+    // "Caroline: ..." is something Caroline said (attribution.ts); an observation is nobody's line.
+    ...(f.fact_type === 'observation' ? {} : attributionOf(f.text)),
   };
 };
 

@@ -12,6 +12,8 @@
  * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
  *    session that is about the question rise together (passage + document evidence).
  * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
+ * 7. speakers: when the query names a participant of the bank's transcript lines ("What did
+ *    Melanie paint?"), that participant's own matching lines get more (attribution.ts).
  *
  * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
  * bank and its best result cover (see confidenceOf); `final` = confidence x score / best
@@ -19,6 +21,7 @@
  * final >= 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
+import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
@@ -34,6 +37,7 @@ export interface RankStages {
   readonly neighbours: boolean;
   readonly session: boolean;
   readonly temporal: boolean;
+  readonly speakers: boolean;
 }
 
 export interface RankParams {
@@ -59,9 +63,15 @@ export interface RankParams {
   readonly threadWeight: number;
   /** A matching document dated as the query asks ("in May") gets this share more score. */
   readonly temporalBoost: number;
+  /**
+   * A matching line in which a participant the query names speaks of themselves gets this share
+   * more score: a question about Melanie is answered by what Melanie said, not by her friend's
+   * "How was your race, Mel?".
+   */
+  readonly speakerBoost: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -82,6 +92,7 @@ export const DEFAULT_PARAMS: RankParams = {
   neighbourMaxGapMs: 30 * 60_000,
   threadWeight: 0.5,
   temporalBoost: 0.5,
+  speakerBoost: 0.5,
 };
 
 export interface RankedHit {
@@ -282,6 +293,12 @@ export const rank = (input: RankInput): Ranking => {
     for (const [m, b] of bonus) scores[m] = (scores[m] as number) + b;
   }
 
+  // The participants the query names, when the bank's memories are transcript lines.
+  const named = stages.speakers && index.participants.size > 0 ? new Set(namedParticipants(input.query, participantsOf(index))) : new Set<string>();
+  if (named.size > 0 && params.speakerBoost > 0) {
+    for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = (scores[n] as number) * (1 + params.speakerBoost);
+  }
+
   const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
   // Cues some matching document is dated in: the bank knows those dates.
   const known = cues.map(() => false);
@@ -322,6 +339,15 @@ export const rank = (input: RankInput): Ranking => {
  * the cues they belong to and whether a matching memory is dated in it. A memory's date answers
  * them though its text seldom holds them ("I had a setback" said in October 2023).
  */
+/** Speakers of enough lines to be participants rather than labels. */
+const participantsOf = (index: FieldIndex): string[] => [...index.participants].flatMap(([p, lines]) => (lines >= MIN_LINES ? [p] : []));
+
+/** Line `n` is one of `speakers` speaking of themselves (it has own words). */
+const speaksOfSelf = (index: FieldIndex, n: number, speakers: ReadonlySet<string>): boolean => {
+  const speaker = index.speakerOf(n);
+  return speaker !== undefined && speakers.has(speaker) && (index.ownTermsOf(n)?.size ?? 0) > 0;
+};
+
 interface DatedWords {
   readonly cues: readonly TimeCue[];
   /** Query stem -> indexes of its cues. */

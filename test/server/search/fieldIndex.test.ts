@@ -155,6 +155,31 @@ describe('FieldIndex', () => {
     expect(ix.documentFrequency(deploy)).toBe(0);
   });
 
+  it('keeps each line\'s speaker and own words, and counts the lines of each live participant through removes and compaction', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'a1', text: 'Ann: I made a bowl.', speaker: 'Ann', own: 'I made a bowl.' });
+    ix.add({ id: 'b1', text: 'Bob: What did you make?', speaker: 'Bob', own: '' });
+    ix.add({ id: 'plain', text: 'We use rollup.' });
+    ix.add({ id: 'obs', text: 'Ann: quoted', speaker: 'Ann', own: 'quoted', derived: true });
+    expect(ix.participants).toEqual(new Map([['Ann', 1], ['Bob', 1]]));
+    const a1 = ix.numberOf('a1') ?? -1;
+    expect(ix.speakerOf(a1)).toBe('Ann');
+    expect([...(ix.ownTermsOf(a1) ?? [])]).toEqual(['made', 'bowl']);
+    expect(ix.ownTermsOf(ix.numberOf('b1') ?? -1)?.size).toBe(0);
+    expect(ix.speakerOf(ix.numberOf('plain') ?? -1)).toBeUndefined();
+    // An observation quotes lines: it is nobody's line.
+    expect(ix.speakerOf(ix.numberOf('obs') ?? -1)).toBeUndefined();
+    ix.remove('b1');
+    expect(ix.participants).toEqual(new Map([['Ann', 1]]));
+    for (let i = 0; i < 1100; i += 1) ix.add({ id: `x${i}`, text: `Bob: line ${i}`, speaker: 'Bob', own: `line ${i}` });
+    for (let i = 0; i < 1100; i += 1) ix.remove(`x${i}`);
+    ix.add({ id: 'x', text: 'Bob: I am back.', speaker: 'Bob', own: 'I am back.' });
+    for (let i = 0; i < 1100; i += 1) ix.remove(`gone${i}`);
+    expect(ix.participants).toEqual(new Map([['Ann', 1], ['Bob', 1]]));
+    expect(ix.speakerOf(ix.numberOf('a1') ?? -1)).toBe('Ann');
+    expect([...(ix.ownTermsOf(ix.numberOf('x') ?? -1) ?? [])]).toEqual(['back']);
+  });
+
   it('neighbours are the live documents either side in the thread, within the time gap', () => {
     const ix = new FieldIndex();
     ix.add({ id: 'b', text: 'two', thread: 's', order: 2000 });

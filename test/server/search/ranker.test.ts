@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { attributionOf } from '../../../src/server/search/attribution.js';
 import { FieldIndex, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
 import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../../../src/server/search/ranker.js';
 
@@ -91,6 +92,20 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'When did they go camping in July?').hits[0]?.id).toBe('july');
     expect(ranked(chat, 'When did they go camping in July?').timeCues).toEqual(['July']);
     expect(ranked(chat, 'When did they go camping in July?', { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('june');
+  });
+
+  it('speakers: a question naming a participant ranks their own line above the friend who asked about it', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: 's1', order, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('ask', 'Caroline: How was the pottery class, Mel? Did you make a bowl at the pottery class?', 0),
+      line('told', 'Melanie: I made a bowl at the pottery class.', 1000),
+      line('other', 'Caroline: I painted a sunset.', 2000),
+      line('more', 'Melanie: I went hiking.', 3000),
+    ];
+    expect(ranked(chat, 'What did Melanie make at the pottery class?', { ...DEFAULT_STAGES, speakers: false }).hits[0]?.id).toBe('ask');
+    expect(ranked(chat, 'What did Melanie make at the pottery class?').hits[0]?.id).toBe('told');
+    // A query naming nobody, or a name written as a word, is ranked as before.
+    expect(ranked(chat, 'pottery class bowl').hits[0]?.id).toBe('ask');
   });
 
   it('feedback (off by default) adds the terms of the first results and records them', () => {
