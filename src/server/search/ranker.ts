@@ -16,9 +16,10 @@
  *    Melanie paint?"), that participant's own matching lines get more (attribution.ts).
  *
  * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
- * bank and its best result cover (see confidenceOf); `final` = confidence x score / best
- * score, an absolute figure a caller can put a floor under ("inject nothing unless the best
- * final >= 0.4").
+ * bank and its best result cover (see confidenceOf), times the attribution check's factor when
+ * the query names a participant (attributedShare); `final` = confidence x score / best score,
+ * an absolute figure a caller can put a floor under ("inject nothing unless the best final >=
+ * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
@@ -38,6 +39,8 @@ export interface RankStages {
   readonly session: boolean;
   readonly temporal: boolean;
   readonly speakers: boolean;
+  /** The confidence checks that the participants a query names said what answers it. */
+  readonly attribution: boolean;
 }
 
 export interface RankParams {
@@ -69,9 +72,11 @@ export interface RankParams {
    * "How was your race, Mel?".
    */
   readonly speakerBoost: number;
+  /** How many of the best results (whatever the limit) the attribution check reads. */
+  readonly attributionCandidates: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -93,6 +98,7 @@ export const DEFAULT_PARAMS: RankParams = {
   threadWeight: 0.5,
   temporalBoost: 0.5,
   speakerBoost: 0.5,
+  attributionCandidates: 10,
 };
 
 export interface RankedHit {
@@ -110,6 +116,10 @@ export interface Ranking {
   readonly terms: Readonly<Record<'keyword' | 'expansion' | 'feedback', readonly WeightedTerm[]>>;
   /** The dates the query named ("May 2023", "last week"). */
   readonly timeCues: readonly string[];
+  /** The bank's participants (speakers of its transcript lines) the query names. */
+  readonly participants: readonly string[];
+  /** The attribution check's factor in the confidence (1: passed or not run; attributedShare). */
+  readonly attributed: number;
 }
 
 export interface RankInput {
@@ -214,7 +224,7 @@ export const rank = (input: RankInput): Ranking => {
   const queryWords = [...new Set(words(input.query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
-  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [] };
+  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1 };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
   // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
@@ -294,8 +304,8 @@ export const rank = (input: RankInput): Ranking => {
   }
 
   // The participants the query names, when the bank's memories are transcript lines.
-  const named = stages.speakers && index.participants.size > 0 ? new Set(namedParticipants(input.query, participantsOf(index))) : new Set<string>();
-  if (named.size > 0 && params.speakerBoost > 0) {
+  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(input.query, participantsOf(index))) : new Set<string>();
+  if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
     for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = (scores[n] as number) * (1 + params.speakerBoost);
   }
 
@@ -320,7 +330,14 @@ export const rank = (input: RankInput): Ranking => {
   const best = topK(touched, scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);
-  const confidence = top === undefined ? 0 : confidenceOf(input, top, original, expansion, dates);
+  let lines: Lines | undefined;
+  if (top !== undefined && stages.attribution && named.size > 0) {
+    const candidates = input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates);
+    const spoken = candidates.filter((n) => index.speakerOf(n) !== undefined);
+    lines = { named, mine: spoken.filter((n) => named.has(index.speakerOf(n) as string)), others: spoken.filter((n) => !named.has(index.speakerOf(n) as string)) };
+  }
+  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, top, original, expansion, dates, lines);
+  const { confidence } = judged;
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {
     const score = scores[n] as number;
@@ -331,7 +348,14 @@ export const rank = (input: RankInput): Ranking => {
     stageOf[n] = 0;
   }
   if (kept === undefined) for (const n of asked) accepted[n] = 0;
-  return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
+  return {
+    hits,
+    confidence,
+    terms: { keyword: keywordTerms, expansion: expansion.terms, feedback },
+    timeCues: cues.map((c) => c.cue),
+    participants: [...named],
+    attributed: judged.attributed,
+  };
 };
 
 /**
@@ -374,9 +398,17 @@ const datedWords = (cues: readonly TimeCue[], known: readonly boolean[], origina
  * something never discussed ("a haiku about autumn") has words the bank lacks and a best match
  * on one common word; the mean was chosen over either share alone on LoCoMo conversations 0-1
  * (docs/recall.md). A word that names a time counts as known when a matching memory is dated
- * then, and as covered when the best result is.
+ * then, and as covered when the best result is. When the query names participants of the
+ * bank's transcript lines, the result is multiplied by attributedShare.
  */
-const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords): number => {
+/** The candidate lines spoken by the participants a query names, and by others. */
+interface Lines {
+  readonly named: ReadonlySet<string>;
+  readonly mine: readonly number[];
+  readonly others: readonly number[];
+}
+
+const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords, lines?: Lines): { confidence: number; attributed: number } => {
   // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
   const vocabulary = new Map<string, number>();
   for (const q of original) if (input.index.documentFrequency(q) > 0) vocabulary.set(q, 1);
@@ -397,7 +429,26 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
   const dated = new Set<string>();
   if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
   const present = new Set([...analyze(input.textOf(input.index.idOf(n) as string)), ...dated]);
-  return total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
+  const share = total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
+  const attributed = lines === undefined ? 1 : attributedShare(input.index, lines, original, expansion, weights);
+  return { confidence: share * attributed, attributed };
+};
+
+/**
+ * Whether the participants a query names said what answers it: 1 when, among the best
+ * results, their own words (attribution.ts) cover at least as much of the query, names aside,
+ * as another participant's own words do; else the ratio of the two. "What did Caroline realise
+ * after her charity race?" finds Caroline's "That charity race sounds great, Mel!" and
+ * Melanie's "I ran a charity race ... I'm starting to realize that self-care is important":
+ * the question gives Melanie's race to Caroline, and the confidence falls with the ratio.
+ */
+const attributedShare = (index: FieldIndex, lines: Lines, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
+  const names = new Set([...lines.named].flatMap((p) => analyze(p)));
+  const content = new Map([...weights].map(([q, w]) => [q, names.has(q) ? 0 : w]));
+  const said = (n: number): number => coverage(index.ownTermsOf(n) ?? new Set(), original, expansion, content);
+  const mine = Math.max(0, ...lines.mine.map(said));
+  const others = Math.max(0, ...lines.others.map(said));
+  return others > mine ? mine / others : 1;
 };
 
 /** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */

@@ -157,6 +157,41 @@ describe('rank: confidence and final scores', () => {
     expect(ranked(docs, 'What setback did she face in October 2023?', { ...DEFAULT_STAGES, temporal: false }).confidence).toBeCloseTo(undated.confidence, 10);
   });
 
+  it('attribution: a question that gives one participant\'s story to another is less sure; the right one is not', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('m1', 'Melanie: I ran a charity race for mental health last Saturday.', 0),
+      line('c1', 'Caroline: That charity race sounds great, Mel! How did you feel after the race?', 1),
+      line('m2', 'Melanie: I realized that self-care is really important.', 2),
+      line('c2', 'Caroline: I went to a support group yesterday.', 10),
+      line('m3', 'Melanie: I painted a lake at sunrise.', 11),
+      line('c3', 'Caroline: I love painting too.', 12),
+    ];
+    const right = ranked(chat, 'What did Melanie realize after her charity race?');
+    const swapped = ranked(chat, 'What did Caroline realize after her charity race?');
+    expect(right.participants).toEqual(['Melanie']);
+    expect(right.attributed).toBe(1);
+    expect(swapped.participants).toEqual(['Caroline']);
+    expect(swapped.attributed).toBeLessThan(0.5);
+    expect(swapped.confidence).toBeLessThan(0.4);
+    expect(right.confidence).toBeGreaterThan(0.6);
+    // The check only reads the confidence: the ranking is the same with or without it.
+    const unchecked = ranked(chat, 'What did Caroline realize after her charity race?', { ...DEFAULT_STAGES, attribution: false });
+    expect(unchecked.hits.map((h) => h.id)).toEqual(swapped.hits.map((h) => h.id));
+    expect(unchecked.attributed).toBe(1);
+    expect(unchecked.confidence).toBeGreaterThan(0.6);
+    // A question naming both, or nobody, is not checked.
+    expect(ranked(chat, 'What did Caroline and Melanie say about the charity race?').attributed).toBe(1);
+    expect(ranked(chat, 'charity race self-care').participants).toEqual([]);
+  });
+
+  it('attribution: memories that are not transcript lines (a coding bank) are never checked', () => {
+    const r = ranked([...project, { id: 'label', text: 'Accessibility: every page must pass axe checks.' }], 'Accessibility: which checks must a page pass?');
+    expect(r.participants).toEqual([]);
+    expect(r.attributed).toBe(1);
+    expect(r.hits[0]?.id).toBe('label');
+  });
+
   it('final = confidence x score / best score: 0-1, in rank order, the best equal to the confidence', () => {
     const r = ranked(project, 'tests on pull requests with vitest');
     expect(r.hits.length).toBeGreaterThan(1);
