@@ -8,9 +8,10 @@
  * question then gives one person's story to another.
  *
  * A line's *own words* are what its speaker says of themselves: the sentences that say "I",
- * "my", "we", and those that address nobody, of a line that speaks of its speaker at all. A
- * line that only speaks to someone ("Wow! What got you into running?") is about the one it
- * speaks to and has no own words.
+ * "my", "we", and the statements that address nobody ("Love that purple color!"), of a line
+ * that speaks of its speaker at all. A question without "I" asks about someone else ("How's
+ * the store going?"), and a line that only speaks to someone ("Wow! What got you into
+ * running?") is about the one it speaks to: neither is the speaker's own.
  *
  * Coding memories rarely carry a speaker label ("We decided to bundle with rollup") and
  * prompts rarely name one: then nothing here applies.
@@ -49,7 +50,7 @@ export const ownWords = (line: string): string => {
   if (!ofSelf) return '';
   return body
     .split(SENTENCE_END)
-    .filter((s) => FIRST_PERSON.test(s) || !SECOND_PERSON.test(s))
+    .filter((s) => FIRST_PERSON.test(s) || (!SECOND_PERSON.test(s) && !s.trimEnd().endsWith('?')))
     .join(' ');
 };
 

@@ -27,9 +27,11 @@ describe('ownWords', () => {
     expect(own).not.toContain('your week');
   });
 
-  it('a line that only speaks to the other has no own words; one that addresses nobody is all its own', () => {
+  it('a line that only speaks to the other has no own words; its statements that address nobody are its own, its questions are not', () => {
     expect(ownWords('Caroline: Wow! What got you into running?')).toBe('');
-    expect(ownWords('Caroline: Love that purple color! For walking or running?')).toBe(' Love that purple color! For walking or running?');
+    expect(ownWords('Caroline: Love that purple color! For walking or running?')).toBe(' Love that purple color!');
+    expect(ownWords("Jon: Hey Gina! How's the store going? I gotta tell you about my biz.")).toBe(' Hey Gina! I gotta tell you about my biz.');
+    expect(ownWords('Nate: What should I cook tonight?')).toBe(' What should I cook tonight?');
   });
 
   it('attributionOf gives speaker and own words for a line, nothing for a plain memory', () => {
