@@ -95,9 +95,12 @@ export class FieldIndex {
   private statCount = 0;
   private statLength = [0, 0, 0];
   private derivedDocs: boolean[] = [];
-  /** Per document: its speaker and the terms of its own words, for transcript lines only. */
+  /**
+   * Per document: its speaker and the terms of its own words (" made bowl ": one string, not a
+   * set, to keep a transcript of 100k lines small), for transcript lines only.
+   */
   private speakers: (string | undefined)[] = [];
-  private ownTerms: (ReadonlySet<string> | undefined)[] = [];
+  private ownTerms: (string | undefined)[] = [];
   /** Live lines per speaker. */
   private lineCounts = new Map<string, number>();
   private dead = 0;
@@ -182,7 +185,7 @@ export class FieldIndex {
     // A derived document (an observation) quotes others: it is nobody's line.
     const speaker = derived ? undefined : doc.speaker;
     this.speakers.push(speaker);
-    this.ownTerms.push(speaker === undefined ? undefined : new Set(analyze(doc.own ?? '')));
+    this.ownTerms.push(speaker === undefined ? undefined : ownString(doc.own ?? ''));
     if (speaker !== undefined) this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
   }
@@ -238,7 +241,7 @@ export class FieldIndex {
     const docTextTerms: number[] = [];
     const derivedDocs: boolean[] = [];
     const speakers: (string | undefined)[] = [];
-    const ownTerms: (ReadonlySet<string> | undefined)[] = [];
+    const ownTerms: (string | undefined)[] = [];
     this.ids.forEach((id, n) => {
       if (id === undefined) return;
       remap[n] = ids.length;
@@ -377,7 +380,13 @@ export class FieldIndex {
 
   /** The index terms of what the speaker of line `n` says of themselves (undefined: not a line). */
   ownTermsOf(n: number): ReadonlySet<string> | undefined {
-    return this.ownTerms[n];
+    const own = this.ownTerms[n];
+    return own === undefined ? undefined : new Set(own.split(' ').filter((t) => t.length > 0));
+  }
+
+  /** Whether line `n` has own words: its speaker speaks of themselves in it. */
+  hasOwnWords(n: number): boolean {
+    return (this.ownTerms[n]?.length ?? 0) > 0;
   }
 
   /** The speakers of the bank's live lines, with how many lines each. */
@@ -435,6 +444,12 @@ export class FieldIndex {
     return out;
   }
 }
+
+/** Distinct terms of a text as " a b c " ('' when none). */
+const ownString = (text: string): string => {
+  const terms = [...new Set(analyze(text))];
+  return terms.length === 0 ? '' : ` ${terms.join(' ')} `;
+};
 
 /** Term frequencies of a token list and its length. */
 const countTerms = (terms: readonly string[]): { counts: Map<string, number>; total: number } => {

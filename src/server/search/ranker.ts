@@ -369,7 +369,7 @@ const participantsOf = (index: FieldIndex): string[] => [...index.participants].
 /** Line `n` is one of `speakers` speaking of themselves (it has own words). */
 const speaksOfSelf = (index: FieldIndex, n: number, speakers: ReadonlySet<string>): boolean => {
   const speaker = index.speakerOf(n);
-  return speaker !== undefined && speakers.has(speaker) && (index.ownTermsOf(n)?.size ?? 0) > 0;
+  return speaker !== undefined && speakers.has(speaker) && index.hasOwnWords(n);
 };
 
 interface DatedWords {

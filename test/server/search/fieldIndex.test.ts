@@ -166,6 +166,9 @@ describe('FieldIndex', () => {
     expect(ix.speakerOf(a1)).toBe('Ann');
     expect([...(ix.ownTermsOf(a1) ?? [])]).toEqual(['made', 'bowl']);
     expect(ix.ownTermsOf(ix.numberOf('b1') ?? -1)?.size).toBe(0);
+    expect(ix.hasOwnWords(a1)).toBe(true);
+    expect(ix.hasOwnWords(ix.numberOf('b1') ?? -1)).toBe(false);
+    expect(ix.hasOwnWords(ix.numberOf('plain') ?? -1)).toBe(false);
     expect(ix.speakerOf(ix.numberOf('plain') ?? -1)).toBeUndefined();
     // An observation quotes lines: it is nobody's line.
     expect(ix.speakerOf(ix.numberOf('obs') ?? -1)).toBeUndefined();
