@@ -1,17 +1,17 @@
 /**
  * Who a memory is attributed to, and whom a query asks about. A memory written as a
- * transcript line, "Melanie: I ran a charity race last Saturday", is something Melanie said
- * of herself; the bank's participants are the names that label its lines. A query that names
- * a participant ("What did Melanie realise after the race?") asks about what that participant
+ * transcript line, "Priya: I ran my first marathon last Sunday", is something Priya said of
+ * herself; the bank's participants are the names that label its lines. A query that names a
+ * participant ("What did Priya learn from the marathon?") asks about what that participant
  * said or did, so the ranking favours the participant's own lines, and the confidence drops
  * when another participant's own lines answer the query better than theirs (ranker.ts): the
  * question then gives one person's story to another.
  *
  * A line's *own words* are what its speaker says of themselves: the sentences that say "I",
- * "my", "we", and the statements that address nobody ("Love that purple color!"), of a line
- * that speaks of its speaker at all. A question without "I" asks about someone else ("How's
- * the store going?"), and a line that only speaks to someone ("Wow! What got you into
- * running?") is about the one it speaks to: neither is the speaker's own.
+ * "my", "we", and the statements that address nobody ("Nice shot of the harbour!"), of a line
+ * that speaks of its speaker at all. A question without "I" asks about someone else ("How is
+ * the bakery doing?"), and a line that only speaks to someone ("Wow! What made you pick the
+ * violin?") is about the one it speaks to: neither is the speaker's own.
  *
  * Coding memories rarely carry a speaker label ("We decided to bundle with rollup") and
  * prompts rarely name one: then nothing here applies.
@@ -28,11 +28,11 @@ const NOT_NAMES: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-// One to three capitalised words ("Caroline", "Mary Ann", "O'Brien"; not "TODO"), then a colon and a space.
+// One to three capitalised words ("Priya", "Mary Ann", "O'Brien"; not "TODO"), then a colon and a space.
 const NAME_WORD = "\\p{Lu}(?=[\\p{L}'’-]*\\p{Ll})[\\p{L}'’-]+";
 const LABEL = new RegExp(`^\\s*(${NAME_WORD}(?: ${NAME_WORD}){0,2}):\\s`, 'u');
 
-/** The speaker a memory is a line of ("Caroline: ..." -> "Caroline"), or undefined. */
+/** The speaker a memory is a line of ("Priya: ..." -> "Priya"), or undefined. */
 export const speakerOf = (text: string): string | undefined => {
   const label = LABEL.exec(text)?.[1];
   if (label === undefined) return undefined;
@@ -67,7 +67,7 @@ const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
 /**
  * The participants `query` names, written as the bank writes them (case matters: "Mark" is a
- * name, "mark" a word), as whole words ("Caroline's" names Caroline).
+ * name, "mark" a word), as whole words ("Priya's" names Priya).
  */
 export const namedParticipants = (query: string, participants: Iterable<string>): string[] => {
   const out: string[] = [];

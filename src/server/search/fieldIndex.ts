@@ -44,7 +44,7 @@ export interface IndexedDocument {
    * twice as common as they are.
    */
   readonly derived?: boolean | undefined;
-  /** Who said it, when the memory is a transcript line ("Caroline: ..."; attribution.ts). */
+  /** Who said it, when the memory is a transcript line ("Priya: ..."; attribution.ts). */
   readonly speaker?: string | undefined;
   /** What the speaker says of themselves in it (attribution.ts `ownWords`). */
   readonly own?: string | undefined;

@@ -62,7 +62,7 @@ export const indexedDocument = (f: FactRecord): IndexedDocument => {
     order: Number.isNaN(at) ? undefined : at,
     // An observation quotes its facts: counting it would make their words look common.
     derived: f.fact_type === 'observation',
-    // "Caroline: ..." is something Caroline said (attribution.ts); an observation is nobody's line.
+    // "Priya: ..." is something Priya said (attribution.ts); an observation is nobody's line.
     ...(f.fact_type === 'observation' ? {} : attributionOf(f.text)),
   };
 };

@@ -13,7 +13,7 @@
  *    session that is about the question rise together (passage + document evidence).
  * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
  * 7. speakers: when the query names a participant of the bank's transcript lines ("What did
- *    Melanie paint?"), that participant's own matching lines get more (attribution.ts).
+ *    Priya bake?"), that participant's own matching lines get more (attribution.ts).
  *
  * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
  * bank and its best result cover (see confidenceOf), times the attribution check's factor when
@@ -68,8 +68,8 @@ export interface RankParams {
   readonly temporalBoost: number;
   /**
    * A matching line in which a participant the query names speaks of themselves gets this share
-   * more score: a question about Melanie is answered by what Melanie said, not by her friend's
-   * "How was your race, Mel?".
+   * more score: a question about Priya is answered by what Priya said, not by her friend's
+   * "How was the marathon, Pri?".
    */
   readonly speakerBoost: number;
   /** How many of the best results (whatever the limit) the attribution check reads. */
@@ -437,10 +437,10 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
 /**
  * Whether the participants a query names said what answers it: 1 when, among the best
  * results, their own words (attribution.ts) cover at least as much of the query, names aside,
- * as another participant's own words do; else the ratio of the two. "What did Caroline realise
- * after her charity race?" finds Caroline's "That charity race sounds great, Mel!" and
- * Melanie's "I ran a charity race ... I'm starting to realize that self-care is important":
- * the question gives Melanie's race to Caroline, and the confidence falls with the ratio.
+ * as another participant's own words do; else the ratio of the two. "What did Tom learn from
+ * his marathon?" finds Tom's "A marathon! I am impressed." and Priya's "After the marathon I
+ * learned that pacing matters": the question gives Priya's marathon to Tom, and the
+ * confidence falls with the ratio.
  */
 const attributedShare = (index: FieldIndex, lines: Lines, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
   const names = new Set([...lines.named].flatMap((p) => analyze(p)));

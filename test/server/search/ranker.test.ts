@@ -97,15 +97,15 @@ describe('rank: stages', () => {
   it('speakers: a question naming a participant ranks their own line above the friend who asked about it', () => {
     const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: 's1', order, ...attributionOf(text) });
     const chat: IndexedDocument[] = [
-      line('ask', 'Caroline: How was the pottery class, Mel? Did you make a bowl at the pottery class?', 0),
-      line('told', 'Melanie: I made a bowl at the pottery class.', 1000),
-      line('other', 'Caroline: I painted a sunset.', 2000),
-      line('more', 'Melanie: I went hiking.', 3000),
+      line('ask', 'Tom: How was the baking class, Priya? Did you bake a loaf at the baking class?', 0),
+      line('told', 'Priya: I baked a loaf at the baking class.', 1000),
+      line('other', 'Tom: I painted a sunset.', 2000),
+      line('more', 'Priya: I went hiking.', 3000),
     ];
-    expect(ranked(chat, 'What did Melanie make at the pottery class?', { ...DEFAULT_STAGES, speakers: false }).hits[0]?.id).toBe('ask');
-    expect(ranked(chat, 'What did Melanie make at the pottery class?').hits[0]?.id).toBe('told');
-    // A query naming nobody, or a name written as a word, is ranked as before.
-    expect(ranked(chat, 'pottery class bowl').hits[0]?.id).toBe('ask');
+    expect(ranked(chat, 'What did Priya bake at the baking class?', { ...DEFAULT_STAGES, speakers: false }).hits[0]?.id).toBe('ask');
+    expect(ranked(chat, 'What did Priya bake at the baking class?').hits[0]?.id).toBe('told');
+    // A query naming nobody is ranked as before.
+    expect(ranked(chat, 'baking class loaf').hits[0]?.id).toBe('ask');
   });
 
   it('feedback (off by default) adds the terms of the first results and records them', () => {
@@ -160,29 +160,29 @@ describe('rank: confidence and final scores', () => {
   it('attribution: a question that gives one participant\'s story to another is less sure; the right one is not', () => {
     const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
     const chat: IndexedDocument[] = [
-      line('m1', 'Melanie: I ran a charity race for mental health last Saturday.', 0),
-      line('c1', 'Caroline: That charity race sounds great, Mel! How did you feel after the race?', 1),
-      line('m2', 'Melanie: I realized that self-care is really important.', 2),
-      line('c2', 'Caroline: I went to a support group yesterday.', 10),
-      line('m3', 'Melanie: I painted a lake at sunrise.', 11),
-      line('c3', 'Caroline: I love painting too.', 12),
+      line('p1', 'Priya: I ran my first marathon in Lisbon last Sunday.', 0),
+      line('t1', 'Tom: A marathon! I am impressed. How did you feel after it?', 1),
+      line('p2', 'Priya: After the marathon I learned that pacing matters more than speed.', 2),
+      line('t2', 'Tom: I baked rye bread at the weekend.', 10),
+      line('p3', 'Priya: I repaired my old bicycle.', 11),
+      line('t3', 'Tom: I love baking bread.', 12),
     ];
-    const right = ranked(chat, 'What did Melanie realize after her charity race?');
-    const swapped = ranked(chat, 'What did Caroline realize after her charity race?');
-    expect(right.participants).toEqual(['Melanie']);
+    const right = ranked(chat, 'What did Priya learn from her marathon?');
+    const swapped = ranked(chat, 'What did Tom learn from his marathon?');
+    expect(right.participants).toEqual(['Priya']);
     expect(right.attributed).toBe(1);
-    expect(swapped.participants).toEqual(['Caroline']);
+    expect(swapped.participants).toEqual(['Tom']);
     expect(swapped.attributed).toBeLessThan(0.5);
     expect(swapped.confidence).toBeLessThan(0.4);
     expect(right.confidence).toBeGreaterThan(0.6);
     // The check only reads the confidence: the ranking is the same with or without it.
-    const unchecked = ranked(chat, 'What did Caroline realize after her charity race?', { ...DEFAULT_STAGES, attribution: false });
+    const unchecked = ranked(chat, 'What did Tom learn from his marathon?', { ...DEFAULT_STAGES, attribution: false });
     expect(unchecked.hits.map((h) => h.id)).toEqual(swapped.hits.map((h) => h.id));
     expect(unchecked.attributed).toBe(1);
     expect(unchecked.confidence).toBeGreaterThan(0.6);
     // A question naming both, or nobody, is not checked.
-    expect(ranked(chat, 'What did Caroline and Melanie say about the charity race?').attributed).toBe(1);
-    expect(ranked(chat, 'charity race self-care').participants).toEqual([]);
+    expect(ranked(chat, 'What did Priya and Tom say about the marathon?').attributed).toBe(1);
+    expect(ranked(chat, 'marathon pacing').participants).toEqual([]);
   });
 
   it('attribution: memories that are not transcript lines (a coding bank) are never checked', () => {

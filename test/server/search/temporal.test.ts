@@ -29,7 +29,7 @@ describe('timeCues', () => {
   });
 
   it('records the words that say the time: the month, a day number beside it, the year', () => {
-    expect(timeCues('What did Melanie do on 16 August, 2023?', NOW).map((c) => c.words)).toEqual([['august', '16', '2023']]);
+    expect(timeCues('What did Priya do on 16 August, 2023?', NOW).map((c) => c.words)).toEqual([['august', '16', '2023']]);
     expect(timeCues('the painting shown on October 13, 2023', NOW).map((c) => c.words)).toEqual([['october', '13', '2023']]);
     expect(timeCues('which book on 8th December?', NOW).map((c) => c.words)).toEqual([['december', '8th']]);
     expect(timeCues('what happened in 2022', NOW).map((c) => c.words)).toEqual([['2022']]);
