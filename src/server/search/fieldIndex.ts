@@ -56,6 +56,7 @@ export interface WeightedTerm {
 }
 
 interface Postings {
+  readonly term: string;
   docs: number[];
   /** Text-field frequency per document (0 when the term is only in another field). */
   tfs: number[];
@@ -96,8 +97,9 @@ export class FieldIndex {
   private statLength = [0, 0, 0];
   private derivedDocs: boolean[] = [];
   /**
-   * Per document: its speaker and the terms of its own words (" made bowl ": one string, not a
-   * set, to keep a transcript of 100k lines small), for transcript lines only.
+   * Per document: its speaker and the terms of its own words, for transcript lines only: ALL
+   * when they are every term of its text (most lines), else one string (" made bowl "), not a
+   * set, so a transcript of 100k lines stays small.
    */
   private speakers: (string | undefined)[] = [];
   private ownTerms: (string | undefined)[] = [];
@@ -145,7 +147,7 @@ export class FieldIndex {
     const posting = (term: string): Postings => {
       let p = this.postings.get(term);
       if (p === undefined) {
-        p = { docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
+        p = { term, docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
         this.postings.set(term, p);
       }
       return p;
@@ -185,7 +187,7 @@ export class FieldIndex {
     // A derived document (an observation) quotes others: it is nobody's line.
     const speaker = derived ? undefined : doc.speaker;
     this.speakers.push(speaker);
-    this.ownTerms.push(speaker === undefined ? undefined : ownString(doc.own ?? ''));
+    this.ownTerms.push(speaker === undefined ? undefined : ownString(doc.own ?? '', text.counts, speaker));
     if (speaker !== undefined) this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
   }
@@ -378,10 +380,15 @@ export class FieldIndex {
     return this.speakers[n];
   }
 
-  /** The index terms of what the speaker of line `n` says of themselves (undefined: not a line). */
+  /**
+   * The index terms of what the speaker of line `n` says of themselves (undefined: not a line);
+   * a line that is all its speaker's own words gives every term of its text, the name too.
+   */
   ownTermsOf(n: number): ReadonlySet<string> | undefined {
     const own = this.ownTerms[n];
-    return own === undefined ? undefined : new Set(own.split(' ').filter((t) => t.length > 0));
+    if (own === undefined) return undefined;
+    if (own === ALL) return new Set((this.docPostings[n] ?? []).slice(0, this.docTextTerms[n] ?? 0).map((p) => p.term));
+    return new Set(own.split(' ').filter((t) => t.length > 0));
   }
 
   /** Whether line `n` has own words: its speaker speaks of themselves in it. */
@@ -445,10 +452,16 @@ export class FieldIndex {
   }
 }
 
-/** Distinct terms of a text as " a b c " ('' when none). */
-const ownString = (text: string): string => {
-  const terms = [...new Set(analyze(text))];
-  return terms.length === 0 ? '' : ` ${terms.join(' ')} `;
+/** A line's own words are every term of its text (its speaker's name aside). */
+const ALL = '*';
+
+/** The distinct terms of a line's own words as " a b c " ('' when none, ALL when all its text's). */
+const ownString = (own: string, textTerms: ReadonlyMap<string, number>, speaker: string): string => {
+  const terms = new Set(analyze(own));
+  if (terms.size === 0) return '';
+  const label = new Set(analyze(speaker));
+  for (const t of textTerms.keys()) if (!terms.has(t) && !label.has(t)) return ` ${[...terms].join(' ')} `;
+  return ALL;
 };
 
 /** Term frequencies of a token list and its length. */
