@@ -58,17 +58,17 @@ describe('rank: stages', () => {
   it('neighbour: the turn next to a strong match in the same session comes back, and only within the time gap', () => {
     const at = Date.UTC(2024, 4, 1);
     const chat: IndexedDocument[] = [
-      { id: 't1', text: 'Mel: How was the pottery class you took?', thread: 's1', order: at },
-      { id: 't2', text: 'Ann: Loved it, I made a bowl for my mum.', thread: 's1', order: at + 1000 },
+      { id: 't1', text: 'Ben: How was the woodworking course you took?', thread: 's1', order: at },
+      { id: 't2', text: 'Ann: Loved it, I made a stool for my dad.', thread: 's1', order: at + 1000 },
       { id: 't3', text: 'Ann: Then we went hiking on Sunday.', thread: 's1', order: at + 2000 },
-      { id: 'x1', text: 'Ann: I bought a new pottery wheel.', thread: 's2', order: at + 90 * MIN },
-      { id: 'x2', text: 'Mel: The weather is nice.', thread: 's2', order: at + 400 * MIN },
+      { id: 'x1', text: 'Ann: I bought a new woodworking bench.', thread: 's2', order: at + 90 * MIN },
+      { id: 'x2', text: 'Ben: The weather is nice.', thread: 's2', order: at + 400 * MIN },
     ];
-    const r = ranked(chat, 'pottery class');
+    const r = ranked(chat, 'woodworking course');
     expect(r.hits.find((h) => h.id === 't2')?.stage).toBe('neighbour');
     // x2 is the next note in s2 but hours later: not a neighbour.
     expect(r.hits.some((h) => h.id === 'x2')).toBe(false);
-    expect(ranked(chat, 'pottery class', { ...DEFAULT_STAGES, neighbours: false }).hits.some((h) => h.id === 't2')).toBe(false);
+    expect(ranked(chat, 'woodworking course', { ...DEFAULT_STAGES, neighbours: false }).hits.some((h) => h.id === 't2')).toBe(false);
   });
 
   it('session: a weak match in the session that matches strongly elsewhere rises above an equal one outside it', () => {
