@@ -11,7 +11,9 @@
  *   questions phrased without the fact's words; share of facts in the top 3.
  * - Precision: prompts no memory answers (off-topic prompts from fixtures/recall-quality,
  *   LoCoMo category 5): share for which automatic recall's floor keeps nothing.
- * - Ablations: the ranking with each stage added in turn and with each one left out.
+ * - Ablations: the ranking with each stage added in turn and with each one left out, each with
+ *   what automatic recall would inject at the floor (injected R@10, category 5 and off-topic
+ *   prompts kept quiet), so a stage's cost in precision shows beside its gain in recall.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,6 +24,8 @@ import { okapiIndex } from './lib/okapi.js';
 import { jsonPoster } from './lib/postJson.js';
 import { RECALL_FLOOR as CLIENT_FLOOR } from '../src/effects/session/recallFloor.js';
 import { startEmbeddedServer } from '../src/server/index.js';
+import { extractEntities } from '../src/server/retain/entities.js';
+import { attributionOf } from '../src/server/search/attribution.js';
 import { DEFAULT_FIELDS, FieldIndex, type FieldWeights } from '../src/server/search/fieldIndex.js';
 import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../src/server/search/ranker.js';
 
@@ -91,8 +95,16 @@ interface Tally {
   at10: number;
   evidence: number;
   evidenceFound: number;
+  /** Hits in the top 3 / 10 of what automatic recall would inject (best final >= floor; rankers with scores only). */
+  injected3: number;
+  injected10: number;
+  /** Prompts nothing answers (category 5; off-topic prompts), and those the floor keeps quiet. */
+  cat5: number;
+  cat5Quiet: number;
+  offTopic: number;
+  offTopicQuiet: number;
 }
-const tally = (): Tally => ({ n: 0, at1: 0, at3: 0, at5: 0, at10: 0, evidence: 0, evidenceFound: 0 });
+const tally = (): Tally => ({ n: 0, at1: 0, at3: 0, at5: 0, at10: 0, evidence: 0, evidenceFound: 0, injected3: 0, injected10: 0, cat5: 0, cat5Quiet: 0, offTopic: 0, offTopicQuiet: 0 });
 const score = (t: Tally, ranked: readonly string[], relevant: readonly string[]): void => {
   t.n += 1;
   if (hitAt(ranked, relevant, 1)) t.at1 += 1;
@@ -103,20 +115,38 @@ const score = (t: Tally, ranked: readonly string[], relevant: readonly string[])
   t.evidence += relevant.length;
   t.evidenceFound += relevant.filter((r) => top10.includes(r)).length;
 };
-const add = (a: Tally, b: Tally): Tally => ({
-  n: a.n + b.n,
-  at1: a.at1 + b.at1,
-  at3: a.at3 + b.at3,
-  at5: a.at5 + b.at5,
-  at10: a.at10 + b.at10,
-  evidence: a.evidence + b.evidence,
-  evidenceFound: a.evidenceFound + b.evidenceFound,
-});
+const add = (a: Tally, b: Tally): Tally => {
+  const out = tally();
+  for (const k of Object.keys(out) as (keyof Tally)[]) out[k] = a[k] + b[k];
+  return out;
+};
 const pct = (x: number, n: number): number => (n === 0 ? 0 : (100 * x) / n);
 
-const evaluate = (corpus: Corpus, ranker: Ranker): Tally => {
+/** What automatic recall would inject: nothing when the best result is under the floor. */
+const passes = (finals: readonly number[] | undefined): boolean => finals === undefined || (finals[0] ?? 0) >= RECALL_FLOOR;
+
+const evaluate = (corpus: Corpus, ranker: Ranker, prompts: readonly string[]): Tally => {
   const t = tally();
-  for (const p of corpus.probes) score(t, ranker(p.query, 10).ids, p.relevant);
+  let scored = false;
+  for (const p of corpus.probes) {
+    const r = ranker(p.query, 10);
+    scored ||= r.finals !== undefined;
+    score(t, r.ids, p.relevant);
+    if (r.finals !== undefined && passes(r.finals)) {
+      if (hitAt(r.ids, p.relevant, 3)) t.injected3 += 1;
+      if (hitAt(r.ids, p.relevant, 10)) t.injected10 += 1;
+    }
+  }
+  // Precision needs scores: the Okapi baselines have none.
+  if (!scored) return t;
+  for (const q of corpus.unanswerable) {
+    t.cat5 += 1;
+    if (!passes(ranker(q, 10).finals)) t.cat5Quiet += 1;
+  }
+  for (const q of prompts) {
+    t.offTopic += 1;
+    if (!passes(ranker(q, 10).finals)) t.offTopicQuiet += 1;
+  }
   return t;
 };
 
@@ -125,8 +155,11 @@ const directRanker = (corpus: Corpus, stages: RankStages, fields: FieldWeights =
   const index = new FieldIndex(fields);
   const text = new Map<string, string>();
   for (const d of corpus.docs) {
-    index.add({ id: d.id, text: d.content, context: d.context, thread: d.context, order: Date.parse(d.timestamp) });
-    text.set(d.id, `${d.content}\n${d.context}`);
+    // As the server indexes a retained item: the entities its extractor finds, and a transcript
+    // line's speaker (attribution.ts).
+    const entities = extractEntities(d.content).map((e) => e.text);
+    index.add({ id: d.id, text: d.content, context: d.context, entities, thread: d.context, order: Date.parse(d.timestamp), ...attributionOf(d.content) });
+    text.set(d.id, [d.content, d.context, ...entities].join('\n'));
   }
   return (query, limit) => {
     const r = rank({ index, query, accept: () => true, limit, textOf: (id) => text.get(id) ?? '', stages });
@@ -142,7 +175,7 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false, attribution: false };
 const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
 const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
@@ -158,8 +191,10 @@ const variants: Variant[] = [
   { name: '+ WordNet expansion', make: (c) => directRanker(c, { ...NONE, wordnet: true }) },
   { name: '+ coding thesaurus', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true }) },
   { name: '+ neighbouring turns', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, neighbours: true }) },
-  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
-  { name: '+ temporal cues (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
+  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false, speakers: false, attribution: false }) },
+  { name: '+ temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false, attribution: false }) },
+  { name: '+ speakers', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false }) },
+  { name: '+ attribution check in the confidence (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
   { name: 'default + pseudo-relevance feedback', make: (c) => directRanker(c, ALL_STAGES) },
   { name: 'default + context field (BM25F weight 0.3)', make: (c) => directRanker(c, DEFAULT_STAGES, { ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] }) },
   { name: 'default but WordNet', make: (c) => directRanker(c, { ...DEFAULT_STAGES, wordnet: false }) },
@@ -167,6 +202,8 @@ const variants: Variant[] = [
   { name: 'default but neighbours', make: (c) => directRanker(c, { ...DEFAULT_STAGES, neighbours: false }) },
   { name: 'default but session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, session: false }) },
   { name: 'default but temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
+  { name: 'default but speakers (the check stays)', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false }) },
+  { name: 'default but the attribution check', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false }) },
 ];
 
 /** The embedded server end to end: HTTP retain of every doc, HTTP recall of every probe. */
@@ -216,10 +253,40 @@ const serverRun = async (corpora: readonly Corpus[], prompts: readonly string[])
   return { tallies, flooredTallies, finals, unanswered };
 };
 
+interface Row {
+  corpus: string;
+  variant: string;
+  r1: number;
+  r3: number;
+  r5: number;
+  r10: number;
+  n: number;
+  /** NaN where the ranker gives no scores (Okapi) or the set has no such prompts. */
+  injected3: number;
+  injected10: number;
+  cat5Quiet: number;
+}
+
+const rowOf = (corpus: string, variant: string, t: Tally): Row => {
+  const scored = t.cat5 + t.offTopic > 0;
+  return {
+    corpus,
+    variant,
+    r1: pct(t.at1, t.n),
+    r3: pct(t.at3, t.n),
+    r5: pct(t.at5, t.n),
+    r10: pct(t.at10, t.n),
+    n: t.n,
+    injected3: scored ? pct(t.injected3, t.n) : Number.NaN,
+    injected10: scored ? pct(t.injected10, t.n) : Number.NaN,
+    cat5Quiet: t.cat5 > 0 ? pct(t.cat5Quiet, t.cat5) : Number.NaN,
+  };
+};
+
 const main = async (): Promise<void> => {
   const figures: Figure[] = [];
   const notes: string[] = [];
-  const rows: { corpus: string; variant: string; r1: number; r3: number; r5: number; r10: number; n: number }[] = [];
+  const rows: Row[] = [];
   const prompts = offTopic();
 
   const coding = codingCorpus();
@@ -242,17 +309,21 @@ const main = async (): Promise<void> => {
   const byVariant = new Map<string, Map<string, Tally>>();
   for (const v of variants) {
     const per = new Map<string, Tally>();
-    for (const c of [coding, ...locomo]) per.set(c.name, evaluate(c, v.make(c)));
+    for (const c of [coding, ...locomo]) per.set(c.name, evaluate(c, v.make(c), prompts));
     byVariant.set(v.name, per);
-    const codingT = per.get('coding') ?? tally();
-    rows.push({ corpus: 'coding', variant: v.name, r1: pct(codingT.at1, codingT.n), r3: pct(codingT.at3, codingT.n), r5: pct(codingT.at5, codingT.n), r10: pct(codingT.at10, codingT.n), n: codingT.n });
+    rows.push(rowOf('coding', v.name, per.get('coding') ?? tally()));
     if (locomo.length > 0) {
-      for (const h of halves(locomo)) {
-        const t = h.members.map((c) => per.get(c.name) ?? tally()).reduce(add, tally());
-        rows.push({ corpus: h.name, variant: v.name, r1: pct(t.at1, t.n), r3: pct(t.at3, t.n), r5: pct(t.at5, t.n), r10: pct(t.at10, t.n), n: t.n });
-      }
+      for (const h of halves(locomo)) rows.push(rowOf(h.name, v.name, h.members.map((c) => per.get(c.name) ?? tally()).reduce(add, tally())));
+      // Off-topic prompts over all six banks, as the server figure.
+      const six = [coding, ...locomo].map((c) => per.get(c.name) ?? tally()).reduce(add, tally());
+      if (six.offTopic > 0) notes.push(`off-topic quiet over all banks | ${v.name} | ${pct(six.offTopicQuiet, six.offTopic).toFixed(1)}`);
     }
-    console.log(`recall-quality: ${v.name}: ${rows.filter((r) => r.variant === v.name).map((r) => `${r.corpus} R@3 ${r.r3.toFixed(1)} R@5 ${r.r5.toFixed(1)} R@10 ${r.r10.toFixed(1)}`).join('; ')}`);
+    console.log(
+      `recall-quality: ${v.name}: ${rows
+        .filter((r) => r.variant === v.name)
+        .map((r) => `${r.corpus} R@3 ${r.r3.toFixed(1)} R@5 ${r.r5.toFixed(1)} R@10 ${r.r10.toFixed(1)}${Number.isNaN(r.cat5Quiet) ? '' : ` injected R@10 ${r.injected10.toFixed(1)} cat5 quiet ${r.cat5Quiet.toFixed(1)}`}`)
+        .join('; ')}`,
+    );
   }
 
   // The embedded server end to end.
@@ -291,7 +362,9 @@ const main = async (): Promise<void> => {
     const plainAll = locomo.map((c) => byVariant.get('Okapi BM25 (plain)')?.get(c.name) ?? tally()).reduce(add, tally());
     for (const h of halves(locomo)) {
       const t = h.members.map((c) => serverTally.get(c.name) ?? tally()).reduce(add, tally());
-      rows.push({ corpus: h.name, variant: 'embedded server (HTTP)', r1: pct(t.at1, t.n), r3: pct(t.at3, t.n), r5: pct(t.at5, t.n), r10: pct(t.at10, t.n), n: t.n });
+      const floored = h.members.map((c) => flooredOf.get(c.name) ?? tally()).reduce(add, tally());
+      const cat5 = h.members.flatMap((c) => (run.unanswered.get(c.name) ?? []).slice(0, c.unanswerable.length));
+      rows.push(rowOf(h.name, 'embedded server (HTTP)', { ...t, injected3: floored.at3, injected10: floored.at10, cat5: cat5.length, cat5Quiet: quiet(cat5) }));
     }
     const r5 = serverAll.at5 / serverAll.n;
     const r10 = serverAll.at10 / serverAll.n;
@@ -324,7 +397,14 @@ const main = async (): Promise<void> => {
     });
   }
 
-  notes.push(...rows.map((r) => `${r.corpus} | ${r.variant} | R@1 ${r.r1.toFixed(1)} | R@3 ${r.r3.toFixed(1)} | R@5 ${r.r5.toFixed(1)} | R@10 ${r.r10.toFixed(1)} | n ${r.n}`));
+  const opt = (label: string, x: number): string => (Number.isNaN(x) ? '' : ` | ${label} ${x.toFixed(1)}`);
+  notes.push(
+    ...rows.map(
+      (r) =>
+        `${r.corpus} | ${r.variant} | R@1 ${r.r1.toFixed(1)} | R@3 ${r.r3.toFixed(1)} | R@5 ${r.r5.toFixed(1)} | R@10 ${r.r10.toFixed(1)} | n ${r.n}` +
+        `${opt('injected R@3', r.injected3)}${opt('injected R@10', r.injected10)}${opt('cat 5 quiet', r.cat5Quiet)}`,
+    ),
+  );
   writeResult('recall-quality', figures, notes);
 };
 

@@ -82,4 +82,31 @@ describe('recall ranking over HTTP', () => {
     expect(phase?.details.confidence).toBeGreaterThan(0);
     expect((trace?.['final_results'] as { stage: string }[])[0]?.stage).toBe('expansion');
   });
+
+  it('a chat retained as speaker lines: a question about one participant finds their own line, and one that gives it to the other scores under the floor, with the check in the trace', async () => {
+    const bank = '/v1/default/banks/chat/memories';
+    const lines = [
+      'Priya: I ran my first marathon in Lisbon last Sunday.',
+      'Tom: A marathon! I am impressed. How did you feel after it?',
+      'Priya: After the marathon I learned that pacing matters more than speed.',
+      'Tom: I baked rye bread at the weekend.',
+      'Priya: I repaired my old bicycle.',
+      'Tom: I love baking bread.',
+    ];
+    const res = await call(server, 'POST', bank, {
+      items: lines.map((content, i) => ({ content, context: 'conversation between Priya and Tom', timestamp: new Date(Date.UTC(2023, 4, 8, 13, 0, i)).toISOString(), document_id: `t${i}` })),
+    });
+    expect(res.status).toBe(200);
+    const ask = async (query: string): Promise<{ results: Result[]; trace?: Record<string, unknown> }> =>
+      (await call(server, 'POST', `${bank}/recall`, { query, types: ['world'], trace: true })).body as { results: Result[]; trace?: Record<string, unknown> };
+    const details = (trace: Record<string, unknown> | undefined): { participants: string[]; attributed: number } =>
+      (trace?.['summary'] as { phase_metrics: { details: { participants: string[]; attributed: number } }[] }).phase_metrics[0]?.details ?? { participants: [], attributed: -1 };
+    const right = await ask('What did Priya learn from her marathon?');
+    expect(right.results[0]?.scores.final).toBeGreaterThanOrEqual(0.4);
+    expect(details(right.trace)).toMatchObject({ participants: ['Priya'], attributed: 1 });
+    const swapped = await ask('What did Tom learn from his marathon?');
+    expect(swapped.results[0]?.scores.final).toBeLessThan(0.4);
+    expect(details(swapped.trace).participants).toEqual(['Tom']);
+    expect(details(swapped.trace).attributed).toBeLessThan(1);
+  });
 });

@@ -218,7 +218,14 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
           {
             phase_name: 'lexical',
             duration_seconds: seconds,
-            details: { candidates: hits.length, confidence: search?.confidence ?? 0, terms: search?.terms ?? { keyword: [], expansion: [], feedback: [] } },
+            details: {
+              candidates: hits.length,
+              confidence: search?.confidence ?? 0,
+              terms: search?.terms ?? { keyword: [], expansion: [], feedback: [] },
+              // The participants the query names, and how far their own words answer it (1: fully or not checked).
+              participants: search?.participants ?? [],
+              attributed: search?.attributed ?? 1,
+            },
           },
         ],
       },

@@ -44,6 +44,10 @@ export interface IndexedDocument {
    * twice as common as they are.
    */
   readonly derived?: boolean | undefined;
+  /** Who said it, when the memory is a transcript line ("Priya: ..."; attribution.ts). */
+  readonly speaker?: string | undefined;
+  /** What the speaker says of themselves in it (attribution.ts `ownWords`). */
+  readonly own?: string | undefined;
 }
 
 export interface WeightedTerm {
@@ -52,6 +56,7 @@ export interface WeightedTerm {
 }
 
 interface Postings {
+  readonly term: string;
   docs: number[];
   /** Text-field frequency per document (0 when the term is only in another field). */
   tfs: number[];
@@ -91,6 +96,15 @@ export class FieldIndex {
   private statCount = 0;
   private statLength = [0, 0, 0];
   private derivedDocs: boolean[] = [];
+  /**
+   * Per document: its speaker and the terms of its own words, for transcript lines only: ALL
+   * when they are every term of its text (most lines), else one string (" made bowl "), not a
+   * set, so a transcript of 100k lines stays small.
+   */
+  private speakers: (string | undefined)[] = [];
+  private ownTerms: (string | undefined)[] = [];
+  /** Live lines per speaker. */
+  private lineCounts = new Map<string, number>();
   private dead = 0;
   private compactions = 0;
   private scratch = new Float64Array(0);
@@ -133,7 +147,7 @@ export class FieldIndex {
     const posting = (term: string): Postings => {
       let p = this.postings.get(term);
       if (p === undefined) {
-        p = { docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
+        p = { term, docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
         this.postings.set(term, p);
       }
       return p;
@@ -170,6 +184,11 @@ export class FieldIndex {
     this.docPostings.push(mine);
     this.threads.push(doc.thread);
     this.orders.push(doc.order ?? n);
+    // A derived document (an observation) quotes others: it is nobody's line.
+    const speaker = derived ? undefined : doc.speaker;
+    this.speakers.push(speaker);
+    this.ownTerms.push(speaker === undefined ? undefined : ownString(doc.own ?? '', text.counts, speaker));
+    if (speaker !== undefined) this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
   }
 
@@ -199,6 +218,12 @@ export class FieldIndex {
       if (i < textTerms) p.textDocs -= 1;
     });
     this.docPostings[n] = undefined;
+    const speaker = this.speakers[n];
+    if (speaker !== undefined) {
+      const left = (this.lineCounts.get(speaker) ?? 1) - 1;
+      if (left > 0) this.lineCounts.set(speaker, left);
+      else this.lineCounts.delete(speaker);
+    }
     if (this.derivedDocs[n] !== true) {
       this.statCount -= 1;
       for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] ?? 0);
@@ -217,11 +242,15 @@ export class FieldIndex {
     const docPostings: (Postings[] | undefined)[] = [];
     const docTextTerms: number[] = [];
     const derivedDocs: boolean[] = [];
+    const speakers: (string | undefined)[] = [];
+    const ownTerms: (string | undefined)[] = [];
     this.ids.forEach((id, n) => {
       if (id === undefined) return;
       remap[n] = ids.length;
       ids.push(id);
       derivedDocs.push(this.derivedDocs[n] === true);
+      speakers.push(this.speakers[n]);
+      ownTerms.push(this.ownTerms[n]);
       docPostings.push(this.docPostings[n]);
       docTextTerms.push(this.docTextTerms[n] ?? 0);
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths.push(this.lengths[n * FIELD_COUNT + f] ?? 0);
@@ -276,6 +305,8 @@ export class FieldIndex {
     this.docPostings = docPostings;
     this.docTextTerms = docTextTerms;
     this.derivedDocs = derivedDocs;
+    this.speakers = speakers;
+    this.ownTerms = ownTerms;
     this.numbers = new Map(ids.map((id, n) => [id, n]));
     this.dead = 0;
     this.compactions += 1;
@@ -344,6 +375,32 @@ export class FieldIndex {
     return this.derivedDocs[n] === true;
   }
 
+  /** Who said document `n`, if it is a transcript line. */
+  speakerOf(n: number): string | undefined {
+    return this.speakers[n];
+  }
+
+  /**
+   * The index terms of what the speaker of line `n` says of themselves (undefined: not a line);
+   * a line that is all its speaker's own words gives every term of its text, the name too.
+   */
+  ownTermsOf(n: number): ReadonlySet<string> | undefined {
+    const own = this.ownTerms[n];
+    if (own === undefined) return undefined;
+    if (own === ALL) return new Set((this.docPostings[n] ?? []).slice(0, this.docTextTerms[n] ?? 0).map((p) => p.term));
+    return new Set(own.split(' ').filter((t) => t.length > 0));
+  }
+
+  /** Whether line `n` has own words: its speaker speaks of themselves in it. */
+  hasOwnWords(n: number): boolean {
+    return (this.ownTerms[n]?.length ?? 0) > 0;
+  }
+
+  /** The speakers of the bank's live lines, with how many lines each. */
+  get participants(): ReadonlyMap<string, number> {
+    return this.lineCounts;
+  }
+
   /** The document's order value (its time, for facts). */
   orderOf(n: number): number | undefined {
     return this.orders[n];
@@ -394,6 +451,18 @@ export class FieldIndex {
     return out;
   }
 }
+
+/** A line's own words are every term of its text (its speaker's name aside). */
+const ALL = '*';
+
+/** The distinct terms of a line's own words as " a b c " ('' when none, ALL when all its text's). */
+const ownString = (own: string, textTerms: ReadonlyMap<string, number>, speaker: string): string => {
+  const terms = new Set(analyze(own));
+  if (terms.size === 0) return '';
+  const label = new Set(analyze(speaker));
+  for (const t of textTerms.keys()) if (!terms.has(t) && !label.has(t)) return ` ${[...terms].join(' ')} `;
+  return ALL;
+};
 
 /** Term frequencies of a token list and its length. */
 const countTerms = (terms: readonly string[]): { counts: Map<string, number>; total: number } => {

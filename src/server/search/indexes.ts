@@ -5,6 +5,7 @@
  */
 import type { FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
+import { attributionOf } from './attribution.js';
 import { FieldIndex, type IndexedDocument } from './fieldIndex.js';
 import { rank, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
@@ -24,6 +25,9 @@ export interface SearchResult {
   /** Share of the query's information the best hit covers (0-1). */
   readonly confidence: number;
   readonly terms: Ranking['terms'];
+  /** The bank's participants the query names, and the attribution factor in the confidence. */
+  readonly participants: Ranking['participants'];
+  readonly attributed: number;
 }
 
 export interface SearchOptions {
@@ -58,6 +62,8 @@ export const indexedDocument = (f: FactRecord): IndexedDocument => {
     order: Number.isNaN(at) ? undefined : at,
     // An observation quotes its facts: counting it would make their words look common.
     derived: f.fact_type === 'observation',
+    // "Priya: ..." is something Priya said (attribution.ts); an observation is nobody's line.
+    ...(f.fact_type === 'observation' ? {} : attributionOf(f.text)),
   };
 };
 
@@ -117,7 +123,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     search: (bankId, query, accept, limit, options = {}) => {
       const index = build(bankId);
       const bank = store.bank(bankId);
-      if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] } };
+      if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] }, participants: [], attributed: 1 };
       const acceptId = (id: string): boolean => {
         const fact = bank.facts.get(id);
         return fact !== undefined && accept(fact);
@@ -142,7 +148,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         const fact = bank.facts.get(h.id);
         if (fact !== undefined) hits.push({ fact, score: h.score, final: h.final, stage: h.stage });
       }
-      return { hits, confidence: ranking.confidence, terms: ranking.terms };
+      return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
     warm: async () => {
       // The lexical database first: the first recall should not pay for opening it.

@@ -12,17 +12,21 @@
  * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
  *    session that is about the question rise together (passage + document evidence).
  * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
+ * 7. speakers: when the query names a participant of the bank's transcript lines ("What did
+ *    Priya bake?"), that participant's own matching lines get more (attribution.ts).
  *
  * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
- * bank and its best result cover (see confidenceOf); `final` = confidence x score / best
- * score, an absolute figure a caller can put a floor under ("inject nothing unless the best
- * final >= 0.4").
+ * bank and its best result cover (see confidenceOf), times the attribution check's factor when
+ * the query names a participant (attributedShare); `final` = confidence x score / best score,
+ * an absolute figure a caller can put a floor under ("inject nothing unless the best final >=
+ * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
+import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
-import { timeCues } from './temporal.js';
+import { timeCues, type TimeCue } from './temporal.js';
 import { relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
@@ -34,6 +38,9 @@ export interface RankStages {
   readonly neighbours: boolean;
   readonly session: boolean;
   readonly temporal: boolean;
+  readonly speakers: boolean;
+  /** The confidence checks that the participants a query names said what answers it. */
+  readonly attribution: boolean;
 }
 
 export interface RankParams {
@@ -59,9 +66,17 @@ export interface RankParams {
   readonly threadWeight: number;
   /** A matching document dated as the query asks ("in May") gets this share more score. */
   readonly temporalBoost: number;
+  /**
+   * A matching line in which a participant the query names speaks of themselves gets this share
+   * more score: a question about Priya is answered by what Priya said, not by her friend's
+   * "How was the marathon, Pri?".
+   */
+  readonly speakerBoost: number;
+  /** How many of the best results (whatever the limit) the attribution check reads. */
+  readonly attributionCandidates: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -82,6 +97,8 @@ export const DEFAULT_PARAMS: RankParams = {
   neighbourMaxGapMs: 30 * 60_000,
   threadWeight: 0.5,
   temporalBoost: 0.5,
+  speakerBoost: 0.5,
+  attributionCandidates: 10,
 };
 
 export interface RankedHit {
@@ -99,6 +116,10 @@ export interface Ranking {
   readonly terms: Readonly<Record<'keyword' | 'expansion' | 'feedback', readonly WeightedTerm[]>>;
   /** The dates the query named ("May 2023", "last week"). */
   readonly timeCues: readonly string[];
+  /** The bank's participants (speakers of its transcript lines) the query names. */
+  readonly participants: readonly string[];
+  /** The attribution check's factor in the confidence (1: passed or not run; attributedShare). */
+  readonly attributed: number;
 }
 
 export interface RankInput {
@@ -203,7 +224,7 @@ export const rank = (input: RankInput): Ranking => {
   const queryWords = [...new Set(words(input.query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
-  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [] };
+  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1 };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
   // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
@@ -282,19 +303,41 @@ export const rank = (input: RankInput): Ranking => {
     for (const [m, b] of bonus) scores[m] = (scores[m] as number) + b;
   }
 
+  // The participants the query names, when the bank's memories are transcript lines.
+  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(input.query, participantsOf(index))) : new Set<string>();
+  if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
+    for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = (scores[n] as number) * (1 + params.speakerBoost);
+  }
+
   const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
+  // Cues some matching document is dated in: the bank knows those dates.
+  const known = cues.map(() => false);
   if (cues.length > 0) {
     // Only documents that already match get the boost: a date alone is no answer.
     for (const n of touched) {
       const at = index.orderOf(n);
-      if (at === undefined || !cues.some((c) => c.matches(at))) continue;
-      scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
+      if (at === undefined) continue;
+      let dated = false;
+      cues.forEach((c, i) => {
+        if (!c.matches(at)) return;
+        dated = true;
+        known[i] = true;
+      });
+      if (dated) scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
     }
   }
 
   const best = topK(touched, scores, acceptN, input.limit);
   const top = best[0];
-  const confidence = top === undefined ? 0 : confidenceOf(input, index.idOf(top) as string, original, expansion);
+  const dates = datedWords(cues, known, original);
+  let lines: Lines | undefined;
+  if (top !== undefined && stages.attribution && named.size > 0) {
+    const candidates = input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates);
+    const spoken = candidates.filter((n) => index.speakerOf(n) !== undefined);
+    lines = { named, mine: spoken.filter((n) => named.has(index.speakerOf(n) as string)), others: spoken.filter((n) => !named.has(index.speakerOf(n) as string)) };
+  }
+  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, top, original, expansion, dates, lines);
+  const { confidence } = judged;
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {
     const score = scores[n] as number;
@@ -305,7 +348,47 @@ export const rank = (input: RankInput): Ranking => {
     stageOf[n] = 0;
   }
   if (kept === undefined) for (const n of asked) accepted[n] = 0;
-  return { hits, confidence, terms: { keyword: keywordTerms, expansion: expansion.terms, feedback }, timeCues: cues.map((c) => c.cue) };
+  return {
+    hits,
+    confidence,
+    terms: { keyword: keywordTerms, expansion: expansion.terms, feedback },
+    timeCues: cues.map((c) => c.cue),
+    participants: [...named],
+    attributed: judged.attributed,
+  };
+};
+
+/**
+ * The query words that name a time ("October", "13", "2023" in "on October 13, 2023"), with
+ * the cues they belong to and whether a matching memory is dated in it. A memory's date answers
+ * them though its text seldom holds them ("I had a setback" said in October 2023).
+ */
+/** Speakers of enough lines to be participants rather than labels. */
+const participantsOf = (index: FieldIndex): string[] => [...index.participants].flatMap(([p, lines]) => (lines >= MIN_LINES ? [p] : []));
+
+/** Line `n` is one of `speakers` speaking of themselves (it has own words). */
+const speaksOfSelf = (index: FieldIndex, n: number, speakers: ReadonlySet<string>): boolean => {
+  const speaker = index.speakerOf(n);
+  return speaker !== undefined && speakers.has(speaker) && index.hasOwnWords(n);
+};
+
+interface DatedWords {
+  readonly cues: readonly TimeCue[];
+  /** Query stem -> indexes of its cues. */
+  readonly words: ReadonlyMap<string, readonly number[]>;
+  /** Per cue: some matching memory is dated in it. */
+  readonly known: readonly boolean[];
+}
+
+const datedWords = (cues: readonly TimeCue[], known: readonly boolean[], original: ReadonlySet<string>): DatedWords => {
+  const words = new Map<string, number[]>();
+  cues.forEach((c, i) => {
+    for (const w of c.words) {
+      const stem = stemWord(w);
+      if (original.has(stem)) words.set(stem, [...(words.get(stem) ?? []), i]);
+    }
+  });
+  return { cues, words, known };
 };
 
 /**
@@ -314,12 +397,22 @@ export const rank = (input: RankInput): Ranking => {
  * the share the best result covers (an expansion counting at its weight). A prompt about
  * something never discussed ("a haiku about autumn") has words the bank lacks and a best match
  * on one common word; the mean was chosen over either share alone on LoCoMo conversations 0-1
- * (docs/recall.md).
+ * (docs/recall.md). A word that names a time counts as known when a matching memory is dated
+ * then, and as covered when the best result is. When the query names participants of the
+ * bank's transcript lines, the result is multiplied by attributedShare.
  */
-const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion): number => {
+/** The candidate lines spoken by the participants a query names, and by others. */
+interface Lines {
+  readonly named: ReadonlySet<string>;
+  readonly mine: readonly number[];
+  readonly others: readonly number[];
+}
+
+const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords, lines?: Lines): { confidence: number; attributed: number } => {
   // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
   const vocabulary = new Map<string, number>();
   for (const q of original) if (input.index.documentFrequency(q) > 0) vocabulary.set(q, 1);
+  for (const [q, of] of dates.words) if (of.some((i) => dates.known[i] === true)) vocabulary.set(q, 1);
   for (const [term, origins] of expansion.origin) {
     if (input.index.documentFrequency(term) === 0) continue;
     for (const { of, weight } of origins) vocabulary.set(of, Math.max(vocabulary.get(of) ?? 0, weight));
@@ -332,7 +425,30 @@ const confidenceOf = (input: RankInput, id: string, original: ReadonlySet<string
     total += w;
     known += w * (vocabulary.get(q) ?? 0);
   }
-  return total > 0 ? (known / total + coverage(input, id, original, expansion, weights)) / 2 : 0;
+  const at = input.index.orderOf(n);
+  const dated = new Set<string>();
+  if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
+  const present = new Set([...analyze(input.textOf(input.index.idOf(n) as string)), ...dated]);
+  const share = total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
+  const attributed = lines === undefined ? 1 : attributedShare(input.index, lines, original, expansion, weights);
+  return { confidence: share * attributed, attributed };
+};
+
+/**
+ * Whether the participants a query names said what answers it: 1 when, among the best
+ * results, their own words (attribution.ts) cover at least as much of the query, names aside,
+ * as another participant's own words do; else the ratio of the two. "What did Tom learn from
+ * his marathon?" finds Tom's "A marathon! I am impressed." and Priya's "After the marathon I
+ * learned that pacing matters": the question gives Priya's marathon to Tom, and the
+ * confidence falls with the ratio.
+ */
+const attributedShare = (index: FieldIndex, lines: Lines, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
+  const names = new Set([...lines.named].flatMap((p) => analyze(p)));
+  const content = new Map([...weights].map(([q, w]) => [q, names.has(q) ? 0 : w]));
+  const said = (n: number): number => coverage(index.ownTermsOf(n) ?? new Set(), original, expansion, content);
+  const mine = Math.max(0, ...lines.mine.map(said));
+  const others = Math.max(0, ...lines.others.map(said));
+  return others > mine ? mine / others : 1;
 };
 
 /** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */
@@ -347,9 +463,8 @@ export const SMALL_BANK = 50;
  */
 const queryWordWeight = (index: FieldIndex, q: string, inBank: boolean): number => index.idf(q) * (inBank ? 1 : Math.min(1, index.size / SMALL_BANK));
 
-/** Share of the query's information that a document covers (an expansion counts at its weight). */
-const coverage = (input: RankInput, id: string, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
-  const present = new Set(analyze(input.textOf(id)));
+/** Share of the query's information that a document's terms cover (an expansion counts at its weight). */
+const coverage = (present: ReadonlySet<string>, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
   const credit = new Map<string, number>();
   for (const q of original) if (present.has(q)) credit.set(q, 1);
   for (const [term, origins] of expansion.origin) {

@@ -6,6 +6,11 @@
 export interface TimeCue {
   /** The words that named it, for the trace. */
   readonly cue: string;
+  /**
+   * The query's words that say the time (lower case): the month, a day number next to it, the
+   * year. A memory dated in the span answers them, though its text need not hold them.
+   */
+  readonly words: readonly string[];
   readonly matches: (time: number) => boolean;
 }
 
@@ -21,7 +26,9 @@ const monthOf = (word: string): number => {
   return full >= 0 ? full : (ABBREVIATIONS[w] ?? -1);
 };
 
-const within = (cue: string, start: number, end: number): TimeCue => ({ cue, matches: (t) => t >= start && t < end });
+const DAY_OF_MONTH = /^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$/;
+
+const within = (cue: string, words: readonly string[], start: number, end: number): TimeCue => ({ cue, words, matches: (t) => t >= start && t < end });
 
 /** Cues named in `query`; `now` (the query timestamp) anchors the relative ones. */
 export const timeCues = (query: string, now: number): TimeCue[] => {
@@ -32,23 +39,28 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
     const month = monthOf(w);
     // "May" opening a sentence is the verb ("May I ...").
     if (month < 0 || (month === 4 && i === 0)) return;
-    const next = words[i + 1];
-    const year = next !== undefined && YEAR.test(next) ? Number(next) : years.length === 1 ? years[0] : undefined;
+    const prev = words[i - 1];
+    let next = words[i + 1];
+    // "16 August", "8th December", "October 13": the day goes with the month.
+    const day = [prev, next].find((d) => d !== undefined && DAY_OF_MONTH.test(d.toLowerCase()));
+    if (day !== undefined && day === next) next = words[i + 2];
+    const named = [w, ...(day === undefined ? [] : [day])].map((x) => x.toLowerCase());
+    const yearWord = next !== undefined && YEAR.test(next) ? next : years.length === 1 ? String(years[0]) : undefined;
     out.push(
-      year === undefined
-        ? { cue: w, matches: (t) => new Date(t).getUTCMonth() === month }
-        : within(`${w} ${year}`, Date.UTC(year, month, 1), Date.UTC(year, month + 1, 1)),
+      yearWord === undefined
+        ? { cue: w, words: named, matches: (t) => new Date(t).getUTCMonth() === month }
+        : within(`${w} ${yearWord}`, [...named, yearWord], Date.UTC(Number(yearWord), month, 1), Date.UTC(Number(yearWord), month + 1, 1)),
     );
   });
-  if (out.length === 0) for (const y of years) out.push(within(String(y), Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
+  if (out.length === 0) for (const y of years) out.push(within(String(y), [String(y)], Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
   const lower = query.toLowerCase();
   const today = Math.floor(now / DAY) * DAY;
-  if (/\byesterday\b/.test(lower)) out.push(within('yesterday', today - DAY, today));
-  if (/\blast week\b/.test(lower)) out.push(within('last week', today - 14 * DAY, today));
-  if (/\blast month\b/.test(lower)) out.push(within('last month', today - 62 * DAY, today));
+  if (/\byesterday\b/.test(lower)) out.push(within('yesterday', ['yesterday'], today - DAY, today));
+  if (/\blast week\b/.test(lower)) out.push(within('last week', ['last', 'week'], today - 14 * DAY, today));
+  if (/\blast month\b/.test(lower)) out.push(within('last month', ['last', 'month'], today - 62 * DAY, today));
   if (/\blast year\b/.test(lower)) {
     const y = new Date(now).getUTCFullYear() - 1;
-    out.push(within('last year', Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
+    out.push(within('last year', ['last', 'year'], Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
   }
   return out;
 };

@@ -155,6 +155,39 @@ describe('FieldIndex', () => {
     expect(ix.documentFrequency(deploy)).toBe(0);
   });
 
+  it('keeps each line\'s speaker and own words, and counts the lines of each live participant through removes and compaction', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'a1', text: 'Ann: I made a bowl.', speaker: 'Ann', own: 'I made a bowl.' });
+    ix.add({ id: 'b1', text: 'Bob: What did you make?', speaker: 'Bob', own: '' });
+    ix.add({ id: 'a2', text: 'Ann: I made a cup. How is your cat?', speaker: 'Ann', own: 'I made a cup.' });
+    ix.add({ id: 'plain', text: 'We use rollup.' });
+    ix.add({ id: 'obs', text: 'Ann: quoted', speaker: 'Ann', own: 'quoted', derived: true });
+    expect(ix.participants).toEqual(new Map([['Ann', 2], ['Bob', 1]]));
+    const a1 = ix.numberOf('a1') ?? -1;
+    expect(ix.speakerOf(a1)).toBe('Ann');
+    // A line that is all its speaker's own words gives its text's terms, the name too; another gives its own words only.
+    expect([...(ix.ownTermsOf(a1) ?? [])]).toEqual(['ann', 'made', 'bowl']);
+    expect([...(ix.ownTermsOf(ix.numberOf('a2') ?? -1) ?? [])]).toEqual(['made', 'cup']);
+    expect(ix.ownTermsOf(ix.numberOf('b1') ?? -1)?.size).toBe(0);
+    expect(ix.hasOwnWords(a1)).toBe(true);
+    expect(ix.hasOwnWords(ix.numberOf('b1') ?? -1)).toBe(false);
+    expect(ix.hasOwnWords(ix.numberOf('plain') ?? -1)).toBe(false);
+    expect(ix.speakerOf(ix.numberOf('plain') ?? -1)).toBeUndefined();
+    // An observation quotes lines: it is nobody's line.
+    expect(ix.speakerOf(ix.numberOf('obs') ?? -1)).toBeUndefined();
+    ix.remove('b1');
+    ix.remove('a2');
+    expect(ix.participants).toEqual(new Map([['Ann', 1]]));
+    for (let i = 0; i < 1100; i += 1) ix.add({ id: `x${i}`, text: `Bob: line ${i}`, speaker: 'Bob', own: `line ${i}` });
+    for (let i = 0; i < 1100; i += 1) ix.remove(`x${i}`);
+    ix.add({ id: 'x', text: 'Bob: I am back.', speaker: 'Bob', own: 'I am back.' });
+    for (let i = 0; i < 1100; i += 1) ix.remove(`gone${i}`);
+    expect(ix.participants).toEqual(new Map([['Ann', 1], ['Bob', 1]]));
+    expect(ix.speakerOf(ix.numberOf('a1') ?? -1)).toBe('Ann');
+    expect([...(ix.ownTermsOf(ix.numberOf('a1') ?? -1) ?? [])]).toEqual(['ann', 'made', 'bowl']);
+    expect([...(ix.ownTermsOf(ix.numberOf('x') ?? -1) ?? [])]).toEqual(['bob', 'back']);
+  });
+
   it('neighbours are the live documents either side in the thread, within the time gap', () => {
     const ix = new FieldIndex();
     ix.add({ id: 'b', text: 'two', thread: 's', order: 2000 });

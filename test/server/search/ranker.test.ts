@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { attributionOf } from '../../../src/server/search/attribution.js';
 import { FieldIndex, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
 import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../../../src/server/search/ranker.js';
 
@@ -57,17 +58,17 @@ describe('rank: stages', () => {
   it('neighbour: the turn next to a strong match in the same session comes back, and only within the time gap', () => {
     const at = Date.UTC(2024, 4, 1);
     const chat: IndexedDocument[] = [
-      { id: 't1', text: 'Mel: How was the pottery class you took?', thread: 's1', order: at },
-      { id: 't2', text: 'Ann: Loved it, I made a bowl for my mum.', thread: 's1', order: at + 1000 },
+      { id: 't1', text: 'Ben: How was the woodworking course you took?', thread: 's1', order: at },
+      { id: 't2', text: 'Ann: Loved it, I made a stool for my dad.', thread: 's1', order: at + 1000 },
       { id: 't3', text: 'Ann: Then we went hiking on Sunday.', thread: 's1', order: at + 2000 },
-      { id: 'x1', text: 'Ann: I bought a new pottery wheel.', thread: 's2', order: at + 90 * MIN },
-      { id: 'x2', text: 'Mel: The weather is nice.', thread: 's2', order: at + 400 * MIN },
+      { id: 'x1', text: 'Ann: I bought a new woodworking bench.', thread: 's2', order: at + 90 * MIN },
+      { id: 'x2', text: 'Ben: The weather is nice.', thread: 's2', order: at + 400 * MIN },
     ];
-    const r = ranked(chat, 'pottery class');
+    const r = ranked(chat, 'woodworking course');
     expect(r.hits.find((h) => h.id === 't2')?.stage).toBe('neighbour');
     // x2 is the next note in s2 but hours later: not a neighbour.
     expect(r.hits.some((h) => h.id === 'x2')).toBe(false);
-    expect(ranked(chat, 'pottery class', { ...DEFAULT_STAGES, neighbours: false }).hits.some((h) => h.id === 't2')).toBe(false);
+    expect(ranked(chat, 'woodworking course', { ...DEFAULT_STAGES, neighbours: false }).hits.some((h) => h.id === 't2')).toBe(false);
   });
 
   it('session: a weak match in the session that matches strongly elsewhere rises above an equal one outside it', () => {
@@ -91,6 +92,20 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'When did they go camping in July?').hits[0]?.id).toBe('july');
     expect(ranked(chat, 'When did they go camping in July?').timeCues).toEqual(['July']);
     expect(ranked(chat, 'When did they go camping in July?', { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('june');
+  });
+
+  it('speakers: a question naming a participant ranks their own line above the friend who asked about it', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: 's1', order, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('ask', 'Tom: How was the baking class, Priya? Did you bake a loaf at the baking class?', 0),
+      line('told', 'Priya: I baked a loaf at the baking class.', 1000),
+      line('other', 'Tom: I painted a sunset.', 2000),
+      line('more', 'Priya: I went hiking.', 3000),
+    ];
+    expect(ranked(chat, 'What did Priya bake at the baking class?', { ...DEFAULT_STAGES, speakers: false }).hits[0]?.id).toBe('ask');
+    expect(ranked(chat, 'What did Priya bake at the baking class?').hits[0]?.id).toBe('told');
+    // A query naming nobody is ranked as before.
+    expect(ranked(chat, 'baking class loaf').hits[0]?.id).toBe('ask');
   });
 
   it('feedback (off by default) adds the terms of the first results and records them', () => {
@@ -125,6 +140,56 @@ describe('rank: confidence and final scores', () => {
     // 200 memories that share none of the question's words: its absent words count in full again.
     const large = [...three, ...Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, text: `Lunch order ${i} was soup and bread.` }))];
     expect(ranked(large, question).confidence).toBeLessThan(small.confidence);
+  });
+
+  it('words that name a time count as known and covered when the best result is dated then', () => {
+    // Filler so the bank is not small (absent words count in full).
+    const filler = Array.from({ length: 60 }, (_, i) => ({ id: `f${i}`, text: `Lunch order ${i} was soup and bread.`, order: Date.UTC(2023, 0, 1 + (i % 20)) }));
+    const docs: IndexedDocument[] = [...filler, { id: 'setback', text: 'I had a setback: I hurt my knee.', order: Date.UTC(2023, 9, 20) }];
+    const dated = ranked(docs, 'What setback did she face in October 2023?');
+    expect(dated.hits[0]?.id).toBe('setback');
+    // The same question about a month no memory is dated in is less sure: its date words are unknown.
+    const undated = ranked(docs, 'What setback did she face in March 2021?');
+    expect(undated.hits[0]?.id).toBe('setback');
+    expect(dated.confidence).toBeGreaterThan(undated.confidence + 0.2);
+    expect(dated.confidence).toBeGreaterThan(0.6);
+    // Without the temporal stage the date words are plain words the bank lacks.
+    expect(ranked(docs, 'What setback did she face in October 2023?', { ...DEFAULT_STAGES, temporal: false }).confidence).toBeCloseTo(undated.confidence, 10);
+  });
+
+  it('attribution: a question that gives one participant\'s story to another is less sure; the right one is not', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('p1', 'Priya: I ran my first marathon in Lisbon last Sunday.', 0),
+      line('t1', 'Tom: A marathon! I am impressed. How did you feel after it?', 1),
+      line('p2', 'Priya: After the marathon I learned that pacing matters more than speed.', 2),
+      line('t2', 'Tom: I baked rye bread at the weekend.', 10),
+      line('p3', 'Priya: I repaired my old bicycle.', 11),
+      line('t3', 'Tom: I love baking bread.', 12),
+    ];
+    const right = ranked(chat, 'What did Priya learn from her marathon?');
+    const swapped = ranked(chat, 'What did Tom learn from his marathon?');
+    expect(right.participants).toEqual(['Priya']);
+    expect(right.attributed).toBe(1);
+    expect(swapped.participants).toEqual(['Tom']);
+    expect(swapped.attributed).toBeLessThan(0.5);
+    expect(swapped.confidence).toBeLessThan(0.4);
+    expect(right.confidence).toBeGreaterThan(0.6);
+    // The check only reads the confidence: the ranking is the same with or without it.
+    const unchecked = ranked(chat, 'What did Tom learn from his marathon?', { ...DEFAULT_STAGES, attribution: false });
+    expect(unchecked.hits.map((h) => h.id)).toEqual(swapped.hits.map((h) => h.id));
+    expect(unchecked.attributed).toBe(1);
+    expect(unchecked.confidence).toBeGreaterThan(0.6);
+    // A question naming both, or nobody, is not checked.
+    expect(ranked(chat, 'What did Priya and Tom say about the marathon?').attributed).toBe(1);
+    expect(ranked(chat, 'marathon pacing').participants).toEqual([]);
+  });
+
+  it('attribution: memories that are not transcript lines (a coding bank) are never checked', () => {
+    const r = ranked([...project, { id: 'label', text: 'Accessibility: every page must pass axe checks.' }], 'Accessibility: which checks must a page pass?');
+    expect(r.participants).toEqual([]);
+    expect(r.attributed).toBe(1);
+    expect(r.hits[0]?.id).toBe('label');
   });
 
   it('final = confidence x score / best score: 0-1, in rank order, the best equal to the confidence', () => {

@@ -27,4 +27,17 @@ describe('timeCues', () => {
     expect(matches('decisions last year', Date.UTC(2023, 6, 1))).toBe(true);
     expect(timeCues('decisions last week', NOW).map((c) => c.cue)).toEqual(['last week']);
   });
+
+  it('records the words that say the time: the month, a day number beside it, the year', () => {
+    expect(timeCues('What did Priya do on 16 August, 2023?', NOW).map((c) => c.words)).toEqual([['august', '16', '2023']]);
+    expect(timeCues('the painting shown on October 13, 2023', NOW).map((c) => c.words)).toEqual([['october', '13', '2023']]);
+    expect(timeCues('which book on 8th December?', NOW).map((c) => c.words)).toEqual([['december', '8th']]);
+    expect(timeCues('what happened in 2022', NOW).map((c) => c.words)).toEqual([['2022']]);
+    expect(timeCues('decisions last week', NOW).map((c) => c.words)).toEqual([['last', 'week']]);
+    // "October 13, 2023": the year after the day still narrows the month.
+    expect(matches('the painting shown on October 13, 2023', Date.UTC(2023, 9, 2))).toBe(true);
+    expect(matches('the painting shown on October 13, 2023', Date.UTC(2022, 9, 13))).toBe(false);
+    // A number that is no day of a month is not taken.
+    expect(timeCues('the 45 tickets in May 2023', NOW).map((c) => c.words)).toEqual([['may', '2023']]);
+  });
 });

@@ -1,0 +1,85 @@
+/**
+ * Who a memory is attributed to, and whom a query asks about. A memory written as a
+ * transcript line, "Priya: I ran my first marathon last Sunday", is something Priya said of
+ * herself; the bank's participants are the names that label its lines. A query that names a
+ * participant ("What did Priya learn from the marathon?") asks about what that participant
+ * said or did, so the ranking favours the participant's own lines, and the confidence drops
+ * when another participant's own lines answer the query better than theirs (ranker.ts): the
+ * question then gives one person's story to another.
+ *
+ * A line's *own words* are what its speaker says of themselves: the sentences that say "I",
+ * "my", "we", and the statements that address nobody ("Nice shot of the harbour!"), of a line
+ * that speaks of its speaker at all. A question without "I" asks about someone else ("How is
+ * the bakery doing?"), and a line that only speaks to someone ("Wow! What made you pick the
+ * violin?") is about the one it speaks to: neither is the speaker's own.
+ *
+ * Coding memories rarely carry a speaker label ("We decided to bundle with rollup") and
+ * prompts rarely name one: then nothing here applies.
+ */
+
+/** Capitalised words that label lines without naming a person ("Note:", "User:"). */
+const NOT_NAMES: ReadonlySet<string> = new Set(
+  (
+    'A An And As At But By For From He Her His How I If In Is It Its My No Not Of On Or Our She So The Their Then There These They ' +
+    'This To We What When Where Which Who Why Will With You Your Yes Also After Before Because Please Thanks Today Tomorrow Yesterday ' +
+    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October ' +
+    'November December User Assistant System Human Bot Agent Model Tool Note Notes Todo Fix Bug Decision Summary Context Question ' +
+    'Answer Update Warning Error Info Example Step Result Status Reason Goal Task Issue Tip Important Rule Convention Fact Project'
+  ).split(' '),
+);
+
+// One to three capitalised words ("Priya", "Mary Ann", "O'Brien"; not "TODO"), then a colon and a space.
+const NAME_WORD = "\\p{Lu}(?=[\\p{L}'’-]*\\p{Ll})[\\p{L}'’-]+";
+const LABEL = new RegExp(`^\\s*(${NAME_WORD}(?: ${NAME_WORD}){0,2}):\\s`, 'u');
+
+/** The speaker a memory is a line of ("Priya: ..." -> "Priya"), or undefined. */
+export const speakerOf = (text: string): string | undefined => {
+  const label = LABEL.exec(text)?.[1];
+  if (label === undefined) return undefined;
+  return label.split(' ').some((w) => NOT_NAMES.has(w)) ? undefined : label;
+};
+
+const FIRST_PERSON = /\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|mine|myself|we|we're|we’re|we've|we’ve|us|our|ours|ourselves)\b/i;
+const SECOND_PERSON = /\b(?:you|you're|you’re|you've|you’ve|you'd|you’d|you'll|you’ll|your|yours|yourself|yourselves)\b/i;
+const SENTENCE_END = /(?<=[.!?])\s+|\s+[-–—]\s+/;
+
+/** What the speaker of a transcript line says of themselves (see above); '' when nothing. */
+export const ownWords = (line: string): string => {
+  const body = line.slice(line.indexOf(':') + 1);
+  const ofSelf = FIRST_PERSON.test(body) || !SECOND_PERSON.test(body);
+  if (!ofSelf) return '';
+  return body
+    .split(SENTENCE_END)
+    .filter((s) => FIRST_PERSON.test(s) || (!SECOND_PERSON.test(s) && !s.trimEnd().endsWith('?')))
+    .join(' ');
+};
+
+/** The speaker and own words of a memory's text, when it is a transcript line. */
+export const attributionOf = (text: string): { speaker?: string; own?: string } => {
+  const speaker = speakerOf(text);
+  return speaker === undefined ? {} : { speaker, own: ownWords(text) };
+};
+
+/** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */
+export const MIN_LINES = 2;
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/**
+ * The participants `query` names, written as the bank writes them (case matters: "Mark" is a
+ * name, "mark" a word), as whole words ("Priya's" names Priya).
+ */
+export const namedParticipants = (query: string, participants: Iterable<string>): string[] => {
+  const out: string[] = [];
+  for (const p of participants) {
+    for (let at = query.indexOf(p); at >= 0; at = query.indexOf(p, at + 1)) {
+      const before = query[at - 1];
+      const after = query[at + p.length];
+      if ((before === undefined || !WORD_CHAR.test(before)) && (after === undefined || !WORD_CHAR.test(after))) {
+        out.push(p);
+        break;
+      }
+    }
+  }
+  return out;
+};

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { attributionOf, namedParticipants, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
+
+describe('speakerOf', () => {
+  it('reads the name that labels a transcript line', () => {
+    expect(speakerOf('Priya: I went to the climbing gym yesterday.')).toBe('Priya');
+    expect(speakerOf('Mary Ann: Thanks!')).toBe('Mary Ann');
+    expect(speakerOf("O'Brien: sure")).toBe("O'Brien");
+  });
+
+  it('takes no label that is not a name, and no colon later in the text', () => {
+    expect(speakerOf('Note: run the migrations first.')).toBeUndefined();
+    expect(speakerOf('User: which bundler do we use?')).toBeUndefined();
+    expect(speakerOf('We decided to bundle with rollup: it tree-shakes.')).toBeUndefined();
+    expect(speakerOf('pnpm: the only package manager')).toBeUndefined();
+    expect(speakerOf('TODO: fix the flaky test')).toBeUndefined();
+    expect(speakerOf('Priya:no space')).toBeUndefined();
+  });
+});
+
+describe('ownWords', () => {
+  it('keeps what the speaker says of themselves and drops what they say to the other', () => {
+    const line = 'Priya: Thanks, Tom! I ran a marathon last Sunday. How was your week?';
+    const own = ownWords(line);
+    expect(own).toContain('I ran a marathon');
+    expect(own).toContain('Thanks, Tom!');
+    expect(own).not.toContain('your week');
+  });
+
+  it('a line that only speaks to the other has no own words; its statements that address nobody are its own, its questions are not', () => {
+    expect(ownWords('Tom: Wow! What made you pick the violin?')).toBe('');
+    expect(ownWords('Tom: Nice shot of the harbour! For work or for fun?')).toBe(' Nice shot of the harbour!');
+    expect(ownWords('Priya: Hey Tom! How is the bakery doing? I have to tell you about my new job.')).toBe(' Hey Tom! I have to tell you about my new job.');
+    expect(ownWords('Tom: What should I cook tonight?')).toBe(' What should I cook tonight?');
+  });
+
+  it('attributionOf gives speaker and own words for a line, nothing for a plain memory', () => {
+    expect(attributionOf('Tom: I sold my old car.')).toEqual({ speaker: 'Tom', own: ' I sold my old car.' });
+    expect(attributionOf('We decided to bundle with rollup.')).toEqual({});
+  });
+});
+
+describe('namedParticipants', () => {
+  const people = ['Priya', 'Tom', 'Mark'];
+  it('finds participants named as whole words, possessives included', () => {
+    expect(namedParticipants("What did Priya learn after Tom's race?", people)).toEqual(['Priya', 'Tom']);
+    expect(namedParticipants('What did Priyas do?', people)).toEqual([]);
+  });
+
+  it('matches the case the bank writes: "mark" is a word, "Mark" a name', () => {
+    expect(namedParticipants('mark the test as skipped', people)).toEqual([]);
+    expect(namedParticipants('What does Mark think of the remarks Markus made?', people)).toEqual(['Mark']);
+    expect(namedParticipants('Remarkable: what did Mark say?', people)).toEqual(['Mark']);
+  });
+});
