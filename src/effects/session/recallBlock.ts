@@ -34,7 +34,23 @@ export interface Sanitized {
   readonly removed: number;
 }
 
+/**
+ * The same memories come back prompt after prompt, and sanitising is pure: the last results
+ * are kept (bounded, oldest out first) so a recall renders them without the regex passes again.
+ */
+const SANITIZED_KEPT = 2_000;
+const sanitized = new Map<string, Sanitized>();
+
 export const sanitizeMemoryText = (raw: string): Sanitized => {
+  const known = sanitized.get(raw);
+  if (known !== undefined) return known;
+  const fresh = sanitizeUncached(raw);
+  if (sanitized.size >= SANITIZED_KEPT) sanitized.delete(sanitized.keys().next().value as string);
+  sanitized.set(raw, fresh);
+  return fresh;
+};
+
+const sanitizeUncached = (raw: string): Sanitized => {
   let removed = 0;
   const count = (re: RegExp, replacement: string | ((m: string, ...g: string[]) => string)) => (s: string) =>
     s.replace(re, (...args: string[]) => {
