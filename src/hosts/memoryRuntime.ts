@@ -449,11 +449,12 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
 };
 
 /**
- * Stands in for a cursor that could not open (unsafe or unwritable state dir): it remembers
- * nothing, and the queue is not open either, so nothing is retained twice through it.
+ * Stands in for a cursor that could not open (an unsafe or unwritable state dir): it remembers
+ * nothing, so the retain path queues nothing through it (every run would repeat the last).
  */
 const refusingCursor = (memoryDir: string, reason: string): RetainCursor => ({
   path: path.join(memoryDir, 'retain-cursors.json'),
+  refusal: `the retain cursor could not open (${reason})`,
   seen: () => new Set<string>(),
   advance: () => {
     throw new Error(`the retain cursor is not open: ${reason}`);

@@ -6,11 +6,12 @@ export interface MemoryRetainCursor extends RetainCursor {
   failNextWrite(reason: string): void;
 }
 
-export const createMemoryRetainCursor = (): MemoryRetainCursor => {
+export const createMemoryRetainCursor = (o: { readonly refusal?: string } = {}): MemoryRetainCursor => {
   const sets = new Map<string, Set<string>>();
   let failure: string | undefined;
   return {
     path: 'memory:retain-cursors',
+    ...(o.refusal === undefined ? {} : { refusal: o.refusal }),
     seen: (sessionId) => sets.get(sessionId) ?? new Set<string>(),
     advance: (sessionId, fingerprints) => {
       const set = sets.get(sessionId) ?? new Set<string>();

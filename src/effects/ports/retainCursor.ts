@@ -15,4 +15,9 @@ export interface RetainCursor {
   advance(sessionId: string, fingerprints: readonly string[], now: number): void;
   /** Where it is kept (for status and errors). */
   readonly path: string;
+  /**
+   * Why this cursor cannot keep anything (its file was refused): then nothing is queued either,
+   * since every later run would offer the whole conversation again.
+   */
+  readonly refusal?: string;
 }

@@ -103,6 +103,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
    */
   const enqueue = (key: string, jobs: readonly RetainJobDraft[]): string | undefined => {
     if (queue === undefined) return 'the retain queue is not open (see /memory:doctor); the next turn carries these messages again';
+    if (cursor.refusal !== undefined) return `${cursor.refusal}; nothing is retained until it can (see /memory:doctor)`;
     try {
       queue.enqueueSync(jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${key}#${index}` })));
       return undefined;
