@@ -3,16 +3,14 @@
  * config files, tool sidecars): one way to replace a file atomically and make it survive a
  * power cut.
  */
-import { closeSync, fsyncSync, openSync, promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { checkParent, checkParentSync } from './safeFile.js';
+import { checkParent, tempNameFor } from './safeFile.js';
 
 const directoryUnsyncable = (error: unknown): boolean => {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EBADF';
 };
-
-const tempName = (file: string): string => `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
 
 /** Makes a created or renamed entry durable; best effort where directories cannot be synced. */
 export const fsyncDirectory = async (dir: string): Promise<void> => {
@@ -56,7 +54,7 @@ export interface WriteAtomicOptions {
  */
 export const writeAtomic = async (file: string, data: string | Buffer, options: WriteAtomicOptions = {}): Promise<boolean> => {
   await checkParent(file);
-  const temp = tempName(file);
+  const temp = tempNameFor(file);
   try {
     await fs.writeFile(temp, data, { mode: 0o600, flag: 'wx', flush: true });
     if (options.precondition !== undefined && !options.precondition()) {
@@ -70,18 +68,4 @@ export const writeAtomic = async (file: string, data: string | Buffer, options: 
   }
   await fsyncDirectory(path.dirname(file));
   return true;
-};
-
-/** `writeAtomic` without a precondition, synchronously. */
-export const writeAtomicSync = (file: string, data: string | Buffer): void => {
-  checkParentSync(file);
-  const temp = tempName(file);
-  try {
-    writeFileSync(temp, data, { mode: 0o600, flag: 'wx', flush: true });
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  fsyncDirectorySync(path.dirname(file));
 };

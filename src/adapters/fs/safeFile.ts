@@ -247,9 +247,12 @@ export const writeAllSync = (fd: number, data: Buffer): void => {
  * Replaces `file` with `data` synchronously: a new 0600 temp file (exclusive create, so a
  * planted name is never followed), then a rename, which replaces a link rather than its target.
  */
+/** A unique name beside `file` for the temp copy of an atomic replace. */
+export const tempNameFor = (file: string): string => `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+
 export const writePrivateFileSync = (file: string, data: string, o: { readonly durable?: boolean } = {}): void => {
   checkParentSync(file);
-  const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const temp = tempNameFor(file);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
   try {
     // All of it, on disk, before the rename: a torn or empty file never replaces a good one.

@@ -21,9 +21,9 @@ import type { JournalDamage, JournalEntry, JournalLoad } from '../../effects/por
 import type { ForeignRecords, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { createDirLock, type DirLock } from '../fs/dirLock.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
-import { writeAtomicSync } from '../fs/atomicFile.js';
+import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
-import { ensurePrivateDirSync, openStateFileSync, UnsafeFileError } from '../fs/safeFile.js';
+import { ensurePrivateDirSync, openStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
 export interface JournalFs {
@@ -248,6 +248,12 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     }
   };
 
+  /** Replaces the journal whole: temp file, fsync, rename, directory fsync (a crash leaves the old or the new). */
+  const replaceWith = (text: string): void => {
+    writePrivateFileSync(files.journal, text);
+    fsyncDirectorySync(path.dirname(files.journal));
+  };
+
   const rewrite = (entries: readonly JournalEntry[]): void => {
     nextSeq = 0;
     const lines = entries.map((entry) => {
@@ -255,7 +261,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       nextSeq += 1;
       return line;
     });
-    writeAtomicSync(files.journal, lines.join(''));
+    replaceWith(lines.join(''));
     const stat = statJournal();
     Object.assign(position, { ino: stat?.ino ?? null, end: stat?.size ?? 0, records: lines.length });
   };
@@ -285,7 +291,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
           if (region.damagedLines > 0) {
             // Damaged lines are safe in the quarantine file now; rewrite without them so the
             // next load does not report (and quarantine) them again.
-            writeAtomicSync(files.journal, region.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+            replaceWith(region.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
           }
           const after = statJournal();
           Object.assign(position, { ino: after?.ino ?? null, end: after?.size ?? 0, records: region.records.length });

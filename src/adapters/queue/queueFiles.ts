@@ -4,9 +4,9 @@
  */
 import path from 'node:path';
 import { closeSync, fstatSync, fsyncSync } from 'node:fs';
-import { fsyncDirectory, fsyncDirectorySync } from '../fs/atomicFile.js';
+import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { redactKnownValues } from '../../config/redact.js';
-import { openStateFile, openStateFileSync, writeAllSync } from '../fs/safeFile.js';
+import { openStateFileSync, writeAllSync } from '../fs/safeFile.js';
 
 export interface QueueFiles {
   /** The journal: `retain-queue.jsonl`. */
@@ -35,11 +35,6 @@ export const queueFiles = (journalPath: string): QueueFiles => {
   };
 };
 
-/**
- * Appends `data` to `file` (created 0600 if missing; a symlink or non-regular file is refused,
- * never followed) and fsyncs it before resolving. When the
- * file is new its directory is fsync'd too, so the new name survives a power cut.
- */
 const redacted = (raw: Buffer): Buffer => {
   // Dead letters and quarantined bytes too: no known secret value is appended to any queue file.
   const text = raw.toString('utf8');
@@ -47,23 +42,14 @@ const redacted = (raw: Buffer): Buffer => {
   return clean === text ? raw : Buffer.from(clean);
 };
 
-export const appendDurable = async (file: string, raw: Buffer): Promise<{ created: boolean }> => {
-  const data = redacted(raw);
-  const handle = await openStateFile(file, 'append');
-  let created: boolean;
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-    // The size equals what we wrote only when the file was empty: then it may be new.
-    created = (await handle.stat()).size === data.length;
-  } finally {
-    await handle.close();
-  }
-  if (created) await fsyncDirectory(path.dirname(file));
-  return { created };
-};
+/** `appendDurableSync` with an async face (a failure rejects): dead letters. */
+export const appendDurable = async (file: string, raw: Buffer): Promise<{ created: boolean }> => appendDurableSync(file, raw);
 
-/** `appendDurable`, synchronously: the journal appends under its lock without yielding. */
+/**
+ * Appends `data` to `file` (created 0600 if missing; a symlink or non-regular file is refused,
+ * never followed) and fsyncs it before returning; a new file's directory is fsync'd too, so the
+ * new name survives a power cut. Synchronous: the journal appends under its lock without yielding.
+ */
 export const appendDurableSync = (file: string, raw: Buffer): { created: boolean } => {
   const data = redacted(raw);
   const fd = openStateFileSync(file, 'append');
@@ -71,6 +57,7 @@ export const appendDurableSync = (file: string, raw: Buffer): { created: boolean
   try {
     writeAllSync(fd, data);
     fsyncSync(fd);
+    // The size equals what we wrote only when the file was empty: then it may be new.
     created = fstatSync(fd).size === data.length;
   } finally {
     closeSync(fd);
