@@ -572,12 +572,19 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
     };
   };
 
-  const enqueueSync = (input: readonly NewRetainJob[]): readonly RetainJob[] => {
+  /** The jobs, decoded and keyed, and the `enqueued` events that queue them; throws on bad input. */
+  const enqueuedEvents = (input: readonly NewRetainJob[]): { readonly jobs: readonly RetainJob[]; readonly events: readonly RetainDeliveryEventInput[] } => {
     const prepared = prepareJobs(input, now(), digest);
     if (E.isLeft(prepared)) throw new Error(prepared.left);
+    const events: RetainDeliveryEventInput[] = [];
     // Very large enqueues go in several records so no line grows without bound.
-    for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) {
-      const event = retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() });
+    for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) events.push(retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() }));
+    return { jobs: prepared.right, events };
+  };
+
+  const enqueueSync = (input: readonly NewRetainJob[]): readonly RetainJob[] => {
+    const { jobs, events } = enqueuedEvents(input);
+    for (const event of events) {
       if (closed) {
         // This process's gate has stopped (pi can end a run after the session shut down): the
         // record goes to the shared journal only, and the next process to fold it (another live
@@ -590,19 +597,15 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
       const result = gate.dispatchSync(event);
       if (E.isLeft(result)) throw new Error(result.left.message);
     }
-    return prepared.right;
+    return jobs;
   };
 
   return {
     enqueue: async (input) => {
       if (closing) throw new Error('retain queue: closed; nothing was queued');
-      const prepared = prepareJobs(input, now(), digest);
-      if (E.isLeft(prepared)) throw new Error(prepared.left);
-      // Very large enqueues go in several records so no line grows without bound.
-      for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) {
-        await dispatch(retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now() }));
-      }
-      return prepared.right;
+      const { jobs, events } = enqueuedEvents(input);
+      for (const event of events) await dispatch(event);
+      return jobs;
     },
     enqueueSync,
     flush: (o) => flush(o),
