@@ -34,23 +34,7 @@ export interface Sanitized {
   readonly removed: number;
 }
 
-/**
- * The same memories come back prompt after prompt, and sanitising is pure: the last results
- * are kept (bounded, oldest out first) so a recall renders them without the regex passes again.
- */
-const SANITIZED_KEPT = 2_000;
-const sanitized = new Map<string, Sanitized>();
-
 export const sanitizeMemoryText = (raw: string): Sanitized => {
-  const known = sanitized.get(raw);
-  if (known !== undefined) return known;
-  const fresh = sanitizeUncached(raw);
-  if (sanitized.size >= SANITIZED_KEPT) sanitized.delete(sanitized.keys().next().value as string);
-  sanitized.set(raw, fresh);
-  return fresh;
-};
-
-const sanitizeUncached = (raw: string): Sanitized => {
   let removed = 0;
   const count = (re: RegExp, replacement: string | ((m: string, ...g: string[]) => string)) => (s: string) =>
     s.replace(re, (...args: string[]) => {
@@ -70,9 +54,25 @@ const sanitizeUncached = (raw: string): Sanitized => {
   return { text, removed };
 };
 
+/**
+ * The same memories come back prompt after prompt, and sanitising is pure: what the recall
+ * block showed last is kept (bounded, oldest out first) so the next render skips the regex
+ * passes. Only the render path reads it; retained turns are sanitised once and never kept.
+ */
+const RENDERED_KEPT = 2_000;
+const rendered = new Map<string, Sanitized>();
+const sanitizeShown = (raw: string): Sanitized => {
+  const known = rendered.get(raw);
+  if (known !== undefined) return known;
+  const fresh = sanitizeMemoryText(raw);
+  if (rendered.size >= RENDERED_KEPT) rendered.delete(rendered.keys().next().value as string);
+  rendered.set(raw, fresh);
+  return fresh;
+};
+
 /** A field shown inside one line (tag, bank, name, date): sanitized, whitespace folded, brackets neutral. */
 export const singleLine = (raw: string): Sanitized => {
-  const clean = sanitizeMemoryText(raw);
+  const clean = sanitizeShown(raw);
   return { text: clean.text.replace(/\s+/g, ' ').replace(/\[/g, '(').replace(/\]/g, ')').trim(), removed: clean.removed };
 };
 
@@ -123,7 +123,7 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
     const lines = [`<${MODELS_TAG}>`, MODELS_PREAMBLE];
     for (const model of [...models].sort((a, b) => a.name.localeCompare(b.name))) {
       const name = singleLine(model.name);
-      const body = sanitizeMemoryText(model.content);
+      const body = sanitizeShown(model.content);
       const refreshed = model.refreshedAt ? singleLine(model.refreshedAt).text : '';
       removed += name.removed + body.removed;
       if (body.text.length === 0) continue;
@@ -138,7 +138,7 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
     const seen = new Set<string>();
     const kept: string[] = [];
     for (const item of bank.items) {
-      const clean = sanitizeMemoryText(conversationText(item.text) ?? item.text);
+      const clean = sanitizeShown(conversationText(item.text) ?? item.text);
       removed += clean.removed;
       const key = normalised(clean.text);
       // Blank, repeated, or our own block quoted back: not memory worth showing.
