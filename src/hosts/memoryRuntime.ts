@@ -37,6 +37,7 @@ import { createRecaller } from '../effects/session/recall.js';
 import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/retainDelivery/queue.js';
 import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
 import { footerText } from '../effects/session/footer.js';
+import { queueJobsOfRun } from '../effects/session/retainProjection.js';
 import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainCursor } from '../adapters/queue/retainCursor.js';
 import { readLegacyHandoff } from '../adapters/queue/legacyHandoff.js';
@@ -470,7 +471,7 @@ const queueLegacyHandoffs = (memoryDir: string, queue: RetainQueue, cursor: Reta
     const legacy = readLegacyHandoff(memoryDir);
     if (legacy === undefined) return;
     for (const run of legacy.open) {
-      queue.enqueueSync(run.jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${run.key}#${index}` })));
+      queue.enqueueSync(queueJobsOfRun(run.key, run.jobs));
     }
     for (const [sessionId, fingerprints] of legacy.seen) cursor.advance(sessionId, fingerprints, now);
     legacy.remove();

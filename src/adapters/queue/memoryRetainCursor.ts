@@ -1,14 +1,8 @@
 /** The retain cursor's in-memory twin: the same contract as `retainCursor.ts`, nothing on disk. */
 import type { RetainCursor } from '../../effects/ports/retainCursor.js';
 
-export interface MemoryRetainCursor extends RetainCursor {
-  /** Makes the next `advance` fail (a full disk) after moving the in-memory cursor. */
-  failNextWrite(reason: string): void;
-}
-
-export const createMemoryRetainCursor = (o: { readonly refusal?: string } = {}): MemoryRetainCursor => {
+export const createMemoryRetainCursor = (o: { readonly refusal?: string } = {}): RetainCursor => {
   const sets = new Map<string, Set<string>>();
-  let failure: string | undefined;
   return {
     path: 'memory:retain-cursors',
     ...(o.refusal === undefined ? {} : { refusal: o.refusal }),
@@ -17,14 +11,6 @@ export const createMemoryRetainCursor = (o: { readonly refusal?: string } = {}):
       const set = sets.get(sessionId) ?? new Set<string>();
       for (const f of fingerprints) set.add(f);
       sets.set(sessionId, set);
-      if (failure !== undefined) {
-        const reason = failure;
-        failure = undefined;
-        throw new Error(reason);
-      }
-    },
-    failNextWrite: (reason) => {
-      failure = reason;
     },
   };
 };

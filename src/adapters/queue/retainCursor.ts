@@ -41,12 +41,13 @@ export const openRetainCursor = (memoryDir: string): RetainCursor => {
     return decoded !== undefined && E.isRight(decoded) ? decoded.right : { v: 1, sessions: {} };
   };
   const sets = new Map<string, Set<string>>();
+  const remember = (sessionId: string, fingerprints: readonly string[]): void => {
+    const set = sets.get(sessionId) ?? new Set<string>();
+    for (const f of fingerprints) set.add(f);
+    sets.set(sessionId, set);
+  };
   const merge = (from: CursorFile): void => {
-    for (const [id, session] of Object.entries(from.sessions)) {
-      const set = sets.get(id) ?? new Set<string>();
-      for (const f of session.fingerprints) set.add(f);
-      sets.set(id, set);
-    }
+    for (const [id, session] of Object.entries(from.sessions)) remember(id, session.fingerprints);
   };
   merge(readFile());
 
@@ -67,9 +68,7 @@ export const openRetainCursor = (memoryDir: string): RetainCursor => {
     path: file,
     seen: (sessionId) => sets.get(sessionId) ?? new Set<string>(),
     advance: (sessionId, fingerprints, now) => {
-      const set = sets.get(sessionId) ?? new Set<string>();
-      for (const f of fingerprints) set.add(f);
-      sets.set(sessionId, set);
+      remember(sessionId, fingerprints);
       persist(sessionId, now);
     },
   };

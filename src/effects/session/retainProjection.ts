@@ -117,6 +117,14 @@ export interface RetainJobDraft {
   readonly async?: boolean;
 }
 
+/**
+ * A run's jobs as the queue takes them: each one's identity is the run's key and its index, so
+ * the same run offered again (a lost cursor write, an upgrade's legacy hand-off) has the same
+ * job keys and the queue drops the copy.
+ */
+export const queueJobsOfRun = (runKey: string, drafts: readonly Pick<RetainJobDraft, 'bankId' | 'documentId' | 'updateMode' | 'item'>[]) =>
+  drafts.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${runKey}#${index}` }));
+
 export interface BuildRetainInput {
   readonly messages: readonly HostMessage[];
   readonly scope: Scope;

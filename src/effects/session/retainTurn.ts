@@ -16,7 +16,7 @@ import type { RetainCursor } from '../ports/retainCursor.js';
 import type { SessionQueue } from '../ports/sessionQueue.js';
 import type { HostMessage } from './messages.js';
 import type { InFlight } from './inFlight.js';
-import { buildRetainJobs, fingerprint, type RetainJobDraft } from './retainProjection.js';
+import { buildRetainJobs, fingerprint, queueJobsOfRun, type RetainJobDraft } from './retainProjection.js';
 import type { Notify, RetainTurn, RetainTurnResult, SessionGate, SessionSettings } from './types.js';
 
 export interface RetainPathDeps {
@@ -97,15 +97,14 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
   };
 
   /**
-   * Puts the jobs in the queue's journal (fsync'd when it returns), then moves the cursor; the
-   * reason when that failed: the cursor stays, so the next run carries these messages again.
-   * A job's identity is the run's key and index, so the same run offered again has the same keys.
+   * Puts the jobs in the queue's journal (fsync'd when it returns); undefined when they are
+   * there, else why not (the caller then leaves the cursor, so the next run carries them again).
    */
   const enqueue = (key: string, jobs: readonly RetainJobDraft[]): string | undefined => {
     if (queue === undefined) return 'the retain queue is not open (see /memory:doctor); the next turn carries these messages again';
     if (cursor.refusal !== undefined) return `${cursor.refusal}; nothing is retained until it can (see /memory:doctor)`;
     try {
-      queue.enqueueSync(jobs.map(({ bankId, documentId, updateMode, item }, index) => ({ bankId, documentId, updateMode, item, identity: `${key}#${index}` })));
+      queue.enqueueSync(queueJobsOfRun(key, jobs));
       return undefined;
     } catch (error) {
       return redact(error instanceof Error ? error.message : String(error));
