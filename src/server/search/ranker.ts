@@ -358,11 +358,6 @@ export const rank = (input: RankInput): Ranking => {
   };
 };
 
-/**
- * The query words that name a time ("October", "13", "2023" in "on October 13, 2023"), with
- * the cues they belong to and whether a matching memory is dated in it. A memory's date answers
- * them though its text seldom holds them ("I had a setback" said in October 2023).
- */
 /** Speakers of enough lines to be participants rather than labels. */
 const participantsOf = (index: FieldIndex): string[] => [...index.participants].flatMap(([p, lines]) => (lines >= MIN_LINES ? [p] : []));
 
@@ -380,6 +375,11 @@ interface DatedWords {
   readonly known: readonly boolean[];
 }
 
+/**
+ * The query words that name a time ("October", "13", "2023" in "on October 13, 2023"), with
+ * the cues they belong to and whether a matching memory is dated in it. A memory's date answers
+ * them though its text seldom holds them ("I had a setback" said in October 2023).
+ */
 const datedWords = (cues: readonly TimeCue[], known: readonly boolean[], original: ReadonlySet<string>): DatedWords => {
   const words = new Map<string, number[]>();
   cues.forEach((c, i) => {
@@ -391,6 +391,13 @@ const datedWords = (cues: readonly TimeCue[], known: readonly boolean[], origina
   return { cues, words, known };
 };
 
+/** The candidate lines spoken by the participants a query names, and by others. */
+interface Lines {
+  readonly named: ReadonlySet<string>;
+  readonly mine: readonly number[];
+  readonly others: readonly number[];
+}
+
 /**
  * How sure the ranking is that the bank answers the query, 0-1: the mean of two shares of the
  * query's information (idf mass of its words), the share the bank's vocabulary has at all and
@@ -401,13 +408,6 @@ const datedWords = (cues: readonly TimeCue[], known: readonly boolean[], origina
  * then, and as covered when the best result is. When the query names participants of the
  * bank's transcript lines, the result is multiplied by attributedShare.
  */
-/** The candidate lines spoken by the participants a query names, and by others. */
-interface Lines {
-  readonly named: ReadonlySet<string>;
-  readonly mine: readonly number[];
-  readonly others: readonly number[];
-}
-
 const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords, lines?: Lines): { confidence: number; attributed: number } => {
   // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
   const vocabulary = new Map<string, number>();
