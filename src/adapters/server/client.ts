@@ -317,6 +317,9 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
    */
   let slowCounted: Promise<unknown> | undefined;
   const capabilitiesBy = (o: CallOptions | undefined): Promise<E.Either<ServerFailure, Capabilities>> => {
+    // Known already (every call but the first few): nothing to wait for, no timer to arm.
+    const cached = cachedCapabilities(baseUrl, clock.now());
+    if (cached !== undefined) return Promise.resolve(E.right(cached));
     const pending = fetchCapabilities(o);
     const deadline = o?.deadline;
     if (deadline === undefined) return pending;
