@@ -39,7 +39,11 @@ export type RecallRunOutcome =
   | { readonly _tag: 'timedOut'; readonly reason: string; readonly report: RecallReport }
   | { readonly _tag: 'aborted' };
 
-/** What the last-recall sidecar records: redacted, never the API key. */
+/**
+ * What the last-recall sidecar records. `query` and `block` are raw here: redacting them costs
+ * more than the rest of the hook, and most turns store no sidecar, so `sidecarOf` redacts them
+ * when one is written. Failure text is redacted where it is made (it also reaches the user).
+ */
 export interface RecallReport {
   readonly at: string;
   readonly query: string;
@@ -105,18 +109,16 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
     );
     const hit = cache.get(key, now);
     if (hit !== undefined) {
-      const report: RecallReport = { at: new Date(now).toISOString(), query: redact(query.text), banks: [], renderedLength: hit.text.length, removedCharacters: 0, cached: true };
+      const report: RecallReport = { at: new Date(now).toISOString(), query: query.text, banks: [], renderedLength: hit.text.length, removedCharacters: 0, cached: true };
       return { _tag: 'injected', messages: injectBlock(input.messages, hit), items: countItems(hit.text), cached: true, failedBanks: 0, report };
     }
 
     const deadline = input.deadline ?? now + config.recallTimeoutMs;
-    // Esc aborts every request of this recall. The deadline does not abort them: the client
-    // times them out itself at the same deadline, which its circuit breaker counts (an abort
-    // it would not), so a dead server soon costs nothing. The race below returns on time even
-    // when a request waits on something the deadline does not reach (a shared capability probe).
-    const controller = new AbortController();
-    const onHostAbort = (): void => controller.abort();
-    input.signal?.addEventListener('abort', onHostAbort, { once: true });
+    // Esc aborts every request of this recall (the host's signal goes to each). The deadline
+    // does not abort them: the client times them out itself at the same deadline, which its
+    // circuit breaker counts (an abort it would not), so a dead server soon costs nothing. The
+    // race below returns on time even when a request waits on something the deadline does not
+    // reach (a shared capability probe).
     let timedOut = false;
     let fireDeadline: () => void = () => undefined;
     const deadlinePassed = new Promise<'deadline'>((resolve) => {
@@ -126,11 +128,13 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       timedOut = true;
       fireDeadline();
     });
+    let onHostAbort: () => void = () => undefined;
     const hostAborted = new Promise<'aborted'>((resolve) => {
-      if (input.signal?.aborted === true) resolve('aborted');
-      input.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+      onHostAbort = () => resolve('aborted');
     });
-    const call = { signal: controller.signal, deadline };
+    if (input.signal?.aborted === true) onHostAbort();
+    input.signal?.addEventListener('abort', onHostAbort, { once: true });
+    const call = input.signal === undefined ? { deadline } : { signal: input.signal, deadline };
     // The clock's timers are unref'd; a host with nothing else pending (pi's print mode) would
     // exit mid-recall while the client waits on one. Hold the loop open until the deadline.
     const keepAlive = setTimeout(() => undefined, Math.max(0, deadline - now) + 50);
@@ -188,7 +192,7 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       if (settled === 'deadline') {
         const report: RecallReport = {
           at: new Date(clock.now()).toISOString(),
-          query: redact(query.text),
+          query: query.text,
           banks: targets.map((target) => ({ bankId: target.bankId, status: 'failed' as const, items: 0, error: 'deadline passed' })),
           renderedLength: 0,
           removedCharacters: 0,
@@ -207,12 +211,12 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       const block = renderRecallBlock(ok, models);
       const report: RecallReport = {
         at: new Date(clock.now()).toISOString(),
-        query: redact(query.text),
+        query: query.text,
         banks: banksReport,
         renderedLength: block?.text.length ?? 0,
         removedCharacters: block?.removed ?? 0,
         cached: false,
-        ...(block === undefined ? {} : { block: redact(block.text) }),
+        ...(block === undefined ? {} : { block: block.text }),
         floor: RECALL_FLOOR,
         results: ok.flatMap((bank) => bank.reports),
       };
@@ -236,5 +240,12 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
 
   return { recall, cache };
 };
+
+/** The report as the sidecar stores it: never a secret, never the API key. */
+export const sidecarOf = (report: RecallReport): RecallReport => ({
+  ...report,
+  query: redact(report.query),
+  ...(report.block === undefined ? {} : { block: redact(report.block) }),
+});
 
 const countItems = (text: string): number => (text.match(/^\d+\. /gm) ?? []).length;

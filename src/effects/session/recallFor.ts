@@ -8,7 +8,7 @@ import { sessionEvents } from '../../machines/session/events.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { HostMessage } from './messages.js';
 import type { InFlight } from './inFlight.js';
-import type { Recaller, RecallRunOutcome } from './recall.js';
+import { sidecarOf, type Recaller, type RecallRunOutcome } from './recall.js';
 import type { Notify, RecallForResult, SessionEffectsOptions, SessionGate, SessionSettings } from './types.js';
 
 export interface RecallPathDeps {
@@ -67,7 +67,7 @@ export const createRecallPath = (deps: RecallPathDeps): RecallFor => {
     void inFlight.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => gate.dispatch(outcomeEvent)));
     if ('report' in outcome && config.recallStoreLast && !outcome.report.cached) {
       const success = outcome._tag === 'injected' || outcome._tag === 'empty';
-      if (success || config.recallStoreFailures) deps.storeLastRecall?.({ ...outcome.report, outcome: outcome._tag });
+      if (success || config.recallStoreFailures) deps.storeLastRecall?.({ ...sidecarOf(outcome.report), outcome: outcome._tag });
     }
     if (config.notifyRecall) notifyOutcome(notify, outcome);
     return resultOf(outcome);
