@@ -55,20 +55,24 @@ export const sanitizeMemoryText = (raw: string): Sanitized => {
 };
 
 /**
- * The same memories come back prompt after prompt, and sanitising is pure: what the recall
+ * The same memories come back prompt after prompt, and rendering is pure: what the recall
  * block showed last is kept (bounded, oldest out first) so the next render skips the regex
- * passes. Only the render path reads it; retained turns are sanitised once and never kept.
+ * passes. Only the render path reads these; retained turns are sanitised once and never kept.
  */
 const RENDERED_KEPT = 2_000;
-const rendered = new Map<string, Sanitized>();
-const sanitizeShown = (raw: string): Sanitized => {
-  const known = rendered.get(raw);
-  if (known !== undefined) return known;
-  const fresh = sanitizeMemoryText(raw);
-  if (rendered.size >= RENDERED_KEPT) rendered.delete(rendered.keys().next().value as string);
-  rendered.set(raw, fresh);
-  return fresh;
+const boundedMemo = <V>(): ((key: string, make: () => V) => V) => {
+  const kept = new Map<string, V>();
+  return (key, make) => {
+    const known = kept.get(key);
+    if (known !== undefined) return known;
+    const fresh = make();
+    if (kept.size >= RENDERED_KEPT) kept.delete(kept.keys().next().value as string);
+    kept.set(key, fresh);
+    return fresh;
+  };
 };
+const sanitizedMemo = boundedMemo<Sanitized>();
+const sanitizeShown = (raw: string): Sanitized => sanitizedMemo(raw, () => sanitizeMemoryText(raw));
 
 /** A field shown inside one line (tag, bank, name, date): sanitized, whitespace folded, brackets neutral. */
 export const singleLine = (raw: string): Sanitized => {
@@ -107,6 +111,34 @@ export const MODELS_MAX_CHARS = 12_000;
 
 const normalised = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
+/** One recalled item as a numbered line shows it (without the number), and its dedupe key. */
+interface ShownItem {
+  readonly line: string;
+  readonly key: string;
+  readonly removed: number;
+}
+
+// Every part but the text is length-prefixed, so two different items never share a key.
+const itemKey = (item: RecalledItem): string =>
+  `${item.when?.length ?? -1}:${item.when ?? ''}${(item.tags ?? []).map((tag) => `${tag.length}:${tag}`).join('')}#${item.text}`;
+
+const itemMemo = boundedMemo<ShownItem>();
+const shownItem = (item: RecalledItem): ShownItem =>
+  itemMemo(itemKey(item), () => {
+    const clean = sanitizeShown(conversationText(item.text) ?? item.text);
+    const tags = (item.tags ?? [])
+      .filter((tag) => !tag.startsWith('session:'))
+      .map((tag) => singleLine(tag).text)
+      .filter((tag) => tag.length > 0);
+    const whenText = item.when ? singleLine(item.when).text : '';
+    const when = whenText === '' ? '' : ` (${whenText})`;
+    return {
+      line: `${clean.text.replace(/\n/g, '\n   ')}${when}${tags.length > 0 ? ` [${tags.join(', ')}]` : ''}`,
+      key: normalised(clean.text),
+      removed: clean.removed,
+    };
+  });
+
 export interface RenderedBlock {
   readonly text: string;
   readonly items: number;
@@ -138,19 +170,12 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
     const seen = new Set<string>();
     const kept: string[] = [];
     for (const item of bank.items) {
-      const clean = sanitizeShown(conversationText(item.text) ?? item.text);
-      removed += clean.removed;
-      const key = normalised(clean.text);
+      const shown = shownItem(item);
+      removed += shown.removed;
       // Blank, repeated, or our own block quoted back: not memory worth showing.
-      if (key.length === 0 || seen.has(key) || key.includes(`<${RECALL_TAG}`) || key.includes(`&lt;${RECALL_TAG}`)) continue;
-      seen.add(key);
-      const tags = (item.tags ?? [])
-        .filter((tag) => !tag.startsWith('session:'))
-        .map((tag) => singleLine(tag).text)
-        .filter((tag) => tag.length > 0);
-      const whenText = item.when ? singleLine(item.when).text : '';
-      const when = whenText === '' ? '' : ` (${whenText})`;
-      kept.push(`${kept.length + 1}. ${clean.text.replace(/\n/g, '\n   ')}${when}${tags.length > 0 ? ` [${tags.join(', ')}]` : ''}`);
+      if (shown.key.length === 0 || seen.has(shown.key) || shown.key.includes(`<${RECALL_TAG}`) || shown.key.includes(`&lt;${RECALL_TAG}`)) continue;
+      seen.add(shown.key);
+      kept.push(`${kept.length + 1}. ${shown.line}`);
       if (kept.length >= ITEMS_PER_BANK) break;
     }
     if (kept.length === 0) continue;
