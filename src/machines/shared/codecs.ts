@@ -3,6 +3,7 @@
  * record envelope. Each type is derived from its codec (`type X = t.TypeOf<typeof X>`).
  */
 import * as t from 'io-ts';
+import { registerIdentityCodec } from './identityCodec.js';
 
 const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -119,11 +120,13 @@ const isJsonValue = (u: unknown, depth = 0): u is JsonValue => {
 };
 
 /** Any value that survives a JSON round trip unchanged (finite numbers, plain objects). */
-export const JsonValue = new t.Type<JsonValue, JsonValue, unknown>(
-  'JsonValue',
-  (u): u is JsonValue => isJsonValue(u),
-  (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c, 'a JSON value')),
-  t.identity,
+export const JsonValue = registerIdentityCodec(
+  new t.Type<JsonValue, JsonValue, unknown>(
+    'JsonValue',
+    (u): u is JsonValue => isJsonValue(u),
+    (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c, 'a JSON value')),
+    t.identity,
+  ),
 );
 
 /** A string map, as memory metadata is on the wire. */

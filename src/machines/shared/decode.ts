@@ -5,6 +5,7 @@
  */
 import * as t from 'io-ts';
 import * as E from 'fp-ts/lib/Either.js';
+import { decodesToItself } from './identityCodec.js';
 
 /** One failed field: its dotted path, what was expected, and a short preview of what came. */
 export interface DecodeIssue {
@@ -79,10 +80,14 @@ export const decodeError = (source: string, issues: readonly DecodeIssue[]): Dec
  * const result = decodeWith(RetainParams, 'tool memory_retain')(params);
  * if (E.isLeft(result)) return toolError(result.left.message);
  */
-export const decodeWith =
-  <A, O>(codec: t.Type<A, O, unknown>, source: string) =>
-  (input: unknown): E.Either<DecodeError, A> =>
-    E.mapLeft((errors: t.Errors) => decodeError(source, issuesOf(errors)))(codec.decode(input));
+export const decodeWith = <A, O>(codec: t.Type<A, O, unknown>, source: string): ((input: unknown) => E.Either<DecodeError, A>) => {
+  // Valid input to a codec that never transforms is its own decoding: `is` finds it cheaply.
+  const quick = decodesToItself(codec);
+  return (input) => {
+    if (quick && codec.is(input)) return E.right(input);
+    return E.mapLeft((errors: t.Errors) => decodeError(source, issuesOf(errors)))(codec.decode(input));
+  };
+};
 
 /** Parses JSON text, then decodes it; a syntax error names the source and the offset. */
 export const decodeJson =
