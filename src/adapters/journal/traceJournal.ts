@@ -51,7 +51,8 @@ export const readJournalFile = async (file: string): Promise<{ records: JournalR
 export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => {
   const file = options.path;
   let seq = 0;
-  let buffer: string[] = [];
+  // Records wait unserialised: encoding them is the batch's work, off the dispatch path.
+  let buffer: JournalRecord[] = [];
   let writing: Promise<void> = mkdir(path.dirname(file), { recursive: true }).then(() => undefined);
   let closed = false;
   let handle: Promise<FileHandle> | undefined;
@@ -69,7 +70,7 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (buffer.length === 0) return;
-    const text = buffer.join('');
+    const text = buffer.map((record) => `${JSON.stringify(record)}\n`).join('');
     buffer = [];
     // A trace that cannot be written must never break the gate: the write is best effort, and
     // a failed handle is dropped so the next batch opens the file again.
@@ -91,7 +92,7 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
       if (closed) throw new Error(`journal ${file} is closed`);
       const records = entries.map((entry) => ({ v: 1, seq: seq++, type: entry.type, at: entry.at, payload: entry.payload, checksum: '' }) as JournalRecord);
       const wasEmpty = buffer.length === 0;
-      for (const record of records) buffer.push(`${JSON.stringify(record)}\n`);
+      buffer.push(...records);
       // One write per batch window, whatever the number of dispatches in it. Unref'd: close()
       // and flush() write what is left, and a trace must not keep a process alive.
       if (wasEmpty) {

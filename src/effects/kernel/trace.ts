@@ -3,12 +3,16 @@
  * the effects (named actions) they requested. Child actors report through their own outcomes.
  */
 import type { InspectionEvent } from 'xstate';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import { JsonValue } from '../../machines/shared/codecs.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { TracePort, TraceKind } from '../ports/trace.js';
 
-/** A JSON copy of `value`; what cannot be copied is traced as its string form. */
+/**
+ * `value` as JSON: itself when it already is plain JSON (every decoded event is; events and
+ * snapshots are never mutated), else a JSON copy; what cannot be copied is its string form.
+ */
 export const toJson = (value: unknown): JsonValue => {
+  if (JsonValue.is(value)) return value;
   try {
     return JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
   } catch {
