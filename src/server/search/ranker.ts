@@ -437,7 +437,9 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
 /**
  * Whether the participants a query names said what answers it: 1 when, among the best
  * results, their own words (attribution.ts) cover at least as much of the query, names aside,
- * as another participant's own words do; else the ratio of the two. "What did Tom learn from
+ * as another participant's own words do; else the ratio of the two. What a line says to the
+ * one spoken to (its addressed words, "What made you pick the violin?") counts as theirs: in a
+ * conversation of two, the other participant's. "What did Tom learn from
  * his marathon?" finds Tom's "A marathon! I am impressed." and Priya's "After the marathon I
  * learned that pacing matters": the question gives Priya's marathon to Tom, and the
  * confidence falls with the ratio. When, on top of that, the best result (`top`) is another
@@ -448,8 +450,11 @@ const attributedShare = (index: FieldIndex, top: number, lines: Lines, original:
   const names = new Set([...lines.named].flatMap((p) => analyze(p)));
   const content = new Map([...weights].map(([q, w]) => [q, names.has(q) ? 0 : w]));
   const said = (n: number): number => coverage(index.ownTermsOf(n) ?? new Set(), original, expansion, content);
-  const mine = Math.max(0, ...lines.mine.map(said));
-  const others = Math.max(0, ...lines.others.map(said));
+  const told = (n: number): number => coverage(index.addressedTermsOf(n) ?? new Set(), original, expansion, content);
+  // What a line says to the one spoken to is about them: the named participants' remarks count
+  // for the others, the others' for the named ones.
+  const mine = Math.max(0, ...lines.mine.map(said), ...lines.others.map(told));
+  const others = Math.max(0, ...lines.others.map(said), ...lines.mine.map(told));
   if (others <= mine) return 1;
   const topSpeaker = index.speakerOf(top);
   return topSpeaker !== undefined && !lines.named.has(topSpeaker) ? 0 : mine / others;

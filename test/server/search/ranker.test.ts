@@ -209,6 +209,26 @@ describe('rank: confidence and final scores', () => {
     expect(ranked(chat, 'Where does Tom volunteer?').attributed).toBe(1);
   });
 
+  it('attribution: what a line says to the one spoken to counts as theirs', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('p1', 'Priya: I played at the spring concert with the orchestra.', 0),
+      line('t1', 'Tom: Amazing! What made you pick the violin?', 1),
+      line('p2', 'Priya: My grandmother played it when I was little.', 2),
+      line('t2', 'Tom: I restored an old sailing boat this summer.', 10),
+      line('p3', 'Priya: I repaired my old bicycle.', 11),
+      line('t3', 'Tom: I cooked pasta for dinner.', 12),
+    ];
+    // Tom asked Priya about her violin: the question gives it to Tom; asked about Priya, his question counts for her.
+    const swapped = ranked(chat, 'What made Tom pick the violin?');
+    expect(swapped.hits[0]?.id).toBe('t1');
+    expect(swapped.attributed).toBe(0);
+    expect(swapped.confidence).toBeLessThan(0.4);
+    const right = ranked(chat, 'What made Priya pick the violin?');
+    expect(right.attributed).toBe(1);
+    expect(right.confidence).toBeGreaterThan(0.6);
+  });
+
   it('attribution: memories that are not transcript lines (a coding bank) are never checked', () => {
     const r = ranked([...project, { id: 'label', text: 'Accessibility: every page must pass axe checks.' }], 'Accessibility: which checks must a page pass?');
     expect(r.participants).toEqual([]);
