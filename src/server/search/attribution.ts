@@ -13,6 +13,11 @@
  * the bakery doing?"), and a line that only speaks to someone ("Wow! What made you pick the
  * violin?") is about the one it speaks to: neither is the speaker's own.
  *
+ * A line's *addressed words* are the reverse: the sentences that say "you" and not "I" ("What
+ * made you pick the violin?", "Your new hair colour looks great!") speak of the one spoken to,
+ * so they count for the other side in the confidence's check: a question about Tom's violin is
+ * answered by Priya asking Tom about it as well as by Tom's own line.
+ *
  * Coding memories rarely carry a speaker label ("We decided to bundle with rollup") and
  * prompts rarely name one: then nothing here applies.
  */
@@ -54,10 +59,20 @@ export const ownWords = (line: string): string => {
     .join(' ');
 };
 
-/** The speaker and own words of a memory's text, when it is a transcript line. */
-export const attributionOf = (text: string): { speaker?: string; own?: string } => {
+/** What the speaker of a transcript line says to and of the one spoken to (see above); '' when nothing. */
+export const addressedWords = (line: string): string => {
+  const body = line.slice(line.indexOf(':') + 1);
+  if (!SECOND_PERSON.test(body)) return '';
+  return body
+    .split(SENTENCE_END)
+    .filter((s) => SECOND_PERSON.test(s) && !FIRST_PERSON.test(s))
+    .join(' ');
+};
+
+/** The speaker, own words and addressed words of a memory's text, when it is a transcript line. */
+export const attributionOf = (text: string): { speaker?: string; own?: string; addressed?: string } => {
   const speaker = speakerOf(text);
-  return speaker === undefined ? {} : { speaker, own: ownWords(text) };
+  return speaker === undefined ? {} : { speaker, own: ownWords(text), addressed: addressedWords(text) };
 };
 
 /** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */

@@ -48,6 +48,8 @@ export interface IndexedDocument {
   readonly speaker?: string | undefined;
   /** What the speaker says of themselves in it (attribution.ts `ownWords`). */
   readonly own?: string | undefined;
+  /** What the speaker says to and of the one spoken to (attribution.ts `addressedWords`). */
+  readonly addressed?: string | undefined;
 }
 
 export interface WeightedTerm {
@@ -103,6 +105,8 @@ export class FieldIndex {
    */
   private speakers: (string | undefined)[] = [];
   private ownTerms: (string | undefined)[] = [];
+  /** Per line: the terms of its addressed words, as ownTerms ('' for most lines: they say no "you"). */
+  private addressedTerms: (string | undefined)[] = [];
   /** Live lines per speaker. */
   private lineCounts = new Map<string, number>();
   private dead = 0;
@@ -188,6 +192,7 @@ export class FieldIndex {
     const speaker = derived ? undefined : doc.speaker;
     this.speakers.push(speaker);
     this.ownTerms.push(speaker === undefined ? undefined : ownString(doc.own ?? '', text.counts, speaker));
+    this.addressedTerms.push(speaker === undefined ? undefined : ownString(doc.addressed ?? '', text.counts, speaker));
     if (speaker !== undefined) this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
   }
@@ -244,6 +249,7 @@ export class FieldIndex {
     const derivedDocs: boolean[] = [];
     const speakers: (string | undefined)[] = [];
     const ownTerms: (string | undefined)[] = [];
+    const addressedTerms: (string | undefined)[] = [];
     this.ids.forEach((id, n) => {
       if (id === undefined) return;
       remap[n] = ids.length;
@@ -251,6 +257,7 @@ export class FieldIndex {
       derivedDocs.push(this.derivedDocs[n] === true);
       speakers.push(this.speakers[n]);
       ownTerms.push(this.ownTerms[n]);
+      addressedTerms.push(this.addressedTerms[n]);
       docPostings.push(this.docPostings[n]);
       docTextTerms.push(this.docTextTerms[n] ?? 0);
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths.push(this.lengths[n * FIELD_COUNT + f] ?? 0);
@@ -307,6 +314,7 @@ export class FieldIndex {
     this.derivedDocs = derivedDocs;
     this.speakers = speakers;
     this.ownTerms = ownTerms;
+    this.addressedTerms = addressedTerms;
     this.numbers = new Map(ids.map((id, n) => [id, n]));
     this.dead = 0;
     this.compactions += 1;
@@ -385,10 +393,18 @@ export class FieldIndex {
    * a line that is all its speaker's own words gives every term of its text, the name too.
    */
   ownTermsOf(n: number): ReadonlySet<string> | undefined {
-    const own = this.ownTerms[n];
-    if (own === undefined) return undefined;
-    if (own === ALL) return new Set((this.docPostings[n] ?? []).slice(0, this.docTextTerms[n] ?? 0).map((p) => p.term));
-    return new Set(own.split(' ').filter((t) => t.length > 0));
+    return this.termsOf(n, this.ownTerms[n]);
+  }
+
+  /** The index terms of what the speaker of line `n` says to and of the one spoken to (undefined: not a line). */
+  addressedTermsOf(n: number): ReadonlySet<string> | undefined {
+    return this.termsOf(n, this.addressedTerms[n]);
+  }
+
+  private termsOf(n: number, stored: string | undefined): ReadonlySet<string> | undefined {
+    if (stored === undefined) return undefined;
+    if (stored === ALL) return new Set((this.docPostings[n] ?? []).slice(0, this.docTextTerms[n] ?? 0).map((p) => p.term));
+    return new Set(stored.split(' ').filter((t) => t.length > 0));
   }
 
   /** Whether line `n` has own words: its speaker speaks of themselves in it. */
@@ -452,10 +468,10 @@ export class FieldIndex {
   }
 }
 
-/** A line's own words are every term of its text (its speaker's name aside). */
+/** A line's own (or addressed) words are every term of its text (its speaker's name aside). */
 const ALL = '*';
 
-/** The distinct terms of a line's own words as " a b c " ('' when none, ALL when all its text's). */
+/** The distinct terms of a line's own (or addressed) words as " a b c " ('' when none, ALL when all its text's). */
 const ownString = (own: string, textTerms: ReadonlyMap<string, number>, speaker: string): string => {
   const terms = new Set(analyze(own));
   if (terms.size === 0) return '';

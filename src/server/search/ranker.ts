@@ -430,25 +430,34 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
   if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
   const present = new Set([...analyze(input.textOf(input.index.idOf(n) as string)), ...dated]);
   const share = total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
-  const attributed = lines === undefined ? 1 : attributedShare(input.index, lines, original, expansion, weights);
+  const attributed = lines === undefined ? 1 : attributedShare(input.index, n, lines, original, expansion, weights);
   return { confidence: share * attributed, attributed };
 };
 
 /**
  * Whether the participants a query names said what answers it: 1 when, among the best
  * results, their own words (attribution.ts) cover at least as much of the query, names aside,
- * as another participant's own words do; else the ratio of the two. "What did Tom learn from
+ * as another participant's own words do; else the ratio of the two. What a line says to the
+ * one spoken to (its addressed words, "What made you pick the violin?") counts as theirs: in a
+ * conversation of two, the other participant's. "What did Tom learn from
  * his marathon?" finds Tom's "A marathon! I am impressed." and Priya's "After the marathon I
  * learned that pacing matters": the question gives Priya's marathon to Tom, and the
- * confidence falls with the ratio.
+ * confidence falls with the ratio. When, on top of that, the best result (`top`) is another
+ * participant's line, the ranking agrees despite the speakers stage's boost of the named
+ * participants' lines: the factor is 0.
  */
-const attributedShare = (index: FieldIndex, lines: Lines, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
+const attributedShare = (index: FieldIndex, top: number, lines: Lines, original: ReadonlySet<string>, expansion: Expansion, weights: ReadonlyMap<string, number>): number => {
   const names = new Set([...lines.named].flatMap((p) => analyze(p)));
   const content = new Map([...weights].map(([q, w]) => [q, names.has(q) ? 0 : w]));
   const said = (n: number): number => coverage(index.ownTermsOf(n) ?? new Set(), original, expansion, content);
-  const mine = Math.max(0, ...lines.mine.map(said));
-  const others = Math.max(0, ...lines.others.map(said));
-  return others > mine ? mine / others : 1;
+  const told = (n: number): number => coverage(index.addressedTermsOf(n) ?? new Set(), original, expansion, content);
+  // What a line says to the one spoken to is about them: the named participants' remarks count
+  // for the others, the others' for the named ones.
+  const mine = Math.max(0, ...lines.mine.map(said), ...lines.others.map(told));
+  const others = Math.max(0, ...lines.others.map(said), ...lines.mine.map(told));
+  if (others <= mine) return 1;
+  const topSpeaker = index.speakerOf(top);
+  return topSpeaker !== undefined && !lines.named.has(topSpeaker) ? 0 : mine / others;
 };
 
 /** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributionOf, namedParticipants, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
+import { addressedWords, attributionOf, namedParticipants, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
 
 describe('speakerOf', () => {
   it('reads the name that labels a transcript line', () => {
@@ -34,8 +34,17 @@ describe('ownWords', () => {
     expect(ownWords('Tom: What should I cook tonight?')).toBe(' What should I cook tonight?');
   });
 
-  it('attributionOf gives speaker and own words for a line, nothing for a plain memory', () => {
-    expect(attributionOf('Tom: I sold my old car.')).toEqual({ speaker: 'Tom', own: ' I sold my old car.' });
+  it('addressedWords keeps what the speaker says to and of the one spoken to: sentences that say "you" and not "I"', () => {
+    expect(addressedWords('Tom: Wow! What made you pick the violin?')).toBe('What made you pick the violin?');
+    expect(addressedWords('Priya: Thanks, Tom! I ran a marathon last Sunday. How was your week?')).toBe('How was your week?');
+    expect(addressedWords('Tom: Your new hair colour looks great! Did you dye it yourself?')).toBe(' Your new hair colour looks great! Did you dye it yourself?');
+    expect(addressedWords('Priya: I have to tell you about my new job.')).toBe('');
+    expect(addressedWords('Tom: I sold my old car.')).toBe('');
+  });
+
+  it('attributionOf gives speaker, own and addressed words for a line, nothing for a plain memory', () => {
+    expect(attributionOf('Tom: I sold my old car.')).toEqual({ speaker: 'Tom', own: ' I sold my old car.', addressed: '' });
+    expect(attributionOf('Tom: I sold my old car. Do you need a bike?')).toEqual({ speaker: 'Tom', own: ' I sold my old car.', addressed: 'Do you need a bike?' });
     expect(attributionOf('We decided to bundle with rollup.')).toEqual({});
   });
 });

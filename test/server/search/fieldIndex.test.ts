@@ -158,8 +158,8 @@ describe('FieldIndex', () => {
   it('keeps each line\'s speaker and own words, and counts the lines of each live participant through removes and compaction', () => {
     const ix = new FieldIndex();
     ix.add({ id: 'a1', text: 'Ann: I made a bowl.', speaker: 'Ann', own: 'I made a bowl.' });
-    ix.add({ id: 'b1', text: 'Bob: What did you make?', speaker: 'Bob', own: '' });
-    ix.add({ id: 'a2', text: 'Ann: I made a cup. How is your cat?', speaker: 'Ann', own: 'I made a cup.' });
+    ix.add({ id: 'b1', text: 'Bob: What did you make?', speaker: 'Bob', own: '', addressed: 'What did you make?' });
+    ix.add({ id: 'a2', text: 'Ann: I made a cup. How is your cat?', speaker: 'Ann', own: 'I made a cup.', addressed: 'How is your cat?' });
     ix.add({ id: 'plain', text: 'We use rollup.' });
     ix.add({ id: 'obs', text: 'Ann: quoted', speaker: 'Ann', own: 'quoted', derived: true });
     expect(ix.participants).toEqual(new Map([['Ann', 2], ['Bob', 1]]));
@@ -169,6 +169,11 @@ describe('FieldIndex', () => {
     expect([...(ix.ownTermsOf(a1) ?? [])]).toEqual(['ann', 'made', 'bowl']);
     expect([...(ix.ownTermsOf(ix.numberOf('a2') ?? -1) ?? [])]).toEqual(['made', 'cup']);
     expect(ix.ownTermsOf(ix.numberOf('b1') ?? -1)?.size).toBe(0);
+    // Addressed words are kept the same way; a line that says no "you" has none, a plain memory is no line.
+    expect([...(ix.addressedTermsOf(ix.numberOf('b1') ?? -1) ?? [])]).toEqual(['bob', 'make']);
+    expect([...(ix.addressedTermsOf(ix.numberOf('a2') ?? -1) ?? [])]).toEqual(['cat']);
+    expect(ix.addressedTermsOf(a1)?.size).toBe(0);
+    expect(ix.addressedTermsOf(ix.numberOf('plain') ?? -1)).toBeUndefined();
     expect(ix.hasOwnWords(a1)).toBe(true);
     expect(ix.hasOwnWords(ix.numberOf('b1') ?? -1)).toBe(false);
     expect(ix.hasOwnWords(ix.numberOf('plain') ?? -1)).toBe(false);
@@ -186,6 +191,11 @@ describe('FieldIndex', () => {
     expect(ix.speakerOf(ix.numberOf('a1') ?? -1)).toBe('Ann');
     expect([...(ix.ownTermsOf(ix.numberOf('a1') ?? -1) ?? [])]).toEqual(['ann', 'made', 'bowl']);
     expect([...(ix.ownTermsOf(ix.numberOf('x') ?? -1) ?? [])]).toEqual(['bob', 'back']);
+    expect(ix.addressedTermsOf(ix.numberOf('a1') ?? -1)?.size).toBe(0);
+    ix.add({ id: 'y', text: 'Ann: How was your trip?', speaker: 'Ann', own: '', addressed: 'How was your trip?' });
+    for (let i = 0; i < 1100; i += 1) ix.add({ id: `z${i}`, text: `Bob: line ${i}`, speaker: 'Bob', own: `line ${i}` });
+    for (let i = 0; i < 1100; i += 1) ix.remove(`z${i}`);
+    expect([...(ix.addressedTermsOf(ix.numberOf('y') ?? -1) ?? [])]).toEqual(['ann', 'trip']);
   });
 
   it('neighbours are the live documents either side in the thread, within the time gap', () => {

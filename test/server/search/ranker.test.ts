@@ -180,9 +180,53 @@ describe('rank: confidence and final scores', () => {
     expect(unchecked.hits.map((h) => h.id)).toEqual(swapped.hits.map((h) => h.id));
     expect(unchecked.attributed).toBe(1);
     expect(unchecked.confidence).toBeGreaterThan(0.6);
+    // Tom's own line is the best result: the ratio stands.
+    expect(swapped.hits[0]?.id).toBe('t1');
+    expect(swapped.attributed).toBeGreaterThan(0);
     // A question naming both, or nobody, is not checked.
     expect(ranked(chat, 'What did Priya and Tom say about the marathon?').attributed).toBe(1);
     expect(ranked(chat, 'marathon pacing').participants).toEqual([]);
+  });
+
+  it('attribution: when another participant\'s line is the best result despite the boost of the named one\'s lines, nothing is attributed', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
+      line('t1', 'Tom: So cute! I love grey cats.', 1),
+      line('p2', 'Priya: I walked to the park with my sister.', 10),
+      line('t2', 'Tom: I volunteer at the animal shelter on Saturdays.', 11),
+      line('p3', 'Priya: I repaired my old bicycle.', 20),
+      line('t3', 'Tom: I cooked pasta for dinner.', 21),
+    ];
+    // Tom's own words cover "shelter" only, Priya's the whole question, and her line comes first.
+    const swapped = ranked(chat, 'Which kitten did Tom adopt from the shelter?');
+    expect(swapped.hits[0]?.id).toBe('p1');
+    expect(swapped.attributed).toBe(0);
+    expect(swapped.confidence).toBe(0);
+    const right = ranked(chat, 'Which kitten did Priya adopt from the shelter?');
+    expect(right.attributed).toBe(1);
+    expect(right.confidence).toBeGreaterThan(0.6);
+    expect(ranked(chat, 'Where does Tom volunteer?').attributed).toBe(1);
+  });
+
+  it('attribution: what a line says to the one spoken to counts as theirs', () => {
+    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('p1', 'Priya: I played at the spring concert with the orchestra.', 0),
+      line('t1', 'Tom: Amazing! What made you pick the violin?', 1),
+      line('p2', 'Priya: My grandmother played it when I was little.', 2),
+      line('t2', 'Tom: I restored an old sailing boat this summer.', 10),
+      line('p3', 'Priya: I repaired my old bicycle.', 11),
+      line('t3', 'Tom: I cooked pasta for dinner.', 12),
+    ];
+    // Tom asked Priya about her violin: the question gives it to Tom; asked about Priya, his question counts for her.
+    const swapped = ranked(chat, 'What made Tom pick the violin?');
+    expect(swapped.hits[0]?.id).toBe('t1');
+    expect(swapped.attributed).toBe(0);
+    expect(swapped.confidence).toBeLessThan(0.4);
+    const right = ranked(chat, 'What made Priya pick the violin?');
+    expect(right.attributed).toBe(1);
+    expect(right.confidence).toBeGreaterThan(0.6);
   });
 
   it('attribution: memories that are not transcript lines (a coding bank) are never checked', () => {
