@@ -15,8 +15,10 @@ export { ObservationScopes, RetainItem, UpdateMode } from '../shared/retainItem.
  * derived from what the job is (bank, document, mode, content hash and the caller's identity
  * for it, in the server's `operation_id` UUID shape): any process that queues the same job
  * again gets the same key, so the machine folds the copy away and the server drops a repeat.
+ * A journal of 100,000 jobs is decoded on every open: the codec is plain io-ts combinators, so
+ * `decodeWith` accepts a valid job with its cheap `is()` (machines/shared/identityCodec.ts).
  */
-const RetainJobFields = t.type({
+export const RetainJob = t.type({
   jobId: JobId,
   bankId: BankId,
   documentId: DocumentId,
@@ -26,17 +28,6 @@ const RetainJobFields = t.type({
   idempotencyKey: NonEmptyString,
   enqueuedAt: IsoTimestamp,
 });
-/**
- * The same codec, with a fast path: a journal of 100,000 jobs is decoded on every open, and
- * io-ts's `is` (no error bookkeeping) accepts a valid job several times faster than `validate`.
- * Anything `is` rejects goes through `validate`, which names the bad field.
- */
-export const RetainJob = new t.Type<t.TypeOf<typeof RetainJobFields>, t.OutputOf<typeof RetainJobFields>, unknown>(
-  'RetainJob',
-  RetainJobFields.is,
-  (input, context) => (RetainJobFields.is(input) ? t.success(input) : RetainJobFields.validate(input, context)),
-  RetainJobFields.encode,
-);
 export type RetainJob = t.TypeOf<typeof RetainJob>;
 
 /** A job the server refused for good (400/422), with the server's reason (redacted). */
