@@ -20,6 +20,9 @@ const ranked = (docs: readonly IndexedDocument[], query: string, stages: RankSta
   return rank({ index, query, accept: () => true, limit: 10, textOf, stages, ...(now === undefined ? {} : { now }) });
 };
 
+/** A transcript line of a chat in sessions of ten turns (`order` counts turns). */
+const chatLine = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
+
 const project: IndexedDocument[] = [
   { id: 'bundle', text: 'We decided to bundle with rollup and to test with vitest.' },
   { id: 'pnpm', text: 'pnpm is the only tool allowed for installing dependencies.' },
@@ -158,14 +161,13 @@ describe('rank: confidence and final scores', () => {
   });
 
   it('attribution: a question that gives one participant\'s story to another is less sure; the right one is not', () => {
-    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
     const chat: IndexedDocument[] = [
-      line('p1', 'Priya: I ran my first marathon in Lisbon last Sunday.', 0),
-      line('t1', 'Tom: A marathon! I am impressed. How did you feel after it?', 1),
-      line('p2', 'Priya: After the marathon I learned that pacing matters more than speed.', 2),
-      line('t2', 'Tom: I baked rye bread at the weekend.', 10),
-      line('p3', 'Priya: I repaired my old bicycle.', 11),
-      line('t3', 'Tom: I love baking bread.', 12),
+      chatLine('p1', 'Priya: I ran my first marathon in Lisbon last Sunday.', 0),
+      chatLine('t1', 'Tom: A marathon! I am impressed. How did you feel after it?', 1),
+      chatLine('p2', 'Priya: After the marathon I learned that pacing matters more than speed.', 2),
+      chatLine('t2', 'Tom: I baked rye bread at the weekend.', 10),
+      chatLine('p3', 'Priya: I repaired my old bicycle.', 11),
+      chatLine('t3', 'Tom: I love baking bread.', 12),
     ];
     const right = ranked(chat, 'What did Priya learn from her marathon?');
     const swapped = ranked(chat, 'What did Tom learn from his marathon?');
@@ -188,45 +190,54 @@ describe('rank: confidence and final scores', () => {
     expect(ranked(chat, 'marathon pacing').participants).toEqual([]);
   });
 
-  it('attribution: when another participant\'s line is the best result despite the boost of the named one\'s lines, nothing is attributed', () => {
-    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
-    const chat: IndexedDocument[] = [
-      line('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
-      line('t1', 'Tom: So cute! I love grey cats.', 1),
-      line('p2', 'Priya: I walked to the park with my sister.', 10),
-      line('t2', 'Tom: I volunteer at the animal shelter on Saturdays.', 11),
-      line('p3', 'Priya: I repaired my old bicycle.', 20),
-      line('t3', 'Tom: I cooked pasta for dinner.', 21),
-    ];
-    // Tom's own words cover "shelter" only, Priya's the whole question, and her line comes first.
-    const swapped = ranked(chat, 'Which kitten did Tom adopt from the shelter?');
-    expect(swapped.hits[0]?.id).toBe('p1');
-    expect(swapped.attributed).toBe(0);
-    expect(swapped.confidence).toBe(0);
-    const right = ranked(chat, 'Which kitten did Priya adopt from the shelter?');
-    expect(right.attributed).toBe(1);
-    expect(right.confidence).toBeGreaterThan(0.6);
-    expect(ranked(chat, 'Where does Tom volunteer?').attributed).toBe(1);
-  });
-
-  it('attribution: what a line says to the one spoken to counts as theirs', () => {
-    const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: `s${Math.floor(order / 10)}`, order: order * 1000, ...attributionOf(text) });
-    const chat: IndexedDocument[] = [
-      line('p1', 'Priya: I played at the spring concert with the orchestra.', 0),
-      line('t1', 'Tom: Amazing! What made you pick the violin?', 1),
-      line('p2', 'Priya: My grandmother played it when I was little.', 2),
-      line('t2', 'Tom: I restored an old sailing boat this summer.', 10),
-      line('p3', 'Priya: I repaired my old bicycle.', 11),
-      line('t3', 'Tom: I cooked pasta for dinner.', 12),
-    ];
-    // Tom asked Priya about her violin: the question gives it to Tom; asked about Priya, his question counts for her.
-    const swapped = ranked(chat, 'What made Tom pick the violin?');
-    expect(swapped.hits[0]?.id).toBe('t1');
-    expect(swapped.attributed).toBe(0);
-    expect(swapped.confidence).toBeLessThan(0.4);
-    const right = ranked(chat, 'What made Priya pick the violin?');
-    expect(right.attributed).toBe(1);
-    expect(right.confidence).toBeGreaterThan(0.6);
+  // Each case: a chat, a question that gives one participant's words to the other (its best
+  // result, and nothing attributed), and the same question about the right participant.
+  const swaps = [
+    {
+      // Tom's own words cover "shelter" only, Priya's the whole question, and her line comes first.
+      rule: "when another participant's line is the best result despite the boost of the named one's lines, nothing is attributed",
+      chat: [
+        chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
+        chatLine('t1', 'Tom: So cute! I love grey cats.', 1),
+        chatLine('p2', 'Priya: I walked to the park with my sister.', 10),
+        chatLine('t2', 'Tom: I volunteer at the animal shelter on Saturdays.', 11),
+        chatLine('p3', 'Priya: I repaired my old bicycle.', 20),
+        chatLine('t3', 'Tom: I cooked pasta for dinner.', 21),
+      ],
+      swapped: 'Which kitten did Tom adopt from the shelter?',
+      best: 'p1',
+      right: 'Which kitten did Priya adopt from the shelter?',
+      unrelated: 'Where does Tom volunteer?',
+      wrongConfidence: 'none',
+    },
+    {
+      // Tom asked Priya about her violin: the question gives it to Tom; asked about Priya, his question counts for her.
+      rule: 'what a line says to the one spoken to counts as theirs',
+      chat: [
+        chatLine('p1', 'Priya: I played at the spring concert with the orchestra.', 0),
+        chatLine('t1', 'Tom: Amazing! What made you pick the violin?', 1),
+        chatLine('p2', 'Priya: My grandmother played it when I was little.', 2),
+        chatLine('t2', 'Tom: I restored an old sailing boat this summer.', 10),
+        chatLine('p3', 'Priya: I repaired my old bicycle.', 11),
+        chatLine('t3', 'Tom: I cooked pasta for dinner.', 12),
+      ],
+      swapped: 'What made Tom pick the violin?',
+      best: 't1',
+      right: 'What made Priya pick the violin?',
+      unrelated: undefined,
+      wrongConfidence: 'under the floor',
+    },
+  ];
+  it.each(swaps)('attribution: $rule', ({ chat, swapped, best, right, unrelated, wrongConfidence }) => {
+    const wrong = ranked(chat, swapped);
+    expect(wrong.hits[0]?.id).toBe(best);
+    expect(wrong.attributed).toBe(0);
+    if (wrongConfidence === 'none') expect(wrong.confidence).toBe(0);
+    else expect(wrong.confidence).toBeLessThan(0.4);
+    const answered = ranked(chat, right);
+    expect(answered.attributed).toBe(1);
+    expect(answered.confidence).toBeGreaterThan(0.6);
+    if (unrelated !== undefined) expect(ranked(chat, unrelated).attributed).toBe(1);
   });
 
   it('attribution: memories that are not transcript lines (a coding bank) are never checked', () => {
