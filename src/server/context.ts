@@ -2,7 +2,7 @@
  * What every route handler can reach: the store, the search indexes, the operation runner,
  * the fault rules, the clock, and which Hindsight version the server mimics.
  */
-import type { ClockPort } from '../effects/ports/clock.js';
+import type { ServerClock } from './clock.js';
 import type { FaultSet } from './faults.js';
 import type { OperationRunner } from './operations.js';
 import type { SearchIndexes } from './search/indexes.js';
@@ -21,7 +21,7 @@ export interface ServerContext {
   readonly search: SearchIndexes;
   readonly operations: OperationRunner;
   readonly faults: FaultSet;
-  readonly clock: ClockPort;
+  readonly clock: ServerClock;
   readonly mimic: Mimic;
   /** The version `/version` reports and route gating uses. */
   readonly apiVersion: string;

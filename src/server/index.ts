@@ -6,8 +6,7 @@ import { createServer } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { systemClock } from '../effects/ports/clock.js';
-import type { ClockPort } from '../effects/ports/clock.js';
+import { wallClock, type ServerClock } from './clock.js';
 import { createRequestHandler } from './app.js';
 import { apiVersionOf } from './context.js';
 import type { Mimic, ServerContext } from './context.js';
@@ -40,7 +39,7 @@ export interface EmbeddedServerOptions {
   /** Delay before an async operation starts (default 0: next turn of the event loop). */
   readonly operationDelayMs?: number;
   readonly faults?: FaultRule[];
-  readonly clock?: ClockPort;
+  readonly clock?: ServerClock;
   /** Mutations between snapshots (default 20,000). */
   readonly snapshotEvery?: number;
 }
@@ -55,7 +54,7 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
-const isoFrom = (clock: ClockPort) => (): string => new Date(clock.now()).toISOString().replace('Z', '+00:00');
+const isoFrom = (clock: ServerClock) => (): string => new Date(clock.now()).toISOString().replace('Z', '+00:00');
 
 /** Thrown before anything is opened when the server would listen beyond loopback with no key. */
 export class UnsafeBindError extends Error {
@@ -79,7 +78,7 @@ const allowedHostsFor = (host: string, extra: readonly string[]): Set<string> =>
 export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): Promise<EmbeddedServer> => {
   const bindHost = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(bindHost) && (options.apiKey === undefined || options.apiKey === '')) throw new UnsafeBindError(bindHost);
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? wallClock;
   const mimic = options.mimic ?? '0.9';
   const faults = new FaultSet(options.faults ?? []);
   const store = await openStore({
@@ -90,7 +89,6 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   const search = createSearchIndexes(store);
   const operations = createOperationRunner({
     store,
-    clock,
     faults,
     delayMs: options.operationDelayMs ?? 0,
     nowIso,

@@ -6,7 +6,6 @@
  * survives a crash.
  */
 import type { JsonValue } from '../machines/shared/codecs.js';
-import type { ClockPort } from '../effects/ports/clock.js';
 import type { FaultSet } from './faults.js';
 import type { OperationRecord } from './store/model.js';
 import type { ServerStore } from './store/store.js';
@@ -43,7 +42,6 @@ export interface OperationRunner {
 
 export interface OperationRunnerOptions {
   readonly store: ServerStore;
-  readonly clock: ClockPort;
   readonly faults: FaultSet;
   readonly delayMs: number;
   readonly nowIso: () => string;

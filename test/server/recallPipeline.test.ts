@@ -21,7 +21,7 @@ beforeAll(async () => {
   const faults = new FaultSet();
   const nowIso = (): string => new Date().toISOString();
   const search = createSearchIndexes(store);
-  const operations = createOperationRunner({ store, clock: systemClock, faults, delayMs: 0, nowIso, newId: () => crypto.randomUUID() });
+  const operations = createOperationRunner({ store, faults, delayMs: 0, nowIso, newId: () => crypto.randomUUID() });
   server = { store, search, operations, faults, clock: systemClock, mimic: '0.9', apiVersion: '0.9.1', nowIso, audit: new AuditLog(), webhooks: new WebhookDispatcher() };
   let n = 0;
   const plan = planRetain({

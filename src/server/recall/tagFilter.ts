@@ -4,7 +4,7 @@
  * (leaf default `any_strict`, and/or/not, top level AND-ed; a leaf never means "no filter").
  */
 
-import { TagGroup, TagsMatch } from '../../config/tagFilter.js';
+import { TagGroup, TagsMatch } from '../../wire/hindsight.js';
 
 export { TagGroup, TagsMatch };
 
