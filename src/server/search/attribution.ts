@@ -48,25 +48,24 @@ const FIRST_PERSON = /\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|m
 const SECOND_PERSON = /\b(?:you|you're|you’re|you've|you’ve|you'd|you’d|you'll|you’ll|your|yours|yourself|yourselves)\b/i;
 const SENTENCE_END = /(?<=[.!?])\s+|\s+[-–—]\s+/;
 
+/** The sentences after a line's label that `keep` accepts, joined; '' when none. */
+const sentencesOf = (body: string, keep: (sentence: string) => boolean): string => body.split(SENTENCE_END).filter(keep).join(' ');
+
+const bodyOf = (line: string): string => line.slice(line.indexOf(':') + 1);
+
 /** What the speaker of a transcript line says of themselves (see above); '' when nothing. */
 export const ownWords = (line: string): string => {
-  const body = line.slice(line.indexOf(':') + 1);
+  const body = bodyOf(line);
   const ofSelf = FIRST_PERSON.test(body) || !SECOND_PERSON.test(body);
   if (!ofSelf) return '';
-  return body
-    .split(SENTENCE_END)
-    .filter((s) => FIRST_PERSON.test(s) || (!SECOND_PERSON.test(s) && !s.trimEnd().endsWith('?')))
-    .join(' ');
+  return sentencesOf(body, (s) => FIRST_PERSON.test(s) || (!SECOND_PERSON.test(s) && !s.trimEnd().endsWith('?')));
 };
 
 /** What the speaker of a transcript line says to and of the one spoken to (see above); '' when nothing. */
 export const addressedWords = (line: string): string => {
-  const body = line.slice(line.indexOf(':') + 1);
+  const body = bodyOf(line);
   if (!SECOND_PERSON.test(body)) return '';
-  return body
-    .split(SENTENCE_END)
-    .filter((s) => SECOND_PERSON.test(s) && !FIRST_PERSON.test(s))
-    .join(' ');
+  return sentencesOf(body, (s) => SECOND_PERSON.test(s) && !FIRST_PERSON.test(s));
 };
 
 /** The speaker, own words and addressed words of a memory's text, when it is a transcript line. */
