@@ -4,12 +4,14 @@
  * count). Written to a temp file, fsync'd, renamed over `snapshot.jsonl`, and the directory
  * fsync'd: a crash leaves the old snapshot or the new one, never a mix.
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeLine, decodeLineBytes } from './logFormat.js';
 import type { Mutation } from './model.js';
 import type { ServerState } from './state.js';
 import { encodeForDisk } from './diskEncoding.js';
+import { forEachLine } from './fileLines.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
@@ -78,40 +80,40 @@ export interface LoadedSnapshot {
  * `{nextSeq: 0}`. A damaged snapshot is an error (it is only ever renamed in whole).
  */
 export const readSnapshot = async (dir: string, onMutation: (value: unknown, line: number) => void): Promise<LoadedSnapshot> => {
-  let buf: Buffer;
+  let handle: FileHandle;
   try {
-    buf = await readFile(join(dir, SNAPSHOT_FILE));
+    handle = await open(join(dir, SNAPSHOT_FILE), 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: 0 };
     throw error;
   }
   const fail = (why: string): Error =>
     new Error(`server data: ${join(dir, SNAPSHOT_FILE)} is damaged (${why}); restore a backup of the data dir, or move it aside to start empty`);
-  let offset = 0;
   let line = 0;
   let header: { snapshot?: unknown; nextSeq?: unknown } | undefined;
   let trailer: { end?: unknown; count?: unknown } | undefined;
   let count = 0;
-  while (offset < buf.length) {
-    const newline = buf.indexOf(0x0a, offset);
-    const end = newline === -1 ? buf.length : newline;
-    line += 1;
-    const check = decodeLineBytes(buf, offset, end);
-    offset = end + 1;
-    if (!check.ok) throw fail(`line ${line}: ${check.reason}`);
-    if (trailer !== undefined) throw fail(`line ${line}: data after the trailer`);
-    const value = check.value as { snapshot?: unknown; nextSeq?: unknown; end?: unknown; count?: unknown };
-    if (line === 1) {
-      header = value;
-      if (header.snapshot !== 1 || typeof header.nextSeq !== 'number') throw fail('no header');
-      continue;
-    }
-    if (typeof value === 'object' && value !== null && value.end === true) {
-      trailer = value;
-      continue;
-    }
-    count += 1;
-    onMutation(check.value, line);
+  try {
+    await forEachLine(handle, (buf, start, end) => {
+      line += 1;
+      const check = decodeLineBytes(buf, start, end);
+      if (!check.ok) throw fail(`line ${line}: ${check.reason}`);
+      if (trailer !== undefined) throw fail(`line ${line}: data after the trailer`);
+      const value = check.value as { snapshot?: unknown; nextSeq?: unknown; end?: unknown; count?: unknown };
+      if (line === 1) {
+        header = value;
+        if (header.snapshot !== 1 || typeof header.nextSeq !== 'number') throw fail('no header');
+        return;
+      }
+      if (typeof value === 'object' && value !== null && value.end === true) {
+        trailer = value;
+        return;
+      }
+      count += 1;
+      onMutation(check.value, line);
+    });
+  } finally {
+    await handle.close();
   }
   if (header === undefined || typeof header.nextSeq !== 'number') throw fail('no header');
   if (trailer === undefined || trailer.count !== count) throw fail('no trailer');
