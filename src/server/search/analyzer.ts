@@ -2,11 +2,14 @@
  * Text to index terms: lower-cased word tokens (letters, digits, underscore in any script),
  * stop words, single letters and the pieces of contractions dropped, each reduced to its Porter stem (the `stemmer` package), so "testing",
  * "tests" and "tested" meet as one term. Porter, the stemmer of the textbook baseline the
- * recall-quality bench reads this ranking against. Identifiers are also split at case changes, dots,
+ * recall-quality bench reads this ranking against; British spellings are made American first
+ * (spelling.ts: "authorisation" meets "authorization"). Identifiers are also split at case changes, dots,
  * slashes and underscores ("retainQueue", "retain_queue", "src/retain") so either half finds them,
  * and a hyphenated compound also counts as one word ("on-call" finds "oncall").
  */
 import { stemmer as stem } from 'stemmer';
+import { verbOfPast } from './irregularForms.js';
+import { americanSpelling } from './spelling.js';
 import { STOP_WORDS } from './stopwords.js';
 
 const WORD = /[\p{L}\p{N}_]+/gu;
@@ -27,7 +30,7 @@ export const stemWord = (word: string): string => {
   const hit = cache.get(word);
   if (hit !== undefined) return hit;
   // Digits and very long tokens (hashes, ids) are kept as they are.
-  const out = word.length > 30 || /^\d/.test(word) ? word : stem(word);
+  const out = word.length > 30 || /^\d/.test(word) ? word : stem(americanSpelling(verbOfPast(word)));
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(word, out);
   return out;
