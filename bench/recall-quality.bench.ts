@@ -8,7 +8,11 @@
  *   the whole file and on two halves: conversations 0-1 (where parameters were chosen) and 2-4
  *   (never tuned on).
  * - The coding-memory set in fixtures/recall-quality/coding.json: facts among distractors,
- *   questions phrased without the fact's words; share of facts in the top 3.
+ *   questions phrased without the fact's words; share of facts in the top 3. Beside it three
+ *   sets of other projects, each written blind (by someone who read neither the ranking's code
+ *   nor its thesaurus): coding-holdout-1 and -2 were measured blind once and then guided
+ *   changes; coding-holdout-3 never did, and is how the coding figure carries to a project not
+ *   seen.
  * - Precision: prompts no memory answers (off-topic prompts from fixtures/recall-quality,
  *   LoCoMo category 5): share for which automatic recall's floor keeps nothing.
  * - Ablations: the ranking with each stage added in turn and with each one left out, each with
@@ -65,14 +69,14 @@ interface CodingSet {
   questions: { fact: string; question: string }[];
 }
 
-const codingCorpus = (): Corpus => {
-  const set = JSON.parse(readFileSync(join(fixtures, 'coding.json'), 'utf8')) as CodingSet;
+const codingCorpus = (file: string, name: string): Corpus => {
+  const set = JSON.parse(readFileSync(join(fixtures, file), 'utf8')) as CodingSet;
   const start = Date.UTC(2025, 0, 6);
   const all = [...set.facts.map((f) => ({ ...f })), ...set.distractors.map((d, i) => ({ id: `distractor-${i}`, ...d }))];
   // Interleaved, as memories of a project accumulate: a fact every few distractors.
   const order = all.map((d, i) => ({ d, key: (i * 7919) % all.length })).sort((a, b) => a.key - b.key);
   const docs = order.map(({ d }, i) => ({ id: d.id, content: d.content, context: d.context, timestamp: new Date(start + i * 3_600_000).toISOString() }));
-  return { name: 'coding', docs, probes: set.questions.map((q) => ({ query: q.question, relevant: [q.fact] })), unanswerable: [] };
+  return { name, docs, probes: set.questions.map((q) => ({ query: q.question, relevant: [q.fact] })), unanswerable: [] };
 };
 
 const offTopic = (): string[] => JSON.parse(readFileSync(join(fixtures, 'off-topic.json'), 'utf8')) as string[];
@@ -289,7 +293,13 @@ const main = async (): Promise<void> => {
   const rows: Row[] = [];
   const prompts = offTopic();
 
-  const coding = codingCorpus();
+  const coding = codingCorpus('coding.json', 'coding');
+  const extra = [
+    { corpus: codingCorpus('coding-holdout-1.json', 'coding-holdout-1'), label: 'coding set 2 (banking project; written blind, then guided changes)' },
+    { corpus: codingCorpus('coding-holdout-2.json', 'coding-holdout-2'), label: 'coding set 3 (game studio; written blind, then guided changes)' },
+    { corpus: codingCorpus('coding-holdout-3.json', 'coding-holdout-3'), label: 'coding set 4 (written blind, never tuned on)' },
+  ];
+  const extraCorpora = extra.map((e) => e.corpus);
   let locomo: Corpus[] = [];
   if (dataPath === undefined) {
     console.log('recall-quality: no LoCoMo data given (--data PATH or RECALL_QUALITY_DATA); measuring the coding set only.');
@@ -309,9 +319,10 @@ const main = async (): Promise<void> => {
   const byVariant = new Map<string, Map<string, Tally>>();
   for (const v of variants) {
     const per = new Map<string, Tally>();
-    for (const c of [coding, ...locomo]) per.set(c.name, evaluate(c, v.make(c), prompts));
+    for (const c of [coding, ...extraCorpora, ...locomo]) per.set(c.name, evaluate(c, v.make(c), prompts));
     byVariant.set(v.name, per);
     rows.push(rowOf('coding', v.name, per.get('coding') ?? tally()));
+    for (const c of extraCorpora) rows.push(rowOf(c.name, v.name, per.get(c.name) ?? tally()));
     if (locomo.length > 0) {
       for (const h of halves(locomo)) rows.push(rowOf(h.name, v.name, h.members.map((c) => per.get(c.name) ?? tally()).reduce(add, tally())));
       // Off-topic prompts over all six banks, as the server figure.
@@ -327,9 +338,10 @@ const main = async (): Promise<void> => {
   }
 
   // The embedded server end to end.
-  const run = await serverRun([coding, ...locomo], prompts);
+  const run = await serverRun([coding, ...locomo, ...extraCorpora], prompts);
+  // The off-topic figure is over the coding set and LoCoMo banks, as it was before the other coding sets.
   const all = [coding, ...locomo];
-  const serverTally = new Map(all.map((c, i) => [c.name, run.tallies[i] ?? tally()]));
+  const serverTally = new Map([...all, ...extraCorpora].map((c, i) => [c.name, run.tallies[i] ?? tally()]));
   const codingServer = serverTally.get('coding') ?? tally();
   const codingBase = byVariant.get('Okapi BM25 + Porter stemmer')?.get('coding') ?? tally();
   figures.push({
@@ -340,6 +352,16 @@ const main = async (): Promise<void> => {
     target: '>= 0.90',
     pass: codingServer.at3 / Math.max(1, codingServer.n) >= 0.9,
   });
+  for (const { corpus, label } of extra) {
+    const server = serverTally.get(corpus.name) ?? tally();
+    const base = byVariant.get('Okapi BM25 + Porter stemmer')?.get(corpus.name) ?? tally();
+    figures.push({
+      name: `${label}: facts in top 3`,
+      unit: 'ratio',
+      value: server.at3 / Math.max(1, server.n),
+      baseline: { name: 'Okapi BM25 + Porter, top 3', value: base.at3 / Math.max(1, base.n) },
+    });
+  }
 
   // Precision: off-topic prompts against every bank, category 5 against its conversation.
   const quiet = (finals: readonly number[]): number => finals.filter((f) => f < RECALL_FLOOR).length;
@@ -352,9 +374,15 @@ const main = async (): Promise<void> => {
     target: '>= 0.80',
     pass: quiet(offTopicFinals) / Math.max(1, offTopicFinals.length) >= 0.8,
   });
-  const flooredOf = new Map(all.map((c, i) => [c.name, run.flooredTallies[i] ?? tally()]));
-  const codingFloored = flooredOf.get('coding') ?? tally();
-  notes.push(`coding set with the floor: ${codingFloored.at3}/${codingFloored.n} facts in the top 3 of what automatic recall would inject`);
+  const flooredOf = new Map([...all, ...extraCorpora].map((c, i) => [c.name, run.flooredTallies[i] ?? tally()]));
+  for (const c of [coding, ...extraCorpora]) {
+    const floored = flooredOf.get(c.name) ?? tally();
+    notes.push(`${c.name} set with the floor: ${floored.at3}/${floored.n} facts in the top 3 of what automatic recall would inject`);
+  }
+  for (const c of extraCorpora) {
+    const offTopicHere = (run.unanswered.get(c.name) ?? []).slice(c.unanswerable.length);
+    notes.push(`off-topic prompts against the ${c.name} bank: ${quiet(offTopicHere)}/${offTopicHere.length} with nothing injected`);
+  }
 
   if (locomo.length > 0) {
     const serverAll = locomo.map((c) => serverTally.get(c.name) ?? tally()).reduce(add, tally());
