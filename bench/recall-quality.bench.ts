@@ -8,10 +8,10 @@
  *   the whole file and on two halves: conversations 0-1 (where parameters were chosen) and 2-4
  *   (never tuned on).
  * - The coding-memory set in fixtures/recall-quality/coding.json: facts among distractors,
- *   questions phrased without the fact's words; share of facts in the top 3. Beside it three
+ *   questions phrased without the fact's words; share of facts in the top 3. Beside it four
  *   sets of other projects, each written blind (by someone who read neither the ranking's code
- *   nor its thesaurus): coding-holdout-1 and -2 were measured blind once and then guided
- *   changes; coding-holdout-3 never did, and is how the coding figure carries to a project not
+ *   nor its thesaurus): coding-holdout-1 to -3 were measured blind once and then guided
+ *   changes; coding-holdout-4 never did, and is how the coding figure carries to a project not
  *   seen.
  * - Precision: prompts no memory answers (off-topic prompts from fixtures/recall-quality,
  *   LoCoMo category 5): share for which automatic recall's floor keeps nothing.
@@ -297,7 +297,8 @@ const main = async (): Promise<void> => {
   const extra = [
     { corpus: codingCorpus('coding-holdout-1.json', 'coding-holdout-1'), label: 'coding set 2 (banking project; written blind, then guided changes)' },
     { corpus: codingCorpus('coding-holdout-2.json', 'coding-holdout-2'), label: 'coding set 3 (game studio; written blind, then guided changes)' },
-    { corpus: codingCorpus('coding-holdout-3.json', 'coding-holdout-3'), label: 'coding set 4 (written blind, never tuned on)' },
+    { corpus: codingCorpus('coding-holdout-3.json', 'coding-holdout-3'), label: 'coding set 4 (irrigation IoT; written blind, then guided changes)' },
+    { corpus: codingCorpus('coding-holdout-4.json', 'coding-holdout-4'), label: 'coding set 5 (freight logistics; written blind, never tuned on)' },
   ];
   const extraCorpora = extra.map((e) => e.corpus);
   let locomo: Corpus[] = [];
