@@ -67,6 +67,23 @@ export interface GateRuntime<TMachine extends AnyStateMachine> {
 }
 
 /**
+ * The machine the live actor runs. A fold without child actors is already the snapshot the
+ * actor starts from: xstate would persist it and revive it, walking every object of the context
+ * twice (a queue of 100k jobs: about a quarter of a second), to rebuild what the fold holds.
+ * The actor is given the fold itself; a fold with children (none of the gates has any) goes the
+ * usual way, so its children are recreated in the actor's system.
+ */
+const resumable = <TMachine extends AnyStateMachine>(machine: TMachine, folded: SnapshotFrom<TMachine> | undefined): TMachine => {
+  if (folded === undefined) return machine;
+  const children = (folded as { children?: Record<string, unknown> }).children ?? {};
+  if (Object.keys(children).length > 0) return machine;
+  const logic = Object.create(machine) as TMachine;
+  const restore = machine.restoreSnapshot.bind(machine) as (snapshot: unknown, scope: unknown) => unknown;
+  Object.defineProperty(logic, 'restoreSnapshot', { value: (snapshot: unknown, scope: unknown) => (snapshot === folded ? folded : restore(snapshot, scope)) });
+  return logic;
+};
+
+/**
  * Starts a gate: folds its journal, then runs it live.
  *
  * @example
@@ -107,10 +124,10 @@ export const startGate = async <TMachine extends AnyStateMachine>(
   const inspect = trace === undefined ? undefined : traceInspector(writeTrace);
   const actorOptions = {
     ...(options.input === undefined ? {} : { input: options.input }),
-    ...(folded === undefined ? {} : { snapshot: machine.getPersistedSnapshot(folded) }),
+    ...(folded === undefined ? {} : { snapshot: folded }),
     ...(inspect === undefined ? {} : { inspect }),
   };
-  const actor = createActor(machine, actorOptions as never) as Actor<TMachine>;
+  const actor = createActor(resumable(machine, folded), actorOptions as never) as Actor<TMachine>;
 
   const dispatcher = createDispatcher<EventFromLogic<TMachine>, SnapshotFrom<TMachine>>({
     source: `${name} event`,

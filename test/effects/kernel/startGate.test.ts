@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { setup } from 'xstate';
+import { assign, fromTransition, sendTo, setup } from 'xstate';
 import { startGate } from '../../../src/effects/kernel/startGate.js';
 import type { JournalEntry, JournalPort } from '../../../src/effects/ports/journal.js';
 import type { JournalRecord } from '../../../src/machines/shared/codecs.js';
@@ -164,6 +164,58 @@ describe('startGate', () => {
     expect(effects).toContain('announceOpen');
     expect(trace.records.every((r) => r.gate === 'counter')).toBe(true);
     await gate.stop();
+  });
+
+  it('a restored gate runs on from the fold with the provided implementations, and traces as a fresh one does', async () => {
+    const journal = fakeJournal();
+    const first = await startGate({ name: 'counter', machine: counterMachine, events: CounterEvent, journal });
+    await first.dispatch({ type: 'counter.added', by: 3 });
+    await first.stop();
+    const added: number[] = [];
+    const trace = memoryTrace();
+    const machine = counterMachine.provide({
+      actions: {
+        add: immerAssign<{ total: number; opened: number }, CounterEvent>((draft, { event }) => {
+          if (event.type === 'counter.added') {
+            added.push(event.by);
+            draft.total += event.by * 10;
+          }
+        }),
+      },
+    });
+    const second = await startGate({ name: 'counter', machine, events: CounterEvent, journal, trace, clock: fixedClock });
+    // The fold ran the provided implementation too: 3 x 10.
+    expect(second.getSnapshot().context.total).toBe(30);
+    await second.dispatch({ type: 'counter.added', by: 1 });
+    expect(second.getSnapshot().context.total).toBe(40);
+    expect(added).toEqual([3, 1]);
+    expect(second.getSnapshot().status).toBe('active');
+    expect(trace.records.some((r) => r.kind === 'transition')).toBe(true);
+    await second.stop();
+  });
+
+  it('restores a gate whose fold holds child actors (xstate restores those): the children are live in the restored gate', async () => {
+    const SpawnEvent = t.union([t.type({ type: t.literal('tally.spawn') }), t.type({ type: t.literal('tally.bump') })]);
+    type SpawnEvent = t.TypeOf<typeof SpawnEvent>;
+    const tally = fromTransition((count: number, event: { type: string }) => (event.type === 'tally.bump' ? count + 1 : count), 0);
+    const spawning = setup({ types: { context: {} as { spawned: boolean }, events: {} as SpawnEvent }, actors: { tally } }).createMachine({
+      id: 'spawning',
+      context: { spawned: false },
+      on: {
+        'tally.spawn': { actions: assign(({ spawn }) => ({ spawned: spawn('tally', { id: 'tally' }) !== undefined })) },
+        'tally.bump': { actions: sendTo('tally', { type: 'tally.bump' }) },
+      },
+    });
+    const journal = fakeJournal();
+    const first = await startGate({ name: 'spawning', machine: spawning, events: SpawnEvent, journal });
+    await first.dispatch({ type: 'tally.spawn' });
+    await first.stop();
+    const second = await startGate({ name: 'spawning', machine: spawning, events: SpawnEvent, journal });
+    const child = second.getSnapshot().children['tally'];
+    expect(child).toBeDefined();
+    await second.dispatch({ type: 'tally.bump' });
+    expect((child?.getSnapshot() as { context: number } | undefined)?.context).toBe(1);
+    await second.stop();
   });
 
   it('refuses input after stop', async () => {
