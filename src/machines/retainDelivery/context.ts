@@ -115,21 +115,43 @@ const chunkIds = <T>(chunk: readonly T[], id: (item: T) => string): ReadonlySet<
   return ids;
 };
 
-// A long queue has hundreds of chunks: ids are also indexed per run of GROUP chunks, so a
-// lookup asks a few group sets, not every chunk. A group's set is reused only when every one
-// of its chunks is the same (frozen) chunk as when it was built, so it is never stale.
+// A long queue has hundreds of chunks: ids are indexed per run of GROUP chunks, so a lookup
+// asks a few group sets, not every chunk. A group's set is reused only when each of its chunks
+// is the same (frozen) chunk as when it was built, so it is never stale. A queue grows at its
+// end: when the chunks asked for are the cached ones plus jobs after them (the last cached chunk
+// refilled with more jobs, then new chunks), the set takes the new ids and moves to the longer
+// run; the shorter run, asked again, builds its own.
 const GROUP = 32;
 interface GroupIndex {
   readonly chunks: readonly (readonly RetainJob[])[];
-  readonly ids: ReadonlySet<string>;
+  readonly ids: Set<string>;
 }
 const groupsByFirstChunk = new WeakMap<object, GroupIndex>();
+
+/** `chunks` begins with `cached`: the same chunks, the last of them possibly refilled at its end. */
+const growsFrom = (chunks: readonly (readonly RetainJob[])[], cached: readonly (readonly RetainJob[])[]): boolean => {
+  const n = cached.length;
+  if (n === 0 || chunks.length < n) return false;
+  for (let i = 0; i < n - 1; i += 1) if (chunks[i] !== cached[i]) return false;
+  const before = cached[n - 1] as readonly RetainJob[];
+  const after = chunks[n - 1] as readonly RetainJob[];
+  if (after === before) return true;
+  if (after.length < before.length) return false;
+  for (let i = 0; i < before.length; i += 1) if (after[i] !== before[i]) return false;
+  return true;
+};
+
 const groupIds = (chunks: readonly (readonly RetainJob[])[]): ReadonlySet<string> => {
   const first = chunks[0] as readonly RetainJob[];
   const cached = groupsByFirstChunk.get(first);
   if (cached !== undefined && cached.chunks.length === chunks.length && cached.chunks.every((chunk, i) => chunk === chunks[i])) return cached.ids;
-  const ids = new Set<string>();
-  for (const chunk of chunks) for (const job of chunk) ids.add(job.jobId);
+  let ids: Set<string>;
+  let from = 0;
+  if (cached !== undefined && growsFrom(chunks, cached.chunks)) {
+    ids = cached.ids;
+    from = cached.chunks.length - 1;
+  } else ids = new Set<string>();
+  for (let i = from; i < chunks.length; i += 1) for (const job of chunks[i] as readonly RetainJob[]) ids.add(job.jobId);
   groupsByFirstChunk.set(first, { chunks: [...chunks], ids });
   return ids;
 };
@@ -137,9 +159,7 @@ const groupIds = (chunks: readonly (readonly RetainJob[])[]): ReadonlySet<string
 /** The id sets that together hold every pending id. */
 const pendingIdSets = (pending: readonly (readonly RetainJob[])[]): ReadonlySet<string>[] => {
   const sets: ReadonlySet<string>[] = [];
-  const whole = pending.length - (pending.length % GROUP);
-  for (let i = 0; i < whole; i += GROUP) sets.push(groupIds(pending.slice(i, i + GROUP)));
-  for (let i = whole; i < pending.length; i += 1) sets.push(chunkIds(pending[i] as readonly RetainJob[], (job) => job.jobId));
+  for (let i = 0; i < pending.length; i += GROUP) sets.push(groupIds(pending.slice(i, i + GROUP)));
   return sets;
 };
 
