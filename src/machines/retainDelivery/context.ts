@@ -102,15 +102,15 @@ const deepFreeze = <T>(value: T): T => {
 /** A chunk frozen before it enters the draft: immer neither walks nor re-freezes it. */
 const frozenChunk = (jobs: readonly RetainJob[]): Draft<RetainJob[]> => deepFreeze([...jobs]) as Draft<RetainJob[]>;
 
-// Chunks are frozen and never change, so the id set of each is computed once and remembered
-// (a memo of a pure function: the machine stays pure). A membership test then costs one
-// lookup per chunk, and a fold stays linear.
-const idsOfChunk = new WeakMap<object, ReadonlySet<string>>();
-const chunkIds = <T>(chunk: readonly T[], id: (item: T) => string): ReadonlySet<string> => {
-  let ids = idsOfChunk.get(chunk);
+// Chunks of recent ids are frozen and never change, so the set of each is computed once and
+// remembered (a memo of a pure function: the machine stays pure). A membership test then costs
+// one lookup per chunk, and a fold stays linear.
+const setOfRecentChunk = new WeakMap<object, ReadonlySet<string>>();
+const recentChunkIds = (chunk: readonly string[]): ReadonlySet<string> => {
+  let ids = setOfRecentChunk.get(chunk);
   if (ids === undefined) {
-    ids = new Set(chunk.map(id));
-    idsOfChunk.set(chunk, ids);
+    ids = new Set(chunk);
+    setOfRecentChunk.set(chunk, ids);
   }
   return ids;
 };
@@ -171,7 +171,7 @@ export const freshJobs = (context: RetainDeliveryContext, jobs: readonly RetainJ
   // Looked up once per enqueue, not once per job.
   const known = [
     ...pendingIdSets(context.pending),
-    ...context.recent.map((chunk) => chunkIds(chunk, (id) => id)),
+    ...context.recent.map(recentChunkIds),
     new Set(context.deadLetters.map((dead) => dead.job.jobId as string)),
   ];
   const seen = new Set<string>();
