@@ -97,8 +97,9 @@ export default tseslint.config(
   {
     // The embedded server stands alone: it speaks the wire schema and the shared machine codecs,
     // never the client adapter, the effects (its clock is its own, src/server/clock.ts), config,
-    // the hosts or the tools. The one exception is the directory lock, which issue 10 asks the
-    // queue and the server to share (adapters/fs/dirLock.js).
+    // the hosts or the tools. The exceptions are two file primitives the queue and the server
+    // share: the directory lock, which issue 10 asks them to share (adapters/fs/dirLock.js), and
+    // the chunked line reader both start-ups read their files with (adapters/fs/fileLines.js).
     files: ['src/server/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -106,8 +107,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+adapters/(?!fs/dirLock\\.js$)|^(\\.\\./)+(hosts|tools|viz|effects|config)/|^(\\.\\./)+machines/(?!shared/)',
-              message: 'src/server imports only src/wire, machines/shared and the directory lock it shares with the queue (adapters/fs/dirLock.js).',
+              regex: '^(\\.\\./)+adapters/(?!fs/(dirLock|fileLines)\\.js$)|^(\\.\\./)+(hosts|tools|viz|effects|config)/|^(\\.\\./)+machines/(?!shared/)',
+              message: 'src/server imports only src/wire, machines/shared and the file primitives it shares with the queue (adapters/fs/dirLock.js, adapters/fs/fileLines.js).',
             },
           ],
         },

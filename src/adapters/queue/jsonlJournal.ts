@@ -13,13 +13,14 @@
  *   caller, which folds them in without writing them again. A compaction by another process
  *   replaces the file: `takeForeign` then says `replaced` and the caller reloads.
  */
-import { closeSync, fsyncSync, ftruncateSync, lstatSync, readSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalRecord } from '../../machines/shared/codecs.js';
 import type { JournalDamage, JournalEntry, JournalLoad } from '../../effects/ports/journal.js';
 import type { ForeignRecords, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { createDirLock, type DirLock } from '../fs/dirLock.js';
+import { forEachLineSync } from '../fs/fileLines.js';
 import { decodeLine, encodeRecord } from './recordCodec.js';
 import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
@@ -54,7 +55,6 @@ interface Position {
   records: number;
 }
 
-const NEWLINE = 0x0a;
 
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
@@ -115,22 +115,6 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     }
   };
 
-  const readRange = (start: number, end: number): Buffer => {
-    const fd = openStateFileSync(files.journal, 'read');
-    try {
-      const buffer = Buffer.alloc(end - start);
-      let read = 0;
-      while (read < buffer.length) {
-        const bytesRead = readSync(fd, buffer, read, buffer.length - read, start + read);
-        if (bytesRead === 0) break;
-        read += bytesRead;
-      }
-      return buffer.subarray(0, read);
-    } finally {
-      closeSync(fd);
-    }
-  };
-
   const truncateTo = (size: number, durable: boolean): void => {
     const fd = openStateFileSync(files.journal, 'readWrite');
     try {
@@ -142,31 +126,36 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
   };
 
   /**
-   * Parses `bytes` (file content from `start`): complete lines become records or damage; a
-   * fragment after the last newline is quarantined and cut off the file. Caller holds the lock.
+   * Parses bytes `[from, to)` of the journal, read in chunks: complete lines become records or
+   * damage; a fragment after the last newline is quarantined and cut off the file. Caller holds
+   * the lock.
    */
-  const parseRegion = (bytes: Buffer, start: number): { records: JournalRecord[]; damage: JournalDamage[]; damagedLines: number; end: number } => {
+  const parseRange = (from: number, to: number): { records: JournalRecord[]; damage: JournalDamage[]; damagedLines: number; end: number } => {
     const records: JournalRecord[] = [];
     const damage: JournalDamage[] = [];
     let damagedLines = 0;
-    let lineStart = 0;
-    for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, lineStart)) {
-      const text = bytes.toString('utf8', lineStart, i);
-      if (text.trim().length > 0) {
+    // Where the last complete line ends: what this process has read up to.
+    let end = from;
+    const fd = openStateFileSync(files.journal, 'read');
+    let tail;
+    try {
+      tail = forEachLineSync(fd, from, to, (bytes, start, lineEnd, at) => {
+        end = at + (lineEnd - start) + 1;
+        const text = bytes.toString('utf8', start, lineEnd);
+        if (text.trim().length === 0) return;
         const decoded = decodeLine(text);
         if (E.isRight(decoded)) records.push(decoded.right);
         else {
           damagedLines += 1;
-          damage.push(quarantine(bytes.subarray(lineStart, i), start + lineStart, `damaged record: ${decoded.left}`));
+          damage.push(quarantine(bytes.subarray(start, lineEnd), at, `damaged record: ${decoded.left}`));
         }
-      }
-      lineStart = i + 1;
+      });
+      if (tail !== undefined) damage.push(quarantine(tail.buf.subarray(0, tail.end), tail.at, 'torn last line (a writer stopped mid-write)'));
+    } finally {
+      closeSync(fd);
     }
-    if (lineStart < bytes.length) {
-      damage.push(quarantine(bytes.subarray(lineStart), start + lineStart, 'torn last line (a writer stopped mid-write)'));
-      truncateTo(start + lineStart, true);
-    }
-    return { records, damage, damagedLines, end: start + lineStart };
+    if (tail !== undefined) truncateTo(tail.at, true);
+    return { records, damage, damagedLines, end };
   };
 
   const seqAfter = (records: readonly JournalRecord[]): void => {
@@ -192,7 +181,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       return { records: [], damage: [], replaced: true };
     }
     if (stat.size === position.end) return { records: [], damage: [], replaced: false };
-    const region = parseRegion(readRange(position.end, stat.size), position.end);
+    const region = parseRange(position.end, stat.size);
     position.end = region.end;
     position.records += region.records.length;
     seqAfter(region.records);
@@ -286,7 +275,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
             Object.assign(position, { ino: null, end: 0, records: 0 });
             return { records: [], damage: [] };
           }
-          const region = parseRegion(readRange(0, stat.size), 0);
+          const region = parseRange(0, stat.size);
           seqAfter(region.records);
           if (region.damagedLines > 0) {
             // Damaged lines are safe in the quarantine file now; rewrite without them so the

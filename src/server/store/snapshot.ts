@@ -11,7 +11,7 @@ import { encodeLine, decodeLineBytes } from './logFormat.js';
 import type { Mutation } from './model.js';
 import type { ServerState } from './state.js';
 import { encodeForDisk } from './diskEncoding.js';
-import { forEachLine } from './fileLines.js';
+import { forEachLine } from '../../adapters/fs/fileLines.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
