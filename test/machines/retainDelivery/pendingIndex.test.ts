@@ -158,3 +158,18 @@ describe('pending-id index', () => {
     expect(snapshot.context.depth).toBe(before + tail.length);
   });
 });
+
+describe('pending chunks', () => {
+  it('hold jobs frozen all the way down: a reader of a snapshot cannot change a queued item', () => {
+    const prepared = prepareJobs(
+      [{ bankId: 'bank-a', documentId: 'doc-f', updateMode: 'append' as const, item: { content: 'turn', tags: ['a'], metadata: { k: 'v' }, entities: [{ text: 'rollup' }] }, identity: 'freeze#1' }],
+      1_000,
+      nodeIds.digest,
+    );
+    if (E.isLeft(prepared)) throw new Error(prepared.left);
+    const [job] = pendingJobs(enqueue(fresh(), prepared.right, 2_000).context);
+    if (job === undefined) throw new Error('the job was not queued');
+    const entity = job.item.entities?.[0];
+    for (const part of [job, job.item, job.item.tags, job.item.metadata, job.item.entities, entity]) expect(Object.isFrozen(part)).toBe(true);
+  });
+});
