@@ -150,6 +150,16 @@ export const CODING_GROUPS: readonly string[] = [
   'mtls mutual_tls client_certificate x509',
   'license licence licensing copyleft gpl lgpl agpl spdx',
   'binary_size image_size bundle_size size_budget',
+  'owner owners ownership maintainer maintainers codeowners dri point_of_contact go_to_person',
+  'programming_language golang rust python typescript java kotlin swift',
+  'retention data_retention retained purge purged hard_deleted',
+  'feature_flag feature_flags feature_toggle launchdarkly unleash flagsmith',
+  'replica replicas read_replica standby failover',
+  'shard shards sharding partition partitions partitioning',
+  'hotfix hotfixes patch_release emergency_fix',
+  'webhook webhooks callback_url',
+  'transaction transactions atomic acid isolation_level',
+  'region regions availability_zone data_center datacenter',
 ];
 
 // Keyed by the stems of a member ("exceptions" and "exception" meet), valued by the members.
