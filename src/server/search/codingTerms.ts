@@ -16,7 +16,7 @@ import { analyze } from './analyzer.js';
 export const CODING_GROUPS: readonly string[] = [
   'db database databases postgres postgresql sqlite mysql mariadb sql mongodb cockroachdb dynamodb cassandra spanner firestore',
   'schema migration migrations ddl alter_table',
-  'ci continuous_integration pipeline github_actions workflow gitlab jenkins buildkite',
+  'ci continuous_integration github_actions workflow gitlab jenkins buildkite',
   'cd continuous_delivery deploy deployment release ship rollout publish',
   'auth authentication authorization login logon signin sign_in oauth jwt sso',
   'session sessions cookie cookies',
@@ -136,7 +136,7 @@ export const CODING_GROUPS: readonly string[] = [
   'sdk client_library',
   'ws websocket',
   'load_test load_testing stress_test stress_testing soak_test k6 locust gatling jmeter',
-  'postmortem postmortems post_mortem pir',
+  'postmortem postmortems post_mortem pir retro retrospective incident_review',
   'vcs perforce mercurial svn',
   'compile compiler compilation build_step',
   'rtos zephyr freertos',
@@ -160,6 +160,8 @@ export const CODING_GROUPS: readonly string[] = [
   'webhook webhooks callback_url',
   'transaction transactions atomic acid isolation_level',
   'region regions availability_zone data_center datacenter',
+  'backfill backfills backfilling rerun reprocess',
+  'data_pipeline data_orchestrator airflow dagster prefect luigi dag dags',
 ];
 
 // Keyed by the stems of a member ("exceptions" and "exception" meet), valued by the members.
