@@ -8,11 +8,11 @@
  *   the whole file and on two halves: conversations 0-1 (where parameters were chosen) and 2-4
  *   (never tuned on).
  * - The coding-memory set in fixtures/recall-quality/coding.json: facts among distractors,
- *   questions phrased without the fact's words; share of facts in the top 3. Beside it four
+ *   questions phrased without the fact's words; share of facts in the top 3. Beside it six
  *   sets of other projects, each written blind (by someone who read neither the ranking's code
- *   nor its thesaurus): coding-holdout-1 to -3 were measured blind once and then guided
- *   changes; coding-holdout-4 never did, and is how the coding figure carries to a project not
- *   seen.
+ *   nor its thesaurus): coding-holdout-1 to -3 and -6 were measured blind once and then guided
+ *   changes; coding-holdout-4 and -5 never did, and are how the coding figure carries to a
+ *   project not seen.
  * - Precision: prompts no memory answers (off-topic prompts from fixtures/recall-quality,
  *   LoCoMo category 5): share for which automatic recall's floor keeps nothing.
  * - Ablations: the ranking with each stage added in turn and with each one left out, each with
@@ -299,6 +299,8 @@ const main = async (): Promise<void> => {
     { corpus: codingCorpus('coding-holdout-2.json', 'coding-holdout-2'), label: 'coding set 3 (game studio; written blind, then guided changes)' },
     { corpus: codingCorpus('coding-holdout-3.json', 'coding-holdout-3'), label: 'coding set 4 (irrigation IoT; written blind, then guided changes)' },
     { corpus: codingCorpus('coding-holdout-4.json', 'coding-holdout-4'), label: 'coding set 5 (freight logistics; written blind, never tuned on)' },
+    { corpus: codingCorpus('coding-holdout-5.json', 'coding-holdout-5'), label: 'coding set 6 (clinic scheduling; written blind, never tuned on)' },
+    { corpus: codingCorpus('coding-holdout-6.json', 'coding-holdout-6'), label: 'coding set 7 (data platform; written blind, then guided changes)' },
   ];
   const extraCorpora = extra.map((e) => e.corpus);
   let locomo: Corpus[] = [];
