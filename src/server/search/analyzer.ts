@@ -36,9 +36,17 @@ export const stemWord = (word: string): string => {
   return out;
 };
 
+// "log in", "signed up": the particle is a stop word, so the verb would stand alone and "log in"
+// would search the logging vocabulary. The pair is read as one word ("login", "signup") where
+// what follows says it is the verb (a preposition, a conjunction, the end of a clause), not a
+// noun and a place ("the deploy log in CI", "the logs in Grafana").
+const PHRASAL = /\b(log|sign)(?:s|ged|ging|ed|ing)?[ \t]+(in|on|out|up)(?=[ \t]+(?:to|with|via|using|through|as|from|for|again|and|or|before|after|first)\b|[ \t]*(?:[.,;:!?)]|$))/gim;
+
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
-export const words = (text: string): string[] => {
+export const words = (input: string): string[] => {
   const out: string[] = [];
+  const text = PHRASAL.test(input) ? input.replace(PHRASAL, '$1$2') : input;
+  PHRASAL.lastIndex = 0;
   for (const match of text.matchAll(WORD)) {
     const raw = match[0];
     const lower = raw.toLowerCase();

@@ -46,3 +46,22 @@ describe('irregular past forms meet their verb', () => {
     expect(verbOfPast(word)).toBe(word);
   });
 });
+
+describe('a verb whose particle is a stop word is read with it', () => {
+  it.each([
+    ['How do I log in to the warehouse?', 'login'],
+    ['Users logged in through SSO', 'login'],
+    ['She signed up for a pottery class', 'signup'],
+    ['Sign out to end the session', 'signout'],
+  ])('%s has %s', (text, word) => {
+    expect(analyze(text)).toContain(analyze(word)[0]);
+    expect(analyze(text)).not.toContain('log');
+  });
+
+  it('leaves a log and a sign alone', () => {
+    expect(analyze('the deploy log in CI')).not.toContain('login');
+    expect(analyze('the logs in Grafana')).toContain('log');
+    expect(analyze('a sign of progress')).toContain('sign');
+    expect(analyze('rotate the logs')).toContain('log');
+  });
+});
