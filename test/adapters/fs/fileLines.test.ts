@@ -26,18 +26,23 @@ const linesOf = async (content: string | Buffer): Promise<string[]> => {
   return out;
 };
 
+// Lines of many sizes so that newlines fall on and around every 1 MiB boundary, one of 2.5 MiB
+// (longer than the buffer), and multi-byte characters split between chunks.
+const mixedLines = (): string[] => {
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 0; size < 3.5 * 2 ** 20; i += 1) {
+    const line = `${i}:${'é€x'.repeat((i * 7919) % 3001)}`;
+    lines.push(line);
+    size += Buffer.byteLength(line) + 1;
+  }
+  lines.splice(40, 0, 'y'.repeat(2.5 * 2 ** 20));
+  return lines;
+};
+
 describe('forEachLine', () => {
   it('gives every line, across chunk boundaries and longer than a chunk, byte for byte', async () => {
-    // Lines of many sizes so that newlines fall on and around every 1 MiB boundary, one of
-    // 2.5 MiB (longer than the buffer), and multi-byte characters split between chunks.
-    const lines: string[] = [];
-    let size = 0;
-    for (let i = 0; size < 3.5 * 2 ** 20; i += 1) {
-      const line = `${i}:${'é€x'.repeat((i * 7919) % 3001)}`;
-      lines.push(line);
-      size += Buffer.byteLength(line) + 1;
-    }
-    lines.splice(40, 0, 'y'.repeat(2.5 * 2 ** 20));
+    const lines = mixedLines();
     expect(await linesOf(`${lines.join('\n')}\n`)).toEqual(lines);
   });
 
@@ -71,14 +76,7 @@ describe('forEachLineSync', () => {
   });
 
   it('keeps offsets right across chunk boundaries and lines longer than a chunk', async () => {
-    const lines: string[] = [];
-    let size = 0;
-    for (let i = 0; size < 3.5 * 2 ** 20; i += 1) {
-      const line = `${i}:${'é€x'.repeat((i * 7919) % 3001)}`;
-      lines.push(line);
-      size += Buffer.byteLength(line) + 1;
-    }
-    lines.splice(40, 0, 'y'.repeat(2.5 * 2 ** 20));
+    const lines = mixedLines();
     const content = Buffer.from(`${lines.join('\n')}\ntorn`);
     const read = await linesSync(content, 0, content.length);
     expect(read.lines.map(([line]) => line)).toEqual(lines);
