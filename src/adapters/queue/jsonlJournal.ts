@@ -55,7 +55,6 @@ interface Position {
   records: number;
 }
 
-
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** What went wrong and what to do, without the underlying error's object (it may be large). */
