@@ -42,11 +42,25 @@ export const stemWord = (word: string): string => {
 // noun and a place ("the deploy log in CI", "the logs in Grafana").
 const PHRASAL = /\b(log|sign)(?:s|ged|ging|ed|ing)?[ \t]+(in|on|out|up)(?=[ \t]+(?:to|with|via|using|through|as|from|for|again|and|or|before|after|first)\b|[ \t]*(?:[.,;:!?)]|$))/gim;
 
+// A verb and particle that tech writing also spells as one word ("set up" / "setup", "back up" /
+// "backup", "roll back" / "rollback"): joined wherever they meet, since the particle alone is a
+// stop word or says nothing, and the notes say "setup", "backup", "rollback".
+const COMPOUNDS: ReadonlySet<string> = new Set(['setup', 'backup', 'rollback', 'rollout', 'cleanup', 'lookup', 'startup', 'shutdown', 'teardown', 'warmup']);
+const COMPOUND = /\b(set|back|roll|clean|look|start|shut|tear|warm)(?:s|ed|ing|ting|ped|ping)?[ \t]+(up|down|back|out)\b/gi;
+
+const joinParticles = (input: string): string => {
+  let text = input;
+  if (PHRASAL.test(text)) text = text.replace(PHRASAL, '$1$2');
+  PHRASAL.lastIndex = 0;
+  if (COMPOUND.test(text)) text = text.replace(COMPOUND, (whole: string, verb: string, particle: string) => (COMPOUNDS.has(`${verb}${particle}`.toLowerCase()) ? `${verb}${particle}` : whole));
+  COMPOUND.lastIndex = 0;
+  return text;
+};
+
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
 export const words = (input: string): string[] => {
   const out: string[] = [];
-  const text = PHRASAL.test(input) ? input.replace(PHRASAL, '$1$2') : input;
-  PHRASAL.lastIndex = 0;
+  const text = joinParticles(input);
   for (const match of text.matchAll(WORD)) {
     const raw = match[0];
     const lower = raw.toLowerCase();

@@ -143,7 +143,7 @@ export const CODING_GROUPS: readonly string[] = [
   'bootloader mcuboot uboot',
   'firmware embedded_software',
   'ota over_the_air_update firmware_update',
-  'rollback revert roll_back',
+  'rollback revert',
   'canary staged_rollout phased_rollout',
   'hil hardware_in_the_loop test_rig',
   'tsdb time_series timescaledb influxdb',

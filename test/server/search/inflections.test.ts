@@ -65,3 +65,22 @@ describe('a verb whose particle is a stop word is read with it', () => {
     expect(analyze('rotate the logs')).toContain('log');
   });
 });
+
+describe('a verb and particle that notes spell as one word meet that word', () => {
+  it.each([
+    ['How do I set up the dev environment?', 'the setup script'],
+    ['Who backed up the database?', 'nightly backup'],
+    ['Can we roll back a bad deploy?', 'the rollback plan'],
+    ['Rolling out to every region', 'a staged rollout'],
+    ['Clean up old branches', 'the cleanup job'],
+    ['Shutting down the server', 'graceful shutdown'],
+  ])('%s meets %s', (question, note) => {
+    const noteTerms = new Set(analyze(note));
+    expect(analyze(question).some((term) => noteTerms.has(term) && term.length > 4)).toBe(true);
+  });
+
+  it('leaves pairs that make no such word alone', () => {
+    expect(analyze('we set out early')).toContain('set');
+    expect(analyze('look out for ice')).toContain('look');
+  });
+});
