@@ -47,7 +47,8 @@ export const decodeFromDisk = (value: unknown): unknown => {
   const chunks = value['chunks'];
   const facts = value['facts'];
   if (typeof text !== 'string' || !Array.isArray(chunks) || !Array.isArray(facts)) return value;
-  const chunkText = new Map<unknown, string>();
+  // The chunks by id, as rebuilt: a fact takes its text and its chunk id's instance from them.
+  const chunkById = new Map<unknown, Json>();
   // New objects rather than `delete`: an object that loses a property drops to dictionary
   // mode, several times larger and slower to read, and start-up makes 100k of them.
   chunks.forEach((c: unknown, i) => {
@@ -55,22 +56,20 @@ export const decodeFromDisk = (value: unknown): unknown => {
     const span = c['span'];
     if (Array.isArray(span) && typeof span[0] === 'number' && typeof span[1] === 'number') {
       const { span: _span, ...chunk } = c;
-      const sliced = text.slice(span[0], span[1]);
       chunk['document_id'] = documentId;
-      chunk['text'] = sliced;
+      chunk['text'] = text.slice(span[0], span[1]);
       chunks[i] = chunk;
-      chunkText.set(chunk['id'], sliced);
-    } else if (typeof c['text'] === 'string') chunkText.set(c['id'], c['text']);
+      chunkById.set(chunk['id'], chunk);
+    } else chunkById.set(c['id'], c);
   });
-  const chunkIds = new Map<unknown, unknown>((chunks as unknown[]).filter(isObject).map((c) => [c['id'], c['id']]));
   facts.forEach((f: unknown, i) => {
     if (!isObject(f)) return;
     shareWithDocument(f, document);
-    if (chunkIds.has(f['chunk_id'])) f['chunk_id'] = chunkIds.get(f['chunk_id']);
+    const chunk = chunkById.get(f['chunk_id']);
+    if (chunk !== undefined) f['chunk_id'] = chunk['id'];
     if (f['text_from_chunk'] !== true) return;
     const { text_from_chunk: _marker, ...fact } = f;
-    const from = chunkText.get(f['chunk_id']);
-    if (from !== undefined) fact['text'] = from;
+    if (typeof chunk?.['text'] === 'string') fact['text'] = chunk['text'];
     facts[i] = fact;
   });
   return value;
