@@ -63,8 +63,7 @@ export class ServerState {
       }
       case 'document.put': {
         const state = this.requireBank(m.bank_id);
-        // A new document has nothing to drop (its lists are set only beside it); start-up puts 100k.
-        const removed = state.documents.has(m.document.id) ? this.dropDocument(state, m.document.id) : [];
+        const removed = this.dropDocument(state, m.document.id);
         state.documents.set(m.document.id, m.document);
         state.chunksByDocument.set(
           m.document.id,
