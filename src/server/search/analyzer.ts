@@ -48,14 +48,10 @@ const PHRASAL = /\b(log|sign)(?:s|ged|ging|ed|ing)?[ \t]+(in|on|out|up)(?=[ \t]+
 const COMPOUNDS: ReadonlySet<string> = new Set(['setup', 'backup', 'rollback', 'rollout', 'cleanup', 'lookup', 'startup', 'shutdown', 'teardown', 'warmup']);
 const COMPOUND = /\b(set|back|roll|clean|look|start|shut|tear|warm)(?:s|ed|ing|ting|ped|ping)?[ \t]+(up|down|back|out)\b/gi;
 
-const joinParticles = (input: string): string => {
-  let text = input;
-  if (PHRASAL.test(text)) text = text.replace(PHRASAL, '$1$2');
-  PHRASAL.lastIndex = 0;
-  if (COMPOUND.test(text)) text = text.replace(COMPOUND, (whole: string, verb: string, particle: string) => (COMPOUNDS.has(`${verb}${particle}`.toLowerCase()) ? `${verb}${particle}` : whole));
-  COMPOUND.lastIndex = 0;
-  return text;
-};
+const joinParticles = (text: string): string =>
+  text
+    .replace(PHRASAL, '$1$2')
+    .replace(COMPOUND, (whole: string, verb: string, particle: string) => (COMPOUNDS.has(`${verb}${particle}`.toLowerCase()) ? `${verb}${particle}` : whole));
 
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
 export const words = (input: string): string[] => {
