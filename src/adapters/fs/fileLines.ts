@@ -61,7 +61,10 @@ class LineBuffer {
   }
 }
 
-/** Every line of the file, from its current position; a last line without a newline is passed too. */
+/**
+ * Every line of the file from its current position (offsets count from there); a last line
+ * without a newline is passed too.
+ */
 export const forEachLine = async (handle: FileHandle, onLine: OnLine): Promise<void> => {
   const lines = new LineBuffer(0);
   for (;;) {
