@@ -48,24 +48,42 @@ const FIRST_PERSON = /\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|m
 const SECOND_PERSON = /\b(?:you|you're|you’re|you've|you’ve|you'd|you’d|you'll|you’ll|your|yours|yourself|yourselves)\b/i;
 const SENTENCE_END = /(?<=[.!?])\s+|\s+[-–—]\s+/;
 
-/** The sentences after a line's label that `keep` accepts, joined; '' when none. */
-const sentencesOf = (body: string, keep: (sentence: string) => boolean): string => body.split(SENTENCE_END).filter(keep).join(' ');
-
 const bodyOf = (line: string): string => line.slice(line.indexOf(':') + 1);
 
-/** What the speaker of a transcript line says of themselves (see above); '' when nothing. */
+/** Where a sentence's clauses meet: punctuation inside it, or a conjunction that opens a clause. */
+const CLAUSE_END = /\s*[,;:]\s+|\s+(?=(?:that|because|and|but|so|when|if|since|while|how|what)\s)/i;
+/** A name called out at the end of a sentence ("That race sounds great, Mel!"). */
+const VOCATIVE = /,\s*\p{Lu}\p{Ll}+\s*[!.?]*\s*$/u;
+
+/** Whether a sentence or clause speaks to someone: it says "you" or calls them by name. */
+const speaksTo = (text: string): boolean => SECOND_PERSON.test(text) || VOCATIVE.test(text);
+/** Whether it speaks of the one spoken to and not of the speaker. */
+const ofListener = (text: string): boolean => speaksTo(text) && !FIRST_PERSON.test(text);
+
+/**
+ * What the speaker of a transcript line says of themselves (see above); '' when nothing. In a
+ * sentence that says both "I" and "you", a clause of its own about the listener is theirs: "I
+ * love that you chose pottery" says nothing of the speaker's pottery.
+ */
 export const ownWords = (line: string): string => {
   const body = bodyOf(line);
-  const ofSelf = FIRST_PERSON.test(body) || !SECOND_PERSON.test(body);
-  if (!ofSelf) return '';
-  return sentencesOf(body, (s) => FIRST_PERSON.test(s) || (!SECOND_PERSON.test(s) && !s.trimEnd().endsWith('?')));
+  if (!FIRST_PERSON.test(body) && SECOND_PERSON.test(body)) return '';
+  const own: string[] = [];
+  for (const sentence of body.split(SENTENCE_END)) {
+    if (FIRST_PERSON.test(sentence)) own.push(...sentence.split(CLAUSE_END).filter((c) => !ofListener(c)));
+    else if (!speaksTo(sentence) && !sentence.trimEnd().endsWith('?')) own.push(sentence);
+  }
+  return own.join(' ');
 };
 
 /** What the speaker of a transcript line says to and of the one spoken to (see above); '' when nothing. */
 export const addressedWords = (line: string): string => {
-  const body = bodyOf(line);
-  if (!SECOND_PERSON.test(body)) return '';
-  return sentencesOf(body, (s) => SECOND_PERSON.test(s) && !FIRST_PERSON.test(s));
+  const told: string[] = [];
+  for (const sentence of bodyOf(line).split(SENTENCE_END)) {
+    if (ofListener(sentence)) told.push(sentence);
+    else if (FIRST_PERSON.test(sentence)) told.push(...sentence.split(CLAUSE_END).filter(ofListener));
+  }
+  return told.join(' ');
 };
 
 /** The speaker, own words and addressed words of a memory's text, when it is a transcript line. */

@@ -23,8 +23,20 @@ describe('ownWords', () => {
     const line = 'Priya: Thanks, Tom! I ran a marathon last Sunday. How was your week?';
     const own = ownWords(line);
     expect(own).toContain('I ran a marathon');
-    expect(own).toContain('Thanks, Tom!');
+    expect(own).not.toContain('Thanks, Tom!');
     expect(own).not.toContain('your week');
+  });
+
+  it('a clause about the listener in a sentence that also says "I" is not the speaker\'s own', () => {
+    const line = 'Tom: I love that you chose pottery for your art, and I might try it too.';
+    expect(ownWords(line)).toBe(' I love and I might try it too.');
+    expect(addressedWords(line)).toBe('that you chose pottery for your art');
+  });
+
+  it('a sentence that calls the listener by name speaks to them, not of the speaker', () => {
+    const line = 'Tom: That charity race sounds great, Mel! Raising awareness is so rewarding.';
+    expect(ownWords(line)).toBe('Raising awareness is so rewarding.');
+    expect(addressedWords(line)).toBe(' That charity race sounds great, Mel!');
   });
 
   it('a line that only speaks to the other has no own words; its statements that address nobody are its own, its questions are not', () => {
@@ -36,7 +48,7 @@ describe('ownWords', () => {
 
   it('addressedWords keeps what the speaker says to and of the one spoken to: sentences that say "you" and not "I"', () => {
     expect(addressedWords('Tom: Wow! What made you pick the violin?')).toBe('What made you pick the violin?');
-    expect(addressedWords('Priya: Thanks, Tom! I ran a marathon last Sunday. How was your week?')).toBe('How was your week?');
+    expect(addressedWords('Priya: Thanks, Tom! I ran a marathon last Sunday. How was your week?')).toBe(' Thanks, Tom! How was your week?');
     expect(addressedWords('Tom: Your new hair colour looks great! Did you dye it yourself?')).toBe(' Your new hair colour looks great! Did you dye it yourself?');
     expect(addressedWords('Priya: I have to tell you about my new job.')).toBe('');
     expect(addressedWords('Tom: I sold my old car.')).toBe('');
