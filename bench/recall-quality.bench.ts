@@ -179,7 +179,7 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false, attribution: false };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false };
 const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
 const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
@@ -195,10 +195,11 @@ const variants: Variant[] = [
   { name: '+ WordNet expansion', make: (c) => directRanker(c, { ...NONE, wordnet: true }) },
   { name: '+ coding thesaurus', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true }) },
   { name: '+ neighbouring turns', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, neighbours: true }) },
-  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false, speakers: false, attribution: false }) },
-  { name: '+ temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false, attribution: false }) },
-  { name: '+ speakers', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false }) },
-  { name: '+ attribution check in the confidence (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
+  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false, speakers: false, attribution: false, answerTypes: false }) },
+  { name: '+ temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false, attribution: false, answerTypes: false }) },
+  { name: '+ speakers', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false, answerTypes: false }) },
+  { name: '+ attribution check in the confidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, answerTypes: false }) },
+  { name: '+ answer types (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
   { name: 'default + pseudo-relevance feedback', make: (c) => directRanker(c, ALL_STAGES) },
   { name: 'default + context field (BM25F weight 0.3)', make: (c) => directRanker(c, DEFAULT_STAGES, { ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] }) },
   { name: 'default but WordNet', make: (c) => directRanker(c, { ...DEFAULT_STAGES, wordnet: false }) },
@@ -208,6 +209,7 @@ const variants: Variant[] = [
   { name: 'default but temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
   { name: 'default but speakers (the check stays)', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false }) },
   { name: 'default but the attribution check', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false }) },
+  { name: 'default but answer types', make: (c) => directRanker(c, { ...DEFAULT_STAGES, answerTypes: false }) },
 ];
 
 /** The embedded server end to end: HTTP retain of every doc, HTTP recall of every probe. */

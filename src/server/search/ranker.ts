@@ -14,6 +14,9 @@
  * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
  * 7. speakers: when the query names a participant of the bank's transcript lines ("What did
  *    Priya bake?"), that participant's own matching lines get more (attribution.ts).
+ * 8. answer types: when the question says what shape its answer has ("How long ...?"), the
+ *    best matches that hold a value of that shape ("... after 15 minutes") get more
+ *    (answerTypes.ts).
  *
  * Scores: `score` is the raw BM25F sum; `confidence` (0-1) says how much of the query the
  * bank and its best result cover (see confidenceOf), times the attribution check's factor when
@@ -22,6 +25,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
+import { questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
@@ -41,6 +45,7 @@ export interface RankStages {
   readonly speakers: boolean;
   /** The confidence checks that the participants a query names said what answers it. */
   readonly attribution: boolean;
+  readonly answerTypes: boolean;
 }
 
 export interface RankParams {
@@ -74,9 +79,12 @@ export interface RankParams {
   readonly speakerBoost: number;
   /** How many of the best results (whatever the limit) the attribution check reads. */
   readonly attributionCandidates: number;
+  readonly answerTypeBoost: number;
+  /** How many of the best matches the answer-type stage reads (it reads their text). */
+  readonly answerTypePool: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -99,6 +107,8 @@ export const DEFAULT_PARAMS: RankParams = {
   temporalBoost: 0.5,
   speakerBoost: 0.5,
   attributionCandidates: 10,
+  answerTypeBoost: 0.5,
+  answerTypePool: 200,
 };
 
 export interface RankedHit {
@@ -327,6 +337,18 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
+  // The confidence is judged on the best lexical match: an answer-type boost reorders the
+  // matches, it is no evidence that the bank answers the question.
+  let lexicalTop: number | undefined;
+  const wanted = stages.answerTypes && params.answerTypeBoost > 0 ? questionAnswerTypes(input.query) : 0;
+  if (wanted !== 0) {
+    const pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
+    lexicalTop = pool[0];
+    for (const n of pool) {
+      if ((valueAnswerTypes(input.textOf(input.index.idOf(n) as string)) & wanted) !== 0) scores[n] = (scores[n] as number) * (1 + params.answerTypeBoost);
+    }
+  }
+
   const best = topK(touched, scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);
@@ -336,7 +358,7 @@ export const rank = (input: RankInput): Ranking => {
     const spoken = candidates.filter((n) => index.speakerOf(n) !== undefined);
     lines = { named, mine: spoken.filter((n) => named.has(index.speakerOf(n) as string)), others: spoken.filter((n) => !named.has(index.speakerOf(n) as string)) };
   }
-  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, top, original, expansion, dates, lines);
+  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, lexicalTop ?? top, original, expansion, dates, lines);
   const { confidence } = judged;
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {

@@ -125,6 +125,43 @@ describe('rank: stages', () => {
   });
 });
 
+describe('rank: answer types', () => {
+  const tokens: IndexedDocument[] = [
+    { id: 'talk', text: 'Driver app auth tokens are refreshed by the app itself.' },
+    { id: 'value', text: 'Driver app auth tokens expire after 15 minutes.' },
+    { id: 'other', text: 'The driver app shows the route on a map.' },
+  ];
+
+  it('a question that asks "how long" puts the match that holds a duration first', () => {
+    expect(ranked(tokens, 'How long do the driver app auth tokens last?', { ...DEFAULT_STAGES, answerTypes: false }).hits[0]?.id).toBe('talk');
+    expect(ranked(tokens, 'How long do the driver app auth tokens last?').hits[0]?.id).toBe('value');
+  });
+
+  it('reorders the matches but leaves the confidence to the best lexical match', () => {
+    // The long line covers more of the question ("last"); the duration line now ranks first.
+    const docs: IndexedDocument[] = [
+      {
+        id: 'open',
+        text: 'Whether driver app auth tokens should last longer is still an open question for the security review that the platform team plans to hold with the mobile team next quarter in Berlin.',
+      },
+      { id: 'value', text: 'Driver app auth tokens expire after 15 minutes.' },
+      { id: 'other', text: 'The driver app shows the route on a map.' },
+    ];
+    const query = 'How long do the driver app auth tokens last?';
+    const off = ranked(docs, query, { ...DEFAULT_STAGES, answerTypes: false });
+    const on = ranked(docs, query);
+    expect(off.hits[0]?.id).toBe('open');
+    expect(on.hits[0]?.id).toBe('value');
+    expect(on.confidence).toBe(off.confidence);
+    expect(on.hits[0]?.final).toBe(on.confidence);
+  });
+
+  it('a question that names no answer shape ranks as without the stage', () => {
+    const query = 'Which auth tokens does the driver app use?';
+    expect(ranked(tokens, query).hits).toEqual(ranked(tokens, query, { ...DEFAULT_STAGES, answerTypes: false }).hits);
+  });
+});
+
 describe('rank: confidence and final scores', () => {
   it('is high when the bank covers the question and low for a prompt nothing answers', () => {
     const answered = ranked(project, 'Which database instance do we have?');

@@ -1,0 +1,51 @@
+/**
+ * Answer types, the oldest trick of question answering: some questions say what shape their
+ * answer has. "How long are tokens valid?" wants a duration, "How often do probes report?" a
+ * frequency, "At what time does the nightly job start?" a clock time. A memory that matches the
+ * question's words *and* holds a value of that shape ("tokens expire after 15 minutes") is more
+ * likely the answer than one that only repeats the words ("we discussed token validity").
+ *
+ * Types are bits of a mask. Only the question forms below are read: "when" is left out (in chat
+ * it asks for a date, which the temporal stage reads from the memory's date, not its text), and
+ * so is "how many" (any number matches, so it ranks nothing).
+ */
+
+export const DURATION = 1;
+export const FREQUENCY = 2;
+export const SIZE = 4;
+export const CLOCK_TIME = 8;
+export const PERCENTAGE = 16;
+export const VERSION = 32;
+
+const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
+  [/\bhow long\b/i, DURATION],
+  [/\bhow (?:often|frequently)\b|\bhow many times\b/i, FREQUENCY],
+  [/\b(?:what|which) time\b/i, CLOCK_TIME],
+  [/\bhow (?:big|large|small)\b|\bhow much (?:memory|disk|space|storage|ram|flash)\b/i, SIZE],
+  [/\bpercent|\bwhat (?:share|fraction)\b/i, PERCENTAGE],
+  [/\b(?:what|which) version\b/i, VERSION],
+];
+
+const UNITS_OF_TIME = '(?:ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)';
+const NUMBER_WORDS = '(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)';
+
+const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
+  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${UNITS_OF_TIME}\\b`, 'i'), DURATION],
+  [/\bevery\b|\b(?:daily|weekly|nightly|hourly|monthly|yearly|annually|quarterly|biweekly)\b|\b(?:once|twice) (?:a|per)\b|\bper (?:day|week|hour|minute|month|sprint)\b|\bcron\b/i, FREQUENCY],
+  [/\b\d+(?:[.,]\d+)?\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?)\b/i, SIZE],
+  [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b/i, CLOCK_TIME],
+  [/\d\s*%|\bpercent/i, PERCENTAGE],
+  [/\bv?\d+\.\d+(?:\.\d+)?\b/i, VERSION],
+];
+
+const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[]): number => {
+  let mask = 0;
+  for (const [pattern, type] of shapes) if (pattern.test(text)) mask |= type;
+  return mask;
+};
+
+/** The answer types a question asks for (0: none it says). */
+export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS);
+
+/** The answer types of the values a memory's text holds. */
+export const valueAnswerTypes = (text: string): number => maskOf(text, VALUE_SHAPES);

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { CLOCK_TIME, DURATION, FREQUENCY, PERCENTAGE, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+
+describe('questionAnswerTypes', () => {
+  it('reads the question forms that name the shape of their answer', () => {
+    expect(questionAnswerTypes('How long are player messages retained?')).toBe(DURATION);
+    expect(questionAnswerTypes('How often do the probes phone home?')).toBe(FREQUENCY);
+    expect(questionAnswerTypes('How frequently are features loaded?')).toBe(FREQUENCY);
+    expect(questionAnswerTypes('At what time does the nightly run start?')).toBe(CLOCK_TIME);
+    expect(questionAnswerTypes('Is there a cap on how big the gateway binary can get?')).toBe(SIZE);
+    expect(questionAnswerTypes('What percentage of the fleet gets the first wave?')).toBe(PERCENTAGE);
+    expect(questionAnswerTypes('Which version of the RTOS are we on, and how often do we upgrade?')).toBe(VERSION | FREQUENCY);
+  });
+
+  it('asks for nothing when the question does not say: "when" (a date) and "how many" (any number) included', () => {
+    expect(questionAnswerTypes('When did Caroline go to the support group?')).toBe(0);
+    expect(questionAnswerTypes('How many people came to the party?')).toBe(0);
+    expect(questionAnswerTypes('Which bundler do we use?')).toBe(0);
+  });
+});
+
+describe('valueAnswerTypes', () => {
+  it('finds durations, frequencies, sizes, clock times, percentages and versions', () => {
+    expect(valueAnswerTypes('Tokens expire after 15 minutes.')).toBe(DURATION);
+    expect(valueAnswerTypes('Raw readings are kept for 400 days.')).toBe(DURATION);
+    expect(valueAnswerTypes('The lease lasts two weeks.')).toBe(DURATION);
+    expect(valueAnswerTypes('The cache TTL is 30s.')).toBe(DURATION);
+    expect(valueAnswerTypes('Sprint planning happens every other Wednesday.')).toBe(FREQUENCY);
+    expect(valueAnswerTypes('Backups run nightly.')).toBe(FREQUENCY);
+    expect(valueAnswerTypes('The image must stay under 820 KB.')).toBe(SIZE);
+    expect(valueAnswerTypes('The suite starts at 02:00 CET.')).toBe(CLOCK_TIME);
+    expect(valueAnswerTypes('The first wave is 1% of the fleet.')).toBe(PERCENTAGE);
+    expect(valueAnswerTypes('Zephyr is pinned to 3.7 LTS.')).toBe(VERSION);
+  });
+
+  it('finds nothing in text that holds no such value', () => {
+    expect(valueAnswerTypes('We decided to bundle with rollup.')).toBe(0);
+    expect(valueAnswerTypes('The deploy log lives in CI.')).toBe(0);
+    expect(valueAnswerTypes('PostgreSQL on the managed instance')).toBe(0);
+  });
+});
