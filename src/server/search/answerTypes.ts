@@ -1,9 +1,10 @@
 /**
  * Answer types, the oldest trick of question answering: some questions say what shape their
  * answer has. "How long are tokens valid?" wants a duration, "How often do probes report?" a
- * frequency, "At what time does the nightly job start?" a clock time. A memory that matches the
- * question's words *and* holds a value of that shape ("tokens expire after 15 minutes") is more
- * likely the answer than one that only repeats the words ("we discussed token validity").
+ * frequency, "At what time does the nightly job start?" a clock time, "Where is the lint
+ * config?" a place (in a project: a path or a URL). A memory that matches the question's words
+ * *and* holds a value of that shape ("tokens expire after 15 minutes") is more likely the answer
+ * than one that only repeats the words ("we discussed token validity").
  *
  * Types are bits of a mask. Only the question forms below are read: "when" is left out (in chat
  * it asks for a date, which the temporal stage reads from the memory's date, not its text), and
@@ -16,6 +17,7 @@ export const SIZE = 4;
 export const CLOCK_TIME = 8;
 export const PERCENTAGE = 16;
 export const VERSION = 32;
+export const PLACE = 64;
 
 const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow long\b/i, DURATION],
@@ -24,6 +26,7 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow (?:big|large|small)\b|\bhow much (?:memory|disk|space|storage|ram|flash)\b/i, SIZE],
   [/\bpercent|\bwhat (?:share|fraction)\b/i, PERCENTAGE],
   [/\b(?:what|which) version\b/i, VERSION],
+  [/\bwhere\b/i, PLACE],
 ];
 
 const UNITS_OF_TIME = '(?:ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)';
@@ -36,6 +39,8 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b/i, CLOCK_TIME],
   [/\d\s*%|\bpercent/i, PERCENTAGE],
   [/\bv?\d+\.\d+(?:\.\d+)?\b/i, VERSION],
+  // A path ("mobile/e2e", "tools/lint/.golangci.yml"), a URL, or a named place ("from Sweden").
+  [/\b[\w.-]*\/[\w./-]+|https?:\/\/|\b(?:in|at|from|to|near)\s+(?:the\s+)?\p{Lu}\p{Ll}+/u, PLACE],
 ];
 
 const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[]): number => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DURATION, FREQUENCY, PERCENTAGE, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DURATION, FREQUENCY, PERCENTAGE, PLACE, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -10,6 +10,7 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('Is there a cap on how big the gateway binary can get?')).toBe(SIZE);
     expect(questionAnswerTypes('What percentage of the fleet gets the first wave?')).toBe(PERCENTAGE);
     expect(questionAnswerTypes('Which version of the RTOS are we on, and how often do we upgrade?')).toBe(VERSION | FREQUENCY);
+    expect(questionAnswerTypes("Where's the static analysis config for the Go backends?")).toBe(PLACE);
   });
 
   it('asks for nothing when the question does not say: "when" (a date) and "how many" (any number) included', () => {
@@ -31,6 +32,9 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('The suite starts at 02:00 CET.')).toBe(CLOCK_TIME);
     expect(valueAnswerTypes('The first wave is 1% of the fleet.')).toBe(PERCENTAGE);
     expect(valueAnswerTypes('Zephyr is pinned to 3.7 LTS.')).toBe(VERSION);
+    expect(valueAnswerTypes('Android end-to-end tests are Maestro flows in mobile/e2e.')).toBe(PLACE);
+    expect(valueAnswerTypes('The runbook is at https://wiki.example.com/payouts.')).toBe(PLACE);
+    expect(valueAnswerTypes('Caroline moved here from Sweden.')).toBe(PLACE);
   });
 
   it('finds nothing in text that holds no such value', () => {
