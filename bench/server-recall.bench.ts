@@ -6,7 +6,7 @@
  */
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { percentiles, sample, writeResult } from './lib/harness.js';
+import { percentiles, sample, writeResult, type Figure } from './lib/harness.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
@@ -23,6 +23,16 @@ const post = (url: string, body: string): Promise<{ status: number; text: string
     req.on('error', reject);
     req.end(body);
   });
+
+/** A p50 at 100k memories, held to the target (< 10 ms) beside the raw request's p50. */
+const p50Under10 = (name: string, value: number, baseline: number): Figure => ({
+  name,
+  unit: 'ms',
+  value,
+  baseline: { name: 'raw loopback request p50', value: baseline },
+  target: '< 10',
+  pass: value < 10,
+});
 
 const main = async (): Promise<void> => {
   const corpus = syntheticCorpus(42);
@@ -77,23 +87,9 @@ const main = async (): Promise<void> => {
       [
         { name: 'recall p50 at 10k memories', unit: 'ms', value: at10k.p50, baseline: { name: 'raw loopback request p50', value: base10k.p50 } },
         { name: 'recall p99 at 10k memories', unit: 'ms', value: at10k.p99, baseline: { name: 'raw loopback request p99', value: base10k.p99 } },
-        {
-          name: 'recall p50 at 100k memories',
-          unit: 'ms',
-          value: at100k.p50,
-          baseline: { name: 'raw loopback request p50', value: base100k.p50 },
-          target: '< 10',
-          pass: at100k.p50 < 10,
-        },
+        p50Under10('recall p50 at 100k memories', at100k.p50, base100k.p50),
         { name: 'recall p99 at 100k memories', unit: 'ms', value: at100k.p99, baseline: { name: 'raw loopback request p99', value: base100k.p99 } },
-        {
-          name: 'recall p50 at 100k memories, questions with an answer type ("how long ...")',
-          unit: 'ms',
-          value: typed100k.p50,
-          baseline: { name: 'raw loopback request p50', value: base100k.p50 },
-          target: '< 10',
-          pass: typed100k.p50 < 10,
-        },
+        p50Under10('recall p50 at 100k memories, questions with an answer type ("how long ...")', typed100k.p50, base100k.p50),
       ],
       [
         'one bank, synthetic seeded corpus (20k pseudo-words, Zipf-like, 12-30 words a fact), 3-word queries, budget mid, types world',
