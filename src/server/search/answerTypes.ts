@@ -43,14 +43,17 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   [/\b[\w.-]*\/[\w./-]+|https?:\/\/|\b(?:in|at|from|to|near)\s+(?:the\s+)?\p{Lu}\p{Ll}+/u, PLACE],
 ];
 
-const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[]): number => {
+/** The types among `of` that `text` shows (only their patterns are run: a recall reads 200 texts). */
+const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[], of: number): number => {
   let mask = 0;
-  for (const [pattern, type] of shapes) if (pattern.test(text)) mask |= type;
+  for (const [pattern, type] of shapes) if ((of & type) !== 0 && pattern.test(text)) mask |= type;
   return mask;
 };
 
-/** The answer types a question asks for (0: none it says). */
-export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS);
+const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE;
 
-/** The answer types of the values a memory's text holds. */
-export const valueAnswerTypes = (text: string): number => maskOf(text, VALUE_SHAPES);
+/** The answer types a question asks for (0: none it says). */
+export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS, ALL_TYPES);
+
+/** The answer types, among `wanted` (default: all), of the values a memory's text holds. */
+export const valueAnswerTypes = (text: string, wanted: number = ALL_TYPES): number => maskOf(text, VALUE_SHAPES, wanted);

@@ -345,7 +345,7 @@ export const rank = (input: RankInput): Ranking => {
     const pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
     lexicalTop = pool[0];
     for (const n of pool) {
-      if ((valueAnswerTypes(input.textOf(input.index.idOf(n) as string)) & wanted) !== 0) scores[n] = (scores[n] as number) * (1 + params.answerTypeBoost);
+      if (valueAnswerTypes(input.textOf(input.index.idOf(n) as string), wanted) !== 0) scores[n] = (scores[n] as number) * (1 + params.answerTypeBoost);
     }
   }
 

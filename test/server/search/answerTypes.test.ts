@@ -37,6 +37,12 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Caroline moved here from Sweden.')).toBe(PLACE);
   });
 
+  it('reads only the types asked for when given them', () => {
+    expect(valueAnswerTypes('Backups run every six hours.')).toBe(DURATION | FREQUENCY);
+    expect(valueAnswerTypes('Backups run every six hours.', FREQUENCY)).toBe(FREQUENCY);
+    expect(valueAnswerTypes('Backups run every six hours.', SIZE)).toBe(0);
+  });
+
   it('finds nothing in text that holds no such value', () => {
     expect(valueAnswerTypes('We decided to bundle with rollup.')).toBe(0);
     expect(valueAnswerTypes('The deploy log lives in CI.')).toBe(0);
