@@ -2,7 +2,8 @@
  * Answer types, the oldest trick of question answering: some questions say what shape their
  * answer has. "How long are tokens valid?" wants a duration, "How often do probes report?" a
  * frequency, "At what time does the nightly job start?" a clock time, "Where is the lint
- * config?" a place (in a project: a path or a URL). A memory that matches the question's words
+ * config?" a place (in a project: a path or a URL), "Why do we self-host the broker?" a reason
+ * ("... because the managed one bills per message"). A memory that matches the question's words
  * *and* holds a value of that shape ("tokens expire after 15 minutes") is more likely the answer
  * than one that only repeats the words ("we discussed token validity").
  *
@@ -18,6 +19,7 @@ export const CLOCK_TIME = 8;
 export const PERCENTAGE = 16;
 export const VERSION = 32;
 export const PLACE = 64;
+export const REASON = 128;
 
 const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow long\b/i, DURATION],
@@ -27,6 +29,7 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bpercent|\bwhat (?:share|fraction)\b/i, PERCENTAGE],
   [/\b(?:what|which) version\b/i, VERSION],
   [/\bwhere\b/i, PLACE],
+  [/\bwhy\b/i, REASON],
 ];
 
 const UNITS_OF_TIME = '(?:ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)';
@@ -41,6 +44,8 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   [/\bv?\d+\.\d+(?:\.\d+)?\b/i, VERSION],
   // A path ("mobile/e2e", "tools/lint/.golangci.yml"), a URL, or a named place ("from Sweden").
   [/\b[\w.-]*\/[\w./-]+|https?:\/\/|\b(?:in|at|from|to|near)\s+(?:the\s+)?\p{Lu}\p{Ll}+/u, PLACE],
+  // "since" and "after" are left out: as often they only say when.
+  [/\bbecause\b|\bso that\b|\bdue to\b|\bin order to\b|\bto (?:avoid|prevent|keep|reduce|save|stop|make sure|ensure)\b|\bcaused?\b|\breason\b/i, REASON],
 ];
 
 /** The types among `of` that `text` shows (only their patterns are run: a recall reads 200 texts). */
@@ -50,7 +55,7 @@ const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[], of
   return mask;
 };
 
-const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE;
+const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON;
 
 /** The answer types a question asks for (0: none it says). */
 export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS, ALL_TYPES);

@@ -337,13 +337,15 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  // The confidence is judged on the best lexical match: an answer-type boost reorders the
-  // matches, it is no evidence that the bank answers the question.
+  // The confidence (its attribution check too) is judged on the lexical ranking: an answer-type
+  // boost reorders the matches, it is no evidence that the bank answers the question.
   let lexicalTop: number | undefined;
+  let lexicalBest: readonly number[] | undefined;
   const wanted = stages.answerTypes && params.answerTypeBoost > 0 ? questionAnswerTypes(input.query) : 0;
   if (wanted !== 0) {
     const pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
     lexicalTop = pool[0];
+    lexicalBest = pool.slice(0, params.attributionCandidates);
     for (const n of pool) {
       if (valueAnswerTypes(input.textOf(input.index.idOf(n) as string), wanted) !== 0) scores[n] = (scores[n] as number) * (1 + params.answerTypeBoost);
     }
@@ -354,7 +356,7 @@ export const rank = (input: RankInput): Ranking => {
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;
   if (top !== undefined && stages.attribution && named.size > 0) {
-    const candidates = input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates);
+    const candidates = lexicalBest ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates));
     const spoken = candidates.filter((n) => index.speakerOf(n) !== undefined);
     lines = { named, mine: spoken.filter((n) => named.has(index.speakerOf(n) as string)), others: spoken.filter((n) => !named.has(index.speakerOf(n) as string)) };
   }

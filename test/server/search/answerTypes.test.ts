@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DURATION, FREQUENCY, PERCENTAGE, PLACE, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DURATION, FREQUENCY, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -11,6 +11,7 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('What percentage of the fleet gets the first wave?')).toBe(PERCENTAGE);
     expect(questionAnswerTypes('Which version of the RTOS are we on, and how often do we upgrade?')).toBe(VERSION | FREQUENCY);
     expect(questionAnswerTypes("Where's the static analysis config for the Go backends?")).toBe(PLACE);
+    expect(questionAnswerTypes('Why do iOS builds run on a third-party service?')).toBe(REASON);
   });
 
   it('asks for nothing when the question does not say: "when" (a date) and "how many" (any number) included', () => {
@@ -35,6 +36,8 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Android end-to-end tests are Maestro flows in mobile/e2e.')).toBe(PLACE);
     expect(valueAnswerTypes('The runbook is at https://wiki.example.com/payouts.')).toBe(PLACE);
     expect(valueAnswerTypes('Caroline moved here from Sweden.')).toBe(PLACE);
+    expect(valueAnswerTypes('Unleash was rejected because nobody wanted to run it.')).toBe(REASON);
+    expect(valueAnswerTypes('Dashboards are generated so that edits in the browser do not drift.')).toBe(REASON);
   });
 
   it('reads only the types asked for when given them', () => {
@@ -47,5 +50,6 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('We decided to bundle with rollup.')).toBe(0);
     expect(valueAnswerTypes('The deploy log lives in CI.')).toBe(0);
     expect(valueAnswerTypes('PostgreSQL on the managed instance')).toBe(0);
+    expect(valueAnswerTypes('Nothing changed since the migration.')).toBe(0);
   });
 });

@@ -156,6 +156,25 @@ describe('rank: answer types', () => {
     expect(on.hits[0]?.final).toBe(on.confidence);
   });
 
+  it('on transcript lines, the attribution check reads the lexical ranking too', () => {
+    const lines = [
+      chatLine('t1', 'Tom: The marathon was hard, I trained with my club every weekend this spring and summer, rain or shine, with old friends from work.', 0),
+      chatLine('p1', 'Priya: I trained for the marathon for 16 weeks.', 1),
+      chatLine('t2', 'Tom: How did the race go?', 2),
+      chatLine('p2', 'Priya: Great, my knees held up.', 3),
+      chatLine('t3', 'Tom: My club meets on Sundays.', 4),
+      chatLine('p3', 'Priya: Sounds fun, I might join.', 5),
+    ];
+    const query = 'How long did Tom train for the marathon?';
+    const off = ranked(lines, query, { ...DEFAULT_STAGES, answerTypes: false });
+    const on = ranked(lines, query);
+    // Priya's line holds the duration and now ranks first; the check still reads Tom's as the best.
+    expect(off.hits[0]?.id).toBe('t1');
+    expect(on.hits[0]?.id).toBe('p1');
+    expect(on.attributed).toBe(off.attributed);
+    expect(on.confidence).toBe(off.confidence);
+  });
+
   it('a question that names no answer shape ranks as without the stage', () => {
     const query = 'Which auth tokens does the driver app use?';
     expect(ranked(tokens, query).hits).toEqual(ranked(tokens, query, { ...DEFAULT_STAGES, answerTypes: false }).hits);
