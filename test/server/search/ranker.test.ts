@@ -125,6 +125,17 @@ describe('rank: stages', () => {
   });
 });
 
+/** With the answer-type stage `after` ranks first instead of `before`; the confidence and the attribution factor stay. */
+const expectReorderedSameJudgement = (docs: readonly IndexedDocument[], query: string, before: string, after: string) => {
+  const off = ranked(docs, query, { ...DEFAULT_STAGES, answerTypes: false });
+  const on = ranked(docs, query);
+  expect(off.hits[0]?.id).toBe(before);
+  expect(on.hits[0]?.id).toBe(after);
+  expect(on.confidence).toBe(off.confidence);
+  expect(on.attributed).toBe(off.attributed);
+  return on;
+};
+
 describe('rank: answer types', () => {
   const tokens: IndexedDocument[] = [
     { id: 'talk', text: 'Driver app auth tokens are refreshed by the app itself.' },
@@ -147,12 +158,7 @@ describe('rank: answer types', () => {
       { id: 'value', text: 'Driver app auth tokens expire after 15 minutes.' },
       { id: 'other', text: 'The driver app shows the route on a map.' },
     ];
-    const query = 'How long do the driver app auth tokens last?';
-    const off = ranked(docs, query, { ...DEFAULT_STAGES, answerTypes: false });
-    const on = ranked(docs, query);
-    expect(off.hits[0]?.id).toBe('open');
-    expect(on.hits[0]?.id).toBe('value');
-    expect(on.confidence).toBe(off.confidence);
+    const on = expectReorderedSameJudgement(docs, 'How long do the driver app auth tokens last?', 'open', 'value');
     expect(on.hits[0]?.final).toBe(on.confidence);
   });
 
@@ -165,14 +171,8 @@ describe('rank: answer types', () => {
       chatLine('t3', 'Tom: My club meets on Sundays.', 4),
       chatLine('p3', 'Priya: Sounds fun, I might join.', 5),
     ];
-    const query = 'How long did Tom train for the marathon?';
-    const off = ranked(lines, query, { ...DEFAULT_STAGES, answerTypes: false });
-    const on = ranked(lines, query);
     // Priya's line holds the duration and now ranks first; the check still reads Tom's as the best.
-    expect(off.hits[0]?.id).toBe('t1');
-    expect(on.hits[0]?.id).toBe('p1');
-    expect(on.attributed).toBe(off.attributed);
-    expect(on.confidence).toBe(off.confidence);
+    expectReorderedSameJudgement(lines, 'How long did Tom train for the marathon?', 't1', 'p1');
   });
 
   it('a question that names no answer shape ranks as without the stage', () => {
