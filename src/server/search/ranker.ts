@@ -341,9 +341,11 @@ export const rank = (input: RankInput): Ranking => {
   // boost reorders the matches, it is no evidence that the bank answers the question.
   let lexicalTop: number | undefined;
   let lexicalBest: readonly number[] | undefined;
+  // The best matches the stage read; the boost only raises them, so the final best are among them.
+  let pool: readonly number[] | undefined;
   const wanted = stages.answerTypes && params.answerTypeBoost > 0 ? questionAnswerTypes(input.query) : 0;
   if (wanted !== 0) {
-    const pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
+    pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
     lexicalTop = pool[0];
     lexicalBest = pool.slice(0, params.attributionCandidates);
     for (const n of pool) {
@@ -351,7 +353,7 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  const best = topK(touched, scores, acceptN, input.limit);
+  const best = topK(pool ?? touched, scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;
