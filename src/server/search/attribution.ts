@@ -61,35 +61,37 @@ const speaksTo = (text: string): boolean => SECOND_PERSON.test(text) || VOCATIVE
 const ofListener = (text: string): boolean => speaksTo(text) && !FIRST_PERSON.test(text);
 
 /**
- * What the speaker of a transcript line says of themselves (see above); '' when nothing. In a
- * sentence that says both "I" and "you", a clause of its own about the listener is theirs: "I
- * love that you chose pottery" says nothing of the speaker's pottery.
+ * A line's body split between the speaker's own words and the words addressed to the listener,
+ * in one pass: a sentence that says "I" is read clause by clause (in "I love that you chose
+ * pottery", the clause about the listener is theirs, not the speaker's pottery); one that only
+ * speaks to the listener is addressed; a statement that addresses nobody is the speaker's own,
+ * a question that addresses nobody neither. A line that says "you" and never "I" has no own words.
  */
-export const ownWords = (line: string): string => {
+const sidesOf = (line: string): { readonly own: string; readonly addressed: string } => {
   const body = bodyOf(line);
-  if (!FIRST_PERSON.test(body) && SECOND_PERSON.test(body)) return '';
   const own: string[] = [];
+  const told: string[] = [];
   for (const sentence of body.split(SENTENCE_END)) {
-    if (FIRST_PERSON.test(sentence)) own.push(...sentence.split(CLAUSE_END).filter((c) => !ofListener(c)));
-    else if (!speaksTo(sentence) && !sentence.trimEnd().endsWith('?')) own.push(sentence);
+    if (FIRST_PERSON.test(sentence)) for (const clause of sentence.split(CLAUSE_END)) (ofListener(clause) ? told : own).push(clause);
+    else if (speaksTo(sentence)) told.push(sentence);
+    else if (!sentence.trimEnd().endsWith('?')) own.push(sentence);
   }
-  return own.join(' ');
+  const speaksOfSelf = FIRST_PERSON.test(body) || !SECOND_PERSON.test(body);
+  return { own: speaksOfSelf ? own.join(' ') : '', addressed: told.join(' ') };
 };
 
+/** What the speaker of a transcript line says of themselves (see above); '' when nothing. */
+export const ownWords = (line: string): string => sidesOf(line).own;
+
 /** What the speaker of a transcript line says to and of the one spoken to (see above); '' when nothing. */
-export const addressedWords = (line: string): string => {
-  const told: string[] = [];
-  for (const sentence of bodyOf(line).split(SENTENCE_END)) {
-    if (ofListener(sentence)) told.push(sentence);
-    else if (FIRST_PERSON.test(sentence)) told.push(...sentence.split(CLAUSE_END).filter(ofListener));
-  }
-  return told.join(' ');
-};
+export const addressedWords = (line: string): string => sidesOf(line).addressed;
 
 /** The speaker, own words and addressed words of a memory's text, when it is a transcript line. */
 export const attributionOf = (text: string): { speaker?: string; own?: string; addressed?: string } => {
   const speaker = speakerOf(text);
-  return speaker === undefined ? {} : { speaker, own: ownWords(text), addressed: addressedWords(text) };
+  if (speaker === undefined) return {};
+  const { own, addressed } = sidesOf(text);
+  return { speaker, own, addressed };
 };
 
 /** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */
