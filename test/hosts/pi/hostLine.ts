@@ -4,9 +4,8 @@
  * Node 22 with AM_PI_HOST=earendil, the `@earendil-works` line at the version the
  * devDependencies pin. Suites import pi only through here.
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import type { Faux, PiSdkLine } from '../../../src/hosts/demo/piHost.js';
+import { installedPi } from '../../helpers/installedPi.js';
 import type * as PiAi073 from '@mariozechner/pi-ai';
 
 export interface HostLine {
@@ -19,28 +18,15 @@ export interface HostLine {
   readonly cli: string;
 }
 
-const repo = path.resolve(__dirname, '../../..');
-
-interface Manifest {
-  readonly version: string;
-  readonly bin: { readonly pi: string };
-}
-const manifestOf = (pkg: string): Manifest => JSON.parse(readFileSync(path.join(repo, 'node_modules', pkg, 'package.json'), 'utf8')) as Manifest;
-/** The version and `pi` CLI script of an installed pi package (pi 1.x moved the script). */
-const installed = (pkg: string): Pick<HostLine, 'version' | 'cli'> => {
-  const manifest = manifestOf(pkg);
-  return { version: manifest.version, cli: path.join(repo, 'node_modules', pkg, manifest.bin.pi) };
-};
-
 const LINES: Record<HostLine['line'], HostLine> = {
   mariozechner: {
     line: 'mariozechner',
-    ...installed('@mariozechner/pi-coding-agent'),
+    ...installedPi('@mariozechner/pi-coding-agent'),
     sdk: { codingAgent: '@mariozechner/pi-coding-agent', ai: '@mariozechner/pi-ai' },
   },
   earendil: {
     line: 'earendil',
-    ...installed('@earendil-works/pi-coding-agent'),
+    ...installedPi('@earendil-works/pi-coding-agent'),
     sdk: { codingAgent: '@earendil-works/pi-coding-agent', ai: '@earendil-works/pi-ai' },
   },
 };

