@@ -337,17 +337,14 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  // The confidence (its attribution check too) is judged on the lexical ranking: an answer-type
-  // boost reorders the matches, it is no evidence that the bank answers the question.
-  let lexicalTop: number | undefined;
-  let lexicalBest: readonly number[] | undefined;
-  // The best matches the stage read; the boost only raises them, so the final best are among them.
+  // The best matches the answer-type stage read, in their order before its boost. The boost only
+  // raises them, so the final best are among them. The confidence (its attribution check too) is
+  // judged on this lexical order: a value of the asked shape is no evidence that the bank
+  // answers the question.
   let pool: readonly number[] | undefined;
   const wanted = stages.answerTypes && params.answerTypeBoost > 0 ? questionAnswerTypes(input.query) : 0;
   if (wanted !== 0) {
     pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
-    lexicalTop = pool[0];
-    lexicalBest = pool.slice(0, params.attributionCandidates);
     for (const n of pool) {
       if (valueAnswerTypes(input.textOf(input.index.idOf(n) as string), wanted) !== 0) scores[n] = (scores[n] as number) * (1 + params.answerTypeBoost);
     }
@@ -358,11 +355,11 @@ export const rank = (input: RankInput): Ranking => {
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;
   if (top !== undefined && stages.attribution && named.size > 0) {
-    const candidates = lexicalBest ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates));
+    const candidates = pool?.slice(0, params.attributionCandidates) ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates));
     const spoken = candidates.filter((n) => index.speakerOf(n) !== undefined);
     lines = { named, mine: spoken.filter((n) => named.has(index.speakerOf(n) as string)), others: spoken.filter((n) => !named.has(index.speakerOf(n) as string)) };
   }
-  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, lexicalTop ?? top, original, expansion, dates, lines);
+  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, pool?.[0] ?? top, original, expansion, dates, lines);
   const { confidence } = judged;
   const topScore = top === undefined ? 1 : (scores[top] as number);
   const hits = best.map((n) => {
