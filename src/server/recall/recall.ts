@@ -44,6 +44,9 @@ const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: bo
   metadata: fact.metadata ?? null,
   chunk_id: fact.chunk_id,
   tags: fact.tags,
+  // An observation names the facts it was built from (upstream's result shape): a caller can
+  // credit or show it through the turns it stands for.
+  ...(fact.fact_type === 'observation' && fact.source_fact_ids !== undefined ? { source_fact_ids: fact.source_fact_ids } : {}),
   ...(scores === undefined ? {} : { scores }),
 });
 
@@ -156,12 +159,9 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     const perObservation = include.source_facts.max_tokens_per_observation ?? -1;
     const sourceFacts: Record<string, unknown> = {};
     let truncated = false;
-    const results = body['results'] as Record<string, unknown>[];
-    kept.forEach((r, i) => {
+    kept.forEach((r) => {
       const ids = r.fact.source_fact_ids;
       if (r.fact.fact_type !== 'observation' || ids === undefined) return;
-      const entry = results[i];
-      if (entry !== undefined) entry['source_fact_ids'] = ids;
       let spentHere = 0;
       for (const id of ids) {
         const source = bank.facts.get(id);
