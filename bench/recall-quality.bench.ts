@@ -73,8 +73,8 @@ interface CodingSet {
 
 /**
  * `asPiRun`: each item is stored as the extension stores a run (retainProjection.ts: the JSON
- * array of the run's projected messages, here the developer's one message), so the ranking and
- * the recall block meet what a pi session really retains.
+ * array of the run's projected messages: the developer's message and the agent's answer), so
+ * the ranking and the recall block meet what a pi session really retains.
  */
 const codingCorpus = (file: string, name: string, asPiRun = false): Corpus => {
   const set = JSON.parse(readFileSync(join(fixtures, file), 'utf8')) as CodingSet;
@@ -84,7 +84,12 @@ const codingCorpus = (file: string, name: string, asPiRun = false): Corpus => {
   const order = all.map((d, i) => ({ d, key: (i * 7919) % all.length })).sort((a, b) => a.key - b.key);
   const docs = order.map(({ d }, i) => {
     const timestamp = new Date(start + i * 3_600_000).toISOString();
-    const content = asPiRun ? JSON.stringify([{ role: 'user', timestamp, content: d.content }], null, 2) : d.content;
+    // The agent's answer restates the request, as agents do: the block must not show it twice.
+    const run = [
+      { role: 'user', timestamp, content: d.content },
+      { role: 'assistant', timestamp, content: [{ type: 'text', text: `Got it: ${d.content}` }], model: 'bench', stopReason: 'stop' },
+    ];
+    const content = asPiRun ? JSON.stringify(run, null, 2) : d.content;
     return { id: d.id, content, context: asPiRun ? `pi coding session for project "${name}", session ${i}.jsonl` : d.context, timestamp };
   });
   return { name, docs, probes: set.questions.map((q) => ({ query: q.question, relevant: [q.fact] })), unanswerable: [] };
