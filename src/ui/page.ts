@@ -61,7 +61,7 @@ export const uiPage = (input: UiPageInput): string => `<!doctype html>
   <div class="bar slider"><button id="prev" title="previous step">◀</button><input id="slider" type="range" min="0" max="0" value="0"><button id="next" title="next step">▶</button>
   <label><input id="follow" type="checkbox" checked> follow live</label><span id="step-info" class="mono"></span></div>
   <div id="gates" class="gates"></div>
-  <div class="cols">
+  <div class="cols wide-left">
     <div class="col"><h3>Event log</h3><div class="log-wrap"><table id="log"><thead><tr><th>#</th><th>time</th><th>gate</th><th>event</th><th>transition</th><th>effects</th></tr></thead><tbody></tbody></table></div></div>
     <div class="col"><h3>Payload (redacted)</h3><pre id="payload" class="mono"></pre></div>
   </div>

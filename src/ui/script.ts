@@ -239,16 +239,23 @@ const gates = new Map();   // name -> { machineId, svg, box, now }
 const runs = new Map();    // run -> { run, running, steps }
 let machinesStarted = false;
 let view = { run: '', steps: [], at: -1, replay: false };
-const activeIds = (root, value) => {
+// Every active state id, and the leaves among them (one per parallel region): the states it is in now.
+const activeIds = (root, value, leaves) => {
   const out = [root];
   const walk = (prefix, v) => {
-    if (typeof v === 'string') { out.push(prefix + '.' + v); return; }
+    if (typeof v === 'string') { out.push(prefix + '.' + v); if (leaves) leaves.push(prefix + '.' + v); return; }
     if (v && typeof v === 'object') for (const [k, child] of Object.entries(v)) { out.push(prefix + '.' + k); walk(prefix + '.' + k, child); }
   };
   walk(root, value);
   return out;
 };
-const valueText = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+// {active: {recall: 'idle', retain: 'idle'}} reads as active.{recall.idle, retain.idle}.
+const valueText = (v) => {
+  if (typeof v === 'string') return v;
+  if (!v || typeof v !== 'object') return String(v);
+  const parts = Object.entries(v).map(([k, child]) => k + '.' + valueText(child));
+  return parts.length === 1 ? parts[0] : '{' + parts.join(', ') + '}';
+};
 const fit = (g) => { g.vb = g.base.slice(); g.svg.setAttribute('viewBox', g.vb.join(' ')); };
 const zoom = (g, factor, cx, cy) => {
   const [x, y, w, h] = g.vb;
@@ -256,7 +263,7 @@ const zoom = (g, factor, cx, cy) => {
   g.vb = [nx, ny, w * factor, h * factor]; g.svg.setAttribute('viewBox', g.vb.join(' '));
 };
 const drawGate = (d) => {
-  const box = el('div', { class: 'gate' + (d.name === 'retainDelivery' || d.name === 'session' ? ' wide' : ''), 'data-gate': d.name });
+  const box = el('div', { class: 'gate', 'data-gate': d.name });
   const now = el('span', { class: 'state-now', text: '' });
   const view = el('div', { class: 'view' });
   const g = { name: d.name, machineId: d.machineId, box, now };
@@ -271,6 +278,11 @@ const drawGate = (d) => {
   g.svg = view.querySelector('svg');
   g.base = g.svg.getAttribute('viewBox').split(/\s+/).map(Number);
   g.vb = g.base.slice();
+  gates.set(d.name, g);
+  $('gates').append(box);
+  // As tall as the drawing needs at the panel's width (within bounds), so every state shows at the largest scale.
+  const h = Math.round(view.clientWidth * g.base[3] / g.base[2]);
+  view.style.height = Math.max(200, Math.min(560, h)) + 'px';
   view.addEventListener('wheel', (e) => {
     e.preventDefault();
     const r = g.svg.getBoundingClientRect();
@@ -290,8 +302,6 @@ const drawGate = (d) => {
   });
   view.addEventListener('pointerup', () => { drag = null; });
   view.addEventListener('dblclick', () => fit(g));
-  gates.set(d.name, g);
-  $('gates').append(box);
 };
 const paint = () => {
   const steps = view.steps;
@@ -302,10 +312,10 @@ const paint = () => {
     for (let i = 0; i <= at && i < steps.length; i += 1) if (steps[i].gate === g.name) last = steps[i];
     g.now.textContent = last ? valueText(last.to) : '';
     if (!last) continue;
-    const ids = activeIds(g.machineId, last.to);
+    const leaves = [];
+    const ids = activeIds(g.machineId, last.to, leaves);
     for (const id of ids) for (const n of g.svg.querySelectorAll('[data-state="' + CSS.escape(id) + '"]')) n.classList.add('active');
-    const deepest = ids[ids.length - 1];
-    for (const n of g.svg.querySelectorAll('[data-state="' + CSS.escape(deepest) + '"]')) n.classList.add('current');
+    for (const id of leaves) for (const n of g.svg.querySelectorAll('[data-state="' + CSS.escape(id) + '"]')) n.classList.add('current');
     const step = steps[at];
     if (step && step.gate === g.name && step.kind === 'transition' && step.event && step.event.type) {
       const before = activeIds(g.machineId, step.from);
@@ -348,21 +358,31 @@ const selectRun = () => {
   $('run-info').textContent = r ? (r.pid ? 'pid ' + r.pid + ' ' : '') + (r.running ? 'running' : 'ended') + ' · files ' + r.files.join(', ') : '';
   showSteps(steps, !$('follow').checked);
 };
+// The files to replay: listed again whenever a run appears, and when the list is opened.
+const loadTraces = async () => {
+  const traces = await api('/ui/api/traces');
+  const sel = $('replay'); const keep = sel.value;
+  const names = traces.files.concat(traces.launch && !traces.files.includes(traces.launch) ? [traces.launch] : []);
+  sel.textContent = '';
+  sel.append(el('option', { value: '', text: '(a trace or journal file)' }));
+  for (const f of names) sel.append(el('option', { value: f, text: f }));
+  sel.value = names.includes(keep) ? keep : '';
+};
+$('replay').addEventListener('focus', () => { loadTraces().catch((err) => notice(err.message)); });
 const startMachines = async () => {
   if (machinesStarted) return;
   machinesStarted = true;
   try {
     const data = await api('/ui/api/machines');
     for (const d of data.gates) drawGate(d);
-    const traces = await api('/ui/api/traces');
-    for (const f of traces.files) $('replay').append(el('option', { value: f, text: f }));
-    if (traces.launch && !traces.files.includes(traces.launch)) $('replay').append(el('option', { value: traces.launch, text: traces.launch }));
+    await loadTraces();
   } catch (err) { notice(err.message); return; }
   const s = stream('/ui/api/stream/machines');
   s.addEventListener('runs', (e) => {
     runs.clear();
     for (const r of JSON.parse(e.data)) runs.set(r.run, { ...r, steps: r.steps.slice() });
     fillRuns(); if (!view.replay) selectRun();
+    loadTraces().catch(() => undefined);
   });
   s.addEventListener('alive', (e) => {
     for (const a of JSON.parse(e.data)) { const r = runs.get(a.run); if (r) r.running = a.running; }
@@ -371,7 +391,7 @@ const startMachines = async () => {
   s.addEventListener('step', (e) => {
     const step = JSON.parse(e.data);
     let r = runs.get(step.run);
-    if (!r) { r = { run: step.run, pid: null, running: true, startedAt: step.at, files: [], steps: [] }; runs.set(step.run, r); fillRuns(); }
+    if (!r) { r = { run: step.run, pid: null, running: true, startedAt: step.at, files: [], steps: [] }; runs.set(step.run, r); fillRuns(); loadTraces().catch(() => undefined); }
     r.steps.push(step);
     const opt = [...$('run').options].find((o) => o.value === step.run);
     if (opt) opt.textContent = runLabel(r);

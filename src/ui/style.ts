@@ -10,6 +10,7 @@ nav button.on { background: #3a4560; color: #fff; }
 main { padding: 12px 18px; }
 .tab { display: none; } .tab.on { display: block; }
 .cols { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
+.cols.wide-left { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
 .bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 8px; }
 input, select, textarea, button { font: inherit; }
 input, select, textarea { padding: 4px 6px; border: 1px solid #b9c0cd; border-radius: 5px; background: #fff; }
@@ -35,14 +36,12 @@ tr.current td { background: #fff4e0; }
 tr.click { cursor: pointer; }
 #notice { margin: 8px 18px 0; padding: 8px 10px; border-radius: 6px; background: #fdecea; color: #8a1c12; }
 #notice.ok { background: #e6f4ea; color: #185c2c; }
-.gates { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 10px; margin-bottom: 10px; }
+.gates { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; margin-bottom: 10px; }
 .gate { background: #fff; border: 1px solid #dde1e8; border-radius: 8px; padding: 6px 8px; min-width: 0; }
-.gate.wide { grid-column: 1 / -1; }
 .gate .head { display: flex; gap: 6px; align-items: center; font-size: 13px; }
 .gate .head b { margin-right: auto; }
 .gate .state-now { font-family: ui-monospace, monospace; font-size: 12px; color: #1f6feb; }
-.gate .view { width: 100%; height: 300px; overflow: hidden; cursor: grab; border-top: 1px solid #eceff4; margin-top: 4px; }
-.gate.wide .view { height: 360px; }
+.gate .view { width: 100%; height: 300px; overflow: hidden; cursor: grab; border-top: 1px solid #eceff4; margin-top: 4px; touch-action: none; }
 .gate .view svg { width: 100%; height: 100%; display: block; }
 .slider input[type=range] { flex: 1; min-width: 200px; }
 .log-wrap { max-height: 320px; overflow: auto; border: 1px solid #dde1e8; border-radius: 8px; }
