@@ -23,7 +23,7 @@ const CONTRACTION_PARTS: ReadonlySet<string> = new Set(
 
 const skip = (lower: string): boolean => STOP_WORDS.has(lower) || CONTRACTION_PARTS.has(lower) || (lower.length === 1 && !/\d/.test(lower));
 const CAMEL = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
-const NON_ASCII = /[^\u0000-\u007f]/;
+const NON_ASCII = /[^\t\n\r\u0020-\u007e]/;
 
 // Stemming is the costliest step of indexing; words repeat, so a bounded cache pays.
 const cache = new Map<string, string>();
