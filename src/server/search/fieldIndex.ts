@@ -13,8 +13,12 @@
  * and < 2 s start-up.
  */
 import { analyze } from './analyzer.js';
+import { boundedDistance } from './editDistance.js';
 
 export const K1 = 1.2;
+/** Shortest word a misspelling is looked for (shorter ones are too often another word). */
+export const SPELLED_MIN = 4;
+const LETTERS = /^\p{L}+$/u;
 
 /** Field order in the postings: text, context, entities. */
 export const FIELD_COUNT = 3;
@@ -86,6 +90,8 @@ export class FieldIndex {
   private orders: number[] = [];
   private numbers = new Map<string, number>();
   private postings = new Map<string, Postings>();
+  /** Words of four letters or more by their first two letters: where a misspelt query word looks for the word it meant. */
+  private byPrefix = new Map<string, string[]>();
   private threadMembers = new Map<string, number[]>();
   /**
    * Per live document, the postings it is in, its text-field terms first, and how many of
@@ -153,6 +159,12 @@ export class FieldIndex {
       if (p === undefined) {
         p = { term, docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
         this.postings.set(term, p);
+        if (term.length >= SPELLED_MIN && LETTERS.test(term)) {
+          const key = term.slice(0, 2);
+          const list = this.byPrefix.get(key);
+          if (list === undefined) this.byPrefix.set(key, [term]);
+          else list.push(term);
+        }
       }
       return p;
     };
@@ -334,6 +346,27 @@ export class FieldIndex {
 
   documentFrequency(term: string): number {
     return this.postings.get(term)?.liveDocs ?? 0;
+  }
+
+  /**
+   * The live words of the text nearest to a word the bank lacks, within `max` edits (a
+   * transposition is one), and their distance: a typo in the query finds what it meant
+   * ("recomend" -> "recommend"). Only words sharing its first two letters are read: a typo
+   * there is rare, and the rest of the vocabulary is not scanned.
+   */
+  nearestSpellings(term: string, max: number): { readonly terms: readonly string[]; readonly distance: number } {
+    let best = max + 1;
+    let terms: string[] = [];
+    if (term.length < SPELLED_MIN) return { terms, distance: best };
+    for (const candidate of this.byPrefix.get(term.slice(0, 2)) ?? []) {
+      if (candidate === term || (this.postings.get(candidate)?.textDocs ?? 0) === 0) continue;
+      const d = boundedDistance(term, candidate, Math.min(max, best));
+      if (d < best) {
+        best = d;
+        terms = [candidate];
+      } else if (d === best && d <= max) terms.push(candidate);
+    }
+    return { terms, distance: best };
   }
 
   /**
