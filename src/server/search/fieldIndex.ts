@@ -90,7 +90,7 @@ export class FieldIndex {
   private orders: number[] = [];
   private numbers = new Map<string, number>();
   private postings = new Map<string, Postings>();
-  /** Words of four letters or more by their first two letters: where a misspelt query word looks for the word it meant. */
+  /** Words of four letters or more by their first two letters and length: where a misspelt query word looks for the word it meant. */
   private byPrefix = new Map<string, string[]>();
   private threadMembers = new Map<string, number[]>();
   /**
@@ -160,7 +160,7 @@ export class FieldIndex {
         p = { term, docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
         this.postings.set(term, p);
         if (term.length >= SPELLED_MIN && LETTERS.test(term)) {
-          const key = term.slice(0, 2);
+          const key = `${term.slice(0, 2)}${term.length}`;
           const list = this.byPrefix.get(key);
           if (list === undefined) this.byPrefix.set(key, [term]);
           else list.push(term);
@@ -358,13 +358,17 @@ export class FieldIndex {
     let best = max + 1;
     let terms: string[] = [];
     if (term.length < SPELLED_MIN) return { terms, distance: best };
-    for (const candidate of this.byPrefix.get(term.slice(0, 2)) ?? []) {
-      if (candidate === term || (this.postings.get(candidate)?.textDocs ?? 0) === 0) continue;
-      const d = boundedDistance(term, candidate, Math.min(max, best));
-      if (d < best) {
-        best = d;
-        terms = [candidate];
-      } else if (d === best && d <= max) terms.push(candidate);
+    const prefix = term.slice(0, 2);
+    for (let length = term.length - max; length <= term.length + max; length += 1) {
+      for (const candidate of this.byPrefix.get(`${prefix}${length}`) ?? []) {
+        if (candidate === term) continue;
+        const d = boundedDistance(term, candidate, Math.min(max, best));
+        if (d > max || d > best || (this.postings.get(candidate)?.textDocs ?? 0) === 0) continue;
+        if (d < best) {
+          best = d;
+          terms = [candidate];
+        } else terms.push(candidate);
+      }
     }
     return { terms, distance: best };
   }
