@@ -2,7 +2,7 @@
  * The embedded memory server: a Hindsight 0.9.1-compatible HTTP server with lexical recall and
  * no LLM, startable in-process (`startEmbeddedServer`) or as `agent-memory serve`.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +18,8 @@ import { createOperationRunner } from './operations.js';
 import { AuditLog } from './features/auditLog.js';
 import { WebhookDispatcher } from './features/webhooks.js';
 import { routeModules } from './routes/index.js';
-import { createSearchIndexes } from './search/indexes.js';
+import { createSearchIndexes, indexFingerprint } from './search/indexes.js';
+import { readIndexFile } from './search/indexFile.js';
 import { openStore } from './store/store.js';
 
 export type { FaultRule } from './faults.js';
@@ -42,7 +43,17 @@ export interface EmbeddedServerOptions {
   readonly clock?: ServerClock;
   /** Mutations between snapshots (default 20,000). */
   readonly snapshotEvery?: number;
+  /**
+   * Requests under `prefix` (`/ui`, `/ui/...`) go to `handle` instead of the API: `serve`'s
+   * memory browser, which guards its requests itself (loopback, token, Host, Origin).
+   */
+  readonly mount?: { readonly prefix: string; readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> };
 }
+
+const underPrefix = (url: string | undefined, prefix: string): boolean => {
+  const path = (url ?? '/').split('?')[0] ?? '/';
+  return path === prefix || path.startsWith(`${prefix}/`);
+};
 
 export interface EmbeddedServer {
   /** `http://127.0.0.1:PORT`, no trailing slash. */
@@ -53,6 +64,9 @@ export interface EmbeddedServer {
   idle(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Quiet time after start-up before indexes built from the store are saved. */
+const SAVE_REBUILT_AFTER_MS = 2_000;
 
 const isoFrom = (clock: ServerClock) => (): string => new Date(clock.now()).toISOString().replace('Z', '+00:00');
 
@@ -87,6 +101,10 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   });
   const nowIso = isoFrom(clock);
   const search = createSearchIndexes(store);
+  // Before listening: a recall right after start-up must not wait for an index build. The
+  // saved indexes load as they are; a bank they cannot serve is built from the store.
+  const saved = store.dataDir === undefined ? undefined : await readIndexFile(store.dataDir, indexFingerprint());
+  const rebuilt = search.buildAll(saved?.ok === true ? saved.saved : undefined);
   const operations = createOperationRunner({
     store,
     faults,
@@ -106,9 +124,10 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   const handle = createRequestHandler({ routes, server: context, guard, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
 
   const sockets = new Set<Socket>();
+  const mount = options.mount;
   const http = createServer((req, res) => {
     // Last line of defence: whatever a request does, it never takes the process down.
-    handle(req, res).catch(() => {
+    (mount !== undefined && underPrefix(req.url, mount.prefix) ? mount.handle(req, res) : handle(req, res)).catch(() => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'Content-Type': 'application/json', 'X-Hindsight-Embedded': '1' });
         res.end('{"detail":"Internal Server Error"}');
@@ -132,8 +151,16 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
     throw error;
   }
   operations.resumeAll();
-  // Index building after listen keeps start-up fast; a search before it finishes builds on demand.
-  void search.warm();
+  // Banks built from the store are saved soon, so the next start loads them (a snapshot would
+  // save them too, but a server that is never closed cleanly may not reach one for long).
+  let unsaved = rebuilt > 0 && store.persistent;
+  const saveTimer = unsaved
+    ? setTimeout(() => {
+        unsaved = false;
+        void search.save();
+      }, SAVE_REBUILT_AFTER_MS)
+    : undefined;
+  saveTimer?.unref();
   const port = (http.address() as AddressInfo).port;
   boundPort = port;
   const host = bindHost;
@@ -151,8 +178,11 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
         await closed;
         await operations.close();
         for (const module of routeModules) await module.close?.(context);
-        search.close();
+        clearTimeout(saveTimer);
+        if (unsaved) await search.save();
+        // The store's closing snapshot saves the search indexes too: close them after it.
         await store.close();
+        search.close();
       })();
       return closing;
     },
