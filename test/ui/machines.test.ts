@@ -38,6 +38,7 @@ afterAll(async () => {
   await browser?.close();
   await ui?.close();
   await server?.dispose();
+  await project?.dispose();
 });
 
 interface Row {
