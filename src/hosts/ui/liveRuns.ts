@@ -71,7 +71,8 @@ const isRunning = (pid: number): boolean => {
   }
 };
 
-const foldFor = (gate: VizGate): GateFold => gateFold(gate, gate.name === 'retainDelivery' ? (r) => sharedEventTypes.has(r.type) : () => true);
+/** A gate's fold as every process folds its journal: the retain queue folds only the events every process shares. */
+export const foldFor = (gate: VizGate): GateFold => gateFold(gate, gate.name === 'retainDelivery' ? (r) => sharedEventTypes.has(r.type) : () => true);
 
 export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   const traceDir = path.join(loaded.stateDir, 'memory', 'trace');
