@@ -3,7 +3,7 @@
  * `/memory <action>` runs one: status, mode, next-opt-out, models, import, flush, doctor, setup.
  */
 import { redact } from '../../config/redact.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import { findTool } from '../catalogue.js';
 import { buildStatusReport, statusLines, SETUP_HINT } from '../statusReport.js';
 import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
