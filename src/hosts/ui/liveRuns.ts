@@ -13,8 +13,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { LoadedConfig } from '../../config/load.js';
 import { redactValue } from '../../config/redact.js';
 import { sharedEventTypes } from '../../machines/retainDelivery/events.js';
-import { JournalRecord } from '../../machines/shared/codecs.js';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { JournalRecord } from '../../codecs/codecs.js';
+import { decodeJson } from '../../codecs/decode.js';
 import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
 
