@@ -130,6 +130,11 @@ export const configFields = {
     userFileOnly: true, agentLocked: true, origin: 'added',
     description: 'Origins (besides the user-file or default baseUrl) a project file may point memory at, or name another apiKeyEnv for; any other change turns memory off for the project. User file only.',
   }),
+  setupDeclined: field({
+    codec: t.array(ConfigText, 'ConfigText[]'), default: [], path: 'setup.declinedProjects', resetKey: 'setup.declinedProjects', tab: 'Connection', kind: 'tags',
+    advanced: true, userFileOnly: true, agentLocked: true, origin: 'added',
+    description: 'Projects (by project id) where the person answered "never in this repository" to the first-run setup question: it is not asked there again. User file only.',
+  }),
   // --- Banks ------------------------------------------------------------------------------
   memoryProfile: field({
     ...profile, default: 'project-only', path: 'banks.profile', resetKey: 'banks.profile', tab: 'Banks', kind: 'select', advanced: false,
