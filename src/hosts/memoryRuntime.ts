@@ -148,7 +148,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const memoryDir = path.join(loaded.stateDir, 'memory');
   // A state file planted as a link or device (a cloned repository can commit one) turns memory
   // off for this project: nothing is read through it, written to it, recalled or retained.
-  const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]).findings.filter((f) => f.kind === 'unsafe');
+  const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]).findings.filter((f) => f.kind === 'unsafe');
   const refusal = unsafe.length === 0 ? undefined : `memory is off for this project: ${unsafe.map((f) => f.reason).join('; ')}`;
   if (refusal !== undefined) problems.push(refusal);
 

@@ -635,7 +635,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_config",
       "label": "Memory Config",
-      "description": "Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused; the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.",
+      "description": "Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused, and so is the project identity (projectId, projectIdStrategy); recallEnabled, retainEnabled and memoryProfile are refused in scope global (they would turn memory off in every project); the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.",
       "promptSnippet": "memory_config: read or patch (preview first) allowlisted memory settings",
       "parameters": {
         "type": "object",
@@ -766,34 +766,6 @@ export const piManifest: PiManifest = {
                   }
                 ],
                 "description": "domain-tagged: one shared coding bank, projects kept apart by project: tags. isolated-bank: a bank per repository (hard wall). null resets it."
-              },
-              "projectIdStrategy": {
-                "anyOf": [
-                  {
-                    "type": "string",
-                    "enum": [
-                      "pin",
-                      "remote",
-                      "basename"
-                    ]
-                  },
-                  {
-                    "type": "null"
-                  }
-                ],
-                "description": "How the project id is derived: pin (scope.projectId), remote (normalised git origin URL) or basename (repository folder name). null resets it."
-              },
-              "projectId": {
-                "anyOf": [
-                  {
-                    "type": "string",
-                    "minLength": 1
-                  },
-                  {
-                    "type": "null"
-                  }
-                ],
-                "description": "Pinned project id for the project:<id> tag; wins over remote and basename. null resets it."
               },
               "includeSharedObservations": {
                 "anyOf": [
@@ -1027,6 +999,15 @@ export const piManifest: PiManifest = {
               },
               "trustedOrigins": {
                 "description": "Refused: trustedOrigins cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+              },
+              "trustedProjects": {
+                "description": "Refused: trustedProjects cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+              },
+              "projectIdStrategy": {
+                "description": "Refused: projectIdStrategy cannot be changed by a tool call: it is the project's identity, which decides whose memories this session reads and writes. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+              },
+              "projectId": {
+                "description": "Refused: projectId cannot be changed by a tool call: it is the project's identity, which decides whose memories this session reads and writes. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
               }
             },
             "additionalProperties": false,

@@ -86,7 +86,7 @@ const setup = async (ctx: CommandContext): Promise<CommandReport> => {
     `1. Server: ${report.health} at ${report.server.baseUrl}. ${report.reachable === false ? 'Start one with `agent-memory serve`, or set baseUrl (memory_config patch baseUrl).' : 'OK.'}`,
     `2. Coding bank: ${scope.projectBank.derived ? `not chosen (path-derived ${scope.projectBank.bankId}). Set projectBankId to your shared coding bank: memory_config patch {projectBankId: "<bank>"} (or PI_MEMORY_PROJECT_BANK_ID).` : `${scope.projectBank.bankId}. OK.`}`,
     `3. User bank (optional): ${scope.userBank.active ? `${scope.userBank.bankId ?? ''}. OK.` : 'off. For cross-project preferences: memory_config patch {enableGlobalBank: true, globalBankId: "<bank>"} with scope global.'}`,
-    `4. Project identity: ${scope.identity.tag} (from ${scope.identity.basis}). Pin it with memory_config patch {projectId: "<id>"} if it should not follow the git remote.`,
+    `4. Project identity: ${scope.identity.tag} (from ${scope.identity.basis}). To pin it (if it should not follow the git remote), set scope.projectId in .pi/memory.json and list this project in memory.trustedProjects in ~/.pi/agent/memory.json; a tool call cannot change it.`,
     `5. Mark setup complete: ${report.setupComplete ? 'done.' : 'memory_config patch {setupComplete: true} (dryRun:false).'}`,
   ];
   return { level: report.setupComplete ? 'info' : 'warning', text: ['Memory setup', ...steps, ...(report.setupComplete ? [] : [SETUP_HINT])].join('\n'), details: { setupComplete: report.setupComplete, steps } };
