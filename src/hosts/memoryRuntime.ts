@@ -24,6 +24,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
 import { resolveApiKey, trustNotice } from '../config/trust.js';
+import { switchedOff } from '../config/switches.js';
 import type { Automation, SessionMode, ShutdownReason, StartReason } from '../machines/session/events.js';
 import { replacesSession } from '../machines/session/context.js';
 import type { SessionView } from '../machines/session/selectors.js';
@@ -271,6 +272,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     const queueStatus = queue?.status() ?? disabledQueueStatus;
     const { config: now, } = current.loaded;
     const scope = current.scope;
+    const off = switchedOff(now, current.loaded.sources);
     return {
       enabled: now.enabled,
       setup: { state, detail: setupSnapshot.context.detail },
@@ -281,6 +283,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         session: view,
         queue: queueStatus,
         ...(retainFailing === undefined ? {} : { retainFailing }),
+        ...(off.word === undefined ? {} : { switchedOff: off.word }),
         projectId: scope.identity.id,
         bankId: scope.projectBank.bankId,
       }),

@@ -129,6 +129,18 @@ export const checkParent = async (file: string): Promise<void> => {
   }
 };
 
+/** Throws when `dir` or a directory above it (from its state dir down) is a symbolic link; creates nothing. */
+const refuseLinkedDirSync = (dir: string): void => {
+  for (const component of componentsOf(dir)) {
+    try {
+      if (lstatSync(component).isSymbolicLink()) throw linkedDirectory(dir, component);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw error;
+    }
+  }
+};
+
 /** `lstat` checks of `file` and its directory, without opening: for status and doctor. */
 export const checkStateFileSync = (file: string): boolean => {
   checkParentSync(file);
@@ -283,7 +295,7 @@ const ensureGitignoreSync = (dir: string): void => {
  * a link, and after it). A state dir's `memory` directory gets its `.gitignore` at once.
  */
 export const ensurePrivateDirSync = (dir: string): void => {
-  checkParentSync(path.join(dir, 'x'));
+  refuseLinkedDirSync(dir);
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
@@ -293,7 +305,7 @@ export const ensurePrivateDirSync = (dir: string): void => {
 };
 
 export const ensurePrivateDir = async (dir: string): Promise<void> => {
-  await checkParent(path.join(dir, 'x'));
+  refuseLinkedDirSync(dir);
   await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
   const stat = await fs.lstat(dir);
   if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
