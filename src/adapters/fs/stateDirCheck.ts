@@ -18,6 +18,8 @@ export interface StateDirReport {
   readonly memoryDir: string;
   /** False when `{state_dir}/memory` does not exist yet (nothing has been written). */
   readonly exists: boolean;
+  /** `{state_dir}/memory/.gitignore` is there, so git never commits the conversation text it holds. */
+  readonly ignored: boolean;
   readonly findings: readonly StateDirFinding[];
 }
 
@@ -86,7 +88,13 @@ export const checkStateDir = (stateDir: string, queuePath: string, extra: readon
       });
     }
   }
-  return { memoryDir, exists, findings };
+  let ignored = false;
+  try {
+    ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile();
+  } catch {
+    ignored = false;
+  }
+  return { memoryDir, exists, ignored, findings };
 };
 
 const nearestExisting = (dir: string): string | undefined => {

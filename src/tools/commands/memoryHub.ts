@@ -88,6 +88,7 @@ const setup = async (ctx: CommandContext): Promise<CommandReport> => {
     `3. User bank (optional): ${scope.userBank.active ? `${scope.userBank.bankId ?? ''}. OK.` : 'off. For cross-project preferences: memory_config patch {enableGlobalBank: true, globalBankId: "<bank>"} with scope global.'}`,
     `4. Project identity: ${scope.identity.tag} (from ${scope.identity.basis}). To pin it (if it should not follow the git remote), set scope.projectId in .pi/memory.json and list this project in memory.trustedProjects in ~/.pi/agent/memory.json; a tool call cannot change it.`,
     `5. Mark setup complete: ${report.setupComplete ? 'done.' : 'memory_config patch {setupComplete: true} (dryRun:false).'}`,
+    '6. Nothing to commit: .pi/memory/ (queue journal with conversation text, cursors, traces) carries its own .gitignore ignoring everything in it, written when memory creates the directory.',
   ];
   return { level: report.setupComplete ? 'info' : 'warning', text: ['Memory setup', ...steps, ...(report.setupComplete ? [] : [SETUP_HINT])].join('\n'), details: { setupComplete: report.setupComplete, steps } };
 };
