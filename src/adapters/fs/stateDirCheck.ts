@@ -88,7 +88,7 @@ export const checkStateDir = (stateDir: string, queuePath: string, extra: readon
       });
     }
   }
-  let ignored = false;
+  let ignored: boolean;
   try {
     ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile();
   } catch {
