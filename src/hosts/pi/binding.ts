@@ -1,6 +1,7 @@
 /**
- * pi hooks -> runtime calls. No memory logic here: each hook decodes what it needs, calls
- * the runtime and returns. The factory registers only (pi refuses to start if it throws);
+ * pi hooks -> runtime calls. No memory logic here: each hook decodes its payload with its codec
+ * (`hookPayloads.ts`; a payload that does not decode is a warning naming the field, and the hook
+ * does nothing), calls the runtime and returns. The factory registers only (pi refuses to start if it throws);
  * everything that can fail happens in `session_start`, inside try/catch.
  */
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
@@ -11,8 +12,9 @@ import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
-import { ShutdownReason } from '../../machines/session/events.js';
-import type { NewerHostEvents, TrustAwareContext } from './hostEvents.js';
+import { ShutdownReason, type StartReason } from '../../machines/session/events.js';
+import { hasNewerEvents } from './hostEvents.js';
+import { AgentEndPayload, ContextPayload, SessionInfoChangedPayload, SessionShutdownPayload, SessionStartPayload, decodeHook } from './hookPayloads.js';
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
@@ -31,7 +33,6 @@ const settleWithin = (ms: number): Promise<void> =>
     setTimeout(resolve, ms).unref();
   });
 
-/** The messages of the current branch, as pi persisted them. */
 /**
  * A notification; without a UI (`pi -p`, json mode) pi drops it, so warnings and errors also go
  * to stderr: a turn memory could not save must never pass in silence.
@@ -41,8 +42,8 @@ const tell = (ctx: ExtensionContext, text: string, level: 'info' | 'warning' | '
   if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${redact(text)}\n`);
 };
 
-const branchMessages = (ctx: ExtensionContext): unknown[] =>
-  ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
+/** The messages of the current branch, as pi persisted them. */
+const branchMessages = (ctx: ExtensionContext): unknown[] => ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message] : []));
 
 /** The session's name (pi `/name`); undefined when unnamed or on a stale context. */
 const sessionName = (ctx: ExtensionContext): string | undefined => {
@@ -55,17 +56,18 @@ const sessionName = (ctx: ExtensionContext): string | undefined => {
 
 /** pi 0.79.1+'s project-trust decision; undefined on a pi without project trust (0.73). */
 const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
-  const read = (ctx as TrustAwareContext).isProjectTrusted;
+  const read: unknown = Reflect.get(ctx, 'isProjectTrusted');
   if (typeof read !== 'function') return undefined;
   try {
-    return read.call(ctx);
+    const trusted: unknown = read.call(ctx);
+    return typeof trusted === 'boolean' ? trusted : undefined;
   } catch {
     // A stale context (after session replacement) throws: no decision to report.
     return undefined;
   }
 };
 
-const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: string): Promise<MemoryRuntime | undefined> => {
+const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: StartReason): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
   // Loaded on first use: pi's startup pays only for registering tools and hooks.
@@ -90,7 +92,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   await runtime.startSession({
     sessionId,
     sessionFile,
-    reason: reason as 'startup',
+    reason,
     name: sessionName(ctx),
   });
   const status = runtime.status();
@@ -107,11 +109,21 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   registerMemoryTools(pi, holder);
   registerMemoryCommands(pi, holder);
 
+  /** The hook's payload, or undefined (told as a warning naming the field) when it does not decode. */
+  const payloadOf = <A>(codec: Parameters<typeof decodeHook<A>>[0], hook: string, event: unknown, ctx: ExtensionContext): A | undefined => {
+    const decoded = decodeHook(codec, hook, event);
+    if (decoded._tag === 'Right') return decoded.right;
+    tell(ctx, `Memory ignored pi's ${hook} event: ${decoded.left.message}`, 'warning');
+    return undefined;
+  };
+
   pi.on('session_start', async (event, ctx) => {
+    const payload = payloadOf(SessionStartPayload, 'session_start', event, ctx);
+    if (payload === undefined) return;
     // pi's RPC mode starts a session twice: the second start joins the first.
     if (holder.starting !== undefined && holder.sessionId === ctx.sessionManager.getSessionId()) {
       const runtime = await holder.starting;
-      await runtime?.startSession({ sessionId: ctx.sessionManager.getSessionId(), sessionFile: ctx.sessionManager.getSessionFile(), reason: event.reason });
+      await runtime?.startSession({ sessionId: ctx.sessionManager.getSessionId(), sessionFile: ctx.sessionManager.getSessionFile(), reason: payload.reason });
       return;
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
@@ -132,7 +144,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     // With enabled: false the runtime still starts (no queue, no probe, no automation) so the
     // doctor, memory_status, /memory and memory_config can explain and undo it.
-    holder.starting = startRuntime(holder, ctx, options, event.reason).catch((error: unknown) => {
+    holder.starting = startRuntime(holder, ctx, options, payload.reason).catch((error: unknown) => {
       holder.failure = errorText(error);
       ctx.ui.setStatus(STATUS_KEY, 'memory: error');
       tell(ctx, `Memory could not start: ${holder.failure}. The session goes on without memory; run /memory:doctor.`, 'warning');
@@ -141,14 +153,15 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     await holder.starting;
   });
 
-  const newer = pi as unknown as NewerHostEvents;
   // pi 0.79+: a trust decision for this cwd is being made (start-up, cwd switch). We never
   // decide it; the next model call re-reads config so the key follows the decision.
-  newer.on('project_trust', () => ({ trusted: 'undecided' }));
+  if (hasNewerEvents(pi)) pi.on('project_trust', () => ({ trusted: 'undecided' }));
 
   pi.on('context', async (event, ctx) => {
     const runtime = holder.runtime;
     if (runtime === undefined) return undefined;
+    const payload = payloadOf(ContextPayload, 'context', event, ctx);
+    if (payload === undefined) return undefined;
     const trusted = projectTrusted(ctx);
     if (trusted !== holder.projectTrusted) {
       // Config (and the doctor) follow at once; the server client keeps the key it opened with.
@@ -159,7 +172,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     try {
       // Every message goes in (the block is inserted among pi's own objects, none dropped);
       // the query and the injection read them defensively.
-      const result = await runtime.recallFor(event.messages as unknown as HostMessage[], { signal: ctx.signal });
+      // pi's own objects, read defensively as host messages (the codec checked only the array).
+      const result = await runtime.recallFor(payload.messages as HostMessage[], { signal: ctx.signal });
       if (result.messages === undefined) return undefined;
       // The injected block is a plain user message; every other element is pi's own object.
       return { messages: result.messages as unknown as typeof event.messages };
@@ -186,28 +200,32 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   };
 
   // pi 0.80.3+: the name goes into the items of later runs (the document id never changes).
-  newer.on('session_info_changed', async (event) => {
-    await holder.runtime?.renameSession(event.name);
-  });
+  if (hasNewerEvents(pi)) {
+    pi.on('session_info_changed', async (event, ctx) => {
+      const payload = payloadOf(SessionInfoChangedPayload, 'session_info_changed', event, ctx);
+      if (payload !== undefined) await holder.runtime?.renameSession(payload.name);
+    });
+  }
 
   pi.on('agent_end', (event, ctx) => {
     if ((holder.runtime ?? holder.closed) === undefined) return undefined;
     // pi 0.73 has no session_info_changed: a /name since the last run is read here.
     const name = sessionName(ctx);
     const renamed = holder.runtime !== undefined && (holder.runtime.session.view().context.sessionName ?? undefined) !== name ? holder.runtime.renameSession(name) : undefined;
-    const all = event.messages as readonly unknown[];
+    const payload = payloadOf(AgentEndPayload, 'agent_end', event, ctx);
+    if (payload === undefined) return renamed;
+    const all = payload.messages;
     const messages = readable(all);
     if (messages.length < all.length) {
       tell(ctx, `Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
     }
-    const willRetry = (event as { willRetry?: unknown }).willRetry;
-    const run = hold.ended(messages, typeof willRetry === 'boolean' ? willRetry : undefined);
+    const run = hold.ended(messages, payload.willRetry);
     if (run === undefined) return renamed;
     return renamed === undefined ? retain(run, ctx) : renamed.then(() => retain(run, ctx));
   });
 
   // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.
-  newer.on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
+  if (hasNewerEvents(pi)) pi.on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
 
   pi.on('session_shutdown', async (event, ctx) => {
     const runtime = holder.runtime ?? (await holder.starting);
@@ -224,10 +242,11 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     // quit (and SIGTERM/SIGHUP on pi 0.77+) ends the process; reload/new/resume/fork replace
     // the session and the process goes on: the gate decides what each one waits for.
-    const reason = ShutdownReason.is(event.reason) ? event.reason : 'quit';
-    const target = (event as { targetSessionFile?: unknown }).targetSessionFile;
+    const payload = decodeHook(SessionShutdownPayload, 'session_shutdown', event);
+    const { reason: given, targetSessionFile: target } = payload._tag === 'Right' ? payload.right : {};
+    const reason = ShutdownReason.is(given) ? given : 'quit';
     try {
-      await runtime.shutdown(reason, typeof target === 'string' && target !== '' ? { targetSessionFile: target } : {});
+      await runtime.shutdown(reason, target !== undefined && target !== '' ? { targetSessionFile: target } : {});
     } finally {
       await runtime.close();
     }

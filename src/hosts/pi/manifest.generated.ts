@@ -1118,7 +1118,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_mental_model",
       "label": "Memory Mental Model",
-      "description": "Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Mutating actions preview unless dryRun is false. Project-tier create defaults tags to source:pi plus the project: tag. Needs server support; otherwise fails with an unsupported-capability error.",
+      "description": "Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Only this project's models are visible (its project: tag; in the user bank, the user scope tags). Mutating actions preview unless dryRun is false. A project-tier model always carries the project: tag (create defaults tags to source:pi plus it); tags naming another project are refused. Needs server support; otherwise fails with an unsupported-capability error.",
       "promptSnippet": "memory_mental_model: list, read or manage mental models (preview first)",
       "parameters": {
         "type": "object",
@@ -1202,7 +1202,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_knowledge",
       "label": "Memory Knowledge",
-      "description": "Knowledge pages: living documents over the bank's observations, as a tree of folders and pages. For routine questions use search, then get. export gives a portable full-bank markdown bundle. seed_taxonomy creates five starter coding pages (idempotent). create_page, create_folder, update and delete preview unless dryRun is false. Pages are not auto-injected into context. Needs server support for knowledge pages.",
+      "description": "Knowledge pages: living documents over the bank's observations, as a tree of folders and pages. Only this project's pages are visible (its project: tag); a project-tier page always carries it. For routine questions use search, then get. export gives a portable full-bank markdown bundle. seed_taxonomy creates five starter coding pages (idempotent). create_page, create_folder, update and delete preview unless dryRun is false. Pages are not auto-injected into context. Needs server support for knowledge pages.",
       "promptSnippet": "memory_knowledge: search and read knowledge pages (living docs over memory)",
       "parameters": {
         "type": "object",
