@@ -146,6 +146,10 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   // What the gates read now; `reloadConfig` replaces it (server, queue and paths stay as opened).
   let current: { loaded: LoadedConfig; scope: Scope } = { loaded, scope };
   const problems: string[] = [...loaded.errors.map((e) => e.message)];
+  // Said where the person looks (status, doctor): the project file chose whose memories to use, and was not trusted to.
+  if (loaded.identity.refused.length > 0) {
+    problems.push(`${loaded.files.project.path}: ${loaded.identity.refused.join(', ')} ignored: they decide whose memories this session reads and writes, and this project is not trusted for that (${loaded.identity.remedy ?? ''})`);
+  }
   const memoryDir = path.join(loaded.stateDir, 'memory');
   // A state file planted as a link or device (a cloned repository can commit one) turns memory
   // off for this project: nothing is read through it, written to it, recalled or retained.

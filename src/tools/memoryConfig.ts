@@ -50,7 +50,9 @@ const getConfig = (ctx: ToolContext): ToolOutcome => {
   // Shown, never patchable: where memory goes and which secret it reads.
   const lockedFields = fieldList.filter((f) => f.agentLocked === true);
   const locked = Object.fromEntries(lockedFields.map((f) => [f.patchKey ?? f.name, shown(f, config[f.name])]));
-  const lockedLines = lockedFields.map((f) => `  ${f.patchKey ?? f.name} = ${valueText(locked[f.patchKey ?? f.name] ?? null)} (${sources[f.name]}; user-only, not patchable)`);
+  const lockedLines = lockedFields.map(
+    (f) => `  ${f.patchKey ?? f.name} = ${valueText(locked[f.patchKey ?? f.name] ?? null)} (${sources[f.name]}; ${f.agentLockReason === 'identity' ? 'project identity' : 'user-only'}, not patchable)`,
+  );
   const text = [
     `memory_config (effective values; source in brackets; ${NOTE})`,
     ...lines,

@@ -68,10 +68,11 @@ const checkEntrySync = (file: string): boolean => {
 };
 
 /**
- * State dirs (`<project>/.pi`) in which no directory may be a symbolic link: a repository can
- * commit `.pi/link -> /` and a path through it would write outside the project. `loadConfig`
- * registers every state dir it loads, so every open and every directory created under one
- * is checked component by component from the state dir down (not only the last directory).
+ * State dirs (`<project>/.pi`) whose `memory` directory may hold no symbolic link on the way: a
+ * repository can commit `.pi/memory/q -> /` and a path through it would write outside the
+ * project. `loadConfig` registers every state dir it loads, so every open and every directory
+ * created in its `memory` is checked component by component from the state dir down (not only
+ * the last directory).
  */
 const confinedRoots = new Set<string>();
 
@@ -84,11 +85,16 @@ const isWithin = (root: string, candidate: string): boolean => {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
 
-/** The directories to check for `dir`: each one from its confining state dir down, else `dir` alone. */
+/**
+ * The directories to check for `dir`: for a directory in a confining state dir's `memory` (where
+ * memory keeps everything a repository must not redirect), each one from the state dir down;
+ * else `dir` alone (a user-chosen path elsewhere, or pi's own `~/.pi/agent` when the project is
+ * the home directory).
+ */
 const componentsOf = (dir: string): string[] => {
   const absolute = path.resolve(dir);
   let root: string | undefined;
-  for (const r of confinedRoots) if (isWithin(r, absolute) && (root === undefined || r.length > root.length)) root = r;
+  for (const r of confinedRoots) if (isWithin(path.join(r, 'memory'), absolute) && (root === undefined || r.length > root.length)) root = r;
   if (root === undefined) return [absolute];
   const parts = path.relative(root, absolute).split(path.sep).filter((p) => p !== '');
   return [root, ...parts.map((_, i) => path.join(root, ...parts.slice(0, i + 1)))];
