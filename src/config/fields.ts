@@ -147,6 +147,11 @@ export const configFields = {
     userFileOnly: true, agentLocked: true, origin: 'added',
     description: 'Project directories (absolute, or ~/...) whose .pi/memory.json may choose whose memories the session reads and writes: scope.projectId, scope.projectIdStrategy, scope.userScopeTags, scope.includeSharedObservations, banks.profile and banks.global. In any other project those fields are ignored with a warning. User file only.',
   }),
+  setupDeclined: field({
+    codec: t.array(ConfigText, 'ConfigText[]'), default: [], path: 'setup.declinedProjects', resetKey: 'setup.declinedProjects', tab: 'Connection', kind: 'tags',
+    advanced: true, userFileOnly: true, agentLocked: true, origin: 'added',
+    description: 'Projects (by project id) where the person answered "never in this repository" to the first-run setup question: it is not asked there again. User file only.',
+  }),
   // --- Banks ------------------------------------------------------------------------------
   memoryProfile: field({
     ...profile, default: 'project-only', path: 'banks.profile', resetKey: 'banks.profile', tab: 'Banks', kind: 'select', advanced: false,

@@ -39,6 +39,8 @@ export interface ResolveInput {
   readonly home: string;
   /** The host's project trust (pi 0.79+ `ctx.isProjectTrusted()`); undefined when it has none. */
   readonly hostTrusted?: boolean | undefined;
+  /** Where the user file is (it follows `PI_CODING_AGENT_DIR`), so messages name the real path. */
+  readonly userFile?: string;
   /** The project directory `memory.trustedProjects` is compared with; default the state dir's parent. */
   readonly projectDir?: string | undefined;
 }
@@ -56,6 +58,9 @@ export interface IdentityTrust {
   /** What the user does to trust it; set when something was refused. */
   readonly remedy?: string;
 }
+
+/** A path as a person reads it: the home directory as `~`. */
+const shownPath = (file: string, home: string): string => (home !== '' && file.startsWith(`${home}/`) ? `~${file.slice(home.length)}` : file);
 
 export interface ResolvedConfig {
   readonly config: MemoryConfig;
@@ -167,8 +172,6 @@ const trustedProjectsOf = (user: ConfigLayer | undefined, home: string): string[
   });
 };
 
-const USER_FILE = '~/.pi/agent/memory.json';
-
 interface FieldOutcome {
   value: unknown;
   source: ConfigSource;
@@ -183,10 +186,11 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
 
   const projectDir = path.resolve(input.projectDir ?? path.dirname(input.stateDir));
   const identityTrusted = input.hostTrusted !== false && trustedProjectsOf(input.user, input.home).includes(projectDir);
+  const userFileShown = input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home);
   const trustIt =
     input.hostTrusted === false
-      ? `pi does not trust this project; trust it in pi and add "${projectDir}" to memory.trustedProjects in ${USER_FILE}`
-      : `to use it, add "${projectDir}" to memory.trustedProjects in ${USER_FILE}`;
+      ? `pi does not trust this project; trust it in pi and add "${projectDir}" to memory.trustedProjects in ${userFileShown}`
+      : `to use it, add "${projectDir}" to memory.trustedProjects in ${userFileShown}`;
   const refusedIdentity: string[] = [];
   const outcomes = new Map<FieldName, FieldOutcome>();
   for (const spec of fieldList) {
@@ -200,7 +204,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
           message: `${location}: field ${name}: ${why} (got ${preview(spec, raw)}); using ${preview(spec, outcome.value)}`,
         });
       if (source === 'project' && spec.userFileOnly === true) {
-        reject('only allowed in the user file ~/.pi/agent/memory.json, refused in a project file');
+        reject(`only allowed in the user file ${input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home)}, refused in a project file`);
         return;
       }
       if (source === 'project' && spec.identity === true && !identityTrusted) {
@@ -258,6 +262,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
     sources,
     baseline: { baseUrl: baseline['baseUrl'] as string, apiKeyEnv: baseline['apiKeyEnv'] as string | undefined },
     hostTrusted: input.hostTrusted,
+    ...(input.userFile === undefined ? {} : { userFile: shownPath(input.userFile, input.home) }),
   });
   // Memory off is the master switch off: every consumer that honours `enabled` (the queue,
   // the setup gate, every tool) honours trust too, with nothing else to remember.

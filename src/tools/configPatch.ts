@@ -50,7 +50,7 @@ export const lockedFieldText = (key: string): string => {
       : 'it decides where memory is sent or which secret is read';
   return (
     `${key} cannot be changed by a tool call: ${why}. ` +
-    'The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand.'
+    'The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi\'s agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand.'
   );
 };
 

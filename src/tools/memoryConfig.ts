@@ -9,7 +9,7 @@ import { configFields, fieldList, patchAllowlist, type FieldName, type FieldSpec
 import { resolveConfig, type ConfigLayer, type FileScope } from '../config/resolve.js';
 import type { MemoryConfig } from '../config/fields.js';
 import type { JsonValue } from '../machines/shared/codecs.js';
-import { applyConfigEdit } from './configEdit.js';
+import { applyConfigEdit } from '../config/configEdit.js';
 import { ConfigPatchCodec, LOCKED_SUMMARY, globalLockedFieldText, globalLockedKeysIn, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
 import type { ToolContext } from './context.js';
 import { custom, oneOf, toolParams } from './params.js';

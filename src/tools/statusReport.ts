@@ -56,7 +56,7 @@ export interface StatusReport {
 const PROBE_MS = 1500;
 
 export const SETUP_HINT =
-  'Memory setup is required: open /memory (guided setup), or set projectBankId to the shared coding bank (memory_config patch, or PI_MEMORY_PROJECT_BANK_ID), then setupComplete:true.';
+  'Memory is not set up in this project: run /memory setup in pi (a few questions; nothing is written until you confirm).';
 
 
 /** Whether explicit setup is done: setupComplete and, in domain-tagged mode, a real coding bank id. */

@@ -67,7 +67,7 @@ const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
   }
 };
 
-const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: StartReason): Promise<MemoryRuntime | undefined> => {
+const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: StartReason, quiet = false): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
   // Loaded on first use: pi's startup pays only for registering tools and hooks.
@@ -97,9 +97,12 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   });
   const status = runtime.status();
   showFooter(status.footer);
-  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
-    if (status.setup.state === 'unconfigured') tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
-    else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
+  const declined = runtime.loaded.config.setupDeclined.some((id) => id === runtime.scope.identity.id);
+  if (!quiet && runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
+    // With a UI the first-run question (person.ts) speaks instead; "never here" stays quiet.
+    if (status.setup.state === 'unconfigured') {
+      if (!declined && (!ctx.hasUI || status.problems.length > 0)) tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory setup'}`, 'warning');
+    } else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
   return runtime;
 };
@@ -151,7 +154,38 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
       return undefined;
     });
     await holder.starting;
+    // Not awaited: a question left open must not hold pi's start-up (RPC reads answers later).
+    void import('./person.js')
+      .then(({ firstRun }) => firstRun(holder, ctx))
+      .catch((error: unknown) => {
+        try {
+          tell(ctx, `Memory setup question failed: ${errorText(error)}`, 'warning');
+        } catch {
+          // The session was replaced (or pi is exiting) while the question was open: nobody to tell.
+        }
+      });
   });
+
+  holder.restart = async (ctx) => {
+    const old = holder.runtime ?? (await holder.starting);
+    if (old !== undefined) {
+      holder.runtime = undefined;
+      try {
+        await old.shutdown('reload');
+      } finally {
+        await old.close();
+      }
+    }
+    holder.starting = startRuntime(holder, ctx, options, 'reload', true).catch((error: unknown) => {
+      holder.failure = errorText(error);
+      tell(ctx, `Memory could not start again: ${holder.failure}. Run /memory:doctor.`, 'warning');
+      return undefined;
+    });
+    const runtime = await holder.starting;
+    // Runs held while setup was unfinished are still behind the cursor: hand them over now.
+    runtime?.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'after-setup' });
+    return runtime;
+  };
 
   // pi 0.79+: a trust decision for this cwd is being made (start-up, cwd switch). We never
   // decide it; the next model call re-reads config so the key follows the decision.

@@ -12,6 +12,7 @@ import type { JsonValue } from '../../machines/shared/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
+import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
 import { describeFailure } from '../../effects/ports/memoryServer.js';
 
@@ -117,6 +118,20 @@ export const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): 
   return errors;
 };
 
+const ago = (at: number, now: number): string => {
+  const s = Math.max(0, Math.round((now - at) / 1000));
+  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
+
+/** The last automatic recall and retain of this session, in words: when, how it went, how many. */
+export const activityLine = (session: RuntimeStatusView['session'], now: number): string => {
+  const recall = session?.lastRecall;
+  const retain = session?.lastRetain;
+  const recallText = recall === undefined ? 'no recall yet' : `last recall ${ago(recall.at, now)}: ${recall.outcome}, ${recall.count} memor${recall.count === 1 ? 'y' : 'ies'}`;
+  const retainText = retain === undefined ? 'no retain yet' : `last retain ${ago(retain.at, now)}: ${retain.outcome}, ${retain.count} message(s)`;
+  return `Activity (this session): ${recallText}; ${retainText}`;
+};
+
 export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await doctorReport(ctx);
   const tools = ctx.tools;
@@ -133,6 +148,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
     `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
+    activityLine(tools.status?.().session, tools.clock.now()),
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),
     ...(report.setup.hint === undefined ? [] : [report.setup.hint]),
