@@ -5,8 +5,9 @@
  * read from here. Add a field here and nowhere else.
  */
 import * as t from 'io-ts';
-import { BankId, PositiveInt, NonNegativeInt } from '../machines/shared/codecs.js';
-import { ConfigPath, ConfigText, EnvVarName, FactType, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
+import { BankId, PositiveInt, NonNegativeInt } from '../codecs/codecs.js';
+import { FactType as WireFactType } from '../wire/hindsight.js';
+import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
 
 export type Tab = 'Connection' | 'Banks' | 'Scope' | 'Recall' | 'Retain' | 'Import' | 'UI';
 
@@ -94,6 +95,8 @@ const statusStyle = select(['off', 'text', 'emoji', 'nerdfont']);
 const statusDetail = select(['minimal', 'project', 'activity', 'verbose']);
 
 const Tags = t.array(ScopeTag, 'ScopeTag[]');
+/** The wire's fact kinds (`src/wire/hindsight.ts`), with the choices the config docs list. */
+const FactType = { codec: WireFactType, choices: ['world', 'experience', 'observation'] as const satisfies readonly (keyof typeof WireFactType.keys)[] };
 const FactTypes = t.array(FactType.codec, 'FactType[]');
 const Origins = t.array(Origin, 'Origin[]');
 const Paths = t.array(ConfigPath, 'ConfigPath[]');

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { resolveBank } from '../config/scope.js';
 import type { Presence, ServerFailure } from '../effects/ports/memoryServer.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';

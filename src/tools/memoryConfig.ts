@@ -8,7 +8,7 @@ import type * as t from 'io-ts';
 import { configFields, fieldList, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
 import { resolveConfig, type ConfigLayer, type FileScope } from '../config/resolve.js';
 import type { MemoryConfig } from '../config/fields.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import { applyConfigEdit } from '../config/configEdit.js';
 import { ConfigPatchCodec, LOCKED_SUMMARY, globalLockedFieldText, globalLockedKeysIn, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
 import type { ToolContext } from './context.js';

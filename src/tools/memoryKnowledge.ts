@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { resolveBank, type BankTarget } from '../config/scope.js';
 import { describeFailure, type CreatePageRequest, type KnowledgeNode, type MentalModelTrigger, type UpdateNodeRequest } from '../effects/ports/memoryServer.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { TAXONOMY_MAX_TOKENS, TAXONOMY_PAGES, taxonomyTrigger } from './knowledgeTaxonomy.js';
 import { defaultObjectTags } from './memoryMentalModel.js';

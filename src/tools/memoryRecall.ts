@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { resolveBank, scopeTagsFor } from '../config/scope.js';
 import { composeTagFilter } from '../config/tagFilter.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { custom, flag, num, text, toolParams } from './params.js';
 import type { Capabilities, RecallHit, RecallRequest } from '../effects/ports/memoryServer.js';

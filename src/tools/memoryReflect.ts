@@ -7,7 +7,7 @@ import * as t from 'io-ts';
 import { resolveBank, scopeTagsFor } from '../config/scope.js';
 import { composeTagFilter } from '../config/tagFilter.js';
 import type { ReflectRequest } from '../effects/ports/memoryServer.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { custom, flag, list, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import type * as t from 'io-ts';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { flag, list, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';

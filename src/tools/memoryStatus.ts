@@ -1,6 +1,6 @@
 /** memory_status: setup, banks, scope, recall/retain flags, queue and sync readiness. Read-only. */
 import type * as t from 'io-ts';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { toolParams } from './params.js';
 import { ok, type ToolOutcome } from './result.js';

@@ -2,8 +2,8 @@
  * What a tool hands back: readable text for the model plus structured details, or an error
  * that says what happened and what to do next. Every string leaving a tool passes `redact`.
  */
-import type { DecodeError } from '../machines/shared/decode.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { DecodeError } from '../codecs/decode.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import { redact, redactValue } from '../config/redact.js';
 
 export interface ToolResult {

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../config/redact.js';
 import type { Capabilities } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
-import { decodeWith } from '../machines/shared/decode.js';
+import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
 import { describeFailure } from '../effects/ports/memoryServer.js';

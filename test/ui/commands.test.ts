@@ -9,17 +9,30 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
-import { makeUiProject, seed } from './project.js';
+import { makeUiProject, seed, type UiProject } from './project.js';
 
 const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = path.resolve('src/hosts/cli/main.ts');
 const KEY = 'am-ui-cli-key-0b9e4d21c7a8f365';
 
 const children: ChildProcess[] = [];
+const projects: UiProject[] = [];
 let server: TestServer | undefined;
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) resolve();
+          else {
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          }
+        }),
+    ),
+  );
   await server?.dispose();
+  for (const project of projects) await project.dispose();
 });
 
 /** Starts the CLI and resolves with its output once `pattern` appears in it. */
@@ -46,6 +59,7 @@ describe('agent-memory ui', () => {
   it('prints a URL with a launch token and serves the page only with it', async () => {
     server = await startTestServer({ persist: false, apiKey: KEY });
     const project = await makeUiProject(server.url, KEY, 'cli-bank');
+    projects.push(project);
     await seed(server, KEY, 'cli-bank', [{ content: 'The staging cluster lives in eu-west-1.', document_id: 'doc-staging' }]);
     const { match } = await startCli(['ui', '--cwd', project.cwd], project.cwd, project.env, /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/\?token=([\w-]+)/);
     const [, base, token] = match;
@@ -63,6 +77,7 @@ describe('agent-memory ui', () => {
 describe('agent-memory serve /ui', () => {
   it('serves the browser over its own embedded server, behind the token; the API keeps its key', async () => {
     const project = await makeUiProject('http://127.0.0.1:9', KEY, 'serve-bank');
+    projects.push(project);
     const { match } = await startCli(['serve', '--port', '0', '--in-memory', '--api-key-env', 'AM_SERVE_KEY'], project.cwd, { ...project.env, AM_SERVE_KEY: KEY }, /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/\?token=([\w-]+)/);
     const [, base, token] = match;
     await seed({ url: base! }, KEY, 'serve-bank', [{ content: 'Release notes are drafted on Thursdays.', document_id: 'doc-notes' }]);
@@ -78,6 +93,7 @@ describe('agent-memory serve /ui', () => {
 
   it('leaves the browser out with --no-ui', async () => {
     const project = await makeUiProject('http://127.0.0.1:9', KEY, 'serve-bank');
+    projects.push(project);
     const { match, output } = await startCli(['serve', '--port', '0', '--in-memory', '--no-ui'], project.cwd, project.env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
     expect(output()).not.toContain('memory browser');
     expect((await fetch(`${match[1]}/ui/`)).status).toBe(404);

@@ -54,6 +54,7 @@ afterAll(async () => {
   await browser?.close();
   await ui?.close();
   await server?.dispose();
+  await project?.dispose();
 });
 
 const memoryCards = (): Promise<string[]> => page.$$eval('#memories li .text', (els) => els.map((e) => e.textContent ?? ''));

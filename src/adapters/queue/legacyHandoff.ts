@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 import { RetainItem } from '../../effects/ports/memoryServer.js';
 import { readStateFileSync } from '../fs/safeFile.js';
 

@@ -7,8 +7,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
-import { BankId, DocumentId } from '../../machines/shared/codecs.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { BankId, DocumentId } from '../../codecs/codecs.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { CHUNK_SIZE } from '../../machines/retainDelivery/context.js';
 import { RetainItem, UpdateMode, retainEvents, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import type { IdsPort } from '../ports/ids.js';

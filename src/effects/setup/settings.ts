@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { fieldList, type FieldName, type FieldSpec, type Tab } from '../../config/fields.js';
 import type { LoadedConfig } from '../../config/load.js';
 import type { FileScope } from '../../config/resolve.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { setupEvents, type SetupEventInput } from '../../machines/setup/events.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';

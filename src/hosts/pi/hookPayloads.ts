@@ -6,7 +6,7 @@
  */
 import type * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { decodeWith, type DecodeError } from '../../machines/shared/decode.js';
+import { decodeWith, type DecodeError } from '../../codecs/decode.js';
 import { StartReason } from '../../machines/session/events.js';
 
 export const SessionStartPayload = t.type({ reason: StartReason });

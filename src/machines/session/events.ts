@@ -3,7 +3,7 @@
  * session gate sees them. Each codec is the single source of its event's type.
  */
 import * as t from 'io-ts';
-import { EpochMs, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
+import { EpochMs, NonEmptyString, NonNegativeInt } from '../../codecs/codecs.js';
 import { eventOf } from '../shared/eventOf.js';
 
 export const SessionMode = t.keyof({ normal: null, 'read-only': null, ignored: null });

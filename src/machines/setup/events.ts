@@ -1,6 +1,6 @@
 /** Setup-gate events: config as loaded, and the outcomes of probing the memory server. */
 import * as t from 'io-ts';
-import { EpochMs, NonEmptyString } from '../shared/codecs.js';
+import { EpochMs, NonEmptyString } from '../../codecs/codecs.js';
 import { eventOf } from '../shared/eventOf.js';
 
 const at = { at: EpochMs };

@@ -1,4 +1,4 @@
-export * from './codecs.js';
-export * from './decode.js';
+export * from '../../codecs/codecs.js';
+export * from '../../codecs/decode.js';
 export * from './immerAssign.js';
 export * from './eventOf.js';

@@ -5,7 +5,7 @@
  * `all` works in place of an ID. Shared by `/memory dead-letters` and `agent-memory dead-letters`.
  */
 import { redact } from '../../config/redact.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { CommandReport } from './commandContext.js';
 
 export interface DeadLetterView {

@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
 import { switchedOff } from '../../config/switches.js';
 import { resolveApiKey, trustNotice, trustVerdict } from '../../config/trust.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport } from './commandContext.js';

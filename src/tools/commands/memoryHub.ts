@@ -4,7 +4,7 @@
  */
 import { fieldList } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import { findTool } from '../catalogue.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
