@@ -78,7 +78,7 @@ describe('a project file that claims another project', () => {
     // The doctor says what was ignored and how to trust it.
     const doctor = await runCli(['doctor'], { cwd: h.cwd, env: { HOME: h.home, PI_CODING_AGENT_DIR: h.agentDir } });
     expect(doctor.stdout).toContain('field scope.projectId: decides whose memories this session reads and writes');
-    expect(doctor.stdout).toContain(`add "${h.cwd}" to memory.trustedProjects in ~/.pi/agent/memory.json`);
+    expect(doctor.stdout).toContain(`add "${h.cwd}" to memory.trustedProjects in ${path.join(h.agentDir, 'memory.json')}`);
   }, 120_000);
 
   it('a user bank that is the other project\'s bank, with empty scope.userScopeTags: nothing of it is recalled', async () => {
