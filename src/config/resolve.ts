@@ -204,7 +204,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
           message: `${location}: field ${name}: ${why} (got ${preview(spec, raw)}); using ${preview(spec, outcome.value)}`,
         });
       if (source === 'project' && spec.userFileOnly === true) {
-        reject(`only allowed in the user file ${input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home)}, refused in a project file`);
+        reject(`only allowed in the user file ${userFileShown}, refused in a project file`);
         return;
       }
       if (source === 'project' && spec.identity === true && !identityTrusted) {

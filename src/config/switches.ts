@@ -13,16 +13,19 @@ export interface SwitchedOff {
   readonly notes: readonly string[];
 }
 
-const where = (source: ConfigSource): string =>
-  source === 'user' ? '~/.pi/agent/memory.json' : source === 'project' ? '.pi/memory.json' : source === 'env' ? 'the environment' : 'the defaults';
+const where = (source: ConfigSource, userFile: string): string =>
+  source === 'user' ? userFile : source === 'project' ? '.pi/memory.json' : source === 'env' ? 'the environment' : 'the defaults';
 
-/** Pure. `enabled: false` is the setup gate's `off`, so only recall, retain and the profile are read here. */
-export const switchedOff = (config: MemoryConfig, sources: Readonly<Record<FieldName, ConfigSource>>): SwitchedOff => {
+/**
+ * Pure. `enabled: false` is the setup gate's `off`, so only recall, retain and the profile are read here.
+ * `userFile` is the user file's path as a person reads it (it follows `PI_CODING_AGENT_DIR`).
+ */
+export const switchedOff = (config: MemoryConfig, sources: Readonly<Record<FieldName, ConfigSource>>, userFile: string): SwitchedOff => {
   const notes: string[] = [];
   const retainOffByProfile = config.memoryProfile === 'recall-only' || config.memoryProfile === 'global-only';
-  if (!config.retainEnabled) notes.push(`automatic retain is off: retain.enabled is false in ${where(sources.retainEnabled)}`);
-  else if (retainOffByProfile) notes.push(`automatic retain is off: banks.profile is ${config.memoryProfile} in ${where(sources.memoryProfile)}`);
-  if (!config.recallEnabled) notes.push(`automatic recall is off: recall.enabled is false in ${where(sources.recallEnabled)}`);
+  if (!config.retainEnabled) notes.push(`automatic retain is off: retain.enabled is false in ${where(sources.retainEnabled, userFile)}`);
+  else if (retainOffByProfile) notes.push(`automatic retain is off: banks.profile is ${config.memoryProfile} in ${where(sources.memoryProfile, userFile)}`);
+  if (!config.recallEnabled) notes.push(`automatic recall is off: recall.enabled is false in ${where(sources.recallEnabled, userFile)}`);
   const retainOff = !config.retainEnabled || retainOffByProfile;
   const word = retainOff && !config.recallEnabled ? 'recall+retain off' : retainOff ? 'retain off' : !config.recallEnabled ? 'recall off' : undefined;
   return { word, notes };

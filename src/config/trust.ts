@@ -49,6 +49,8 @@ export interface KeyTrust {
   readonly remedy?: string;
   /** The host's verdict, when it gave one. */
   readonly hostTrusted?: boolean;
+  /** The user file as a person reads its path, for the messages that send them there. */
+  readonly userFile: string;
 }
 
 export interface TrustInput {
@@ -76,6 +78,7 @@ export const decideTrust = ({ config, sources, baseline, hostTrusted, userFile =
     baseUrlSource: sources.baseUrl,
     apiKeyEnvSource: sources.apiKeyEnv,
     trustedOrigins,
+    userFile,
     ...(hostTrusted === undefined ? {} : { hostTrusted }),
   };
   const movesServer = sources.baseUrl === 'project' && origin !== baselineOrigin;
@@ -118,7 +121,7 @@ export const trustVerdict = (trust: KeyTrust): string => {
     trust.hostTrusted === undefined ? ' (this pi has no project trust)' : trust.hostTrusted ? '' : ' (pi does not trust this project; nothing moved)';
   switch (trust.rule) {
     case 'user-config':
-      return `project config chooses no server or key variable: ${trust.origin} comes from ${USER_FILE} or the defaults${pi}`;
+      return `project config chooses no server or key variable: ${trust.origin} comes from ${trust.userFile} or the defaults${pi}`;
     case 'trusted-origin':
       return trust.hostTrusted === true
         ? `project config honoured: pi trusts this project and ${trust.origin} is in memory.trustedOrigins`

@@ -282,7 +282,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     const queueStatus = queue?.status() ?? disabledQueueStatus;
     const { config: now, } = current.loaded;
     const scope = current.scope;
-    const off = switchedOff(now, current.loaded.sources);
+    const off = switchedOff(now, current.loaded.sources, current.loaded.trust.userFile);
     return {
       enabled: now.enabled,
       setup: { state, detail: setupSnapshot.context.detail },

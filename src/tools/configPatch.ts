@@ -41,8 +41,11 @@ export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
   return { anyOf: [base, { type: 'null' }], description: `${spec.description} null resets it.` };
 };
 
-/** Why a locked field is refused, in the words the agent and the user read. */
-export const lockedFieldText = (key: string): string => {
+/** The user file when no path is known (the tool schema): where it is, in a person's words. */
+const USER_FILE_WORDS = "the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it)";
+
+/** Why a locked field is refused, in the words the agent and the user read; `userFile` is the real path when known. */
+export const lockedFieldText = (key: string, userFile?: string): string => {
   const name = agentLockedKeys.get(key);
   const why =
     name !== undefined && specOf(name).agentLockReason === 'identity'
@@ -50,14 +53,14 @@ export const lockedFieldText = (key: string): string => {
       : 'it decides where memory is sent or which secret is read';
   return (
     `${key} cannot be changed by a tool call: ${why}. ` +
-    'The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi\'s agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand.'
+    `The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing ${userFile === undefined ? USER_FILE_WORDS : `the user file ${userFile}`} by hand.`
   );
 };
 
 /** Why a switch is refused in the user file: it would turn memory off in every project. */
-export const globalLockedFieldText = (key: string): string =>
+export const globalLockedFieldText = (key: string, userFile: string): string =>
   `${key} cannot be changed in the user file (scope global) by a tool call: it turns memory on or off in every project. ` +
-  'Patch it in this project (scope project), or the user changes it in /memory settings or by editing ~/.pi/agent/memory.json by hand.';
+  `Patch it in this project (scope project), or the user changes it in /memory settings or by editing ${userFile} by hand.`;
 
 /** The patch keys a tool call may not write to the user file, in the order given. */
 export const globalLockedKeysIn = (patch: ConfigPatch): string[] => Object.keys(patch).filter((key) => globalLockedKeys.has(key));

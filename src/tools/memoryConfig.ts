@@ -87,7 +87,7 @@ const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promis
   if (patch === undefined) return fail('invalidParams', 'tool memory_config: field patch: required for action patch. Nothing was changed.', { field: 'patch' });
   const locked = lockedKeysIn(patch);
   if (locked.length > 0) {
-    return fail('rejected', `${locked.map(lockedFieldText).join(' ')} Nothing was changed.`, { field: `patch.${locked[0] ?? ''}` });
+    return fail('rejected', `${locked.map((key) => lockedFieldText(key, ctx.loaded.trust.userFile)).join(' ')} Nothing was changed.`, { field: `patch.${locked[0] ?? ''}` });
   }
   const keys = Object.keys(patch);
   if (keys.length === 0) {
@@ -96,7 +96,7 @@ const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promis
   const scope = params.scope ?? 'project';
   const globalLocked = scope === 'global' ? globalLockedKeysIn(patch) : [];
   if (globalLocked.length > 0) {
-    return fail('rejected', `${globalLocked.map(globalLockedFieldText).join(' ')} Nothing was changed.`, { field: `patch.${globalLocked[0] ?? ''}` });
+    return fail('rejected', `${globalLocked.map((key) => globalLockedFieldText(key, ctx.loaded.trust.userFile)).join(' ')} Nothing was changed.`, { field: `patch.${globalLocked[0] ?? ''}` });
   }
   const fileScope: FileScope = scope === 'global' ? 'user' : 'project';
   const file = scope === 'global' ? ctx.loaded.files.user.path : ctx.loaded.files.project.path;

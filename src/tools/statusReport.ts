@@ -79,9 +79,10 @@ const SETUP_WORDS: Readonly<Record<string, string>> = {
  * same setup rule and this report's own probe of the server.
  */
 const probedSetupState = (ctx: ToolContext, reachable: boolean | null, codingExists: boolean | null): { state: string; detail?: string } => {
-  if (!ctx.loaded.config.enabled) return { state: 'disabled' };
   const facts = setupFacts(ctx.loaded, ctx.scope);
+  // The gate's order: a refused project file is named before the switch it turned off.
   if (facts.untrusted === true) return { state: 'untrusted', ...(facts.reason === undefined ? {} : { detail: facts.reason }) };
+  if (!ctx.loaded.config.enabled) return { state: 'disabled' };
   if (!facts.configured) return { state: 'unconfigured', ...(facts.reason === undefined ? {} : { detail: facts.reason }) };
   if (reachable !== true) return { state: 'degraded', detail: 'the server did not answer' };
   if (codingExists === false) return { state: 'bankMissing', detail: 'the bank is created on the first pi session' };

@@ -79,7 +79,7 @@ export const doctorReport = async (ctx: CommandContext) => {
       warnings: warnings.map((w) => redact(w.message)),
     },
     // A switch that keeps recall or retain off is said, with where it was set (never `ready`).
-    switchedOff: switchedOff(config, sources).notes,
+    switchedOff: switchedOff(config, sources, trust.userFile).notes,
     memoryProfile: config.memoryProfile,
     scopeMode: config.scopeMode,
     routes: {

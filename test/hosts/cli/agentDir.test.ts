@@ -42,4 +42,33 @@ describe('agent-memory and PI_CODING_AGENT_DIR', () => {
     expect(fallback.stdout).toContain(`Server: ${other.url} (user)`);
     expect(fallback.stdout).not.toContain(server.url);
   }, 60_000);
+
+  it('names the user file where PI_CODING_AGENT_DIR puts it, in every message that sends a person there', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'am-agentdir-msg-'));
+    const home = path.join(root, 'home');
+    const agentDir = path.join(root, 'custom-agent');
+    const project = path.join(root, 'project');
+    const userFile = path.join(agentDir, 'memory.json');
+    await mkdir(agentDir, { recursive: true });
+    await mkdir(path.join(project, '.pi'), { recursive: true });
+    await writeFile(userFile, JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 2000 } }));
+    // A project file that moves memory to an origin the user file does not list, and holds a raw key.
+    await writeFile(path.join(project, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl: other.url, apiKeyDirect: 'hsk_not_here_0123456789' } }));
+    const env = { HOME: home, PI_CODING_AGENT_DIR: agentDir };
+
+    const doctor = await runCli(['doctor'], { cwd: project, env });
+    expect(doctor.stdout).toContain(`add "${other.url}" to memory.trustedOrigins in ${userFile}`);
+    expect(doctor.stdout).toContain(`only allowed in the user file ${userFile}, refused in a project file`);
+    const status = await runCli(['status'], { cwd: project, env });
+    expect(status.stdout).toContain(`Setup: untrusted (memory is off for this project: its .pi/memory.json points memory at ${other.url}, which ${userFile} does not trust`);
+    for (const out of [doctor.stdout, doctor.stderr, status.stdout, status.stderr]) expect(out).not.toContain('.pi/agent/memory.json');
+
+    // Nothing moved: the verdict says where the server came from, and a switch where it was set, by the real path.
+    await writeFile(userFile, JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 2000 }, retain: { enabled: false } }));
+    await writeFile(path.join(project, '.pi', 'memory.json'), JSON.stringify({ scope: { projectId: 'agentdir-msg' } }));
+    const trusted = await runCli(['doctor'], { cwd: project, env });
+    expect(trusted.stdout).toContain(`comes from ${userFile} or the defaults`);
+    expect(trusted.stdout).toContain(`retain.enabled is false in ${userFile}`);
+    expect(trusted.stdout).not.toContain('.pi/agent/memory.json');
+  }, 60_000);
 });
