@@ -4,7 +4,7 @@
  */
 import { fieldList } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
-import type { JsonValue } from '../../codecs/codecs.js';
+import { toJson } from '../../effects/kernel/trace.js';
 import { findTool } from '../catalogue.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
@@ -33,7 +33,7 @@ const status = async (ctx: CommandContext, withMenu: boolean): Promise<CommandRe
   const report = await buildStatusReport(ctx.tools);
   const text = ['Memory', ...statusLines(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
   const warn = report.fields.some((f) => f.tone === 'warn');
-  return { level: warn ? 'warning' : 'info', text, details: report as unknown as JsonValue };
+  return { level: warn ? 'warning' : 'info', text, details: toJson(report) };
 };
 
 const flush = async (ctx: CommandContext): Promise<CommandReport> => {
@@ -136,6 +136,6 @@ export const memoryHubCommand = async (ctx: CommandContext, args: string): Promi
     case 'settings':
       return settings(ctx);
     default:
-      return { level: 'error', text: [`Unknown /memory action ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
+      return { level: 'error', text: [`Unknown action for /memory: ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
   }
 };
