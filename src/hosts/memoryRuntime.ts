@@ -44,6 +44,7 @@ import { readLegacyHandoff } from '../adapters/queue/legacyHandoff.js';
 import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
+import { ensurePrivateDirSync } from '../adapters/fs/safeFile.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
 import { fileRetainQueuePorts } from './retainQueueStore.js';
@@ -170,9 +171,28 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
     });
 
+  // The trace directory holds diagnostics only (run journals, the opt-in trace): when it cannot
+  // be made (a read-only or full state dir, where Node's recursive mkdir says ENOENT) tracing is
+  // off for this runtime with one warning, and memory goes on without it.
+  const traceDir = path.join(memoryDir, 'trace');
+  let traceDirUsable: boolean | undefined;
+  const traceDirReady = (): boolean => {
+    if (traceDirUsable !== undefined) return traceDirUsable;
+    try {
+      ensurePrivateDirSync(traceDir);
+      traceDirUsable = true;
+    } catch (error) {
+      traceDirUsable = false;
+      const text = `Memory tracing is off in this session: ${traceDir} could not be created (${redact(error instanceof Error ? error.message : String(error))}); recall and retain go on without it. Run agent-memory doctor to check the state dir.`;
+      problems.push(text);
+      notify('warning', text);
+    }
+    return traceDirUsable;
+  };
+
   const traceFor = (name: string): TracePort | undefined => {
     if (options.trace === undefined || options.trace === false) return undefined;
-    if (options.trace === true) return jsonlTrace({ path: path.join(memoryDir, 'trace', `${name}.jsonl`), redact: redactValue });
+    if (options.trace === true) return traceDirReady() ? jsonlTrace({ path: path.join(traceDir, `${name}.jsonl`), redact: redactValue }) : undefined;
     return options.trace;
   };
 
@@ -201,9 +221,9 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const journals: TraceJournal[] = [];
   const journalFor = async (gate: string): Promise<TraceJournal | undefined> => {
     // Nothing is written under a state dir that was refused (a planted link or device).
-    if (!config.enabled || refusal !== undefined) return undefined;
+    if (!config.enabled || refusal !== undefined || !traceDirReady()) return undefined;
     const stamp = `${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
-    const journal = openTraceJournal({ path: await runJournalPath(path.join(memoryDir, 'trace'), gate, stamp) });
+    const journal = openTraceJournal({ path: await runJournalPath(traceDir, gate, stamp) });
     journals.push(journal);
     return journal;
   };

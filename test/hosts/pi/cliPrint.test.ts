@@ -3,60 +3,22 @@
  * loaded from source by pi's own loader. One turn runs end to end; and a SIGTERM right after
  * the answer still leaves the run on disk for the retain queue.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { runPiCli, type PiCliOptions, type PiCliRun } from '../../helpers/piCli.js';
 import { hostLine } from './hostLine.js';
 import { makeProject, type Project } from './piSdk.js';
-
-const repo = path.resolve(__dirname, '../../..');
-const piBin = hostLine.cli;
-const extension = path.join(repo, 'src/hosts/pi/extension.ts');
-const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
-
-interface Run {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 const runPi = (
   project: Project,
   args: readonly string[],
   answer: string,
-  onStdout?: (text: string, kill: (s: NodeJS.Signals) => void) => void,
+  onStdout?: PiCliOptions['onStdout'],
   env: Readonly<Record<string, string>> = {},
-): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [piBin, '--no-extensions', '-e', fauxProvider, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', ...args],
-      {
-        cwd: project.cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: project.home, PI_CODING_AGENT_DIR: project.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: JSON.stringify([answer]), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    const guard = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      onStdout?.(stdout, (s) => child.kill(s));
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(guard);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+): Promise<PiCliRun> => runPiCli(project, args, answer, { ...(onStdout === undefined ? {} : { onStdout }), env });
 
 const memoryFiles = async (project: Project): Promise<string> => {
   const dir = path.join(project.cwd, '.pi', 'memory');
