@@ -104,6 +104,24 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
 
   const started = Date.now();
   let end = started + options.durationMs;
+  const latest = started + Math.max(options.durationMs, options.maxDurationMs ?? options.durationMs);
+  const targetsMet = (): boolean => {
+    const t = options.targets;
+    if (t === undefined) return true;
+    const piKills = outcomes.filter((o) => o.killed && o.signal === 'SIGKILL').length;
+    const acked = outcomes.filter((o) => o.code === 0 && !toldNotRetained(o.stderr)).length;
+    return acked >= t.acknowledged && piKills >= t.piKills && server.kills() >= t.serverKills;
+  };
+  let stopped = false;
+  /** Whether turns are still started: the duration asked, then until the targets are met. */
+  const running = (): boolean => {
+    if (Date.now() < end) return true;
+    if (stopped || end >= latest || targetsMet()) return false;
+    // One more cycle of fault windows (the fault loop reads `end` as it goes).
+    end = Math.min(latest, end + options.cycleMs);
+    log(`chaos: targets not met yet, running on to ${Math.round((end - started) / 1000)} s`);
+    return true;
+  };
   const wake = new Set<() => void>();
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -117,13 +135,14 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
     });
   stop?.addEventListener('abort', () => {
     log('chaos: stopping early');
+    stopped = true;
     end = Math.min(end, Date.now());
     for (const done of [...wake]) done();
   });
   try {
     await server.start();
     const worker = async (): Promise<void> => {
-      while (Date.now() < end) {
+      while (running()) {
         const marker = nextMarker;
         nextMarker += 1;
         const typical = typicalMs();
@@ -141,24 +160,27 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
       }
     };
     const flapper = async (): Promise<void> => {
-      while (Date.now() < end) {
+      while (running()) {
         await sleep(between(...options.serverUpMs));
-        if (Date.now() >= end) break;
+        if (!running()) break;
         await server.kill();
         await sleep(between(...options.serverDownMs));
         await server.start();
       }
     };
     const faults = async (): Promise<void> => {
-      for (let cycleStart = started; cycleStart < end; cycleStart += options.cycleMs) {
+      for (let cycleStart = started; ; cycleStart += options.cycleMs) {
         for (const w of WINDOWS) {
-          const from = cycleStart + w.from * options.cycleMs;
-          const to = Math.min(end, cycleStart + w.to * options.cycleMs);
-          if (from >= end) return;
           if (w.kind === 'diskFull' && disk.kind !== 'tmpfs') continue;
-          await sleep(from - Date.now());
+          const from = cycleStart + w.from * options.cycleMs;
+          // Wait for the window, unless the run ends first.
+          while (Date.now() < from) {
+            if (!running()) return;
+            await sleep(Math.min(1_000, from - Date.now()));
+          }
+          if (!running()) return;
           await setFault(w.kind, true);
-          await sleep(to - Date.now());
+          await sleep(Math.min(end, cycleStart + w.to * options.cycleMs) - Date.now());
           await setFault(w.kind, false);
         }
       }
