@@ -88,6 +88,8 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
     // The tarball holds the built entry and no node_modules: the bundle must carry its dependencies.
     expect(existsSync(path.join(pkg.dir, 'dist', 'pi', 'index.mjs'))).toBe(true);
     expect(existsSync(path.join(pkg.dir, 'node_modules'))).toBe(false);
+    // No source maps: they were two thirds of the unpacked package.
+    expect((await readdir(pkg.dir, { recursive: true })).filter((f) => f.endsWith('.map'))).toEqual([]);
 
     const agentDir = path.join(root, 'agent');
     const home = path.join(root, 'home');
