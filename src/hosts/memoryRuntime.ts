@@ -37,10 +37,8 @@ import { createRecaller } from '../effects/session/recall.js';
 import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/retainDelivery/queue.js';
 import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
 import { footerText } from '../effects/session/footer.js';
-import { queueJobsOfRun } from '../effects/session/retainProjection.js';
 import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainCursor } from '../adapters/queue/retainCursor.js';
-import { readLegacyHandoff } from '../adapters/queue/legacyHandoff.js';
 import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
@@ -237,7 +235,6 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     if (refusal === undefined) problems.push(`the retain cursor could not open (${reason}); automatic retain is off in this session`);
     cursor = refusingCursor(memoryDir, reason);
   }
-  if (queue !== undefined && refusal === undefined) queueLegacyHandoffs(memoryDir, queue, cursor, clock.now(), problems);
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());
@@ -481,24 +478,6 @@ const refusingCursor = (memoryDir: string, reason: string): RetainCursor => ({
     throw new Error(`the retain cursor is not open: ${reason}`);
   },
 });
-
-/**
- * Runs the retired hand-off log still holds (a process of an earlier version stopped before
- * queuing them): queued once, under the identity that process used, then the file goes.
- */
-const queueLegacyHandoffs = (memoryDir: string, queue: RetainQueue, cursor: RetainCursor, now: number, problems: string[]): void => {
-  try {
-    const legacy = readLegacyHandoff(memoryDir);
-    if (legacy === undefined) return;
-    for (const run of legacy.open) {
-      queue.enqueueSync(queueJobsOfRun(run.key, run.jobs));
-    }
-    for (const [sessionId, fingerprints] of legacy.seen) cursor.advance(sessionId, fingerprints, now);
-    legacy.remove();
-  } catch (error) {
-    problems.push(`runs of the old hand-off log could not be queued yet (${redact(error instanceof Error ? error.message : String(error))}); they are tried again on the next start`);
-  }
-};
 
 /** The queue as tools see it, its status joined with why turns are not being saved. */
 const withRetainHealth = <Q extends { status(): object }>(queue: Q, failing: () => string | undefined): Q => ({

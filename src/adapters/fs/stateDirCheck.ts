@@ -33,7 +33,7 @@ export const stateFilePaths = (stateDir: string, queuePath: string, extra: reado
     `${base}.quarantine.jsonl`,
     `${base}.dead.jsonl`,
     `${base}.receipts.json`,
-    ...['retain-handoff.jsonl', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
+    ...['retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
       path.join(memoryDir, name),
     ),
     ...extra,

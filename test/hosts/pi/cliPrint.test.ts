@@ -63,12 +63,12 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
 
   it('print mode has no UI to notify: memory that cannot keep this run says so on stderr', async () => {
     const project = await makeProject(server.url);
-    // A state file's path (the retired hand-off log's, still checked) is taken by a directory: the state dir is refused, nothing is kept.
-    mkdirSync(path.join(project.cwd, '.pi', 'memory', 'retain-handoff.jsonl'), { recursive: true });
+    // A state file's path (the retain cursor's) is taken by a directory: the state dir is refused, nothing is kept.
+    mkdirSync(path.join(project.cwd, '.pi', 'memory', 'retain-cursors.json'), { recursive: true });
     const run = await runPi(project, ['-p', 'Which region hosts the database?'], 'The database runs in eu-west-1.');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('The database runs in eu-west-1.');
-    expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-handoff\.jsonl: it is a directory/);
+    expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-cursors\.json: it is a directory/);
   }, 60_000);
 
   it('keeps the run on disk when pi is SIGTERMed right after the answer (json mode)', async () => {
