@@ -20,6 +20,8 @@ import { markerCounts } from './support/markers.js';
 import { canMountTmpfs, isRoot, mountTmpfs, type Tmpfs } from './support/tmpfs.js';
 
 const BANK = 'host-test';
+// Against a hang only: on a loaded 2-core machine one pi turn can take most of a minute.
+const GUARD = { guardMs: 150_000 };
 const TRACE_OFF = /^agent-memory: Memory tracing is off in this session: .*trace could not be created/;
 
 /** The state dir read-only, really: a read-only mount as root, a 0500 directory otherwise. */
@@ -54,7 +56,7 @@ describe('a pi turn when the trace directory cannot be created', () => {
     // The trace path is taken (by a plain file here): its directory cannot be made.
     mkdirSync(path.join(project.cwd, '.pi', 'memory'), { recursive: true });
     writeFileSync(path.join(project.cwd, '.pi', 'memory', 'trace'), 'not a directory\n');
-    const run = await runPiCli(project, ['-p', 'Which port does the queue admin use?'], 'The queue admin listens on 9181. MK1');
+    const run = await runPiCli(project, ['-p', 'Which port does the queue admin use?'], 'The queue admin listens on 9181. MK1', GUARD);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('The queue admin listens on 9181.');
     expect(run.stderr).not.toMatch(/Memory could not start/);
@@ -64,14 +66,14 @@ describe('a pi turn when the trace directory cannot be created', () => {
     const flush = await runCli(['flush', '--timeout-ms', '20000'], { cwd: project.cwd, env: { HOME: project.home } });
     expect(flush.code, flush.stdout + flush.stderr).toBe(0);
     expect((await markerCounts(server, BANK)).get(1)).toBe(1);
-  }, 90_000);
+  }, 200_000);
 
   it.skipIf(!readOnlyPossible)('a read-only state dir before the first turn: pi answers, and stderr says the turn was not retained', async () => {
     const project = await makeProject(server.url);
     const readOnly = readOnlyStateDir(project);
     if (readOnly === undefined) throw new Error('no read-only state dir could be made');
     try {
-      const run = await runPiCli(project, ['-p', 'Which port does the cache admin use?'], 'The cache admin listens on 9182. MK2');
+      const run = await runPiCli(project, ['-p', 'Which port does the cache admin use?'], 'The cache admin listens on 9182. MK2', GUARD);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('The cache admin listens on 9182.');
       expect(run.stderr).not.toMatch(/Memory could not start/);
@@ -82,5 +84,5 @@ describe('a pi turn when the trace directory cannot be created', () => {
     } finally {
       readOnly.dispose();
     }
-  }, 90_000);
+  }, 200_000);
 });
