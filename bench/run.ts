@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resultsDir } from './lib/harness.js';
-import { readResults, summaryTable, updateReadme } from './lib/summary.js';
+import { readResults, summaryTable, targetTable, updateBetweenMarkers } from './lib/summary.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // Names pick benches; `--flag value` pairs are handed to each bench run (`--data PATH`).
@@ -27,5 +27,7 @@ for (const file of benches) {
   if (run.status !== 0) failed += 1;
 }
 console.log(`\n${benches.length - failed} benchmarks ran, ${failed} failed; results in bench/results/`);
-if (updateReadme(join(here, '..', 'README.md'), summaryTable(readResults(resultsDir)))) console.log('README.md benchmark table updated');
+const results = readResults(resultsDir);
+if (updateBetweenMarkers(join(here, '..', 'docs', 'benchmarks.md'), summaryTable(results))) console.log('docs/benchmarks.md table updated');
+if (updateBetweenMarkers(join(here, '..', 'README.md'), targetTable(results))) console.log('README.md target table updated');
 process.exitCode = failed === 0 ? 0 : 1;

@@ -47,7 +47,7 @@ export const sample = async (fn: () => unknown, iterations: number, warmup = Mat
 export interface Figure {
   /** What is measured, e.g. `recall p50 at 100k memories`. */
   readonly name: string;
-  readonly unit: 'ms' | 'items/s' | 'jobs/s' | 'ratio' | 's' | 'KiB' | 'MB/s' | 'MB';
+  readonly unit: 'ms' | 'items/s' | 'jobs/s' | 'ratio' | 's' | 'KiB' | 'MB/s' | 'MB' | 'lines';
   readonly value: number;
   /** The same-run baseline this figure is read against, if any. */
   readonly baseline?: { readonly name: string; readonly value: number };

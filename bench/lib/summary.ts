@@ -1,6 +1,7 @@
 /**
- * The README's benchmark table, built from bench/results/*.json, between two marker comments,
- * so the figures in the README are always the ones the last `npm run bench` measured.
+ * The benchmark tables, built from bench/results/*.json, between two marker comments, so the
+ * figures in the docs are always the ones the last `npm run bench` measured: every figure in
+ * docs/benchmarks.md, and the README's short table of the figures that carry a target.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +31,27 @@ export const summaryTable = (results: readonly BenchResult[]): string => {
   ].join('\n');
 };
 
+/** The figures that carry a target, one line each: what a person checks first. */
+export const targetTable = (results: readonly BenchResult[]): string => {
+  const rows = results.flatMap((r) =>
+    r.figures
+      .filter((f) => f.target !== undefined)
+      .map((f) => {
+        const ratio = f.ratio === undefined || f.baseline === undefined ? '' : `${fmt(f.ratio)}× ${f.baseline.name}`;
+        const verdict = f.pass === undefined ? '' : f.pass ? 'met' : '**missed**';
+        return `| ${f.name} | ${fmt(f.value)} ${f.unit} | ${ratio} | ${f.target ?? ''} ${verdict} |`;
+      }),
+  );
+  const when = results.map((r) => r.at).sort().at(-1) ?? 'never';
+  return [
+    `\`npm run bench\` on ${results[0]?.node ?? 'Node'}, last run ${when}; every figure with its same-run baseline: [docs/benchmarks.md](docs/benchmarks.md).`,
+    '',
+    '| figure | value | vs same-run baseline | target |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+};
+
 export const readResults = (dir: string): BenchResult[] =>
   existsSync(dir)
     ? readdirSync(dir)
@@ -38,12 +60,12 @@ export const readResults = (dir: string): BenchResult[] =>
         .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as BenchResult)
     : [];
 
-/** Replaces the text between the markers; returns false when the README has no markers. */
-export const updateReadme = (readmePath: string, table: string): boolean => {
-  const text = readFileSync(readmePath, 'utf8');
+/** Replaces the text between the markers; returns false when the file has no markers. */
+export const updateBetweenMarkers = (path: string, table: string): boolean => {
+  const text = readFileSync(path, 'utf8');
   const a = text.indexOf(START);
   const b = text.indexOf(END);
   if (a < 0 || b < a) return false;
-  writeFileSync(readmePath, `${text.slice(0, a + START.length)}\n${table}\n${text.slice(b)}`);
+  writeFileSync(path, `${text.slice(0, a + START.length)}\n${table}\n${text.slice(b)}`);
   return true;
 };

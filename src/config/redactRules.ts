@@ -10,11 +10,19 @@
 
 export const REDACTED = '[REDACTED]';
 
-export interface Rule {
-  readonly name: string;
-  readonly pattern: RegExp;
-  readonly replace: string;
-}
+/**
+ * Every rule runs in time linear in the text (an `agent_end` hook redacts whatever a command
+ * printed, synchronously). JavaScript's regex engine backtracks, so each rule keeps to shapes
+ * that cannot make it rescan: a run that may fail after it either starts only where the run
+ * starts (a look-behind on its own class) or is taken whole (`(?=(run))\N`, an atomic group:
+ * the engine never gives characters back to try another split), and no two quantifiers over
+ * the same characters touch. `test/security/redactionTime.test.ts` holds every rule to a time
+ * per KB over adversarial inputs; `bench/redaction.bench.ts` measures the throughput.
+ */
+/** A rule is a regex and its replacement, or a scanner where no regex shape is linear. */
+export type Rule =
+  | { readonly name: string; readonly pattern: RegExp; readonly replace: string | ((match: string, ...args: unknown[]) => string) }
+  | { readonly name: string; readonly scan: (text: string) => string };
 
 // Not preceded by a letter or digit: a key glued to `_` or `-` is still found.
 const START = '(?<![A-Za-z0-9])';
@@ -25,6 +33,107 @@ const END = '(?![A-Za-z0-9])';
 const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
 // Not already redacted.
 const FRESH = String.raw`(?!\[REDACTED\])`;
+
+/** `run` matched whole, as group `group`: an atomic group, so a failure after it never re-splits the run. */
+const whole = (run: string, group: number): string => `(?=(${run}))\\${group}`;
+// A URL scheme, read only from where its run starts (`a.b.a.b…` is one candidate, not one per dot).
+const SCHEME = String.raw`(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)`;
+// A character of a secret-looking name; the one space allowed is the one in `api key`.
+const NAME_CHAR = String.raw`(?:[A-Za-z0-9_.-]|(?<=api) (?=key))`;
+
+const QUERY_START = /[?&]/g;
+const QUERY_NAME_END = /[=&#]|\s/g;
+const QUERY_VALUE_END = /[&#]|\s/g;
+const QUERY_SECRET_NAME = new RegExp(String.raw`${SECRET_WORD}|pass|sig|signature|key`, 'i');
+
+/** Where the run that `end` stops starts at `from` ends (the text's end when nothing stops it). */
+const runEnd = (text: string, from: number, end: RegExp): number => {
+  end.lastIndex = from;
+  return end.exec(text)?.index ?? text.length;
+};
+
+/**
+ * `?access_token=x`, `&sig=x`, `?api key=x`: the value of a query parameter whose name holds a
+ * secret word. A name runs from a `?` or `&` to `=` (a later `?` inside it does not start
+ * another: the longer name holds the shorter), and may hold the space of `api key`. A value is
+ * searched for parameters of its own (`?next=/x?token=y`). Each character is read once or twice.
+ */
+const hideQuerySecrets = (text: string): string => {
+  let out = '';
+  let copied = 0;
+  let at = 0;
+  while (at < text.length) {
+    QUERY_START.lastIndex = at;
+    const start = QUERY_START.exec(text);
+    if (start === null) break;
+    let nameEnd = runEnd(text, start.index + 1, QUERY_NAME_END);
+    while (text.charAt(nameEnd) === ' ' && /api$/i.test(text.slice(Math.max(0, nameEnd - 3), nameEnd)) && /^key/i.test(text.slice(nameEnd + 1, nameEnd + 4))) {
+      nameEnd = runEnd(text, nameEnd + 1, QUERY_NAME_END);
+    }
+    if (text.charAt(nameEnd) !== '=') {
+      at = Math.max(nameEnd, start.index + 1);
+      continue;
+    }
+    const valueStart = nameEnd + 1;
+    // The value's end is looked for only under a secret name: `=?=?=?…` would rescan it from each `?`.
+    const secret = QUERY_SECRET_NAME.test(text.slice(start.index + 1, nameEnd)) && !text.startsWith(REDACTED, valueStart);
+    const valueEnd = secret ? runEnd(text, valueStart, QUERY_VALUE_END) : valueStart;
+    if (valueEnd > valueStart) {
+      out += `${text.slice(copied, valueStart)}${REDACTED}`;
+      copied = valueEnd;
+      at = valueEnd;
+    } else {
+      at = valueStart;
+    }
+  }
+  return copied === 0 ? text : `${out}${text.slice(copied)}`;
+};
+
+const JWT_HEAD = /(?<![A-Za-z0-9])eyJ/;
+
+/**
+ * The JWTs in one dotted run of the token alphabet (`head.eyJ….sig`, each part 4+ characters
+ * after its `eyJ`): from the first `eyJ` of a segment not glued to a letter or digit to the end
+ * of the third segment. One pass over the segments.
+ */
+const hideJwts = (chain: string): string => {
+  if (!chain.includes('.eyJ')) return chain;
+  const parts = chain.split('.');
+  const out: string[] = [];
+  let i = 0;
+  while (i < parts.length) {
+    const head = parts[i] ?? '';
+    const at = head.search(JWT_HEAD);
+    const payload = parts[i + 1];
+    const signature = parts[i + 2];
+    const isJwt = at >= 0 && head.length - at >= 7 && payload !== undefined && payload.startsWith('eyJ') && payload.length >= 7 && signature !== undefined && signature.length >= 4;
+    if (isJwt) {
+      out.push(`${head.slice(0, at)}${REDACTED}`);
+      i += 3;
+    } else {
+      out.push(head);
+      i += 1;
+    }
+  }
+  return out.join('.');
+};
+
+const CLOSING = new Set('.,;!?)');
+
+/**
+ * The value of "password is X": the word after the phrase, less the punctuation that closes
+ * the sentence (`hunter2.` hides `hunter2`); a word a quote closes is hidden whole. Read from
+ * the whole word once, never by trying each length.
+ */
+const hideProseValue = (match: string, args: readonly unknown[]): string => {
+  const [prefix, word, quote] = args;
+  if (typeof prefix !== 'string' || typeof word !== 'string') return match;
+  if (typeof quote === 'string' && quote !== '') return `${prefix}${REDACTED}`;
+  // Counted from the end by hand: `/[.,;!?)]*$/` would rescan a run of dots from each dot.
+  let kept = word.length;
+  while (kept > 1 && CLOSING.has(word.charAt(kept - 1))) kept -= 1;
+  return `${prefix}${REDACTED}${word.slice(kept)}`;
+};
 
 const provider = (name: string, body: string, flags = 'g'): Rule => ({ name, pattern: new RegExp(`${START}${body}`, flags), replace: REDACTED });
 
@@ -43,18 +152,15 @@ export const rules: readonly Rule[] = [
   { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}` },
   { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}` },
   // `scheme://user:pass@host` and `scheme://longtoken@host`; a plain `git@` stays readable.
-  { name: 'url credentials', pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:]+):([^\s/@]*)@/gi, replace: `$1${REDACTED}@` },
-  { name: 'url token user', pattern: new RegExp(String.raw`\b([a-z][a-z0-9+.-]*:\/\/)${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@` },
-  {
-    name: 'url secret query parameter',
-    pattern: new RegExp(String.raw`([?&][^=&\s#]*(?:${SECRET_WORD}|pass|sig|signature|key)[^=&\s#]*=)${FRESH}[^&\s#]+`, 'gi'),
-    replace: `$1${REDACTED}`,
-  },
+  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:]+):([^\s/@]*)@`, 'gi'), replace: `$1${REDACTED}@` },
+  { name: 'url token user', pattern: new RegExp(String.raw`${SCHEME}${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@` },
+  { name: 'url secret query parameter', scan: (text) => hideQuerySecrets(text) },
   // JSON-ish `"apiKey": "value"` (before the bare key=value rule so the quotes survive).
   {
     name: 'json secret field',
-    pattern: new RegExp(String.raw`("[^"\n]*(?:${SECRET_WORD}|[_.-]pass)(?:[_.-][^"\n]*)?"\s*:\s*")${FRESH}((?:[^"\\\n]|\\.)+)(")`, 'gi'),
-    replace: `$1${REDACTED}$3`,
+    // The name is checked by look-ahead (the word, then a separator or the closing quote) and then taken whole.
+    pattern: new RegExp(String.raw`("(?=[^"\n]*?(?:${SECRET_WORD}|[_.-]pass)(?:[_.-]|"))${whole(String.raw`[^"\n]*`, 2)}"\s*:\s*")${FRESH}((?:[^"\\\n]|\\.)+)(")`, 'gi'),
+    replace: `$1${REDACTED}$4`,
   },
   // Provider-shaped keys, recognisable anywhere.
   provider('openai/anthropic key', String.raw`sk-(?:proj-|ant-(?:api\d+-)?|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}`),
@@ -75,7 +181,9 @@ export const rules: readonly Rule[] = [
   provider('digitalocean token', String.raw`do[opr]_v1_[a-f0-9]{64}`),
   provider('databricks token', String.raw`dapi[a-f0-9]{32}`),
   provider('twilio key', String.raw`SK[0-9a-fA-F]{32}${END}`),
-  provider('jwt', String.raw`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`),
+  // A dotted run of the token alphabet is taken whole (from where it starts) and searched for the
+  // three segments by `hideJwts`: a regex of the shape would rescan `-eyJ-eyJ-eyJ…` from each `eyJ`.
+  { name: 'jwt', pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+/g, replace: (chain) => hideJwts(chain) },
   // Azure storage / service bus connection strings: `AccountKey=...;`, `SharedAccessKey=...`.
   {
     name: 'azure connection string key',
@@ -91,15 +199,21 @@ export const rules: readonly Rule[] = [
   // `NAME=value`, `password: value`, `token value` where the name looks secret.
   {
     name: 'secret assignment',
-    pattern: new RegExp(String.raw`(\b(?:[A-Za-z0-9_.-]*${SECRET_WORD}|(?:[A-Za-z0-9]+[_.-])+pass)(?:[_.-][A-Za-z0-9_.-]*)?(?![A-Za-z0-9])["']?\s*[:=]\s*["']?)${FRESH}([^\s"',;&)}\]]+)`, 'gi'),
+    // A name is read from where its run starts: checked by look-ahead (the word, then a
+    // separator or the end of the name), then taken whole.
+    pattern: new RegExp(
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*[:=]\s*["']?)${FRESH}([^\s"',;&)}\]]+)`,
+      'gi',
+    ),
     replace: `$1${REDACTED}`,
   },
   // Prose: "my password is hunter2", "the passphrase was: x". A password word makes the next
   // word the secret, whatever it looks like.
   {
     name: 'password in prose',
-    pattern: new RegExp(String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)\s+(?:is|was|will be|=|:)\s*[:=]?\s*["'\u2018\u201c]?)${FRESH}([^\s"'\u2019\u201d]+?)(?=["'\u2019\u201d]?(?:[.,;!?)]*(?:\s|$)))`, 'gi'),
-    replace: `$1${REDACTED}`,
+    // The value is the word taken whole, less its closing punctuation (`proseValue`).
+    pattern: new RegExp(String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)\s+(?:is|was|will be|=|:)\s*(?:[:=]\s*)?["'\u2018\u201c]?)${FRESH}${whole(String.raw`[^\s"'\u2019\u201d]+`, 2)}(?=(["'\u2019\u201d]?))`, 'gi'),
+    replace: (match, ...args) => hideProseValue(match, args),
   },
   {
     name: 'secret after key word',
@@ -112,6 +226,9 @@ export const rules: readonly Rule[] = [
 /** Every rule applied in order. Idempotent: a rule never matches its own output. */
 export const redactPatterns = (text: string): string => {
   let out = text;
-  for (const rule of rules) out = out.replace(rule.pattern, rule.replace);
+  for (const rule of rules) {
+    if ('scan' in rule) out = rule.scan(out);
+    else out = typeof rule.replace === 'string' ? out.replace(rule.pattern, rule.replace) : out.replace(rule.pattern, rule.replace);
+  }
   return out;
 };

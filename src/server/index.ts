@@ -18,7 +18,8 @@ import { createOperationRunner } from './operations.js';
 import { AuditLog } from './features/auditLog.js';
 import { WebhookDispatcher } from './features/webhooks.js';
 import { routeModules } from './routes/index.js';
-import { createSearchIndexes } from './search/indexes.js';
+import { createSearchIndexes, indexFingerprint } from './search/indexes.js';
+import { readIndexFile } from './search/indexFile.js';
 import { openStore } from './store/store.js';
 
 export type { FaultRule } from './faults.js';
@@ -54,6 +55,9 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
+/** Quiet time after start-up before indexes built from the store are saved. */
+const SAVE_REBUILT_AFTER_MS = 2_000;
+
 const isoFrom = (clock: ServerClock) => (): string => new Date(clock.now()).toISOString().replace('Z', '+00:00');
 
 /** Thrown before anything is opened when the server would listen beyond loopback with no key. */
@@ -87,6 +91,10 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   });
   const nowIso = isoFrom(clock);
   const search = createSearchIndexes(store);
+  // Before listening: a recall right after start-up must not wait for an index build. The
+  // saved indexes load as they are; a bank they cannot serve is built from the store.
+  const saved = store.dataDir === undefined ? undefined : await readIndexFile(store.dataDir, indexFingerprint());
+  const rebuilt = search.buildAll(saved?.ok === true ? saved.saved : undefined);
   const operations = createOperationRunner({
     store,
     faults,
@@ -132,8 +140,16 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
     throw error;
   }
   operations.resumeAll();
-  // Index building after listen keeps start-up fast; a search before it finishes builds on demand.
-  void search.warm();
+  // Banks built from the store are saved soon, so the next start loads them (a snapshot would
+  // save them too, but a server that is never closed cleanly may not reach one for long).
+  let unsaved = rebuilt > 0 && store.persistent;
+  const saveTimer = unsaved
+    ? setTimeout(() => {
+        unsaved = false;
+        void search.save();
+      }, SAVE_REBUILT_AFTER_MS)
+    : undefined;
+  saveTimer?.unref();
   const port = (http.address() as AddressInfo).port;
   boundPort = port;
   const host = bindHost;
@@ -151,8 +167,11 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
         await closed;
         await operations.close();
         for (const module of routeModules) await module.close?.(context);
-        search.close();
+        clearTimeout(saveTimer);
+        if (unsaved) await search.save();
+        // The store's closing snapshot saves the search indexes too: close them after it.
         await store.close();
+        search.close();
       })();
       return closing;
     },

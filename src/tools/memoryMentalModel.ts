@@ -13,7 +13,7 @@ import { int, oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { callOptions, failureOutcome, requireFeatures, runCall } from './serverCall.js';
 import { bankParam, dryRunParam, tagsMatchParam, tagsParam } from './sharedParams.js';
-import { capLines, cleanText } from './text.js';
+import { capLines, cleanLine, cleanText, indented, withCleanDetails } from './text.js';
 import { defineTool } from './tool.js';
 
 export const MemoryMentalModelParams = toolParams(
@@ -114,7 +114,7 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
       const r = await runCall(ctx.server.listMentalModels(bankId, { detail: 'metadata' }, o));
       if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
       const items = r.right.items.map(modelMetadata);
-      const lines = items.map((m) => `- ${m.id}: ${cleanText(m.name, 200)}${m.tags === undefined ? '' : ` [${m.tags.join(', ')}]`}${m.last_refreshed_at === undefined ? '' : ` (refreshed ${m.last_refreshed_at})`}`);
+      const lines = items.map((m) => `- ${cleanLine(m.id, 200)}: ${cleanLine(m.name, 200)}${m.tags === undefined ? '' : ` [${m.tags.map((tag) => cleanLine(tag, 200)).join(', ')}]`}${m.last_refreshed_at === undefined ? '' : ` (refreshed ${cleanLine(m.last_refreshed_at, 100)})`}`);
       return ok([items.length === 0 ? `No mental models in ${bankId}.` : `${items.length} mental model(s) in ${bankId} (metadata only; use get for content):`, ...capLines(lines)].join('\n'), {
         action, bankId, items: items as unknown as JsonValue,
       });
@@ -124,7 +124,7 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
       if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
       const m = r.right;
       return ok(
-        [`Mental model ${m.id}: ${cleanText(m.name, 200)}`, ...(m.source_query ? [`Question: ${cleanText(m.source_query, 500)}`] : []), cleanText(m.content ?? '(no content yet)', 12_000)].join('\n'),
+        [`Mental model ${cleanLine(m.id, 200)}: ${cleanLine(m.name, 200)}`, ...(m.source_query ? [`Question: ${cleanLine(m.source_query, 500)}`] : []), indented(cleanText(m.content ?? '(no content yet)', 12_000))].join('\n'),
         { action, bankId, model: m as unknown as JsonValue },
       );
     }
@@ -167,5 +167,5 @@ export const memoryMentalModelTool = defineTool<MemoryMentalModelParams>({
     'Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Mutating actions preview unless dryRun is false. Project-tier create defaults tags to source:pi plus the project: tag. Needs server support; otherwise fails with an unsupported-capability error.',
   promptSnippet: 'memory_mental_model: list, read or manage mental models (preview first)',
   params: MemoryMentalModelParams,
-  handler,
+  handler: withCleanDetails(handler),
 });

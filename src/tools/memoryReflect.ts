@@ -22,7 +22,7 @@ import {
   tagsMatchParam,
   tagsParam,
 } from './sharedParams.js';
-import { cleanText } from './text.js';
+import { cleanLine, cleanText, indented, withCleanDetails } from './text.js';
 import { defineTool } from './tool.js';
 
 const ResponseSchema = t.UnknownRecord;
@@ -107,8 +107,8 @@ const handler = async (params: MemoryReflectParams, ctx: ToolContext): Promise<T
   const structured = result.right.structured_output;
   const text = [
     `Reflection from ${target.right.bankId} (synthesized from memory data):`,
-    cleanText(result.right.text, 12_000),
-    ...(structured === undefined || structured === null ? [] : [`Structured output: ${cleanText(JSON.stringify(structured), 4000)}`]),
+    indented(cleanText(result.right.text, 12_000)),
+    ...(structured === undefined || structured === null ? [] : [`Structured output: ${cleanLine(JSON.stringify(structured), 4000)}`]),
     // The server lists sources only when asked (includeFacts); absence is not "no memories".
     ...(sources.length > 0 ? [`Based on ${sources.join(' and ')}.`] : []),
   ].join('\n');
@@ -129,5 +129,5 @@ export const memoryReflectTool = defineTool<MemoryReflectParams>({
     'Ask long-term memory to synthesize an answer to a question, scoped to this project. Use explicitly for questions that need reasoning over many memories; use memory_recall for ordinary lookups.',
   promptSnippet: 'memory_reflect: synthesize an answer from project memory (explicit questions only)',
   params: MemoryReflectParams,
-  handler,
+  handler: withCleanDetails(handler),
 });

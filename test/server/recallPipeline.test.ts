@@ -15,6 +15,7 @@ import type { ServerStore } from '../../src/server/store/store.js';
 let store: ServerStore;
 let server: ServerContext;
 let rawIds: string[] = [];
+let quoted: string[] = [];
 
 beforeAll(async () => {
   store = await openStore();
@@ -56,6 +57,35 @@ beforeAll(async () => {
       ],
     },
   ]);
+  // What the consolidator writes: a heading and sentences quoted from its facts, nothing more.
+  const quoting = planRetain({
+    bankId: 'q',
+    bank: undefined,
+    items: [
+      { content: 'We deploy with ArgoCD. The prod sync is manual.', document_id: 'c' },
+      { content: 'ArgoCD watches the infra repo.', document_id: 'd' },
+      { content: 'The staging cluster runs ArgoCD 2.9 too.', document_id: 'e' },
+    ],
+    documentTags: [],
+    now: 1_700_000_000_000,
+    newId: () => `q-${(n += 1)}`,
+    appendSupported: true,
+  });
+  await store.commit(quoting.mutations);
+  quoted = [...(store.bank('q')?.facts.keys() ?? [])];
+  const text = (id: string | undefined): string => store.bank('q')?.facts.get(id ?? '')?.text ?? '';
+  const fact = (id: string, body: string, sources: string[]) => ({ id, text: body, fact_type: 'observation' as const, document_id: null, chunk_id: null, tags: [], created_at: '2024-01-01T00:00:00+00:00', source_fact_ids: sources });
+  await store.commit([
+    {
+      type: 'facts.put',
+      bank_id: 'q',
+      facts: [
+        fact('obs-quotes', `**ArgoCD** (3 facts)\n- We deploy with ArgoCD.\n- ${text(quoted[1])}\n- …and 1 more`, quoted),
+        fact('obs-clipped', `**staging** (1 fact)\n- The staging cluster runs Argo…`, [quoted[2] ?? '']),
+        fact('obs-summary', '**ArgoCD** (3 facts)\n- Deploys go through ArgoCD, manual in prod', quoted),
+      ],
+    },
+  ]);
 });
 afterAll(async () => {
   await server.operations.close();
@@ -82,6 +112,29 @@ describe('recall pipeline', () => {
     const preferred = runRecall(server, 'p', { request: { ...request, prefer_observations: true }, types: ['world', 'observation'] }) as typeof all;
     expect(preferred.results.map((r) => r.id)).toEqual(['obs-1']);
     expect(preferred.results[0]?.scores).toEqual(best?.scores);
+  });
+
+  it('prefer_observations: an observation that only quotes its facts gives way to them, one that says more stands in for them', () => {
+    const body = runRecall(server, 'q', { request: { query: 'argocd staging deploy', prefer_observations: true }, types: ['world', 'observation'] });
+    const returned = (body['results'] as { id: string; type: string; source_fact_ids?: string[] }[]);
+    // The summary adds words of its own and replaces its facts; the two quoting ones are not returned.
+    expect(returned.map((r) => r.id)).toEqual(['obs-summary']);
+    expect(returned[0]?.source_fact_ids?.length).toBe(3);
+    // A sentence clipped with "…" is still a quote.
+    const plain = runRecall(server, 'q', { request: { query: 'staging cluster' }, types: ['world', 'observation'] });
+    expect((plain['results'] as { id: string }[]).map((r) => r.id)).toContain('obs-clipped');
+    const quotingOnly = runRecall(server, 'q', { request: { query: 'staging cluster', prefer_observations: true }, types: ['world', 'observation'] });
+    const kept = (quotingOnly['results'] as { id: string }[]).map((r) => r.id);
+    expect(kept).not.toContain('obs-clipped');
+    expect(kept).toContain(quoted[2]);
+  });
+
+  it('every observation result names its source facts, without include.source_facts', () => {
+    const body = runRecall(server, 'q', { request: { query: 'argocd staging' }, types: ['observation'] });
+    const returned = body['results'] as { id: string; source_fact_ids?: string[] }[];
+    expect(returned.length).toBe(3);
+    for (const r of returned) expect(r.source_fact_ids?.length).toBeGreaterThan(0);
+    expect(body['source_facts']).toBeUndefined();
   });
 
   it('include.source_facts lists the sources of observations within the budget', () => {

@@ -1,5 +1,6 @@
 /**
- * The import gate's effects: scan, plan, and queue documents one at a time, over ports only.
+ * The import gate's effects: scan, plan, and queue documents a session at a time (one queue
+ * write for all of a session's documents), over ports only.
  *
  * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
  *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
@@ -8,8 +9,8 @@
  *   imports replace by document id, the server still holds it once.
  * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
- * - Ctrl+C (the abort signal) stops after the current document: the run is `paused`, and the
- *   same command resumes it.
+ * - Ctrl+C (the abort signal) stops after the current document (those read before it are
+ *   queued): the run is `paused`, and the same command resumes it.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
@@ -220,8 +221,14 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       for (const [file, docs] of bySession) {
         const read = await readForImport(file);
         const built = E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
+        // A session's documents go to the queue in one write (one fsync), then each is recorded.
+        const batch: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
+        let stopped = false;
         for (const plannedDoc of docs) {
-          if (interrupted()) return pauseInterrupted();
+          if (interrupted()) {
+            stopped = true;
+            break;
+          }
           const doc = built.get(plannedDoc.documentId);
           if (doc === undefined) {
             await send(importEvents.documentSkipped({ at: clock.now(), documentId: plannedDoc.documentId, reason: 'gone-since-planning', bytes: plannedDoc.bytes }));
@@ -233,15 +240,18 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             await send(importEvents.documentSkipped({ at: clock.now(), documentId: doc.documentId, reason: decision.reason, bytes: plannedDoc.bytes }));
             continue;
           }
-          await queue.enqueue([jobFor(doc, content, runOptions)]);
-          const bytes = utf8Length(content);
-          await send(importEvents.documentQueued({ at: clock.now(), documentId: doc.documentId, hash, bytes }));
-          queuedThisRun.push(doc.documentId);
+          batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes: utf8Length(content) });
+        }
+        if (batch.length > 0) await queue.enqueue(batch.map((b) => b.job));
+        for (const { documentId, hash, bytes } of batch) {
+          await send(importEvents.documentQueued({ at: clock.now(), documentId, hash, bytes }));
+          queuedThisRun.push(documentId);
           sinceFlush += bytes;
-          if (sinceFlush >= FLUSH_EVERY_BYTES) {
-            sinceFlush = 0;
-            if (!(await deliver(queuedThisRun))) return;
-          }
+        }
+        if (stopped) return pauseInterrupted();
+        if (sinceFlush >= FLUSH_EVERY_BYTES) {
+          sinceFlush = 0;
+          if (!(await deliver(queuedThisRun))) return;
         }
       }
       if (!(await deliver(queuedThisRun))) return;

@@ -9,7 +9,8 @@ import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
 import { BankId, DocumentId } from '../../machines/shared/codecs.js';
 import { decodeWith } from '../../machines/shared/decode.js';
-import { RetainItem, UpdateMode, type RetainJob } from '../../machines/retainDelivery/events.js';
+import { CHUNK_SIZE } from '../../machines/retainDelivery/context.js';
+import { RetainItem, UpdateMode, retainEvents, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import type { IdsPort } from '../ports/ids.js';
 
 /** SHA-256 in production: keys are written to the shared journal, so every process must use the same digest. */
@@ -74,4 +75,18 @@ export const batchOperationId = (jobs: readonly RetainJob[], digest: Digest): st
   if (jobs.length === 1 && jobs[0] !== undefined) return jobs[0].idempotencyKey;
   const keys = jobs.map((j) => j.idempotencyKey as string).sort();
   return uuidOf(digest(keys.join(',')));
+};
+
+/** The jobs, decoded and keyed, and the `enqueued` events that queue them; throws on bad input. */
+export const enqueuedEvents = (
+  input: readonly NewRetainJob[],
+  now: number,
+  digest: Digest,
+): { readonly jobs: readonly RetainJob[]; readonly events: readonly RetainDeliveryEventInput[] } => {
+  const prepared = prepareJobs(input, now, digest);
+  if (E.isLeft(prepared)) throw new Error(prepared.left);
+  const events: RetainDeliveryEventInput[] = [];
+  // Very large enqueues go in several records so no line grows without bound.
+  for (let i = 0; i < prepared.right.length; i += CHUNK_SIZE) events.push(retainEvents.enqueued({ jobs: prepared.right.slice(i, i + CHUNK_SIZE), at: now }));
+  return { jobs: prepared.right, events };
 };

@@ -82,3 +82,36 @@ export const statusOf = (
     ...(context.lastSkip === null ? {} : { lastSkip: context.lastSkip }),
   };
 };
+
+/** What a flush did since `before`, and why it stopped with jobs left (backoff, pause, deadline, a skip). */
+export const flushReportOf = (
+  value: unknown,
+  context: RetainDeliveryContext,
+  how: 'done' | 'deadline',
+  counts: { readonly before: FlushCounts; readonly after: FlushCounts },
+  now: number,
+): FlushReport => {
+  const state = queueStateOf(value);
+  const stoppedBecause =
+    how === 'deadline'
+      ? 'deadline reached'
+      : state === 'paused'
+        ? (context.pausedReason ?? 'paused')
+        : state === 'backingOff'
+          ? `retrying at ${iso(context.retryAt ?? now)}: ${context.lastError?.reason ?? ''}`
+          : context.depth > 0
+            ? (context.lastSkip ?? context.lastError?.reason ?? undefined)
+            : undefined;
+  return {
+    delivered: counts.after.delivered - counts.before.delivered,
+    deadLettered: counts.after.deadLettered - counts.before.deadLettered,
+    remaining: context.depth,
+    state,
+    ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+  };
+};
+
+export interface FlushCounts {
+  readonly delivered: number;
+  readonly deadLettered: number;
+}

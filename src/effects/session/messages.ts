@@ -2,6 +2,7 @@
  * Conversation messages as a host hands them over (pi's `AgentMessage`): the fields the
  * session effects read, decoded loosely so a host's newer fields never break a turn.
  */
+import { MODELS_TAG, RECALL_TAG } from '../../config/memoryText.js';
 import * as t from 'io-ts';
 
 export const ContentBlock = t.intersection([
@@ -46,8 +47,7 @@ export const messageText = (m: HostMessage): string => {
 };
 
 /** Opening tags of the blocks automatic recall injects; a message starting with one is ours. */
-export const RECALL_TAG = 'memory-recall';
-export const MODELS_TAG = 'memory-mental-models';
+export { MODELS_TAG, RECALL_TAG };
 export const INJECTED_CUSTOM_TYPE = 'agent-memory-recall';
 
 /** Recognises injected memory by prefix only, so prose that merely mentions the tag is kept. */

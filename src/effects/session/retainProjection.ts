@@ -22,8 +22,38 @@ export interface ProjectedBlock {
   readonly arguments?: string;
 }
 
-// `<private>…</private>`, any case; an unclosed opening tag hides everything after it.
-const PRIVATE = /<private\b[^>]*>[\s\S]*?(?:<\/private\s*>|$)/gi;
+// `<private>…</private>`, any case; an unclosed opening tag hides everything after it. The
+// tag's attributes hold no `<`, so `<private<private…` is read once, not from each `<`.
+const PRIVATE = /<private\b[^<>]*>[\s\S]*?(?:<\/private\s*>|$)/gi;
+
+/**
+ * How much of a run's text `agent_end` cleans and keeps, in characters: one message at most
+ * MESSAGE_KEPT_CHARS, a run at most RUN_KEPT_CHARS. The hook runs synchronously inside pi
+ * (its write must be durable before pi may exit), so what it redacts is bounded whatever a
+ * command printed: redaction is linear, and this bounds the line. pi's own tools already cut
+ * their output at 50 KB; past the bound a message keeps its head and tail.
+ */
+export const MESSAGE_KEPT_CHARS = 128_000;
+export const RUN_KEPT_CHARS = 512_000;
+
+/** `text` cut to `limit` characters: its head and its tail, with what was dropped said between them. */
+export const keepWithin = (text: string, limit: number): string => {
+  if (text.length <= limit) return text;
+  const note = `\n[… ${text.length - limit} characters not kept: over the retain size limit …]\n`;
+  const room = Math.max(0, limit - note.length);
+  const tail = Math.floor(room / 4);
+  return `${text.slice(0, room - tail)}${note}${tail === 0 ? '' : text.slice(text.length - tail)}`;
+};
+
+/** A `clean` for one run: each message cut to its share of what is left of the run's budget first. */
+export const boundedClean = (clean: (raw: string) => string = cleanText): ((raw: string) => string) => {
+  let left = RUN_KEPT_CHARS;
+  return (raw) => {
+    const kept = keepWithin(raw, Math.min(MESSAGE_KEPT_CHARS, left));
+    left = Math.max(0, left - kept.length);
+    return clean(kept);
+  };
+};
 
 /** Private regions removed, invisible characters stripped, secrets redacted. */
 export const cleanText = (raw: string): string => redact(sanitizeMemoryText(raw.replace(PRIVATE, '')).text);
@@ -142,8 +172,9 @@ export interface BuiltRetain {
 
 export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
   const { scope, config, session, now, digest } = input;
+  const clean = boundedClean();
   const projected = input.messages
-    .map((m) => projectMessage(m, config, now))
+    .map((m) => projectMessage(m, config, now, clean))
     .filter((m): m is ProjectedMessage => m !== undefined);
   if (projected.length === 0 || scope.automatic.write.length === 0) return { jobs: [], projected: projected.length };
   const project = baseName(session.cwd);

@@ -17,6 +17,7 @@ import { importCommand } from './commands/import.js';
 import { scopeCommand } from './commands/scope.js';
 import { serveCommand } from './commands/serve.js';
 import { startCommand } from './commands/start.js';
+import { uiCommand } from './commands/ui.js';
 import { vizCommand } from './commands/viz.js';
 
-export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, deadLettersCliCommand, importCommand, scopeCommand, vizCommand];
+export const commands: readonly Command[] = [startCommand, serveCommand, statusCliCommand, doctorCliCommand, flushCommand, deadLettersCliCommand, importCommand, scopeCommand, vizCommand, uiCommand];

@@ -9,7 +9,7 @@
  * Effects are the named actions `startBatch`, `deliverBatch`, `scheduleRetry` and `settled`,
  * provided by `src/effects/retainDelivery/queue.ts`; outcomes come back as events.
  */
-import { setup } from 'xstate';
+import { assertEvent, setup, type StateValueFrom } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
 import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, waitsOnOtherProcess, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
 import { retryAtAfter } from './decide.js';
@@ -34,6 +34,10 @@ const unresolvedAfter = (context: Ctx, ids: readonly string[]): string[] => {
 
 const depthAfter = (context: Ctx, ids: readonly string[]): number => context.depth - findPending(context, ids).length;
 
+const effectMissing = (name: string): never => {
+  throw new Error(`retain delivery: the effect ${name} was not provided; open the queue with openRetainQueue (src/effects/retainDelivery/queue.ts)`);
+};
+
 const continues = (context: Ctx, ids: readonly string[]): boolean =>
   depthAfter(context, ids) > 0 && (context.mode === 'immediate' || context.flushActive);
 
@@ -44,14 +48,15 @@ export const retainDeliveryMachine = setup({
     input: {} as RetainDeliveryInput,
   },
   actions: {
-    // Effects: implemented in src/effects/retainDelivery/queue.ts.
-    startBatch: () => undefined,
-    deliverBatch: (_args, _params: { batch: InFlightBatch | null }) => undefined,
-    scheduleRetry: (_args, _params: { retryAt: number | null }) => undefined,
-    settled: () => undefined,
+    // Effects: implemented in src/effects/retainDelivery/queue.ts. A machine run live without
+    // them would lose deliveries silently, so each one throws until it is provided.
+    startBatch: () => effectMissing('startBatch'),
+    deliverBatch: (_args, _params: { batch: InFlightBatch | null }) => effectMissing('deliverBatch'),
+    scheduleRetry: (_args, _params: { retryAt: number | null }) => effectMissing('scheduleRetry'),
+    settled: () => effectMissing('settled'),
 
     addJobs: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.enqueued') return;
+      assertEvent(event, 'retain.enqueued');
       touch(draft, event.at);
       // A copy of a job already pending, dead-lettered or lately delivered is dropped here.
       addPending(draft, context, freshJobs(context, event.jobs));
@@ -62,24 +67,24 @@ export const retainDeliveryMachine = setup({
     }),
     noteTime: immerAssign<Ctx, Ev>((draft, { event }) => touch(draft, event.at)),
     noteOwner: immerAssign<Ctx, Ev>((draft, { event }) => {
-      if (event.type !== 'retain.opened') return;
+      assertEvent(event, 'retain.opened');
       touch(draft, event.at);
       draft.owner = event.owner;
     }),
     recordBatch: immerAssign<Ctx, Ev>((draft, { event }) => {
-      if (event.type !== 'retain.batchStarted') return;
+      assertEvent(event, 'retain.batchStarted');
       touch(draft, event.at);
       draft.inFlight = { jobIds: [...event.batch.jobIds], operationId: event.batch.operationId, owner: event.batch.owner };
       draft.lastSkip = null;
     }),
     recordSkip: immerAssign<Ctx, Ev>((draft, { event }) => {
-      if (event.type !== 'retain.batchSkipped') return;
+      assertEvent(event, 'retain.batchSkipped');
       touch(draft, event.at);
       draft.lastSkip = event.reason;
       draft.flushActive = false;
     }),
     recordDelivered: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.delivered') return;
+      assertEvent(event, 'retain.delivered');
       touch(draft, event.at);
       const removed = removePending(draft, context, event.jobIds);
       rememberIds(draft, context, event.jobIds);
@@ -92,7 +97,7 @@ export const retainDeliveryMachine = setup({
       draft.lastDelivery = { at: event.at, jobCount: removed.length, receipt: event.receipt };
     }),
     recordDeadLettered: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.deadLettered') return;
+      assertEvent(event, 'retain.deadLettered');
       touch(draft, event.at);
       const removed = removePending(draft, context, event.jobIds);
       for (const job of removed) draft.deadLetters.push({ job, reason: event.reason, status: event.status, at: event.at } as never);
@@ -102,7 +107,7 @@ export const retainDeliveryMachine = setup({
       draft.lastError = { at: event.at, reason: `dead-lettered ${removed.length} job(s): ${event.reason}` };
     }),
     recordFailed: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.failed') return;
+      assertEvent(event, 'retain.failed');
       touch(draft, event.at);
       // The batch may have reached the server before the failure (a timeout, a reset): keep
       // it, so the next attempt re-sends the same jobs under the same key.
@@ -115,7 +120,7 @@ export const retainDeliveryMachine = setup({
       if (retryAt === null) draft.flushActive = false;
     }),
     recordPaused: immerAssign<Ctx, Ev>((draft, { event }) => {
-      if (event.type !== 'retain.paused') return;
+      assertEvent(event, 'retain.paused');
       touch(draft, event.at);
       draft.inFlight = null;
       draft.pausedReason = event.reason;
@@ -136,7 +141,7 @@ export const retainDeliveryMachine = setup({
       draft.flushActive = false;
     }),
     dropDeadLetters: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.deadLettersDropped') return;
+      assertEvent(event, 'retain.deadLettersDropped');
       touch(draft, event.at);
       const dropped = new Set(event.jobIds);
       draft.deadLetters = draft.deadLetters.filter((d) => !dropped.has(d.job.jobId));
@@ -144,7 +149,7 @@ export const retainDeliveryMachine = setup({
       rememberIds(draft, context, event.jobIds);
     }),
     requeue: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.requeued') return;
+      assertEvent(event, 'retain.requeued');
       touch(draft, event.at);
       const wanted = new Set(event.jobIds);
       const back = context.deadLetters.filter((d) => wanted.has(d.job.jobId));
@@ -156,7 +161,7 @@ export const retainDeliveryMachine = setup({
       );
     }),
     restoreSnapshot: immerAssign<Ctx, Ev>((draft, { event, context }) => {
-      if (event.type !== 'retain.snapshot') return;
+      assertEvent(event, 'retain.snapshot');
       touch(draft, event.at);
       addPending(draft, context, freshJobs(context, event.jobs));
       if (event.recentKeys !== undefined) rememberIds(draft, context, event.recentKeys);
@@ -168,25 +173,45 @@ export const retainDeliveryMachine = setup({
     }),
   },
   guards: {
-    deliversOnEnqueue: ({ context, event }) =>
-      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && freshJobs(context, event.jobs).length > 0,
+    deliversOnEnqueue: ({ context, event }) => {
+      assertEvent(event, 'retain.enqueued');
+      return event.replica !== true && context.mode === 'immediate' && freshJobs(context, event.jobs).length > 0;
+    },
     hasPending: ({ context }) => context.depth > 0,
-    forced: ({ event }) => event.type === 'retain.flushRequested' && event.force === true,
+    forced: ({ event }) => {
+      assertEvent(event, 'retain.flushRequested');
+      return event.force === true;
+    },
     retryDue: ({ context, event }) => context.retryAt === null || event.at >= context.retryAt,
-    batchStillOpen: ({ context, event }) =>
-      (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && unresolvedAfter(context, event.jobIds).length > 0,
-    continuesAfterOutcome: ({ context, event }) =>
-      (event.type === 'retain.delivered' || event.type === 'retain.deadLettered') && continues(context, event.jobIds),
-    retriesLater: ({ context, event }) => event.type === 'retain.failed' && retryAtAfter(context, event) !== null,
-    snapshotPaused: ({ event }) => event.type === 'retain.snapshot' && event.pausedReason !== null,
-    snapshotBackingOff: ({ event }) => event.type === 'retain.snapshot' && event.retryAt !== null,
+    batchStillOpen: ({ context, event }) => {
+      assertEvent(event, ['retain.delivered', 'retain.deadLettered']);
+      return unresolvedAfter(context, event.jobIds).length > 0;
+    },
+    continuesAfterOutcome: ({ context, event }) => {
+      assertEvent(event, ['retain.delivered', 'retain.deadLettered']);
+      return continues(context, event.jobIds);
+    },
+    retriesLater: ({ context, event }) => {
+      assertEvent(event, 'retain.failed');
+      return retryAtAfter(context, event) !== null;
+    },
+    snapshotPaused: ({ event }) => {
+      assertEvent(event, 'retain.snapshot');
+      return event.pausedReason !== null;
+    },
+    snapshotBackingOff: ({ event }) => {
+      assertEvent(event, 'retain.snapshot');
+      return event.retryAt !== null;
+    },
     requeuedInImmediateMode: ({ context }) => context.mode === 'immediate',
     isLive: ({ event }) => event.replica !== true,
     // Mirroring another process's batch: a flush or a new job of this process asks for the
     // lease again rather than wait for an outcome that only a sync would bring in.
     waitsOnOtherProcess: ({ context, event }) => event.replica !== true && waitsOnOtherProcess(context),
-    enqueueWhileOtherDelivers: ({ context, event }) =>
-      event.type === 'retain.enqueued' && event.replica !== true && context.mode === 'immediate' && waitsOnOtherProcess(context) && freshJobs(context, event.jobs).length > 0,
+    enqueueWhileOtherDelivers: ({ context, event }) => {
+      assertEvent(event, 'retain.enqueued');
+      return event.replica !== true && context.mode === 'immediate' && waitsOnOtherProcess(context) && freshJobs(context, event.jobs).length > 0;
+    },
   },
 }).createMachine({
   id: 'retainDelivery',
@@ -204,15 +229,16 @@ export const retainDeliveryMachine = setup({
     'retain.deadLettered': { actions: 'recordDeadLettered' },
     // Dead letters are not in any delivery: dropping them changes no state.
     'retain.deadLettersDropped': { actions: 'dropDeadLetters' },
+    // Shared by every state that does not say otherwise (a state's own handler, when one of
+    // its guards passes, comes first): a new job joins the queue, a shutdown is noted.
+    'retain.enqueued': { actions: 'addJobs' },
+    'retain.shutdown': { actions: 'noteTime' },
   },
   states: {
     idle: {
       entry: 'settled',
       on: {
-        'retain.enqueued': [
-          { guard: 'deliversOnEnqueue', target: 'selecting', actions: 'addJobs' },
-          { actions: 'addJobs' },
-        ],
+        'retain.enqueued': { guard: 'deliversOnEnqueue', target: 'selecting', actions: 'addJobs' },
         'retain.flushRequested': [
           { guard: 'hasPending', target: 'selecting', actions: 'noteFlush' },
           { actions: 'noteTime' },
@@ -227,14 +253,12 @@ export const retainDeliveryMachine = setup({
           { actions: 'restoreSnapshot' },
         ],
         'retain.resumed': [{ guard: 'hasPending', target: 'selecting', actions: 'clearPause' }, { actions: 'clearPause' }],
-        'retain.shutdown': { actions: 'noteTime' },
         'retain.batchSkipped': { actions: 'recordSkip' },
       },
     },
     selecting: {
       entry: 'startBatch',
       on: {
-        'retain.enqueued': { actions: 'addJobs' },
         'retain.flushRequested': { actions: 'noteFlush' },
         'retain.requeued': { actions: 'requeue' },
         'retain.batchSkipped': { target: 'idle', actions: 'recordSkip' },
@@ -244,7 +268,7 @@ export const retainDeliveryMachine = setup({
     delivering: {
       entry: { type: 'deliverBatch', params: ({ context }) => ({ batch: context.inFlight }) },
       on: {
-        'retain.enqueued': [{ guard: 'enqueueWhileOtherDelivers', target: 'selecting', actions: 'addJobs' }, { actions: 'addJobs' }],
+        'retain.enqueued': { guard: 'enqueueWhileOtherDelivers', target: 'selecting', actions: 'addJobs' },
         'retain.flushRequested': [{ guard: 'waitsOnOtherProcess', target: 'selecting', actions: 'noteFlush' }, { actions: 'noteFlush' }],
         // Asked again for another process's batch (a restart folded it as out) while that
         // process still holds the lease: wait idle. Its outcome, folded later, clears it; if
@@ -272,7 +296,6 @@ export const retainDeliveryMachine = setup({
     backingOff: {
       entry: ['settled', { type: 'scheduleRetry', params: ({ context }) => ({ retryAt: context.retryAt }) }],
       on: {
-        'retain.enqueued': { actions: 'addJobs' },
         'retain.timerFired': [
           { guard: 'retryDue', target: 'selecting', actions: 'clearRetry' },
           // Timers may fire a millisecond early: re-enter to arm the retry again.
@@ -285,23 +308,19 @@ export const retainDeliveryMachine = setup({
         'retain.requeued': { actions: 'requeue' },
         'retain.resumed': { target: 'selecting', actions: 'clearPause' },
         'retain.paused': { target: 'paused', actions: 'recordPaused' },
-        'retain.shutdown': { actions: 'noteTime' },
       },
     },
     paused: {
       entry: 'settled',
       on: {
-        'retain.enqueued': { actions: 'addJobs' },
         'retain.flushRequested': { actions: 'noteTime' },
         'retain.requeued': { actions: 'requeue' },
         'retain.resumed': [{ guard: 'hasPending', target: 'selecting', actions: 'clearPause' }, { target: 'idle', actions: 'clearPause' }],
-        'retain.shutdown': { actions: 'noteTime' },
       },
     },
     draining: {
       // Waits for the batch that is out; starts nothing new.
       on: {
-        'retain.enqueued': { actions: 'addJobs' },
         // A closing process starts no batch. One that starts here is either another process's
         // (mirrored) or a restarted process adopting the batch a dead one left: that one goes out.
         'retain.batchStarted': [{ guard: 'isLive', target: 'delivering', actions: 'recordBatch' }, { actions: 'recordBatch' }],
@@ -313,12 +332,12 @@ export const retainDeliveryMachine = setup({
         ],
         'retain.failed': { target: 'idle', actions: 'recordFailed' },
         'retain.paused': { target: 'paused', actions: 'recordPaused' },
-        'retain.shutdown': { actions: 'noteTime' },
       },
     },
   },
 });
 
 export type RetainDeliveryMachine = typeof retainDeliveryMachine;
-export type RetainDeliveryState = 'idle' | 'selecting' | 'delivering' | 'backingOff' | 'paused' | 'draining';
+/** The machine's own state type, inferred from its config. */
+export type RetainDeliveryState = StateValueFrom<RetainDeliveryMachine>;
 export type { EventOf as RetainDeliveryEventOf };

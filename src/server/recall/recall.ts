@@ -11,6 +11,7 @@ import type { Stage } from '../search/ranker.js';
 import type { FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { RecallRequest } from './codecs.js';
+import { onlyQuotesItsFacts } from './quotedObservation.js';
 import { matchesTagFilter } from './tagFilter.js';
 import { countTokens, truncateToTokens } from './tokens.js';
 
@@ -44,6 +45,9 @@ const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: bo
   metadata: fact.metadata ?? null,
   chunk_id: fact.chunk_id,
   tags: fact.tags,
+  // An observation names the facts it was built from (upstream's result shape): a caller can
+  // credit or show it through the turns it stands for.
+  ...(fact.fact_type === 'observation' && fact.source_fact_ids !== undefined ? { source_fact_ids: fact.source_fact_ids } : {}),
   ...(scores === undefined ? {} : { scores }),
 });
 
@@ -78,9 +82,20 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   const minKeyword = request.min_scores?.keyword ?? undefined;
   const minFinal = request.min_scores?.final ?? undefined;
   // prefer_observations: a raw fact that a returned observation was built from gives way to it.
+  // An observation that only quotes its facts is not returned in their place: it would spend the
+  // caller's token budget on a heading and sentences the facts say themselves, with their dates
+  // and documents, and push other facts out (97% of a top 10 on LoCoMo, R@10 by source turns
+  // 83.8% -> 29.9%).
   const preferObservations = request.prefer_observations === true && typeSet.has('observation') && (typeSet.has('world') || typeSet.has('experience'));
   const superseded = new Set<string>();
-  if (preferObservations) for (const h of hits) if (h.fact.fact_type === 'observation') for (const id of h.fact.source_fact_ids ?? []) superseded.add(id);
+  const echoes = new Set<string>();
+  if (preferObservations && bank !== undefined) {
+    for (const h of hits) {
+      if (h.fact.fact_type !== 'observation') continue;
+      if (onlyQuotesItsFacts(h.fact, (id) => bank.facts.get(id))) echoes.add(h.fact.id);
+      else for (const id of h.fact.source_fact_ids ?? []) superseded.add(id);
+    }
+  }
   // An observation standing in for its facts carries the best of their scores: it says what they
   // said, and the caller's precision floor reads the best score (a summary's own words, "**rollup**
   // (1 fact)", score lower than the turn that was asked about).
@@ -95,7 +110,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     return best;
   };
   const ranked = hits
-    .filter((h) => !superseded.has(h.fact.id))
+    .filter((h) => !superseded.has(h.fact.id) && !echoes.has(h.fact.id))
     .map((h) => ({ fact: h.fact, stage: h.stage, scores: scoresOf(h) }))
     // Stable: equal scores keep the ranking's order.
     .sort((a, b) => b.scores.keyword - a.scores.keyword)
@@ -156,12 +171,9 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     const perObservation = include.source_facts.max_tokens_per_observation ?? -1;
     const sourceFacts: Record<string, unknown> = {};
     let truncated = false;
-    const results = body['results'] as Record<string, unknown>[];
-    kept.forEach((r, i) => {
+    kept.forEach((r) => {
       const ids = r.fact.source_fact_ids;
       if (r.fact.fact_type !== 'observation' || ids === undefined) return;
-      const entry = results[i];
-      if (entry !== undefined) entry['source_fact_ids'] = ids;
       let spentHere = 0;
       for (const id of ids) {
         const source = bank.facts.get(id);

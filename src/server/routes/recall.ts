@@ -3,6 +3,7 @@ import { badRequest, HttpError, unprocessable, valueError } from '../http/errors
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { observationsFor } from '../features/observationsFor.js';
 import { RecallRequest } from '../recall/codecs.js';
+import { explainRecall } from '../recall/explain.js';
 import { ALL_FACT_TYPES, runRecall } from '../recall/recall.js';
 import { countTokens } from '../recall/tokens.js';
 import type { FactType } from '../store/model.js';
@@ -25,9 +26,11 @@ export const recallModule: RouteModule = {
     {
       method: 'POST',
       pattern: '/v1/default/banks/{bank_id}/memories/recall',
-      handler: async ({ params, body, server }) => {
+      handler: async ({ params, body, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const request = decodeOr422(RecallRequest, body);
+        // `?explain=true` (this server's own addition, for the memory browser): why each result ranked.
+        const explain = query.get('explain') === 'true';
         if (server.mimic === 'legacy-0.7' && request.tags_match === 'exact') {
           throw new HttpError(422, [
             { type: 'literal_error', loc: ['body', 'tags_match'], msg: "Input should be 'any', 'all', 'any_strict' or 'all_strict'", input: 'exact' },
@@ -50,7 +53,12 @@ export const recallModule: RouteModule = {
         }
         // Observations are consolidated lazily: bring them up to date before they are read.
         if (types.includes('observation') && server.store.bank(bankId) !== undefined) await observationsFor(server).ensureFresh(bankId);
-        return { headers: ignoredHeader(unknownFields(RecallRequest, body)), body: runRecall(server, bankId, { request, types }) };
+        const headers = ignoredHeader(unknownFields(RecallRequest, body));
+        if (!explain) return { headers, body: runRecall(server, bankId, { request, types }) };
+        // The explanation is read off the trace; the trace stays in the body only if it was asked for.
+        const { trace, ...rest } = runRecall(server, bankId, { request: { ...request, trace: true }, types });
+        const explanation = explainRecall(server, bankId, request.query, { ...rest, trace });
+        return { headers, body: { ...rest, ...(request.trace === true ? { trace } : {}), explain: explanation } };
       },
     },
   ],

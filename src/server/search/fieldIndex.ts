@@ -3,9 +3,12 @@
  * its context, its entities); a term's frequencies in every field are length-normalised per
  * field, weighted and summed into one pseudo-frequency before BM25 saturation (k1 = 1.2), so
  * a word in the context counts, but less than in the text, and is not counted twice.
- * Documents get dense numbers; postings are parallel arrays; removal marks the number dead (and out of its terms' document counts) and
- * compaction runs once half the numbers are dead. Scoring accumulates into reused
- * Float64Arrays, so a query costs O(postings of its terms).
+ * Documents get dense numbers. Everything is kept in typed arrays: a sealed part (postings of
+ * every term as one CSR array, per-document columns) that compaction writes and a saved index
+ * loads as it is (indexSegment.ts: views over the file's bytes, nothing rebuilt), and per term
+ * a tail of postings for documents added since. Removal marks the number dead (and out of its
+ * terms' document counts); compaction seals live documents once half the numbers are dead.
+ * Scoring accumulates into reused Float64Arrays, so a query costs O(postings of its terms).
  *
  * Why not minisearch: on the same loaded 2-core machine with the same 100k synthetic facts,
  * minisearch took 20 s to index and 15 ms p50 / 760 ms p99 per search (its per-term Maps of
@@ -57,20 +60,6 @@ export interface WeightedTerm {
   readonly weight: number;
 }
 
-interface Postings {
-  readonly term: string;
-  docs: number[];
-  /** Text-field frequency per document (0 when the term is only in another field). */
-  tfs: number[];
-  /** Context and entity frequencies, kept sparse: most documents have neither field. */
-  context?: Map<number, number>;
-  entities?: Map<number, number>;
-  /** Live documents with the term in their text field. */
-  textDocs: number;
-  /** Live documents with the term in any field (dead ones stay in `docs` until compaction). */
-  liveDocs: number;
-}
-
 /** Scores of one pass: document numbers touched and their scores (valid until the next pass). */
 export interface Pass {
   /** Grows as later passes and stages touch more documents. */
@@ -78,49 +67,170 @@ export interface Pass {
   readonly scores: Float64Array;
 }
 
+/** Per-term postings of the documents added since the last seal (sparse fields as Maps). */
+interface Tail {
+  docs: number[];
+  tfs: number[];
+  context?: Map<number, number>;
+  entities?: Map<number, number>;
+}
+
+/** How a line's own (or addressed) words are kept: none (not a line), '' (no such words), ALL, or a string. */
+const NOT_A_LINE = 0;
+const NO_WORDS = 1;
+const ALL_WORDS = 2;
+const SOME_WORDS = 3;
+
+/**
+ * A sealed index: every array a loaded or compacted index starts from. Postings are CSR:
+ * term t's documents are `postDocs[postStart[t] .. postStart[t + 1])`, ascending; its context
+ * and entity frequencies likewise, only where non-zero. Threads are doubly linked lists of
+ * document numbers in order (-1 ends them).
+ */
+export interface SealedIndex {
+  readonly terms: readonly string[];
+  readonly textDocs: Int32Array<ArrayBufferLike>;
+  readonly liveDocs: Int32Array<ArrayBufferLike>;
+  readonly postStart: Int32Array<ArrayBufferLike>;
+  readonly postDocs: Int32Array<ArrayBufferLike>;
+  readonly postTfs: Int32Array<ArrayBufferLike>;
+  readonly ctxStart: Int32Array<ArrayBufferLike>;
+  readonly ctxDocs: Int32Array<ArrayBufferLike>;
+  readonly ctxTfs: Int32Array<ArrayBufferLike>;
+  readonly entStart: Int32Array<ArrayBufferLike>;
+  readonly entDocs: Int32Array<ArrayBufferLike>;
+  readonly entTfs: Int32Array<ArrayBufferLike>;
+  readonly ids: readonly string[];
+  /** FIELD_COUNT per document. */
+  readonly lengths: Int32Array<ArrayBufferLike>;
+  readonly orders: Float64Array<ArrayBufferLike>;
+  readonly derived: Uint8Array<ArrayBufferLike>;
+  readonly threadNames: readonly string[];
+  /** Per document its thread (-1: none); per thread its first and last member. */
+  readonly threadOf: Int32Array<ArrayBufferLike>;
+  readonly threadHead: Int32Array<ArrayBufferLike>;
+  readonly threadTail: Int32Array<ArrayBufferLike>;
+  readonly prev: Int32Array<ArrayBufferLike>;
+  readonly next: Int32Array<ArrayBufferLike>;
+  /** Per document the terms it counts in (text terms first), CSR, and how many are text terms. */
+  readonly docTermStart: Int32Array<ArrayBufferLike>;
+  readonly docTermIds: Int32Array<ArrayBufferLike>;
+  readonly docTextTerms: Int32Array<ArrayBufferLike>;
+  readonly speakerNames: readonly string[];
+  /** Per document its speaker (-1: none). */
+  readonly speakerOf: Int32Array<ArrayBufferLike>;
+  readonly ownKind: Uint8Array<ArrayBufferLike>;
+  readonly addressedKind: Uint8Array<ArrayBufferLike>;
+  /** Documents whose own (addressed) words are some of its terms: [number, " a b "]. */
+  readonly ownSome: readonly (readonly [number, string])[];
+  readonly addressedSome: readonly (readonly [number, string])[];
+  readonly statCount: number;
+  readonly statLength: readonly number[];
+}
+
+/** Typed arrays over any buffer: a loaded index's columns are views over the file's bytes. */
+type I32 = Int32Array<ArrayBufferLike>;
+type F64 = Float64Array<ArrayBufferLike>;
+type U8 = Uint8Array<ArrayBufferLike>;
+
+const grownI32 = (a: I32, size: number, fill = 0): I32 => {
+  if (a.length >= size) return a;
+  const b = new Int32Array(Math.max(size, a.length * 2, 64));
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+};
+const grownF64 = (a: F64, size: number): F64 => {
+  if (a.length >= size) return a;
+  const b = new Float64Array(Math.max(size, a.length * 2, 64));
+  b.set(a);
+  return b;
+};
+const grownU8 = (a: U8, size: number): U8 => {
+  if (a.length >= size) return a;
+  const b = new Uint8Array(Math.max(size, a.length * 2, 64));
+  b.set(a);
+  return b;
+};
+
+
 export class FieldIndex {
+  // ---- terms: ids, document counts, sealed postings (CSR) and tails
+  private termIds = new Map<string, number>();
+  private terms: string[] = [];
+  private textDocs: I32 = new Int32Array(0);
+  private liveDocs: I32 = new Int32Array(0);
+  /** Terms that have sealed postings (ids below this). */
+  private sealedTerms = 0;
+  private postStart: I32 = new Int32Array(1);
+  private postDocs: I32 = new Int32Array(0);
+  private postTfs: I32 = new Int32Array(0);
+  private ctxStart: I32 = new Int32Array(1);
+  private ctxDocs: I32 = new Int32Array(0);
+  private ctxTfs: I32 = new Int32Array(0);
+  private entStart: I32 = new Int32Array(1);
+  private entDocs: I32 = new Int32Array(0);
+  private entTfs: I32 = new Int32Array(0);
+  private tails: (Tail | undefined)[] = [];
+
+  // ---- documents: number n has slot n of every column
   private ids: (string | undefined)[] = [];
-  /** FIELD_COUNT lengths per document. */
-  private lengths: number[] = [];
-  private threads: (string | undefined)[] = [];
-  private orders: number[] = [];
-  private numbers = new Map<string, number>();
-  private postings = new Map<string, Postings>();
-  private threadMembers = new Map<string, number[]>();
-  /**
-   * Per live document, the postings it is in, its text-field terms first, and how many of
-   * those: removal takes it out of their counts, so idf stays right after deletes and edits.
-   */
-  private docPostings: (Postings[] | undefined)[] = [];
-  private docTextTerms: number[] = [];
+  /** Id -> number, made when first needed (a loaded index answers searches without it). */
+  private numbers: Map<string, number> | undefined = new Map();
+  private slots = 0;
+  /** Documents below this number have their terms in the sealed CSR; the others in `docTermTail`. */
+  private sealedDocs = 0;
+  private lengths: I32 = new Int32Array(0);
+  private orders: F64 = new Float64Array(0);
+  private derivedDocs: U8 = new Uint8Array(0);
+  private docTermStart: I32 = new Int32Array(1);
+  private docTermIds: I32 = new Int32Array(0);
+  private docTermTail: (number[] | undefined)[] = [];
+  private docTextTerms: I32 = new Int32Array(0);
+
+  // ---- threads: names, and per thread a doubly linked list of its members in order
+  private threadNames: string[] = [];
+  private threadIds: Map<string, number> | undefined = new Map();
+  private threadOfDoc: I32 = new Int32Array(0);
+  private threadHead: I32 = new Int32Array(0);
+  private threadTail: I32 = new Int32Array(0);
+  private prev: I32 = new Int32Array(0);
+  private next: I32 = new Int32Array(0);
+
+  // ---- transcript lines: speaker, own and addressed words
+  private speakerNames: string[] = [];
+  private speakerIds = new Map<string, number>();
+  private speakerOfDoc: I32 = new Int32Array(0);
+  private ownKind: U8 = new Uint8Array(0);
+  private addressedKind: U8 = new Uint8Array(0);
+  private ownSome = new Map<number, string>();
+  private addressedSome = new Map<number, string>();
+  /** Live lines per speaker. */
+  private lineCounts = new Map<string, number>();
+
   private liveCount = 0;
   /** Live documents that count in the statistics (not derived), and their field lengths. */
   private statCount = 0;
   private statLength = [0, 0, 0];
-  private derivedDocs: boolean[] = [];
-  /**
-   * Per document: its speaker and the terms of its own words, for transcript lines only: ALL
-   * when they are every term of its text (most lines), else one string (" made bowl "), not a
-   * set, so a transcript of 100k lines stays small.
-   */
-  private speakers: (string | undefined)[] = [];
-  private ownTerms: (string | undefined)[] = [];
-  /** Per line: the terms of its addressed words, as ownTerms ('' for most lines: they say no "you"). */
-  private addressedTerms: (string | undefined)[] = [];
-  /** Live lines per speaker. */
-  private lineCounts = new Map<string, number>();
   private dead = 0;
   private compactions = 0;
-  private scratch = new Float64Array(0);
+  private scratch: F64 = new Float64Array(0);
 
   constructor(private readonly fields: FieldWeights = DEFAULT_FIELDS) {}
+
+  /** An index that starts from sealed arrays as they are (a saved index, or compaction's output). */
+  static fromSealed(sealed: SealedIndex, fields: FieldWeights = DEFAULT_FIELDS): FieldIndex {
+    const index = new FieldIndex(fields);
+    index.adopt(sealed);
+    return index;
+  }
 
   get size(): number {
     return this.liveCount;
   }
 
   has(id: string): boolean {
-    return this.numbers.has(id);
+    return this.numberMap().has(id);
   }
 
   idOf(n: number): string | undefined {
@@ -128,196 +238,432 @@ export class FieldIndex {
   }
 
   numberOf(id: string): number | undefined {
-    return this.numbers.get(id);
+    return this.numberMap().get(id);
+  }
+
+  private numberMap(): Map<string, number> {
+    if (this.numbers === undefined) {
+      const numbers = new Map<string, number>();
+      this.ids.forEach((id, n) => {
+        if (id !== undefined) numbers.set(id, n);
+      });
+      this.numbers = numbers;
+    }
+    return this.numbers;
+  }
+
+  private threadIdMap(): Map<string, number> {
+    if (this.threadIds === undefined) this.threadIds = new Map(this.threadNames.map((name, t) => [name, t]));
+    return this.threadIds;
+  }
+
+  private termId(term: string): number {
+    let t = this.termIds.get(term);
+    if (t === undefined) {
+      t = this.terms.length;
+      this.terms.push(term);
+      this.termIds.set(term, t);
+      this.textDocs = grownI32(this.textDocs, t + 1);
+      this.liveDocs = grownI32(this.liveDocs, t + 1);
+    }
+    return t;
+  }
+
+  private tailOf(t: number): Tail {
+    let tail = this.tails[t];
+    if (tail === undefined) {
+      tail = { docs: [], tfs: [] };
+      this.tails[t] = tail;
+    }
+    return tail;
   }
 
   add(doc: IndexedDocument): void {
-    if (this.numbers.has(doc.id)) this.remove(doc.id);
-    const n = this.ids.length;
+    if (this.numberMap().has(doc.id)) this.remove(doc.id);
+    const n = this.slots;
+    this.slots += 1;
     this.ids.push(doc.id);
-    this.numbers.set(doc.id, n);
+    this.numberMap().set(doc.id, n);
     this.liveCount += 1;
+    this.lengths = grownI32(this.lengths, (n + 1) * FIELD_COUNT);
+    this.orders = grownF64(this.orders, n + 1);
+    this.derivedDocs = grownU8(this.derivedDocs, n + 1);
+    this.docTextTerms = grownI32(this.docTextTerms, n + 1);
+    this.threadOfDoc = grownI32(this.threadOfDoc, n + 1, -1);
+    this.prev = grownI32(this.prev, n + 1, -1);
+    this.next = grownI32(this.next, n + 1, -1);
+    this.speakerOfDoc = grownI32(this.speakerOfDoc, n + 1, -1);
+    this.ownKind = grownU8(this.ownKind, n + 1);
+    this.addressedKind = grownU8(this.addressedKind, n + 1);
     const derived = doc.derived === true;
-    this.derivedDocs.push(derived);
+    this.derivedDocs[n] = derived ? 1 : 0;
     if (!derived) this.statCount += 1;
     const text = countTerms(analyze(doc.text));
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     const entities = doc.entities === undefined || doc.entities.length === 0 ? undefined : countTerms(analyze(doc.entities.join(' ')));
     const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];
     lengths.forEach((l, f) => {
-      this.lengths.push(l);
+      this.lengths[n * FIELD_COUNT + f] = l;
       if (!derived) this.statLength[f] = (this.statLength[f] ?? 0) + l;
     });
-    const posting = (term: string): Postings => {
-      let p = this.postings.get(term);
-      if (p === undefined) {
-        p = { term, docs: [], tfs: [], textDocs: 0, liveDocs: 0 };
-        this.postings.set(term, p);
-      }
-      return p;
-    };
-    const mine: Postings[] = [];
+    const mine: number[] = [];
     for (const [term, tf] of text.counts) {
-      const p = posting(term);
-      p.docs.push(n);
-      p.tfs.push(tf);
+      const t = this.termId(term);
+      const tail = this.tailOf(t);
+      tail.docs.push(n);
+      tail.tfs.push(tf);
       if (!derived) {
-        p.textDocs += 1;
-        p.liveDocs += 1;
-        mine.push(p);
+        (this.textDocs[t] as number) += 1;
+        (this.liveDocs[t] as number) += 1;
+        mine.push(t);
       }
     }
-    this.docTextTerms.push(mine.length);
+    this.docTextTerms[n] = mine.length;
     const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
       if (counts === undefined) return;
       for (const [term, tf] of counts) {
-        const p = posting(term);
-        if (!text.counts.has(term) && p.docs[p.docs.length - 1] !== n) {
-          p.docs.push(n);
-          p.tfs.push(0);
+        const t = this.termId(term);
+        const tail = this.tailOf(t);
+        if (!text.counts.has(term) && tail.docs[tail.docs.length - 1] !== n) {
+          tail.docs.push(n);
+          tail.tfs.push(0);
           if (!derived) {
-            p.liveDocs += 1;
-            mine.push(p);
+            (this.liveDocs[t] as number) += 1;
+            mine.push(t);
           }
         }
-        (p[field] ??= new Map()).set(n, tf);
+        (tail[field] ??= new Map()).set(n, tf);
       }
     };
     sparse(context?.counts, 'context');
     sparse(entities?.counts, 'entities');
-    this.docPostings.push(mine);
-    this.threads.push(doc.thread);
-    this.orders.push(doc.order ?? n);
+    this.docTermTail[n - this.sealedDocs] = mine;
+    this.orders[n] = doc.order ?? n;
     // A derived document (an observation) quotes others: it is nobody's line.
     const speaker = derived ? undefined : doc.speaker;
-    this.speakers.push(speaker);
-    this.ownTerms.push(speaker === undefined ? undefined : ownString(doc.own ?? '', text.counts, speaker));
-    this.addressedTerms.push(speaker === undefined ? undefined : ownString(doc.addressed ?? '', text.counts, speaker));
-    if (speaker !== undefined) this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
+    if (speaker !== undefined) {
+      let s = this.speakerIds.get(speaker);
+      if (s === undefined) {
+        s = this.speakerNames.length;
+        this.speakerNames.push(speaker);
+        this.speakerIds.set(speaker, s);
+      }
+      this.speakerOfDoc[n] = s;
+      this.setWords(n, ownString(doc.own ?? '', text.counts, speaker), this.ownKind, this.ownSome);
+      this.setWords(n, ownString(doc.addressed ?? '', text.counts, speaker), this.addressedKind, this.addressedSome);
+      this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
+    }
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
   }
 
-  /** Keeps each thread's members sorted by order; appends are the common case. */
-  private joinThread(thread: string, n: number): void {
-    let members = this.threadMembers.get(thread);
-    if (members === undefined) {
-      members = [];
-      this.threadMembers.set(thread, members);
+  private setWords(n: number, words: string, kinds: U8, some: Map<number, string>): void {
+    if (words === ALL) kinds[n] = ALL_WORDS;
+    else if (words.length === 0) kinds[n] = NO_WORDS;
+    else {
+      kinds[n] = SOME_WORDS;
+      some.set(n, words);
     }
-    const order = this.orders[n] ?? 0;
-    let i = members.length;
-    while (i > 0 && (this.orders[members[i - 1] as number] ?? 0) > order) i -= 1;
-    members.splice(i, 0, n);
+  }
+
+  /** Keeps each thread's members in order; appends are the common case. */
+  private joinThread(thread: string, n: number): void {
+    const ids = this.threadIdMap();
+    let t = ids.get(thread);
+    if (t === undefined) {
+      t = this.threadNames.length;
+      this.threadNames.push(thread);
+      ids.set(thread, t);
+      this.threadHead = grownI32(this.threadHead, t + 1, -1);
+      this.threadTail = grownI32(this.threadTail, t + 1, -1);
+      this.threadHead[t] = -1;
+      this.threadTail[t] = -1;
+    }
+    this.threadOfDoc[n] = t;
+    const order = this.orders[n] as number;
+    // After the last member whose order is not above n's.
+    let after = this.threadTail[t] as number;
+    while (after >= 0 && (this.orders[after] as number) > order) after = this.prev[after] as number;
+    const before = after < 0 ? (this.threadHead[t] as number) : (this.next[after] as number);
+    this.prev[n] = after;
+    this.next[n] = before;
+    if (after < 0) this.threadHead[t] = n;
+    else this.next[after] = n;
+    if (before < 0) this.threadTail[t] = n;
+    else this.prev[before] = n;
+  }
+
+  /** The term ids document `n` counts in (text terms first). */
+  private docTerms(n: number): ArrayLike<number> {
+    if (n < this.sealedDocs) return this.docTermIds.subarray(this.docTermStart[n] as number, this.docTermStart[n + 1] as number);
+    return this.docTermTail[n - this.sealedDocs] ?? [];
   }
 
   remove(id: string): void {
-    const n = this.numbers.get(id);
+    const numbers = this.numberMap();
+    const n = numbers.get(id);
     if (n === undefined) return;
-    this.numbers.delete(id);
+    numbers.delete(id);
     this.ids[n] = undefined;
     this.liveCount -= 1;
-    const mine = this.docPostings[n] ?? [];
-    const textTerms = this.docTextTerms[n] ?? 0;
-    mine.forEach((p, i) => {
-      p.liveDocs -= 1;
-      if (i < textTerms) p.textDocs -= 1;
-    });
-    this.docPostings[n] = undefined;
-    const speaker = this.speakers[n];
-    if (speaker !== undefined) {
+    const mine = this.docTerms(n);
+    const textTerms = this.docTextTerms[n] as number;
+    for (let i = 0; i < mine.length; i += 1) {
+      const t = mine[i] as number;
+      (this.liveDocs[t] as number) -= 1;
+      if (i < textTerms) (this.textDocs[t] as number) -= 1;
+    }
+    if (n >= this.sealedDocs) this.docTermTail[n - this.sealedDocs] = undefined;
+    const s = this.speakerOfDoc[n] as number;
+    if (s >= 0) {
+      const speaker = this.speakerNames[s] as string;
       const left = (this.lineCounts.get(speaker) ?? 1) - 1;
       if (left > 0) this.lineCounts.set(speaker, left);
       else this.lineCounts.delete(speaker);
     }
-    if (this.derivedDocs[n] !== true) {
+    if (this.derivedDocs[n] !== 1) {
       this.statCount -= 1;
-      for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] ?? 0);
+      for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] as number);
     }
     this.dead += 1;
     if (this.dead > 1024 && this.dead > this.liveCount) this.compact();
   }
 
-  /** Renumbers live documents and drops dead postings. */
+  /** Renumbers live documents and drops dead postings: the live part, sealed. */
   private compact(): void {
-    const remap = new Int32Array(this.ids.length).fill(-1);
+    this.adopt(this.seal());
+    this.compactions += 1;
+  }
+
+  /**
+   * The live documents as sealed arrays, numbered in their current order (this index is not
+   * changed): what compaction starts from and what a saved index holds.
+   */
+  seal(): SealedIndex {
+    const remap = new Int32Array(this.slots).fill(-1);
     const ids: string[] = [];
-    const lengths: number[] = [];
-    const threads: (string | undefined)[] = [];
-    const orders: number[] = [];
-    const docPostings: (Postings[] | undefined)[] = [];
-    const docTextTerms: number[] = [];
-    const derivedDocs: boolean[] = [];
-    const speakers: (string | undefined)[] = [];
-    const ownTerms: (string | undefined)[] = [];
-    const addressedTerms: (string | undefined)[] = [];
-    this.ids.forEach((id, n) => {
-      if (id === undefined) return;
+    for (let n = 0; n < this.slots; n += 1) {
+      const id = this.ids[n];
+      if (id === undefined) continue;
       remap[n] = ids.length;
       ids.push(id);
-      derivedDocs.push(this.derivedDocs[n] === true);
-      speakers.push(this.speakers[n]);
-      ownTerms.push(this.ownTerms[n]);
-      addressedTerms.push(this.addressedTerms[n]);
-      docPostings.push(this.docPostings[n]);
-      docTextTerms.push(this.docTextTerms[n] ?? 0);
-      for (let f = 0; f < FIELD_COUNT; f += 1) lengths.push(this.lengths[n * FIELD_COUNT + f] ?? 0);
-      threads.push(this.threads[n]);
-      orders.push(this.orders[n] ?? 0);
-    });
-    for (const [term, p] of this.postings) {
-      const docs: number[] = [];
-      const tfs: number[] = [];
-      let textDocs = 0;
-      let liveDocs = 0;
-      p.docs.forEach((d, i) => {
-        const to = remap[d] ?? -1;
+    }
+    const live = ids.length;
+    const lengths = new Int32Array(live * FIELD_COUNT);
+    const orders = new Float64Array(live);
+    const derived = new Uint8Array(live);
+    const speakerOf = new Int32Array(live);
+    const ownKind = new Uint8Array(live);
+    const addressedKind = new Uint8Array(live);
+    const docTextTerms = new Int32Array(live);
+    const ownSome: [number, string][] = [];
+    const addressedSome: [number, string][] = [];
+    for (let n = 0; n < this.slots; n += 1) {
+      const to = remap[n] as number;
+      if (to < 0) continue;
+      for (let f = 0; f < FIELD_COUNT; f += 1) lengths[to * FIELD_COUNT + f] = this.lengths[n * FIELD_COUNT + f] as number;
+      orders[to] = this.orders[n] as number;
+      derived[to] = this.derivedDocs[n] as number;
+      speakerOf[to] = this.speakerOfDoc[n] as number;
+      ownKind[to] = this.ownKind[n] as number;
+      addressedKind[to] = this.addressedKind[n] as number;
+      docTextTerms[to] = this.docTextTerms[n] as number;
+      const own = this.ownSome.get(n);
+      if (own !== undefined) ownSome.push([to, own]);
+      const addressed = this.addressedSome.get(n);
+      if (addressed !== undefined) addressedSome.push([to, addressed]);
+    }
+
+    // Postings: terms keep their order; a term with no live document is dropped.
+    const termRemap = new Int32Array(this.terms.length).fill(-1);
+    const terms: string[] = [];
+    const docsOut: number[] = [];
+    const tfsOut: number[] = [];
+    const ctxDocs: number[] = [];
+    const ctxTfs: number[] = [];
+    const entDocs: number[] = [];
+    const entTfs: number[] = [];
+    const postStart: number[] = [0];
+    const ctxStart: number[] = [0];
+    const entStart: number[] = [0];
+    const textDocs: number[] = [];
+    const liveDocs: number[] = [];
+    for (let t = 0; t < this.terms.length; t += 1) {
+      const before = docsOut.length;
+      let text = 0;
+      let counted = 0;
+      this.forEachPosting(t, (d, tf, ctx, ent) => {
+        const to = remap[d] as number;
         if (to < 0) return;
-        docs.push(to);
-        const tf = p.tfs[i] ?? 0;
-        tfs.push(tf);
-        if (derivedDocs[to] === true) return;
-        liveDocs += 1;
-        if (tf > 0) textDocs += 1;
+        docsOut.push(to);
+        tfsOut.push(tf);
+        if (ctx !== 0) {
+          ctxDocs.push(to);
+          ctxTfs.push(ctx);
+        }
+        if (ent !== 0) {
+          entDocs.push(to);
+          entTfs.push(ent);
+        }
+        if (derived[to] === 1) return;
+        counted += 1;
+        if (tf > 0) text += 1;
       });
-      const moved = (m: Map<number, number> | undefined): Map<number, number> | undefined => {
-        if (m === undefined) return undefined;
-        const out = new Map<number, number>();
-        for (const [d, tf] of m) if ((remap[d] ?? -1) >= 0) out.set(remap[d] as number, tf);
-        return out.size === 0 ? undefined : out;
-      };
-      const context = moved(p.context);
-      const entities = moved(p.entities);
-      // Updated in place: live documents' lists of postings point at these objects.
-      if (docs.length === 0) this.postings.delete(term);
-      else {
-        p.docs = docs;
-        p.tfs = tfs;
-        p.textDocs = textDocs;
-        p.liveDocs = liveDocs;
-        if (context === undefined) delete p.context;
-        else p.context = context;
-        if (entities === undefined) delete p.entities;
-        else p.entities = entities;
+      if (docsOut.length === before) continue;
+      termRemap[t] = terms.length;
+      terms.push(this.terms[t] as string);
+      textDocs.push(text);
+      liveDocs.push(counted);
+      postStart.push(docsOut.length);
+      ctxStart.push(ctxDocs.length);
+      entStart.push(entDocs.length);
+    }
+
+    const docTermStart = new Int32Array(live + 1);
+    const docTermIds: number[] = [];
+    for (let n = 0; n < this.slots; n += 1) {
+      const to = remap[n] as number;
+      if (to < 0) continue;
+      const mine = this.docTerms(n);
+      for (let i = 0; i < mine.length; i += 1) docTermIds.push(termRemap[mine[i] as number] as number);
+      docTermStart[to + 1] = docTermIds.length;
+    }
+
+    // Threads: live members only, in their order; a thread with none is dropped.
+    const threadNames: string[] = [];
+    const threadHead: number[] = [];
+    const threadTail: number[] = [];
+    const threadOf = new Int32Array(live).fill(-1);
+    const prev = new Int32Array(live).fill(-1);
+    const next = new Int32Array(live).fill(-1);
+    for (let t = 0; t < this.threadNames.length; t += 1) {
+      let last = -1;
+      let first = -1;
+      const id = threadNames.length;
+      for (let m = this.threadHead[t] as number; m >= 0; m = this.next[m] as number) {
+        const to = remap[m] as number;
+        if (to < 0) continue;
+        threadOf[to] = id;
+        prev[to] = last;
+        if (last >= 0) next[last] = to;
+        else first = to;
+        last = to;
+      }
+      if (first < 0) continue;
+      threadNames.push(this.threadNames[t] as string);
+      threadHead.push(first);
+      threadTail.push(last);
+    }
+    return {
+      terms,
+      textDocs: Int32Array.from(textDocs),
+      liveDocs: Int32Array.from(liveDocs),
+      postStart: Int32Array.from(postStart),
+      postDocs: Int32Array.from(docsOut),
+      postTfs: Int32Array.from(tfsOut),
+      ctxStart: Int32Array.from(ctxStart),
+      ctxDocs: Int32Array.from(ctxDocs),
+      ctxTfs: Int32Array.from(ctxTfs),
+      entStart: Int32Array.from(entStart),
+      entDocs: Int32Array.from(entDocs),
+      entTfs: Int32Array.from(entTfs),
+      ids,
+      lengths,
+      orders,
+      derived,
+      threadNames,
+      threadOf,
+      threadHead: Int32Array.from(threadHead),
+      threadTail: Int32Array.from(threadTail),
+      prev,
+      next,
+      docTermStart,
+      docTermIds: Int32Array.from(docTermIds),
+      docTextTerms,
+      speakerNames: [...this.speakerNames],
+      speakerOf,
+      ownKind,
+      addressedKind,
+      ownSome,
+      addressedSome,
+      statCount: this.statCount,
+      statLength: [...this.statLength],
+    };
+  }
+
+  /** Every posting of term `t` in document order: document, text tf, context tf, entity tf. */
+  private forEachPosting(t: number, fn: (d: number, tf: number, context: number, entities: number) => void): void {
+    if (t < this.sealedTerms) {
+      let c = this.ctxStart[t] as number;
+      const cEnd = this.ctxStart[t + 1] as number;
+      let e = this.entStart[t] as number;
+      const eEnd = this.entStart[t + 1] as number;
+      for (let i = this.postStart[t] as number, end = this.postStart[t + 1] as number; i < end; i += 1) {
+        const d = this.postDocs[i] as number;
+        let ctx = 0;
+        let ent = 0;
+        if (c < cEnd && this.ctxDocs[c] === d) ctx = this.ctxTfs[c++] as number;
+        if (e < eEnd && this.entDocs[e] === d) ent = this.entTfs[e++] as number;
+        fn(d, this.postTfs[i] as number, ctx, ent);
       }
     }
-    for (const [thread, members] of this.threadMembers) {
-      const kept = members.map((n) => remap[n] ?? -1).filter((n) => n >= 0);
-      if (kept.length === 0) this.threadMembers.delete(thread);
-      else this.threadMembers.set(thread, kept);
+    const tail = this.tails[t];
+    if (tail === undefined) return;
+    tail.docs.forEach((d, i) => fn(d, tail.tfs[i] as number, tail.context?.get(d) ?? 0, tail.entities?.get(d) ?? 0));
+  }
+
+  /** Starts over from sealed arrays (used as they are: a loaded file's views stay views). */
+  private adopt(s: SealedIndex): void {
+    this.terms = [...s.terms];
+    this.termIds = new Map(this.terms.map((term, t) => [term, t]));
+    this.sealedTerms = this.terms.length;
+    this.textDocs = s.textDocs;
+    this.liveDocs = s.liveDocs;
+    this.postStart = s.postStart;
+    this.postDocs = s.postDocs;
+    this.postTfs = s.postTfs;
+    this.ctxStart = s.ctxStart;
+    this.ctxDocs = s.ctxDocs;
+    this.ctxTfs = s.ctxTfs;
+    this.entStart = s.entStart;
+    this.entDocs = s.entDocs;
+    this.entTfs = s.entTfs;
+    this.tails = [];
+    this.ids = [...s.ids];
+    this.numbers = undefined;
+    this.slots = s.ids.length;
+    this.sealedDocs = this.slots;
+    this.lengths = s.lengths;
+    this.orders = s.orders;
+    this.derivedDocs = s.derived;
+    this.docTermStart = s.docTermStart;
+    this.docTermIds = s.docTermIds;
+    this.docTermTail = [];
+    this.docTextTerms = s.docTextTerms;
+    this.threadNames = [...s.threadNames];
+    this.threadIds = undefined;
+    this.threadOfDoc = s.threadOf;
+    this.threadHead = s.threadHead;
+    this.threadTail = s.threadTail;
+    this.prev = s.prev;
+    this.next = s.next;
+    this.speakerNames = [...s.speakerNames];
+    this.speakerIds = new Map(this.speakerNames.map((name, i) => [name, i]));
+    this.speakerOfDoc = s.speakerOf;
+    this.ownKind = s.ownKind;
+    this.addressedKind = s.addressedKind;
+    this.ownSome = new Map(s.ownSome.map(([n, w]) => [n, w]));
+    this.addressedSome = new Map(s.addressedSome.map(([n, w]) => [n, w]));
+    this.lineCounts = new Map();
+    for (let n = 0; n < this.slots; n += 1) {
+      const sp = this.speakerOfDoc[n] as number;
+      if (sp < 0) continue;
+      const name = this.speakerNames[sp] as string;
+      this.lineCounts.set(name, (this.lineCounts.get(name) ?? 0) + 1);
     }
-    this.ids = ids;
-    this.lengths = lengths;
-    this.threads = threads;
-    this.orders = orders;
-    this.docPostings = docPostings;
-    this.docTextTerms = docTextTerms;
-    this.derivedDocs = derivedDocs;
-    this.speakers = speakers;
-    this.ownTerms = ownTerms;
-    this.addressedTerms = addressedTerms;
-    this.numbers = new Map(ids.map((id, n) => [id, n]));
+    this.liveCount = this.slots;
+    this.statCount = s.statCount;
+    this.statLength = [...s.statLength];
     this.dead = 0;
-    this.compactions += 1;
   }
 
   /**
@@ -327,13 +673,15 @@ export class FieldIndex {
    * a term no document has gets the highest value.
    */
   idf(term: string): number {
-    const p = this.postings.get(term);
-    const df = p === undefined ? 0 : p.textDocs > 0 ? p.textDocs : p.liveDocs;
+    const t = this.termIds.get(term);
+    const text = t === undefined ? 0 : (this.textDocs[t] as number);
+    const df = t === undefined ? 0 : text > 0 ? text : (this.liveDocs[t] as number);
     return Math.log(1 + (this.statCount - df + 0.5) / (df + 0.5));
   }
 
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.liveDocs ?? 0;
+    const t = this.termIds.get(term);
+    return t === undefined ? 0 : (this.liveDocs[t] as number);
   }
 
   /**
@@ -341,34 +689,56 @@ export class FieldIndex {
    * weight x idf x BM25F saturation. The returned arrays are reused by the next pass.
    */
   score(terms: readonly WeightedTerm[], into?: Pass, skipDerived = false): Pass {
-    if (this.scratch.length < this.ids.length) this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
+    if (this.scratch.length < this.slots) this.scratch = new Float64Array(Math.max(this.slots, this.scratch.length * 2));
     const scores = into?.scores ?? this.scratch;
     const touched: number[] = into === undefined ? [] : into.touched;
-    if (into === undefined) scores.fill(0, 0, this.ids.length);
+    if (into === undefined) scores.fill(0, 0, this.slots);
     const live = Math.max(1, this.statCount);
     // A bank of derived documents only has no statistics of its own: lengths then count as average.
     const avg = this.statLength.map((l) => (this.statCount === 0 ? 1 : Math.max(1e-9, l / live)));
     const { weight, b, k1 } = this.fields;
-    const norm = (f: number, d: number): number => 1 - (b[f] as number) + ((b[f] as number) * (this.lengths[d * FIELD_COUNT + f] as number)) / (avg[f] as number);
+    const lengths = this.lengths;
+    const norm = (f: number, d: number): number => 1 - (b[f] as number) + ((b[f] as number) * (lengths[d * FIELD_COUNT + f] as number)) / (avg[f] as number);
     const [w0, w1, w2] = weight;
+    const ids = this.ids;
+    const derived = this.derivedDocs;
+    // One posting: the text, context and entity frequencies of document d.
+    const add = (idf: number, d: number, raw: number, ctx: number, ent: number): void => {
+      if (ids[d] === undefined || (skipDerived && derived[d] === 1)) return;
+      let tf = raw === 0 ? 0 : (w0 * raw) / norm(0, d);
+      if (w1 > 0) tf += (w1 * ctx) / norm(1, d);
+      if (w2 > 0) tf += (w2 * ent) / norm(2, d);
+      // A term only in a zero-weight field adds nothing (and must not list the document twice).
+      if (tf === 0) return;
+      if (scores[d] === 0) touched.push(d);
+      scores[d] = (scores[d] as number) + (idf * tf * (k1 + 1)) / (tf + k1);
+    };
     for (const { term, weight: w } of terms) {
-      const p = this.postings.get(term);
-      if (p === undefined || w <= 0) continue;
+      const t = this.termIds.get(term);
+      if (t === undefined || w <= 0) continue;
       const idf = this.idf(term) * w;
-      const { docs, tfs } = p;
-      const context = w1 > 0 ? p.context : undefined;
-      const entities = w2 > 0 ? p.entities : undefined;
+      if (t < this.sealedTerms) {
+        let c = this.ctxStart[t] as number;
+        const cEnd = this.ctxStart[t + 1] as number;
+        let e = this.entStart[t] as number;
+        const eEnd = this.entStart[t + 1] as number;
+        const docs = this.postDocs;
+        const tfs = this.postTfs;
+        for (let i = this.postStart[t] as number, end = this.postStart[t + 1] as number; i < end; i += 1) {
+          const d = docs[i] as number;
+          let ctx = 0;
+          let ent = 0;
+          if (c < cEnd && this.ctxDocs[c] === d) ctx = this.ctxTfs[c++] as number;
+          if (e < eEnd && this.entDocs[e] === d) ent = this.entTfs[e++] as number;
+          add(idf, d, tfs[i] as number, ctx, ent);
+        }
+      }
+      const tail = this.tails[t];
+      if (tail === undefined) continue;
+      const { docs, tfs, context, entities } = tail;
       for (let i = 0; i < docs.length; i += 1) {
         const d = docs[i] as number;
-        if (this.ids[d] === undefined || (skipDerived && this.derivedDocs[d] === true)) continue;
-        const raw = tfs[i] as number;
-        let tf = raw === 0 ? 0 : (w0 * raw) / norm(0, d);
-        if (context !== undefined) tf += (w1 * (context.get(d) ?? 0)) / norm(1, d);
-        if (entities !== undefined) tf += (w2 * (entities.get(d) ?? 0)) / norm(2, d);
-        // A term only in a zero-weight field adds nothing (and must not list the document twice).
-        if (tf === 0) continue;
-        if (scores[d] === 0) touched.push(d);
-        scores[d] = (scores[d] as number) + (idf * tf * (k1 + 1)) / (tf + k1);
+        add(idf, d, tfs[i] as number, w1 > 0 ? (context?.get(d) ?? 0) : 0, w2 > 0 ? (entities?.get(d) ?? 0) : 0);
       }
     }
     return { touched, scores };
@@ -380,12 +750,13 @@ export class FieldIndex {
   }
 
   isDerived(n: number): boolean {
-    return this.derivedDocs[n] === true;
+    return this.derivedDocs[n] === 1;
   }
 
   /** Who said document `n`, if it is a transcript line. */
   speakerOf(n: number): string | undefined {
-    return this.speakers[n];
+    const s = n < this.slots ? (this.speakerOfDoc[n] as number) : -1;
+    return s < 0 ? undefined : this.speakerNames[s];
   }
 
   /**
@@ -393,23 +764,31 @@ export class FieldIndex {
    * a line that is all its speaker's own words gives every term of its text, the name too.
    */
   ownTermsOf(n: number): ReadonlySet<string> | undefined {
-    return this.termsOf(n, this.ownTerms[n]);
+    return this.termsOf(n, this.ownKind, this.ownSome);
   }
 
   /** The index terms of what the speaker of line `n` says to and of the one spoken to (undefined: not a line). */
   addressedTermsOf(n: number): ReadonlySet<string> | undefined {
-    return this.termsOf(n, this.addressedTerms[n]);
+    return this.termsOf(n, this.addressedKind, this.addressedSome);
   }
 
-  private termsOf(n: number, stored: string | undefined): ReadonlySet<string> | undefined {
-    if (stored === undefined) return undefined;
-    if (stored === ALL) return new Set((this.docPostings[n] ?? []).slice(0, this.docTextTerms[n] ?? 0).map((p) => p.term));
-    return new Set(stored.split(' ').filter((t) => t.length > 0));
+  private termsOf(n: number, kinds: U8, some: ReadonlyMap<number, string>): ReadonlySet<string> | undefined {
+    const kind = n < this.slots ? (kinds[n] as number) : NOT_A_LINE;
+    if (kind === NOT_A_LINE) return undefined;
+    if (kind === NO_WORDS) return new Set();
+    if (kind === ALL_WORDS) {
+      const mine = this.docTerms(n);
+      const out = new Set<string>();
+      for (let i = 0; i < (this.docTextTerms[n] as number) && i < mine.length; i += 1) out.add(this.terms[mine[i] as number] as string);
+      return out;
+    }
+    return new Set((some.get(n) ?? '').split(' ').filter((t) => t.length > 0));
   }
 
   /** Whether line `n` has own words: its speaker speaks of themselves in it. */
   hasOwnWords(n: number): boolean {
-    return (this.ownTerms[n]?.length ?? 0) > 0;
+    const kind = n < this.slots ? this.ownKind[n] : NOT_A_LINE;
+    return kind === ALL_WORDS || kind === SOME_WORDS;
   }
 
   /** The speakers of the bank's live lines, with how many lines each. */
@@ -419,16 +798,21 @@ export class FieldIndex {
 
   /** The document's order value (its time, for facts). */
   orderOf(n: number): number | undefined {
-    return this.orders[n];
+    return n < this.slots ? this.orders[n] : undefined;
   }
 
   threadOf(n: number): string | undefined {
-    return this.threads[n];
+    const t = n < this.slots ? (this.threadOfDoc[n] as number) : -1;
+    return t < 0 ? undefined : this.threadNames[t];
   }
 
   /** Live and dead members of a thread, in order (callers skip the dead: `idOf` is undefined). */
   threadMembersOf(thread: string): readonly number[] {
-    return this.threadMembers.get(thread) ?? [];
+    const t = this.threadIdMap().get(thread);
+    const out: number[] = [];
+    if (t === undefined) return out;
+    for (let m = this.threadHead[t] as number; m >= 0; m = this.next[m] as number) out.push(m);
+    return out;
   }
 
   /** Changes when documents are renumbered: per-number data kept outside is void then. */
@@ -438,7 +822,7 @@ export class FieldIndex {
 
   /** Number of document slots, live or dead (an upper bound for per-document scratch arrays). */
   get capacity(): number {
-    return this.ids.length;
+    return this.slots;
   }
 
   /**
@@ -447,19 +831,14 @@ export class FieldIndex {
    * under the same context.
    */
   neighbours(n: number, span = 1, maxGap = Number.POSITIVE_INFINITY): number[] {
-    const thread = this.threads[n];
-    if (thread === undefined) return [];
-    const members = this.threadMembers.get(thread);
-    if (members === undefined) return [];
-    const at = members.indexOf(n);
-    if (at < 0) return [];
+    if (n >= this.slots || (this.threadOfDoc[n] as number) < 0) return [];
     const out: number[] = [];
-    for (const dir of [-1, 1]) {
+    const at = this.orders[n] as number;
+    for (const links of [this.prev, this.next]) {
       let found = 0;
-      for (let i = at + dir; i >= 0 && i < members.length && found < span; i += dir) {
-        const m = members[i] as number;
+      for (let m = links[n] as number; m >= 0 && found < span; m = links[m] as number) {
         if (this.ids[m] === undefined) continue;
-        if (Math.abs((this.orders[m] ?? 0) - (this.orders[n] ?? 0)) > maxGap) break;
+        if (Math.abs((this.orders[m] as number) - at) > maxGap) break;
         out.push(m);
         found += 1;
       }

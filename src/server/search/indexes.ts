@@ -1,12 +1,18 @@
 /**
- * Ranked search per bank. An index is built on first use (or warmed in the background after
- * start-up) and then follows the store incrementally: facts added by a mutation are added,
- * removed ones removed. Ranking is the pipeline in ranker.ts.
+ * Ranked search per bank. Every bank's index is ready before the server listens (`buildAll`):
+ * taken from the saved index file when it matches (indexFile.ts; the log entries after its
+ * position are applied to it), else built from the store. It then follows the store
+ * incrementally: facts added by a mutation are added, removed ones removed, and a bank's first
+ * facts make its index. No recall ever waits for a build. With a data dir the indexes are
+ * saved beside every snapshot. Ranking is the pipeline in ranker.ts.
  */
+import { crc32 } from 'node:zlib';
 import type { FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
+import { analyze } from './analyzer.js';
 import { attributionOf } from './attribution.js';
-import { FieldIndex, type IndexedDocument } from './fieldIndex.js';
+import { FieldIndex, type IndexedDocument, type SealedIndex } from './fieldIndex.js';
+import { encodeIndexFile, writeIndexFile, type SavedIndexes } from './indexFile.js';
 import { rank, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
 
@@ -45,8 +51,14 @@ export interface SearchOptions {
 export interface SearchIndexes {
   /** Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`. */
   search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number, options?: SearchOptions): SearchResult;
-  /** Builds every bank's index now, one bank per event-loop turn. */
-  warm(): Promise<void>;
+  /**
+   * Makes every bank's index now (start-up, before the server listens): from `saved` where it
+   * can be brought forward to the store's state, else from the store. Returns how many banks
+   * were built from the store.
+   */
+  buildAll(saved?: SavedIndexes): number;
+  /** Writes the saved index file for the store's current state (no-op without a data dir). */
+  save(): Promise<void>;
   close(): void;
 }
 
@@ -67,13 +79,54 @@ export const indexedDocument = (f: FactRecord): IndexedDocument => {
   };
 };
 
+/** A saved index is only a head start: the store holds everything, so a failed save loses nothing. */
+const saveFailed = (error: unknown): void => {
+  console.error(`embedded server: saving the search index failed (${error instanceof Error ? error.message : String(error)}); the next start rebuilds it from the data`);
+};
+
 export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '', ...(f.entities ?? []).map((e) => e.text)].join('\n');
 
+/**
+ * What a saved index depends on besides the facts: the analyzer and the fact -> document
+ * mapping, read from probe memories that exercise stemming, compounds, identifiers, speakers
+ * and threads. A change to either gives another fingerprint, and saved indexes are rebuilt.
+ */
+export const indexFingerprint = (): string => {
+  const probe: FactRecord[] = [
+    {
+      id: 'p1',
+      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday",
+      fact_type: 'world',
+      context: 'session 1',
+      document_id: 'd',
+      chunk_id: null,
+      tags: [],
+      created_at: '2026-01-02T03:04:05+00:00',
+      entities: [{ text: 'Priya', type: 'PERSON' }],
+    },
+    {
+      id: 'p2',
+      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running',
+      fact_type: 'observation',
+      document_id: null,
+      chunk_id: null,
+      tags: [],
+      created_at: '2026-01-02T03:04:05+00:00',
+      mentioned_at: '2026-01-03T00:00:00+00:00',
+    },
+  ];
+  const shape = probe.map((f) => {
+    const d = indexedDocument(f);
+    return [analyze(d.text), d.context === undefined ? null : analyze(d.context), d.entities ?? null, d.thread ?? null, d.order ?? null, d.derived ?? null, d.speaker ?? null, d.own ?? null, d.addressed ?? null];
+  });
+  return crc32(JSON.stringify(shape)).toString(16);
+};
+
 export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
+  const fingerprint = indexFingerprint();
   const indexes = new Map<string, FieldIndex>();
   // Per bank, per accept key: verdicts by document number, valid for one index generation.
   const verdictCaches = new Map<string, Map<string, { generation: number; verdicts: Uint8Array }>>();
-  let closed = false;
 
   /** At most this many filters per bank keep verdicts (a session uses one or two). */
   const MAX_FILTERS = 16;
@@ -107,6 +160,25 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     return index;
   };
 
+  // One write of the file at a time, in the order the states were sealed.
+  let writing: Promise<void> = Promise.resolve();
+  /** Seals every bank at this instant (the state of log position `nextSeq`), then writes the file. */
+  const save = (nextSeq: number): Promise<void> | undefined => {
+    const dir = store.dataDir;
+    if (dir === undefined) return undefined;
+    try {
+      const sealed = new Map<string, SealedIndex>();
+      for (const [bankId, index] of indexes) sealed.set(bankId, index.seal());
+      const bytes = encodeIndexFile(nextSeq, fingerprint, sealed);
+      writing = writing.then(() => writeIndexFile(dir, bytes)).catch(saveFailed);
+      return writing;
+    } catch (error) {
+      saveFailed(error);
+      return undefined;
+    }
+  };
+  const unsnapshot = store.onSnapshot(save);
+
   const unsubscribe = store.onFactChange((change) => {
     if (change.bankDeleted === true) {
       indexes.delete(change.bankId);
@@ -114,7 +186,11 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       return;
     }
     const index = indexes.get(change.bankId);
-    if (index === undefined) return; // built from the store when first searched
+    // A bank's first facts: the store already holds them, so the build takes them in.
+    if (index === undefined) {
+      build(change.bankId);
+      return;
+    }
     for (const f of change.removed) index.remove(f.id);
     for (const f of change.added) index.add(indexedDocument(f));
   });
@@ -150,18 +226,48 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       }
       return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
-    warm: async () => {
-      // The lexical database first: the first recall should not pay for opening it.
+    buildAll: (saved) => {
+      // The lexical database too: the first recall should not pay for opening it.
       loadWordNet();
-      for (const bankId of [...store.state.banks.keys()]) {
-        // Yield first: the caller (start-up) must not wait for the first bank's build.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (closed) return;
-        build(bankId);
+      const replayed = store.takeReplayed();
+      const position = store.logPosition();
+      // Usable when the log still holds every entry after the saved position (replayed from the snapshot on).
+      if (saved !== undefined && position !== undefined && saved.nextSeq >= store.loadReport.snapshotSeq && saved.nextSeq <= position) {
+        for (const [bankId, sealed] of saved.banks) indexes.set(bankId, FieldIndex.fromSealed(sealed));
+        // Banks built from the store below already hold every later change.
+        const fresh = new Set<string>();
+        for (const { seq, change } of replayed) {
+          if (seq < saved.nextSeq || fresh.has(change.bankId)) continue;
+          if (change.bankDeleted === true) {
+            indexes.delete(change.bankId);
+            continue;
+          }
+          const index = indexes.get(change.bankId);
+          if (index === undefined) {
+            indexes.delete(change.bankId);
+            build(change.bankId);
+            fresh.add(change.bankId);
+            continue;
+          }
+          for (const f of change.removed) index.remove(f.id);
+          for (const f of change.added) index.add(indexedDocument(f));
+        }
+        for (const bankId of [...indexes.keys()]) if (store.bank(bankId) === undefined) indexes.delete(bankId);
       }
+      let built = 0;
+      for (const bankId of store.state.banks.keys()) {
+        if (indexes.has(bankId)) continue;
+        build(bankId);
+        built += 1;
+      }
+      return built;
+    },
+    save: async () => {
+      const position = store.logPosition();
+      if (position !== undefined) await save(position);
     },
     close: () => {
-      closed = true;
+      unsnapshot();
       unsubscribe();
       indexes.clear();
       verdictCaches.clear();

@@ -29,12 +29,31 @@ export interface LoadReport {
   readonly snapshotMutations: number;
   readonly replayedMutations: number;
   readonly truncatedBytes: number;
+  /** The snapshot's log position: every log entry below it is in the snapshot. */
+  readonly snapshotSeq: number;
+}
+
+/** A fact change the start-up replay of the log made, with the log entry (seq) it came from. */
+export interface ReplayedChange {
+  readonly seq: number;
+  readonly change: FactChange;
 }
 
 export interface ServerStore {
   readonly state: ServerState;
   readonly persistent: boolean;
   readonly loadReport: LoadReport;
+  /** The data directory (undefined: in memory). */
+  readonly dataDir: string | undefined;
+  /** The fact changes replayed from the log at start-up (after the snapshot), in order; handed over once. */
+  takeReplayed(): readonly ReplayedChange[];
+  /** The log position the state reflects now: every entry below it is applied (undefined: in memory). */
+  logPosition(): number | undefined;
+  /**
+   * Called at each snapshot's cut with its log position, synchronously (a file kept beside the
+   * snapshot captures the same state); the promise it returns is awaited with the snapshot.
+   */
+  onSnapshot(listener: (nextSeq: number) => Promise<void> | undefined): () => void;
   bank(bankId: string): BankState | undefined;
   /** Makes `mutations` durable, then applies them in order. */
   commit(mutations: readonly Mutation[]): Promise<void>;
@@ -51,6 +70,8 @@ const DEFAULT_SNAPSHOT_EVERY = 20_000;
 export const openStore = async (options: StoreOptions = {}): Promise<ServerStore> => {
   const state = new ServerState();
   const listeners = new Set<(change: FactChange) => void>();
+  const snapshotListeners = new Set<(nextSeq: number) => Promise<void> | undefined>();
+  const replayedChangesOut: ReplayedChange[] = [];
   const locks = new Map<string, Promise<unknown>>();
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
   const dir = options.dataDir;
@@ -66,7 +87,7 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
 
   let log: MutationLog | undefined;
   let release: (() => Promise<void>) | undefined;
-  let loadReport: LoadReport = { snapshotMutations: 0, replayedMutations: 0, truncatedBytes: 0 };
+  let loadReport: LoadReport = { snapshotMutations: 0, replayedMutations: 0, truncatedBytes: 0, snapshotSeq: 0 };
   if (dir !== undefined) {
     // Owner-only: memories are private to the user running the server (an older 0755 dir is tightened).
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -80,13 +101,15 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
       });
       const replay = await replayLog(dir, snapshot.nextSeq);
       let replayed = 0;
+      const replayedChanges = replayedChangesOut;
       for (const entry of replay.entries) {
         // One line is one commit: an array of mutations, applied whole or (torn) not at all.
         const values = Array.isArray(entry.value) ? entry.value : [entry.value];
         values.forEach((value, i) => {
           const m = decodeMutation(decodeFromDisk(value), `log seq ${entry.seq} mutation ${i}`);
           if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
-          state.apply(m.right);
+          const change = state.apply(m.right);
+          if (change !== undefined && (change.added.length > 0 || change.removed.length > 0 || change.bankDeleted === true)) replayedChanges.push({ seq: entry.seq, change });
           replayed += 1;
         });
       }
@@ -95,6 +118,7 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
         snapshotMutations: snapshot.mutations,
         replayedMutations: replayed,
         truncatedBytes: replay.truncatedBytes,
+        snapshotSeq: snapshot.nextSeq,
       };
     } catch (error) {
       await release();
@@ -111,9 +135,11 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     await current.runBetweenBatches(async () => {
       const nextSeq = current.nextSeq;
       const lines = captureSnapshot(state, nextSeq);
+      const beside = [...snapshotListeners].map((l) => l(nextSeq));
       sinceSnapshot = 0;
       await writeSnapshot(dir, lines);
       await current.rotate(nextSeq);
+      await Promise.all(beside);
     });
   };
 
@@ -157,6 +183,13 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     state,
     persistent: dir !== undefined,
     loadReport,
+    dataDir: dir,
+    takeReplayed: () => replayedChangesOut.splice(0),
+    logPosition: () => log?.nextSeq,
+    onSnapshot: (listener) => {
+      snapshotListeners.add(listener);
+      return () => snapshotListeners.delete(listener);
+    },
     bank: (bankId) => state.banks.get(bankId),
     commit,
     exclusive,

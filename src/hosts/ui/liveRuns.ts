@@ -1,0 +1,200 @@
+/**
+ * The machines of every session of a project, live: the journals the runtime writes under
+ * `{state_dir}/memory/trace` (`session.journal.<stamp>-<pid>.jsonl`, `setup.journal...`), the
+ * shared retain queue and the import checkpoint are read as they grow (polled: watch events
+ * are not delivered on every file system), each new record folded through its gate's machine,
+ * its payload redacted, and the step handed to every listener. A run is one process (the pid in
+ * its journals' names); it is running while that process is. A file that shrinks or is replaced
+ * (a compaction) is folded again from the start.
+ */
+import { open, readdir, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import type { LoadedConfig } from '../../config/load.js';
+import { redactValue } from '../../config/redact.js';
+import { sharedEventTypes } from '../../machines/retainDelivery/events.js';
+import { JournalRecord } from '../../machines/shared/codecs.js';
+import { decodeJson } from '../../machines/shared/decode.js';
+import { vizGates, type VizGate } from '../../viz/gates.js';
+import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
+
+export interface LiveStep extends GateStep {
+  readonly run: string;
+  /** Position of the step in its run, from 0. */
+  readonly index: number;
+}
+
+export interface RunView {
+  readonly run: string;
+  readonly pid: number | null;
+  readonly running: boolean;
+  readonly startedAt: string | null;
+  readonly files: readonly string[];
+  readonly steps: readonly LiveStep[];
+}
+
+export interface LiveRuns {
+  runs(): readonly RunView[];
+  /** Called with each new step, and with `reset` when a run's steps were folded again. */
+  subscribe(listener: (change: { readonly step: LiveStep } | { readonly reset: string }) => void): () => void;
+  close(): void;
+}
+
+const JOURNAL = /^(session|setup)\.journal\.(.+)-(\d+)\.jsonl$/;
+const POLL_MS = 150;
+const MAX_STEPS = 5_000;
+
+interface Tail {
+  readonly file: string;
+  readonly run: string;
+  readonly gate: VizGate;
+  fold: GateFold;
+  offset: number;
+  ino: number;
+  rest: string;
+  line: number;
+}
+
+const gateNamed = (name: string): VizGate => {
+  const gate = vizGates.find((g) => g.name === name);
+  if (gate === undefined) throw new Error(`no gate ${name}`);
+  return gate;
+};
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+const foldFor = (gate: VizGate): GateFold => gateFold(gate, gate.name === 'retainDelivery' ? (r) => sharedEventTypes.has(r.type) : () => true);
+
+export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
+  const traceDir = path.join(loaded.stateDir, 'memory', 'trace');
+  const tails = new Map<string, Tail>();
+  const steps = new Map<string, LiveStep[]>();
+  const listeners = new Set<(change: { readonly step: LiveStep } | { readonly reset: string }) => void>();
+  const emit = (change: { readonly step: LiveStep } | { readonly reset: string }): void => {
+    for (const listener of listeners) listener(change);
+  };
+
+  const shared = [
+    { file: loaded.config.queuePath, gate: 'retainDelivery' },
+    { file: loaded.config.importCheckpoint, gate: 'import' },
+  ];
+
+  const discover = async (): Promise<void> => {
+    let names: string[] = [];
+    try {
+      names = await readdir(traceDir);
+    } catch {
+      // No trace directory yet: no session has run here.
+    }
+    for (const name of names) {
+      const match = JOURNAL.exec(name);
+      const file = path.join(traceDir, name);
+      if (match === null || tails.has(file)) continue;
+      const gate = gateNamed(match[1] ?? '');
+      tails.set(file, { file, run: `pid ${match[3] ?? '?'}`, gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0 });
+    }
+    for (const { file, gate } of shared) {
+      if (!tails.has(file)) tails.set(file, { file, run: 'project', gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0 });
+    }
+  };
+
+  const resetRun = (run: string): void => {
+    // Every file of the run is folded again from its start.
+    steps.set(run, []);
+    for (const tail of tails.values()) {
+      if (tail.run !== run) continue;
+      tail.offset = 0;
+      tail.rest = '';
+      tail.line = 0;
+      tail.fold = foldFor(tail.gate);
+    }
+    emit({ reset: run });
+  };
+
+  const readTail = async (tail: Tail): Promise<void> => {
+    let info;
+    try {
+      info = await stat(tail.file);
+    } catch {
+      return;
+    }
+    if ((tail.ino !== 0 && info.ino !== tail.ino) || info.size < tail.offset) {
+      tail.ino = info.ino;
+      resetRun(tail.run);
+    }
+    tail.ino = info.ino;
+    if (info.size === tail.offset) return;
+    const handle = await open(tail.file, 'r');
+    let text: string;
+    try {
+      const buffer = Buffer.alloc(info.size - tail.offset);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, tail.offset);
+      tail.offset += bytesRead;
+      text = tail.rest + buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+    const lines = text.split('\n');
+    tail.rest = lines.pop() ?? '';
+    const list = steps.get(tail.run) ?? [];
+    steps.set(tail.run, list);
+    for (const line of lines) {
+      tail.line += 1;
+      if (line.trim() === '') continue;
+      const decoded = decodeJson(JournalRecord, `${path.basename(tail.file)} line ${tail.line}`)(line);
+      if (E.isLeft(decoded)) continue;
+      const folded = tail.fold.step(decoded.right);
+      const step: LiveStep = { ...folded, event: redactValue(folded.event), run: tail.run, index: list.length };
+      list.push(step);
+      if (list.length > MAX_STEPS) list.splice(0, list.length - MAX_STEPS);
+      emit({ step });
+    }
+  };
+
+  let busy = false;
+  const poll = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    try {
+      await discover();
+      for (const tail of tails.values()) await readTail(tail);
+    } catch {
+      // A file removed between listing and reading: the next poll sees the directory as it is.
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void poll(), POLL_MS);
+  void poll();
+
+  return {
+    runs: () => {
+      const byRun = new Map<string, string[]>();
+      for (const tail of tails.values()) byRun.set(tail.run, [...(byRun.get(tail.run) ?? []), path.basename(tail.file)]);
+      return [...byRun].map(([run, files]) => {
+        const pid = /^pid (\d+)$/.exec(run)?.[1];
+        const list = steps.get(run) ?? [];
+        return {
+          run,
+          pid: pid === undefined ? null : Number(pid),
+          running: pid === undefined ? true : isRunning(Number(pid)),
+          startedAt: list[0]?.at ?? null,
+          files,
+          steps: list,
+        };
+      });
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: () => clearInterval(timer),
+  };
+};

@@ -1,0 +1,92 @@
+/**
+ * The memory browser's Machines view: every gate's diagram (laid out by ELK, drawn by
+ * src/viz), the live steps of every session of the project as a server-sent event stream, and
+ * the replay of a recorded trace or journal (what `agent-memory viz --trace` and `--journal`
+ * show) on the same page. Replay reads only files of the project's trace directory, by name,
+ * or the one file given at launch.
+ */
+import { readdir } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as path from 'node:path';
+import { readJournalFile } from '../../adapters/journal/traceJournal.js';
+import type { LoadedConfig } from '../../config/load.js';
+import { redactValue } from '../../config/redact.js';
+import { HttpError } from '../../server/http/errors.js';
+import { vizGates } from '../../viz/gates.js';
+import { replayJournal } from '../../viz/journalReplay.js';
+import { layoutGraph } from '../../viz/layout.js';
+import { machineGraph } from '../../viz/machineGraph.js';
+import { stepsOfTrace, type GateStep } from '../../viz/steps.js';
+import { renderSvg } from '../../viz/svg.js';
+import { readTraceFile } from '../../viz/traceFile.js';
+import type { LiveRuns } from './liveRuns.js';
+import type { ApiRoute } from './memoryRoutes.js';
+import { openEventStream } from './security.js';
+
+export interface Diagram {
+  readonly name: string;
+  readonly machineId: string;
+  readonly svg: string;
+}
+
+let diagrams: Promise<readonly Diagram[]> | undefined;
+
+/** Every gate drawn once per process: the machines do not change while it runs. */
+export const gateDiagrams = (): Promise<readonly Diagram[]> =>
+  (diagrams ??= Promise.all(vizGates.map(async (g) => ({ name: g.name, machineId: g.machine.id, svg: renderSvg(await layoutGraph(machineGraph(g.machine)), { id: `gate-${g.name}` }) }))));
+
+const JOURNAL_GATE = /^([A-Za-z]+)\.journal\./;
+
+/** Steps of a trace or journal file, whichever it is. */
+const replayFile = async (file: string): Promise<{ steps: GateStep[]; problems: readonly string[] }> => {
+  const name = path.basename(file);
+  const journalGate = name.startsWith('retain-queue') ? 'retainDelivery' : name.startsWith('import-checkpoint') ? 'import' : JOURNAL_GATE.exec(name)?.[1];
+  const gate = vizGates.find((g) => g.name === journalGate);
+  if (gate !== undefined) {
+    const journal = await readJournalFile(file);
+    const replay = replayJournal(gate, journal.records);
+    return { steps: stepsOfTrace(replay.trace), problems: [...journal.damage.map((d) => `line ${d.line}: ${d.reason}`), ...replay.problems] };
+  }
+  const trace = readTraceFile(file);
+  return { steps: stepsOfTrace(trace.records), problems: trace.problems };
+};
+
+export const machineRoutes = (loaded: LoadedConfig, launchTrace: string | undefined): Readonly<Record<string, ApiRoute>> => {
+  const traceDir = path.join(loaded.stateDir, 'memory', 'trace');
+  return {
+    'GET /ui/api/machines': async () => ({ status: 200, body: { gates: await gateDiagrams() } }),
+    'GET /ui/api/traces': async () => {
+      let names: string[] = [];
+      try {
+        names = (await readdir(traceDir)).filter((n) => n.endsWith('.jsonl')).sort();
+      } catch {
+        // No trace directory yet.
+      }
+      return { status: 200, body: { dir: traceDir, files: names, ...(launchTrace === undefined ? {} : { launch: path.basename(launchTrace) }) } };
+    },
+    'GET /ui/api/replay': async ({ query }) => {
+      const name = query.get('file') ?? '';
+      // A name from the trace directory's listing, or the file given at launch: never a path.
+      const file = launchTrace !== undefined && name === path.basename(launchTrace) ? launchTrace : name === path.basename(name) && name.endsWith('.jsonl') ? path.join(traceDir, name) : undefined;
+      if (file === undefined) throw new HttpError(400, `file must be a .jsonl file of ${traceDir}, by name`);
+      const replay = await replayFile(file);
+      return { status: 200, body: { file: name, problems: replay.problems, steps: replay.steps.map((s) => ({ ...s, event: redactValue(s.event) })) } };
+    },
+  };
+};
+
+/** `GET /ui/api/stream/machines`: every run as it is now, then each new step as it is folded. */
+export const streamMachines = (req: IncomingMessage, res: ServerResponse, live: LiveRuns): void => {
+  const stream = openEventStream(req, res);
+  stream.send('runs', live.runs());
+  const unsubscribe = live.subscribe((change) => {
+    if ('step' in change) stream.send('step', change.step);
+    else stream.send('runs', live.runs());
+  });
+  // Whether each run's process is still alive is read again every few seconds.
+  const timer = setInterval(() => stream.send('alive', live.runs().map((r) => ({ run: r.run, running: r.running }))), 2_000);
+  req.on('close', () => {
+    unsubscribe();
+    clearInterval(timer);
+  });
+};

@@ -1,0 +1,239 @@
+/**
+ * The saved search index, `search-index.bin` in the data dir: every bank's sealed FieldIndex
+ * (fieldIndex.ts `SealedIndex`) as raw little-endian arrays, so start-up takes them as typed
+ * array views over the file's bytes instead of analysing every memory again. Written beside
+ * each snapshot (temp file, fsync, rename, directory fsync: a crash leaves the old file or the
+ * new one) and tagged with the log position it reflects and the analyzer's fingerprint.
+ * Reading answers why a file cannot be used (damaged, another format or analyzer); the caller
+ * then rebuilds from the store, which stays the only source of truth.
+ *
+ * Layout: 8 bytes magic, u32 header length, u32 CRC-32 of everything after these 16 bytes,
+ * the header (JSON: position, fingerprint, per bank its strings and where each array lies),
+ * then the arrays, each starting on an 8-byte boundary.
+ */
+import { open, readFile, rename } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { SealedIndex } from './fieldIndex.js';
+
+export const INDEX_FILE = 'search-index.bin';
+const MAGIC = Buffer.from('AMSIDX01', 'latin1');
+const FORMAT = 1;
+const PREFIX = 16;
+
+const INT32 = [
+  'textDocs',
+  'liveDocs',
+  'postStart',
+  'postDocs',
+  'postTfs',
+  'ctxStart',
+  'ctxDocs',
+  'ctxTfs',
+  'entStart',
+  'entDocs',
+  'entTfs',
+  'lengths',
+  'threadOf',
+  'threadHead',
+  'threadTail',
+  'prev',
+  'next',
+  'docTermStart',
+  'docTermIds',
+  'docTextTerms',
+  'speakerOf',
+] as const;
+const FLOAT64 = ['orders'] as const;
+const UINT8 = ['derived', 'ownKind', 'addressedKind'] as const;
+type ArrayName = (typeof INT32)[number] | (typeof FLOAT64)[number] | (typeof UINT8)[number];
+const ARRAY_NAMES: readonly ArrayName[] = [...INT32, ...FLOAT64, ...UINT8];
+
+interface BankHeader {
+  readonly bankId: string;
+  readonly terms: readonly string[];
+  readonly ids: readonly string[];
+  readonly threadNames: readonly string[];
+  readonly speakerNames: readonly string[];
+  readonly ownSome: readonly (readonly [number, string])[];
+  readonly addressedSome: readonly (readonly [number, string])[];
+  readonly statCount: number;
+  readonly statLength: readonly number[];
+  /** Byte offset (from the file's start) and element count of each array. */
+  readonly arrays: Record<ArrayName, readonly [number, number]>;
+}
+
+interface Header {
+  readonly format: number;
+  readonly nextSeq: number;
+  readonly fingerprint: string;
+  readonly banks: readonly BankHeader[];
+}
+
+export interface SavedIndexes {
+  /** The log position the indexes reflect: every entry below it, nothing after. */
+  readonly nextSeq: number;
+  readonly banks: ReadonlyMap<string, SealedIndex>;
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+const shifted = (arrays: Record<ArrayName, readonly [number, number]>, shift: number): Record<ArrayName, readonly [number, number]> => {
+  const out = { ...arrays };
+  for (const name of ARRAY_NAMES) out[name] = [arrays[name][0] + shift, arrays[name][1]];
+  return out;
+};
+
+/** The file's bytes for `banks` at log position `nextSeq`. */
+export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: ReadonlyMap<string, SealedIndex>): Buffer => {
+  let offset = 0;
+  const placed: { bank: BankHeader; sealed: SealedIndex }[] = [];
+  // Offsets are first counted from the end of the header, then shifted once its length is known.
+  for (const [bankId, sealed] of banks) {
+    const arrays = {} as Record<ArrayName, readonly [number, number]>;
+    for (const name of ARRAY_NAMES) {
+      const a = sealed[name];
+      arrays[name] = [offset, a.length];
+      offset = align8(offset + a.byteLength);
+    }
+    const { terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength } = sealed;
+    placed.push({ bank: { bankId, terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed });
+  }
+  const draft = (shift: number): Buffer =>
+    Buffer.from(
+      JSON.stringify({
+        format: FORMAT,
+        nextSeq,
+        fingerprint,
+        banks: placed.map(({ bank }) => ({
+          ...bank,
+          arrays: shifted(bank.arrays, shift),
+        })),
+      } satisfies Header),
+      'utf8',
+    );
+  // The shift changes the header's length only by digits: settle it in a few rounds.
+  let shift = align8(PREFIX + draft(0).length);
+  let header = draft(shift);
+  while (align8(PREFIX + header.length) !== shift) {
+    shift = align8(PREFIX + header.length);
+    header = draft(shift);
+  }
+  const out = Buffer.alloc(shift + offset);
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(header.length, 8);
+  header.copy(out, PREFIX);
+  for (const { bank, sealed } of placed) {
+    for (const name of ARRAY_NAMES) {
+      const a = sealed[name];
+      out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), bank.arrays[name][0] + shift);
+    }
+  }
+  out.writeUInt32LE(crc32(out.subarray(PREFIX)), 12);
+  return out;
+};
+
+export type ReadIndexFile = { readonly ok: true; readonly saved: SavedIndexes } | { readonly ok: false; readonly reason: string };
+
+/** Decodes the file's bytes; the arrays are views over `bytes` (copied once only if misaligned). */
+export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadIndexFile => {
+  if (endianness() !== 'LE') return { ok: false, reason: 'saved indexes are little-endian' };
+  if (bytes.length < PREFIX || !Buffer.from(bytes.buffer, bytes.byteOffset, 8).equals(MAGIC)) return { ok: false, reason: 'not a saved index' };
+  // Float64 views need 8-byte alignment of the underlying buffer.
+  const buf = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
+  const view = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const headerLength = view.readUInt32LE(8);
+  if (PREFIX + headerLength > view.length) return { ok: false, reason: 'cut short' };
+  if (crc32(view.subarray(PREFIX)) !== view.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
+  let header: Header;
+  try {
+    header = JSON.parse(view.subarray(PREFIX, PREFIX + headerLength).toString('utf8')) as Header;
+  } catch {
+    return { ok: false, reason: 'unreadable header' };
+  }
+  if (header.format !== FORMAT) return { ok: false, reason: `format ${String(header.format)}` };
+  if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
+  const banks = new Map<string, SealedIndex>();
+  for (const bank of header.banks) {
+    const at = (name: ArrayName): readonly [number, number] => {
+      const [offset, length] = bank.arrays[name];
+      const width = (FLOAT64 as readonly string[]).includes(name) ? 8 : (UINT8 as readonly string[]).includes(name) ? 1 : 4;
+      if (offset % width !== 0 || offset + length * width > view.length) throw new Error(`array ${name} out of bounds`);
+      return [buf.byteOffset + offset, length];
+    };
+    const i32 = (name: (typeof INT32)[number]): Int32Array => new Int32Array(buf.buffer, ...at(name));
+    const u8 = (name: (typeof UINT8)[number]): Uint8Array => new Uint8Array(buf.buffer, ...at(name));
+    try {
+      banks.set(bank.bankId, {
+        terms: bank.terms,
+        ids: bank.ids,
+        threadNames: bank.threadNames,
+        speakerNames: bank.speakerNames,
+        ownSome: bank.ownSome,
+        addressedSome: bank.addressedSome,
+        statCount: bank.statCount,
+        statLength: bank.statLength,
+        textDocs: i32('textDocs'),
+        liveDocs: i32('liveDocs'),
+        postStart: i32('postStart'),
+        postDocs: i32('postDocs'),
+        postTfs: i32('postTfs'),
+        ctxStart: i32('ctxStart'),
+        ctxDocs: i32('ctxDocs'),
+        ctxTfs: i32('ctxTfs'),
+        entStart: i32('entStart'),
+        entDocs: i32('entDocs'),
+        entTfs: i32('entTfs'),
+        lengths: i32('lengths'),
+        threadOf: i32('threadOf'),
+        threadHead: i32('threadHead'),
+        threadTail: i32('threadTail'),
+        prev: i32('prev'),
+        next: i32('next'),
+        docTermStart: i32('docTermStart'),
+        docTermIds: i32('docTermIds'),
+        docTextTerms: i32('docTextTerms'),
+        speakerOf: i32('speakerOf'),
+        orders: new Float64Array(buf.buffer, ...at('orders')),
+        derived: u8('derived'),
+        ownKind: u8('ownKind'),
+        addressedKind: u8('addressedKind'),
+      });
+    } catch (error) {
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  return { ok: true, saved: { nextSeq: header.nextSeq, banks } };
+};
+
+/** Reads `search-index.bin` from `dir`; a missing file is `{ok: false}` too. */
+export const readIndexFile = async (dir: string, fingerprint: string): Promise<ReadIndexFile> => {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(dir, INDEX_FILE));
+  } catch (error) {
+    return { ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'none saved' : String(error) };
+  }
+  return decodeIndexFile(bytes, fingerprint);
+};
+
+/** Replaces `search-index.bin` atomically: temp file, fsync, rename, directory fsync. */
+export const writeIndexFile = async (dir: string, bytes: Uint8Array): Promise<void> => {
+  const finalPath = join(dir, INDEX_FILE);
+  const tempPath = `${finalPath}.tmp`;
+  const handle = await open(tempPath, 'w', 0o600);
+  try {
+    await handle.write(bytes, 0, bytes.length, 0);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tempPath, finalPath);
+  const dirHandle = await open(dir, 'r');
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
+};

@@ -1,0 +1,74 @@
+/**
+ * Attack: text that makes redaction backtrack (issue 26, item 5). `?key` repeated 8 KB took 25 s
+ * in `redact()`, 64 KB of dash-joined UUIDs and 256 KB of base64url took seconds, and pi's
+ * synchronous `agent_end` hook redacts whatever a command printed. Every rule must run in time
+ * linear in the text: a fast-check property over adversarial generators (a short unit of the
+ * characters the rules look for, repeated, between a prefix and a suffix) holds `redact` and the
+ * retain projection's `cleanText` to a time per KB, at growing sizes so a superlinear rule fails
+ * early. The budget is generous (a loaded two-core machine, the whole suite running): the real
+ * throughput is measured in `bench/redaction.bench.ts`.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { redact } from '../../src/config/redact.js';
+import { cleanText } from '../../src/effects/session/retainProjection.js';
+
+// Milliseconds allowed: a floor for start-up noise plus a slope per KB that is tens of times
+// what the linear rules take (`bench/results/redaction.json`).
+const FLOOR_MS = 500;
+const MS_PER_KB = 10;
+const budget = (chars: number): number => FLOOR_MS + (MS_PER_KB * chars) / 1024;
+
+const elapsed = (f: () => unknown): number => {
+  const started = performance.now();
+  f();
+  return performance.now() - started;
+};
+
+/** Each size in turn, stopping at the first over budget (a quadratic rule fails at 8 KB, not after minutes at 32). */
+const withinBudget = (make: (chars: number) => string, sizes: readonly number[] = [1024, 8 * 1024, 32 * 1024]): void => {
+  for (const size of sizes) {
+    const text = make(size);
+    for (const [name, run] of [['redact', redact], ['cleanText', cleanText]] as const) {
+      const ms = elapsed(() => run(text));
+      expect(ms, `${name} of ${text.length} characters (${JSON.stringify(text.slice(0, 40))}…) took ${ms.toFixed(0)} ms`).toBeLessThan(budget(text.length));
+    }
+  }
+};
+
+const repeatTo = (unit: string, chars: number, prefix = '', suffix = ''): string => `${prefix}${unit.repeat(Math.max(1, Math.ceil(chars / Math.max(1, unit.length))))}${suffix}`;
+
+// What the rules look for: separators, quotes, secret words, provider prefixes, URL and header parts.
+const FRAGMENTS = [
+  '?', '&', '=', ':', '/', '://', '@', '.', '-', '_', ' ', '"', "'", '\n', '\\', ')', ',', '<', '#', ';',
+  'a', 'A', '0', 'Z9', 'key', 'Key', 'token', 'TOKEN', 'pass', 'PASS', 'secret', 'api key', 'api_key', 'password is ', 'pin code is ',
+  'eyJ', 'eyJa.', 'sk-', 'hs_', 'ghp_', 'AKIA', 'SG.', 'xoxb-', 'Bearer ', 'basic ', 'Authorization: ', 'Cookie: ', 'AccountKey=',
+  'DB_PASS=', '"apiKey": "', 'https://', 'user:pw@', '?sig=', '-----BEGIN RSA PRIVATE KEY-----', '-----END ', '<private', '[REDACTED]',
+  '\u2028', '\u{E0041}', '\u200b', 'Ｐ',
+];
+const fragment = fc.constantFrom(...FRAGMENTS);
+const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
+const edge = fc.array(fragment, { maxLength: 2 }).map((parts) => parts.join(''));
+
+describe('redaction runs in linear time (issue 26, item 5)', () => {
+  it('the shapes of the report: `?key` repeated, dash-joined UUIDs, base64url', () => {
+    withinBudget((n) => repeatTo('?key', n));
+    withinBudget((n) => repeatTo('123e4567-e89b-12d3-a456-426614174000-', n));
+    withinBudget((n) => repeatTo('aB3_-', n), [1024, 8 * 1024, 256 * 1024]);
+    withinBudget((n) => repeatTo('pass?', n));
+    withinBudget((n) => repeatTo('pass.', n));
+    withinBudget((n) => repeatTo('-eyJ', n));
+    withinBudget((n) => repeatTo('.', n, 'my password is ', 'x'));
+    withinBudget((n) => repeatTo(' ', n, 'password is'));
+    withinBudget((n) => repeatTo('"token_', n));
+  }, 120_000);
+
+  it('any repeated unit of what the rules look for, between any prefix and suffix (property)', () => {
+    fc.assert(
+      fc.property(unit, edge, edge, (u, prefix, suffix) => {
+        withinBudget((n) => repeatTo(u, n, prefix, suffix));
+      }),
+      { numRuns: 60 },
+    );
+  }, 300_000);
+});

@@ -1,0 +1,188 @@
+import * as fc from 'fast-check';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyze } from '../../../src/server/search/analyzer.js';
+import { FieldIndex, topK, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
+import { decodeIndexFile, encodeIndexFile, INDEX_FILE, readIndexFile } from '../../../src/server/search/indexFile.js';
+import { createSearchIndexes, indexFingerprint, type SearchIndexes } from '../../../src/server/search/indexes.js';
+import { openStore, type ServerStore } from '../../../src/server/store/store.js';
+import { call, startTestServer } from '../../helpers/embeddedServer.js';
+
+const dirs: string[] = [];
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), 'am-saved-index-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'deploys', 'deploying', 'queue'];
+
+/** Everything the ranker reads from an index, by document id (numbers may differ). */
+const observe = (ix: FieldIndex): unknown => {
+  const live: string[] = [];
+  for (let n = 0; n < ix.capacity; n += 1) {
+    const id = ix.idOf(n);
+    if (id !== undefined) live.push(id);
+  }
+  const byId = (n: number): string => ix.idOf(n) ?? '?';
+  const perDoc = live.sort().map((id) => {
+    const n = ix.numberOf(id) as number;
+    const thread = ix.threadOf(n);
+    return {
+      id,
+      derived: ix.isDerived(n),
+      speaker: ix.speakerOf(n) ?? null,
+      own: [...(ix.ownTermsOf(n) ?? ['<none>'])].sort(),
+      addressed: [...(ix.addressedTermsOf(n) ?? ['<none>'])].sort(),
+      hasOwn: ix.hasOwnWords(n),
+      order: ix.orderOf(n),
+      thread: thread ?? null,
+      members: thread === undefined ? [] : ix.threadMembersOf(thread).filter((m) => ix.idOf(m) !== undefined).map(byId),
+      neighbours: ix.neighbours(n, 2).map(byId),
+    };
+  });
+  const queries = WORDS.map((w) => {
+    const pass = ix.score(analyze(w).map((term) => ({ term, weight: 1 })));
+    const hits = topK(pass.touched, pass.scores, () => true, 1000).map((n) => [byId(n), pass.scores[n]]);
+    ix.release(pass);
+    return { w, idf: ix.idf(analyze(w)[0] ?? w), df: ix.documentFrequency(analyze(w)[0] ?? w), hits: hits.sort((a, b) => String(a[0]).localeCompare(String(b[0]))) };
+  });
+  return { size: ix.size, participants: [...ix.participants].sort(), perDoc, queries };
+};
+
+const docArb = fc.record({
+  text: fc.array(fc.constantFrom(...WORDS, 'I', 'you', 'my', 'your'), { minLength: 1, maxLength: 6 }).map((w) => w.join(' ')),
+  context: fc.option(fc.constantFrom(...WORDS), { nil: undefined }),
+  entities: fc.option(fc.array(fc.constantFrom('Priya', 'Queue'), { maxLength: 2 }), { nil: undefined }),
+  thread: fc.option(fc.constantFrom('t1', 't2', 't3'), { nil: undefined }),
+  // Always given, as for every fact (its time): a missing order defaults to the document's number, which renumbering changes.
+  order: fc.integer({ min: 0, max: 50 }),
+  derived: fc.boolean(),
+  speaker: fc.option(fc.constantFrom('Priya', 'Sam'), { nil: undefined }),
+  own: fc.option(fc.constantFrom('alpha beta', 'gamma', ''), { nil: undefined }),
+  addressed: fc.option(fc.constantFrom('delta', ''), { nil: undefined }),
+});
+const opArb = fc.oneof(fc.record({ add: fc.nat(30), doc: docArb }), fc.record({ remove: fc.nat(30) }));
+type Op = { add: number; doc: Omit<IndexedDocument, 'id'> } | { remove: number };
+const run = (ix: FieldIndex, ops: readonly Op[]): void => {
+  for (const o of ops) {
+    if ('add' in o) ix.add({ id: `d${o.add}`, ...o.doc });
+    else ix.remove(`d${o.remove}`);
+  }
+};
+
+describe('saved index (sealed arrays in a file)', () => {
+  it('an index read back from its file answers exactly as the one written, and goes on the same after more edits (property)', () => {
+    const fingerprint = indexFingerprint();
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 200 }), fc.array(opArb, { maxLength: 60 }), (before, after) => {
+        const ix = new FieldIndex();
+        run(ix, before);
+        const file = encodeIndexFile(7, fingerprint, new Map([['b', ix.seal()]]));
+        const read = decodeIndexFile(file, fingerprint);
+        if (!read.ok) throw new Error(read.reason);
+        expect(read.saved.nextSeq).toBe(7);
+        const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
+        expect(observe(loaded)).toEqual(observe(ix));
+        run(ix, after);
+        run(loaded, after);
+        expect(observe(loaded)).toEqual(observe(ix));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses a damaged file, another analyzer and a foreign file, naming why', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'a', text: 'alpha beta' });
+    const file = encodeIndexFile(1, 'f1', new Map([['b', ix.seal()]]));
+    const flipped = Buffer.from(file);
+    flipped[flipped.length - 3] = (flipped[flipped.length - 3] as number) ^ 0xff;
+    expect(decodeIndexFile(flipped, 'f1')).toEqual({ ok: false, reason: 'checksum mismatch' });
+    expect(decodeIndexFile(file.subarray(0, file.length - 8), 'f1')).toEqual({ ok: false, reason: 'checksum mismatch' });
+    expect(decodeIndexFile(file, 'f2')).toEqual({ ok: false, reason: 'written by another analyzer' });
+    expect(decodeIndexFile(Buffer.from('{"crc":"00000000","m":{}}\n'), 'f1')).toEqual({ ok: false, reason: 'not a saved index' });
+  });
+});
+
+const B = '/v1/default/banks';
+
+/** Ids and scores of a search, for comparing two index sets over one store. */
+const results = (search: SearchIndexes, bankId: string, query: string): [string, number][] =>
+  search.search(bankId, query, () => true, 50).hits.map((h) => [h.fact.id, h.score]);
+
+const QUERIES = ['deploy queue', 'alpha', 'gamma rotation', 'Priya', 'nothing here'];
+
+/** The store's indexes as loaded from its saved file, and as built from scratch, answer alike. */
+const expectLoadedEqualsFresh = async (dir: string, banks: readonly string[]): Promise<void> => {
+  const store: ServerStore = await openStore({ dataDir: dir });
+  try {
+    const read = await readIndexFile(dir, indexFingerprint());
+    if (!read.ok) throw new Error(read.reason);
+    const loaded = createSearchIndexes(store);
+    // Nothing built from the store: every bank came from the file (and the log after it).
+    expect(loaded.buildAll(read.saved)).toBe(0);
+    const fresh = createSearchIndexes(store);
+    expect(fresh.buildAll(undefined)).toBe(banks.length);
+    for (const bank of banks) for (const q of QUERIES) expect(results(loaded, bank, q)).toEqual(results(fresh, bank, q));
+    loaded.close();
+    fresh.close();
+  } finally {
+    await store.close();
+  }
+};
+
+describe('saved index beside the data', () => {
+  it('is written on close and loaded at start without a build', async () => {
+    const dir = await tempDir();
+    const server = await startTestServer({ dataDir: dir });
+    for (let i = 0; i < 30; i += 1) {
+      const speaker = i % 2 === 0 ? 'Priya' : 'Sam';
+      await call(server, 'POST', `${B}/one/memories`, { items: [{ content: `${speaker}: I deploy the queue ${WORDS[i % WORDS.length]}`, context: `session ${i % 3}`, document_id: `d${i}` }] });
+    }
+    await call(server, 'POST', `${B}/two/memories`, { items: [{ content: 'gamma rotation on call', document_id: 'x' }] });
+    await call(server, 'DELETE', `${B}/one/documents/d4`);
+    await server.close();
+    expect(await readdir(dir)).toContain(INDEX_FILE);
+    await expectLoadedEqualsFresh(dir, ['one', 'two']);
+  });
+
+  it('is brought forward by the log entries written after it (a server killed after more writes)', async () => {
+    const dir = await tempDir();
+    const first = await startTestServer({ dataDir: dir });
+    for (let i = 0; i < 10; i += 1) await call(first, 'POST', `${B}/one/memories`, { items: [{ content: `alpha deploy ${i}`, document_id: `d${i}` }] });
+    await first.close();
+    const second = await startTestServer({ dataDir: dir });
+    for (let i = 10; i < 20; i += 1) await call(second, 'POST', `${B}/one/memories`, { items: [{ content: `gamma queue ${i}`, document_id: `d${i}` }] });
+    await call(second, 'DELETE', `${B}/one/documents/d2`);
+    await call(second, 'POST', `${B}/three/memories`, { items: [{ content: 'Priya deploys alpha', document_id: 'p' }] });
+    // The files as a kill -9 leaves them: every acknowledged commit is in the log; the saved index is older.
+    const copy = await tempDir();
+    for (const name of await readdir(dir)) if (name !== 'server.lock') await cp(join(dir, name), join(copy, name));
+    await second.close();
+    await expectLoadedEqualsFresh(copy, ['one', 'three']);
+  });
+
+  it('a damaged saved index is ignored: the server builds from the data and answers the same', async () => {
+    const dir = await tempDir();
+    const first = await startTestServer({ dataDir: dir });
+    for (let i = 0; i < 10; i += 1) await call(first, 'POST', `${B}/one/memories`, { items: [{ content: `alpha deploy ${i}`, document_id: `d${i}` }] });
+    const before = await call(first, 'POST', `${B}/one/memories/recall`, { query: 'alpha deploy 3' });
+    await first.close();
+    const bytes = await readFile(join(dir, INDEX_FILE));
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
+    await writeFile(join(dir, INDEX_FILE), bytes);
+    const second = await startTestServer({ dataDir: dir });
+    const after = await call(second, 'POST', `${B}/one/memories/recall`, { query: 'alpha deploy 3' });
+    await second.close();
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+    // Rewritten whole on close: the next start loads it again.
+    expect((await readIndexFile(dir, indexFingerprint())).ok).toBe(true);
+  });
+});

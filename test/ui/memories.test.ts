@@ -1,0 +1,278 @@
+/**
+ * The memory browser in a real headless Chromium against the real embedded server (with a key):
+ * browse and search a seeded bank, the recall explanation, edit / invalidate / delete through
+ * the page's confirmations and the next recall changing, a memory retained meanwhile appearing
+ * on its own, a dead letter requeued from the page and delivered; and the guards: no token is
+ * 401, another origin or host is 403, and the key is in no answer the page ever received.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
+import { startUiServer, type UiServer } from '../../src/hosts/ui/uiServer.js';
+import { createMemoryServer } from '../../src/adapters/server/client.js';
+import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
+import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+import { waitUntil } from '../helpers/waitUntil.js';
+import { launchBrowser } from '../viz/browser.js';
+import { makeUiProject, seed, type UiProject } from './project.js';
+
+const KEY = 'am-ui-test-key-7f3a9c1e5b2d4680';
+const BANK = 'ui-test';
+const ARTIFACTS = 'test-artifacts';
+
+let server: TestServer;
+let project: UiProject;
+let ui: UiServer;
+let browser: Browser;
+let page: Page;
+/** Every answer the page received, as text: the key must be in none. */
+const received: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ persist: false, apiKey: KEY });
+  project = await makeUiProject(server.url, KEY, BANK);
+  await seed(server, KEY, BANK, [
+    { content: 'We use PostgreSQL 16 as the main database for the billing service.', document_id: 'doc-db', tags: ['infra'], timestamp: '2026-11-01T10:00:00Z' },
+    { content: 'Deploys go out every Tuesday after the staging soak passes.', document_id: 'doc-deploy', tags: ['process'], timestamp: '2026-11-02T10:00:00Z' },
+    { content: 'Alice prefers dark mode in every editor she uses.', document_id: 'doc-prefs', tags: ['people'], timestamp: '2026-11-03T10:00:00Z' },
+    { content: 'The signing keys rotate every ninety days, owned by the security team.', document_id: 'doc-keys', tags: ['infra', 'security'], timestamp: '2026-11-04T10:00:00Z' },
+  ]);
+  ui = await startUiServer({ cwd: project.cwd, env: project.env });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('response', (response) => {
+    void response.text().then(
+      (text) => received.push(text),
+      () => undefined,
+    );
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.close();
+  await server?.dispose();
+});
+
+const memoryCards = (): Promise<string[]> => page.$$eval('#memories li .text', (els) => els.map((e) => e.textContent ?? ''));
+const recallCards = (): Promise<string[]> => page.$$eval('#recall-results li .text', (els) => els.map((e) => e.textContent ?? ''));
+
+const recall = async (query: string): Promise<void> => {
+  await page.locator('#recall-info').evaluate((node) => {
+    node.textContent = '';
+  });
+  await page.fill('#recall-q', query);
+  await page.click('#recall button');
+  await page.locator('#recall-info', { hasText: 'result' }).waitFor();
+};
+
+const noticeSays = (text: string): Promise<void> => page.locator('#notice', { hasText: text }).waitFor();
+const cardCount = (n: number): Promise<unknown> => expect.poll(() => page.locator('#memories li').count(), { timeout: 5_000 }).toBe(n);
+
+const confirm = async (input?: string): Promise<void> => {
+  await page.waitForSelector('#confirm[open]');
+  if (input !== undefined) await page.fill('#confirm-input', input);
+  await page.click('#confirm-ok');
+};
+
+describe('the memory browser, Memories', () => {
+  it('opens with the token, lists the seeded bank and searches it', async () => {
+    await page.goto(ui.url);
+    await page.waitForSelector('#memories li');
+    expect(await page.locator('#bank').inputValue()).toBe(BANK);
+    // Four memories, and the observation the server consolidated from each.
+    expect((await memoryCards()).length).toBe(8);
+    await page.selectOption('#type', 'world');
+    await page.click('#filter button[type=submit]');
+    await cardCount(4);
+    expect(await page.locator('#memories li').first().locator('.chip').allTextContents()).toContain('#infra');
+
+    await page.fill('#q', 'postgresql');
+    await page.click('#filter button[type=submit]');
+    await cardCount(1);
+    expect((await memoryCards())[0]).toContain('PostgreSQL 16');
+
+    await page.fill('#q', '');
+    await page.fill('#tag', 'infra');
+    await page.click('#filter button[type=submit]');
+    await cardCount(2);
+    expect((await memoryCards()).every((t) => t.includes('PostgreSQL') || t.includes('signing keys'))).toBe(true);
+    await page.fill('#tag', '');
+    await page.selectOption('#type', '');
+    await page.click('#filter button[type=submit]');
+    await cardCount(8);
+  });
+
+  it('explains a recall: the matched terms, the score and the stage of each result', async () => {
+    await recall('which database does billing use?');
+    const first = page.locator('#recall-results li').first();
+    expect(await first.locator('.text').textContent()).toContain('PostgreSQL 16');
+    const matched = await first.locator('.chip.term').allTextContents();
+    expect(matched).toEqual(expect.arrayContaining(['database', 'billing']));
+    expect(await first.locator('.why').textContent()).toMatch(/rank 1.*score \d\.\d{3}.*stage keyword/);
+    expect(await page.locator('#recall-info').textContent()).toMatch(/query terms: .*database.*billing/);
+    await page.screenshot({ path: `${ARTIFACTS}/ui-memories-recall.png`, fullPage: true });
+  });
+
+  it('shows a memory with its document and neighbours; edits it and the next recall reads the new text', async () => {
+    await page.click('#recall-results li >> nth=0');
+    await page.waitForSelector('#detail:not([hidden]) #edit');
+    expect(await page.locator('#detail').textContent()).toContain('Source document doc-db');
+    await page.click('#edit');
+    await confirm('We use PostgreSQL 16 and Redis for caching in the billing service.');
+    await noticeSays('Edited.');
+    await recall('redis caching');
+    expect((await recallCards())[0]).toContain('Redis for caching');
+  });
+
+  it('invalidates a memory after confirmation and recall leaves it out; restore brings it back', async () => {
+    await recall('signing keys rotate');
+    expect((await recallCards())[0]).toContain('signing keys');
+    await page.click('#recall-results li >> nth=0');
+    await page.waitForSelector('#detail:not([hidden]) #invalidate');
+    // Cancelling changes nothing.
+    await page.click('#invalidate');
+    await page.waitForSelector('#confirm[open]');
+    await page.click('#confirm-cancel');
+    await recall('signing keys rotate');
+    expect((await recallCards()).some((t) => t.includes('signing keys'))).toBe(true);
+
+    await page.click('#recall-results li >> nth=0');
+    await page.waitForSelector('#detail:not([hidden]) #invalidate');
+    await page.click('#invalidate');
+    await confirm('superseded by the key policy');
+    await noticeSays('Invalidated.');
+    expect(await page.locator('#detail').textContent()).toContain('invalidated: superseded by the key policy');
+    await recall('signing keys rotate');
+    expect((await recallCards()).some((t) => t.includes('signing keys'))).toBe(false);
+    await page.click('#restore');
+    await confirm();
+    await noticeSays('Restored.');
+    await recall('signing keys rotate');
+    expect((await recallCards())[0]).toContain('signing keys');
+  });
+
+  it('deletes a memory with its document after confirmation, and recall no longer finds it', async () => {
+    await recall('dark mode editor');
+    expect((await recallCards())[0]).toContain('dark mode');
+    await page.click('#recall-results li >> nth=0');
+    await page.waitForSelector('#detail:not([hidden]) #delete');
+    await page.click('#delete');
+    await page.waitForSelector('#confirm[open]');
+    expect(await page.locator('#confirm-text').textContent()).toContain('doc-prefs');
+    await page.click('#confirm-ok');
+    await noticeSays('Deleted.');
+    await recall('dark mode editor');
+    expect((await recallCards()).some((t) => t.includes('dark mode'))).toBe(false);
+    const listed = await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list`, undefined, { Authorization: `Bearer ${KEY}` });
+    expect((listed.body as { items: { text: string }[] }).items.some((m) => m.text.includes('dark mode'))).toBe(false);
+  });
+
+  it('shows a memory retained while the page is open, without a reload', async () => {
+    await seed(server, KEY, BANK, [{ content: 'The on-call rotation hands over every Monday at nine.', document_id: 'doc-oncall', tags: ['process'] }]);
+    await page.waitForSelector('#memories li.new', { timeout: 10_000 });
+    expect(await page.locator('#memories li.new .text').first().textContent()).toContain('on-call rotation');
+  });
+
+  it('refuses a write that was not confirmed, and one on a memory that is not there', async () => {
+    const headers = { 'x-agent-memory-token': ui.token, 'content-type': 'application/json' };
+    const base = ui.url.replace(/\/ui\/\?token=.*$/, '');
+    const listed = await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list`, undefined, { Authorization: `Bearer ${KEY}` });
+    const id = (listed.body as { items: { id: string }[] }).items[0]!.id;
+    const unconfirmed = await fetch(`${base}/ui/api/memory/invalidate`, { method: 'POST', headers, body: JSON.stringify({ bank: BANK, id, confirm: '' }) });
+    expect(unconfirmed.status).toBe(409);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const absent = await fetch(`${base}/ui/api/memory/delete`, { method: 'POST', headers, body: JSON.stringify({ bank: BANK, id: missing, confirm: missing }) });
+    expect(absent.status).toBe(404);
+    const bad = await fetch(`${base}/ui/api/memory/edit`, { method: 'POST', headers, body: JSON.stringify({ bank: BANK, id, confirm: id }) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/text/);
+    const after = await call(server, 'GET', `/v1/default/banks/${BANK}/memories/${id}`, undefined, { Authorization: `Bearer ${KEY}` });
+    expect(after.body.state).toBe('valid');
+  });
+});
+
+describe('the memory browser, Project: the retain queue', () => {
+  it('lists a dead letter with its reason; Requeue delivers it', async () => {
+    const queuePath = `${project.cwd}/.pi/memory/retain-queue.jsonl`;
+    server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
+    const queue = await openRetainQueue({
+      ...fileRetainQueuePorts({ queuePath }),
+      server: createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000, apiKey: KEY }),
+      mode: 'immediate',
+      flushIntervalMs: 60_000,
+      onWarning: () => undefined,
+    });
+    await queue.enqueue([{ bankId: BANK, documentId: 'doc-queued', updateMode: 'replace', item: { content: 'The queue delivered this note about the nightly backup window.', document_id: 'doc-queued' } }]);
+    await queue.flush({ force: true });
+    await waitUntil(async () => (await queue.deadLetters()).length === 1);
+    await queue.close({ flush: false });
+
+    await page.click('#tabs [data-tab="project"]');
+    await page.waitForSelector('#queue tr[data-job] .requeue');
+    expect(await page.locator('#queue tr[data-job]').textContent()).toContain('item rejected by the test server');
+    expect(await page.locator('#queue-status').textContent()).toContain('dead letters 1');
+    await page.screenshot({ path: `${ARTIFACTS}/ui-project.png`, fullPage: true });
+    await page.click('#queue tr[data-job] .requeue');
+    await confirm();
+    await noticeSays('Requeued 1; delivered 1');
+    await page.locator('#queue-status', { hasText: 'dead letters 0' }).waitFor();
+    const listed = await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list?q=nightly`, undefined, { Authorization: `Bearer ${KEY}` });
+    expect((listed.body as { items: unknown[] }).items.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the memory browser, guards', () => {
+  const base = (): string => ui.url.replace(/\/ui\/\?token=.*$/, '');
+
+  it('serves nothing without the launch token (401), the page included', async () => {
+    for (const path of ['/ui/', '/ui/api/banks', '/ui/api/project', '/ui/api/stream/machines', '/ui/api/memories?bank=ui-test']) {
+      const res = await fetch(`${base()}${path}`);
+      expect(res.status, path).toBe(401);
+      expect(await res.text()).not.toContain('PostgreSQL');
+    }
+    expect((await fetch(`${base()}/ui/?token=wrong`)).status).toBe(401);
+    // A write may not carry the token in its URL.
+    const res = await fetch(`${base()}/ui/api/memory/delete?token=${ui.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+  });
+
+  it('refuses another origin and a rebound host name (403), even with the token', async () => {
+    const headers = { 'x-agent-memory-token': ui.token };
+    expect((await fetch(`${base()}/ui/api/banks`, { headers: { ...headers, Origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await fetch(`${base()}/ui/api/banks`, { headers: { ...headers, 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
+    // What Chromium sends for a page on another loopback port (same site, another origin).
+    expect((await fetch(`${base()}/ui/api/banks`, { headers: { ...headers, Origin: server.url, 'Sec-Fetch-Site': 'same-site' } })).status).toBe(403);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      void import('node:http').then(({ request }) => {
+        const req = request(`${base()}/ui/api/banks`, { headers: { ...headers, Host: 'attacker.example' } }, (res) => resolve(res.statusCode ?? 0));
+        req.on('error', reject);
+        req.end();
+      });
+    });
+    expect(rebound).toBe(403);
+  });
+
+  it('sends a strict content security policy with the page', async () => {
+    const res = await fetch(ui.url);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/script-src 'nonce-[^']+'/);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('never lets the key reach the page: not in the page, an API answer or an event', async () => {
+    const headers = { 'x-agent-memory-token': ui.token };
+    for (const path of ['/ui/api/banks', '/ui/api/project', `/ui/api/memories?bank=${BANK}`, '/ui/api/machines', '/ui/api/traces']) {
+      const res = await fetch(`${base()}${path}`, { headers });
+      expect(res.status, path).toBe(200);
+      expect(await res.text(), path).not.toContain(KEY);
+    }
+    expect(received.length).toBeGreaterThan(10);
+    for (const text of received) expect(text).not.toContain(KEY);
+    expect(await page.content()).not.toContain(KEY);
+  });
+});
