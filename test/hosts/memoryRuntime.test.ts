@@ -16,17 +16,10 @@ import { vizGates } from '../../src/viz/gates.js';
 import { replayJournal } from '../../src/viz/journalReplay.js';
 import type { HostMessage } from '../../src/effects/session/messages.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+import { waitUntil } from '../helpers/waitUntil.js';
 
 const user = (text: string, timestamp: number): HostMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp });
 const assistant = (text: string, timestamp: number): HostMessage => ({ role: 'assistant', content: [{ type: 'text', text }], timestamp, model: 'm', stopReason: 'stop' });
-
-const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 const project = async (config: Record<string, unknown>): Promise<{ cwd: string; home: string }> => {
   const root = await mkdtemp(path.join(tmpdir(), 'am-rt-'));
