@@ -42,7 +42,8 @@ export default tseslint.config(
     },
   },
   {
-    // Machines are pure: they import only xstate, immer, io-ts, fp-ts, their own gate and machines/shared.
+    // Machines are pure: they import only xstate, immer, io-ts, fp-ts, their own gate, machines/shared
+    // (the machine helpers) and src/codecs (the codec kernel every layer shares).
     files: ['src/machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -50,8 +51,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: String.raw`^(?!(?:xstate|immer|io-ts|fp-ts)(?:/|$)|\./|\.\./shared/)`,
-              message: 'Machines import only xstate, immer, io-ts, fp-ts, their own gate and machines/shared.',
+              regex: String.raw`^(?!(?:xstate|immer|io-ts|fp-ts)(?:/|$)|\./|\.\./shared/|\.\./\.\./codecs/)`,
+              message: 'Machines import only xstate, immer, io-ts, fp-ts, their own gate, machines/shared and src/codecs.',
             },
           ],
         },
@@ -88,14 +89,14 @@ export default tseslint.config(
           patterns: [
             { regex: String.raw`effects/(?!ports/)`, message: 'Adapters import ports only, never effects.' },
             { regex: String.raw`^\.\./(?!fs/|\.\./)[^/]+/`, message: "Adapters never import another backend's internals (only adapters/fs)." },
-            { group: ['**/hosts/**', '**/tools/**', '**/viz/**', '**/server/**'], message: 'Adapters import ports, machines/shared and config only.' },
+            { group: ['**/hosts/**', '**/tools/**', '**/viz/**', '**/server/**'], message: 'Adapters import ports, src/codecs and config only.' },
           ],
         },
       ],
     },
   },
   {
-    // The embedded server stands alone: it speaks the wire schema and the shared machine codecs,
+    // The embedded server stands alone: it speaks the wire schema and the shared codecs (src/codecs),
     // never the client adapter, the effects (its clock is its own, src/server/clock.ts), config,
     // the hosts or the tools. The exceptions are two file primitives the queue and the server
     // share: the directory lock, which issue 10 asks them to share (adapters/fs/dirLock.js), and
@@ -107,8 +108,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+adapters/(?!fs/(dirLock|fileLines)\\.js$)|^(\\.\\./)+(hosts|tools|viz|effects|config)/|^(\\.\\./)+machines/(?!shared/)',
-              message: 'src/server imports only src/wire, machines/shared and the file primitives it shares with the queue (adapters/fs/dirLock.js, adapters/fs/fileLines.js).',
+              regex: '^(\\.\\./)+adapters/(?!fs/(dirLock|fileLines)\\.js$)|^(\\.\\./)+(hosts|tools|viz|effects|config|machines)/',
+              message: 'src/server imports only src/wire, src/codecs and the file primitives it shares with the queue (adapters/fs/dirLock.js, adapters/fs/fileLines.js).',
             },
           ],
         },
@@ -134,6 +135,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['node:*', '**/adapters/**', '**/effects/**', '**/server/**', '**/hosts/**', '**/tools/**'], message: 'src/wire holds codecs only.' }] },
+      ],
+    },
+  },
+  {
+    // The codec kernel every layer shares: io-ts and fp-ts only, so any layer may import it.
+    files: ['src/codecs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: String.raw`^(?!(?:io-ts|fp-ts)(?:/|$)|\./)`, message: 'src/codecs imports only io-ts, fp-ts and its own files.' }] },
       ],
     },
   },

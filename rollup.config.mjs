@@ -46,7 +46,8 @@ const cli = {
 // (xstate, the queue, the server client) only when a session starts.
 const hostProvided = (id) => id.startsWith('node:') || builtinModules.includes(id) || /^(typebox|@mariozechner\/|@earendil-works\/)/.test(id);
 const piExtension = {
-  input: { index: 'src/hosts/pi/extension.ts' },
+  // `serve`: the embedded server beside the extension (`node dist/pi/serve.mjs`), self-contained too.
+  input: { index: 'src/hosts/pi/extension.ts', serve: 'src/hosts/pi/serve.ts' },
   external: hostProvided,
   plugins: [nodeResolve({ exportConditions: ['node', 'import', 'default'], preferBuiltins: true }), commonjs(), json(), js()],
   // PI_OUT: the pack test and the load benchmark build the entry into a scratch dir.

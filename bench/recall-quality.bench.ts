@@ -202,7 +202,7 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false, typos: false };
 const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
 const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
@@ -440,6 +440,8 @@ const main = async (): Promise<void> => {
   const sessions = [
     { corpus: codingCorpus('coding-session-1.json', 'coding-session-1', true), label: 'coding-session set 1 (TypeScript SaaS; tuned on)', heldOut: false },
     { corpus: codingCorpus('coding-session-2.json', 'coding-session-2', true), label: 'coding-session set 2 (Python shop; held out)', heldOut: true },
+    { corpus: codingCorpus('coding-session-3.json', 'coding-session-3', true), label: 'coding-session set 3 (Go platform, asked in other words; tuned on)', heldOut: false },
+    { corpus: codingCorpus('coding-session-4.json', 'coding-session-4', true), label: 'coding-session set 4 (Rust toolkit, asked in other words; held out)', heldOut: true },
   ].filter((e) => withHeldOut || !e.heldOut);
   const extraCorpora = extra.map((e) => e.corpus);
   const messy = [...chats, ...sessions].map((e) => e.corpus);

@@ -5,8 +5,8 @@
  */
 export { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions, type RuntimeStatus, type StartSessionInput } from './hosts/memoryRuntime.js';
 
-export { decodeWith, type DecodeError, type DecodeIssue } from './machines/shared/decode.js';
-export { JsonValue } from './machines/shared/codecs.js';
+export { decodeWith, type DecodeError, type DecodeIssue } from './codecs/decode.js';
+export { JsonValue } from './codecs/codecs.js';
 
 export { loadConfig, type ConfigFileError, type LoadConfigOptions, type LoadedConfig } from './config/load.js';
 export { configFields, MemoryConfig } from './config/fields.js';

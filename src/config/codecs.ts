@@ -88,4 +88,3 @@ export const Origin = t.brand(t.string, (s): s is t.Branded<string, OriginBrand>
 /** The origin of an http(s) URL, or undefined when it is not one. */
 export const urlOrigin = originOf;
 
-export const FactType = select(['world', 'experience', 'observation']);

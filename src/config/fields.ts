@@ -5,8 +5,9 @@
  * read from here. Add a field here and nowhere else.
  */
 import * as t from 'io-ts';
-import { BankId, PositiveInt, NonNegativeInt } from '../machines/shared/codecs.js';
-import { ConfigPath, ConfigText, EnvVarName, FactType, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
+import { BankId, PositiveInt, NonNegativeInt } from '../codecs/codecs.js';
+import { FactType as WireFactType } from '../wire/hindsight.js';
+import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
 
 export type Tab = 'Connection' | 'Banks' | 'Scope' | 'Recall' | 'Retain' | 'Import' | 'UI';
 
@@ -83,6 +84,8 @@ const statusStyle = select(['off', 'text', 'emoji', 'nerdfont']);
 const statusDetail = select(['minimal', 'project', 'activity', 'verbose']);
 
 const Tags = t.array(ScopeTag, 'ScopeTag[]');
+/** The wire's fact kinds (`src/wire/hindsight.ts`), with the choices the config docs list. */
+const FactType = { codec: WireFactType, choices: ['world', 'experience', 'observation'] as const satisfies readonly (keyof typeof WireFactType.keys)[] };
 const FactTypes = t.array(FactType.codec, 'FactType[]');
 const Origins = t.array(Origin, 'Origin[]');
 
@@ -129,6 +132,11 @@ export const configFields = {
     codec: Origins, default: [], path: 'memory.trustedOrigins', resetKey: 'memory.trustedOrigins', tab: 'Connection', kind: 'origins', advanced: true,
     userFileOnly: true, agentLocked: true, origin: 'added',
     description: 'Origins (besides the user-file or default baseUrl) a project file may point memory at, or name another apiKeyEnv for; any other change turns memory off for the project. User file only.',
+  }),
+  setupDeclined: field({
+    codec: t.array(ConfigText, 'ConfigText[]'), default: [], path: 'setup.declinedProjects', resetKey: 'setup.declinedProjects', tab: 'Connection', kind: 'tags',
+    advanced: true, userFileOnly: true, agentLocked: true, origin: 'added',
+    description: 'Projects (by project id) where the person answered "never in this repository" to the first-run setup question: it is not asked there again. User file only.',
   }),
   // --- Banks ------------------------------------------------------------------------------
   memoryProfile: field({

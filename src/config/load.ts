@@ -100,9 +100,10 @@ const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>
 export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const cwd = path.resolve(options.cwd);
   const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
-  const user = readConfigFile('user', userConfigPath(options.home, options.env));
+  const userFile = userConfigPath(options.home, options.env);
+  const user = readConfigFile('user', userFile);
   const project = readConfigFile('project', projectConfigPath(stateDir));
-  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted });
+  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted, userFile });
   // From here on every redaction in this process hides the key values this config names.
   rememberConfigSecrets({ config: resolved.config, layers: [user.data, project.data], env: options.env });
   const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);

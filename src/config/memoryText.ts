@@ -56,3 +56,23 @@ export const sanitizeMemoryText = (raw: string): Sanitized => {
   text = text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
   return { text, removed };
 };
+
+// Controls a terminal acts on (C0 but for newline in a message, DEL, C1 such as U+009B CSI),
+// bidi controls and line separators: in a name read from disk they are shown, never sent.
+// eslint-disable-next-line no-control-regex -- matching controls is the point
+const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/**
+ * A name from disk (a session file's path, a reason quoting one) made safe to print on one
+ * terminal line: every control is written as `\xNN` / `\uNNNN`, so a file name cannot set the
+ * window title, clear the screen or start a new line.
+ */
+export const escapeControls = (text: string): string =>
+  text.replace(TERMINAL_UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+
+/** JSON for a terminal: `JSON.stringify` escapes C0 controls but not C1 or bidi controls; these are escaped too (still valid JSON). */
+export const terminalJson = (json: string): string => json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+

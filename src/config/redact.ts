@@ -4,7 +4,7 @@
  * already redacted by shape, such as a journal line) before it leaves memory. Known secret
  * values go first (`redactKnown.ts`), then the shapes of `redactRules.ts`.
  */
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import { REDACTED, redactPatterns } from './redactRules.js';
 import { redactKnownValues } from './redactKnown.js';
 

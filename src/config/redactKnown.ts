@@ -18,11 +18,25 @@ let matcher: RegExp | undefined;
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The forms a value takes in what we write: raw, inside a JSON string, URL-encoded, base64. */
+/**
+ * The base64 characters that encode `bytes` wherever they sit in a longer encoded text: at a
+ * byte offset of 0, 1 or 2 within a three-byte group the same bytes give different characters,
+ * and the characters shared with the bytes around them are left out (a first character mixing
+ * in the bytes before, a last one mixing in the bytes after).
+ */
+const base64Cores = (bytes: Buffer): string[] =>
+  [0, 1, 2].flatMap((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const core = encoded.slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6));
+    return [core, core.replace(/\+/g, '-').replace(/\//g, '_')];
+  });
+
+/** The forms a value takes in what we write: raw, inside a JSON string, URL-encoded, base64 (whole, and at any offset). */
 const variants = (value: string): string[] => {
   const forms = new Set<string>([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]);
   forms.add(Buffer.from(value, 'utf8').toString('base64'));
   forms.add(Buffer.from(value, 'utf8').toString('base64url'));
+  for (const core of base64Cores(Buffer.from(value, 'utf8'))) forms.add(core);
   // A form that the replacement itself contains would make redaction grow on every pass.
   return [...forms].filter((f) => f.length >= MIN_KNOWN_SECRET_LENGTH && !REPLACEMENT.includes(f));
 };

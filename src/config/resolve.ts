@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { decodeWith } from '../machines/shared/decode.js';
+import { decodeWith } from '../codecs/decode.js';
 import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } from './redact.js';
 import { MemoryConfig, fieldList, type FieldName, type FieldSpec } from './fields.js';
 import { decideTrust, trustNotice, type ConfigSource, type KeyTrust } from './trust.js';
@@ -39,7 +39,12 @@ export interface ResolveInput {
   readonly home: string;
   /** The host's project trust (pi 0.79+ `ctx.isProjectTrusted()`); undefined when it has none. */
   readonly hostTrusted?: boolean | undefined;
+  /** Where the user file is (it follows `PI_CODING_AGENT_DIR`), so messages name the real path. */
+  readonly userFile?: string;
 }
+
+/** A path as a person reads it: the home directory as `~`. */
+const shownPath = (file: string, home: string): string => (home !== '' && file.startsWith(`${home}/`) ? `~${file.slice(home.length)}` : file);
 
 export interface ResolvedConfig {
   readonly config: MemoryConfig;
@@ -160,7 +165,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
           message: `${location}: field ${name}: ${why} (got ${preview(spec, raw)}); using ${preview(spec, outcome.value)}`,
         });
       if (source === 'project' && spec.userFileOnly === true) {
-        reject('only allowed in the user file ~/.pi/agent/memory.json, refused in a project file');
+        reject(`only allowed in the user file ${input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home)}, refused in a project file`);
         return;
       }
       if (source === 'project' && spec.secret !== true && typeof raw === 'string' && containsSecret(raw)) {
@@ -213,6 +218,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
     sources,
     baseline: { baseUrl: baseline['baseUrl'] as string, apiKeyEnv: baseline['apiKeyEnv'] as string | undefined },
     hostTrusted: input.hostTrusted,
+    ...(input.userFile === undefined ? {} : { userFile: shownPath(input.userFile, input.home) }),
   });
   // Memory off is the master switch off: every consumer that honours `enabled` (the queue,
   // the setup gate, every tool) honours trust too, with nothing else to remember.

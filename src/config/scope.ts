@@ -3,7 +3,7 @@
  * read and written, automatically and by explicit tool calls, for each memory profile.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { BankId } from '../machines/shared/codecs.js';
+import { BankId } from '../codecs/codecs.js';
 import type { MemoryConfig } from './fields.js';
 import { derivedProjectBankId, projectIdentity, type ProjectIdentity } from './projectId.js';
 import { redact } from './redact.js';

@@ -58,13 +58,15 @@ export interface TrustInput {
   readonly baseline: { readonly baseUrl: string; readonly apiKeyEnv: string | undefined };
   /** The host's project trust (pi 0.79+); undefined when the host has none. */
   readonly hostTrusted?: boolean | undefined;
+  /** The user file as a person reads its path (`PI_CODING_AGENT_DIR` moves it); default `~/.pi/agent/memory.json`. */
+  readonly userFile?: string;
 }
 
 const USER_FILE = '~/.pi/agent/memory.json';
 const PROJECT_FILE = '.pi/memory.json';
 
 /** The one trust rule. Pure. */
-export const decideTrust = ({ config, sources, baseline, hostTrusted }: TrustInput): KeyTrust => {
+export const decideTrust = ({ config, sources, baseline, hostTrusted, userFile = USER_FILE }: TrustInput): KeyTrust => {
   const origin = urlOrigin(config.baseUrl) ?? config.baseUrl;
   const baselineOrigin = urlOrigin(baseline.baseUrl) ?? baseline.baseUrl;
   const listed = config.trustedOrigins.map((o) => urlOrigin(o) ?? o);
@@ -94,17 +96,17 @@ export const decideTrust = ({ config, sources, baseline, hostTrusted }: TrustInp
     reason: `memory is off for this project: its ${PROJECT_FILE} ${what}, ${why}`,
     remedy,
   });
-  const listIt = `add "${origin}" to memory.trustedOrigins in ${USER_FILE}`;
+  const listIt = `add "${origin}" to memory.trustedOrigins in ${userFile}`;
   const orRemove = `or remove ${[...(movesServer ? ['memory.baseUrl'] : []), ...(movesKey ? ['memory.apiKeyEnv'] : [])].join(' and ')} from ${PROJECT_FILE}`;
   if (hostTrusted === false) {
     return off('host-untrusted', 'and pi does not trust this project', `trust the project in pi and ${listIt}, ${orRemove}`);
   }
   if (!listed.includes(origin)) {
     return movesServer
-      ? off('untrusted-origin', `which ${USER_FILE} does not trust`, `to use it, ${listIt}; ${orRemove}`)
-      : off('untrusted-key-variable', `and ${USER_FILE} does not list ${origin} in memory.trustedOrigins`, `to use it, ${listIt}; ${orRemove}`);
+      ? off('untrusted-origin', `which ${userFile} does not trust`, `to use it, ${listIt}; ${orRemove}`)
+      : off('untrusted-key-variable', `and ${userFile} does not list ${origin} in memory.trustedOrigins`, `to use it, ${listIt}; ${orRemove}`);
   }
-  return { ...common, memoryAllowed: true, keyAllowedFor: origin, keyAllowed: true, rule: 'trusted-origin', reason: `memory uses ${origin}, which ${USER_FILE} lists in memory.trustedOrigins` };
+  return { ...common, memoryAllowed: true, keyAllowedFor: origin, keyAllowed: true, rule: 'trusted-origin', reason: `memory uses ${origin}, which ${userFile} lists in memory.trustedOrigins` };
 };
 
 /**

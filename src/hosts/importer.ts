@@ -13,7 +13,7 @@ import { otherAgentSessionDirs } from '../adapters/sessions/agentSessionDirs.js'
 import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFiles.js';
 import * as path from 'node:path';
 import { redact, redactValue } from '../config/redact.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { SessionImporter } from '../tools/commands/commandContext.js';
 import { importTable } from '../tools/commands/importReport.js';
 import type { MemoryConfig } from '../config/fields.js';

@@ -106,6 +106,8 @@ export interface MemoryRuntime {
   readonly setup: SetupGate;
   /** Re-reads config after a file changed; server, queue and paths stay as opened (restart the session for those). */
   reloadConfig(): Promise<void>;
+  /** The scope another config would have in this project (guided setup's suggested bank). */
+  scopeFor(config: LoadedConfig['config']): Scope;
   startSession(input: StartSessionInput): Promise<void>;
   recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
   retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
@@ -275,9 +277,13 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const automation = (): Automation => {
     const state = setupState(setup.getSnapshot());
     const usable = state === 'probing' || state === 'bankMissing' || state === 'ready' || state === 'degraded';
+    const { config: now } = current.loaded;
+    // Not set up yet, and not declined here: runs wait behind the cursor for setup (retainHeld).
+    const awaitingSetup = state === 'unconfigured' && now.enabled && refusal === undefined && !now.setupDeclined.some((id) => id === current.scope.identity.id);
     return {
       recall: usable && current.scope.automatic.read.length > 0,
       retain: usable && current.scope.automatic.write.length > 0,
+      ...(awaitingSetup ? { awaitingSetup } : {}),
     };
   };
 
@@ -389,6 +395,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       return current.scope;
     },
     reloadConfig,
+    scopeFor: scopeOf,
     server,
     queue,
     session,
@@ -438,7 +445,13 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
           const s = status();
           return {
             setup: { state: s.setup.state, ...(s.setup.detail === null ? {} : { detail: s.setup.detail }) },
-            session: { state: s.session.phase, ...(s.session.activity === undefined ? {} : { activity: s.session.activity }), nextRetainSkipped: s.session.nextOptOut },
+            session: {
+              state: s.session.phase,
+              ...(s.session.activity === undefined ? {} : { activity: s.session.activity }),
+              nextRetainSkipped: s.session.nextOptOut,
+              ...(s.session.context.lastRecall === null ? {} : { lastRecall: { at: s.session.context.lastRecall.at, outcome: s.session.context.lastRecall.outcome, count: s.session.context.lastRecall.items } }),
+              ...(s.session.context.lastRetain === null ? {} : { lastRetain: { at: s.session.context.lastRetain.at, outcome: s.session.context.lastRetain.outcome, count: s.session.context.lastRetain.messages } }),
+            },
             ...(importStatus === undefined ? {} : { import: importStatus }),
           };
         },

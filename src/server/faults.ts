@@ -6,7 +6,7 @@
  */
 import * as t from 'io-ts';
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeWith } from '../machines/shared/decode.js';
+import { decodeWith } from '../codecs/decode.js';
 
 const Match = t.partial({
   /** HTTP method; any when absent. */

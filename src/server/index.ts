@@ -2,7 +2,7 @@
  * The embedded memory server: a Hindsight 0.9.1-compatible HTTP server with lexical recall and
  * no LLM, startable in-process (`startEmbeddedServer`) or as `agent-memory serve`.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -43,7 +43,17 @@ export interface EmbeddedServerOptions {
   readonly clock?: ServerClock;
   /** Mutations between snapshots (default 20,000). */
   readonly snapshotEvery?: number;
+  /**
+   * Requests under `prefix` (`/ui`, `/ui/...`) go to `handle` instead of the API: `serve`'s
+   * memory browser, which guards its requests itself (loopback, token, Host, Origin).
+   */
+  readonly mount?: { readonly prefix: string; readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> };
 }
+
+const underPrefix = (url: string | undefined, prefix: string): boolean => {
+  const path = (url ?? '/').split('?')[0] ?? '/';
+  return path === prefix || path.startsWith(`${prefix}/`);
+};
 
 export interface EmbeddedServer {
   /** `http://127.0.0.1:PORT`, no trailing slash. */
@@ -114,9 +124,10 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   const handle = createRequestHandler({ routes, server: context, guard, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
 
   const sockets = new Set<Socket>();
+  const mount = options.mount;
   const http = createServer((req, res) => {
     // Last line of defence: whatever a request does, it never takes the process down.
-    handle(req, res).catch(() => {
+    (mount !== undefined && underPrefix(req.url, mount.prefix) ? mount.handle(req, res) : handle(req, res)).catch(() => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'Content-Type': 'application/json', 'X-Hindsight-Embedded': '1' });
         res.end('{"detail":"Internal Server Error"}');

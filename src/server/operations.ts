@@ -5,7 +5,7 @@
  * modules. Pending operations found at start-up are resumed, so an acknowledged async retain
  * survives a crash.
  */
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { FaultSet } from './faults.js';
 import type { OperationRecord } from './store/model.js';
 import type { ServerStore } from './store/store.js';

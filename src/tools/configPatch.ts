@@ -44,7 +44,7 @@ export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
 /** Why a locked field is refused, in the words the agent and the user read. */
 export const lockedFieldText = (key: string): string =>
   `${key} cannot be changed by a tool call: it decides where memory is sent or which secret is read. ` +
-  'The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand.';
+  'The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi\'s agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand.';
 
 export const LOCKED_SUMMARY = `${[...new Set(agentLockedKeys.keys())].join(', ')} are never patchable by a tool call; the user changes them in /memory settings or setup, or by editing the file.`;
 

@@ -29,7 +29,14 @@ export interface RuntimeStatusView {
   /** The setup gate's state (`ready`, `unconfigured`, `degraded`...) and why. */
   readonly setup?: { readonly state: string; readonly detail?: string };
   /** The session gate's state and last activity (`recalled:3`, `queued:1`). */
-  readonly session?: { readonly state: string; readonly activity?: string; readonly nextRetainSkipped?: boolean };
+  readonly session?: {
+    readonly state: string;
+    readonly activity?: string;
+    readonly nextRetainSkipped?: boolean;
+    /** The last automatic recall and retain of this session: when (epoch ms), how it went, how many. */
+    readonly lastRecall?: { readonly at: number; readonly outcome: string; readonly count: number };
+    readonly lastRetain?: { readonly at: number; readonly outcome: string; readonly count: number };
+  };
   /** The import gate, when one ran in this project: `done`, `paused`, ... with its checkpoint. */
   readonly import?: {
     readonly state: string;

@@ -12,9 +12,9 @@ export const disabledText = (loaded: Pick<LoadedConfig, 'files' | 'sources'>, wh
   const how =
     source === 'env'
       ? 'Unset PI_MEMORY_ENABLED (or set it to true)'
-      : `Re-enable it with memory_config patch {"enabled": true}${source === 'user' ? ' scope global' : ''} (dryRun: false), or set "enabled": true in ${where}`;
+      : `Turn it back on in /memory ("Turn memory on"), or remove "enabled": false from ${where}`;
   return (
     `${what} is off: memory is disabled (enabled: false in ${where}). ${how}, then start a new session (/new or /reload). ` +
-    'memory_status, memory_config, memory_scope, /memory status and /memory doctor work while it is off.'
+    'memory_status, memory_config, memory_scope, /memory, /memory settings and /memory:doctor work while it is off.'
   );
 };

@@ -3,11 +3,12 @@
  * endpoint is reported, never fatal) or update its retain/reflect/observations missions
  * (preview by default).
  */
+import { toJson } from '../effects/kernel/trace.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { resolveBank } from '../config/scope.js';
 import type { Presence, ServerFailure } from '../effects/ports/memoryServer.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
@@ -38,7 +39,7 @@ const fact = <A>(result: E.Either<ServerFailure, Presence<A>> | undefined, unsup
   if (result.right._tag === 'absent') {
     return { state: 'absent', reason: result.right.reason === 'gone' ? 'retired by the server (410 Gone); not an error' : 'not found (404)' };
   }
-  return { state: 'present', value: result.right.value as unknown as JsonValue };
+  return { state: 'present', value: toJson(result.right.value) };
 };
 
 const num = (o: Record<string, unknown>, key: string): string | undefined => (typeof o[key] === 'number' ? String(o[key]) : undefined);
@@ -95,7 +96,7 @@ const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> =
     factText('Config', configFact, configSummary),
     factText('Profile', profileFact, (v) => `name ${cleanText(String(v['name'] ?? ''), 100)}`),
   ].join('\n');
-  return ok(text, { action: 'get', bankId, exists: exists.right, stats: statsFact, config: configFact, profile: profileFact } as unknown as JsonValue);
+  return ok(text, { action: 'get', bankId, exists: exists.right, stats: statsFact, config: configFact, profile: profileFact });
 };
 
 const updateMission = async (params: MemoryBankParams, bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {

@@ -6,7 +6,6 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { resolveBank, scopeTagsFor } from '../config/scope.js';
 import { composeTagFilter } from '../config/tagFilter.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
 import type { ToolContext } from './context.js';
 import { custom, flag, num, text, toolParams } from './params.js';
 import type { Capabilities, RecallHit, RecallRequest } from '../effects/ports/memoryServer.js';
@@ -160,10 +159,10 @@ const handler = async (params: MemoryRecallParams, ctx: ToolContext): Promise<To
     bankId,
     query: params.query,
     count: items.length,
-    results: items.map((i) => ({ ...i, text: cleanText(i.text, 8000) })) as unknown as JsonValue,
-    ...Object.fromEntries(extras.map((k) => [k, result.right[k] as JsonValue])),
+    results: items.map((i) => ({ ...i, text: cleanText(i.text, 8000) })),
+    ...Object.fromEntries(extras.map((k) => [k, result.right[k]])),
     request: {
-      tag_groups: (request.tag_groups ?? null) as JsonValue,
+      tag_groups: request.tag_groups ?? null,
       budget: request.budget ?? null,
       max_tokens: request.max_tokens ?? null,
       prefer_observations: request.prefer_observations ?? false,

@@ -7,7 +7,6 @@ import * as t from 'io-ts';
 import { resolveBank, scopeTagsFor } from '../config/scope.js';
 import { composeTagFilter } from '../config/tagFilter.js';
 import type { ReflectRequest } from '../effects/ports/memoryServer.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
 import type { ToolContext } from './context.js';
 import { custom, flag, list, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
@@ -116,9 +115,9 @@ const handler = async (params: MemoryReflectParams, ctx: ToolContext): Promise<T
     bankId: target.right.bankId,
     query: params.query,
     text: cleanText(result.right.text, 12_000),
-    ...(result.right.based_on === undefined || result.right.based_on === null ? {} : { basedOn: result.right.based_on as unknown as JsonValue }),
-    ...(structured === undefined || structured === null ? {} : { structuredOutput: structured as JsonValue }),
-    ...(result.right.trace === undefined || result.right.trace === null ? {} : { trace: result.right.trace as JsonValue }),
+    ...(result.right.based_on === undefined || result.right.based_on === null ? {} : { basedOn: result.right.based_on }),
+    ...(structured === undefined || structured === null ? {} : { structuredOutput: structured }),
+    ...(result.right.trace === undefined || result.right.trace === null ? {} : { trace: result.right.trace }),
   });
 };
 

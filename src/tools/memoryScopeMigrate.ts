@@ -5,7 +5,6 @@
  */
 import * as path from 'node:path';
 import type * as t from 'io-ts';
-import type { JsonValue } from '../machines/shared/codecs.js';
 import type { ToolContext } from './context.js';
 import { flag, list, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
@@ -104,7 +103,7 @@ const handler = async (params: MemoryScopeMigrateParams, ctx: ToolContext): Prom
     ...plan.guidance.map((g) => `- ${g}`),
     writeReceipt ? `Receipt: ${receiptPath}` : 'Receipt not written (writeReceipt:false).',
   ].join('\n');
-  return ok(text, { ...(plan as unknown as Record<string, JsonValue>), ...(writeReceipt ? { receiptPath } : {}) });
+  return ok(text, { ...plan, ...(writeReceipt ? { receiptPath } : {}) });
 };
 
 export const memoryScopeMigrateTool = defineTool<MemoryScopeMigrateParams>({

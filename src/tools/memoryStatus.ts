@@ -1,6 +1,5 @@
 /** memory_status: setup, banks, scope, recall/retain flags, queue and sync readiness. Read-only. */
 import type * as t from 'io-ts';
-import type { JsonValue } from '../machines/shared/codecs.js';
 import type { ToolContext } from './context.js';
 import { toolParams } from './params.js';
 import { ok, type ToolOutcome } from './result.js';
@@ -19,7 +18,7 @@ const handler = async (_params: MemoryStatusParams, ctx: ToolContext): Promise<T
     ...(report.sync.ready ? [] : [`Sync not ready: ${report.sync.reasons.join(', ')} (knowledge pages: ${report.sync.knowledgePages}).`]),
     ...report.problems.map((p) => `note: ${p}`),
   ].join('\n');
-  return ok(text, report as unknown as JsonValue);
+  return ok(text, report);
 };
 
 export const memoryStatusTool = defineTool<MemoryStatusParams>({

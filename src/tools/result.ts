@@ -2,9 +2,10 @@
  * What a tool hands back: readable text for the model plus structured details, or an error
  * that says what happened and what to do next. Every string leaving a tool passes `redact`.
  */
-import type { DecodeError } from '../machines/shared/decode.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { DecodeError } from '../codecs/decode.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import { redact, redactValue } from '../config/redact.js';
+import { toJson } from '../effects/kernel/trace.js';
 
 export interface ToolResult {
   readonly text: string;
@@ -40,7 +41,11 @@ export interface ToolError {
 
 export type ToolOutcome = { readonly ok: true; readonly result: ToolResult } | { readonly ok: false; readonly error: ToolError };
 
-export const ok = (text: string, details: JsonValue): ToolOutcome => ({ ok: true, result: { text: redact(text), details: redactValue(details) } });
+/**
+ * A result: `details` may be any JSON-shaped data (a wire answer, a plan); it is read into a
+ * JSON value here, once, and redacted, so no tool casts its details.
+ */
+export const ok = (text: string, details: unknown): ToolOutcome => ({ ok: true, result: { text: redact(text), details: redactValue(toJson(details)) } });
 
 export const fail = (code: ToolErrorCode, message: string, extra: { field?: string; details?: JsonValue } = {}): ToolOutcome => ({
   ok: false,

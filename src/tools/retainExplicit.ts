@@ -5,7 +5,7 @@
  * says which happened.
  */
 import { createHash } from 'node:crypto';
-import { RESERVED_METADATA_KEYS } from '../machines/shared/retainItem.js';
+import { RESERVED_METADATA_KEYS } from '../codecs/retainItem.js';
 import * as t from 'io-ts';
 import type { BankTarget } from '../config/scope.js';
 import { redact } from '../config/redact.js';

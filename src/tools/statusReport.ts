@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../config/redact.js';
 import type { Capabilities } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
-import { decodeWith } from '../machines/shared/decode.js';
+import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
 import { describeFailure } from '../effects/ports/memoryServer.js';
@@ -56,7 +56,7 @@ export interface StatusReport {
 const PROBE_MS = 1500;
 
 export const SETUP_HINT =
-  'Memory setup is required: open /memory (guided setup), or set projectBankId to the shared coding bank (memory_config patch, or PI_MEMORY_PROJECT_BANK_ID), then setupComplete:true.';
+  'Memory is not set up in this project: run /memory setup in pi (a few questions; nothing is written until you confirm).';
 
 
 /** Whether explicit setup is done: setupComplete and, in domain-tagged mode, a real coding bank id. */

@@ -7,7 +7,7 @@
  */
 import { sanitizeMemoryText } from '../config/memoryText.js';
 import { redact } from '../config/redact.js';
-import type { JsonValue } from '../machines/shared/codecs.js';
+import type { JsonValue } from '../codecs/codecs.js';
 import type { ToolOutcome } from './result.js';
 
 /** Memory text sanitised, redacted and cut to `maxChars`. Newlines kept (see `cleanLine`, `indented`). */

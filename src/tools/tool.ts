@@ -4,7 +4,7 @@
  * the master switch, then the handler; an unexpected throw becomes a redacted error.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeWith } from '../machines/shared/decode.js';
+import { decodeWith } from '../codecs/decode.js';
 import { redact } from '../config/redact.js';
 import { trustNotice } from '../config/trust.js';
 import type { ToolContext } from './context.js';

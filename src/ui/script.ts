@@ -40,6 +40,7 @@ const day = (s) => (s ? String(s).slice(0, 19).replace('T', ' ') : '');
 for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => {
   for (const x of document.querySelectorAll('#tabs button')) x.classList.toggle('on', x === b);
   for (const t of document.querySelectorAll('.tab')) t.classList.toggle('on', t.id === 'tab-' + b.dataset.tab);
+  notice('');
   if (b.dataset.tab === 'project') loadProject();
   if (b.dataset.tab === 'machines') startMachines();
 });
@@ -181,7 +182,8 @@ const remove = async (m, others) => {
 };
 
 // ---------------------------------------------------------------- project
-const table = (head, rows) => el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))), el('tbody', {}, ...rows));
+const table = (head, rows) => el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))),
+  el('tbody', {}, ...(rows.length > 0 ? rows : [el('tr', { class: 'none' }, el('td', { colspan: String(head.length), class: 'muted', text: 'none' }))])));
 const loadProject = async () => {
   const box = $('project');
   try {
@@ -215,14 +217,20 @@ const loadProject = async () => {
       else {
         const pages = [];
         const walk = (nodes, prefix) => { for (const n of nodes || []) { if (n.type === 'page' || n.kind === 'page') pages.push([prefix + (n.name || n.title || n.id), n.id]); walk(n.children, prefix + (n.name || '') + '/'); } };
-        walk(tree.nodes || tree.children || tree.items || [], '');
+        walk(tree.roots || [], '');
         kb.append(table(['knowledge page', ''], pages.map(([name, id]) => el('tr', {}, el('td', { text: name }), el('td', {}, el('button', { text: 'Open', onclick: () => openPage(b.bankId, id) }))))));
       }
     }
   } catch (err) { notice(err.message); }
 };
 const openPage = async (bankId, id) => {
-  try { const page = await api('/ui/api/knowledge/page?' + new URLSearchParams({ bank: bankId, id })); await ask((page.name || page.title || id) + '\n\n' + short(page.content || page.markdown || JSON.stringify(page), 3000)); } catch (err) { notice(err.message); }
+  try {
+    const page = await api('/ui/api/knowledge/page?' + new URLSearchParams({ bank: bankId, id }));
+    const box = $('kb-page') || el('div', { id: 'kb-page', class: 'panel' });
+    box.textContent = '';
+    box.append(el('h3', { text: page.name || id }), el('pre', { text: page.markdown || page.body || '' }));
+    $('project').append(box);
+  } catch (err) { notice(err.message); }
 };
 const deadLetter = async (verb, d) => {
   const text = verb === 'requeue' ? 'Requeue dead letter ' + d.jobId + ' and deliver it now? Fix the cause first (' + d.reason + ').' : 'Drop dead letter ' + d.jobId + ' for good? It will never be retained.';

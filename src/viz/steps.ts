@@ -7,8 +7,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { TraceRecord } from '../effects/ports/trace.js';
-import type { JournalRecord, JsonValue } from '../machines/shared/codecs.js';
-import { decodeWith } from '../machines/shared/decode.js';
+import type { JournalRecord, JsonValue } from '../codecs/codecs.js';
+import { decodeWith } from '../codecs/decode.js';
 import type { VizGate } from './gates.js';
 
 export interface GateStep {

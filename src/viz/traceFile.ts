@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { TraceRecord } from '../effects/ports/trace.js';
-import { JsonValue } from '../machines/shared/codecs.js';
-import { decodeJson } from '../machines/shared/decode.js';
+import { JsonValue } from '../codecs/codecs.js';
+import { decodeJson } from '../codecs/decode.js';
 
 const TraceLine = t.type({
   gate: t.string,

@@ -5,9 +5,9 @@
  * them; the embedded server imports them instead of declaring its own copies.
  */
 import * as t from 'io-ts';
-import { nullable } from '../machines/shared/codecs.js';
+import { nullable } from '../codecs/codecs.js';
 import { TagGroup, TagsMatch } from '../config/tagFilter.js';
-import { RetainItem } from '../machines/shared/retainItem.js';
+import { RetainItem } from '../codecs/retainItem.js';
 
 // ---------------------------------------------------------------------------------------------
 // Small wire helpers
@@ -24,7 +24,7 @@ export type Budget = t.TypeOf<typeof Budget>;
 export { TagGroup, TagsMatch } from '../config/tagFilter.js';
 
 // The item the queue journals and the client sends: one codec, in the shared machine codecs.
-export { Entity, ObservationScopes, RetainItem, UpdateMode } from '../machines/shared/retainItem.js';
+export { Entity, ObservationScopes, RetainItem, UpdateMode } from '../codecs/retainItem.js';
 
 const StringMap = t.record(t.string, t.string);
 /** A free-form JSON object (trace dumps, config maps, response schemas). */

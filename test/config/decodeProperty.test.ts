@@ -4,7 +4,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { MemoryConfig, fieldList } from '../../src/config/fields.js';
 import { parseJsonText } from '../../src/config/jsonText.js';
 import { resolveConfig } from '../../src/config/resolve.js';
-import { decodeWith } from '../../src/machines/shared/decode.js';
+import { decodeWith } from '../../src/codecs/decode.js';
 import { nest } from './helpers.js';
 
 const base = { env: {}, stateDir: '/p/.pi', home: '/h' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { derivedProjectBankId, legacyRepoKey, normalizeRemote, projectIdentity, sanitizeProjectId } from '../../src/config/projectId.js';
-import { BankId } from '../../src/machines/shared/codecs.js';
+import { BankId } from '../../src/codecs/codecs.js';
 
 describe('normalizeRemote folds every spelling of one remote to one id', () => {
   const forms = [

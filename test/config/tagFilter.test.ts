@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { composeTagFilter, TagGroup, tagsMatchModes, type TagFilterInput } from '../../src/config/tagFilter.js';
-import { decodeWith } from '../../src/machines/shared/decode.js';
+import { decodeWith } from '../../src/codecs/decode.js';
 import { matchesGroup } from '../../src/server/recall/tagFilter.js';
 
 // Which memories a composed filter selects, judged by the embedded server's own tag evaluator

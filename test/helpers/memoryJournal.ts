@@ -4,7 +4,7 @@
  * in order, and can be told to fail the next append (a full disk).
  */
 import type { JournalEntry, JournalPort } from '../../src/effects/ports/journal.js';
-import type { JournalRecord } from '../../src/machines/shared/codecs.js';
+import type { JournalRecord } from '../../src/codecs/codecs.js';
 import { encodeRecord } from '../../src/adapters/queue/recordCodec.js';
 
 export interface MemoryJournal extends JournalPort {

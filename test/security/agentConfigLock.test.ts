@@ -40,8 +40,8 @@ describe('memory_config refuses every field that decides where memory goes', () 
       expect(error.code).toBe('rejected');
       expect(error.field).toBe(`patch.${key}`);
       expect(error.message).toContain(`${key} cannot be changed by a tool call`);
-      expect(error.message).toContain('/memory (settings or setup');
-      expect(error.message).toContain('editing ~/.pi/agent/memory.json');
+      expect(error.message).toContain('(each shows the change and asks first)');
+      expect(error.message).toContain('/memory settings or /memory setup');
       expect(error.message).toContain('Nothing was changed');
       // A raw key offered as a value is never echoed back.
       expect(error.message).not.toContain('raw-key-value-123456');

@@ -120,9 +120,10 @@ describe('/memory:doctor against servers that fail the floor or are down', () =>
     expect(report.level).toBe('error');
     expect(report.text).toContain('error: server unreachable at');
     expect(report.text).toMatch(/Server: .* — unreachable/);
-    expect(report.text).toContain('Memory setup is required');
+    expect(report.text).toContain('Memory is not set up in this project: run /memory setup in pi');
     expect(report.text).toContain('Authentication: no API key (no API key configured)');
     const setup = await memoryHubCommand({ tools: await down.context() }, 'setup');
-    expect(setup.text).toContain('Set projectBankId to your shared coding bank');
+    expect(setup.text).toContain('Bank: not chosen yet.');
+    expect(setup.text).toContain('run /memory setup: it asks a few questions');
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fileToken } from '../../src/config/load.js';
 import { writeConfigFile } from '../../src/adapters/fs/configFile.js';
 import { readJsonFile, writeJsonFile } from '../../src/adapters/fs/stateFiles.js';
-import { applyConfigEdit } from '../../src/tools/configEdit.js';
+import { applyConfigEdit } from '../../src/config/configEdit.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'am-configfiles-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -170,7 +170,7 @@ describe('memory tools when memory is disabled', () => {
     for (const [name, params] of [['memory_recall', { query: 'x' }], ['memory_retain', { content: 'x', context: 'y' }], ['memory_knowledge', { action: 'tree' }]] as const) {
       const result = await h.ok(name, params);
       expect(result.text).toContain(`${name} is off: memory is disabled (enabled: false in`);
-      expect(result.text).toContain('memory_config patch {"enabled": true}');
+      expect(result.text).toContain('Turn it back on in /memory ("Turn memory on")');
       expect(result.details).toEqual({ disabled: true });
     }
     // memory_status still reports, so a user can see that memory is off.

@@ -2,7 +2,7 @@ import { validateToolArguments } from '@mariozechner/pi-ai';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
-import { decodeWith } from '../../src/machines/shared/decode.js';
+import { decodeWith } from '../../src/codecs/decode.js';
 import { toolCatalogue } from '../../src/tools/catalogue.js';
 import { MemoryBankParams } from '../../src/tools/memoryBank.js';
 import { MemoryConfigParams } from '../../src/tools/memoryConfig.js';

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { decodeWith } from '../../src/machines/shared/decode.js';
+import { decodeWith } from '../../src/codecs/decode.js';
 import { toolCatalogue } from '../../src/tools/catalogue.js';
 import { MemoryBankParams } from '../../src/tools/memoryBank.js';
 import { MemoryConfigParams } from '../../src/tools/memoryConfig.js';

@@ -6,9 +6,14 @@
  * run replays on the same page. Every state of every gate is inside its panel.
  */
 import { mkdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJournalFile } from '../../src/adapters/journal/traceJournal.js';
 import { startUiServer, type UiServer } from '../../src/hosts/ui/uiServer.js';
+import { vizGates } from '../../src/viz/gates.js';
+import { replayJournal } from '../../src/viz/journalReplay.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { launchBrowser } from '../viz/browser.js';
 import { startPiRpc, type PiRpc } from './piRpc.js';
@@ -38,6 +43,7 @@ afterAll(async () => {
   await browser?.close();
   await ui?.close();
   await server?.dispose();
+  await project?.dispose();
 });
 
 interface Row {
@@ -129,5 +135,17 @@ describe('the live machine inspector', () => {
     await page.click('#next');
     expect(await page.locator('#step-info').textContent()).toMatch(/^step 2\//);
     await page.screenshot({ path: `${ARTIFACTS}/ui-machines-replay.png`, fullPage: true });
+
+    // A recorded trace (what a runtime with `trace: true` writes, and `viz --trace` reads) replays too.
+    const dir = path.join(project.cwd, '.pi', 'memory', 'trace');
+    const records = replayJournal(vizGates.find((g) => g.name === 'session')!, (await readJournalFile(path.join(dir, journal!))).records).trace;
+    await writeFile(path.join(dir, 'session.jsonl'), records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    await page.locator('#replay').focus();
+    await expect.poll(async () => (await files()).includes('session.jsonl'), { timeout: 5_000 }).toBe(true);
+    await page.selectOption('#replay', 'session.jsonl');
+    await page.locator('#run-info', { hasText: 'replay of session.jsonl' }).waitFor();
+    const traced = await rows();
+    expect(traced.map((r) => r.event)).toEqual(replayed.map((r) => r.event));
+    expect(traced.find((r) => r.event === 'recall.requested')?.transition).toContain('→ active.{recall.recalling');
   });
 });

@@ -54,6 +54,7 @@ afterAll(async () => {
   await browser?.close();
   await ui?.close();
   await server?.dispose();
+  await project?.dispose();
 });
 
 const memoryCards = (): Promise<string[]> => page.$$eval('#memories li .text', (els) => els.map((e) => e.textContent ?? ''));
@@ -210,8 +211,16 @@ describe('the memory browser, Project: the retain queue', () => {
     await waitUntil(async () => (await queue.deadLetters()).length === 1);
     await queue.close({ flush: false });
 
+    const auth = { Authorization: `Bearer ${KEY}` };
+    expect((await call(server, 'POST', `/v1/default/banks/${BANK}/mental-models`, { name: 'Database choices', source_query: 'which database do we use?' }, auth)).status).toBeLessThan(300);
+    expect((await call(server, 'POST', `/v1/default/banks/${BANK}/knowledge-base/pages`, { name: 'Deploy runbook', source_query: 'how do deploys go out?' }, auth)).status).toBeLessThan(300);
+
     await page.click('#tabs [data-tab="project"]');
     await page.waitForSelector('#queue tr[data-job] .requeue');
+    // The bank's mental models and knowledge pages, as the server has them.
+    await page.locator('#project td', { hasText: 'Database choices' }).first().waitFor();
+    await page.locator('#project tr', { hasText: 'Deploy runbook' }).locator('button', { hasText: 'Open' }).click();
+    await page.locator('#kb-page h3', { hasText: 'Deploy runbook' }).waitFor();
     expect(await page.locator('#queue tr[data-job]').textContent()).toContain('item rejected by the test server');
     expect(await page.locator('#queue-status').textContent()).toContain('dead letters 1');
     await page.screenshot({ path: `${ARTIFACTS}/ui-project.png`, fullPage: true });

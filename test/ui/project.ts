@@ -2,12 +2,14 @@
  * A project for the memory browser's tests: its config points at a test server that requires
  * a key, which the user file names by environment variable and trusts, as a user would set it.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { call } from '../helpers/embeddedServer.js';
 
 export interface UiProject {
+  /** Removes the project, its home and everything written under them. */
+  dispose(): Promise<void>;
   readonly cwd: string;
   readonly home: string;
   readonly agentDir: string;
@@ -25,7 +27,7 @@ export const makeUiProject = async (baseUrl: string, key: string, bankId: string
   await mkdir(agentDir, { recursive: true });
   await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl, timeoutMs: 5000 }, banks: { project: { bankId } }, scope: { projectId: 'ui-test-project' } }));
   await writeFile(path.join(agentDir, 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [baseUrl], apiKeyEnv: KEY_ENV } }));
-  return { cwd, home, agentDir, env: { PATH: process.env['PATH'] ?? '', HOME: home, PI_CODING_AGENT_DIR: agentDir, [KEY_ENV]: key } };
+  return { dispose: () => rm(root, { recursive: true, force: true }), cwd, home, agentDir, env: { PATH: process.env['PATH'] ?? '', HOME: home, PI_CODING_AGENT_DIR: agentDir, [KEY_ENV]: key } };
 };
 
 export interface Seed {

@@ -10,8 +10,8 @@ import { mkdir, readFile, readdir, rm, writeFile, type FileHandle } from 'node:f
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalDamage, JournalEntry, JournalPort } from '../../effects/ports/journal.js';
-import { JournalRecord } from '../../machines/shared/codecs.js';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { JournalRecord } from '../../codecs/codecs.js';
+import { decodeJson } from '../../codecs/decode.js';
 import { openStateFile } from '../fs/safeFile.js';
 
 /** How long appended lines may wait for company before they are written. */

@@ -16,7 +16,7 @@
 import { closeSync, fsyncSync, ftruncateSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import type { JournalRecord } from '../../machines/shared/codecs.js';
+import type { JournalRecord } from '../../codecs/codecs.js';
 import type { JournalDamage, JournalEntry, JournalLoad } from '../../effects/ports/journal.js';
 import type { ForeignRecords, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { createDirLock, type DirLock } from '../fs/dirLock.js';

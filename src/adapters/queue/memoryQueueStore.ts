@@ -5,7 +5,7 @@
  * (`replaced`) and the delivery lease behave as on files. Records are encoded as the JSONL
  * journal writes them (same seq, checksum and redaction); there is no torn write or damage.
  */
-import type { JournalRecord } from '../../machines/shared/codecs.js';
+import type { JournalRecord } from '../../codecs/codecs.js';
 import type { JournalEntry } from '../../effects/ports/journal.js';
 import type { DeliveryReceipt, ForeignRecords, HeldLease, RetainQueueStoreOpener, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { encodeRecord } from './recordCodec.js';

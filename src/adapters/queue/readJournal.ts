@@ -5,7 +5,7 @@
  * damage and skipped; the writer that opens the queue next repairs it.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { JournalRecord } from '../../machines/shared/codecs.js';
+import type { JournalRecord } from '../../codecs/codecs.js';
 import type { JournalDamage, JournalLoad, JournalPort } from '../../effects/ports/journal.js';
 import { openStateFile } from '../fs/safeFile.js';
 import { decodeLine } from './recordCodec.js';

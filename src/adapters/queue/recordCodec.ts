@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { IsoTimestamp, NonEmptyString, NonNegativeInt, type JournalRecord } from '../../machines/shared/codecs.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { IsoTimestamp, NonEmptyString, NonNegativeInt, type JournalRecord } from '../../codecs/codecs.js';
+import { decodeWith } from '../../codecs/decode.js';
 import type { JournalEntry } from '../../effects/ports/journal.js';
 import { redactKnownInValue } from '../../config/redact.js';
 

@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 import type { RetainCursor } from '../../effects/ports/retainCursor.js';
 import { ensurePrivateDirSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
 

@@ -8,7 +8,7 @@ import { accessSync, closeSync, constants, fsyncSync, statfsSync, writeSync } fr
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 import { openStateFileSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
 
 const RetainHealth = t.intersection([t.type({ v: t.literal(1), at: t.string }), t.partial({ failing: t.string })]);

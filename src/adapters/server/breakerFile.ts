@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { BreakerState } from '../../effects/ports/memoryServer.js';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 import type { BreakerPersistence } from './breaker.js';
 import { ensurePrivateDirSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
 

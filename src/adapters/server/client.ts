@@ -12,8 +12,8 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
 import { systemClock } from '../../effects/ports/clock.js';
-import { BankId } from '../../machines/shared/codecs.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { BankId } from '../../codecs/codecs.js';
+import { decodeWith } from '../../codecs/decode.js';
 import {
   failureClass,
   type Capabilities,

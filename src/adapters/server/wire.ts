@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 import type { ServerFailure } from '../../effects/ports/memoryServer.js';
 
 

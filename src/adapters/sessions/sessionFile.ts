@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 
 export const SessionHeader = t.intersection([
   t.type({ type: t.literal('session'), id: t.string }),

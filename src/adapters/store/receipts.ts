@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { Low, type Adapter } from 'lowdb';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { decodeJson } from '../../codecs/decode.js';
 import { writeAtomic } from '../fs/atomicFile.js';
 import { redactKnownValues } from '../../config/redact.js';
 import { readStateFile } from '../fs/safeFile.js';

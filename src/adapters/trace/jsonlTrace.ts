@@ -5,7 +5,7 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { TracePort, TraceRecord } from '../../effects/ports/trace.js';
 import { redactKnownValues } from '../../config/redact.js';
 import { ensurePrivateDirSync, openStateFileSync } from '../fs/safeFile.js';

@@ -1,5 +1,6 @@
 /**
- * A session read from disk -> the documents an import retains. Pure and deterministic: the
+ * A session read from disk -> the documents an import { redact } from '../../config/redact.js';
+import retains. Pure and deterministic: the
  * same file and options give the same ids, contents and hashes on every run and machine.
  *
  * - Branches: `current-only` is the path from the root to the last entry (pi's leaf when it
@@ -13,6 +14,7 @@
  *   raw keeps every message with full tool results; forensic also keeps injected memory,
  *   thinking and metadata entries. Secrets are redacted in every mode.
  */
+import { redact } from '../../config/redact.js';
 import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
 import { cleanText, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
 import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
@@ -204,6 +206,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
   const documents: BuiltDocument[] = [];
   const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
   const host = session.host ?? 'pi';
+  const sessionId = redact(session.sessionId);
   for (const segment of segmentsOf(session, options.branches)) {
     // Repeats are judged per chunk (strict profile), so the set starts over with each one.
     let seenToolText = new Set<string>();
@@ -215,14 +218,15 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
       if (first === undefined) return;
       // The items' JSON, joined: the same text as JSON.stringify of the array, built once.
       const content = `[${chunk.map((item) => item.json).join(',')}]`;
+      // Ids come from the session file: a secret in one must not reach the server in a document id, tag or context.
       documents.push({
-        documentId: `${host}-import:${session.sessionId}:${first.entryId}`,
+        documentId: `${host}-import:${sessionId}:${redact(first.entryId)}`,
         host,
-        sessionId: session.sessionId,
+        sessionId,
         path: session.path,
-        leafId: segment.leafId,
-        firstEntryId: first.entryId,
-        forkedAfter: segment.after,
+        leafId: redact(segment.leafId),
+        firstEntryId: redact(first.entryId),
+        forkedAfter: segment.after === null ? null : redact(segment.after),
         content,
         timestamp: typeof first.timestamp === 'string' ? first.timestamp : undefined,
         items: chunk.length,

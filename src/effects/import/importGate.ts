@@ -43,6 +43,8 @@ export interface ImportQueue {
   enqueue(jobs: readonly NewRetainJob[]): Promise<readonly unknown[]>;
   flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
   status(): QueueStatus;
+  /** Jobs the server refused for good (a 4xx such as 413): their documents are not imported. */
+  deadLetters(): Promise<readonly { readonly job: { readonly documentId: string }; readonly reason: string }[]>;
 }
 
 export interface ImportProject {
@@ -193,6 +195,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       },
     });
 
+    /** This run's documents the server refused for good (dead-lettered), with why. */
+    const refused: { documentId: string; reason: string }[] = [];
+
     /** Flushes what is queued; pauses the import when the queue cannot deliver. Returns false when paused. */
     const deliver = async (queuedThisRun: string[]): Promise<boolean> => {
       const report = await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
@@ -202,7 +207,13 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         return false;
       }
       if (status.depth === 0) {
-        if (queuedThisRun.length > 0) await send(importEvents.deliveryConfirmed({ at: clock.now(), documentIds: queuedThisRun.splice(0) }));
+        // A document the server refused for good (over its body limit, say) was dead-lettered,
+        // not imported: only the others are confirmed, and the run says what was refused.
+        const dead = new Map((await queue.deadLetters()).map((d) => [d.job.documentId as string, d.reason]));
+        const sent = queuedThisRun.splice(0);
+        const confirmed = sent.filter((id) => !dead.has(id));
+        refused.push(...sent.filter((id) => dead.has(id)).map((id) => ({ documentId: id, reason: dead.get(id) ?? 'refused' })));
+        if (confirmed.length > 0) await send(importEvents.deliveryConfirmed({ at: clock.now(), documentIds: confirmed }));
         return true;
       }
       if (status.state === 'backingOff') {
@@ -217,6 +228,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const bySession = new Map<string, PlannedDocument[]>();
       for (const doc of planned) bySession.set(doc.path, [...(bySession.get(doc.path) ?? []), doc]);
       const queuedThisRun: string[] = [];
+      refused.length = 0;
       let sinceFlush = 0;
       for (const [file, docs] of bySession) {
         const read = await readForImport(file);
@@ -255,6 +267,18 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
       }
       if (!(await deliver(queuedThisRun))) return;
+      const first = refused[0];
+      if (first !== undefined) {
+        await send(
+          importEvents.failed({
+            at: clock.now(),
+            reason: redact(
+              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (agent-memory dead-letters lists them); the other documents were imported`,
+            ),
+          }),
+        );
+        return;
+      }
       await send(importEvents.finished({ at: clock.now() }));
     };
 

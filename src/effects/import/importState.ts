@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { ImportEvent } from '../../machines/import/events.js';
 import { importMachine, type ImportMachine } from '../../machines/import/machine.js';
 import type { JournalPort } from '../ports/journal.js';

@@ -5,8 +5,8 @@
  * exactly the order the actor sees.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeError, type DecodeError } from '../../machines/shared/decode.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import { decodeError, type DecodeError } from '../../codecs/decode.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { JournalPort } from '../ports/journal.js';
 import type { TraceKind } from '../ports/trace.js';

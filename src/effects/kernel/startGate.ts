@@ -21,7 +21,7 @@ import {
   type InputFrom,
   type SnapshotFrom,
 } from 'xstate';
-import { decodeWith, type DecodeError } from '../../machines/shared/decode.js';
+import { decodeWith, type DecodeError } from '../../codecs/decode.js';
 import { createDispatcher } from './dispatch.js';
 import { systemClock, type ClockPort } from '../ports/clock.js';
 import type { JournalDamage, JournalPort } from '../ports/journal.js';

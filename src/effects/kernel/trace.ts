@@ -3,7 +3,7 @@
  * the effects (named actions) they requested. Child actors report through their own outcomes.
  */
 import type { InspectionEvent } from 'xstate';
-import { JsonValue } from '../../machines/shared/codecs.js';
+import { JsonValue } from '../../codecs/codecs.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { TracePort, TraceKind } from '../ports/trace.js';
 

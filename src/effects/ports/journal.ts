@@ -2,8 +2,8 @@
  * The journal port: an append-only log of a gate's external inputs. State is the fold of
  * the journal through the machine's pure `transition()`; snapshots are only a cache.
  */
-import type { JournalRecord } from '../../machines/shared/codecs.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JournalRecord } from '../../codecs/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 
 /** What a caller appends: the adapter assigns `seq`, `v` and `checksum`. */
 export interface JournalEntry {

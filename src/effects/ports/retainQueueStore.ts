@@ -4,7 +4,7 @@
  * (`src/effects/retainDelivery/queue.ts`) runs over this port only; `src/hosts/retainQueueStore.ts`
  * builds the production set on files next to the queue path.
  */
-import type { JournalRecord } from '../../machines/shared/codecs.js';
+import type { JournalRecord } from '../../codecs/codecs.js';
 import type { JournalDamage, JournalEntry, JournalPort } from './journal.js';
 
 export interface ForeignRecords {

@@ -2,7 +2,7 @@
  * The inspection stream: every event, transition and effect outcome of a runtime, in order.
  * The visualiser replays it and tests assert on it.
  */
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 
 export type TraceKind = 'event' | 'transition' | 'effect' | 'rejected';
 

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition } from 'xstate';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import type { DeliveryMode } from '../../machines/retainDelivery/context.js';
 import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
 import { RetainDeliveryEvent, sharedEventTypes } from '../../machines/retainDelivery/events.js';

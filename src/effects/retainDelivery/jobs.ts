@@ -7,8 +7,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
-import { BankId, DocumentId } from '../../machines/shared/codecs.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { BankId, DocumentId } from '../../codecs/codecs.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { CHUNK_SIZE } from '../../machines/retainDelivery/context.js';
 import { RetainItem, UpdateMode, retainEvents, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
 import type { IdsPort } from '../ports/ids.js';
@@ -30,11 +30,24 @@ export type NewRetainJob = t.TypeOf<typeof NewRetainJobInput>;
 
 const decodeNewJobs = decodeWith(t.array(NewRetainJob), 'retain queue enqueue');
 
+/**
+ * Every string of the item as it will be sent, not only as it is written: the journal's last
+ * guard hides known values in the bytes on disk, but the job in memory is what reaches the
+ * server. Tags, the document id, metadata keys and values, entities and observation scopes too.
+ */
 const redactItem = (item: RetainItem): RetainItem => {
   const out: RetainItem = { ...item, content: redact(item.content) };
   if (item.context !== undefined) out.context = redact(item.context);
-  if (item.metadata !== undefined) out.metadata = Object.fromEntries(Object.entries(item.metadata).map(([k, v]) => [k, redact(v)]));
-  if (item.entities !== undefined) out.entities = item.entities.map((e) => ({ ...e, text: redact(e.text) }));
+  if (item.document_id !== undefined) out.document_id = redact(item.document_id);
+  if (item.tags !== undefined) out.tags = item.tags.map(redact);
+  if (item.metadata !== undefined) {
+    const metadata: Record<string, string> = {};
+    // defineProperty: a `__proto__` key stays a plain field.
+    for (const [k, v] of Object.entries(item.metadata)) Object.defineProperty(metadata, redact(k), { value: redact(v), enumerable: true, writable: true, configurable: true });
+    out.metadata = metadata;
+  }
+  if (item.entities !== undefined) out.entities = item.entities.map((e) => ({ ...e, text: redact(e.text), ...(e.type === undefined ? {} : { type: redact(e.type) }) }));
+  if (Array.isArray(item.observation_scopes)) out.observation_scopes = item.observation_scopes.map((scope) => scope.map(redact));
   return out;
 };
 
@@ -59,10 +72,11 @@ export const prepareJobs = (input: unknown, now: number, digest: Digest): E.Eith
   return E.right(
     decoded.right.map((job, index) => {
       const item = redactItem(job.item);
+      const documentId = redact(job.documentId);
       const hash = digest(item.content);
-      const key = jobKey({ bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` }, digest);
+      const key = jobKey({ bankId: job.bankId, documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` }, digest);
       // The codec's brands hold: the key is a UUID (a valid JobId), the hash non-empty hex.
-      return { jobId: key, bankId: job.bankId, documentId: job.documentId, updateMode: job.updateMode, item, contentHash: hash, idempotencyKey: key, enqueuedAt } as RetainJob;
+      return { jobId: key, bankId: job.bankId, documentId, updateMode: job.updateMode, item, contentHash: hash, idempotencyKey: key, enqueuedAt } as RetainJob;
     }),
   );
 };

@@ -5,7 +5,7 @@
  * written again) and folds only the shared ones at start; a sync folds in, one at a time, what
  * other processes appended since, or rebuilds the gate when another process rewrote the log.
  */
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import { sharedEventTypes } from '../../machines/retainDelivery/events.js';
 import type { JournalEntry, JournalPort } from '../ports/journal.js';
 import type { SharedJournal } from '../ports/retainQueueStore.js';

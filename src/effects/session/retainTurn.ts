@@ -38,6 +38,8 @@ export interface RetainPath {
   retainRun(runId: string): void;
   /** The gate's action: the run is not retained; its messages are never offered again. */
   skipRun(runId: string, reason: string): void;
+  /** The gate's action: setup is not finished; the run stays behind the cursor for it. */
+  holdRun(runId: string): void;
 }
 
 /** The run `retainTurn` is ending, while its `run.ended` dispatch runs the gate's action. */
@@ -156,6 +158,21 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     run.turn = { durable: false, settled: done({ outcome: reason === 'next-opt-out' ? 'optedOut' : 'skipped', messages: 0, reason }) };
   };
 
+  let toldHeld = false;
+  const holdRun = (runId: string): void => {
+    const run = ending;
+    if (run === undefined || run.runId !== runId) return;
+    // The cursor is left where it is: the next run, or finishing setup, carries these messages.
+    if (!toldHeld && run.delta.length > 0) {
+      toldHeld = true;
+      notify(
+        'warning',
+        'Memory is not set up in this project yet, so this conversation is held, not saved. Run /memory setup to save it; if this session ends first, it is not kept.',
+      );
+    }
+    run.turn = { durable: false, settled: done({ outcome: 'held', messages: run.delta.length, reason: 'memory is not set up in this project' }) };
+  };
+
   /**
    * A run that ends after shutdown began (pi may deliver a queued agent_end after
    * session_shutdown): its jobs go to the shared journal all the same, for the next process.
@@ -200,5 +217,5 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     return run.turn ?? { durable: false, settled: done({ outcome: 'failed', messages: 0, reason: refused ?? 'the session gate did not decide' }) };
   };
 
-  return { retainTurn, retainRun, skipRun };
+  return { retainTurn, retainRun, skipRun, holdRun };
 };

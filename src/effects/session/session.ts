@@ -34,6 +34,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     actions: {
       retainRun: (_, params) => retain.retainRun(params.runId),
       skipRun: (_, params) => retain.skipRun(params.runId, params.reason),
+      holdRun: (_, params) => retain.holdRun(params.runId),
       notifyOptOutSkipped: () => options.notify('info', 'Memory skipped retain for this run due to next-opt-out.'),
       // The command that armed it already told the user; the footer shows `skip next`.
       notifyOptOutArmed: () => undefined,
@@ -86,7 +87,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
     },
     setAutomation: async (automation, reason) => {
       const current = live.getSnapshot().context.automation;
-      if (current.recall === automation.recall && current.retain === automation.retain) return;
+      if (current.recall === automation.recall && current.retain === automation.retain && current.awaitingSetup === automation.awaitingSetup) return;
       await live.dispatch(sessionEvents.automationChanged({ at: clock.now(), automation, ...(reason === undefined ? {} : { reason }) }));
     },
     view: () => sessionView(live.getSnapshot()),

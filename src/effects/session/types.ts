@@ -65,7 +65,7 @@ export interface RecallForResult {
 
 export interface RetainTurnResult {
   /** `deferred`: the run ended after the session began shutting down; its jobs are in the queue's journal all the same, delivered by this process's closing flush or by the next process to open the queue. */
-  readonly outcome: 'queued' | 'deferred' | 'nothing' | 'skipped' | 'optedOut' | 'failed' | 'notStarted';
+  readonly outcome: 'queued' | 'deferred' | 'nothing' | 'skipped' | 'optedOut' | 'failed' | 'notStarted' | 'held';
   readonly messages: number;
   readonly reason?: string;
 }

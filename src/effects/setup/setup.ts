@@ -51,11 +51,11 @@ export const setupFacts = (loaded: Pick<LoadedConfig, 'config' | 'files'> & Part
       configured: false,
       banks,
       reason:
-        'automatic memory is off until this project is set up: domain-tagged mode needs the shared coding bank named; set banks.project.bankId in .pi/memory.json (or PI_MEMORY_PROJECT_BANK_ID), or run /memory',
+        'memory is not set up in this project yet: it needs the bank that holds all your projects\' memory; run /memory setup in pi (or set banks.project.bankId in .pi/memory.json)',
     };
   }
   if (!soft) {
-    return { configured: false, banks, reason: 'automatic memory is off until this project is set up: run /memory, or set setupComplete in .pi/memory.json' };
+    return { configured: false, banks, reason: 'memory is not set up in this project yet: run /memory setup in pi (or set setupComplete in .pi/memory.json)' };
   }
   if (banks.length === 0) return { configured: false, banks, reason: scope.problems.join('; ') || 'no bank is active for this profile' };
   return { configured: true, banks };

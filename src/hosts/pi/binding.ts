@@ -1,6 +1,7 @@
 /**
- * pi hooks -> runtime calls. No memory logic here: each hook decodes what it needs, calls
- * the runtime and returns. The factory registers only (pi refuses to start if it throws);
+ * pi hooks -> runtime calls. No memory logic here: each hook decodes its payload with its codec
+ * (`hookPayloads.ts`; a payload that does not decode is a warning naming the field, and the hook
+ * does nothing), calls the runtime and returns. The factory registers only (pi refuses to start if it throws);
  * everything that can fail happens in `session_start`, inside try/catch.
  */
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
@@ -11,8 +12,9 @@ import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
-import { ShutdownReason } from '../../machines/session/events.js';
-import type { NewerHostEvents, TrustAwareContext } from './hostEvents.js';
+import { ShutdownReason, type StartReason } from '../../machines/session/events.js';
+import { hasNewerEvents } from './hostEvents.js';
+import { AgentEndPayload, ContextPayload, SessionInfoChangedPayload, SessionShutdownPayload, SessionStartPayload, decodeHook } from './hookPayloads.js';
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
@@ -47,8 +49,7 @@ const lostTurn = (ctx: ExtensionContext, failure: string): void => {
 };
 
 /** The messages of the current branch, as pi persisted them. */
-const branchMessages = (ctx: ExtensionContext): unknown[] =>
-  ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message as unknown] : []));
+const branchMessages = (ctx: ExtensionContext): unknown[] => ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message] : []));
 
 /** The session's name (pi `/name`); undefined when unnamed or on a stale context. */
 const sessionName = (ctx: ExtensionContext): string | undefined => {
@@ -61,17 +62,18 @@ const sessionName = (ctx: ExtensionContext): string | undefined => {
 
 /** pi 0.79.1+'s project-trust decision; undefined on a pi without project trust (0.73). */
 const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
-  const read = (ctx as TrustAwareContext).isProjectTrusted;
+  const read: unknown = Reflect.get(ctx, 'isProjectTrusted');
   if (typeof read !== 'function') return undefined;
   try {
-    return read.call(ctx);
+    const trusted: unknown = read.call(ctx);
+    return typeof trusted === 'boolean' ? trusted : undefined;
   } catch {
     // A stale context (after session replacement) throws: no decision to report.
     return undefined;
   }
 };
 
-const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: string): Promise<MemoryRuntime | undefined> => {
+const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: StartReason, quiet = false): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
   const sessionFile = ctx.sessionManager.getSessionFile();
   // Loaded on first use: pi's startup pays only for registering tools and hooks.
@@ -96,14 +98,17 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   await runtime.startSession({
     sessionId,
     sessionFile,
-    reason: reason as 'startup',
+    reason,
     name: sessionName(ctx),
   });
   const status = runtime.status();
   showFooter(status.footer);
-  if (runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
-    if (status.setup.state === 'unconfigured') tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory'}`, 'warning');
-    else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
+  const declined = runtime.loaded.config.setupDeclined.some((id) => id === runtime.scope.identity.id);
+  if (!quiet && runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
+    // With a UI the first-run question (person.ts) speaks instead; "never here" stays quiet.
+    if (status.setup.state === 'unconfigured') {
+      if (!declined && (!ctx.hasUI || status.problems.length > 0)) tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory setup'}`, 'warning');
+    } else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
   return runtime;
 };
@@ -113,11 +118,21 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   registerMemoryTools(pi, holder);
   registerMemoryCommands(pi, holder);
 
+  /** The hook's payload, or undefined (told as a warning naming the field) when it does not decode. */
+  const payloadOf = <A>(codec: Parameters<typeof decodeHook<A>>[0], hook: string, event: unknown, ctx: ExtensionContext): A | undefined => {
+    const decoded = decodeHook(codec, hook, event);
+    if (decoded._tag === 'Right') return decoded.right;
+    tell(ctx, `Memory ignored pi's ${hook} event: ${decoded.left.message}`, 'warning');
+    return undefined;
+  };
+
   pi.on('session_start', async (event, ctx) => {
+    const payload = payloadOf(SessionStartPayload, 'session_start', event, ctx);
+    if (payload === undefined) return;
     // pi's RPC mode starts a session twice: the second start joins the first.
     if (holder.starting !== undefined && holder.sessionId === ctx.sessionManager.getSessionId()) {
       const runtime = await holder.starting;
-      await runtime?.startSession({ sessionId: ctx.sessionManager.getSessionId(), sessionFile: ctx.sessionManager.getSessionFile(), reason: event.reason });
+      await runtime?.startSession({ sessionId: ctx.sessionManager.getSessionId(), sessionFile: ctx.sessionManager.getSessionFile(), reason: payload.reason });
       return;
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
@@ -138,23 +153,55 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     // With enabled: false the runtime still starts (no queue, no probe, no automation) so the
     // doctor, memory_status, /memory and memory_config can explain and undo it.
-    holder.starting = startRuntime(holder, ctx, options, event.reason).catch((error: unknown) => {
+    holder.starting = startRuntime(holder, ctx, options, payload.reason).catch((error: unknown) => {
       holder.failure = errorText(error);
       ctx.ui.setStatus(STATUS_KEY, 'memory: error');
       tell(ctx, `Memory could not start: ${holder.failure}. The session goes on without memory; run /memory:doctor.`, 'warning');
       return undefined;
     });
     await holder.starting;
+    // Not awaited: a question left open must not hold pi's start-up (RPC reads answers later).
+    void import('./person.js')
+      .then(({ firstRun }) => firstRun(holder, ctx))
+      .catch((error: unknown) => {
+        try {
+          tell(ctx, `Memory setup question failed: ${errorText(error)}`, 'warning');
+        } catch {
+          // The session was replaced (or pi is exiting) while the question was open: nobody to tell.
+        }
+      });
   });
 
-  const newer = pi as unknown as NewerHostEvents;
+  holder.restart = async (ctx) => {
+    const old = holder.runtime ?? (await holder.starting);
+    if (old !== undefined) {
+      holder.runtime = undefined;
+      try {
+        await old.shutdown('reload');
+      } finally {
+        await old.close();
+      }
+    }
+    holder.starting = startRuntime(holder, ctx, options, 'reload', true).catch((error: unknown) => {
+      holder.failure = errorText(error);
+      tell(ctx, `Memory could not start again: ${holder.failure}. Run /memory:doctor.`, 'warning');
+      return undefined;
+    });
+    const runtime = await holder.starting;
+    // Runs held while setup was unfinished are still behind the cursor: hand them over now.
+    runtime?.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'after-setup' });
+    return runtime;
+  };
+
   // pi 0.79+: a trust decision for this cwd is being made (start-up, cwd switch). We never
   // decide it; the next model call re-reads config so the key follows the decision.
-  newer.on('project_trust', () => ({ trusted: 'undecided' }));
+  if (hasNewerEvents(pi)) pi.on('project_trust', () => ({ trusted: 'undecided' }));
 
   pi.on('context', async (event, ctx) => {
     const runtime = holder.runtime;
     if (runtime === undefined) return undefined;
+    const payload = payloadOf(ContextPayload, 'context', event, ctx);
+    if (payload === undefined) return undefined;
     const trusted = projectTrusted(ctx);
     if (trusted !== holder.projectTrusted) {
       // Config (and the doctor) follow at once; the server client keeps the key it opened with.
@@ -165,7 +212,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     try {
       // Every message goes in (the block is inserted among pi's own objects, none dropped);
       // the query and the injection read them defensively.
-      const result = await runtime.recallFor(event.messages as unknown as HostMessage[], { signal: ctx.signal });
+      // pi's own objects, read defensively as host messages (the codec checked only the array).
+      const result = await runtime.recallFor(payload.messages as HostMessage[], { signal: ctx.signal });
       if (result.messages === undefined) return undefined;
       // The injected block is a plain user message; every other element is pi's own object.
       return { messages: result.messages as unknown as typeof event.messages };
@@ -192,9 +240,12 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   };
 
   // pi 0.80.3+: the name goes into the items of later runs (the document id never changes).
-  newer.on('session_info_changed', async (event) => {
-    await holder.runtime?.renameSession(event.name);
-  });
+  if (hasNewerEvents(pi)) {
+    pi.on('session_info_changed', async (event, ctx) => {
+      const payload = payloadOf(SessionInfoChangedPayload, 'session_info_changed', event, ctx);
+      if (payload !== undefined) await holder.runtime?.renameSession(payload.name);
+    });
+  }
 
   pi.on('agent_end', (event, ctx) => {
     if ((holder.runtime ?? holder.closed) === undefined) {
@@ -206,19 +257,20 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     // pi 0.73 has no session_info_changed: a /name since the last run is read here.
     const name = sessionName(ctx);
     const renamed = holder.runtime !== undefined && (holder.runtime.session.view().context.sessionName ?? undefined) !== name ? holder.runtime.renameSession(name) : undefined;
-    const all = event.messages as readonly unknown[];
+    const payload = payloadOf(AgentEndPayload, 'agent_end', event, ctx);
+    if (payload === undefined) return renamed;
+    const all = payload.messages;
     const messages = readable(all);
     if (messages.length < all.length) {
       tell(ctx, `Memory could not read ${all.length - messages.length} message(s) of this run (unexpected shape); they were not retained.`, 'warning');
     }
-    const willRetry = (event as { willRetry?: unknown }).willRetry;
-    const run = hold.ended(messages, typeof willRetry === 'boolean' ? willRetry : undefined);
+    const run = hold.ended(messages, payload.willRetry);
     if (run === undefined) return renamed;
     return renamed === undefined ? retain(run, ctx) : renamed.then(() => retain(run, ctx));
   });
 
   // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.
-  newer.on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
+  if (hasNewerEvents(pi)) pi.on('agent_settled', (_event, ctx) => retain(hold.release(), ctx));
 
   pi.on('session_shutdown', async (event, ctx) => {
     const runtime = holder.runtime ?? (await holder.starting);
@@ -235,10 +287,11 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     // quit (and SIGTERM/SIGHUP on pi 0.77+) ends the process; reload/new/resume/fork replace
     // the session and the process goes on: the gate decides what each one waits for.
-    const reason = ShutdownReason.is(event.reason) ? event.reason : 'quit';
-    const target = (event as { targetSessionFile?: unknown }).targetSessionFile;
+    const payload = decodeHook(SessionShutdownPayload, 'session_shutdown', event);
+    const { reason: given, targetSessionFile: target } = payload._tag === 'Right' ? payload.right : {};
+    const reason = ShutdownReason.is(given) ? given : 'quit';
     try {
-      await runtime.shutdown(reason, typeof target === 'string' && target !== '' ? { targetSessionFile: target } : {});
+      await runtime.shutdown(reason, target !== undefined && target !== '' ? { targetSessionFile: target } : {});
     } finally {
       await runtime.close();
     }

@@ -2,6 +2,7 @@
  * One extension instance's runtime: created in `session_start`, closed in `session_shutdown`.
  * pi loads the extension afresh for every session, so this never outlives its session.
  */
+import type { ExtensionContext } from '@mariozechner/pi-coding-agent';
 import type { MemoryRuntime } from '../memoryRuntime.js';
 
 export interface RuntimeHolder {
@@ -16,6 +17,13 @@ export interface RuntimeHolder {
   sessionId: string | undefined;
   /** pi's project-trust decision when config was last read (pi 0.79+; undefined before). */
   projectTrusted?: boolean | undefined;
+  /** The first-run question was asked (or told) in this process: RPC starts a session twice. */
+  firstRunAsked?: boolean;
+  /**
+   * Closes the runtime and starts a new one for the same session, so a written config's
+   * server, key and queue take effect; runs held before setup are handed over. Set by the binding.
+   */
+  restart?: (ctx: ExtensionContext) => Promise<MemoryRuntime | undefined>;
 }
 
 export const createHolder = (): RuntimeHolder => ({ runtime: undefined, closed: undefined, starting: undefined, failure: undefined, sessionId: undefined });

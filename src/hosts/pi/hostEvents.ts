@@ -3,12 +3,7 @@
  * 0.73 (`@mariozechner`); these are registered through this view. On a host that never emits
  * one, its handler simply never runs. Shapes were read from pi 0.87.1's extensions/types.d.ts.
  */
-import type { ExtensionContext } from '@mariozechner/pi-coding-agent';
-
-/** pi 0.79.1+: the effective project trust decision. */
-export interface TrustAwareContext extends ExtensionContext {
-  isProjectTrusted?: () => boolean;
-}
+import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
 
 export interface ProjectTrustEvent {
   readonly type: 'project_trust';
@@ -23,3 +18,9 @@ export interface NewerHostEvents {
   /** 0.79.0+: a trust decision is being made; only yes/no decide, `undecided` passes it on. */
   on(event: 'project_trust', handler: (event: ProjectTrustEvent) => { readonly trusted: 'undecided' } | Promise<{ readonly trusted: 'undecided' }>): unknown;
 }
+
+/**
+ * pi's `on` registers any event name at run time; on a pi line whose types name these events
+ * this narrows the API to a view that has them (a host that never emits one never calls it).
+ */
+export const hasNewerEvents = (pi: ExtensionAPI): pi is ExtensionAPI & NewerHostEvents => typeof pi.on === 'function';

@@ -1011,22 +1011,28 @@ export const piManifest: PiManifest = {
                 "description": "Periodic flush of a coalesced queue, in ms; 0 flushes only at session end. null resets it."
               },
               "enabled": {
-                "description": "Refused: enabled cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+                "description": "Refused: enabled cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
               "baseUrl": {
-                "description": "Refused: baseUrl cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+                "description": "Refused: baseUrl cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
               "apiKeyEnvVar": {
-                "description": "Refused: apiKeyEnvVar cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+                "description": "Refused: apiKeyEnvVar cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
               "apiKeyEnv": {
-                "description": "Refused: apiKeyEnv cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+                "description": "Refused: apiKeyEnv cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
               "apiKeyDirect": {
-                "description": "Refused: apiKeyDirect cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+                "description": "Refused: apiKeyDirect cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
               "trustedOrigins": {
-                "description": "Refused: trustedOrigins cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory (settings or setup, with confirmation) or by editing ~/.pi/agent/memory.json (or .pi/memory.json) by hand."
+                "description": "Refused: trustedOrigins cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
+              },
+              "setupDeclined": {
+                "description": "Refused: setupDeclined cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
+              },
+              "declinedProjects": {
+                "description": "Refused: declinedProjects cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               }
             },
             "additionalProperties": false,

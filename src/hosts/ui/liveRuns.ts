@@ -2,19 +2,20 @@
  * The machines of every session of a project, live: the journals the runtime writes under
  * `{state_dir}/memory/trace` (`session.journal.<stamp>-<pid>.jsonl`, `setup.journal...`), the
  * shared retain queue and the import checkpoint are read as they grow (polled: watch events
- * are not delivered on every file system), each new record folded through its gate's machine,
+ * are not delivered on every file system; where they are, a change is read at once), each new record folded through its gate's machine,
  * its payload redacted, and the step handed to every listener. A run is one process (the pid in
  * its journals' names); it is running while that process is. A file that shrinks or is replaced
  * (a compaction) is folded again from the start.
  */
+import { watch, type FSWatcher } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { LoadedConfig } from '../../config/load.js';
 import { redactValue } from '../../config/redact.js';
 import { sharedEventTypes } from '../../machines/retainDelivery/events.js';
-import { JournalRecord } from '../../machines/shared/codecs.js';
-import { decodeJson } from '../../machines/shared/decode.js';
+import { JournalRecord } from '../../codecs/codecs.js';
+import { decodeJson } from '../../codecs/decode.js';
 import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
 
@@ -70,7 +71,8 @@ const isRunning = (pid: number): boolean => {
   }
 };
 
-const foldFor = (gate: VizGate): GateFold => gateFold(gate, gate.name === 'retainDelivery' ? (r) => sharedEventTypes.has(r.type) : () => true);
+/** A gate's fold as every process folds its journal: the retain queue folds only the events every process shares. */
+export const foldFor = (gate: VizGate): GateFold => gateFold(gate, gate.name === 'retainDelivery' ? (r) => sharedEventTypes.has(r.type) : () => true);
 
 export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   const traceDir = path.join(loaded.stateDir, 'memory', 'trace');
@@ -149,8 +151,11 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       tail.line += 1;
       if (line.trim() === '') continue;
       const decoded = decodeJson(JournalRecord, `${path.basename(tail.file)} line ${tail.line}`)(line);
-      if (E.isLeft(decoded)) continue;
-      const folded = tail.fold.step(decoded.right);
+      // A damaged line is shown as a step that was not folded, never dropped unseen.
+      const at = tail.fold.value();
+      const folded: GateStep = E.isLeft(decoded)
+        ? { gate: tail.gate.name, at: '', event: null, kind: 'rejected', from: at, to: at, effects: [], problem: decoded.left.message }
+        : tail.fold.step(decoded.right);
       const step: LiveStep = { ...folded, event: redactValue(folded.event), run: tail.run, index: list.length };
       list.push(step);
       if (list.length > MAX_STEPS) list.splice(0, list.length - MAX_STEPS);
@@ -173,6 +178,13 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   };
   const timer = setInterval(() => void poll(), POLL_MS);
   void poll();
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(traceDir, { persistent: false }, () => void poll());
+    watcher.on('error', () => watcher?.close());
+  } catch {
+    // No trace directory yet, or no watch support: the interval alone reads the files.
+  }
 
   return {
     runs: () => {
@@ -195,6 +207,9 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    close: () => clearInterval(timer),
+    close: () => {
+      clearInterval(timer);
+      watcher?.close();
+    },
   };
 };

@@ -13,13 +13,12 @@ import type { LoadedConfig } from '../../config/load.js';
 import { redactValue } from '../../config/redact.js';
 import { HttpError } from '../../server/http/errors.js';
 import { vizGates } from '../../viz/gates.js';
-import { replayJournal } from '../../viz/journalReplay.js';
 import { layoutGraph } from '../../viz/layout.js';
 import { machineGraph } from '../../viz/machineGraph.js';
 import { stepsOfTrace, type GateStep } from '../../viz/steps.js';
 import { renderSvg } from '../../viz/svg.js';
 import { readTraceFile } from '../../viz/traceFile.js';
-import type { LiveRuns } from './liveRuns.js';
+import { foldFor, type LiveRuns } from './liveRuns.js';
 import type { ApiRoute } from './memoryRoutes.js';
 import { openEventStream } from './security.js';
 
@@ -43,9 +42,10 @@ const replayFile = async (file: string): Promise<{ steps: GateStep[]; problems: 
   const journalGate = name.startsWith('retain-queue') ? 'retainDelivery' : name.startsWith('import-checkpoint') ? 'import' : JOURNAL_GATE.exec(name)?.[1];
   const gate = vizGates.find((g) => g.name === journalGate);
   if (gate !== undefined) {
+    // Folded as the live view folds it: the same steps, from the machine's initial state.
     const journal = await readJournalFile(file);
-    const replay = replayJournal(gate, journal.records);
-    return { steps: stepsOfTrace(replay.trace), problems: [...journal.damage.map((d) => `line ${d.line}: ${d.reason}`), ...replay.problems] };
+    const fold = foldFor(gate);
+    return { steps: journal.records.map((record) => fold.step(record)), problems: journal.damage.map((d) => `line ${d.line}: ${d.reason}`) };
   }
   const trace = readTraceFile(file);
   return { steps: stepsOfTrace(trace.records), problems: trace.problems };

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { HttpError } from '../../server/http/errors.js';
 import { bankPath, type HindsightAnswer, type HindsightLine } from './hindsight.js';
 import { openEventStream } from './security.js';

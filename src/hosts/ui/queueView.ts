@@ -17,7 +17,7 @@ import { statusOf, type QueueStatus } from '../../effects/retainDelivery/status.
 import { pendingJobs } from '../../machines/retainDelivery/context.js';
 import { RetainDeliveryEvent, sharedEventTypes } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { fileRetainQueuePorts } from '../retainQueueStore.js';
 
 export interface QueueView {

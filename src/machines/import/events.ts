@@ -4,7 +4,7 @@
  * both the type and the on-disk format. One constructor per event keeps effects cast-free.
  */
 import * as t from 'io-ts';
-import { EpochMs, NonEmptyString, NonNegativeInt, PositiveInt } from '../shared/codecs.js';
+import { EpochMs, NonEmptyString, NonNegativeInt, PositiveInt } from '../../codecs/codecs.js';
 import { eventOf } from '../shared/eventOf.js';
 
 const at = { at: EpochMs };

@@ -3,7 +3,7 @@
  * flight, and what status shows. Pending jobs are kept in chunks so that folding a long
  * journal copies one chunk per event, not the whole queue (immer copies what it touches).
  */
-import type { Draft } from 'immer';
+import { castDraft, type Draft } from 'immer';
 import { defaultBackoff, type BackoffPolicy } from './decide.js';
 import type { DeadLetter, DeliveryReceipt, InFlightBatch, RetainJob } from './events.js';
 
@@ -96,13 +96,13 @@ export const pendingJobs = (context: RetainDeliveryContext): RetainJob[] => cont
 const deepFreeze = <T>(value: T): T => {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  if (Array.isArray(value)) for (let i = 0; i < value.length; i += 1) deepFreeze(value[i] as unknown);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i += 1) deepFreeze<unknown>(value[i]);
   else for (const key in value) deepFreeze(value[key]);
   return value;
 };
 
 /** A chunk frozen before it enters the draft: immer neither walks nor re-freezes it. */
-const frozenChunk = (jobs: readonly RetainJob[]): Draft<RetainJob[]> => deepFreeze([...jobs]) as Draft<RetainJob[]>;
+const frozenChunk = (jobs: readonly RetainJob[]): Draft<RetainJob[]> => castDraft(deepFreeze([...jobs]));
 
 // Chunks of recent ids are frozen and never change, so the set of each is computed once and
 // remembered (a memo of a pure function: the machine stays pure). A membership test then costs
@@ -135,8 +135,8 @@ const growsFrom = (chunks: readonly (readonly RetainJob[])[], cached: readonly (
   const n = cached.length;
   if (n === 0 || chunks.length < n) return false;
   for (let i = 0; i < n - 1; i += 1) if (chunks[i] !== cached[i]) return false;
-  const before = cached[n - 1] as readonly RetainJob[];
-  const after = chunks[n - 1] as readonly RetainJob[];
+  const before = cached[n - 1] ?? [];
+  const after = chunks[n - 1] ?? [];
   if (after === before) return true;
   if (after.length < before.length) return false;
   for (let i = 0; i < before.length; i += 1) if (after[i] !== before[i]) return false;
@@ -144,7 +144,7 @@ const growsFrom = (chunks: readonly (readonly RetainJob[])[], cached: readonly (
 };
 
 const groupIds = (chunks: readonly (readonly RetainJob[])[]): ReadonlySet<string> => {
-  const first = chunks[0] as readonly RetainJob[];
+  const first = chunks[0] ?? [];
   const cached = groupsByFirstChunk.get(first);
   if (cached !== undefined && cached.chunks.length === chunks.length && cached.chunks.every((chunk, i) => chunk === chunks[i])) return cached.ids;
   let ids: Set<string>;
@@ -153,7 +153,7 @@ const groupIds = (chunks: readonly (readonly RetainJob[])[]): ReadonlySet<string
     ids = cached.ids;
     from = cached.chunks.length - 1;
   } else ids = new Set<string>();
-  for (let i = from; i < chunks.length; i += 1) for (const job of chunks[i] as readonly RetainJob[]) ids.add(job.jobId);
+  for (let i = from; i < chunks.length; i += 1) for (const job of chunks[i] ?? []) ids.add(job.jobId);
   groupsByFirstChunk.set(first, { chunks: [...chunks], ids });
   return ids;
 };
@@ -174,7 +174,7 @@ export const freshJobs = (context: RetainDeliveryContext, jobs: readonly RetainJ
   const known = [
     ...pendingIdSets(context.pending),
     ...context.recent.map(recentChunkIds),
-    new Set(context.deadLetters.map((dead) => dead.job.jobId as string)),
+    new Set<string>(context.deadLetters.map((dead) => dead.job.jobId)),
   ];
   const seen = new Set<string>();
   return jobs.filter((job) => {
@@ -202,7 +202,7 @@ export const rememberIds = (draft: Draft<RetainDeliveryContext>, original: Retai
   for (let i = 0; i < rest.length; i += CHUNK_SIZE) chunks.push(Object.freeze(rest.slice(i, i + CHUNK_SIZE)));
   let total = chunks.reduce((n, chunk) => n + chunk.length, 0);
   while (total > RECENT_KEYS && chunks.length > 1) total -= chunks.shift()?.length ?? 0;
-  draft.recent = chunks as Draft<string[][]>;
+  draft.recent = castDraft(chunks);
 };
 
 /**
@@ -253,7 +253,7 @@ export const removePending = (
     if (rest.length > 0) kept.push(rest);
   }
   if (changed) {
-    draft.pending = kept as Draft<RetainJob[][]>;
+    draft.pending = castDraft(kept);
     draft.depth = original.depth - removed.length;
   }
   return removed;

@@ -3,12 +3,12 @@
  * the single source of their types; the queue file is the journal of these events.
  */
 import * as t from 'io-ts';
-import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
+import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt } from '../../codecs/codecs.js';
 
 import { eventOf } from '../shared/eventOf.js';
-import { RetainItem, UpdateMode } from '../shared/retainItem.js';
+import { RetainItem, UpdateMode } from '../../codecs/retainItem.js';
 
-export { ObservationScopes, RetainItem, UpdateMode } from '../shared/retainItem.js';
+export { ObservationScopes, RetainItem, UpdateMode } from '../../codecs/retainItem.js';
 
 /**
  * A queued retain. `jobId` and `idempotencyKey` are fixed when the job becomes durable and are
@@ -16,7 +16,7 @@ export { ObservationScopes, RetainItem, UpdateMode } from '../shared/retainItem.
  * for it, in the server's `operation_id` UUID shape): any process that queues the same job
  * again gets the same key, so the machine folds the copy away and the server drops a repeat.
  * A journal of 100,000 jobs is decoded on every open: the codec is plain io-ts combinators, so
- * `decodeWith` accepts a valid job with its cheap `is()` (machines/shared/identityCodec.ts).
+ * `decodeWith` accepts a valid job with its cheap `is()` (src/codecs/identityCodec.ts).
  */
 export const RetainJob = t.type({
   jobId: JobId,

@@ -9,6 +9,7 @@
  * Effects are the named actions `startBatch`, `deliverBatch`, `scheduleRetry` and `settled`,
  * provided by `src/effects/retainDelivery/queue.ts`; outcomes come back as events.
  */
+import { castDraft } from 'immer';
 import { assertEvent, setup, type StateValueFrom } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
 import { addPending, findPending, freshJobs, initialContext, rememberIds, removePending, waitsOnOtherProcess, type RetainDeliveryContext, type RetainDeliveryInput } from './context.js';
@@ -25,7 +26,7 @@ const touch = (draft: { now: number }, at: number): void => {
 
 // Jobs of the batch in flight that this outcome leaves unresolved (a batch can be answered
 // in parts when a refused batch is retried job by job).
-const unresolvedAfter = (context: Ctx, ids: readonly string[]): string[] => {
+const unresolvedAfter = (context: Ctx, ids: readonly string[]): InFlightBatch['jobIds'] => {
   if (context.inFlight === null) return [];
   const resolved = new Set(ids);
   const stillPending = new Set(findPending(context, context.inFlight.jobIds).map((j) => j.jobId));
@@ -42,11 +43,7 @@ const continues = (context: Ctx, ids: readonly string[]): boolean =>
   depthAfter(context, ids) > 0 && (context.mode === 'immediate' || context.flushActive);
 
 export const retainDeliveryMachine = setup({
-  types: {
-    context: {} as Ctx,
-    events: {} as Ev,
-    input: {} as RetainDeliveryInput,
-  },
+  types: {} as { context: Ctx; events: Ev; input: RetainDeliveryInput },
   actions: {
     // Effects: implemented in src/effects/retainDelivery/queue.ts. A machine run live without
     // them would lose deliveries silently, so each one throws until it is provided.
@@ -89,7 +86,7 @@ export const retainDeliveryMachine = setup({
       const removed = removePending(draft, context, event.jobIds);
       rememberIds(draft, context, event.jobIds);
       const open = unresolvedAfter(context, event.jobIds);
-      if (draft.inFlight !== null) draft.inFlight.jobIds = open as typeof draft.inFlight.jobIds;
+      if (draft.inFlight !== null) draft.inFlight.jobIds = open;
       if (open.length === 0) draft.inFlight = null;
       draft.failures = 0;
       draft.retryAt = null;
@@ -100,9 +97,9 @@ export const retainDeliveryMachine = setup({
       assertEvent(event, 'retain.deadLettered');
       touch(draft, event.at);
       const removed = removePending(draft, context, event.jobIds);
-      for (const job of removed) draft.deadLetters.push({ job, reason: event.reason, status: event.status, at: event.at } as never);
+      for (const job of removed) draft.deadLetters.push(castDraft({ job, reason: event.reason, status: event.status, at: event.at }));
       const open = unresolvedAfter(context, event.jobIds);
-      if (draft.inFlight !== null) draft.inFlight.jobIds = open as typeof draft.inFlight.jobIds;
+      if (draft.inFlight !== null) draft.inFlight.jobIds = open;
       if (open.length === 0) draft.inFlight = null;
       draft.lastError = { at: event.at, reason: `dead-lettered ${removed.length} job(s): ${event.reason}` };
     }),
@@ -165,7 +162,7 @@ export const retainDeliveryMachine = setup({
       touch(draft, event.at);
       addPending(draft, context, freshJobs(context, event.jobs));
       if (event.recentKeys !== undefined) rememberIds(draft, context, event.recentKeys);
-      for (const dead of event.deadLetters) draft.deadLetters.push(dead as never);
+      for (const dead of event.deadLetters) draft.deadLetters.push(castDraft(dead));
       if (event.inFlight !== null) draft.inFlight = { jobIds: [...event.inFlight.jobIds], operationId: event.inFlight.operationId, owner: event.inFlight.owner };
       draft.pausedReason = event.pausedReason;
       draft.retryAt = event.retryAt;

@@ -2,7 +2,7 @@
 import type { Automation, SessionMode, ShutdownReason } from './events.js';
 
 export type RecallOutcome = 'recalled' | 'empty' | 'failed' | 'timedOut' | 'aborted' | 'skipped';
-export type RetainOutcome = 'queued' | 'nothing' | 'failed' | 'optedOut' | 'skipped';
+export type RetainOutcome = 'queued' | 'nothing' | 'failed' | 'optedOut' | 'skipped' | 'held';
 
 export interface SessionContext {
   readonly sessionId: string | null;
@@ -43,5 +43,7 @@ export const initialSessionContext: SessionContext = {
 export const recallAllowed = (c: SessionContext): boolean => c.automation.recall && c.mode !== 'ignored';
 /** Automatic retain runs only in normal mode (read-only and ignored sessions never write). */
 export const retainAllowed = (c: SessionContext): boolean => c.automation.retain && c.mode === 'normal';
+/** The run would be retained but for setup: it waits behind the cursor for setup to finish. */
+export const retainHeld = (c: SessionContext): boolean => !c.automation.retain && c.automation.awaitingSetup === true && c.mode === 'normal';
 /** A shutdown that replaces the session in a process that goes on (reload, new, resume, fork). */
 export const replacesSession = (reason: ShutdownReason | null): boolean => reason !== null && reason !== 'quit';

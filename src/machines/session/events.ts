@@ -3,7 +3,7 @@
  * session gate sees them. Each codec is the single source of its event's type.
  */
 import * as t from 'io-ts';
-import { EpochMs, NonEmptyString, NonNegativeInt } from '../shared/codecs.js';
+import { EpochMs, NonEmptyString, NonNegativeInt } from '../../codecs/codecs.js';
 import { eventOf } from '../shared/eventOf.js';
 
 export const SessionMode = t.keyof({ normal: null, 'read-only': null, ignored: null });
@@ -13,7 +13,12 @@ export const StartReason = t.keyof({ startup: null, reload: null, new: null, res
 export type StartReason = t.TypeOf<typeof StartReason>;
 
 /** Which automatic behaviours config and setup allow right now. */
-export const Automation = t.type({ recall: t.boolean, retain: t.boolean });
+export const Automation = t.intersection([
+  t.type({ recall: t.boolean, retain: t.boolean }),
+  // The project is not set up yet (and the person did not decline it): a finished run is held
+  // behind the retain cursor, so setup delivers it instead of it being marked and lost.
+  t.partial({ awaitingSetup: t.boolean }),
+]);
 export type Automation = t.TypeOf<typeof Automation>;
 
 const at = { at: EpochMs };

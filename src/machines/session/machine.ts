@@ -9,7 +9,7 @@
  */
 import { assertEvent, setup } from 'xstate';
 import { immerAssign } from '../shared/immerAssign.js';
-import { initialSessionContext, recallAllowed, replacesSession, retainAllowed, type SessionContext } from './context.js';
+import { initialSessionContext, recallAllowed, replacesSession, retainAllowed, retainHeld, type SessionContext } from './context.js';
 import type { SessionEvent } from './events.js';
 
 const assign = immerAssign<SessionContext, SessionEvent>;
@@ -31,6 +31,10 @@ const runEnded = (fromIdle: boolean) =>
       guard: 'retainAllowed',
       ...(fromIdle ? { target: 'retaining' } : {}),
       actions: ['beginRetain', { type: 'retainRun', params: (a: { event: SessionEvent }) => ({ runId: runIdOf(a) }) }],
+    },
+    {
+      guard: 'retainHeld',
+      actions: ['noteRetainHeld', { type: 'holdRun', params: (a: { event: SessionEvent }) => ({ runId: runIdOf(a) }) }],
     },
     {
       actions: [
@@ -58,6 +62,8 @@ export const sessionMachine = setup({
     retainRun: (_, _params: { runId: string }) => undefined,
     /** Effect: advance the retain cursor past the run without retaining it. */
     skipRun: (_, _params: { runId: string; reason: string }) => undefined,
+    /** Effect: leave the run behind the retain cursor (setup is not finished) and say so once. */
+    holdRun: (_, _params: { runId: string }) => undefined,
     /** Effect: tell the user the run was not retained because of next-opt-out. */
     notifyOptOutSkipped: () => undefined,
     /** Effect: tell the user the next run will not be retained. */
@@ -102,6 +108,9 @@ export const sessionMachine = setup({
     consumeOptOut: assign((draft, { event }) => {
       draft.nextOptOut = false;
       draft.lastRetain = { at: event.at, outcome: 'optedOut', messages: 0, detail: 'next-opt-out' };
+    }),
+    noteRetainHeld: assign((draft, { event }) => {
+      draft.lastRetain = { at: event.at, outcome: 'held', messages: 0, detail: 'kept until memory is set up in this project' };
     }),
     noteRetainSkipped: assign((draft, { event, context }) => {
       const detail = context.mode !== 'normal' ? `session is ${context.mode}` : 'automatic retain is off';
@@ -159,6 +168,7 @@ export const sessionMachine = setup({
     sameSession: ({ context, event }) => event.type === 'session.started' && event.sessionId === context.sessionId,
     recallAllowed: ({ context }) => recallAllowed(context),
     retainAllowed: ({ context }) => retainAllowed(context),
+    retainHeld: ({ context }) => retainHeld(context),
     optOutPending: ({ context }) => context.nextOptOut && retainAllowed(context),
     currentRecall: ({ context, event }) => 'requestId' in event && context.recall?.requestId === event.requestId,
     /** An answer that arrives after the deadline is too late for this model call. */

@@ -42,6 +42,8 @@ const lastActivity = (c: SessionContext): string | undefined => {
         return 'retain skipped';
       case 'skipped':
         return undefined;
+      case 'held':
+        return 'held until setup';
     }
   }
   if (recall === null) return undefined;

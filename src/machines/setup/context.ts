@@ -10,6 +10,17 @@ export interface SetupContext {
   /** While degraded: when to probe again (epoch ms); kept in context so a restore keeps it. */
   readonly retryAt: number | null;
   readonly probes: number;
+  /** What the person answered, for the visualiser and the hub (never a secret). */
+  readonly person: PersonRecord;
+}
+
+export interface PersonRecord {
+  readonly firstRun: 'setup' | 'later' | 'never' | 'told' | null;
+  /** The guided setup in progress: its answers by step; null when none is open. */
+  readonly guide: { readonly via: string; readonly answers: Readonly<Record<string, string>>; readonly skipped: readonly string[] } | null;
+  /** How the last guided setup ended. */
+  readonly lastGuide: 'written' | 'cancelled' | 'failed' | null;
+  readonly writes: number;
 }
 
 export const initialSetupContext: SetupContext = {
@@ -21,6 +32,7 @@ export const initialSetupContext: SetupContext = {
   detail: null,
   retryAt: null,
   probes: 0,
+  person: { firstRun: null, guide: null, lastGuide: null, writes: 0 },
 };
 
 /** The lowest server line automatic memory supports (append retain, deterministic document ids). */

@@ -1,6 +1,6 @@
 /** Setup-gate events: config as loaded, and the outcomes of probing the memory server. */
 import * as t from 'io-ts';
-import { EpochMs, NonEmptyString } from '../shared/codecs.js';
+import { EpochMs, NonEmptyString } from '../../codecs/codecs.js';
 import { eventOf } from '../shared/eventOf.js';
 
 const at = { at: EpochMs };
@@ -31,7 +31,50 @@ export const ServerLost = t.type({ type: t.literal('server.lost'), ...at, reason
 /** Try again now (breaker half-open, a command, or the degraded retry time passed). */
 export const ProbeRetry = t.type({ type: t.literal('probe.retry'), ...at });
 
-export const SetupEvent = t.union([SetupConfigured, ProbeSucceeded, ProbeFailed, BanksEnsured, BanksEnsureFailed, ServerLost, ProbeRetry]);
+
+// --- What a person answered (first run, guided setup, hub, settings) -----------------------
+// Each answer is an event, so a setup replays in the visualiser. An answer's text never holds
+// a secret: a raw key is recorded as `(raw key entered)`, never its value.
+
+export const FirstRunChoice = t.union([t.literal('setup'), t.literal('later'), t.literal('never')]);
+export type FirstRunChoice = t.TypeOf<typeof FirstRunChoice>;
+/** The first-run question in a repository, and its answer (`later` also when dismissed). */
+export const FirstRunAnswered = t.type({ type: t.literal('firstRun.answered'), ...at, choice: FirstRunChoice });
+/** No UI to ask (print, json): the person was told what to run instead. */
+export const FirstRunTold = t.type({ type: t.literal('firstRun.told'), ...at });
+export const GuideVia = t.union([t.literal('first-run'), t.literal('command'), t.literal('hub')]);
+export const GuideStarted = t.type({ type: t.literal('guide.started'), ...at, via: GuideVia });
+export const GuideAnswered = t.type({ type: t.literal('guide.answered'), ...at, step: NonEmptyString, answer: t.string });
+export const GuideSkipped = t.type({ type: t.literal('guide.skipped'), ...at, step: NonEmptyString });
+/** Dismissed (Esc) or refused at the preview: nothing was written. */
+export const GuideCancelled = t.type({ type: t.literal('guide.cancelled'), ...at, step: NonEmptyString });
+/** The person confirmed a diff and it was written: which files, which fields, from where. */
+export const ConfigWritten = t.type({
+  type: t.literal('config.written'),
+  ...at,
+  via: t.union([t.literal('setup'), t.literal('settings'), t.literal('hub'), t.literal('first-run')]),
+  files: t.array(t.string),
+  fields: t.array(t.string),
+});
+export const ConfigWriteFailed = t.type({ type: t.literal('config.writeFailed'), ...at, reason: t.string });
+
+export const SetupEvent = t.union([
+  SetupConfigured,
+  ProbeSucceeded,
+  ProbeFailed,
+  BanksEnsured,
+  BanksEnsureFailed,
+  ServerLost,
+  ProbeRetry,
+  FirstRunAnswered,
+  FirstRunTold,
+  GuideStarted,
+  GuideAnswered,
+  GuideSkipped,
+  GuideCancelled,
+  ConfigWritten,
+  ConfigWriteFailed,
+]);
 export type SetupEvent = t.TypeOf<typeof SetupEvent>;
 
 /** One constructor per event, in wire shape: effects build events only through these. */
@@ -43,6 +86,14 @@ export const setupEvents = {
   banksEnsureFailed: eventOf<typeof BanksEnsureFailed>('banks.ensureFailed'),
   serverLost: eventOf<typeof ServerLost>('server.lost'),
   probeRetry: eventOf<typeof ProbeRetry>('probe.retry'),
+  firstRunAnswered: eventOf<typeof FirstRunAnswered>('firstRun.answered'),
+  firstRunTold: eventOf<typeof FirstRunTold>('firstRun.told'),
+  guideStarted: eventOf<typeof GuideStarted>('guide.started'),
+  guideAnswered: eventOf<typeof GuideAnswered>('guide.answered'),
+  guideSkipped: eventOf<typeof GuideSkipped>('guide.skipped'),
+  guideCancelled: eventOf<typeof GuideCancelled>('guide.cancelled'),
+  configWritten: eventOf<typeof ConfigWritten>('config.written'),
+  configWriteFailed: eventOf<typeof ConfigWriteFailed>('config.writeFailed'),
 } as const;
 /** An event as effects build it (before the gate decodes it). */
 export type SetupEventInput = t.OutputOf<typeof SetupEvent>;

@@ -52,6 +52,28 @@ export const setupMachine = setup({
       draft.missingBanks = [];
       draft.detail = null;
     }),
+    firstRun: assign((draft, { event }) => {
+      assertEvent(event, ['firstRun.answered', 'firstRun.told']);
+      draft.person.firstRun = event.type === 'firstRun.told' ? 'told' : event.choice;
+    }),
+    openGuide: assign((draft, { event }) => {
+      assertEvent(event, 'guide.started');
+      draft.person.guide = { via: event.via, answers: {}, skipped: [] };
+    }),
+    noteAnswer: assign((draft, { event }) => {
+      assertEvent(event, ['guide.answered', 'guide.skipped']);
+      const guide = draft.person.guide;
+      if (guide === null) return;
+      if (event.type === 'guide.answered') guide.answers[event.step] = event.answer;
+      else guide.skipped.push(event.step);
+    }),
+    closeGuide: assign((draft, { event }) => {
+      assertEvent(event, ['guide.cancelled', 'config.written', 'config.writeFailed']);
+      if (event.type === 'config.written') draft.person.writes += 1;
+      if (draft.person.guide === null && event.type !== 'guide.cancelled') return;
+      draft.person.guide = null;
+      draft.person.lastGuide = event.type === 'guide.cancelled' ? 'cancelled' : event.type === 'config.written' ? 'written' : 'failed';
+    }),
     noteDown: assign((draft, { event }) => {
       assertEvent(event, ['probe.failed', 'banks.ensureFailed', 'server.lost']);
       draft.detail = event.reason;
@@ -76,6 +98,16 @@ export const setupMachine = setup({
       { guard: 'unconfigured', target: '.unconfigured', actions: 'configure' },
       { target: '.probing', actions: ['configure', 'countProbe', 'probe'] },
     ],
+    // A person's answers are recorded in any state; the config they write comes back as
+    // `setup.configured` (the runtime reloads), which re-decides the gate as above.
+    'firstRun.answered': { actions: 'firstRun' },
+    'firstRun.told': { actions: 'firstRun' },
+    'guide.started': { actions: 'openGuide' },
+    'guide.answered': { actions: 'noteAnswer' },
+    'guide.skipped': { actions: 'noteAnswer' },
+    'guide.cancelled': { actions: 'closeGuide' },
+    'config.written': { actions: 'closeGuide' },
+    'config.writeFailed': { actions: 'closeGuide' },
   },
   states: {
     disabled: {},

@@ -4,7 +4,7 @@
  * check of a PATCH. Keys arrive in field form (`retain_chunk_size`) or env form
  * (`HINDSIGHT_API_RETAIN_CHUNK_SIZE`); anything else is refused with 400 before any write.
  */
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 
 export const CONFIG_KIND = 'config';
 export const CONFIG_OVERRIDES_ID = 'overrides';

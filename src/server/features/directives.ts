@@ -4,7 +4,7 @@
  * 2.5 (global ones always; tagged ones only when the request's tag scope matches them).
  */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
+import { nullable } from '../../codecs/codecs.js';
 import type { TagGroup, TagsMatch } from '../recall/tagFilter.js';
 
 

@@ -4,7 +4,7 @@
  * tree assembly, subtree collection and the sibling-name rule of reference 1.9.
  */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
+import { nullable } from '../../codecs/codecs.js';
 import { TriggerInput } from './trigger.js';
 
 

@@ -3,8 +3,8 @@
  * disk, so every read decodes them; one that does not decode is reported, not trusted.
  */
 import type * as t from 'io-ts';
-import type { JsonValue } from '../../machines/shared/codecs.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import type { JsonValue } from '../../codecs/codecs.js';
+import { decodeWith } from '../../codecs/decode.js';
 import type { ServerContext } from '../context.js';
 import type { Mutation } from '../store/model.js';
 

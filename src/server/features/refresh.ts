@@ -4,7 +4,7 @@
  * reflect with the model's source query and trigger scope, then stores the new content,
  * its reflect response and the previous content in the history.
  */
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
 import type { OperationHandler } from '../operations.js';
 import type { Mutation, OperationRecord } from '../store/model.js';

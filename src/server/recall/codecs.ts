@@ -1,6 +1,6 @@
 /** Wire codec of `POST {b}/memories/recall` (reference 1.6). */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
+import { nullable } from '../../codecs/codecs.js';
 import { TagGroup, TagsMatch } from './tagFilter.js';
 
 

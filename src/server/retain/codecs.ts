@@ -1,7 +1,7 @@
 /** Wire codecs of `POST {b}/memories` (reference 1.5), decoded at the HTTP boundary and again when an async operation runs. */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
-import { StringMap } from '../../machines/shared/codecs.js';
+import { nullable } from '../../codecs/codecs.js';
+import { StringMap } from '../../codecs/codecs.js';
 import { ObservationScopes, UpdateMode } from '../../wire/hindsight.js';
 
 

@@ -7,7 +7,7 @@
  * unchanged keep their ids (the 0.4.21 delta).
  */
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import { badRequest } from '../http/errors.js';
 import type { BankRecord, ChunkRecord, DocumentRecord, Entity, FactRecord, Mutation } from '../store/model.js';
 import type { BankState } from '../store/state.js';

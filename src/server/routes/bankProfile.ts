@@ -11,7 +11,7 @@ import type { ConfigOverrides } from '../features/bankConfig.js';
 import { boolParam } from '../features/listQuery.js';
 import { observationsFor } from '../features/observationsFor.js';
 import { deleteRecord, putRecord, readRecord } from '../features/records.js';
-import { JsonValue } from '../../machines/shared/codecs.js';
+import { JsonValue } from '../../codecs/codecs.js';
 import type { BankRecord } from '../store/model.js';
 import { ensureBankMutations, touchBank } from './bankOps.js';
 import type { RouteModule } from './module.js';

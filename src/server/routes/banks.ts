@@ -1,7 +1,7 @@
 /** Bank list, create/update (PUT/PATCH), delete, clear memories (reference 1.4). */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
-import { JsonValue } from '../../machines/shared/codecs.js';
+import { nullable } from '../../codecs/codecs.js';
+import { JsonValue } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { intParam, page, stringParam } from '../http/query.js';

@@ -4,6 +4,7 @@
  * (reference 1.10).
  */
 import * as t from 'io-ts';
+import { nullable } from '../../codecs/codecs.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { bankEntities } from '../features/entities.js';
@@ -88,7 +89,6 @@ const detailOf = (server: ServerContext, bankId: string, f: FactRecord): Record<
   return body;
 };
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 const UpdateMemoryRequest = t.partial({
   text: nullable(t.string),

@@ -5,7 +5,7 @@
  * is no model to fill it.
  */
 import * as t from 'io-ts';
-import { nullable } from '../../machines/shared/codecs.js';
+import { nullable } from '../../codecs/codecs.js';
 import { capabilityUnavailable, HttpError, valueError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { TagGroup, TagsMatch } from '../recall/tagFilter.js';

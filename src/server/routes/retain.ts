@@ -1,7 +1,7 @@
 /** `POST {b}/memories`: sync and async retain (reference 1.5, 3). */
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, HttpError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
@@ -9,7 +9,7 @@ import type { Mutation, OperationRecord } from '../store/model.js';
 import { RetainPayload, RetainRequest } from '../retain/codecs.js';
 import type { MemoryItem } from '../retain/codecs.js';
 import { assignDocumentIds, planRetain } from '../retain/plan.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
 

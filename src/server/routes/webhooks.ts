@@ -1,6 +1,7 @@
 /** `{b}/webhooks` CRUD and deliveries (reference 1.13); delivery itself is in features/webhooks.ts. */
 import { randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
+import { nullable } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { intParam } from '../http/query.js';
@@ -11,7 +12,6 @@ import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
 
 const BASE = '/v1/default/banks/{bank_id}/webhooks';
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 const EVENTS = ['retain.completed', 'consolidation.completed', 'memory_defense.triggered'];
 
 const HttpConfig = t.partial({ method: t.string, timeout_seconds: t.number, headers: t.record(t.string, t.string), params: t.record(t.string, t.string) });

@@ -8,6 +8,8 @@
  * and a hyphenated compound also counts as one word ("on-call" finds "oncall").
  */
 import { stemmer as stem } from 'stemmer';
+import { chatWord } from './chatWords.js';
+import { EMOJI, emojiName } from './emoji.js';
 import { verbOfPast } from './irregularForms.js';
 import { americanSpelling } from './spelling.js';
 import { STOP_WORDS } from './stopwords.js';
@@ -21,6 +23,7 @@ const CONTRACTION_PARTS: ReadonlySet<string> = new Set(
 
 const skip = (lower: string): boolean => STOP_WORDS.has(lower) || CONTRACTION_PARTS.has(lower) || (lower.length === 1 && !/\d/.test(lower));
 const CAMEL = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
+const NON_ASCII = /[^\t\n\r\u0020-\u007e]/;
 
 // Stemming is the costliest step of indexing; words repeat, so a bounded cache pays.
 const cache = new Map<string, string>();
@@ -56,10 +59,13 @@ const joinParticles = (text: string): string =>
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
 export const words = (input: string): string[] => {
   const out: string[] = [];
-  const text = joinParticles(input);
+  const joined = joinParticles(input);
+  // An emoji counts as the words of its name ("🎂" -> "birthday cake").
+  const text = NON_ASCII.test(joined) ? joined.replace(EMOJI, (e) => ` ${emojiName(e)} `) : joined;
   for (const match of text.matchAll(WORD)) {
     const raw = match[0];
-    const lower = raw.toLowerCase();
+    // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
+    const lower = chatWord(raw.toLowerCase());
     if (!skip(lower)) out.push(lower);
     // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
     // Most words are plain lower case: only those with an underscore or a capital are split.

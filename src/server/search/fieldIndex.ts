@@ -16,8 +16,21 @@
  * and < 2 s start-up.
  */
 import { analyze } from './analyzer.js';
+import { boundedDistance } from './editDistance.js';
 
 export const K1 = 1.2;
+/** Shortest word a misspelling is looked for (shorter ones are too often another word). */
+export const SPELLED_MIN = 4;
+const LETTERS = /^\p{L}+$/u;
+
+/** Files a word under its first two letters and length, where a misspelling of it looks. */
+const spellingBucket = (buckets: Map<string, string[]>, term: string): void => {
+  if (term.length < SPELLED_MIN || !LETTERS.test(term)) return;
+  const key = `${term.slice(0, 2)}${term.length}`;
+  const list = buckets.get(key);
+  if (list === undefined) buckets.set(key, [term]);
+  else list.push(term);
+};
 
 /** Field order in the postings: text, context, entities. */
 export const FIELD_COUNT = 3;
@@ -158,6 +171,8 @@ export class FieldIndex {
   // ---- terms: ids, document counts, sealed postings (CSR) and tails
   private termIds = new Map<string, number>();
   private terms: string[] = [];
+  /** Words of four letters or more by their first two letters and length (built at the first misspelling): where a misspelt query word looks for the word it meant. */
+  private byPrefix: Map<string, string[]> | undefined;
   private textDocs: I32 = new Int32Array(0);
   private liveDocs: I32 = new Int32Array(0);
   /** Terms that have sealed postings (ids below this). */
@@ -263,6 +278,7 @@ export class FieldIndex {
       t = this.terms.length;
       this.terms.push(term);
       this.termIds.set(term, t);
+      if (this.byPrefix !== undefined) spellingBucket(this.byPrefix, term);
       this.textDocs = grownI32(this.textDocs, t + 1);
       this.liveDocs = grownI32(this.liveDocs, t + 1);
     }
@@ -615,6 +631,7 @@ export class FieldIndex {
   private adopt(s: SealedIndex): void {
     this.terms = [...s.terms];
     this.termIds = new Map(this.terms.map((term, t) => [term, t]));
+    this.byPrefix = undefined;
     this.sealedTerms = this.terms.length;
     this.textDocs = s.textDocs;
     this.liveDocs = s.liveDocs;
@@ -682,6 +699,38 @@ export class FieldIndex {
   documentFrequency(term: string): number {
     const t = this.termIds.get(term);
     return t === undefined ? 0 : (this.liveDocs[t] as number);
+  }
+
+  /**
+   * The live words of the text nearest to a word the bank lacks, within `max` edits (a
+   * transposition is one), and their distance: a typo in the query finds what it meant
+   * ("recomend" -> "recommend"). Only words sharing its first two letters are read: a typo
+   * there is rare, and the rest of the vocabulary is not scanned.
+   */
+  nearestSpellings(term: string, max: number): { readonly terms: readonly string[]; readonly distance: number } {
+    let best = max + 1;
+    let terms: string[] = [];
+    if (term.length < SPELLED_MIN) return { terms, distance: best };
+    // Built at the first misspelling, then kept up as words arrive.
+    if (this.byPrefix === undefined) {
+      const buckets = new Map<string, string[]>();
+      for (const known of this.terms) spellingBucket(buckets, known);
+      this.byPrefix = buckets;
+    }
+    const prefix = term.slice(0, 2);
+    for (let length = term.length - max; length <= term.length + max; length += 1) {
+      for (const candidate of this.byPrefix.get(`${prefix}${length}`) ?? []) {
+        if (candidate === term) continue;
+        const d = boundedDistance(term, candidate, Math.min(max, best));
+        const t = this.termIds.get(candidate);
+        if (d > max || d > best || t === undefined || this.textDocs[t] === 0) continue;
+        if (d < best) {
+          best = d;
+          terms = [candidate];
+        } else terms.push(candidate);
+      }
+    }
+    return { terms, distance: best };
   }
 
   /**

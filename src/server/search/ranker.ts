@@ -46,6 +46,8 @@ export interface RankStages {
   /** The confidence checks that the participants a query names said what answers it. */
   readonly attribution: boolean;
   readonly answerTypes: boolean;
+  /** A query word the bank lacks also searches the bank's nearest spelling of it. */
+  readonly typos: boolean;
 }
 
 export interface RankParams {
@@ -82,9 +84,12 @@ export interface RankParams {
   readonly answerTypeBoost: number;
   /** How many of the best matches the answer-type stage reads (it reads their text). */
   readonly answerTypePool: number;
+  /** What the nearest spelling of a word the bank lacks counts for, in the ranking and in the confidence. */
+  readonly typoWeight: number;
+  readonly typoCredit: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true, typos: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -109,6 +114,8 @@ export const DEFAULT_PARAMS: RankParams = {
   attributionCandidates: 10,
   answerTypeBoost: 0.5,
   answerTypePool: 200,
+  typoWeight: 0.7,
+  typoCredit: 0,
 };
 
 export interface RankedHit {
@@ -158,6 +165,11 @@ export interface RankInput {
   readonly verdicts?: Uint8Array;
 }
 
+/** Stems this long may be two edits from what was meant; shorter ones one. */
+const TYPO_TWO_EDITS = 8;
+/** A misspelling as near to more words than this says nothing about which was meant. */
+const TYPO_MAX_CANDIDATES = 3;
+
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
 // Reused across queries (one query runs at a time: ranking is synchronous).
@@ -170,18 +182,27 @@ interface Expansion {
   readonly origin: Map<string, { readonly of: string; readonly weight: number }[]>;
 }
 
-const expand = (query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
+const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
-  const add = (related: string, of: string, weight: number, credit = weight): void => {
-    for (const term of analyze(related)) {
-      if (original.has(term)) continue;
-      weights.set(term, Math.max(weights.get(term) ?? 0, weight));
-      const list = origin.get(term) ?? [];
-      list.push({ of, weight: credit });
-      origin.set(term, list);
-    }
+  const addTerm = (term: string, of: string, weight: number, credit: number): void => {
+    if (original.has(term)) return;
+    weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+    const list = origin.get(term) ?? [];
+    list.push({ of, weight: credit });
+    origin.set(term, list);
   };
+  const add = (related: string, of: string, weight: number, credit = weight): void => {
+    for (const term of analyze(related)) addTerm(term, of, weight, credit);
+  };
+  if (stages.typos) {
+    // A word the bank never had, one or two edits from one it has (two for long words): a typo.
+    for (const of of original) {
+      if (/\d/.test(of) || index.documentFrequency(of) > 0) continue;
+      const near = index.nearestSpellings(of, of.length >= TYPO_TWO_EDITS ? 2 : 1);
+      if (near.terms.length <= TYPO_MAX_CANDIDATES) for (const term of near.terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
   if (stages.coding) {
     const stems = ` ${analyze(query).join(' ')} `;
     for (const phrase of codingPhrases) {
@@ -261,7 +282,7 @@ export const rank = (input: RankInput): Ranking => {
 
   let pass = index.score(keywordTerms, undefined, skipDerived);
   mark(pass.touched, 0, 0);
-  const expansion = expand(input.query, queryWords, original, stages, params);
+  const expansion = expand(index, input.query, queryWords, original, stages, params);
   if (expansion.terms.length > 0) {
     const before = pass.touched.length;
     pass = index.score(expansion.terms, pass, skipDerived);

@@ -99,6 +99,16 @@ const firstSense = (db: Database, pos: Pos, lemma: string): number | undefined =
   return offset === undefined ? undefined : Number(offset);
 };
 
+/** Whether WordNet has the word as a lemma of any part of speech (false without WordNet). */
+export const isLemma = (word: string): boolean => {
+  if (!loadWordNet() || database === null || database === undefined) return false;
+  const db = database;
+  return POS.some((pos) => {
+    const file = db.indexFiles.get(pos);
+    return file !== undefined && findLine(file, word) >= 0;
+  });
+};
+
 /** Loads the index files now (idempotent); false when the package is not installed. */
 export const loadWordNet = (): boolean => {
   if (database === undefined) database = load();

@@ -1,7 +1,7 @@
 /** Decodes a log or snapshot line into a `Mutation`, naming the field that is wrong. */
 import type * as t from 'io-ts';
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeWith } from '../../machines/shared/decode.js';
+import { decodeWith } from '../../codecs/decode.js';
 import { Mutation } from './model.js';
 
 // Decoding against the one member named by `type` is much faster than trying the whole union.

@@ -6,10 +6,11 @@
  * decoded by the same codec that typed it.
  */
 import * as t from 'io-ts';
-import { JsonValue, StringMap } from '../../machines/shared/codecs.js';
+import { JsonValue, StringMap } from '../../codecs/codecs.js';
+import { FactType } from '../../wire/hindsight.js';
 
-export const FactType = t.keyof({ world: null, experience: null, observation: null });
-export type FactType = t.TypeOf<typeof FactType>;
+// The stored fact kinds are the wire's: one codec for both.
+export { FactType };
 
 export const Disposition = t.type({ skepticism: t.number, literalism: t.number, empathy: t.number });
 export type Disposition = t.TypeOf<typeof Disposition>;

@@ -3,7 +3,7 @@
  * Reads go straight to these maps; writes go through the store, which makes each mutation
  * durable before applying it here.
  */
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { BankRecord, ChunkRecord, DocumentRecord, FactRecord, Mutation, OperationRecord } from './model.js';
 
 export interface BankState {

@@ -1,5 +1,5 @@
 /** What the slash commands need beyond the tools' context: control over the host session. */
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { ToolContext } from '../context.js';
 import type { DeadLetterQueue } from './deadLetters.js';
 

@@ -5,7 +5,6 @@
  * `all` works in place of an ID. Shared by `/memory dead-letters` and `agent-memory dead-letters`.
  */
 import { redact } from '../../config/redact.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
 import type { CommandReport } from './commandContext.js';
 
 export interface DeadLetterView {
@@ -40,7 +39,7 @@ const list = async (queue: DeadLetterQueue): Promise<CommandReport> => {
   return {
     level: 'warning',
     text: [`${dead.length} dead letter(s) (the server refused them for good):`, ...lines, 'Fix the cause, then requeue ID (or all); drop ID removes one for good.'].join('\n'),
-    details: { deadLetters: dead as unknown as JsonValue },
+    details: { deadLetters: dead },
   };
 };
 

@@ -7,10 +7,11 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
 import { resolveApiKey, trustNotice, trustVerdict } from '../../config/trust.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
+import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
 import { describeFailure } from '../../effects/ports/memoryServer.js';
 
@@ -114,6 +115,20 @@ export const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): 
   return errors;
 };
 
+const ago = (at: number, now: number): string => {
+  const s = Math.max(0, Math.round((now - at) / 1000));
+  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
+
+/** The last automatic recall and retain of this session, in words: when, how it went, how many. */
+export const activityLine = (session: RuntimeStatusView['session'], now: number): string => {
+  const recall = session?.lastRecall;
+  const retain = session?.lastRetain;
+  const recallText = recall === undefined ? 'no recall yet' : `last recall ${ago(recall.at, now)}: ${recall.outcome}, ${recall.count} memor${recall.count === 1 ? 'y' : 'ies'}`;
+  const retainText = retain === undefined ? 'no retain yet' : `last retain ${ago(retain.at, now)}: ${retain.outcome}, ${retain.count} message(s)`;
+  return `Activity (this session): ${recallText}; ${retainText}`;
+};
+
 export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await doctorReport(ctx);
   const tools = ctx.tools;
@@ -129,6 +144,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
+    activityLine(tools.status?.().session, tools.clock.now()),
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),
     ...(report.setup.hint === undefined ? [] : [report.setup.hint]),

@@ -4,6 +4,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { redact } from '../../config/redact.js';
+import { escapeControls } from '../../config/memoryText.js';
 import type { ImportMachine } from '../../machines/import/machine.js';
 import { importSummary, type ImportView } from '../../machines/import/selectors.js';
 
@@ -35,8 +36,8 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
       : ([
           ['Messages', `${plan.stats.rawMessages} read, ${plan.stats.keptItems} items kept, ${plan.stats.droppedToolResults} tool results dropped, ${plan.stats.keptToolErrors} tool errors kept`],
         ] as [string, string][])),
-    ['Checkpoint', files.checkpoint],
-    ['Manifest', files.manifest],
+    ['Checkpoint', escapeControls(files.checkpoint)],
+    ['Manifest', escapeControls(files.manifest)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
@@ -45,16 +46,16 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
     lines.push('', `Not imported (${skipped.length}):`);
     for (const [reason, items] of countBy(skipped, (s) => s.reason)) {
       lines.push(`  ${reason}: ${items.length}`);
-      for (const item of items.slice(0, SHOWN)) lines.push(`    ${item.path}${item.detail === '' ? '' : ` (${item.detail})`}`);
+      for (const item of items.slice(0, SHOWN)) lines.push(`    ${escapeControls(item.path)}${item.detail === '' ? '' : ` (${escapeControls(item.detail)})`}`);
       if (items.length > SHOWN) lines.push(`    ... and ${items.length - SHOWN} more`);
     }
   }
   if (plan !== null && plan.malformed.length > 0) {
     lines.push('', `Malformed lines skipped (${plan.malformed.length}):`);
-    for (const m of plan.malformed.slice(0, SHOWN)) lines.push(`  ${m.path}:${m.line}`);
+    for (const m of plan.malformed.slice(0, SHOWN)) lines.push(`  ${escapeControls(m.path)}:${m.line}`);
     if (plan.malformed.length > SHOWN) lines.push(`  ... and ${plan.malformed.length - SHOWN} more`);
   }
   const torn = plan?.sessions.filter((s) => s.pendingTailBytes > 0) ?? [];
-  if (torn.length > 0) lines.push('', `Still being written (last line left for the next import): ${torn.map((s) => s.path).join(', ')}`);
+  if (torn.length > 0) lines.push('', `Still being written (last line left for the next import): ${torn.map((s) => escapeControls(s.path)).join(', ')}`);
   return lines.map(redact);
 };

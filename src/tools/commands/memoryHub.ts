@@ -2,10 +2,11 @@
  * /memory: the memory hub as text. Without arguments it shows status and what can be done;
  * `/memory <action>` runs one: status, mode, next-opt-out, models, import, flush, doctor, setup.
  */
+import { fieldList } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
-import type { JsonValue } from '../../machines/shared/codecs.js';
+import { toJson } from '../../effects/kernel/trace.js';
 import { findTool } from '../catalogue.js';
-import { buildStatusReport, statusLines, SETUP_HINT } from '../statusReport.js';
+import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
 import { deadLettersCommand } from './deadLetters.js';
 import { doctorCommand } from './doctor.js';
@@ -20,7 +21,8 @@ export const HUB_ACTIONS: readonly { readonly name: string; readonly usage: stri
   { name: 'flush', usage: '/memory flush', summary: 'deliver the retain queue now' },
   { name: 'dead-letters', usage: '/memory dead-letters [list|requeue ID|drop ID]', summary: 'jobs the server refused: reasons, requeue, drop' },
   { name: 'doctor', usage: '/memory doctor', summary: 'diagnostics' },
-  { name: 'setup', usage: '/memory setup', summary: 'what to configure, step by step' },
+  { name: 'settings', usage: '/memory settings', summary: 'every setting: value, default, source file (an editor in pi\'s interactive screen)' },
+  { name: 'setup', usage: '/memory setup', summary: 'guided setup (questions in pi\'s interactive screen; here, what is left to do)' },
 ];
 
 const MODES: readonly SessionMode[] = ['normal', 'read-only', 'ignored'];
@@ -31,7 +33,7 @@ const status = async (ctx: CommandContext, withMenu: boolean): Promise<CommandRe
   const report = await buildStatusReport(ctx.tools);
   const text = ['Memory', ...statusLines(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
   const warn = report.fields.some((f) => f.tone === 'warn');
-  return { level: warn ? 'warning' : 'info', text, details: report as unknown as JsonValue };
+  return { level: warn ? 'warning' : 'info', text, details: toJson(report) };
 };
 
 const flush = async (ctx: CommandContext): Promise<CommandReport> => {
@@ -79,17 +81,31 @@ const importSessions = async (ctx: CommandContext, apply: boolean): Promise<Comm
   }
 };
 
+/** Without a UI: what is left to set up, and where to answer the questions. */
 const setup = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await buildStatusReport(ctx.tools);
   const { scope } = ctx.tools;
   const steps = [
-    `1. Server: ${report.health} at ${report.server.baseUrl}. ${report.reachable === false ? 'Start one with `agent-memory serve`, or set baseUrl (memory_config patch baseUrl).' : 'OK.'}`,
-    `2. Coding bank: ${scope.projectBank.derived ? `not chosen (path-derived ${scope.projectBank.bankId}). Set projectBankId to your shared coding bank: memory_config patch {projectBankId: "<bank>"} (or PI_MEMORY_PROJECT_BANK_ID).` : `${scope.projectBank.bankId}. OK.`}`,
-    `3. User bank (optional): ${scope.userBank.active ? `${scope.userBank.bankId ?? ''}. OK.` : 'off. For cross-project preferences: memory_config patch {enableGlobalBank: true, globalBankId: "<bank>"} with scope global.'}`,
-    `4. Project identity: ${scope.identity.tag} (from ${scope.identity.basis}). Pin it with memory_config patch {projectId: "<id>"} if it should not follow the git remote.`,
-    `5. Mark setup complete: ${report.setupComplete ? 'done.' : 'memory_config patch {setupComplete: true} (dryRun:false).'}`,
+    `Server: ${report.health} at ${report.server.baseUrl}.`,
+    `Bank: ${scope.projectBank.derived && scope.mode === 'domain-tagged' ? 'not chosen yet.' : `${scope.projectBank.bankId}.`}`,
+    `Project: ${scope.identity.tag} (from ${scope.identity.basis}).`,
+    `Setup: ${report.setupComplete ? 'complete.' : 'not complete.'}`,
   ];
-  return { level: report.setupComplete ? 'info' : 'warning', text: ['Memory setup', ...steps, ...(report.setupComplete ? [] : [SETUP_HINT])].join('\n'), details: { setupComplete: report.setupComplete, steps } };
+  const next = report.setupComplete ? [] : ['Start pi in this repository and run /memory setup: it asks a few questions, shows the change and writes it only when you confirm.'];
+  return { level: report.setupComplete ? 'info' : 'warning', text: ['Memory setup', ...steps, ...next].join('\n'), details: { setupComplete: report.setupComplete, steps } };
+};
+
+/** Without a UI: every setting by tab, with its value and where it comes from. */
+const settings = (ctx: CommandContext): CommandReport => {
+  const { config, sources } = ctx.tools.loaded;
+  const tabs = [...new Set(fieldList.map((f) => f.tab))];
+  const shown = (f: (typeof fieldList)[number]): string => {
+    const v = config[f.name] as unknown;
+    if (f.secret === true) return v === undefined ? 'not set' : '(set, not shown)';
+    return v === undefined ? (f.defaultText ?? 'not set') : typeof v === 'string' ? v : JSON.stringify(v);
+  };
+  const lines = tabs.flatMap((tab) => [`${tab}:`, ...fieldList.filter((f) => f.tab === tab).map((f) => `  ${f.path} = ${shown(f)} (${sources[f.name]})${f.advanced ? ' [advanced]' : ''}`)]);
+  return { level: 'info', text: ['Memory settings (change them with /memory settings in pi\'s interactive screen):', ...lines].join('\n'), details: { tabs } };
 };
 
 /** Runs `/memory [action] [args]`; `args` is the raw text after the command name. */
@@ -117,6 +133,8 @@ export const memoryHubCommand = async (ctx: CommandContext, args: string): Promi
       return doctorCommand(ctx);
     case 'setup':
       return setup(ctx);
+    case 'settings':
+      return settings(ctx);
     default:
       return { level: 'error', text: [`Unknown /memory action ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
   }

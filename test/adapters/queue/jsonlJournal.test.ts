@@ -5,7 +5,7 @@ import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
 import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../../src/adapters/queue/jsonlJournal.js';
 import { decodeLine, encodeRecord } from '../../../src/adapters/queue/recordCodec.js';
 import type { JournalEntry } from '../../../src/effects/ports/journal.js';
-import type { JsonValue } from '../../../src/machines/shared/codecs.js';
+import type { JsonValue } from '../../../src/codecs/codecs.js';
 import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -12,7 +12,7 @@ import {
 import { decodeBody } from '../../../src/adapters/server/wire.js';
 import { RecallResult, RetainResult, VersionInfo } from '../../../src/wire/hindsight.js';
 import { failureClass, RetainItem } from '../../../src/effects/ports/memoryServer.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
+import { decodeWith } from '../../../src/codecs/decode.js';
 
 const NOW = 1_750_000_000_000;
 

@@ -4,7 +4,7 @@ import * as t from 'io-ts';
 import { assign, fromTransition, sendTo, setup } from 'xstate';
 import { startGate } from '../../../src/effects/kernel/startGate.js';
 import type { JournalEntry, JournalPort } from '../../../src/effects/ports/journal.js';
-import type { JournalRecord } from '../../../src/machines/shared/codecs.js';
+import type { JournalRecord } from '../../../src/codecs/codecs.js';
 import { immerAssign } from '../../../src/machines/shared/immerAssign.js';
 import { memoryTrace } from '../../../src/adapters/trace/jsonlTrace.js';
 

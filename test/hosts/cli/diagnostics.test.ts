@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../../src/effects/retainDelivery/queue.js';
 import { fileRetainQueuePorts } from '../../../src/hosts/retainQueueStore.js';
-import type { BankId, DocumentId } from '../../../src/machines/shared/codecs.js';
+import type { BankId, DocumentId } from '../../../src/codecs/codecs.js';
 import { bundleScript } from '../../helpers/bundleScript.js';
 import { runCli, type CliResult } from '../../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
-import type { BankId, DocumentId } from '../../../src/machines/shared/codecs.js';
+import type { BankId, DocumentId } from '../../../src/codecs/codecs.js';
 import { runCli } from '../../helpers/cli.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 

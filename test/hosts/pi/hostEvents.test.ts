@@ -71,7 +71,7 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
           ? `Trust rule: project config honoured: pi trusts this project and ${suite.server.url} is in memory.trustedOrigins`
           : `Trust rule: project config honoured: ${suite.server.url} is in memory.trustedOrigins (this pi has no project trust)`,
       );
-      expect(texts.some((t) => t.startsWith('/memory flush is off') && t.includes('memory_config patch {"enabled": true}'))).toBe(true);
+      expect(texts.some((t) => t.startsWith('/memory flush is off') && t.includes('Turn it back on in /memory ("Turn memory on")'))).toBe(true);
       // No recall happened and nothing was handed to the retain queue.
       expect(runtime.session.view().context.lastRecall?.outcome).not.toBe('injected');
       expect(runtime.session.view().context.lastRecall?.items ?? 0).toBe(0);
@@ -85,7 +85,7 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
     expect(status?.isError).toBe(false);
     expect(status?.content[0]?.text).toContain('Memory status');
     expect(recall?.content[0]?.text).toContain(`memory_recall is off: memory is disabled (enabled: false in ${path.join(project.cwd, '.pi', 'memory.json')})`);
-    expect(recall?.content[0]?.text).toContain('memory_config patch {"enabled": true}');
+    expect(recall?.content[0]?.text).toContain('Turn it back on in /memory ("Turn memory on")');
     expect(await queuedRuns(project.cwd)).toEqual([]);
   }, 30_000);
 

@@ -6,7 +6,7 @@ import { decideDocument, rateAndEta } from '../../../src/machines/import/decide.
 import { ImportEvent, importEvents } from '../../../src/machines/import/events.js';
 import { importMachine, type ImportMachine } from '../../../src/machines/import/machine.js';
 import { importState, importView, resumable } from '../../../src/machines/import/selectors.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
+import { decodeWith } from '../../../src/codecs/decode.js';
 
 type Snapshot = SnapshotFrom<ImportMachine>;
 const decode = decodeWith(ImportEvent, 'import event');

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { transition, type SnapshotFrom } from 'xstate';
 import { retainDeliveryMachine } from '../../../src/machines/retainDelivery/machine.js';
 import { RetainDeliveryEvent } from '../../../src/machines/retainDelivery/events.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
+import { decodeWith } from '../../../src/codecs/decode.js';
 
 export type Snapshot = SnapshotFrom<typeof retainDeliveryMachine>;
 

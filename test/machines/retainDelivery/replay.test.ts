@@ -11,7 +11,7 @@ import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { startGate } from '../../../src/effects/kernel/startGate.js';
 import { RetainDeliveryEvent } from '../../../src/machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../../src/machines/retainDelivery/machine.js';
-import { decodeJson } from '../../../src/machines/shared/decode.js';
+import { decodeJson } from '../../../src/codecs/decode.js';
 import { createMemoryJournal } from '../../helpers/memoryJournal.js';
 
 type Snapshot = SnapshotFrom<typeof retainDeliveryMachine>;

@@ -6,7 +6,7 @@ import { getShortestPaths } from 'xstate/graph';
 import { SessionEvent } from '../../../src/machines/session/events.js';
 import { sessionMachine, type SessionMachine } from '../../../src/machines/session/machine.js';
 import { sessionPhase, sessionView } from '../../../src/machines/session/selectors.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
+import { decodeWith } from '../../../src/codecs/decode.js';
 
 type Snapshot = SnapshotFrom<SessionMachine>;
 const decode = decodeWith(SessionEvent, 'session event');

@@ -16,8 +16,8 @@ import { sessionPhase } from '../../../src/machines/session/selectors.js';
 import { SetupEvent } from '../../../src/machines/setup/events.js';
 import { setupMachine } from '../../../src/machines/setup/machine.js';
 import { setupState } from '../../../src/machines/setup/selectors.js';
-import { JournalRecord } from '../../../src/machines/shared/codecs.js';
-import { decodeJson } from '../../../src/machines/shared/decode.js';
+import { JournalRecord } from '../../../src/codecs/codecs.js';
+import { decodeJson } from '../../../src/codecs/decode.js';
 
 const root = path.resolve(__dirname, '../../../fixtures/replay');
 

@@ -31,6 +31,14 @@ describe('setup decisions', () => {
       setupEvents.banksEnsureFailed({ at: 1, reason: 'r', retryAt: 2 }),
       setupEvents.serverLost({ at: 1, reason: 'r', retryAt: 2 }),
       setupEvents.probeRetry({ at: 1 }),
+      setupEvents.firstRunAnswered({ at: 1, choice: 'never' }),
+      setupEvents.firstRunTold({ at: 1 }),
+      setupEvents.guideStarted({ at: 1, via: 'command' }),
+      setupEvents.guideAnswered({ at: 1, step: 'server', answer: 'http://localhost:8888' }),
+      setupEvents.guideSkipped({ at: 1, step: 'key' }),
+      setupEvents.guideCancelled({ at: 1, step: 'review' }),
+      setupEvents.configWritten({ at: 1, via: 'setup', files: ['/p/.pi/memory.json'], fields: ['setupComplete'] }),
+      setupEvents.configWriteFailed({ at: 1, reason: 'disk full' }),
     ];
     for (const event of built) expect(E.isRight(SetupEvent.decode(event)), event.type).toBe(true);
     expect(new Set(built.map((e) => e.type)).size).toBe(SetupEvent.types.length);

@@ -6,7 +6,7 @@ import { belowFloor } from '../../../src/machines/setup/context.js';
 import { SetupEvent } from '../../../src/machines/setup/events.js';
 import { setupMachine, type SetupMachine } from '../../../src/machines/setup/machine.js';
 import { setupState } from '../../../src/machines/setup/selectors.js';
-import { decodeWith } from '../../../src/machines/shared/decode.js';
+import { decodeWith } from '../../../src/codecs/decode.js';
 
 type Snapshot = SnapshotFrom<SetupMachine>;
 const decode = decodeWith(SetupEvent, 'setup event');

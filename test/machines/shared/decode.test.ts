@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeJson, decodeWith } from '../../../src/machines/shared/decode.js';
-import { BankId, IsoTimestamp, JsonValue, PositiveInt } from '../../../src/machines/shared/codecs.js';
+import { decodeJson, decodeWith } from '../../../src/codecs/decode.js';
+import { BankId, IsoTimestamp, JsonValue, PositiveInt } from '../../../src/codecs/codecs.js';
 
 const Params = t.type({
   query: t.string,

@@ -34,6 +34,22 @@ const project: IndexedDocument[] = [
 ];
 
 describe('rank: stages', () => {
+  it('typos: a word the bank lacks searches its nearest spelling in the bank, which does not count as covering it', () => {
+    const r = ranked(project, 'which databse and which bundlr');
+    expect(r.hits.map((h) => h.id).slice(0, 2).sort()).toEqual(['bundle', 'db']);
+    expect(r.hits[0]?.stage).toBe('expansion');
+    expect(r.terms.expansion).toEqual(expect.arrayContaining([{ term: 'databas', weight: 0.7 }]));
+    // The confidence is the lexical evidence of the words as typed: no typo counts as covered.
+    expect(r.confidence).toBeLessThan(ranked(project, 'which database and which bundler').confidence);
+    expect(ranked(project, 'which databse and which bundlr', { ...DEFAULT_STAGES, typos: false }).hits.map((h) => h.id)).not.toContain('bundle');
+  });
+
+  it('typos: a word as near to many words as to any says nothing, and short words are never respelt', () => {
+    const near = [...project, { id: 'cat', text: 'the cart cast carts' }, { id: 'c2', text: 'card care core' }];
+    expect(ranked(near, 'the cwrt').terms.expansion.filter((t) => t.weight === 0.7)).toEqual([]);
+    expect(ranked(project, 'the rolup').terms.expansion).toEqual(expect.arrayContaining([{ term: 'rollup', weight: 0.7 }]));
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });

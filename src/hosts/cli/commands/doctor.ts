@@ -7,7 +7,7 @@
  */
 import type { Command } from '../commands.js';
 import { redact, redactValue } from '../../../config/redact.js';
-import type { JsonValue } from '../../../machines/shared/codecs.js';
+import type { JsonValue } from '../../../codecs/codecs.js';
 import { doctorCommand } from '../../../tools/commands/doctor.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { openInspection, type Inspection } from '../inspect.js';

@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Presets, SingleBar } from 'cli-progress';
+import { escapeControls, terminalJson } from '../../../config/memoryText.js';
 import { redact } from '../../../config/redact.js';
 import { importRate, importView, type ImportView } from '../../../machines/import/selectors.js';
 import type { SnapshotFrom } from 'xstate';
@@ -115,7 +116,7 @@ export const importCommand: Command = {
       try {
         importer = await openImporter(runtime, { env, home });
       } catch (error) {
-        console.error(`agent-memory import: ${redact(error instanceof Error ? error.message : String(error))}`);
+        console.error(`agent-memory import: ${escapeControls(redact(error instanceof Error ? error.message : String(error)))}`);
         return 1;
       }
       const abort = new AbortController();
@@ -145,12 +146,12 @@ export const importCommand: Command = {
       await importer.close();
       if (args.json) {
         const plan = snapshot?.context.run?.plan;
-        console.log(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2));
+        console.log(terminalJson(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2)));
       } else {
         console.log(importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n'));
-        if (view.state === 'paused') console.log(`\nThe import is paused: ${view.pause?.reason ?? 'interrupted'}.\nCheckpoint: ${importer.checkpointPath}\nResume with: ${resumeHint}`);
-        if (view.state === 'failed') console.log(`\nResume with: ${resumeHint} (documents already queued are skipped)`);
-        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with: ${resumeHint.replace(/\s*--dry-run\b/, '')}`);
+        if (view.state === 'paused') console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
+        if (view.state === 'failed') console.log(`\nResume with: ${escapeControls(resumeHint)} (documents already queued are skipped)`);
+        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with: ${escapeControls(resumeHint.replace(/\s*--dry-run\b/, ''))}`);
       }
       if (abort.signal.aborted) return 130;
       return view.state === 'done' || view.state === 'planned' ? 0 : 1;

@@ -1,16 +1,19 @@
 /** `agent-memory serve`: runs the embedded memory server until SIGTERM or SIGINT. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rememberSecretValues } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
+import { newLaunchToken } from '../../ui/security.js';
+import { createUiHandler, type UiHandler } from '../../ui/uiHandler.js';
 import type { Mimic } from '../../../server/index.js';
 
 const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
 
 const usage = [
-  'usage: agent-memory serve [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7]',
+  'usage: agent-memory serve [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7] [--no-ui]',
   '',
   '  --port N             port to listen on (default 8888; 0 picks a free one)',
   '  --host H             address to bind (default 127.0.0.1; any other address needs --api-key-env)',
@@ -21,6 +24,8 @@ const usage = [
   '  --mimic V            behave as Hindsight 0.9.1 (default), 0.10 or 0.7',
   '  --operation-delay-ms N  delay before async operations start (default 0)',
   '  --snapshot-every N   mutations between snapshots of the data dir (default 20000)',
+  '  --no-ui              do not serve the memory browser at /ui (by default it is, to this machine only,',
+  '                       for the current directory\'s project, behind a token printed at start)',
 ].join('\n');
 
 const fail = (message: string): number => {
@@ -52,6 +57,7 @@ export const serveCommand: Command = {
           mimic: { type: 'string' },
           'operation-delay-ms': { type: 'string' },
           'snapshot-every': { type: 'string' },
+          'no-ui': { type: 'boolean' },
         },
         strict: true,
       }).values;
@@ -78,9 +84,24 @@ export const serveCommand: Command = {
     if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
     const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(homedir(), '.pi', 'agent', 'memory-server'));
 
+    // The browser is built once the server listens (it needs the server's address); until then /ui answers 503.
+    let ui: UiHandler | undefined;
+    const token = newLaunchToken();
+    const mount =
+      values['no-ui'] === true
+        ? undefined
+        : {
+            prefix: '/ui',
+            handle: async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+              if (ui !== undefined) return ui.handle(req, res);
+              res.writeHead(503, { 'Content-Type': 'application/json' });
+              res.end('{"detail":"the memory browser is starting; reload in a moment"}');
+            },
+          };
     let server;
     try {
       server = await startEmbeddedServer({
+        ...(mount === undefined ? {} : { mount }),
         port,
         host: values.host ?? '127.0.0.1',
         allowedHosts: values['allowed-host'] ?? [],
@@ -95,6 +116,15 @@ export const serveCommand: Command = {
       throw error;
     }
     console.log(`listening on ${server.url}`);
+    if (mount !== undefined) {
+      const port = server.port;
+      try {
+        ui = createUiHandler({ cwd: process.cwd(), token, port: () => port, server: { baseUrl: server.url, ...(apiKey === undefined ? {} : { apiKey }) } });
+        console.log(`memory browser: ${server.url}/ui/?token=${token}`);
+      } catch (error) {
+        console.error(`agent-memory serve: the memory browser at /ui is off: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
     return new Promise<number>((resolve) => {
       let stopping = false;
@@ -102,6 +132,7 @@ export const serveCommand: Command = {
         if (stopping) return;
         stopping = true;
         console.error(`${signal}: closing`);
+        ui?.close();
         server.close().then(
           () => resolve(0),
           (error: unknown) => {

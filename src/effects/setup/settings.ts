@@ -1,0 +1,180 @@
+/**
+ * The settings editor (`/memory settings`, the hub's "Settings"): the config fields grouped
+ * by their tab, advanced ones behind a toggle; each shows its value, default, choices and the
+ * file it comes from. A change is validated by the field's own codec (an error names the
+ * field), a reset removes every field sharing the reset key (`memory.apiKey` clears the key
+ * variable and the raw key together), and both show the diff before anything is written.
+ * Also the on/off switch: `enabled` written where its value comes from.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { fieldList, type FieldName, type FieldSpec, type Tab } from '../../config/fields.js';
+import type { LoadedConfig } from '../../config/load.js';
+import type { FileScope } from '../../config/resolve.js';
+import { decodeWith } from '../../codecs/decode.js';
+import { setupEvents, type SetupEventInput } from '../../machines/setup/events.js';
+import type { ClockPort } from '../ports/clock.js';
+import type { ConfigFilePort } from '../ports/configFiles.js';
+import type { UiPort } from '../ports/ui.js';
+import { displayPath, previewAndWrite, type FileEdit, type WriteOutcome } from './configWriter.js';
+
+export interface SettingsDeps {
+  readonly ui: UiPort;
+  readonly files: ConfigFilePort;
+  readonly clock: ClockPort;
+  readonly dispatch: (event: SetupEventInput) => Promise<unknown>;
+  /** The config as it is now (read again after each write). */
+  readonly loaded: () => LoadedConfig;
+  /** Re-reads config after a write. */
+  readonly reload: () => Promise<void>;
+}
+
+type Field = FieldSpec & { readonly name: FieldName };
+
+const TABS: readonly Tab[] = ['Connection', 'Banks', 'Scope', 'Recall', 'Retain', 'Import', 'UI'];
+
+/** Where the editor writes a field: the user file for where memory goes and what it shows, the project file for the rest. */
+export const settingsFile = (field: Pick<FieldSpec, 'userFileOnly' | 'agentLocked' | 'tab'>): FileScope =>
+  field.userFileOnly === true || field.agentLocked === true || field.tab === 'UI' ? 'user' : 'project';
+
+const valueText = (field: Field, value: unknown): string => {
+  if (field.secret === true) return value === undefined ? 'not set' : '(set, not shown)';
+  if (value === undefined) return field.defaultText ?? 'not set';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+};
+
+const sourceText = (loaded: LoadedConfig, name: FieldName): string => {
+  const source = loaded.sources[name];
+  if (source === 'user') return displayPath(loaded.files.user.path, loaded.home);
+  if (source === 'project') return loaded.files.project.path.startsWith(`${loaded.cwd}/`) ? loaded.files.project.path.slice(loaded.cwd.length + 1) : loaded.files.project.path;
+  return source === 'env' ? 'the environment' : 'default';
+};
+
+/** Parses typed text for a field: JSON for numbers, lists and booleans, text otherwise. */
+const parseTyped = (field: Field, text: string): unknown => {
+  if (field.kind === 'tags' || field.kind === 'origins' || field.kind === 'fact-types') {
+    return text.trim() === '' ? [] : text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  }
+  if (field.kind === 'positive-int' || field.kind === 'non-negative-int') return /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text;
+  return text.trim();
+};
+
+export const fieldsOf = (tab: Tab, advanced: boolean): readonly Field[] => fieldList.filter((f) => f.tab === tab && (advanced || !f.advanced));
+
+/** The fields a reset of `field` removes: every field sharing its reset key. */
+export const resetGroup = (field: Pick<FieldSpec, 'resetKey'>): readonly Field[] => fieldList.filter((f) => f.resetKey === field.resetKey);
+
+/** Writes one edit after the diff; tells the gate; reloads. */
+const write = async (deps: SettingsDeps, edit: FileEdit, title: string, via: 'settings' | 'hub'): Promise<WriteOutcome> => {
+  const loaded = deps.loaded();
+  const outcome = await previewAndWrite({ ui: deps.ui, files: deps.files, home: loaded.home }, [edit], title);
+  if (outcome._tag === 'written') {
+    await deps.dispatch(setupEvents.configWritten({ at: deps.clock.now(), via, files: outcome.plan.files.map((f) => f.path), fields: [...outcome.plan.fields] }));
+    await deps.reload();
+  } else if (outcome._tag === 'failed') {
+    await deps.dispatch(setupEvents.configWriteFailed({ at: deps.clock.now(), reason: outcome.reason }));
+  }
+  return outcome;
+};
+
+const outcomeText = (outcome: WriteOutcome, what: string): { text: string; level: 'info' | 'warning' } => {
+  switch (outcome._tag) {
+    case 'written':
+      return { text: `${what}: written.`, level: 'info' };
+    case 'unchanged':
+      return { text: `${what}: already so; nothing was written.`, level: 'info' };
+    case 'declined':
+      return { text: `${what}: not written.`, level: 'info' };
+    case 'failed':
+      return { text: `${what}: not written: ${outcome.reason}`, level: 'warning' };
+  }
+};
+
+const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
+  const { ui } = deps;
+  const loaded = deps.loaded();
+  const scope = settingsFile(field);
+  const file = scope === 'user' ? loaded.files.user.path : loaded.files.project.path;
+  const group = resetGroup(field);
+  const value = loaded.config[field.name];
+  const detail = [
+    `${field.path}: ${field.description}`,
+    `Value: ${valueText(field, value)} (from ${sourceText(loaded, field.name)})`,
+    `Default: ${valueText(field, field.default)}`,
+    ...(field.choices === undefined ? [] : [`Choices: ${field.choices.join(', ')}`]),
+    `Written to: ${displayPath(file, loaded.home)}`,
+  ].join('\n');
+  const resetLabel = group.length > 1 ? `Reset ${field.resetKey} (clears ${group.map((f) => f.path).join(' and ')})` : `Reset to the default`;
+  const action = await ui.select(detail, ['Change', resetLabel, 'Back']);
+  if (action === undefined || action === 'Back') return;
+  if (action === resetLabel) {
+    const edit: FileEdit = { scope, path: file, set: [], unset: group.map((f) => f.path) };
+    const outcome = await write(deps, edit, `Reset ${field.resetKey}?`, 'settings');
+    const told = outcomeText(outcome, `Reset ${field.resetKey}`);
+    ui.notify(told.text, told.level);
+    return;
+  }
+  let raw: unknown;
+  if (field.kind === 'boolean') {
+    const picked = await ui.select(`${field.path}`, ['true', 'false']);
+    if (picked === undefined) return;
+    raw = picked === 'true';
+  } else if (field.kind === 'select' && field.choices !== undefined) {
+    const picked = await ui.select(`${field.path}`, field.choices);
+    if (picked === undefined) return;
+    raw = picked;
+  } else {
+    const typed = await ui.input(`${field.path} (${field.kind}${field.kind === 'tags' || field.kind === 'origins' || field.kind === 'fact-types' ? ', comma separated' : ''})`, field.secret === true ? '' : valueText(field, value));
+    if (typed === undefined) return;
+    raw = parseTyped(field, typed);
+  }
+  const decoded = decodeWith(field.codec, field.path)(raw);
+  if (E.isLeft(decoded) || decoded.right === undefined) {
+    const why = E.isLeft(decoded) ? (decoded.left.issues[0]?.expected ?? field.codec.name) : field.codec.name;
+    ui.notify(`${field.path}: expected ${why}; nothing was written.`, 'warning');
+    return;
+  }
+  const outcome = await write(deps, { scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }, `Change ${field.path}?`, 'settings');
+  const told = outcomeText(outcome, `${field.path}`);
+  const after = deps.loaded();
+  const overridden = outcome._tag === 'written' && after.sources[field.name] !== scope ? ` Note: ${sourceText(after, field.name)} still sets it.` : '';
+  ui.notify(`${told.text}${overridden}`, told.level);
+};
+
+/** The editor: tab, field, change or reset; Esc or "Done" leaves. */
+export const runSettings = async (deps: SettingsDeps): Promise<void> => {
+  const { ui } = deps;
+  let advanced = false;
+  for (;;) {
+    const toggle = advanced ? 'Hide advanced settings' : 'Show advanced settings';
+    const tab = await ui.select('Memory settings', [...TABS, toggle, 'Done']);
+    if (tab === undefined || tab === 'Done') return;
+    if (tab === toggle) {
+      advanced = !advanced;
+      continue;
+    }
+    const loaded = deps.loaded();
+    const fields = fieldsOf(tab as Tab, advanced);
+    const labels = fields.map((f) => `${f.path} = ${valueText(f, loaded.config[f.name])} (${sourceText(loaded, f.name)})`);
+    const picked = await ui.select(`${tab} settings${advanced ? '' : ' (advanced ones hidden)'}`, [...labels, 'Back']);
+    if (picked === undefined) return;
+    const field = fields[labels.indexOf(picked)];
+    if (field === undefined) continue;
+    await editField(deps, field);
+  }
+};
+
+/** The hub's on/off: `enabled` written where it comes from (the user file when nowhere). */
+export const switchMemory = async (deps: SettingsDeps, on: boolean): Promise<{ readonly text: string; readonly level: 'info' | 'warning'; readonly written: boolean }> => {
+  const loaded = deps.loaded();
+  const source = loaded.sources.enabled;
+  if (source === 'env') {
+    return { text: `Memory is turned ${loaded.config.enabled ? 'on' : 'off'} by PI_MEMORY_ENABLED in the environment: change it there and start pi again.`, level: 'warning', written: false };
+  }
+  const scope: FileScope = source === 'project' ? 'project' : 'user';
+  const file = scope === 'user' ? loaded.files.user.path : loaded.files.project.path;
+  // On: remove a `false` (the default is on); off: write `false`.
+  const edit: FileEdit = on ? { scope, path: file, set: [], unset: ['enabled'] } : { scope, path: file, set: [{ path: 'enabled', value: false }], unset: [] };
+  const outcome = await write(deps, edit, on ? 'Turn memory on?' : 'Turn memory off?', 'hub');
+  const told = outcomeText(outcome, on ? 'Memory on' : 'Memory off');
+  return { ...told, written: outcome._tag === 'written' };
+};

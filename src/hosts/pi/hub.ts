@@ -1,0 +1,123 @@
+/**
+ * `/memory` with a UI: status at a glance, then one menu. Each entry runs the same command
+ * the text hub runs (`src/tools/commands`) or a person's flow (`person.ts`); with memory off
+ * the entries that reach the server are left out, and on/off, setup, settings, doctor and
+ * status stay.
+ */
+import type { ExtensionContext } from '@mariozechner/pi-coding-agent';
+import type { AgentUse } from '../../config/starterModels.js';
+import type { UiPort } from '../../effects/ports/ui.js';
+import { setupState } from '../../machines/setup/selectors.js';
+import { deadLettersCommand, memoryHubCommand, type CommandContext, type CommandReport } from '../../tools/commands/index.js';
+import { findTool } from '../../tools/catalogue.js';
+import type { MemoryRuntime } from '../memoryRuntime.js';
+import type { RuntimeHolder } from './holder.js';
+import { applyStarters, guidedSetup, settingsEditor, switchOnOff, uiOf } from './person.js';
+
+export const HUB_ENTRIES = {
+  on: 'Turn memory on',
+  off: 'Turn memory off',
+  setup: 'Set up memory (guided)',
+  settings: 'Settings',
+  doctor: 'Doctor (diagnostics)',
+  status: 'Status (full)',
+  flush: 'Deliver queued memories now',
+  deadLetters: 'Dead letters',
+  models: 'Mental models',
+  import: 'Import past sessions',
+  mode: 'Session memory mode',
+  optOut: 'Do not save the next run',
+  close: 'Close',
+} as const;
+
+const show = (ui: UiPort, report: CommandReport): void => ui.notify(report.text, report.level);
+
+const glance = (runtime: MemoryRuntime): string => {
+  const status = runtime.status();
+  const queue = status.queue;
+  const state = runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off';
+  return [
+    `Memory: ${state}${status.setup.detail === null || state === 'ready' ? '' : ` (${status.setup.detail})`}`,
+    `Bank ${status.projectBank}, project ${status.projectTag}${queue === undefined ? '' : `; ${queue.depth} queued, ${queue.deadLetters} dead letter(s)`}`,
+  ].join('\n');
+};
+
+const deadLetters = async (ui: UiPort, cmd: CommandContext): Promise<void> => {
+  const queue = cmd.deadLetters;
+  if (queue === undefined) return show(ui, await deadLettersCommand(undefined, []));
+  const dead = await queue.deadLetters();
+  if (dead.length === 0) return ui.notify('No dead letters.', 'info');
+  const labels = dead.map((d) => `${d.job.jobId}: bank ${d.job.bankId}, ${d.status === null ? 'no status' : `HTTP ${d.status}`}, ${d.reason.slice(0, 120)}`);
+  const picked = await ui.select(`${dead.length} dead letter(s): the server refused them for good. Pick one, or all:`, [...labels, 'Requeue all and deliver', 'Drop all', 'Back']);
+  if (picked === undefined || picked === 'Back') return;
+  const requeueAndDeliver = async (ids: string): Promise<void> => {
+    show(ui, await deadLettersCommand(queue, ['requeue', ids]));
+    show(ui, await memoryHubCommand(cmd, 'flush'));
+  };
+  if (picked === 'Requeue all and deliver') return requeueAndDeliver('all');
+  if (picked === 'Drop all') {
+    if (await ui.confirm('Drop every dead letter?', 'They will not be retained.')) show(ui, await deadLettersCommand(queue, ['drop', 'all']));
+    return;
+  }
+  const job = dead[labels.indexOf(picked)];
+  if (job === undefined) return;
+  const verb = await ui.select(`${picked}`, ['Requeue and deliver', 'Drop', 'Back']);
+  if (verb === 'Requeue and deliver') return requeueAndDeliver(job.job.jobId);
+  if (verb === 'Drop') show(ui, await deadLettersCommand(queue, ['drop', job.job.jobId]));
+};
+
+const models = async (ui: UiPort, runtime: MemoryRuntime, cmd: CommandContext): Promise<void> => {
+  const use: AgentUse = runtime.loaded.config.agentUse;
+  const apply = `Apply the ${use} starter set`;
+  const picked = await ui.select('Mental models', ['List', apply, 'Refresh all', 'Back']);
+  if (picked === 'List') return show(ui, await memoryHubCommand(cmd, 'models'));
+  if (picked === apply) return ui.notify(await applyStarters(runtime, ui, use, { confirm: true }), 'info');
+  if (picked !== 'Refresh all') return;
+  const tool = findTool('memory_mental_model');
+  if (tool === undefined) return;
+  const listed = await tool.run({ action: 'list' }, cmd.tools);
+  if (!listed.ok) return ui.notify(listed.error.message, 'warning');
+  const ids = ((listed.result.details as { items?: { id: string }[] }).items ?? []).map((m) => m.id);
+  const results = await Promise.all(ids.map((id) => tool.run({ action: 'refresh', id, dryRun: false }, cmd.tools)));
+  ui.notify(`Refresh asked for ${results.filter((r) => r.ok).length} of ${ids.length} mental model(s).`, 'info');
+};
+
+const importMenu = async (ui: UiPort, cmd: CommandContext): Promise<void> => {
+  const picked = await ui.select('Import past sessions of this project (pi, Claude Code, Codex)', ['Dry run: what would be imported', 'Import now (resumes an interrupted import)', 'Back']);
+  if (picked === undefined || picked === 'Back') return;
+  show(ui, await memoryHubCommand(cmd, picked.startsWith('Dry') ? 'import' : 'import apply'));
+};
+
+/** Opens the hub; one action per opening (run /memory again for the next). */
+export const openHub = async (holder: RuntimeHolder, ctx: ExtensionContext, runtime: MemoryRuntime, cmd: CommandContext): Promise<void> => {
+  const ui = uiOf(ctx);
+  const enabled = runtime.loaded.config.enabled;
+  const live = enabled && runtime.queue !== undefined;
+  const dead = runtime.queue?.status().deadLetters ?? 0;
+  const mode = runtime.session.view().context.mode;
+  const entries = [
+    enabled ? HUB_ENTRIES.off : HUB_ENTRIES.on,
+    HUB_ENTRIES.setup,
+    HUB_ENTRIES.settings,
+    HUB_ENTRIES.doctor,
+    HUB_ENTRIES.status,
+    ...(live ? [HUB_ENTRIES.flush, `${HUB_ENTRIES.deadLetters} (${dead})`, HUB_ENTRIES.models, HUB_ENTRIES.import, `${HUB_ENTRIES.mode} (now ${mode})`, HUB_ENTRIES.optOut] : []),
+    HUB_ENTRIES.close,
+  ];
+  const picked = await ui.select(glance(runtime), entries);
+  if (picked === undefined || picked === HUB_ENTRIES.close) return;
+  if (picked === HUB_ENTRIES.on || picked === HUB_ENTRIES.off) return switchOnOff(holder, ctx, runtime);
+  if (picked === HUB_ENTRIES.setup) return guidedSetup(holder, ctx, 'hub');
+  if (picked === HUB_ENTRIES.settings) return settingsEditor(holder, ctx, runtime);
+  if (picked === HUB_ENTRIES.doctor) return show(ui, await memoryHubCommand(cmd, 'doctor'));
+  if (picked === HUB_ENTRIES.status) return show(ui, await memoryHubCommand(cmd, 'status'));
+  if (picked === HUB_ENTRIES.flush) return show(ui, await memoryHubCommand(cmd, 'flush'));
+  if (picked.startsWith(HUB_ENTRIES.deadLetters)) return deadLetters(ui, cmd);
+  if (picked === HUB_ENTRIES.models) return models(ui, runtime, cmd);
+  if (picked === HUB_ENTRIES.import) return importMenu(ui, cmd);
+  if (picked === HUB_ENTRIES.optOut) return show(ui, await memoryHubCommand(cmd, 'next-opt-out'));
+  if (picked.startsWith(HUB_ENTRIES.mode)) {
+    const next = await ui.select('Session memory mode', ['normal: recall and save', 'read-only: recall, never save', 'ignored: neither']);
+    if (next !== undefined) show(ui, await memoryHubCommand(cmd, `mode ${next.split(':')[0] ?? ''}`));
+  }
+};

@@ -1,0 +1,346 @@
+/**
+ * A person's side, in the real `pi` CLI in RPC mode on a fresh repository (no config file
+ * anywhere), the test answering pi's `extension_ui_request` dialogs over stdin as a person
+ * would: the first-run question and guided setup against the embedded server end with a turn
+ * retained and recalled in the next session, in at most 8 answers; "never in this repository"
+ * holds across sessions; a turn told before setup is held and delivered when setup finishes;
+ * a cancelled setup leaves every file byte for byte; the settings editor changes and resets
+ * (the shared key reset clears both key fields); memory goes off and back on from the hub;
+ * dead letters are requeued and delivered from the hub; print mode never blocks.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryServer } from '../../../src/adapters/server/client.js';
+import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
+import { hostLine } from './hostLine.js';
+
+const repo = path.resolve(__dirname, '../../..');
+
+interface Fresh {
+  readonly root: string;
+  readonly cwd: string;
+  readonly home: string;
+  readonly agentDir: string;
+  readonly seen: string;
+}
+
+/** A repository nobody set up: no project file, no user file. */
+const freshProject = async (name: string): Promise<Fresh> => {
+  const root = await mkdtemp(path.join(tmpdir(), 'am-person-'));
+  const cwd = path.join(root, name);
+  const home = path.join(root, 'home');
+  const agentDir = path.join(root, 'agent');
+  await mkdir(cwd, { recursive: true });
+  await mkdir(home, { recursive: true });
+  await mkdir(agentDir, { recursive: true });
+  return { root, cwd, home, agentDir, seen: path.join(root, 'seen.jsonl') };
+};
+
+const open = (p: Fresh, answers: readonly string[], rules: readonly Rule[] = [], env: Record<string, string> = {}): PiRpc =>
+  startPiRpc({ cli: hostLine.cli, cwd: p.cwd, answers, rules, env: { HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, AM_FAUX_SEEN: p.seen, ...env } });
+
+/** Every file under `dir` with its bytes (memory's own trace journals excluded: they are logs, not config). */
+const snapshot = (dir: string): Map<string, string> => {
+  const out = new Map<string, string>();
+  const walk = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const name of readdirSync(d)) {
+      const full = path.join(d, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.set(path.relative(dir, full), readFileSync(full, 'utf8'));
+    }
+  };
+  walk(dir);
+  return out;
+};
+
+const configFiles = (p: Fresh): Map<string, string> => {
+  const all = snapshot(p.root);
+  return new Map([...all].filter(([file]) => file.endsWith('memory.json')));
+};
+
+const json = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+
+/** The answers that take a fresh repository to working memory on `url` (server step: another URL). */
+const setupRules = (url: string, o: { readonly bank?: string; readonly starters?: 'Coding' | 'No starter' } = {}): Rule[] => [
+  { when: /^Memory is not set up in this repository/, answer: { option: 'Set up now' } },
+  { when: /^Memory server: nothing answers/, answer: { option: 'Use another server URL' } },
+  { when: /^Memory server URL/, answer: { text: url } },
+  { when: /^What should memory do/, answer: { option: 'This project: recall and save' } },
+  { when: /^How should this project keep its memory/, answer: { option: 'One memory bank for all your projects' } },
+  ...(o.bank === undefined
+    ? [{ when: /^Which bank holds/, answer: { option: 'Create "coding"' } }]
+    : [
+        { when: /^Which bank holds/, answer: { option: 'Another bank id' } },
+        { when: /^Bank id$/, answer: { text: o.bank } },
+      ]),
+  { when: /^Start with mental models/, answer: { option: o.starters ?? 'Coding' } },
+  { when: /^Write this memory setup\?/, answer: { confirm: true } },
+];
+
+describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answering dialogs`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ persist: false });
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+
+  it('first run: set up now, at most 8 answers, then a turn is retained and recalled in the next session', async () => {
+    const p = await freshProject('fresh-repo');
+    const pi = open(p, ['The staging API listens on port 8443.'], setupRules(server.url));
+    try {
+      await pi.notice(/Memory is on: bank coding/, { ms: 60_000 });
+      expect(pi.unanswered).toEqual([]);
+      // Answers a person gave: one per dialog.
+      expect(pi.dialogs.length).toBeLessThanOrEqual(8);
+      // The server step said how to start the embedded server, with a command that exists here.
+      const serverStep = pi.dialogs.find((d) => d.dialog.title.startsWith('Memory server: nothing answers'));
+      expect(serverStep?.dialog.title).toMatch(/start it in another terminal:\n {2}node .*serve\.(ts|mjs)/);
+      // The review showed the diff: the user file gets the server, the project file the rest.
+      const review = pi.dialogs.find((d) => d.dialog.title === 'Write this memory setup?');
+      const message = review?.dialog.method === 'confirm' ? review.dialog.message : '';
+      expect(message).toContain(`memory.baseUrl: (not set) -> "${server.url}"`);
+      expect(message).toContain('banks.project.bankId: (not set) -> "coding"');
+      expect(message).toContain('setupComplete: (not set) -> true');
+      expect(message).toContain('Creates the bank "coding"');
+      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
+      expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ setupComplete: true, agentUse: 'coding', banks: { profile: 'project-only', project: { bankId: 'coding' } }, scope: { mode: 'domain-tagged' } });
+      await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
+
+      const from = pi.notices.length;
+      pi.prompt('Which port does the staging API use?');
+      await pi.agentEnds(1);
+      await pi.notice(/./, { from, ms: 1_000 }).catch(() => undefined);
+    } finally {
+      await pi.close();
+    }
+    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000 });
+    const models = await client.listMentalModels('coding', {})();
+    expect(E.isRight(models) ? models.right.items.map((m) => m.name).sort() : models.left).toEqual(['Architecture', 'Conventions', 'Decisions']);
+
+    // The next session: no question, and the model call carries the recalled turn.
+    const next = open(p, ['Port 8443, from memory.']);
+    try {
+      next.prompt('What port was the staging API on?');
+      await next.agentEnds(1);
+      expect(next.dialogs).toEqual([]);
+    } finally {
+      await next.close();
+    }
+    const calls = readFileSync(p.seen, 'utf8').trim().split('\n');
+    expect(calls.at(-1)).toContain('<memory-recall>');
+    expect(calls.at(-1)).toContain('8443');
+  }, 180_000);
+
+  it('a turn told before setup is held, then delivered when setup completes', async () => {
+    const p = await freshProject('held-repo');
+    const pi = open(p, ['Deploys go out on Thursdays.'], [{ when: /^Memory is not set up in this repository/, answer: { option: 'Not now' } }]);
+    try {
+      await pi.notice(/run \/memory setup when you want it/);
+      pi.prompt('When do deploys go out?');
+      await pi.agentEnds(1);
+      await pi.notice(/this conversation is held, not saved/);
+      const rules = setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1);
+      pi.script(rules);
+      pi.prompt('/memory setup');
+      await pi.notice(/Memory is on: bank held-coding/, { ms: 60_000 });
+      expect(pi.unanswered).toEqual([]);
+    } finally {
+      await pi.close();
+    }
+    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000 });
+    let found = '';
+    for (let i = 0; i < 50 && !found.includes('Thursdays'); i += 1) {
+      const recalled = await client.recall('held-coding', { query: 'When do deploys go out?' })();
+      found = E.isRight(recalled) ? JSON.stringify(recalled.right) : '';
+      if (!found.includes('Thursdays')) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(found).toContain('Thursdays');
+  }, 180_000);
+
+  it('"never in this repository" is remembered in the user file by project id and holds across sessions', async () => {
+    const p = await freshProject('never-repo');
+    const pi = open(p, ['ok'], [{ when: /^Memory is not set up in this repository/, answer: { option: 'Never in this repository' } }]);
+    try {
+      await pi.notice(/Memory will not ask again in this repository/);
+    } finally {
+      await pi.close();
+    }
+    expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ setup: { declinedProjects: ['never-repo'] } });
+    const again = open(p, ['ok']);
+    try {
+      again.prompt('hello');
+      await again.agentEnds(1);
+      expect(again.dialogs).toEqual([]);
+      expect(again.unanswered).toEqual([]);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+
+  it('a setup cancelled at any step leaves every file byte for byte', async () => {
+    const p = await freshProject('cancel-repo');
+    await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
+    await writeFile(path.join(p.cwd, '.pi', 'memory.json'), '{ "recall": { "maxTokens": 900 } }\n');
+    await writeFile(path.join(p.agentDir, 'memory.json'), `{"memory":{"baseUrl":"${server.url}"}}`);
+    const before = configFiles(p);
+    const pi = open(p, ['ok'], [{ when: /^Memory is not set up in this repository/, answer: { option: 'Not now' } }]);
+    try {
+      await pi.notice(/run \/memory setup when you want it/);
+      // Esc in the middle (the bank step), then "no" at the review.
+      pi.script([
+        { when: /^Memory server at/, answer: { option: 'Use ' } },
+        { when: /^What should memory do/, answer: { option: 'This project: recall and save' } },
+        { when: /^How should this project keep its memory/, answer: { option: 'A memory bank for this repository alone' } },
+        { when: /^Which bank holds/, answer: { cancel: true } },
+      ]);
+      pi.prompt('/memory setup');
+      await pi.notice(/Memory setup cancelled; nothing was written/);
+      expect(configFiles(p)).toEqual(before);
+      pi.script([
+        { when: /^Memory server at/, answer: { option: 'Use ' } },
+        { when: /^What should memory do/, answer: { option: 'Recall only' } },
+        { when: /^How should this project keep its memory/, answer: { option: 'Skip this step' } },
+        { when: /^Which bank holds/, answer: { option: 'Skip this step' } },
+        { when: /^Start with mental models/, answer: { option: 'No starter' } },
+        { when: /^Write this memory setup\?/, answer: { confirm: false } },
+      ]);
+      const from = pi.notices.length;
+      pi.prompt('/memory setup');
+      await pi.notice(/Memory setup cancelled; nothing was written/, { from });
+      expect(pi.unanswered).toEqual([]);
+    } finally {
+      await pi.close();
+    }
+    expect(configFiles(p)).toEqual(before);
+  }, 120_000);
+
+  it('settings: a change is validated and written after its diff; the shared key reset clears both key fields', async () => {
+    const p = await freshProject('settings-repo');
+    await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
+    await writeFile(path.join(p.cwd, '.pi', 'memory.json'), JSON.stringify({ setupComplete: true, banks: { project: { bankId: 'settings-bank' } } }));
+    await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, apiKeyEnv: 'SOME_KEY_VAR', apiKeyDirect: 'raw-key-value-123' } }));
+    const pi = open(p, ['ok']);
+    try {
+      await pi.notice(/Memory bank: settings-bank/);
+      pi.script([
+        { when: /^Memory settings$/, answer: { option: 'Recall' } },
+        { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
+        { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
+        { when: /^recall\.maxTokens \(positive-int\)/, answer: { text: 'lots' } },
+        { when: /^Memory settings$/, answer: { option: 'Recall' } },
+        { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
+        { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
+        { when: /^recall\.maxTokens \(positive-int\)/, answer: { text: '1200' } },
+        { when: /^Change recall\.maxTokens\?/, answer: { confirm: true } },
+        { when: /^Memory settings$/, answer: { option: 'Show advanced settings' } },
+        { when: /^Memory settings$/, answer: { option: 'Connection' } },
+        { when: /^Connection settings$/, answer: { option: 'memory.apiKeyDirect' } },
+        { when: /^memory\.apiKeyDirect: /, answer: { option: 'Reset memory.apiKey' } },
+        { when: /^Reset memory\.apiKey\?/, answer: { confirm: true } },
+        { when: /^Memory settings$/, answer: { option: 'Done' } },
+      ]);
+      pi.prompt('/memory settings');
+      await pi.notice(/memory\.apiKey: written|Reset memory\.apiKey: written/, { ms: 30_000 });
+      expect(pi.unanswered).toEqual([]);
+    } finally {
+      await pi.close();
+    }
+    const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: expected'));
+    expect(refused?.text).toContain('nothing was written');
+    const change = pi.dialogs.find((d) => d.dialog.title === 'Change recall.maxTokens?');
+    expect(change?.dialog.method === 'confirm' ? change.dialog.message : '').toContain('recall.maxTokens: (not set) -> 1200');
+    const reset = pi.dialogs.find((d) => d.dialog.title === 'Reset memory.apiKey?');
+    const resetDiff = reset?.dialog.method === 'confirm' ? reset.dialog.message : '';
+    expect(resetDiff).toContain('memory.apiKeyEnv: "SOME_KEY_VAR" -> (not set)');
+    expect(resetDiff).toContain('memory.apiKeyDirect: (a key, not shown) -> (not set)');
+    expect(resetDiff).not.toContain('raw-key-value-123');
+    expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ recall: { maxTokens: 1200 } });
+    expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
+  }, 120_000);
+
+  it('the hub turns memory off and back on, and requeues and delivers a dead letter', async () => {
+    const p = await freshProject('hub-repo');
+    await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
+    await writeFile(path.join(p.cwd, '.pi', 'memory.json'), JSON.stringify({ setupComplete: true, banks: { project: { bankId: 'hub-bank' } } }));
+    await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
+    const pi = open(p, ['The release branch is cut on Mondays.']);
+    try {
+      await pi.notice(/Memory bank: hub-bank/);
+      // A turn the server refuses for good becomes a dead letter.
+      server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
+      pi.prompt('When is the release branch cut?');
+      await pi.agentEnds(1);
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'Dead letters (1)' } },
+        { when: /^1 dead letter\(s\)/, answer: { option: 'Requeue all and deliver' } },
+      ]);
+      for (let i = 0; i < 50; i += 1) {
+        // The refused delivery may still be in flight: the hub shows what the queue holds now.
+        pi.prompt('/memory status');
+        const from = pi.notices.length;
+        const text = await pi.notice(/^Memory/, { from });
+        if (/Queue: 0 pending, 1 dead/.test(text) || /1 dead letter/.test(text)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      pi.prompt('/memory');
+      await pi.notice(/Memory flushed 1; dead-lettered 0; remaining 0/);
+
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'Turn memory off' } },
+        { when: /^Turn memory off\?/, answer: { confirm: true } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/Memory off: written/);
+      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url }, enabled: false });
+      // With memory off, the hub still opens and offers the way back.
+      pi.script([
+        { when: /^Memory: off/, answer: (d) => (d.method === 'select' && d.options.includes('Turn memory on') && !d.options.some((o) => o.startsWith('Dead letters')) ? { option: 'Turn memory on' } : { cancel: true }) },
+        { when: /^Turn memory on\?/, answer: { confirm: true } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/Memory on: written/);
+      expect(pi.unanswered).toEqual([]);
+    } finally {
+      await pi.close();
+    }
+    expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
+    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000 });
+    const recalled = await client.recall('hub-bank', { query: 'When is the release branch cut?' })();
+    expect(E.isRight(recalled) ? JSON.stringify(recalled.right) : '').toContain('Mondays');
+  }, 180_000);
+
+  it('print mode never blocks on the first-run question: it says what to run', async () => {
+    const p = await freshProject('headless-repo');
+    const run = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', path.join(repo, 'src/hosts/pi/extension.ts'), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
+        { cwd: p.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: '["Hello there."]' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      const guard = setTimeout(() => child.kill('SIGKILL'), 45_000);
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(guard);
+        resolve({ code, stderr, stdout });
+      });
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Hello there.');
+    expect(run.stderr).toContain('run /memory setup in pi');
+    expect(run.stderr).toContain('this conversation is held, not saved');
+    expect(existsSync(path.join(p.agentDir, 'memory.json'))).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../../src/server/search/analyzer.js';
+import { chatWord } from '../../../src/server/search/chatWords.js';
+import { emojiName } from '../../../src/server/search/emoji.js';
+
+describe('chat spelling meets the words notes and questions use', () => {
+  it.each([
+    ['tmrw', 'tomorrow'],
+    ['pls', 'please'],
+    ['bday', 'birthday'],
+    ['nite', 'night'],
+    ['yday', 'yesterday'],
+    ['wknd', 'weekend'],
+    ['pics', 'photos'],
+    ['recs', 'recommendations'],
+    ['sooo', 'so'],
+    ['yesss', 'yes'],
+    ['noooo', 'no'],
+    ['coool', 'cool'],
+    ['goood', 'good'],
+    ['morninggg', 'morning'],
+  ])('%s is %s', (chat, word) => {
+    expect(chatWord(chat)).toBe(word);
+    expect(analyze(`${chat} x`)).toEqual(analyze(`${word} x`));
+  });
+
+  it('reads a contraction typed without its apostrophe as the function word it is (a stop word)', () => {
+    expect(analyze("dont cant couldnt shouldnt im theyre")).toEqual([]);
+    expect(analyze("couldnt come to game nite")).toEqual(analyze("couldn't come to game night"));
+  });
+
+  it('leaves words code and English use otherwise alone', () => {
+    for (const word of ['def', 'min', 'rn', 'txt', 'id', 'ill', 'lets', 'wont', 'were', 'well', 'www', 'aaa', 'zzz']) expect(chatWord(word)).toBe(word);
+  });
+});
+
+describe('an emoji counts as the words of its name', () => {
+  it('names a plain emoji, one with a variation selector, a skin tone or joined pictographs', () => {
+    expect(emojiName('🎂')).toBe('birthday cake');
+    expect(emojiName('☕️')).toBe('hot beverage');
+    expect(emojiName('👍🏽')).toBe('thumbs up');
+    expect(emojiName('👨‍🍳')).toBe('man cook');
+  });
+
+  it('is searched by those words', () => {
+    expect(analyze('ok chef 👨‍🍳')).toEqual(expect.arrayContaining(analyze('cook')));
+    expect(analyze('no 🥜🚫 pls')).toEqual(expect.arrayContaining(analyze('peanuts')));
+    // A pictograph the list does not name (a code point reserved for emoji) is no word.
+    expect(analyze('\u{1FAFF} unknown emoji')).toEqual(analyze('unknown emoji'));
+  });
+});

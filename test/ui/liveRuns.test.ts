@@ -1,0 +1,76 @@
+/**
+ * The live runs the inspector streams, over real journal files written by the runtime's own
+ * journal writer: each record becomes a step folded through the gate's machine, its payload
+ * redacted; a damaged line is a step that says why; a compaction (the file replaced shorter)
+ * folds the run again from the start.
+ */
+import { mkdir, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTraceJournal, runJournalPath } from '../../src/adapters/journal/traceJournal.js';
+import { loadConfig } from '../../src/config/load.js';
+import { rememberSecretValues } from '../../src/config/redact.js';
+import { watchLiveRuns, type LiveRuns, type LiveStep } from '../../src/hosts/ui/liveRuns.js';
+import { waitUntil } from '../helpers/waitUntil.js';
+
+const SECRET = 'live-runs-secret-3c9f1a7e5d2b8046';
+
+let root: string;
+let live: LiveRuns | undefined;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'am-live-'));
+  await mkdir(path.join(root, 'project', '.pi', 'memory', 'trace'), { recursive: true });
+  await mkdir(path.join(root, 'home'), { recursive: true });
+  rememberSecretValues([SECRET]);
+});
+afterAll(async () => {
+  live?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('live runs', () => {
+  it('folds each record of a growing journal into a step, redacted; a damaged line says why; a compaction refolds', async () => {
+    const cwd = path.join(root, 'project');
+    const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    const file = await runJournalPath(dir, 'setup', `2026-11-27T06-00-00-000Z-${process.pid}`);
+    const journal = openTraceJournal({ path: file });
+    live = watchLiveRuns(loaded);
+    const seen: LiveStep[] = [];
+    let resets = 0;
+    live.subscribe((change) => {
+      if ('step' in change) seen.push(change.step);
+      else resets += 1;
+    });
+
+    const at = Date.parse('2026-11-27T06:00:00Z');
+    journal.appendSync([{ type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: [SECRET] } }]);
+    await journal.flush();
+    await waitUntil(() => seen.length === 1, 5_000, 'the first step');
+    expect(seen[0]).toMatchObject({ run: `pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
+    expect(JSON.stringify(seen[0]?.event)).not.toContain(SECRET);
+    expect(JSON.stringify(seen[0]?.event)).toContain('[REDACTED]');
+
+    journal.appendSync([{ type: 'probe.succeeded', at: '2026-11-27T06:00:01.000Z', payload: { type: 'probe.succeeded', at: at + 1000, apiVersion: '0.9.1', append: true, missingBanks: [] } }]);
+    await journal.flush();
+    await waitUntil(() => seen.length === 2, 5_000, 'the second step');
+    expect(seen[1]).toMatchObject({ from: 'probing', to: 'ready', kind: 'transition' });
+    const run = live.runs().find((r) => r.run === `pid ${process.pid}`);
+    expect(run).toMatchObject({ running: true, pid: process.pid, files: [path.basename(file)] });
+    expect(run?.steps.length).toBe(2);
+
+    await journal.close();
+    await appendFile(file, '{"v":1,"seq":2,"type":"probe.failed"\n');
+    await waitUntil(() => seen.length === 3, 5_000, 'the damaged line');
+    expect(seen[2]).toMatchObject({ kind: 'rejected', from: 'ready', to: 'ready' });
+    expect(seen[2]?.problem).toContain('line 3');
+
+    // Replaced by a shorter file: the run is folded again from its first record.
+    const first = `${JSON.stringify({ v: 1, seq: 0, type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] }, checksum: '' })}\n`;
+    await writeFile(`${file}.tmp`, first);
+    await import('node:fs/promises').then(({ rename }) => rename(`${file}.tmp`, file));
+    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
+    expect(live.runs().find((r) => r.run === `pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
+  });
+});
