@@ -51,7 +51,7 @@ export const runPiCli = (project: PiCliProject, args: readonly string[], answer:
     );
     let stdout = '';
     let stderr = '';
-    const guard = setTimeout(() => child.kill('SIGKILL'), options.guardMs ?? 45_000);
+    const guard = setTimeout(() => child.kill('SIGKILL'), options.guardMs ?? 120_000);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       options.onStdout?.(stdout, (signal) => child.kill(signal));

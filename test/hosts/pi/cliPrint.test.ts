@@ -59,7 +59,7 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(files).toContain('Which port does the staging API use?');
     // pi's own system prompt ("You are ... coding assistant"; a message of the run since pi 1.x) is not memory.
     expect(files).not.toContain('coding assistant');
-  }, 60_000);
+  }, 150_000);
 
   it('print mode has no UI to notify: memory that cannot keep this run says so on stderr', async () => {
     const project = await makeProject(server.url);
@@ -69,7 +69,7 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('The database runs in eu-west-1.');
     expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-cursors\.json: it is a directory/);
-  }, 60_000);
+  }, 150_000);
 
   it('keeps the run on disk when pi is SIGTERMed right after the answer (json mode)', async () => {
     const project = await makeProject(server.url);
@@ -86,7 +86,7 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.code === 143 || run.signal === 'SIGTERM' || run.code === 0).toBe(true);
     const files = await memoryFiles(project);
     expect(files).toContain(answer);
-  }, 60_000);
+  }, 150_000);
 
   // pi's print and json modes end on SIGTERM and SIGHUP through session_shutdown (quit): the
   // session gate records the quit, and its bounded flush finishes before pi exits.
@@ -116,5 +116,5 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(records[shutdown]?.payload['reason']).toBe('quit');
     expect(records.findIndex((r) => r.type === 'shutdown.finished')).toBeGreaterThan(shutdown);
     expect(await memoryFiles(project)).toContain(question);
-  }, 60_000);
+  }, 150_000);
 });
