@@ -4,9 +4,9 @@
  *
  * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
  *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
- * - A document is queued (fsync'd in the durable retain queue, redacted first) before its
- *   `document.queued` event; a crash between the two re-queues it on resume, and since
- *   imports replace by document id, the server still holds it once.
+ * - A session's documents are queued (fsync'd in the durable retain queue, redacted first) in
+ *   one write before their one `documents.queued` event; a crash between the two re-queues
+ *   them on resume, and since imports replace by document id, the server still holds each once.
  * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
@@ -255,10 +255,12 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes: utf8Length(content) });
         }
         if (batch.length > 0) await queue.enqueue(batch.map((b) => b.job));
-        for (const { documentId, hash, bytes } of batch) {
-          await send(importEvents.documentQueued({ at: clock.now(), documentId, hash, bytes }));
-          queuedThisRun.push(documentId);
-          sinceFlush += bytes;
+        if (batch.length > 0) {
+          await send(importEvents.documentsQueued({ at: clock.now(), documents: batch.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
+          for (const { documentId, bytes } of batch) {
+            queuedThisRun.push(documentId);
+            sinceFlush += bytes;
+          }
         }
         if (stopped) return pauseInterrupted();
         if (sinceFlush >= FLUSH_EVERY_BYTES) {

@@ -136,6 +136,6 @@ export const memoryHubCommand = async (ctx: CommandContext, args: string): Promi
     case 'settings':
       return settings(ctx);
     default:
-      return { level: 'error', text: [`Unknown /memory action ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
+      return { level: 'error', text: [`Unknown action for /memory: ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
   }
 };
