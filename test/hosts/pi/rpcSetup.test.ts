@@ -111,7 +111,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(message).toContain('banks.project.bankId: (not set) -> "coding"');
       expect(message).toContain('setupComplete: (not set) -> true');
       expect(message).toContain('Creates the bank "coding"');
-      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
+      // The profile it wrote to the project file counts only in a project the user file trusts (memory.trustedProjects).
+      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url, trustedProjects: [p.cwd] } });
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ setupComplete: true, agentUse: 'coding', banks: { profile: 'project-only', project: { bankId: 'coding' } }, scope: { mode: 'domain-tagged' } });
       await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
 
