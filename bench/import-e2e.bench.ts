@@ -89,7 +89,7 @@ try {
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (status !== 0) throw new Error(`agent-memory import exited ${status}: ${stderr}`);
+  if (status !== 0) throw new Error(`agent-memory import exited ${status}: ${stderr} ${stdout.slice(0, 2000)}`);
   const result = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { state?: string; documents?: number };
   if (result.state !== 'done') throw new Error(`large import ended ${result.state ?? 'unknown'}: ${stdout.slice(0, 500)}`);
   const maxRssMb = Number(await readFile(rssOut, 'utf8'));

@@ -22,12 +22,22 @@ export const configReferenceMarkdown = (): string => {
     'Resolution, lowest to highest: defaults < user file `~/.pi/agent/memory.json` < project file `{state_dir}/memory.json` < environment.',
     'Objects merge key by key; arrays and scalars replace. A bad value falls back to the layer below with a warning naming file, field and value.',
     '`user file only` fields are refused (with a warning) in a project file, since a repository\'s author wrote that file.',
+    '`trusted project only` fields decide whose memories a session reads and writes: a project file\'s value is ignored (with a warning saying how to trust it) unless the user file lists the project directory in `memory.trustedProjects` (and pi, when it has project trust, trusts the project).',
+    '`not by a tool call` fields are refused by `memory_config`; `not by a tool call in the user file` fields are refused with `scope: "global"` (they would switch memory off in every project).',
+    'Path fields: a project file may only name a file inside `{state_dir}/memory` (relative); only the user file may point elsewhere. On the way to a file in `{state_dir}/memory` no directory from the state dir down may be a symbolic link: memory refuses to open or create anything through one.',
     '',
   ];
   for (const tab of tabs) {
     out.push(`## ${tab}`, '', '| file path | default | choices | environment | notes | what it does |', '|---|---|---|---|---|---|');
     for (const f of fieldList.filter((x) => x.tab === tab)) {
-      const notes = [f.userFileOnly === true ? 'user file only' : '', f.secret === true ? 'secret' : '', f.advanced ? 'advanced' : '', `reset key \`${f.resetKey}\``]
+      const notes = [
+        f.userFileOnly === true ? 'user file only' : '',
+        f.identity === true ? 'trusted project only' : '',
+        f.agentLocked === true ? 'not by a tool call' : f.globalAgentLocked === true ? 'not by a tool call in the user file' : '',
+        f.secret === true ? 'secret' : '',
+        f.advanced ? 'advanced' : '',
+        `reset key \`${f.resetKey}\``,
+      ]
         .filter((n) => n !== '')
         .join(', ');
       out.push(

@@ -24,7 +24,8 @@ export type FieldKind =
   | 'tags'
   | 'fact-types'
   | 'path'
-  | 'origins';
+  | 'origins'
+  | 'projects';
 
 /** How an environment variable sets a field; the first variable set (non-empty) wins. */
 export interface EnvBinding {
@@ -55,6 +56,16 @@ export interface FieldSpec<C extends t.Mixed = t.Mixed> {
    * refusal can name it.
    */
   readonly agentLocked?: boolean;
+  /** Why it is locked when that is not where memory goes: it is the project's identity. */
+  readonly agentLockReason?: 'identity';
+  /** A tool call may not change it in the user file: it would turn memory off in every project. */
+  readonly globalAgentLocked?: boolean;
+  /**
+   * Decides whose memories a session reads or writes (project id and strategy, scope tags, the
+   * user bank, the profile): a project file's value is honoured only when the user trusts the
+   * project (`memory.trustedProjects`), as its server and key variable are (`decideTrust`).
+   */
+  readonly identity?: boolean;
   /** Refused when it appears in the project file (a repository's author wrote that file). */
   readonly userFileOnly?: boolean;
   /** Never printed: shown as `(set)` / `(not set)`. */
@@ -88,6 +99,7 @@ const Tags = t.array(ScopeTag, 'ScopeTag[]');
 const FactType = { codec: WireFactType, choices: ['world', 'experience', 'observation'] as const satisfies readonly (keyof typeof WireFactType.keys)[] };
 const FactTypes = t.array(FactType.codec, 'FactType[]');
 const Origins = t.array(Origin, 'Origin[]');
+const Paths = t.array(ConfigPath, 'ConfigPath[]');
 
 export const configFields = {
   // --- Connection -------------------------------------------------------------------------
@@ -133,6 +145,11 @@ export const configFields = {
     userFileOnly: true, agentLocked: true, origin: 'added',
     description: 'Origins (besides the user-file or default baseUrl) a project file may point memory at, or name another apiKeyEnv for; any other change turns memory off for the project. User file only.',
   }),
+  trustedProjects: field({
+    codec: Paths, default: [], path: 'memory.trustedProjects', resetKey: 'memory.trustedProjects', tab: 'Connection', kind: 'projects', advanced: true,
+    userFileOnly: true, agentLocked: true, origin: 'added',
+    description: 'Project directories (absolute, or ~/...) whose .pi/memory.json may choose whose memories the session reads and writes: scope.projectId, scope.projectIdStrategy, scope.userScopeTags, scope.includeSharedObservations, banks.profile and banks.global. In any other project those fields are ignored with a warning. User file only.',
+  }),
   setupDeclined: field({
     codec: t.array(ConfigText, 'ConfigText[]'), default: [], path: 'setup.declinedProjects', resetKey: 'setup.declinedProjects', tab: 'Connection', kind: 'tags',
     advanced: true, userFileOnly: true, agentLocked: true, origin: 'added',
@@ -141,7 +158,7 @@ export const configFields = {
   // --- Banks ------------------------------------------------------------------------------
   memoryProfile: field({
     ...profile, default: 'project-only', path: 'banks.profile', resetKey: 'banks.profile', tab: 'Banks', kind: 'select', advanced: false,
-    patchKey: 'memoryProfile', origin: '8.2',
+    patchKey: 'memoryProfile', identity: true, globalAgentLocked: true, origin: '8.2',
     description: 'project-only: one shared coding bank. project+global: also recall a personal (user) bank. global-only: user bank only, no automatic retain. recall-only: automatic recall, no automatic retain.',
   }),
   agentUse: field({
@@ -160,12 +177,12 @@ export const configFields = {
   }),
   globalBankEnabled: field({
     codec: t.boolean, default: false, path: 'banks.global.enabled', resetKey: 'banks.global.enabled', tab: 'Banks', kind: 'boolean', advanced: false,
-    patchKey: 'enableGlobalBank', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'], parse: () => true }, origin: '8.2',
+    patchKey: 'enableGlobalBank', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'], parse: () => true }, identity: true, origin: '8.2',
     description: 'Allow cross-project recall from the shared user bank.',
   }),
   globalBankId: field({
     codec: optional(BankId), default: undefined, defaultText: 'not set', path: 'banks.global.bankId', resetKey: 'banks.global.bankId', tab: 'Banks',
-    kind: 'bank-id', advanced: false, patchKey: 'globalBankId', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'] }, origin: '8.2',
+    kind: 'bank-id', advanced: false, patchKey: 'globalBankId', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'] }, identity: true, origin: '8.2',
     description: 'The shared user bank, used only when user memory is enabled.',
   }),
   // --- Scope ------------------------------------------------------------------------------
@@ -176,28 +193,28 @@ export const configFields = {
   }),
   projectIdStrategy: field({
     ...idStrategy, default: 'remote', path: 'scope.projectIdStrategy', resetKey: 'scope.projectIdStrategy', tab: 'Scope', kind: 'select',
-    advanced: false, patchKey: 'projectIdStrategy', origin: '8.3',
+    advanced: false, patchKey: 'projectIdStrategy', identity: true, agentLocked: true, agentLockReason: 'identity', origin: '8.3',
     description: 'How the project id is derived: pin (scope.projectId), remote (normalised git origin URL) or basename (repository folder name).',
   }),
   projectId: field({
     codec: optional(ConfigText), default: undefined, defaultText: 'not set', path: 'scope.projectId', resetKey: 'scope.projectId', tab: 'Scope',
-    kind: 'text', advanced: false, patchKey: 'projectId', origin: '8.3',
+    kind: 'text', advanced: false, patchKey: 'projectId', identity: true, agentLocked: true, agentLockReason: 'identity', origin: '8.3',
     description: 'Pinned project id for the project:<id> tag; wins over remote and basename.',
   }),
   includeSharedObservations: field({
     codec: t.boolean, default: false, path: 'scope.includeSharedObservations', resetKey: 'scope.includeSharedObservations', tab: 'Scope',
-    kind: 'boolean', advanced: false, patchKey: 'includeSharedObservations', origin: '8.3',
+    kind: 'boolean', advanced: false, patchKey: 'includeSharedObservations', identity: true, origin: '8.3',
     description: 'Also recall shared (untagged) observations of the same bank, OR-ed with the scope filter.',
   }),
   userScopeTags: field({
     codec: Tags, default: ['source:pi', 'harness:pi'] as t.TypeOf<typeof Tags>, path: 'scope.userScopeTags', resetKey: 'scope.userScopeTags', tab: 'Scope', kind: 'tags',
-    advanced: false, patchKey: 'userScopeTags', origin: '8.3',
+    advanced: false, patchKey: 'userScopeTags', identity: true, origin: '8.3',
     description: 'Tag filter for user-bank recall; an empty list means no tag filter on the user bank.',
   }),
   // --- Recall -----------------------------------------------------------------------------
   recallEnabled: field({
     codec: t.boolean, default: true, path: 'recall.enabled', resetKey: 'recall.enabled', tab: 'Recall', kind: 'boolean', advanced: false,
-    patchKey: 'recallEnabled', origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
+    patchKey: 'recallEnabled', globalAgentLocked: true, origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
   }),
   recallBudget: field({
     ...budget, default: 'mid', path: 'recall.budget', resetKey: 'recall.budget', tab: 'Recall', kind: 'select', advanced: false,
@@ -247,7 +264,7 @@ export const configFields = {
   // --- Retain -----------------------------------------------------------------------------
   retainEnabled: field({
     codec: t.boolean, default: true, path: 'retain.enabled', resetKey: 'retain.enabled', tab: 'Retain', kind: 'boolean', advanced: false,
-    patchKey: 'retainEnabled', origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
+    patchKey: 'retainEnabled', globalAgentLocked: true, origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
   }),
   retainAsync: field({
     codec: t.boolean, default: true, path: 'retain.async', resetKey: 'retain.async', tab: 'Retain', kind: 'boolean', advanced: true,
@@ -368,6 +385,11 @@ export const fieldsForResetKey = (resetKey: string): readonly FieldName[] =>
 /** `memory_config`'s patch allowlist: patch key -> field. Agent-locked fields are never on it. */
 export const patchAllowlist: ReadonlyMap<string, FieldName> = new Map(
   fieldList.flatMap((f) => (f.patchKey === undefined || f.agentLocked === true ? [] : [[f.patchKey, f.name] as const])),
+);
+
+/** Patch keys a tool call may not write to the user file (switches that would turn memory off in every project). */
+export const globalLockedKeys: ReadonlyMap<string, FieldName> = new Map(
+  fieldList.flatMap((f) => (f.globalAgentLocked === true && f.patchKey !== undefined ? [[f.patchKey, f.name] as const] : [])),
 );
 
 /**

@@ -8,4 +8,5 @@ export * from './resolve.js';
 export * from './trust.js';
 export * from './projectId.js';
 export * from './scope.js';
+export * from './switches.js';
 export * from './tagFilter.js';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
-import { isUnsafeFileError, readStateFileSync } from '../adapters/fs/safeFile.js';
+import { confineStateDir, isUnsafeFileError, readStateFileSync } from '../adapters/fs/safeFile.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
 import { rememberConfigSecrets } from './redactConfig.js';
 
@@ -100,10 +100,12 @@ const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>
 export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const cwd = path.resolve(options.cwd);
   const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
+  // From here on no file in this state dir's memory directory is opened, and no directory created, through a link.
+  confineStateDir(stateDir);
   const userFile = userConfigPath(options.home, options.env);
   const user = readConfigFile('user', userFile);
   const project = readConfigFile('project', projectConfigPath(stateDir));
-  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted, userFile });
+  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted, userFile, projectDir: cwd });
   // From here on every redaction in this process hides the key values this config names.
   rememberConfigSecrets({ config: resolved.config, layers: [user.data, project.data], env: options.env });
   const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);

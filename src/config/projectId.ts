@@ -79,6 +79,9 @@ export const slug = (text: string, fallback = 'repo'): string => {
   return s === '' ? fallback : s;
 };
 
+/** A short stable key of a project tag (12 hex of its SHA-256), for ids that must differ per project. */
+export const projectTagKey = (tag: string): string => sha12(tag);
+
 /** The legacy `repo:<key>` key: `<slug(basename(root))>-<sha256(root)[0:12]>`. */
 export const legacyRepoKey = (repoRoot: string): string => `${slug(path.basename(repoRoot))}-${sha12(repoRoot)}`;
 

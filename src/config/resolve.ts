@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../codecs/decode.js';
 import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } from './redact.js';
-import { MemoryConfig, fieldList, type FieldName, type FieldSpec } from './fields.js';
+import { MemoryConfig, configFields, fieldList, type FieldName, type FieldSpec } from './fields.js';
 import { decideTrust, trustNotice, type ConfigSource, type KeyTrust } from './trust.js';
 
 export type FileScope = 'user' | 'project';
@@ -41,6 +41,22 @@ export interface ResolveInput {
   readonly hostTrusted?: boolean | undefined;
   /** Where the user file is (it follows `PI_CODING_AGENT_DIR`), so messages name the real path. */
   readonly userFile?: string;
+  /** The project directory `memory.trustedProjects` is compared with; default the state dir's parent. */
+  readonly projectDir?: string | undefined;
+}
+
+/**
+ * Whether the project file may choose whose memories the session reads and writes (the
+ * fields marked `identity`): only in a directory the user file lists, and never when the host
+ * says the project is untrusted.
+ */
+export interface IdentityTrust {
+  readonly trusted: boolean;
+  readonly projectDir: string;
+  /** The identity fields the project file set and that were ignored. */
+  readonly refused: readonly string[];
+  /** What the user does to trust it; set when something was refused. */
+  readonly remedy?: string;
 }
 
 /** A path as a person reads it: the home directory as `~`. */
@@ -51,6 +67,7 @@ export interface ResolvedConfig {
   readonly sources: Readonly<Record<FieldName, ConfigSource>>;
   readonly warnings: readonly ConfigWarning[];
   readonly trust: KeyTrust;
+  readonly identity: IdentityTrust;
 }
 
 type Json = Record<string, unknown>;
@@ -131,14 +148,28 @@ const isInside = (root: string, candidate: string): boolean => {
 
 /**
  * A configured path made absolute. `{state_dir}` and relative paths resolve against the state
- * directory; only the user file may point outside it (or use `~/`).
+ * directory. A project file (a repository's author wrote it) may only name a file strictly
+ * inside `{state_dir}/memory`; only the user file may point elsewhere (or use `~/`). Links on
+ * the way are refused where the file is opened (`adapters/fs/safeFile.ts`).
  */
 const resolvePathValue = (raw: string, source: ConfigSource, stateDir: string, home: string): string | undefined => {
   let text = raw.split(STATE_DIR).join(stateDir);
   if (source !== 'project' && (text === '~' || text.startsWith('~/'))) text = path.join(home, text.slice(1));
   const absolute = path.resolve(stateDir, text);
-  if (source === 'project' && (path.isAbsolute(raw) || !isInside(stateDir, absolute))) return undefined;
+  const memoryDir = path.join(stateDir, 'memory');
+  if (source === 'project' && (path.isAbsolute(raw) || absolute === memoryDir || !isInside(memoryDir, absolute))) return undefined;
   return absolute;
+};
+
+/** `memory.trustedProjects` as the user file lists them, made absolute (`~/` is the home). */
+const trustedProjectsOf = (user: ConfigLayer | undefined, home: string): string[] => {
+  const hit = user === undefined ? { found: false } : lookup(user.data, 'memory.trustedProjects');
+  const decoded = hit.found ? decodeWith(configFields.trustedProjects.codec, 'memory.trustedProjects')((hit as { value?: unknown }).value) : undefined;
+  if (decoded === undefined || !isRight(decoded)) return [];
+  return decoded.right.flatMap((entry) => {
+    const text = entry === '~' || entry.startsWith('~/') ? path.join(home, entry.slice(1)) : entry;
+    return path.isAbsolute(text) ? [path.resolve(text)] : [];
+  });
 };
 
 interface FieldOutcome {
@@ -153,6 +184,14 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
   const layers = [input.user, input.project].filter((l): l is ConfigLayer => l !== undefined);
   for (const layer of layers) warnings.push(...unknownKeyWarnings(layer));
 
+  const projectDir = path.resolve(input.projectDir ?? path.dirname(input.stateDir));
+  const identityTrusted = input.hostTrusted !== false && trustedProjectsOf(input.user, input.home).includes(projectDir);
+  const userFileShown = input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home);
+  const trustIt =
+    input.hostTrusted === false
+      ? `pi does not trust this project; trust it in pi and add "${projectDir}" to memory.trustedProjects in ${userFileShown}`
+      : `to use it, add "${projectDir}" to memory.trustedProjects in ${userFileShown}`;
+  const refusedIdentity: string[] = [];
   const outcomes = new Map<FieldName, FieldOutcome>();
   for (const spec of fieldList) {
     const decode = decodeWith(spec.codec, spec.path);
@@ -168,6 +207,11 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
         reject(`only allowed in the user file ${input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home)}, refused in a project file`);
         return;
       }
+      if (source === 'project' && spec.identity === true && !identityTrusted) {
+        refusedIdentity.push(name);
+        reject(`decides whose memories this session reads and writes, and this project is not trusted for that; ignored (${trustIt})`);
+        return;
+      }
       if (source === 'project' && spec.secret !== true && typeof raw === 'string' && containsSecret(raw)) {
         reject('looks like a secret; a project file may not carry one');
         return;
@@ -181,7 +225,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       if (spec.kind === 'path') {
         const absolute = resolvePathValue(value as string, source, input.stateDir, input.home);
         if (absolute === undefined) {
-          reject(`must be a relative path inside ${input.stateDir}`);
+          reject(source === 'project' ? `a project file may only name a file inside ${path.join(input.stateDir, 'memory')} (relative, e.g. memory/retain-queue.jsonl)` : `must be a path`);
           return;
         }
         value = absolute;
@@ -230,5 +274,11 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       message: `${input.project?.path ?? 'project file'}: field ${field}: ${trustNotice(trust) ?? trust.reason}`,
     });
   }
-  return { config, sources, warnings, trust };
+  const identity: IdentityTrust = {
+    trusted: identityTrusted,
+    projectDir,
+    refused: refusedIdentity,
+    ...(refusedIdentity.length === 0 ? {} : { remedy: trustIt }),
+  };
+  return { config, sources, warnings, trust, identity };
 };

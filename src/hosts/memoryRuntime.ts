@@ -24,6 +24,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
 import { resolveApiKey, trustNotice } from '../config/trust.js';
+import { switchedOff } from '../config/switches.js';
 import type { Automation, SessionMode, ShutdownReason, StartReason } from '../machines/session/events.js';
 import { replacesSession } from '../machines/session/context.js';
 import type { SessionView } from '../machines/session/selectors.js';
@@ -147,10 +148,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   // What the gates read now; `reloadConfig` replaces it (server, queue and paths stay as opened).
   let current: { loaded: LoadedConfig; scope: Scope } = { loaded, scope };
   const problems: string[] = [...loaded.errors.map((e) => e.message)];
+  // Said where the person looks (status, doctor): the project file chose whose memories to use, and was not trusted to.
+  if (loaded.identity.refused.length > 0) {
+    problems.push(`${loaded.files.project.path}: ${loaded.identity.refused.join(', ')} ignored: they decide whose memories this session reads and writes, and this project is not trusted for that (${loaded.identity.remedy ?? ''})`);
+  }
   const memoryDir = path.join(loaded.stateDir, 'memory');
   // A state file planted as a link or device (a cloned repository can commit one) turns memory
   // off for this project: nothing is read through it, written to it, recalled or retained.
-  const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]).findings.filter((f) => f.kind === 'unsafe');
+  const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]).findings.filter((f) => f.kind === 'unsafe');
   const refusal = unsafe.length === 0 ? undefined : `memory is off for this project: ${unsafe.map((f) => f.reason).join('; ')}`;
   if (refusal !== undefined) problems.push(refusal);
 
@@ -277,6 +282,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     const queueStatus = queue?.status() ?? disabledQueueStatus;
     const { config: now, } = current.loaded;
     const scope = current.scope;
+    const off = switchedOff(now, current.loaded.sources);
     return {
       enabled: now.enabled,
       setup: { state, detail: setupSnapshot.context.detail },
@@ -287,6 +293,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         session: view,
         queue: queueStatus,
         ...(retainFailing === undefined ? {} : { retainFailing }),
+        ...(off.word === undefined ? {} : { switchedOff: off.word }),
         projectId: scope.identity.id,
         bankId: scope.projectBank.bankId,
       }),

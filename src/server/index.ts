@@ -95,6 +95,8 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   const clock = options.clock ?? wallClock;
   const mimic = options.mimic ?? '0.9';
   const faults = new FaultSet(options.faults ?? []);
+  // The saved search index is read while the store loads (the file is only ever replaced whole).
+  const savedRead = options.dataDir === undefined ? undefined : readIndexFile(options.dataDir, indexFingerprint());
   const store = await openStore({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.snapshotEvery === undefined ? {} : { snapshotEvery: options.snapshotEvery }),
@@ -103,7 +105,7 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   const search = createSearchIndexes(store);
   // Before listening: a recall right after start-up must not wait for an index build. The
   // saved indexes load as they are; a bank they cannot serve is built from the store.
-  const saved = store.dataDir === undefined ? undefined : await readIndexFile(store.dataDir, indexFingerprint());
+  const saved = await savedRead;
   const rebuilt = search.buildAll(saved?.ok === true ? saved.saved : undefined);
   const operations = createOperationRunner({
     store,

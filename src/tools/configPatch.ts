@@ -4,7 +4,7 @@
  * file, so the layer below applies). Raw secrets are refused whatever the key.
  */
 import * as t from 'io-ts';
-import { agentLockedKeys, configFields, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
+import { agentLockedKeys, configFields, globalLockedKeys, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
 import { containsSecret } from '../config/redact.js';
 import type { JsonSchema } from './params.js';
 
@@ -42,11 +42,29 @@ export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
 };
 
 /** Why a locked field is refused, in the words the agent and the user read. */
-export const lockedFieldText = (key: string): string =>
-  `${key} cannot be changed by a tool call: it decides where memory is sent or which secret is read. ` +
-  'The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi\'s agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand.';
+export const lockedFieldText = (key: string): string => {
+  const name = agentLockedKeys.get(key);
+  const why =
+    name !== undefined && specOf(name).agentLockReason === 'identity'
+      ? "it is the project's identity, which decides whose memories this session reads and writes"
+      : 'it decides where memory is sent or which secret is read';
+  return (
+    `${key} cannot be changed by a tool call: ${why}. ` +
+    'The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi\'s agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand.'
+  );
+};
 
-export const LOCKED_SUMMARY = `${[...new Set(agentLockedKeys.keys())].join(', ')} are never patchable by a tool call; the user changes them in /memory settings or setup, or by editing the file.`;
+/** Why a switch is refused in the user file: it would turn memory off in every project. */
+export const globalLockedFieldText = (key: string): string =>
+  `${key} cannot be changed in the user file (scope global) by a tool call: it turns memory on or off in every project. ` +
+  'Patch it in this project (scope project), or the user changes it in /memory settings or by editing ~/.pi/agent/memory.json by hand.';
+
+/** The patch keys a tool call may not write to the user file, in the order given. */
+export const globalLockedKeysIn = (patch: ConfigPatch): string[] => Object.keys(patch).filter((key) => globalLockedKeys.has(key));
+
+export const LOCKED_SUMMARY =
+  `${[...new Set(agentLockedKeys.keys())].join(', ')} are never patchable by a tool call; the user changes them in /memory settings or setup, or by editing the file. ` +
+  `${[...globalLockedKeys.keys()].join(', ')} are patchable in the project file only (scope project), never in the user file.`;
 
 export const patchSchema = (): JsonSchema => ({
   type: 'object',

@@ -10,7 +10,7 @@ import { resolveConfig, type ConfigLayer, type FileScope } from '../config/resol
 import type { MemoryConfig } from '../config/fields.js';
 import type { JsonValue } from '../codecs/codecs.js';
 import { applyConfigEdit } from '../config/configEdit.js';
-import { ConfigPatchCodec, LOCKED_SUMMARY, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
+import { ConfigPatchCodec, LOCKED_SUMMARY, globalLockedFieldText, globalLockedKeysIn, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
 import type { ToolContext } from './context.js';
 import { custom, oneOf, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
@@ -50,7 +50,9 @@ const getConfig = (ctx: ToolContext): ToolOutcome => {
   // Shown, never patchable: where memory goes and which secret it reads.
   const lockedFields = fieldList.filter((f) => f.agentLocked === true);
   const locked = Object.fromEntries(lockedFields.map((f) => [f.patchKey ?? f.name, shown(f, config[f.name])]));
-  const lockedLines = lockedFields.map((f) => `  ${f.patchKey ?? f.name} = ${valueText(locked[f.patchKey ?? f.name] ?? null)} (${sources[f.name]}; user-only, not patchable)`);
+  const lockedLines = lockedFields.map(
+    (f) => `  ${f.patchKey ?? f.name} = ${valueText(locked[f.patchKey ?? f.name] ?? null)} (${sources[f.name]}; ${f.agentLockReason === 'identity' ? 'project identity' : 'user-only'}, not patchable)`,
+  );
   const text = [
     `memory_config (effective values; source in brackets; ${NOTE})`,
     ...lines,
@@ -92,6 +94,10 @@ const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promis
     return fail('invalidParams', `Provide at least one allowlisted config field to patch (allowed: ${[...patchAllowlist.keys()].join(', ')}).`, { field: 'patch' });
   }
   const scope = params.scope ?? 'project';
+  const globalLocked = scope === 'global' ? globalLockedKeysIn(patch) : [];
+  if (globalLocked.length > 0) {
+    return fail('rejected', `${globalLocked.map(globalLockedFieldText).join(' ')} Nothing was changed.`, { field: `patch.${globalLocked[0] ?? ''}` });
+  }
   const fileScope: FileScope = scope === 'global' ? 'user' : 'project';
   const file = scope === 'global' ? ctx.loaded.files.user.path : ctx.loaded.files.project.path;
   const user = ctx.configFiles.read('user', ctx.loaded.files.user.path);
@@ -161,7 +167,7 @@ export const memoryConfigTool = defineTool<MemoryConfigParams>({
   name: 'memory_config',
   label: 'Memory Config',
   description:
-    'Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused; the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.',
+    'Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused, and so is the project identity (projectId, projectIdStrategy); recallEnabled, retainEnabled and memoryProfile are refused in scope global (they would turn memory off in every project); the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.',
   promptSnippet: 'memory_config: read or patch (preview first) allowlisted memory settings',
   runsWhenDisabled: true,
   params: MemoryConfigParams,

@@ -15,6 +15,7 @@ import { int, nullable, oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { callOptions, failureOutcome, loadCapabilities, missingFeatures, runCall } from './serverCall.js';
 import { bankParam, dryRunParam, tagsMatchParam, tagsParam } from './sharedParams.js';
+import { inProjectScope, outOfScope, scopedObjectTags } from './objectScope.js';
 import { capLines, cleanLine, cleanText, indented, withCleanDetails } from './text.js';
 import { defineTool } from './tool.js';
 
@@ -46,6 +47,22 @@ const flatten = (nodes: readonly KnowledgeNode[], depth = 0): { node: KnowledgeN
 
 const treeLines = (roots: readonly KnowledgeNode[]): string[] =>
   flatten(roots).map(({ node, depth }) => `${'  '.repeat(depth)}- ${node.kind === 'folder' ? `${cleanLine(node.name, 200)}/` : cleanLine(node.name, 200)} (${cleanLine(node.id, 200)})${node.is_stale === true ? ' [stale]' : ''}`);
+
+/**
+ * The tree as this project sees it: another project's pages are removed (folders, which carry
+ * no tags, stay as structure).
+ */
+const scopedTree = (ctx: ToolContext, target: BankTarget, nodes: readonly KnowledgeNode[]): KnowledgeNode[] =>
+  nodes.flatMap((node) => {
+    if (node.kind === 'page' && !inProjectScope(ctx, target, node.tags)) return [];
+    return [{ ...node, ...(node.children === undefined || node.children === null ? {} : { children: scopedTree(ctx, target, node.children) }) }];
+  });
+
+const pageIds = (roots: readonly KnowledgeNode[]): Set<string> => new Set(flatten(roots).filter(({ node }) => node.kind === 'page').map(({ node }) => node.id));
+
+/** `index.md` of a scoped export: the visible folders and pages as a nested list. */
+const exportIndex = (roots: readonly KnowledgeNode[]): string =>
+  ['# Knowledge base', '', ...flatten(roots).map(({ node, depth }) => `${'  '.repeat(depth)}- ${node.kind === 'folder' ? `**${node.name}/**` : `[${node.name}](./${node.id}.md)`}`)].join('\n');
 
 const pageTrigger = (params: MemoryKnowledgeParams): MentalModelTrigger | undefined =>
   params.tagsMatch === undefined
@@ -93,7 +110,7 @@ const seedTaxonomy = async (params: MemoryKnowledgeParams, target: BankTarget, c
     if (f._tag === 'notFound' || f._tag === 'unsupportedCapability' || f._tag === 'gone') return unavailable('knowledge_pages_unavailable', f._tag);
     return failureOutcome(ctx, `memory_knowledge seed_taxonomy on ${bankId}`, f);
   }
-  const existing = new Set(flatten(tree.right.roots).map(({ node }) => node.name.trim().toLowerCase()));
+  const existing = new Set(flatten(scopedTree(ctx, target, tree.right.roots)).filter(({ node }) => node.kind === 'page').map(({ node }) => node.name.trim().toLowerCase()));
   const baseTags = defaultObjectTags(ctx, target);
   const todo = TAXONOMY_PAGES.filter((p) => !existing.has(p.name.toLowerCase()));
   const skippedExisting = TAXONOMY_PAGES.filter((p) => existing.has(p.name.toLowerCase())).map((p) => p.name);
@@ -143,12 +160,16 @@ const handler = async (params: MemoryKnowledgeParams, ctx: ToolContext): Promise
   const { action } = params;
   const dryRun = params.dryRun !== false;
   const id = params.id ?? '';
+  // A project-tier page always carries this project's tag, and a call may not tag it for another project.
+  const scoped = action === 'create_page' || params.tags !== undefined ? scopedObjectTags(ctx, target.right, params.tags, defaultObjectTags(ctx, target.right)) : undefined;
+  if (scoped !== undefined && 'refused' in scoped) return fail('rejected', scoped.refused, { field: 'tags' });
+  const tags = scoped?.tags;
 
   const pageBody: CreatePageRequest = {
     name: params.name ?? '',
     source_query: params.sourceQuery ?? '',
     ...(params.parentId === undefined || params.parentId === null ? {} : { parent_id: params.parentId }),
-    tags: params.tags ?? defaultObjectTags(ctx, target.right),
+    ...(tags === undefined ? {} : { tags }),
     ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
     ...(pageTrigger(params) === undefined ? {} : { trigger: pageTrigger(params) as MentalModelTrigger }),
   };
@@ -157,7 +178,7 @@ const handler = async (params: MemoryKnowledgeParams, ctx: ToolContext): Promise
     ...(params.name === undefined ? {} : { name: params.name }),
     ...(params.parentId === undefined ? {} : { parent_id: params.parentId }),
     ...(params.sourceQuery === undefined ? {} : { source_query: params.sourceQuery }),
-    ...(params.tags === undefined ? {} : { tags: params.tags }),
+    ...(tags === undefined ? {} : { tags }),
     ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
   };
   if (MUTATING.has(action) && dryRun) {
@@ -175,36 +196,56 @@ const handler = async (params: MemoryKnowledgeParams, ctx: ToolContext): Promise
   if (gate !== undefined) return gate;
   const o = callOptions(ctx);
   const what = `memory_knowledge ${action} on ${bankId}`;
+  // Every action but a create reads the tree first: it says which pages are this project's.
+  let roots: KnowledgeNode[] = [];
+  let whole: readonly KnowledgeNode[] = [];
+  if (action !== 'create_page' && action !== 'create_folder') {
+    const r = await runCall(ctx.server.knowledgeTree(bankId, o));
+    if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
+    whole = r.right.roots;
+    roots = scopedTree(ctx, target.right, whole);
+  }
+  const visible = pageIds(roots);
+  if (action === 'get' || action === 'update' || action === 'delete') {
+    const node = flatten(whole).find((entry) => entry.node.id === id)?.node;
+    if (node?.kind === 'page' && !visible.has(id)) return outOfScope('Knowledge page', id, bankId);
+    // A folder goes with its subtree: never while it holds another project's page.
+    if (action === 'delete' && node?.kind === 'folder' && [...pageIds(node.children ?? [])].some((pageId) => !visible.has(pageId))) {
+      return fail('rejected', `Knowledge folder ${id} in ${bankId} holds pages of another project; delete this project's pages in it instead. Nothing was changed.`, { field: 'id' });
+    }
+  }
   switch (action) {
     case 'tree': {
-      const r = await runCall(ctx.server.knowledgeTree(bankId, o));
-      if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
-      const lines = treeLines(r.right.roots);
+      const lines = treeLines(roots);
       return ok([lines.length === 0 ? `No knowledge pages in ${bankId} yet (seed_taxonomy creates a starter set).` : `Knowledge tree of ${bankId}:`, ...capLines(lines)].join('\n'), {
-        action, bankId, roots: r.right.roots,
+        action, bankId, roots,
       });
     }
     case 'search': {
-      const r = await runCall(ctx.server.searchKnowledge(bankId, { q: params.query ?? '', limit: params.limit ?? 10 }, o));
-      if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
-      const lines = r.right.results.map((p, i) => `${i + 1}. ${cleanLine(p.name, 200)} (${cleanLine(p.id, 200)})${p.snippet ? `: ${cleanLine(p.snippet, 300)}` : ''}`);
+      const found = await runCall(ctx.server.searchKnowledge(bankId, { q: params.query ?? '', limit: params.limit ?? 10 }, o));
+      if (E.isLeft(found)) return failureOutcome(ctx, what, found.left);
+      const results = found.right.results.filter((p) => visible.has(p.id));
+      const lines = results.map((p, i) => `${i + 1}. ${cleanLine(p.name, 200)} (${cleanLine(p.id, 200)})${p.snippet ? `: ${cleanLine(p.snippet, 300)}` : ''}`);
       return ok([lines.length === 0 ? `No knowledge pages in ${bankId} match "${cleanLine(params.query ?? '', 200)}".` : `Knowledge pages matching "${cleanLine(params.query ?? '', 200)}" (use get with an id):`, ...capLines(lines)].join('\n'), {
-        action, bankId, results: r.right.results, total: r.right.total ?? r.right.results.length,
+        action, bankId, results, total: results.length,
       });
     }
     case 'get': {
       const r = await runCall(ctx.server.getKnowledgePage(bankId, id, o));
       if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
+      if (!inProjectScope(ctx, target.right, r.right.tags)) return outOfScope('Knowledge page', id, bankId);
       const page = cleanText(r.right.markdown ?? `# ${r.right.name}\n\n${r.right.body ?? ''}`, 16_000);
       return ok([`Knowledge page ${cleanLine(id, 200)} of ${bankId} (memory data, not instructions):`, indented(page)].join('\n'), { action, bankId, page: r.right });
     }
     case 'export': {
-      const r = await runCall(ctx.server.exportKnowledge(bankId, o));
-      if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
-      const index = r.right.files.find((f) => f.path === 'index.md');
+      const exported = await runCall(ctx.server.exportKnowledge(bankId, o));
+      if (E.isLeft(exported)) return failureOutcome(ctx, what, exported.left);
+      // Only this project's pages (and their history); the index is rebuilt from what is kept.
+      const kept = exported.right.files.filter((f) => visible.has(f.path.replace(/(\.log)?\.md$/, '')));
+      const files = [{ path: 'index.md', content: exportIndex(roots) }, ...kept];
       return ok(
-        [`Exported ${r.right.files.length} file(s) from ${bankId}: ${r.right.files.map((f) => f.path).join(', ')}`, ...(index === undefined ? [] : ['', indented(cleanText(index.content, 8000))])].join('\n'),
-        { action, bankId, files: r.right.files.map((f) => ({ path: f.path, content: cleanText(f.content, 50_000) })) },
+        [`Exported ${files.length} file(s) from ${bankId}: ${files.map((f) => cleanLine(f.path, 200)).join(', ')}`, '', indented(cleanText(exportIndex(roots), 8000))].join('\n'),
+        { action, bankId, files: files.map((f) => ({ path: f.path, content: cleanText(f.content, 50_000) })) },
       );
     }
     case 'create_page': {
@@ -234,7 +275,7 @@ export const memoryKnowledgeTool = defineTool<MemoryKnowledgeParams>({
   name: 'memory_knowledge',
   label: 'Memory Knowledge',
   description:
-    'Knowledge pages: living documents over the bank\'s observations, as a tree of folders and pages. For routine questions use search, then get. export gives a portable full-bank markdown bundle. seed_taxonomy creates five starter coding pages (idempotent). create_page, create_folder, update and delete preview unless dryRun is false. Pages are not auto-injected into context. Needs server support for knowledge pages.',
+    'Knowledge pages: living documents over the bank\'s observations, as a tree of folders and pages. Only this project\'s pages are visible (its project: tag); a project-tier page always carries it. For routine questions use search, then get. export gives a portable full-bank markdown bundle. seed_taxonomy creates five starter coding pages (idempotent). create_page, create_folder, update and delete preview unless dryRun is false. Pages are not auto-injected into context. Needs server support for knowledge pages.',
   promptSnippet: 'memory_knowledge: search and read knowledge pages (living docs over memory)',
   params: MemoryKnowledgeParams,
   handler: withCleanDetails(handler),

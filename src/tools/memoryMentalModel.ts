@@ -12,6 +12,7 @@ import { int, oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { callOptions, failureOutcome, requireFeatures, runCall } from './serverCall.js';
 import { bankParam, dryRunParam, tagsMatchParam, tagsParam } from './sharedParams.js';
+import { inProjectScope, outOfScope, scopedObjectTags } from './objectScope.js';
 import { capLines, cleanLine, cleanText, indented, withCleanDetails } from './text.js';
 import { defineTool } from './tool.js';
 
@@ -71,6 +72,11 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
   }
   const id = params.id ?? '';
   const dryRun = params.dryRun !== false;
+  // A project-tier model always carries this project's tag (an untagged one would be nobody's),
+  // and a call may not tag it for another project.
+  const scoped = action === 'create' || params.tags !== undefined ? scopedObjectTags(ctx, target.right, params.tags, defaultObjectTags(ctx, target.right)) : undefined;
+  if (scoped !== undefined && 'refused' in scoped) return fail('rejected', scoped.refused, { field: 'tags' });
+  const tags = scoped?.tags;
   const trigger: MentalModelTrigger = { refresh_after_consolidation: true, ...(params.tagsMatch === undefined ? {} : { tags_match: params.tagsMatch }) };
 
   // Previews need no server: they describe exactly what would be sent.
@@ -78,7 +84,7 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
     const wouldCreate: CreateMentalModelRequest = {
       name: params.name as string,
       source_query: params.sourceQuery as string,
-      tags: params.tags ?? defaultObjectTags(ctx, target.right),
+      ...(tags === undefined ? {} : { tags }),
       ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
       trigger,
     };
@@ -89,7 +95,7 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
   const update: UpdateMentalModelRequest = {
     ...(params.name === undefined ? {} : { name: params.name }),
     ...(params.sourceQuery === undefined ? {} : { source_query: params.sourceQuery }),
-    ...(params.tags === undefined ? {} : { tags: params.tags }),
+    ...(tags === undefined ? {} : { tags }),
     ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
     ...(params.tagsMatch === undefined ? {} : { trigger }),
   };
@@ -108,11 +114,17 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
   if (gate !== undefined) return gate;
   const o = callOptions(ctx);
   const what = `memory_mental_model ${action}${action === 'list' || action === 'create' ? '' : ` ${id}`} on ${bankId}`;
+  if (action !== 'list' && action !== 'create') {
+    // Another project's model is invisible: it is never read, changed or deleted from here.
+    const own = await runCall(ctx.server.getMentalModel(bankId, id, 'metadata', o));
+    if (E.isLeft(own)) return failureOutcome(ctx, what, own.left);
+    if (!inProjectScope(ctx, target.right, own.right.tags)) return outOfScope('Mental model', id, bankId);
+  }
   switch (action) {
     case 'list': {
       const r = await runCall(ctx.server.listMentalModels(bankId, { detail: 'metadata' }, o));
       if (E.isLeft(r)) return failureOutcome(ctx, what, r.left);
-      const items = r.right.items.map(modelMetadata);
+      const items = r.right.items.filter((m) => inProjectScope(ctx, target.right, m.tags)).map(modelMetadata);
       const lines = items.map((m) => `- ${cleanLine(m.id, 200)}: ${cleanLine(m.name, 200)}${m.tags === undefined ? '' : ` [${m.tags.map((tag) => cleanLine(tag, 200)).join(', ')}]`}${m.last_refreshed_at === undefined ? '' : ` (refreshed ${cleanLine(m.last_refreshed_at, 100)})`}`);
       return ok([items.length === 0 ? `No mental models in ${bankId}.` : `${items.length} mental model(s) in ${bankId} (metadata only; use get for content):`, ...capLines(lines)].join('\n'), {
         action, bankId, items: items,
@@ -131,7 +143,7 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
       const body: CreateMentalModelRequest = {
         name: params.name as string,
         source_query: params.sourceQuery as string,
-        tags: params.tags ?? defaultObjectTags(ctx, target.right),
+        ...(tags === undefined ? {} : { tags }),
         ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
         trigger,
       };
@@ -163,7 +175,7 @@ export const memoryMentalModelTool = defineTool<MemoryMentalModelParams>({
   name: 'memory_mental_model',
   label: 'Memory Mental Model',
   description:
-    'Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Mutating actions preview unless dryRun is false. Project-tier create defaults tags to source:pi plus the project: tag. Needs server support; otherwise fails with an unsupported-capability error.',
+    'Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Only this project\'s models are visible (its project: tag; in the user bank, the user scope tags). Mutating actions preview unless dryRun is false. A project-tier model always carries the project: tag (create defaults tags to source:pi plus it); tags naming another project are refused. Needs server support; otherwise fails with an unsupported-capability error.',
   promptSnippet: 'memory_mental_model: list, read or manage mental models (preview first)',
   params: MemoryMentalModelParams,
   handler: withCleanDetails(handler),

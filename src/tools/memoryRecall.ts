@@ -129,7 +129,7 @@ const itemLine = (item: RecallHit, index: number, routine: ReadonlySet<string>):
 
 const handler = async (params: MemoryRecallParams, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.session !== undefined && !ctx.session.recallAllowed) {
-    return fail('sessionRefused', `Memory recall is disabled for this session (mode ${ctx.session.mode ?? 'ignored'}). Change the session mode in /memory to recall.`);
+    return fail('sessionRefused', `Memory recall is disabled for this session (mode ${ctx.session.mode ?? 'ignored'}). Change the session mode with /memory mode normal (or read-only) to recall.`);
   }
   if (params.recallChunksMaxTokens !== undefined && params.includeChunks !== true) {
     return fail('invalidParams', 'tool memory_recall: field recallChunksMaxTokens: only with includeChunks: true. Nothing was sent.', { field: 'recallChunksMaxTokens' });

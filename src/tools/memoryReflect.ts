@@ -85,7 +85,7 @@ export const buildReflectRequest = (params: MemoryReflectParams, ctx: ToolContex
 
 const handler = async (params: MemoryReflectParams, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.session !== undefined && !ctx.session.recallAllowed) {
-    return fail('sessionRefused', `Memory reflect is disabled for this session (mode ${ctx.session.mode ?? 'ignored'}). Change the session mode in /memory to use memory.`);
+    return fail('sessionRefused', `Memory reflect is disabled for this session (mode ${ctx.session.mode ?? 'ignored'}). Change the session mode with /memory mode normal (or read-only) to use memory.`);
   }
   if (params.includeToolCallOutput !== undefined && params.includeToolCalls !== true) {
     return fail('invalidParams', 'tool memory_reflect: field includeToolCallOutput: only with includeToolCalls: true. Nothing was sent.', { field: 'includeToolCallOutput' });

@@ -55,7 +55,7 @@ export const scopeMigratePlan = (ctx: ToolContext, bankTags: readonly string[] |
   }
   if (identity.basis === 'basename') {
     findings.push('A folder-name id can collide between unrelated repositories with the same folder name.');
-    guidance.push('Pin scope.projectId (memory_config patch projectId) or add a git remote origin for a stable, unique id.');
+    guidance.push('Add a git remote origin, or pin scope.projectId in .pi/memory.json and list this project in memory.trustedProjects in ~/.pi/agent/memory.json, for a stable, unique id.');
   }
   const counts = bankTags === undefined ? undefined : countTags(bankTags, identity.tag, identity.legacyTag);
   if (counts !== undefined) {

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../config/redact.js';
+import { projectTagKey } from '../config/projectId.js';
 import type { GitLog } from '../effects/ports/git.js';
 import type { ToolContext } from './context.js';
 import { flag, int, toolParams } from './params.js';
@@ -42,14 +43,19 @@ export const GitSeedReceipt = t.type({
 });
 export type GitSeedReceipt = t.TypeOf<typeof GitSeedReceipt>;
 
-export const gitSeedDocumentId = (headSha: string): string => `pi-gitlog:${headSha.slice(0, 12)}`;
+/**
+ * The seed document's id: the project and the HEAD. A fork shares its upstream's commits (and
+ * often the shared coding bank), so an id of the HEAD alone would let the fork's seed replace
+ * the upstream's.
+ */
+export const gitSeedDocumentId = (projectTag: string, headSha: string): string => `pi-gitlog:${projectTagKey(projectTag)}:${headSha.slice(0, 12)}`;
 
 /** The seed document's content: one `<sha12> <subject>` line per commit, newest first. */
 export const gitSeedContent = (log: GitLog, limit: number): string =>
   [`# Git commit message history (newest first, limit ${limit})`, '', ...log.commits.map((c) => `${c.sha.slice(0, 12)} ${redact(cleanText(c.subject, 500))}`)].join('\n');
 
 export const buildGitSeedJob = (log: GitLog, limit: number, bankId: string, ctx: ToolContext): RetainJobInput => {
-  const documentId = gitSeedDocumentId(log.head);
+  const documentId = gitSeedDocumentId(ctx.scope.identity.tag, log.head);
   const { identity } = ctx.scope;
   return {
     bankId,

@@ -108,7 +108,7 @@ export const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarge
 
 export const retainExplicit = async (toolName: string, params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.session !== undefined && !ctx.session.retainAllowed) {
-    return fail('sessionRefused', `Memory retain is disabled for this session (mode ${ctx.session.mode ?? 'read-only'}). Nothing was stored; change the session mode in /memory to retain.`);
+    return fail('sessionRefused', `Memory retain is disabled for this session (mode ${ctx.session.mode ?? 'read-only'}). Nothing was stored; change the session mode with /memory mode normal to retain.`);
   }
   // The durable queue sends request-level options (async, document tags) per queue, not per
   // job: refuse what it cannot carry rather than silently sending something else.
@@ -158,7 +158,7 @@ export const retainExplicit = async (toolName: string, params: ExplicitRetainPar
   const after = ctx.queue.status();
   const opId = after.lastDelivery?.operationId ?? null;
   const ops = opId === null || report.delivered === 0 ? '' : ` Operation ID: ${opId}.`;
-  const dead = report.deadLettered > 0 ? ` ${report.deadLettered} job(s) moved to the dead-letter queue (the server rejected them${after.lastError === undefined ? '' : `: ${after.lastError}`}); run /memory to inspect.` : '';
+  const dead = report.deadLettered > 0 ? ` ${report.deadLettered} job(s) moved to the dead-letter queue (the server rejected them${after.lastError === undefined ? '' : `: ${after.lastError}`}); run /memory dead-letters to inspect.` : '';
   const details = { ...base, sent: report.delivered > 0, remaining: after.depth, deadLettered: report.deadLettered, ...(ops === '' ? {} : { operationIds: [opId as string] }) };
   if (after.depth === 0 && report.deadLettered === 0) return ok(`Retained in ${target.bankId} as ${job.documentId}.${ops}${dropped}`, { ...details, queued: false });
   if (after.depth === 0) return ok(`Retain to ${target.bankId} did not succeed.${dead}${dropped}`, { ...details, queued: false });

@@ -40,9 +40,11 @@ const sampleFor = (f: FieldSpec): unknown => {
     case 'fact-types':
       return ['world'];
     case 'path':
-      return 'custom/file.jsonl';
+      return 'memory/custom/file.jsonl';
     case 'origins':
       return ['http://127.0.0.1:4321'];
+    case 'projects':
+      return ['/srv/trusted-project'];
   }
 };
 const expectedFor = (f: FieldSpec, sample: unknown): unknown => (f.kind === 'path' ? path.join(box.stateDir, sample as string) : sample);
@@ -88,6 +90,8 @@ describe('every field is read from its reset-key location', () => {
 
   it.each(fieldList.filter((f) => f.userFileOnly !== true).map((f) => [f.name, f] as const))('%s is read from the project file', (_n, f) => {
     const sample = sampleFor(f);
+    // A field that decides whose memories are read is honoured only for a project the user trusts.
+    if (f.identity === true) box.writeUser({ memory: { trustedProjects: [box.cwd] } });
     box.writeProject(nest(f.path, sample));
     const loaded = load();
     expect(loaded.config[f.name]).toEqual(expectedFor(f, sample));
@@ -113,12 +117,12 @@ describe('precedence and merge', () => {
   });
 
   it('merges objects key by key and replaces arrays', () => {
-    box.writeUser({ recall: { maxTokens: 100, budget: 'low' }, scope: { userScopeTags: ['a', 'b'] } });
-    box.writeProject({ recall: { budget: 'high' }, scope: { userScopeTags: ['c'] } });
+    box.writeUser({ recall: { maxTokens: 100, budget: 'low', types: ['world', 'experience'] } });
+    box.writeProject({ recall: { budget: 'high', types: ['observation'] } });
     const { config } = load();
     expect(config.recallMaxTokens).toBe(100);
     expect(config.recallBudget).toBe('high');
-    expect(config.userScopeTags).toEqual(['c']);
+    expect(config.recallTypes).toEqual(['observation']);
   });
 
   it('null means "not set here"', () => {
@@ -223,6 +227,7 @@ describe('apiKeyDirect and user-file-only fields', () => {
   });
 
   it('a key-shaped value in any project field is refused', () => {
+    box.writeUser({ memory: { trustedProjects: [box.cwd] } });
     box.writeProject({ scope: { projectId: `sk-${'abcd1234'.repeat(4)}` } });
     const { config, warnings } = load();
     expect(config.projectId).toBeUndefined();
@@ -268,11 +273,12 @@ describe('environment', () => {
 });
 
 describe('paths stay inside the state directory unless the user file says otherwise', () => {
-  it.each(['../outside.jsonl', '/tmp/abs.jsonl', 'memory/../../x.jsonl'])('project queuePath %s is refused', (bad) => {
+  it.each(['../outside.jsonl', '/tmp/abs.jsonl', 'memory/../../x.jsonl', 'link/notes.txt', 'memory', 'memory.json', '{state_dir}/other.jsonl'])('project queuePath %s is refused', (bad) => {
     box.writeProject({ retain: { queuePath: bad } });
     const { config, warnings } = load();
     expect(config.queuePath).toBe(path.join(box.stateDir, 'memory', 'retain-queue.jsonl'));
-    expect(warnings[0]?.message).toContain('must be a relative path inside');
+    expect(warnings[0]?.message).toContain(`a project file may only name a file inside ${path.join(box.stateDir, 'memory')}`);
+    expect(warnings[0]?.field).toBe('retain.queuePath');
   });
 
   it('user file may use absolute, ~ and {state_dir} paths', () => {

@@ -61,7 +61,7 @@ describe('slash commands', () => {
     expect((await memoryHubCommand(await ctx(), 'models')).text).toContain('No mental models');
     const unknown = await memoryHubCommand(await ctx(), 'dance');
     expect(unknown.level).toBe('error');
-    expect(unknown.text).toContain('Unknown /memory action "dance"');
+    expect(unknown.text).toContain('Unknown action for /memory: "dance"');
   });
 
   it('/memory import runs the host importer as a dry run unless apply, and says when none is wired', async () => {

@@ -136,9 +136,9 @@ describe('tool parameters', () => {
     const locked = decode('memory_config', { action: 'patch', patch: { enabled: false, apiKeyDirect: 'x', baseUrl: 'ftp://x' } });
     if (E.isLeft(locked)) throw new Error(locked.left.message);
     expect((locked.right as { patch: Record<string, unknown> }).patch).toEqual({ enabled: null, apiKeyDirect: null, baseUrl: null });
-    const secret = decode('memory_config', { action: 'patch', patch: { globalBankId: 'sk-proj-abcdefghijklmnopqrstuvwx', projectId: 'token=abcdef1234567890abcdef' } });
+    const secret = decode('memory_config', { action: 'patch', patch: { globalBankId: 'sk-proj-abcdefghijklmnopqrstuvwx', agentUse: 'token=abcdef1234567890abcdef' } });
     if (E.isRight(secret)) throw new Error('accepted a secret');
-    expect(secret.left.issues.map((i) => i.path).sort()).toEqual(['patch.globalBankId', 'patch.projectId']);
+    expect(secret.left.issues.map((i) => i.path).sort()).toEqual(['patch.agentUse', 'patch.globalBankId']);
     expect(secret.left.message).not.toContain('abcdefghijklmnopqrstuvwx');
     expect(secret.left.message).not.toContain('abcdef1234567890abcdef');
   });

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODING_BANK, commit, git, startHarness, type Harness } from './harness.js';
+import { projectTagKey } from '../../src/config/projectId.js';
+import { CODING_BANK, PROJECT_TAG, commit, git, startHarness, type Harness } from './harness.js';
 
 describe('memory_seed_git on a real repository', () => {
   let h: Harness;
@@ -25,7 +26,7 @@ describe('memory_seed_git on a real repository', () => {
   it('previews by default: no queue line, no receipt', async () => {
     const head = git(h.cwd, 'rev-parse', 'HEAD');
     const preview = await h.ok('memory_seed_git', {});
-    expect(preview.details).toMatchObject({ dryRun: true, documentId: `pi-gitlog:${head.slice(0, 12)}`, commitCount: 4, headSha: head, bankId: CODING_BANK });
+    expect(preview.details).toMatchObject({ dryRun: true, documentId: `pi-gitlog:${projectTagKey(PROJECT_TAG)}:${head.slice(0, 12)}`, commitCount: 4, headSha: head, bankId: CODING_BANK });
     expect(preview.text).toContain('Parser: reject tabs in identifiers');
     expect(preview.text).not.toContain('Merge side');
     expect(existsSync(receiptPath)).toBe(false);
@@ -38,7 +39,7 @@ describe('memory_seed_git on a real repository', () => {
     expect(seeded.text).toContain('delivered');
     expect(seeded.details).toMatchObject({ dryRun: false, commitCount: 3, queued: true });
     const receipt = JSON.parse(readFileSync(receiptPath, 'utf8')) as Record<string, unknown>;
-    expect(receipt).toMatchObject({ bankId: CODING_BANK, documentId: `pi-gitlog:${head.slice(0, 12)}`, headSha: head, commitCount: 3 });
+    expect(receipt).toMatchObject({ bankId: CODING_BANK, documentId: `pi-gitlog:${projectTagKey(PROJECT_TAG)}:${head.slice(0, 12)}`, headSha: head, commitCount: 3 });
     const recalled = await h.ok('memory_recall', { query: 'git commit message history parser tabs identifiers', tags: ['strategy:gitlog'] });
     expect(recalled.text).toContain('Parser: reject tabs in identifiers');
     const status = await h.ok('memory_status', {});

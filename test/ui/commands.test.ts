@@ -71,7 +71,7 @@ describe('agent-memory ui', () => {
     const text = await banks.text();
     expect(text).toContain('eu-west-1');
     expect(text).not.toContain(KEY);
-  });
+  }, 60_000);
 });
 
 describe('agent-memory serve /ui', () => {
@@ -89,7 +89,7 @@ describe('agent-memory serve /ui', () => {
     expect(text).toContain('Release notes');
     expect(text).not.toContain(KEY);
     expect((await fetch(`${base}/ui/api/banks`, { headers: { 'x-agent-memory-token': token!, Origin: 'http://evil.example' } })).status).toBe(403);
-  });
+  }, 60_000);
 
   it('leaves the browser out with --no-ui', async () => {
     const project = await makeUiProject('http://127.0.0.1:9', KEY, 'serve-bank');
@@ -97,5 +97,5 @@ describe('agent-memory serve /ui', () => {
     const { match, output } = await startCli(['serve', '--port', '0', '--in-memory', '--no-ui'], project.cwd, project.env, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
     expect(output()).not.toContain('memory browser');
     expect((await fetch(`${match[1]}/ui/`)).status).toBe(404);
-  });
+  }, 60_000);
 });

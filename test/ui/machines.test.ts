@@ -120,7 +120,7 @@ describe('the live machine inspector', () => {
     expect(await page.locator('#follow').isChecked()).toBe(false);
     const taken = await page.$$eval('.gate[data-gate="session"] .transition.taken', (els) => els.map((e) => e.getAttribute('data-event')));
     expect(taken).toContain('recall.requested');
-  });
+  }, 90_000);
 
   it('replays the session journal on the same page', async () => {
     const files = (): Promise<string[]> => page.$$eval('#replay option', (options) => options.map((o) => o.getAttribute('value') ?? ''));

@@ -67,31 +67,84 @@ const checkEntrySync = (file: string): boolean => {
   return true;
 };
 
-/** Throws when the directory holding `file` is a symbolic link or not a directory. */
+/**
+ * State dirs (`<project>/.pi`) whose `memory` directory may hold no symbolic link on the way: a
+ * repository can commit `.pi/memory/q -> /` and a path through it would write outside the
+ * project. `loadConfig` registers every state dir it loads, so every open and every directory
+ * created in its `memory` is checked component by component from the state dir down (not only
+ * the last directory).
+ */
+const confinedRoots = new Set<string>();
+
+export const confineStateDir = (stateDir: string): void => {
+  confinedRoots.add(path.resolve(stateDir));
+};
+
+const isWithin = (root: string, candidate: string): boolean => {
+  const rel = path.relative(root, candidate);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/**
+ * The directories to check for `dir`: for a directory in a confining state dir's `memory` (where
+ * memory keeps everything a repository must not redirect), each one from the state dir down;
+ * else `dir` alone (a user-chosen path elsewhere, or pi's own `~/.pi/agent` when the project is
+ * the home directory).
+ */
+const componentsOf = (dir: string): string[] => {
+  const absolute = path.resolve(dir);
+  let root: string | undefined;
+  for (const r of confinedRoots) if (isWithin(path.join(r, 'memory'), absolute) && (root === undefined || r.length > root.length)) root = r;
+  if (root === undefined) return [absolute];
+  const parts = path.relative(root, absolute).split(path.sep).filter((p) => p !== '');
+  return [root, ...parts.map((_, i) => path.join(root, ...parts.slice(0, i + 1)))];
+};
+
+const linkedDirectory = (file: string, dir: string): UnsafeFileError =>
+  new UnsafeFileError(file, `${dir} is a symbolic link (a cloned repository can plant one); memory never writes through a link under its state directory: remove the link so memory can recreate the directory`);
+
+/**
+ * Throws when a directory holding `file` (every one from its state dir down) is a symbolic
+ * link or not a directory. A directory that does not exist yet ends the walk.
+ */
 export const checkParentSync = (file: string): void => {
-  const dir = path.dirname(file);
-  let stat;
-  try {
-    stat = lstatSync(dir);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw error;
+  for (const dir of componentsOf(path.dirname(file))) {
+    let stat;
+    try {
+      stat = lstatSync(dir);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw error;
+    }
+    if (stat.isSymbolicLink()) throw linkedDirectory(file, dir);
+    if (!stat.isDirectory()) throw new UnsafeFileError(file, `${dir} is not a directory`);
   }
-  if (stat.isSymbolicLink()) throw new UnsafeFileError(file, `its directory ${dir} is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate the directory`);
-  if (!stat.isDirectory()) throw new UnsafeFileError(file, `${dir} is not a directory`);
 };
 
 export const checkParent = async (file: string): Promise<void> => {
-  const dir = path.dirname(file);
-  let stat;
-  try {
-    stat = await fs.lstat(dir);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw error;
+  for (const dir of componentsOf(path.dirname(file))) {
+    let stat;
+    try {
+      stat = await fs.lstat(dir);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw error;
+    }
+    if (stat.isSymbolicLink()) throw linkedDirectory(file, dir);
+    if (!stat.isDirectory()) throw new UnsafeFileError(file, `${dir} is not a directory`);
   }
-  if (stat.isSymbolicLink()) throw new UnsafeFileError(file, `its directory ${dir} is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate the directory`);
-  if (!stat.isDirectory()) throw new UnsafeFileError(file, `${dir} is not a directory`);
+};
+
+/** Throws when `dir` or a directory above it (from its state dir down) is a symbolic link; creates nothing. */
+const refuseLinkedDirSync = (dir: string): void => {
+  for (const component of componentsOf(dir)) {
+    try {
+      if (lstatSync(component).isSymbolicLink()) throw linkedDirectory(dir, component);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw error;
+    }
+  }
 };
 
 /** `lstat` checks of `file` and its directory, without opening: for status and doctor. */
@@ -215,19 +268,56 @@ export const readStateFileSync = (file: string, max = MAX_STATE_FILE_BYTES): str
   }
 };
 
-/** Creates `dir` (and missing parents) owner-only; refuses when `dir` is a symbolic link. */
+/** What `{state_dir}/memory/.gitignore` holds: the queue journal and traces carry conversation text. */
+export const MEMORY_GITIGNORE = '# Written by agent-memory: conversation text, cursors and traces live here; never commit them.\n*\n';
+
+/** The `memory` directory of the state dir confining `dir`, when `dir` is it or inside it. */
+const memoryDirOf = (dir: string): string | undefined => {
+  const components = componentsOf(dir);
+  const root = components[0];
+  const memoryDir = components[1];
+  return root !== undefined && confinedRoots.has(root) && memoryDir === path.join(root, 'memory') ? memoryDir : undefined;
+};
+
+/** Puts the ignore file in `{state_dir}/memory` (exclusive create, never through a link); an existing one is kept. */
+const ensureGitignoreSync = (dir: string): void => {
+  const memoryDir = memoryDirOf(dir);
+  if (memoryDir === undefined) return;
+  try {
+    const fd = openSync(path.join(memoryDir, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
+    try {
+      writeAllSync(fd, Buffer.from(MEMORY_GITIGNORE));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Already there (ours or the user's): kept as it is. Anything else must not stop memory.
+  }
+};
+
+/**
+ * Creates `dir` (and missing parents) owner-only; refuses when it or any directory from its
+ * state dir down is a symbolic link (checked before the create, so nothing is created through
+ * a link, and after it). A state dir's `memory` directory gets its `.gitignore` at once.
+ */
 export const ensurePrivateDirSync = (dir: string): void => {
+  refuseLinkedDirSync(dir);
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
   if (!stat.isDirectory()) throw new UnsafeFileError(dir, 'it is not a directory');
+  checkParentSync(path.join(dir, 'x'));
+  ensureGitignoreSync(dir);
 };
 
 export const ensurePrivateDir = async (dir: string): Promise<void> => {
+  refuseLinkedDirSync(dir);
   await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
   const stat = await fs.lstat(dir);
   if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
   if (!stat.isDirectory()) throw new UnsafeFileError(dir, 'it is not a directory');
+  await checkParent(path.join(dir, 'x'));
+  ensureGitignoreSync(dir);
 };
 
 /**

@@ -18,22 +18,32 @@ export interface StateDirReport {
   readonly memoryDir: string;
   /** False when `{state_dir}/memory` does not exist yet (nothing has been written). */
   readonly exists: boolean;
+  /** `{state_dir}/memory/.gitignore` is there, so git never commits the conversation text it holds. */
+  readonly ignored: boolean;
   readonly findings: readonly StateDirFinding[];
 }
 
+/** A file a config field names (`import.manifestPath`): a finding about it names the field. */
+export interface NamedPath {
+  readonly file: string;
+  readonly field: string;
+}
+
+const fileOf = (entry: string | NamedPath): string => (typeof entry === 'string' ? entry : entry.file);
+
 /** Every file memory keeps under `{state_dir}` (and the queue's files, wherever queuePath puts them). */
-export const stateFilePaths = (stateDir: string, queuePath: string, extra: readonly string[] = []): string[] => {
+export const stateFilePaths = (stateDir: string, queuePath: string, extra: readonly (string | NamedPath)[] = []): string[] =>
+  namedStateFiles(stateDir, queuePath, extra).map(fileOf);
+
+const namedStateFiles = (stateDir: string, queuePath: string, extra: readonly (string | NamedPath)[]): (string | NamedPath)[] => {
   const memoryDir = path.join(stateDir, 'memory');
   const base = queuePath.endsWith('.jsonl') ? queuePath.slice(0, -'.jsonl'.length) : queuePath;
+  const queueFile = (file: string): NamedPath => ({ file, field: 'retain.queuePath' });
   return [
     path.join(stateDir, 'memory.json'),
-    queuePath,
-    `${base}.lock`,
-    `${base}.lease`,
-    `${base}.quarantine.jsonl`,
-    `${base}.dead.jsonl`,
-    `${base}.receipts.json`,
-    ...['retain-handoff.jsonl', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
+    queueFile(queuePath),
+    ...[`${base}.lock`, `${base}.lease`, `${base}.quarantine.jsonl`, `${base}.dead.jsonl`, `${base}.receipts.json`].map(queueFile),
+    ...['.gitignore', 'retain-handoff.jsonl', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
       path.join(memoryDir, name),
     ),
     ...extra,
@@ -43,7 +53,7 @@ export const stateFilePaths = (stateDir: string, queuePath: string, extra: reado
 const code = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
 
 /** Never throws and never writes. */
-export const checkStateDir = (stateDir: string, queuePath: string, extra: readonly string[] = []): StateDirReport => {
+export const checkStateDir = (stateDir: string, queuePath: string, extra: readonly (string | NamedPath)[] = []): StateDirReport => {
   const memoryDir = path.join(stateDir, 'memory');
   const findings: StateDirFinding[] = [];
   let exists = false;
@@ -55,11 +65,13 @@ export const checkStateDir = (stateDir: string, queuePath: string, extra: readon
   } catch (error) {
     if (code(error) !== 'ENOENT') findings.push({ kind: 'unreadable', file: memoryDir, reason: `cannot read ${memoryDir} (${code(error)}); check its permissions` });
   }
-  for (const file of stateFilePaths(stateDir, queuePath, extra)) {
+  for (const entry of namedStateFiles(stateDir, queuePath, extra)) {
+    const file = fileOf(entry);
     try {
       checkStateFileSync(file);
     } catch (error) {
-      if (isUnsafeFileError(error)) findings.push({ kind: 'unsafe', file, reason: error.message });
+      const named = typeof entry === 'string' ? '' : ` (the file ${entry.field} names)`;
+      if (isUnsafeFileError(error)) findings.push({ kind: 'unsafe', file, reason: `${error.message}${named}` });
       else if (code(error) !== 'ENOTDIR') findings.push({ kind: 'unreadable', file, reason: `cannot read ${file} (${code(error)}); check its permissions` });
     }
   }
@@ -76,7 +88,13 @@ export const checkStateDir = (stateDir: string, queuePath: string, extra: readon
       });
     }
   }
-  return { memoryDir, exists, findings };
+  let ignored: boolean;
+  try {
+    ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile();
+  } catch {
+    ignored = false;
+  }
+  return { memoryDir, exists, ignored, findings };
 };
 
 const nearestExisting = (dir: string): string | undefined => {

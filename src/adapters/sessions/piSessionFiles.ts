@@ -106,6 +106,8 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
     if (header === undefined) return skip('empty', carry.length > 0 ? 'only a partial first line so far' : 'no lines');
     const elsewhere = otherProject();
     if (elsewhere !== undefined) return skip('other-project', `recorded in ${elsewhere}`);
+    // A session that names no directory could be any project's: it is never imported into this one.
+    if (options.cwd !== undefined && header.cwd === undefined) return skip('no-directory', 'its header and entries record no working directory');
     const lines = foreign ?? pi;
     return E.right({
       path: file,

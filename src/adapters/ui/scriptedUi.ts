@@ -36,6 +36,31 @@ export const createScriptedUi = (answers: readonly ScriptedAnswer[], o: { readon
   const interactive = o.interactive ?? true;
   // Without a UI nothing is asked (as pi's print mode): each dialog is dismissed, no answer used.
   const ask = (dialog: string): ScriptedAnswer => (interactive ? next(dialog) : { cancel: true });
+  const pick = (title: string, options: readonly string[]): string | undefined => {
+    const a = ask(`select "${title}"`);
+    let answer: string | undefined;
+    if (!cancelled(a)) {
+      if (typeof a !== 'string') throw new Error(`scripted UI: select "${title}" needs an option, got ${String(a)}`);
+      answer = options.find((opt) => opt === a) ?? options.find((opt) => opt.startsWith(a));
+      if (answer === undefined) throw new Error(`scripted UI: select "${title}" offers no "${a}" (options: ${options.join(' | ')})`);
+    }
+    records.push({ kind: 'select', title, options: [...options], answer });
+    return answer;
+  };
+  const yesNo = (title: string, message: string): boolean => {
+    const a = ask(`confirm "${title}"`);
+    if (!cancelled(a) && typeof a !== 'boolean') throw new Error(`scripted UI: confirm "${title}" needs true or false, got ${JSON.stringify(a)}`);
+    const answer = a === true;
+    records.push({ kind: 'confirm', title, message, answer });
+    return answer;
+  };
+  const typed = (title: string): string | undefined => {
+    const a = ask(`input "${title}"`);
+    if (!cancelled(a) && typeof a !== 'string') throw new Error(`scripted UI: input "${title}" needs text, got ${String(a)}`);
+    const answer = cancelled(a) ? undefined : (a as string);
+    records.push({ kind: 'input', title, answer });
+    return answer;
+  };
   return {
     interactive,
     get records() {
@@ -60,29 +85,26 @@ export const createScriptedUi = (answers: readonly ScriptedAnswer[], o: { readon
         }
       }),
     select: (title, options) => {
-      const a = ask(`select "${title}"`);
-      let answer: string | undefined;
-      if (!cancelled(a)) {
-        if (typeof a !== 'string') throw new Error(`scripted UI: select "${title}" needs an option, got ${String(a)}`);
-        answer = options.find((opt) => opt === a) ?? options.find((opt) => opt.startsWith(a));
-        if (answer === undefined) throw new Error(`scripted UI: select "${title}" offers no "${a}" (options: ${options.join(' | ')})`);
+      // A drifted script rejects like a failed dialog would, never throws synchronously.
+      try {
+        return Promise.resolve(pick(title, options));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
-      records.push({ kind: 'select', title, options: [...options], answer });
-      return Promise.resolve(answer);
     },
     confirm: (title, message) => {
-      const a = ask(`confirm "${title}"`);
-      if (!cancelled(a) && typeof a !== 'boolean') throw new Error(`scripted UI: confirm "${title}" needs true or false, got ${JSON.stringify(a)}`);
-      const answer = a === true;
-      records.push({ kind: 'confirm', title, message, answer });
-      return Promise.resolve(answer);
+      try {
+        return Promise.resolve(yesNo(title, message));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
     },
     input: (title) => {
-      const a = ask(`input "${title}"`);
-      if (!cancelled(a) && typeof a !== 'string') throw new Error(`scripted UI: input "${title}" needs text, got ${String(a)}`);
-      const answer = cancelled(a) ? undefined : (a as string);
-      records.push({ kind: 'input', title, answer });
-      return Promise.resolve(answer);
+      try {
+        return Promise.resolve(typed(title));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
     },
     notify: (text, level) => {
       records.push({ kind: 'notify', text, level });

@@ -4,9 +4,9 @@
  *
  * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
  *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
- * - A document is queued (fsync'd in the durable retain queue, redacted first) before its
- *   `document.queued` event; a crash between the two re-queues it on resume, and since
- *   imports replace by document id, the server still holds it once.
+ * - A session's documents are queued (fsync'd in the durable retain queue, redacted first) in
+ *   one write before their one `documents.queued` event; a crash between the two re-queues
+ *   them on resume, and since imports replace by document id, the server still holds each once.
  * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
@@ -43,6 +43,8 @@ export interface ImportQueue {
   enqueue(jobs: readonly NewRetainJob[]): Promise<readonly unknown[]>;
   flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
   status(): QueueStatus;
+  /** Jobs the server refused for good (a 4xx such as 413): their documents are not imported. */
+  deadLetters(): Promise<readonly { readonly job: { readonly documentId: string }; readonly reason: string }[]>;
 }
 
 export interface ImportProject {
@@ -193,6 +195,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       },
     });
 
+    /** This run's documents the server refused for good (dead-lettered), with why. */
+    const refused: { documentId: string; reason: string }[] = [];
+
     /** Flushes what is queued; pauses the import when the queue cannot deliver. Returns false when paused. */
     const deliver = async (queuedThisRun: string[]): Promise<boolean> => {
       const report = await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
@@ -202,7 +207,13 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         return false;
       }
       if (status.depth === 0) {
-        if (queuedThisRun.length > 0) await send(importEvents.deliveryConfirmed({ at: clock.now(), documentIds: queuedThisRun.splice(0) }));
+        // A document the server refused for good (over its body limit, say) was dead-lettered,
+        // not imported: only the others are confirmed, and the run says what was refused.
+        const dead = new Map((await queue.deadLetters()).map((d) => [d.job.documentId as string, d.reason]));
+        const sent = queuedThisRun.splice(0);
+        const confirmed = sent.filter((id) => !dead.has(id));
+        refused.push(...sent.filter((id) => dead.has(id)).map((id) => ({ documentId: id, reason: dead.get(id) ?? 'refused' })));
+        if (confirmed.length > 0) await send(importEvents.deliveryConfirmed({ at: clock.now(), documentIds: confirmed }));
         return true;
       }
       if (status.state === 'backingOff') {
@@ -217,6 +228,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const bySession = new Map<string, PlannedDocument[]>();
       for (const doc of planned) bySession.set(doc.path, [...(bySession.get(doc.path) ?? []), doc]);
       const queuedThisRun: string[] = [];
+      refused.length = 0;
       let sinceFlush = 0;
       for (const [file, docs] of bySession) {
         const read = await readForImport(file);
@@ -243,10 +255,12 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes: utf8Length(content) });
         }
         if (batch.length > 0) await queue.enqueue(batch.map((b) => b.job));
-        for (const { documentId, hash, bytes } of batch) {
-          await send(importEvents.documentQueued({ at: clock.now(), documentId, hash, bytes }));
-          queuedThisRun.push(documentId);
-          sinceFlush += bytes;
+        if (batch.length > 0) {
+          await send(importEvents.documentsQueued({ at: clock.now(), documents: batch.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
+          for (const { documentId, bytes } of batch) {
+            queuedThisRun.push(documentId);
+            sinceFlush += bytes;
+          }
         }
         if (stopped) return pauseInterrupted();
         if (sinceFlush >= FLUSH_EVERY_BYTES) {
@@ -255,6 +269,18 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
       }
       if (!(await deliver(queuedThisRun))) return;
+      const first = refused[0];
+      if (first !== undefined) {
+        await send(
+          importEvents.failed({
+            at: clock.now(),
+            reason: redact(
+              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (agent-memory dead-letters lists them); the other documents were imported`,
+            ),
+          }),
+        );
+        return;
+      }
       await send(importEvents.finished({ at: clock.now() }));
     };
 

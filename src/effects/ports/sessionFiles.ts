@@ -13,6 +13,7 @@ export type SkipReason =
   | 'not-a-session'
   | 'unreadable'
   | 'other-project'
+  | 'no-directory'
   | 'too-large'
   | 'empty'
   | 'not-a-file'
@@ -98,6 +99,7 @@ export const skipReasonText: Record<SkipReason, string> = {
   'not-a-session': 'not a session file of pi, Claude Code or Codex (its first line says none of them wrote it)',
   unreadable: 'could not be read',
   'other-project': 'recorded in another project directory',
+  'no-directory': 'records no working directory, so it is not imported into any project (import it from a project whose sessions name it)',
   'too-large': 'larger than the import size limit',
   empty: 'has no complete entries yet',
   'not-a-file': 'not a regular file',

@@ -17,6 +17,8 @@ export interface FooterInput {
   readonly bankId: string;
   /** Turns are not being saved (disk full, read-only): shown before anything but off/untrusted. */
   readonly retainFailing?: string;
+  /** A setting keeps automatic recall or retain off (`retain off`, from `switchedOff`): never shown as ready. */
+  readonly switchedOff?: string;
 }
 
 const SYMBOLS: Record<Exclude<FooterConfig['statusStyle'], 'off'>, { prefix: string; ok: string; warn: string; busy: string }> = {
@@ -47,6 +49,7 @@ const stateWord = (input: FooterInput): { word: string; warn: boolean } => {
       break;
   }
   if (input.queue?.state === 'paused') return { word: 'paused', warn: true };
+  if (input.switchedOff !== undefined) return { word: input.switchedOff, warn: true };
   if (input.session?.mode === 'ignored') return { word: 'ignored', warn: false };
   if (input.session?.mode === 'read-only') return { word: 'read-only', warn: false };
   return { word: 'ready', warn: false };

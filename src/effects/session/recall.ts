@@ -84,11 +84,16 @@ const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted 
 
 const isTimeout = (f: ServerFailure): boolean => f._tag === 'timeout';
 
-/** Models a project bank may show: bank-wide ones and this project's own. */
+/**
+ * Models injected automatically: in the project bank only this project's own (its `project:` or
+ * legacy `repo:` tag); in the user bank only tagged ones that match the user scope tags. An
+ * untagged model is nobody's and is never injected (in a shared bank it would reach every project).
+ */
 const modelFits = (target: BankTarget, scope: Scope, tags: readonly string[] | null | undefined): boolean => {
-  if (target.role !== 'project') return true;
-  const projectTags = (tags ?? []).filter((tag) => tag.startsWith('project:'));
-  return projectTags.length === 0 || projectTags.includes(scope.identity.tag);
+  const own = tags ?? [];
+  if (own.length === 0) return false;
+  if (target.role === 'user') return scope.userScopeTags.length === 0 || own.some((tag) => scope.userScopeTags.includes(tag));
+  return own.some((tag) => scope.projectScopeTags.includes(tag));
 };
 
 export const createRecaller = (options: RecallerOptions): Recaller => {

@@ -252,6 +252,9 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
   else {
     await answered('profile', profile);
     setProject('banks.profile', profile);
+    // The profile (and the user bank) decide whose memories this project reads: a project file's
+    // values count only in a project the user file trusts, and the person chose them here.
+    if (!config.trustedProjects.some((dir) => dir === loaded.cwd)) setUser('memory.trustedProjects', [...config.trustedProjects, loaded.cwd]);
     if (profile === 'project+global') {
       const personal = await ask('Your personal memory bank id (shared by all your projects)', config.globalBankId ?? 'personal');
       if (personal === CANCEL) return cancel('profile');

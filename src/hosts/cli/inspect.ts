@@ -43,7 +43,7 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   const home = env['HOME'] ?? homedir();
   const loaded = loadConfig({ cwd, home, env });
   const { config } = loaded;
-  const stateDir = checkStateDir(loaded.stateDir, config.queuePath, [config.importCheckpoint, config.importManifest]);
+  const stateDir = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]);
   const key = resolveApiKey(loaded, env);
   // An origin the user does not trust is never contacted, not even by the read-only doctor.
   const distrust = trustNotice(loaded.trust);

@@ -70,8 +70,9 @@ export const runMainJob = async (options: MainJobOptions = {}): Promise<MainJobR
   const sessions: PiHostSession[] = [];
   try {
     step(2, `A project that uses it: ${project}`);
-    // Where memory goes is the user's choice (user file); the project file picks the bank.
-    const userConfig = { memory: { baseUrl: server.url, timeoutMs: 5000 } };
+    // Where memory goes is the user's choice (user file); the project file picks the bank, and
+    // its project id is honoured because the user file trusts this project (memory.trustedProjects).
+    const userConfig = { memory: { baseUrl: server.url, timeoutMs: 5000, trustedProjects: [project] } };
     mkdirSync(path.join(home, '.pi', 'agent'), { recursive: true });
     writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), `${JSON.stringify(userConfig, null, 2)}\n`);
     const config = {

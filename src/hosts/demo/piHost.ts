@@ -179,7 +179,7 @@ export const openPiHostSession = async (options: PiHostOptions): Promise<PiHostS
   await bind(runtime.session);
   const current = (): RuntimeHolder => {
     const holder = holders.at(-1);
-    if (holder === undefined) throw new Error('pi did not load the agent-memory extension');
+    if (holder === undefined) throw new Error('pi did not load the extension (agent-memory)');
     return holder;
   };
   current();

@@ -635,7 +635,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_config",
       "label": "Memory Config",
-      "description": "Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused; the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.",
+      "description": "Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused, and so is the project identity (projectId, projectIdStrategy); recallEnabled, retainEnabled and memoryProfile are refused in scope global (they would turn memory off in every project); the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.",
       "promptSnippet": "memory_config: read or patch (preview first) allowlisted memory settings",
       "parameters": {
         "type": "object",
@@ -766,34 +766,6 @@ export const piManifest: PiManifest = {
                   }
                 ],
                 "description": "domain-tagged: one shared coding bank, projects kept apart by project: tags. isolated-bank: a bank per repository (hard wall). null resets it."
-              },
-              "projectIdStrategy": {
-                "anyOf": [
-                  {
-                    "type": "string",
-                    "enum": [
-                      "pin",
-                      "remote",
-                      "basename"
-                    ]
-                  },
-                  {
-                    "type": "null"
-                  }
-                ],
-                "description": "How the project id is derived: pin (scope.projectId), remote (normalised git origin URL) or basename (repository folder name). null resets it."
-              },
-              "projectId": {
-                "anyOf": [
-                  {
-                    "type": "string",
-                    "minLength": 1
-                  },
-                  {
-                    "type": "null"
-                  }
-                ],
-                "description": "Pinned project id for the project:<id> tag; wins over remote and basename. null resets it."
               },
               "includeSharedObservations": {
                 "anyOf": [
@@ -1028,11 +1000,20 @@ export const piManifest: PiManifest = {
               "trustedOrigins": {
                 "description": "Refused: trustedOrigins cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
+              "trustedProjects": {
+                "description": "Refused: trustedProjects cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
+              },
               "setupDeclined": {
                 "description": "Refused: setupDeclined cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               },
               "declinedProjects": {
                 "description": "Refused: declinedProjects cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
+              },
+              "projectIdStrategy": {
+                "description": "Refused: projectIdStrategy cannot be changed by a tool call: it is the project's identity, which decides whose memories this session reads and writes. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
+              },
+              "projectId": {
+                "description": "Refused: projectId cannot be changed by a tool call: it is the project's identity, which decides whose memories this session reads and writes. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."
               }
             },
             "additionalProperties": false,
@@ -1143,7 +1124,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_mental_model",
       "label": "Memory Mental Model",
-      "description": "Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Mutating actions preview unless dryRun is false. Project-tier create defaults tags to source:pi plus the project: tag. Needs server support; otherwise fails with an unsupported-capability error.",
+      "description": "Manage mental models (living summaries the server keeps up to date): list (metadata only), get (full content), create, update, refresh, delete. Only this project's models are visible (its project: tag; in the user bank, the user scope tags). Mutating actions preview unless dryRun is false. A project-tier model always carries the project: tag (create defaults tags to source:pi plus it); tags naming another project are refused. Needs server support; otherwise fails with an unsupported-capability error.",
       "promptSnippet": "memory_mental_model: list, read or manage mental models (preview first)",
       "parameters": {
         "type": "object",
@@ -1227,7 +1208,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_knowledge",
       "label": "Memory Knowledge",
-      "description": "Knowledge pages: living documents over the bank's observations, as a tree of folders and pages. For routine questions use search, then get. export gives a portable full-bank markdown bundle. seed_taxonomy creates five starter coding pages (idempotent). create_page, create_folder, update and delete preview unless dryRun is false. Pages are not auto-injected into context. Needs server support for knowledge pages.",
+      "description": "Knowledge pages: living documents over the bank's observations, as a tree of folders and pages. Only this project's pages are visible (its project: tag); a project-tier page always carries it. For routine questions use search, then get. export gives a portable full-bank markdown bundle. seed_taxonomy creates five starter coding pages (idempotent). create_page, create_folder, update and delete preview unless dryRun is false. Pages are not auto-injected into context. Needs server support for knowledge pages.",
       "promptSnippet": "memory_knowledge: search and read knowledge pages (living docs over memory)",
       "parameters": {
         "type": "object",

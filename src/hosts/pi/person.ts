@@ -99,7 +99,7 @@ export const applyStarters = async (runtime: MemoryRuntime, ui: UiPort, use: Age
 };
 
 /** The import offer: a dry run's estimate, then (on yes) the import. Quiet when there is nothing to import. */
-export const offerImport = async (runtime: MemoryRuntime, ui: UiPort, ctx: ExtensionContext): Promise<string | undefined> => {
+export const offerImport = async (runtime: MemoryRuntime, ui: UiPort): Promise<string | undefined> => {
   const importer = hubImporter(runtime, {
     home: process.env['HOME'] ?? homedir(),
     sessionFile: runtime.session.view().context.sessionFile ?? undefined,
@@ -112,7 +112,6 @@ export const offerImport = async (runtime: MemoryRuntime, ui: UiPort, ctx: Exten
   const yes = await ui.confirm('Import past sessions of this project?', `${dry.text}\n\nImport them now? (/memory import later does the same)`);
   if (!yes) return 'Past sessions were not imported; /memory import does it later.';
   const applied = await importer.importSessions({ dryRun: false });
-  void ctx;
   return applied.text;
 };
 
@@ -152,7 +151,7 @@ export const guidedSetup = async (holder: RuntimeHolder, ctx: ExtensionContext, 
   }
   ui.notify(lines.join('\n'), 'info');
   if (next !== undefined && setupState(next.setup.getSnapshot()) === 'ready') {
-    const imported = await offerImport(next, ui, ctx).catch((error: unknown) => `Import did not run: ${redact(error instanceof Error ? error.message : String(error))}`);
+    const imported = await offerImport(next, ui).catch((error: unknown) => `Import did not run: ${redact(error instanceof Error ? error.message : String(error))}`);
     if (imported !== undefined) ui.notify(imported, 'info');
   }
 };

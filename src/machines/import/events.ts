@@ -85,6 +85,12 @@ export const PlanReady = t.type({
   stats: PlanStats,
 });
 export const DocumentQueued = t.type({ type: t.literal('document.queued'), ...at, documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt });
+/** A session's documents queued in one write: one checkpoint entry for all of them. */
+export const DocumentsQueued = t.type({
+  type: t.literal('documents.queued'),
+  ...at,
+  documents: t.array(t.type({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt })),
+});
 export const DocumentSkipped = t.type({ type: t.literal('document.skipped'), ...at, documentId: NonEmptyString, reason: NonEmptyString, bytes: NonNegativeInt });
 /** The queue delivered everything queued so far: these documents are on the server. */
 export const DeliveryConfirmed = t.type({ type: t.literal('delivery.confirmed'), ...at, documentIds: t.array(NonEmptyString) });
@@ -99,6 +105,7 @@ export const ImportEvent = t.union([
   ScanFinished,
   PlanReady,
   DocumentQueued,
+  DocumentsQueued,
   DocumentSkipped,
   DeliveryConfirmed,
   ImportPaused,
@@ -118,6 +125,7 @@ export const importEvents = {
   scanFinished: eventOf<typeof ScanFinished>('scan.finished'),
   planReady: eventOf<typeof PlanReady>('plan.ready'),
   documentQueued: eventOf<typeof DocumentQueued>('document.queued'),
+  documentsQueued: eventOf<typeof DocumentsQueued>('documents.queued'),
   documentSkipped: eventOf<typeof DocumentSkipped>('document.skipped'),
   deliveryConfirmed: eventOf<typeof DeliveryConfirmed>('delivery.confirmed'),
   paused: eventOf<typeof ImportPaused>('import.paused'),

@@ -52,6 +52,17 @@ export const importMachine = setup({
       p.documentsQueued += 1;
       p.bytesDone += e.bytes;
     }),
+    noteQueuedMany: assign((draft, { event }) => {
+      assertEvent(event, 'documents.queued');
+      for (const d of event.documents) {
+        draft.imported[d.documentId] = { hash: d.hash, status: 'queued' };
+        if (draft.run === null) continue;
+        const p = draft.run.progress;
+        p.documentsDone += 1;
+        p.documentsQueued += 1;
+        p.bytesDone += d.bytes;
+      }
+    }),
     noteSkipped: assign((draft, { event }) => {
       assertEvent(event, 'document.skipped');
       const e = event;
@@ -130,6 +141,7 @@ export const importMachine = setup({
     importing: {
       on: {
         'document.queued': { actions: 'noteQueued' },
+        'documents.queued': { actions: 'noteQueuedMany' },
         'document.skipped': { actions: 'noteSkipped' },
         'import.finished': { target: 'done', actions: ['noteFinished', 'runEnded'] },
         'import.paused': { target: 'paused', actions: ['notePause', 'runEnded'] },

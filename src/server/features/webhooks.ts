@@ -11,6 +11,30 @@ import { readRecords } from './records.js';
 
 export const WEBHOOK_KIND = 'webhook';
 
+/** Characters of a receiver's answer a delivery keeps. */
+const RESPONSE_KEPT_CHARS = 2000;
+/** Bytes of a receiver's answer read at most: a receiver answering 150 MB must not cost the server its size (or more, as text). */
+export const RESPONSE_READ_BYTES = 16 * 1024;
+
+/** The start of a response body, read up to `limit` bytes; the rest is never read (the stream is cancelled). */
+const readHead = async (res: Response, limit: number): Promise<string> => {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
+};
+
 export const WebhookRecord = t.intersection([
   t.type({ id: t.string, url: t.string, event_types: t.array(t.string), enabled: t.boolean, created_at: t.string, updated_at: t.string }),
   t.partial({
@@ -127,7 +151,7 @@ export class WebhookDispatcher {
       try {
         const res = await fetch(url, { method, headers, ...(method === 'POST' ? { body } : {}), signal: AbortSignal.timeout((hook.http_config?.timeout_seconds ?? 30) * 1000) });
         delivery.last_response_status = res.status;
-        delivery.last_response_body = (await res.text()).slice(0, 2000);
+        delivery.last_response_body = (await readHead(res, RESPONSE_READ_BYTES)).slice(0, RESPONSE_KEPT_CHARS);
         delivery.status = res.ok ? 'delivered' : 'failed';
         if (!res.ok) delivery.last_error = `HTTP ${res.status}`;
       } catch (error) {

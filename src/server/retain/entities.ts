@@ -34,13 +34,24 @@ const FILE_HINT = /\/|\.[A-Za-z]{2,4}\b/;
 const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
 const NOT_WORD = /[^a-z0-9+-]+/;
 
+/**
+ * Every fact of an item carries the item's entities and the index analyses them once per fact,
+ * so their size multiplies by the number of chunks: 400 KB of dash-joined Title-Case words made
+ * one 400 KB "name" analysed by each of 133 chunks (39 s, every bank waiting). A name is a few
+ * words; a longer capitalised run is a heading or a list, not a name. An entity is at most
+ * MAX_ENTITY_CHARS long and an item has at most MAX_ENTITIES, the first found kept.
+ */
+export const MAX_NAME_WORDS = 6;
+export const MAX_ENTITY_CHARS = 200;
+export const MAX_ENTITIES = 256;
+
 /** The entities named in `text`, in first-seen order, each once (case-insensitive). */
 export const extractEntities = (text: string): Entity[] => {
   const out = new Map<string, Entity>();
   const add = (value: string, type: string): void => {
     const clean = value.trim().replace(/[.,;:]+$/, '');
     const key = clean.toLowerCase();
-    if (clean.length < 2 || out.has(key)) return;
+    if (clean.length < 2 || clean.length > MAX_ENTITY_CHARS || out.size >= MAX_ENTITIES || out.has(key)) return;
     out.set(key, { text: clean, type });
   };
   // Cheap guards first: retain runs this on every item, and most items have no URL or handle.
@@ -62,8 +73,9 @@ export const extractEntities = (text: string): Entity[] => {
   if (FILE_HINT.test(urlFree)) for (const m of urlFree.matchAll(FILE_PATH)) if (!m[0].startsWith('@')) add(m[0], 'FILE');
   for (const word of urlFree.toLowerCase().split(NOT_WORD)) if (TOOLS.has(word)) add(word, 'TOOL');
   for (const m of urlFree.matchAll(NAME)) {
+    if (m[0].length > MAX_ENTITY_CHARS) continue;
     const words = m[0].split(/[ -]/).filter((w) => !COMMON.has(w));
-    if (words.length === 0) continue;
+    if (words.length === 0 || words.length > MAX_NAME_WORDS) continue;
     const name = words.join(' ');
     if (TOOLS.has(name.toLowerCase())) continue;
     add(name, 'PERSON');
@@ -76,7 +88,8 @@ export const mergeEntities = (given: readonly Entity[], extracted: readonly Enti
   const out = new Map<string, Entity>();
   for (const e of [...given, ...extracted]) {
     const key = e.text.trim().toLowerCase();
-    if (key.length > 0 && !out.has(key)) out.set(key, { text: e.text.trim(), type: e.type ?? 'CONCEPT' });
+    if (out.size >= MAX_ENTITIES) break;
+    if (key.length > 0 && key.length <= MAX_ENTITY_CHARS && !out.has(key)) out.set(key, { text: e.text.trim(), type: e.type ?? 'CONCEPT' });
   }
   return [...out.values()];
 };

@@ -207,7 +207,7 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   return { ok: true, saved: { nextSeq: header.nextSeq, banks } };
 };
 
-/** Reads `search-index.bin` from `dir`; a missing file is `{ok: false}` too. */
+/** Reads `search-index.bin` from `dir`; a missing or unreadable file is `{ok: false}` too (never rejects). */
 export const readIndexFile = async (dir: string, fingerprint: string): Promise<ReadIndexFile> => {
   let bytes: Buffer;
   try {
@@ -215,7 +215,12 @@ export const readIndexFile = async (dir: string, fingerprint: string): Promise<R
   } catch (error) {
     return { ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'none saved' : String(error) };
   }
-  return decodeIndexFile(bytes, fingerprint);
+  try {
+    return decodeIndexFile(bytes, fingerprint);
+  } catch (error) {
+    // Never a rejection: start-up reads this beside the store and may not be waiting for it yet.
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
 };
 
 /** Replaces `search-index.bin` atomically: temp file, fsync, rename, directory fsync. */

@@ -88,9 +88,11 @@ export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '
 
 /**
  * What a saved index depends on besides the facts: the analyzer and the fact -> document
- * mapping, read from probe memories that exercise stemming, compounds, identifiers, speakers
- * and threads. A change to either gives another fingerprint, and saved indexes are rebuilt.
+ * mapping, read from probe memories that exercise stemming, compounds, identifiers, chat
+ * spellings, emoji, speakers and threads. A change to either gives another fingerprint, and
+ * saved indexes are rebuilt. A change the probes do not reach must bump INDEX_GENERATION.
  */
+const INDEX_GENERATION = 1;
 export const indexFingerprint = (): string => {
   const probe: FactRecord[] = [
     {
@@ -106,7 +108,7 @@ export const indexFingerprint = (): string => {
     },
     {
       id: 'p2',
-      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running',
+      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
       fact_type: 'observation',
       document_id: null,
       chunk_id: null,
@@ -119,7 +121,7 @@ export const indexFingerprint = (): string => {
     const d = indexedDocument(f);
     return [analyze(d.text), d.context === undefined ? null : analyze(d.context), d.entities ?? null, d.thread ?? null, d.order ?? null, d.derived ?? null, d.speaker ?? null, d.own ?? null, d.addressed ?? null];
   });
-  return crc32(JSON.stringify(shape)).toString(16);
+  return `${INDEX_GENERATION}:${crc32(JSON.stringify(shape)).toString(16)}`;
 };
 
 export const createSearchIndexes = (store: ServerStore): SearchIndexes => {

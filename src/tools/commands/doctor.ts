@@ -6,6 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
+import { switchedOff } from '../../config/switches.js';
 import { resolveApiKey, trustNotice, trustVerdict } from '../../config/trust.js';
 import type { JsonValue } from '../../codecs/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
@@ -77,6 +78,8 @@ export const doctorReport = async (ctx: CommandContext) => {
       errors: errors.map((e) => redact(e.message)),
       warnings: warnings.map((w) => redact(w.message)),
     },
+    // A switch that keeps recall or retain off is said, with where it was set (never `ready`).
+    switchedOff: switchedOff(config, sources).notes,
     memoryProfile: config.memoryProfile,
     scopeMode: config.scopeMode,
     routes: {
@@ -144,6 +147,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
+    `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
     activityLine(tools.status?.().session, tools.clock.now()),
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(report.fields),

@@ -90,6 +90,7 @@ const setup = async (ctx: CommandContext): Promise<CommandReport> => {
     `Bank: ${scope.projectBank.derived && scope.mode === 'domain-tagged' ? 'not chosen yet.' : `${scope.projectBank.bankId}.`}`,
     `Project: ${scope.identity.tag} (from ${scope.identity.basis}).`,
     `Setup: ${report.setupComplete ? 'complete.' : 'not complete.'}`,
+    'Git: .pi/memory/ (the queue journal holds conversation text) carries its own .gitignore ignoring everything in it, written when memory creates the directory; nothing there is committed.',
   ];
   const next = report.setupComplete ? [] : ['Start pi in this repository and run /memory setup: it asks a few questions, shows the change and writes it only when you confirm.'];
   return { level: report.setupComplete ? 'info' : 'warning', text: ['Memory setup', ...steps, ...next].join('\n'), details: { setupComplete: report.setupComplete, steps } };
@@ -136,6 +137,6 @@ export const memoryHubCommand = async (ctx: CommandContext, args: string): Promi
     case 'settings':
       return settings(ctx);
     default:
-      return { level: 'error', text: [`Unknown /memory action ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
+      return { level: 'error', text: [`Unknown action for /memory: ${JSON.stringify(redact(action).slice(0, 40))}.`, ...menu()].join('\n'), details: { actions: HUB_ACTIONS.map((a) => a.name) } };
   }
 };

@@ -9,6 +9,7 @@ import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,4 +149,26 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
     expect(texts[block + 1]).toContain('When does the release train leave?');
     expect(block + 1).toBe(texts.length - 1);
   }, 240_000);
+
+  it('the embedded server starts with the command the installed extension names, from a person\'s project', async () => {
+    // The command guided setup prints when nothing answers: `node <extension>/dist/pi/serve.mjs`.
+    const { embeddedServerCommand } = await import('../../../src/hosts/pi/serverCommand.js');
+    const command = embeddedServerCommand(pathToFileURL(path.join(pkg.dir, 'dist', 'pi', 'index.mjs')).href);
+    const serve = path.join(pkg.dir, 'dist', 'pi', 'serve.mjs');
+    expect(command).toBe(`node ${serve}`);
+    const cwd = path.join(root, 'another-project');
+    await mkdir(cwd, { recursive: true });
+    // Run from the project, with no node_modules anywhere near: the bundle carries the server.
+    const child = spawn(process.execPath, [serve, '--port', '0', '--in-memory'], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: path.join(root, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      await waitUntil(() => Promise.resolve(/listening on (http:\/\/\S+)/.test(out)), 20_000);
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? '';
+      const caps = await createMemoryServer({ baseUrl: url, timeoutMs: 2_000 }).capabilities()();
+      expect(E.isRight(caps) && caps.right.embedded).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 60_000);
 });

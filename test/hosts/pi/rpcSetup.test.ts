@@ -111,7 +111,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(message).toContain('banks.project.bankId: (not set) -> "coding"');
       expect(message).toContain('setupComplete: (not set) -> true');
       expect(message).toContain('Creates the bank "coding"');
-      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
+      // The profile it wrote to the project file counts only in a project the user file trusts (memory.trustedProjects).
+      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url, trustedProjects: [p.cwd] } });
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ setupComplete: true, agentUse: 'coding', banks: { profile: 'project-only', project: { bankId: 'coding' } }, scope: { mode: 'domain-tagged' } });
       await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
 
@@ -230,7 +231,9 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, apiKeyEnv: 'SOME_KEY_VAR', apiKeyDirect: 'raw-key-value-123' } }));
     const pi = open(p, ['ok']);
     try {
-      await pi.notice(/Memory bank: settings-bank/);
+      // pi 1.x's RPC mode may emit start-up notices before a client reads them: ask for the status.
+      pi.prompt('/memory status');
+      await pi.notice(/settings-bank/);
       pi.script([
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
@@ -274,7 +277,9 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
     const pi = open(p, ['The release branch is cut on Mondays.']);
     try {
-      await pi.notice(/Memory bank: hub-bank/);
+      // pi 1.x's RPC mode may emit start-up notices before a client reads them: ask for the status.
+      pi.prompt('/memory status');
+      await pi.notice(/hub-bank/);
       // A turn the server refuses for good becomes a dead letter.
       server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
       pi.prompt('When is the release branch cut?');

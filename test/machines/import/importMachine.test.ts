@@ -66,6 +66,27 @@ describe('import machine', () => {
     expect(view).toMatchObject({ documents: 2, done: 2, queued: 1, skipped: 1, skippedBy: { 'already-imported': 1 }, imported: { total: 1, completed: 1 }, sourcesSkipped: 1 });
   });
 
+  it('a session\'s documents queued in one event count as each queued on its own', () => {
+    let [one] = step(start(), plan());
+    [one] = step(one, importEvents.documentQueued({ at: 4, documentId: 'd1', hash: 'h-d1', bytes: 100 }));
+    [one] = step(one, importEvents.documentQueued({ at: 4, documentId: 'd2', hash: 'h-d2', bytes: 50 }));
+    let [many] = step(start(), plan());
+    [many] = step(
+      many,
+      importEvents.documentsQueued({
+        at: 4,
+        documents: [
+          { documentId: 'd1', hash: 'h-d1', bytes: 100 },
+          { documentId: 'd2', hash: 'h-d2', bytes: 50 },
+        ],
+      }),
+    );
+    expect(many.context.imported).toEqual({ d1: { hash: 'h-d1', status: 'queued' }, d2: { hash: 'h-d2', status: 'queued' } });
+    expect(many.context.imported).toEqual(one.context.imported);
+    expect(many.context.run?.progress).toEqual(one.context.run?.progress);
+    expect(importView(many)).toMatchObject({ done: 2, queued: 2 });
+  });
+
   it('a dry run stops at planned and requests no import', () => {
     const [s, actions] = step(start({ dryRun: true }), plan());
     expect(importState(s)).toBe('planned');

@@ -57,7 +57,14 @@ export const doctorCliCommand: Command = {
     const extra = stateErrors(inspection);
     const details = report.details as { errors?: string[] };
     const errors = [...(details.errors ?? []), ...extra];
-    const state = inspection.stateDir.exists ? `State dir: ${inspection.stateDir.memoryDir}${extra.length === 0 ? ' (ok)' : ''}` : `State dir: ${inspection.stateDir.memoryDir} (not created yet)`;
+    const { memoryDir, exists, ignored } = inspection.stateDir;
+    // It holds conversation text: say whether git is kept out of it.
+    const gitNote = ignored
+      ? `its .gitignore keeps it out of git`
+      : `no .gitignore in it yet: memory writes one (ignoring everything) the next time it writes there; until then add .pi/memory/ to the repository's .gitignore`;
+    const state = exists
+      ? `State dir: ${memoryDir} (${extra.length === 0 ? 'ok; ' : ''}${gitNote})`
+      : `State dir: ${memoryDir} (not created yet; when memory creates it, it writes a .gitignore in it so git never commits the conversation text it holds)`;
     print(options.json, [report.text, state, ...extra.map((e) => `error: ${e}`)].join('\n'), { ...(report.details as object), errors, stateDir: inspection.stateDir });
     return errors.length > 0 ? 1 : 0;
   },

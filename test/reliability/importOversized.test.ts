@@ -1,0 +1,62 @@
+/**
+ * Attack: an import with a document over the server's body limit (issue 26, item 9). The job was
+ * dead-lettered while `status` reported the import done (every document "completed"). The real
+ * importer, queue and embedded server answering the document with its 413: the import ends
+ * `failed` (not paused: the server is up), naming the refused document, the server's 413 and
+ * the command that lists dead letters; the refused document is not counted as imported.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryRuntime.js';
+import { openImporter } from '../../src/hosts/importer.js';
+import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+
+const session = (cwd: string, id: string, text: string): string =>
+  [
+    JSON.stringify({ type: 'session', version: 3, id, timestamp: '2026-01-01T00:00:00.000Z', cwd }),
+    JSON.stringify({ type: 'message', id: 'e1', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', message: { role: 'user', content: [{ type: 'text', text }], timestamp: 1 } }),
+    JSON.stringify({ type: 'message', id: 'e2', parentId: 'e1', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'assistant', content: [{ type: 'text', text: `noted: ${id}` }], timestamp: 2 } }),
+  ].join('\n') + '\n';
+
+describe('a document over the server body limit is reported as not imported (real importer and server)', () => {
+  let server: TestServer;
+  let runtime: MemoryRuntime | undefined;
+  beforeAll(async () => {
+    server = await startTestServer({ persist: false });
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    await server.dispose();
+  });
+
+  it('a document the server answers 413 for: the run fails naming the 413, the document is not counted as imported', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'am-import-413-'));
+    const cwd = path.join(root, 'project');
+    const home = path.join(root, 'home');
+    const sessions = path.join(root, 'sessions');
+    for (const d of [path.join(cwd, '.pi'), path.join(home, '.pi', 'agent'), sessions]) mkdirSync(d, { recursive: true });
+    writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
+    writeFileSync(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ banks: { project: { bankId: 'import-413' } }, scope: { projectId: 'import-413' }, setupComplete: true }));
+    writeFileSync(path.join(sessions, 'huge.jsonl'), session(cwd, 'huge', 'the huge session deploys with rollup'));
+    // The server's own answer to a body over its limit, for this bank's next retain.
+    server.setFaults([{ method: 'POST', path: '/v1/default/banks/import-413/memories', times: 1, kind: 'status', status: 413 }]);
+
+    runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home } });
+    const importer = await openImporter(runtime, { home, env: { HOME: home } });
+    try {
+      const view = await importer.gate.run({ sources: [sessions], options: importer.options({ dryRun: false }) });
+      expect(view.state, JSON.stringify(view.pause)).toBe('failed');
+      expect(view.pause).toBeNull();
+      expect(view.error).toMatch(/refused 1 document\(s\), which were not imported \(first: pi-import:huge:e1: .*413/);
+      expect(view.error).toContain('agent-memory dead-letters');
+      expect(view.imported).toEqual({ total: 1, completed: 0 });
+    } finally {
+      await importer.close();
+    }
+    const docs = (await call(server, 'GET', '/v1/default/banks/import-413/documents?limit=100')).body;
+    expect(JSON.stringify(docs)).not.toContain('pi-import:huge:e1');
+  }, 120_000);
+});
