@@ -11,6 +11,7 @@ import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
 import { describeFailure } from '../effects/ports/memoryServer.js';
+import { setupFacts } from '../effects/setup/setup.js';
 
 export type Tone = 'default' | 'custom' | 'warn' | 'info';
 
@@ -59,12 +60,32 @@ export const SETUP_HINT =
   'Memory is not set up in this project: run /memory setup in pi (a few questions; nothing is written until you confirm).';
 
 
-/** Whether explicit setup is done: setupComplete and, in domain-tagged mode, a real coding bank id. */
-export const setupDone = (ctx: ToolContext): boolean => {
-  const { config } = ctx.loaded;
-  if (!config.setupComplete) return false;
-  if (config.scopeMode === 'domain-tagged' && ctx.scope.projectBank.active && ctx.scope.projectBank.derived) return false;
-  return true;
+/**
+ * Whether setup is done, decided by the same rule as the setup gate behind pi's footer
+ * (`setupFacts`), so `agent-memory status`, `memory_status` and the footer never disagree.
+ */
+export const setupDone = (ctx: ToolContext): boolean => setupFacts(ctx.loaded, ctx.scope).configured;
+
+/** The gate's states in the footer's words (the JSON keeps the state names). */
+const SETUP_WORDS: Readonly<Record<string, string>> = {
+  unconfigured: 'setup needed',
+  probing: 'connecting',
+  bankMissing: 'bank not created yet',
+  disabled: 'off',
+};
+
+/**
+ * The gate's state where no gate runs (the CLI): the same states pi's footer shows, from the
+ * same setup rule and this report's own probe of the server.
+ */
+const probedSetupState = (ctx: ToolContext, reachable: boolean | null, codingExists: boolean | null): { state: string; detail?: string } => {
+  if (!ctx.loaded.config.enabled) return { state: 'disabled' };
+  const facts = setupFacts(ctx.loaded, ctx.scope);
+  if (facts.untrusted === true) return { state: 'untrusted', ...(facts.reason === undefined ? {} : { detail: facts.reason }) };
+  if (!facts.configured) return { state: 'unconfigured', ...(facts.reason === undefined ? {} : { detail: facts.reason }) };
+  if (reachable !== true) return { state: 'degraded', detail: 'the server did not answer' };
+  if (codingExists === false) return { state: 'bankMissing', detail: 'the bank is created on the first pi session' };
+  return { state: 'ready' };
 };
 
 export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport> => {
@@ -89,7 +110,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const queue = ctx.queue.status();
   const runtime = ctx.status?.();
   const done = setupDone(ctx);
-  const setup = runtime?.setup ?? { state: done ? 'complete' : 'required' };
+  const setup = runtime?.setup ?? probedSetupState(ctx, reachable, exists(codingExists));
   const receiptFile = gitSeedReceiptPath(ctx.loaded.stateDir);
   const decodedReceipt = receiptRead.value === undefined ? undefined : decodeWith(GitSeedReceipt, receiptFile)(receiptRead.value);
   const receipt = decodedReceipt !== undefined && E.isRight(decodedReceipt) ? decodedReceipt.right : null;
@@ -125,7 +146,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const lifeExists_ = exists(lifeExists);
   const breaker = ctx.server.breaker();
   const fields: StatusField[] = [
-    { key: 'setup', label: 'Setup', value: setup.state + (setup.detail === undefined ? '' : ` (${setup.detail})`), tone: done ? 'default' : 'warn' },
+    { key: 'setup', label: 'Setup', value: (SETUP_WORDS[setup.state] ?? setup.state) + (setup.detail === undefined ? '' : ` (${setup.detail})`), tone: done ? 'default' : 'warn' },
     { key: 'enabled', label: 'Enabled', value: config.enabled ? 'on' : 'off', tone: config.enabled ? 'default' : 'info' },
     { key: 'baseUrl', label: 'Server', value: redact(ctx.server.baseUrl), tone: ctx.loaded.sources.baseUrl === 'default' ? 'default' : 'custom' },
     { key: 'health', label: 'Health', value: health, tone: firstFailure === undefined ? 'default' : 'warn' },
