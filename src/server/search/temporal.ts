@@ -64,3 +64,39 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
   }
   return out;
 };
+
+const RELATIVE_DAYS: Readonly<Record<string, number>> = { yesterday: -1, today: 0, tonight: 0, tomorrow: 1 };
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+// Order values below this are positions, not times: nothing to resolve a day against.
+const EARLIEST = Date.UTC(1970, 0, 2);
+
+const ordinal = (day: number): string => {
+  const last = day % 10;
+  const suffix = day >= 11 && day <= 13 ? 'th' : last === 1 ? 'st' : last === 2 ? 'nd' : last === 3 ? 'rd' : 'th';
+  return `${day}${suffix}`;
+};
+
+/**
+ * The absolute date words of the days a text names relative to its own date: "saw him yesterday"
+ * said on 8 May 2023 gives "may", "7", "7th", "sunday", so a question naming the date or the day
+ * finds it. `words` are the text's lower-case words (analyzer `words`: chat spellings such as
+ * "yday" already read as "yesterday"); `time` is the memory's date. Each day once; linear in the
+ * words.
+ */
+export const relativeDayWords = (words: readonly string[], time: number | undefined): string[] => {
+  if (time === undefined || !(time >= EARLIEST)) return [];
+  const offsets = new Set<number>();
+  words.forEach((w, i) => {
+    const offset = RELATIVE_DAYS[w];
+    if (offset !== undefined && Object.hasOwn(RELATIVE_DAYS, w)) offsets.add(offset);
+    // "last night": the evening before the message.
+    else if (w === 'night' && words[i - 1] === 'last') offsets.add(-1);
+  });
+  const out: string[] = [];
+  for (const offset of offsets) {
+    const day = new Date(Math.floor(time / DAY) * DAY + offset * DAY);
+    const date = day.getUTCDate();
+    out.push(MONTHS[day.getUTCMonth()] as string, String(date), ordinal(date), WEEKDAYS[day.getUTCDay()] as string);
+  }
+  return out;
+};
