@@ -189,7 +189,9 @@ describe('createMemoryRuntime', () => {
     expect(status.setup.detail).toContain('banks.project.bankId');
     expect(status.footer).toBe('memory: setup needed');
     expect((await runtime.recallFor([user('q', 1)])).outcome).toBe('skipped');
-    expect((await runtime.retainTurn([user('q', 1)]).settled).outcome).toBe('skipped');
+    // Nothing is sent: the turn is held until setup completes (issue 27), not dropped.
+    const held = await runtime.retainTurn([user('q', 1)]).settled;
+    expect(held).toMatchObject({ outcome: 'held', messages: 1, reason: 'memory is not set up in this project' });
   });
 
   it('a config change (memory_config wrote the file) re-decides setup and automation', async () => {
