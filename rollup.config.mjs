@@ -14,7 +14,10 @@ const deps = [
 ];
 // Dependencies stay external: the package is a library, and pi shares its own copies.
 const external = (id) => id.startsWith('node:') || deps.some((d) => id === d || id.startsWith(`${d}/`));
-const js = () => esbuild({ target: 'node20', sourceMap: true });
+// Source maps are for a developer's own build (SOURCE_MAPS=true npm run build); the published
+// package ships none (they were two thirds of its unpacked size).
+const sourcemap = process.env.SOURCE_MAPS === 'true';
+const js = () => esbuild({ target: 'node20', sourceMap: sourcemap });
 const jsOnly = process.env.JS_ONLY === 'true';
 
 const library = {
@@ -22,8 +25,8 @@ const library = {
   external,
   plugins: [js()],
   output: [
-    { file: 'dist/index.mjs', format: 'es', sourcemap: true },
-    { file: 'dist/index.cjs', format: 'cjs', sourcemap: true, exports: 'named' },
+    { file: 'dist/index.mjs', format: 'es', sourcemap },
+    { file: 'dist/index.cjs', format: 'cjs', sourcemap, exports: 'named' },
   ],
 };
 
@@ -33,7 +36,7 @@ const cli = {
   plugins: [js()],
   // Chunks, not inlined dynamic imports: a command loads only what it uses (`status` needs
   // neither pi's binding and typebox nor the visualiser's layout engine).
-  output: { dir: 'dist', format: 'es', sourcemap: true, entryFileNames: 'cli.mjs', chunkFileNames: 'cli/[name]-[hash].mjs', banner: (chunk) => (chunk.isEntry ? '#!/usr/bin/env node' : '') },
+  output: { dir: 'dist', format: 'es', sourcemap, entryFileNames: 'cli.mjs', chunkFileNames: 'cli/[name]-[hash].mjs', banner: (chunk) => (chunk.isEntry ? '#!/usr/bin/env node' : '') },
 };
 
 // The pi extension is self-contained: `pi install <dir>` (a path or git install) runs no
@@ -48,7 +51,7 @@ const piExtension = {
   external: hostProvided,
   plugins: [nodeResolve({ exportConditions: ['node', 'import', 'default'], preferBuiltins: true }), commonjs(), json(), js()],
   // PI_OUT: the pack test and the load benchmark build the entry into a scratch dir.
-  output: { dir: process.env.PI_OUT ?? 'dist/pi', format: 'es', sourcemap: true, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+  output: { dir: process.env.PI_OUT ?? 'dist/pi', format: 'es', sourcemap, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
   onwarn: (warning, warn) => {
     // io-ts and fp-ts use `this` at module top level in their CJS builds; harmless once wrapped.
     if (warning.code === 'THIS_IS_UNDEFINED' || warning.code === 'CIRCULAR_DEPENDENCY') return;

@@ -1,11 +1,22 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/helpers/longestFirst.js';
 
+/** What every tier shares. */
+export const baseTest = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: 'forks',
+  // vitest's default on 2 cores is one file at a time; most long files wait on child
+  // processes (pi, the CLI, a server), so three run side by side.
+  maxWorkers: 3,
+} as const;
+
+/** `npm test`: every test, longest files first. */
 export const config = defineConfig({
   test: {
+    ...baseTest,
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', 'json'],
     // Read by .ci/run to print one plain `N passed, N failed` closing line.
     outputFile: { json: 'test-artifacts/vitest.json' },

@@ -12,6 +12,8 @@ export const config = defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // As the main run: the suites wait on pi processes, so three files run side by side.
+    maxWorkers: 3,
     reporters: ['json'],
     outputFile: { json: 'test-artifacts/vitest-pi-earendil.json' },
   },

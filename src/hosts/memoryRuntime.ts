@@ -38,13 +38,12 @@ import { createRecaller } from '../effects/session/recall.js';
 import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/retainDelivery/queue.js';
 import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
 import { footerText } from '../effects/session/footer.js';
-import { queueJobsOfRun } from '../effects/session/retainProjection.js';
 import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainCursor } from '../adapters/queue/retainCursor.js';
-import { readLegacyHandoff } from '../adapters/queue/legacyHandoff.js';
 import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
+import { ensurePrivateDirSync } from '../adapters/fs/safeFile.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
 import { fileRetainQueuePorts } from './retainQueueStore.js';
@@ -177,9 +176,28 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
     });
 
+  // The trace directory holds diagnostics only (run journals, the opt-in trace): when it cannot
+  // be made (a read-only or full state dir, where Node's recursive mkdir says ENOENT) tracing is
+  // off for this runtime with one warning, and memory goes on without it.
+  const traceDir = path.join(memoryDir, 'trace');
+  let traceDirUsable: boolean | undefined;
+  const traceDirReady = (): boolean => {
+    if (traceDirUsable !== undefined) return traceDirUsable;
+    try {
+      ensurePrivateDirSync(traceDir);
+      traceDirUsable = true;
+    } catch (error) {
+      traceDirUsable = false;
+      const text = `Memory tracing is off in this session: ${traceDir} could not be created (${redact(error instanceof Error ? error.message : String(error))}); recall and retain go on without it. Run agent-memory doctor to check the state dir.`;
+      problems.push(text);
+      notify('warning', text);
+    }
+    return traceDirUsable;
+  };
+
   const traceFor = (name: string): TracePort | undefined => {
     if (options.trace === undefined || options.trace === false) return undefined;
-    if (options.trace === true) return jsonlTrace({ path: path.join(memoryDir, 'trace', `${name}.jsonl`), redact: redactValue });
+    if (options.trace === true) return traceDirReady() ? jsonlTrace({ path: path.join(traceDir, `${name}.jsonl`), redact: redactValue }) : undefined;
     return options.trace;
   };
 
@@ -208,9 +226,9 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const journals: TraceJournal[] = [];
   const journalFor = async (gate: string): Promise<TraceJournal | undefined> => {
     // Nothing is written under a state dir that was refused (a planted link or device).
-    if (!config.enabled || refusal !== undefined) return undefined;
+    if (!config.enabled || refusal !== undefined || !traceDirReady()) return undefined;
     const stamp = `${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
-    const journal = openTraceJournal({ path: await runJournalPath(path.join(memoryDir, 'trace'), gate, stamp) });
+    const journal = openTraceJournal({ path: await runJournalPath(traceDir, gate, stamp) });
     journals.push(journal);
     return journal;
   };
@@ -224,7 +242,6 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     if (refusal === undefined) problems.push(`the retain cursor could not open (${reason}); automatic retain is off in this session`);
     cursor = refusingCursor(memoryDir, reason);
   }
-  if (queue !== undefined && refusal === undefined) queueLegacyHandoffs(memoryDir, queue, cursor, clock.now(), problems);
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());
@@ -481,24 +498,6 @@ const refusingCursor = (memoryDir: string, reason: string): RetainCursor => ({
     throw new Error(`the retain cursor is not open: ${reason}`);
   },
 });
-
-/**
- * Runs the retired hand-off log still holds (a process of an earlier version stopped before
- * queuing them): queued once, under the identity that process used, then the file goes.
- */
-const queueLegacyHandoffs = (memoryDir: string, queue: RetainQueue, cursor: RetainCursor, now: number, problems: string[]): void => {
-  try {
-    const legacy = readLegacyHandoff(memoryDir);
-    if (legacy === undefined) return;
-    for (const run of legacy.open) {
-      queue.enqueueSync(queueJobsOfRun(run.key, run.jobs));
-    }
-    for (const [sessionId, fingerprints] of legacy.seen) cursor.advance(sessionId, fingerprints, now);
-    legacy.remove();
-  } catch (error) {
-    problems.push(`runs of the old hand-off log could not be queued yet (${redact(error instanceof Error ? error.message : String(error))}); they are tried again on the next start`);
-  }
-};
 
 /** The queue as tools see it, its status joined with why turns are not being saved. */
 const withRetainHealth = <Q extends { status(): object }>(queue: Q, failing: () => string | undefined): Q => ({

@@ -41,7 +41,7 @@ const shown = (spec: FieldSpec, value: unknown): JsonValue => {
 const allowlistedValues = (config: MemoryConfig): Record<string, JsonValue> =>
   Object.fromEntries([...patchAllowlist].map(([key, name]) => [key, shown(specOf(name), config[name])]));
 
-const valueText = (value: JsonValue): string => (value === null ? 'not set' : typeof value === 'string' ? value : JSON.stringify(value));
+const valueText = (value: unknown): string => (value === null || value === undefined ? 'not set' : typeof value === 'string' ? value : JSON.stringify(value));
 
 const getConfig = (ctx: ToolContext): ToolOutcome => {
   const { config, sources } = ctx.loaded;
@@ -138,7 +138,7 @@ const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promis
     }
   }
   const fileWarnings = resolved.warnings.filter((w) => w.location === file || w.source === fileScope).map((w) => w.message);
-  const wouldPatch = Object.fromEntries(keys.map((k) => [k, (patch[k] ?? null) as JsonValue]));
+  const wouldPatch: Record<string, unknown> = Object.fromEntries(keys.map((k) => [k, patch[k] ?? null]));
 
   if (params.dryRun !== false) {
     const text = [

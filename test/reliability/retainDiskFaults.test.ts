@@ -16,6 +16,7 @@ import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { markerCounts, notOnce } from './support/markers.js';
 import { canMountTmpfs, mountTmpfs, type Tmpfs } from './support/tmpfs.js';
+import { waitUntil } from '../helpers/waitUntil.js';
 
 // A real full or read-only disk needs a tmpfs mount (root with CAP_SYS_ADMIN); where this
 // process may not mount, these tests cannot make the fault and say so instead of faking it.
@@ -24,14 +25,6 @@ if (!real) console.warn('retainDiskFaults: cannot mount a tmpfs here (needs root
 
 const user = (text: string, timestamp: number): HostMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp });
 const assistant = (text: string, timestamp: number): HostMessage => ({ role: 'assistant', content: [{ type: 'text', text }], timestamp, model: 'm', stopReason: 'stop' });
-
-const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 /** Every file under `dir` (recursively). */
 const filesUnder = (dir: string): string[] =>

@@ -20,6 +20,7 @@ import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { bundleQueueChild, startQueueChild } from './support/childRunner.js';
 import { markerCounts, notOnce } from './support/markers.js';
 import { clientFor, newJob, tempQueueDir } from './support/queueFixtures.js';
+import { waitUntil } from '../helpers/waitUntil.js';
 
 const RETAIN = '/v1/default/banks/*/memories';
 const API_KEY = 'hs_recover_right_0123456789abcdef';
@@ -42,15 +43,6 @@ afterEach(async () => {
 afterAll(async () => {
   await Promise.all([open.dispose(), locked.dispose()]);
 });
-
-const waitUntil = async (check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> => {
-  const t0 = Date.now();
-  while (!(await check())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - t0;
-};
 
 const openQueue = async (queuePath: string, server: ReturnType<typeof clientFor>): Promise<RetainQueue> => {
   const queue = await openRetainQueue({ ...fileRetainQueuePorts({ queuePath }), server, mode: 'immediate', flushIntervalMs: 0, onWarning: () => undefined });

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { runCli } from '../helpers/cli.js';
 import { CODING_BANK, PROJECT_TAG, startHarness, type Harness } from '../tools/harness.js';
-import { waitUntil } from './support.js';
+import { waitUntil } from '../helpers/waitUntil.js';
+import {  } from './support.js';
 import { runPi } from './support/piRun.js';
 
 const VICTIM_TAG = 'project:victim-app';

@@ -15,7 +15,8 @@ import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { startFaultServer, type FaultServer } from '../helpers/faultServer.js';
-import { assistant, failedTool, filesUnder, leaks, makeDirs, user, waitUntil } from './support.js';
+import { waitUntil } from '../helpers/waitUntil.js';
+import { assistant, failedTool, filesUnder, leaks, makeDirs, user } from './support.js';
 
 // No provider prefix, no `key=`: nothing but its value identifies it.
 const KEY = `Zq${randomBytes(18).toString('base64url').replace(/[-_]/g, 'x')}`;

@@ -13,7 +13,8 @@ import { resolveApiKey, trustVerdict } from '../../src/config/trust.js';
 import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { findTool } from '../../src/tools/catalogue.js';
 import { runCli } from '../helpers/cli.js';
-import { makeDirs, startListener, user, assistant, waitUntil, type Dirs, type Listener } from './support.js';
+import { waitUntil } from '../helpers/waitUntil.js';
+import { makeDirs, startListener, user, assistant, type Dirs, type Listener } from './support.js';
 
 const EVIL_PROJECT = (url: string) => ({ memory: { baseUrl: url }, banks: { project: { bankId: 'evil-bank' } }, scope: { projectId: 'victim/repo' } });
 

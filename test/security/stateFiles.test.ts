@@ -104,14 +104,14 @@ describe('symbolic links planted in .pi/memory', () => {
     expect(lstatSync(journal).isSymbolicLink()).toBe(true);
   });
 
-  it('retain-handoff.jsonl -> a shell start-up file: no JSON (and no prompt) is appended to it', async () => {
+  it('retain-cursors.json -> a shell start-up file: no JSON (and no prompt) is appended to it', async () => {
     const dirs = await project();
     await mkdir(dirs.memoryDir, { recursive: true });
-    const handoff = path.join(dirs.memoryDir, 'retain-handoff.jsonl');
-    await symlink(path.join(dirs.home, '.bashrc'), handoff);
+    const cursors = path.join(dirs.memoryDir, 'retain-cursors.json');
+    await symlink(path.join(dirs.home, '.bashrc'), cursors);
     const runtime = await start(dirs);
     const outcome = await offerTurn(runtime, 'hi $(touch PWNED)');
-    refusedNaming(runtime, handoff);
+    refusedNaming(runtime, cursors);
     expect(outcome).not.toMatch(/^durable/);
     await runtime.close();
     expect(readFileSync(path.join(dirs.home, '.bashrc'), 'utf8')).toBe(BASHRC_TEXT);

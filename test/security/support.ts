@@ -101,10 +101,3 @@ export const assistant = (text: string, timestamp: number): HostMessage =>
 export const failedTool = (text: string, timestamp: number): HostMessage =>
   ({ role: 'toolResult', toolCallId: `call-${timestamp}`, toolName: 'bash', content: [{ type: 'text', text }], isError: true, timestamp }) as HostMessage;
 
-export const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 8_000, what = 'condition'): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what} not met in ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};

@@ -43,7 +43,7 @@ const namedStateFiles = (stateDir: string, queuePath: string, extra: readonly (s
     path.join(stateDir, 'memory.json'),
     queueFile(queuePath),
     ...[`${base}.lock`, `${base}.lease`, `${base}.quarantine.jsonl`, `${base}.dead.jsonl`, `${base}.receipts.json`].map(queueFile),
-    ...['.gitignore', 'retain-handoff.jsonl', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
+    ...['.gitignore', 'retain-cursors.json', 'last-recall.json', 'server-health.json', 'git-seed-receipt.json', 'scope-migrate-receipt.json'].map((name) =>
       path.join(memoryDir, name),
     ),
     ...extra,

@@ -53,7 +53,11 @@ export const openTraceJournal = (options: TraceJournalOptions): TraceJournal => 
   let seq = 0;
   // Records wait unserialised: encoding them is the batch's work, off the dispatch path.
   let buffer: JournalRecord[] = [];
-  let writing: Promise<void> = mkdir(path.dirname(file), { recursive: true }).then(() => undefined);
+  // A directory that cannot be made fails the writes, which are best effort; never the gate.
+  let writing: Promise<void> = mkdir(path.dirname(file), { recursive: true }).then(
+    () => undefined,
+    () => undefined,
+  );
   let closed = false;
   let handle: Promise<FileHandle> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -42,6 +42,12 @@ const tell = (ctx: ExtensionContext, text: string, level: 'info' | 'warning' | '
   if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${redact(text)}\n`);
 };
 
+/** A run that memory could not keep, said where the person sees it: the footer and stderr. */
+const lostTurn = (ctx: ExtensionContext, failure: string): void => {
+  ctx.ui.setStatus(STATUS_KEY, 'memory: error, turn not retained');
+  tell(ctx, `Memory could not save this turn: memory did not start (${failure}); it was not retained. Run /memory:doctor.`, 'error');
+};
+
 /** The messages of the current branch, as pi persisted them. */
 const branchMessages = (ctx: ExtensionContext): unknown[] => ctx.sessionManager.getBranch().flatMap((entry) => (entry.type === 'message' ? [entry.message] : []));
 
@@ -242,7 +248,12 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   }
 
   pi.on('agent_end', (event, ctx) => {
-    if ((holder.runtime ?? holder.closed) === undefined) return undefined;
+    if ((holder.runtime ?? holder.closed) === undefined) {
+      // Memory did not start, so this run is kept nowhere: the person is told, never left to
+      // believe it was remembered.
+      if (holder.failure !== undefined) lostTurn(ctx, holder.failure);
+      return undefined;
+    }
     // pi 0.73 has no session_info_changed: a /name since the last run is read here.
     const name = sessionName(ctx);
     const renamed = holder.runtime !== undefined && (holder.runtime.session.view().context.sessionName ?? undefined) !== name ? holder.runtime.renameSession(name) : undefined;

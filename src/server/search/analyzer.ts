@@ -10,6 +10,7 @@
 import { stemmer as stem } from 'stemmer';
 import { chatWord } from './chatWords.js';
 import { EMOJI, emojiName } from './emoji.js';
+import { fullName } from './names.js';
 import { verbOfPast } from './irregularForms.js';
 import { americanSpelling } from './spelling.js';
 import { STOP_WORDS } from './stopwords.js';
@@ -56,6 +57,15 @@ const joinParticles = (text: string): string =>
     .replace(PHRASAL, '$1$2')
     .replace(COMPOUND, (whole: string, verb: string, particle: string) => (COMPOUNDS.has(`${verb}${particle}`.toLowerCase()) ? `${verb}${particle}` : whole));
 
+const SENTENCE_END = /[.!?:\n]\s*$/;
+
+/**
+ * A word written as a name: capitalised ("Tom: ...", "ask Rob"), and for a stop word ("Will")
+ * not the first of its sentence ("Will you ..." is the verb).
+ */
+const asName = (text: string, raw: string, lower: string, at: number): boolean =>
+  /^\p{Lu}\p{Ll}/u.test(raw) && (!STOP_WORDS.has(lower) || (at > 0 && !SENTENCE_END.test(text.slice(Math.max(0, at - 4), at))));
+
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
 export const words = (input: string): string[] => {
   const out: string[] = [];
@@ -65,7 +75,9 @@ export const words = (input: string): string[] => {
   for (const match of text.matchAll(WORD)) {
     const raw = match[0];
     // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
-    const lower = chatWord(raw.toLowerCase());
+    // and a nickname to the name it stands for ("kt", "Kate" -> "katherine").
+    const chat = chatWord(raw.toLowerCase());
+    const lower = fullName(chat, asName(text, raw, chat, match.index));
     if (!skip(lower)) out.push(lower);
     // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
     // Most words are plain lower case: only those with an underscore or a capital are split.

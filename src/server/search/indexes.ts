@@ -89,15 +89,16 @@ export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '
 /**
  * What a saved index depends on besides the facts: the analyzer and the fact -> document
  * mapping, read from probe memories that exercise stemming, compounds, identifiers, chat
- * spellings, emoji, speakers and threads. A change to either gives another fingerprint, and
- * saved indexes are rebuilt. A change the probes do not reach must bump INDEX_GENERATION.
+ * spellings, emoji, nicknames, relative days, speakers and threads. A change to either gives
+ * another fingerprint, and saved indexes are rebuilt. A change the probes do not reach must
+ * bump INDEX_GENERATION.
  */
 const INDEX_GENERATION = 1;
 export const indexFingerprint = (): string => {
   const probe: FactRecord[] = [
     {
       id: 'p1',
-      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday",
+      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday with kt",
       fact_type: 'world',
       context: 'session 1',
       document_id: 'd',

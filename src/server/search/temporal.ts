@@ -1,7 +1,8 @@
 /**
  * Times a query names, as cues a memory's date can match: a month ("in May", "May 2023"), a
- * year ("in 2022"), or a span relative to the query's moment ("yesterday", "last week",
- * "last month", "last year"). A month without a year matches that month in any year.
+ * year ("in 2022"), or a span relative to the query's moment ("yesterday", "today", "last
+ * sunday", "last week", "last month", "last year"). A month without a year matches that month
+ * in any year.
  */
 export interface TimeCue {
   /** The words that named it, for the trace. */
@@ -18,6 +19,7 @@ const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 
 // Abbreviations that are not also common words ("mar", "may", "jun" are left out).
 const ABBREVIATIONS: Readonly<Record<string, number>> = { jan: 0, feb: 1, apr: 3, aug: 7, sep: 8, sept: 8, oct: 9, nov: 10, dec: 11 };
 const DAY = 86_400_000;
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const YEAR = /^(19|20)\d\d$/;
 
 const monthOf = (word: string): number => {
@@ -56,11 +58,53 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
   const lower = query.toLowerCase();
   const today = Math.floor(now / DAY) * DAY;
   if (/\byesterday\b/.test(lower)) out.push(within('yesterday', ['yesterday'], today - DAY, today));
+  if (/\b(?:today|tonight)\b/.test(lower)) out.push(within('today', ['today'], today, today + DAY));
+  // "last sunday": the most recent Sunday before the query's day (one to seven days back).
+  const weekday = /\blast (sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/.exec(lower);
+  if (weekday !== null) {
+    const back = ((new Date(today).getUTCDay() - WEEKDAYS.indexOf(weekday[1] as string) + 6) % 7) + 1;
+    out.push(within(weekday[0], [weekday[1] as string], today - back * DAY, today - (back - 1) * DAY));
+  }
   if (/\blast week\b/.test(lower)) out.push(within('last week', ['last', 'week'], today - 14 * DAY, today));
   if (/\blast month\b/.test(lower)) out.push(within('last month', ['last', 'month'], today - 62 * DAY, today));
   if (/\blast year\b/.test(lower)) {
     const y = new Date(now).getUTCFullYear() - 1;
     out.push(within('last year', ['last', 'year'], Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
+  }
+  return out;
+};
+
+const RELATIVE_DAYS: Readonly<Record<string, number>> = { yesterday: -1, today: 0, tonight: 0, tomorrow: 1 };
+// Order values below this are positions, not times: nothing to resolve a day against.
+const EARLIEST = Date.UTC(1970, 0, 2);
+
+const ordinal = (day: number): string => {
+  const last = day % 10;
+  const suffix = day >= 11 && day <= 13 ? 'th' : last === 1 ? 'st' : last === 2 ? 'nd' : last === 3 ? 'rd' : 'th';
+  return `${day}${suffix}`;
+};
+
+/**
+ * The absolute date words of the days a text names relative to its own date: "saw him yesterday"
+ * said on 8 May 2023 gives "may", "7", "7th", "sunday", so a question naming the date or the day
+ * finds it. `words` are the text's lower-case words (analyzer `words`: chat spellings such as
+ * "yday" already read as "yesterday"); `time` is the memory's date. Each day once; linear in the
+ * words.
+ */
+export const relativeDayWords = (words: readonly string[], time: number | undefined): string[] => {
+  if (time === undefined || !(time >= EARLIEST)) return [];
+  const offsets = new Set<number>();
+  words.forEach((w, i) => {
+    const offset = RELATIVE_DAYS[w];
+    if (offset !== undefined && Object.hasOwn(RELATIVE_DAYS, w)) offsets.add(offset);
+    // "last night": the evening before the message.
+    else if (w === 'night' && words[i - 1] === 'last') offsets.add(-1);
+  });
+  const out: string[] = [];
+  for (const offset of offsets) {
+    const day = new Date(Math.floor(time / DAY) * DAY + offset * DAY);
+    const date = day.getUTCDate();
+    out.push(MONTHS[day.getUTCMonth()] as string, String(date), ordinal(date), WEEKDAYS[day.getUTCDay()] as string);
   }
   return out;
 };

@@ -16,17 +16,10 @@ import type { HostMessage } from '../../../src/effects/session/messages.js';
 import { clearsFloor, RECALL_FLOOR, resultReports } from '../../../src/effects/session/recallFloor.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 
 const user = (text: string, timestamp: number): HostMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp });
 const assistant = (text: string, timestamp: number): HostMessage => ({ role: 'assistant', content: [{ type: 'text', text }], timestamp, model: 'm', stopReason: 'stop' });
-
-const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe('clearsFloor', () => {
   it('gates a bank on its best final score; a server without scores is not floored', () => {

@@ -11,15 +11,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../../src/effects/retainDelivery/queue.js';
 import { fileRetainQueuePorts } from '../../../src/hosts/retainQueueStore.js';
 import type { BankId, DocumentId } from '../../../src/codecs/codecs.js';
+import { bundleScript } from '../../helpers/bundleScript.js';
 import { runCli, type CliResult } from '../../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { systemNode } from '../../helpers/systemNode.js';
 
 const KEY = 'hsk_diag_test_0123456789abcdef';
 const BANK = 'diag-bank';
@@ -203,12 +204,14 @@ describe('doctor exits 1 on every error finding, and both always print', () => {
     const p = await project('readonly', server.url);
     await queueThreeJobs(p);
     const before = snapshot(p.memoryDir);
-    // As root, permissions do not bind: run the CLI as `nobody` over a tree it may read but not write.
+    // As root, permissions do not bind: run the CLI as `nobody` over a tree it may read but not
+    // write. `nobody` may not enter this checkout (a clone in a private directory), so the CLI
+    // runs as one bundled script from the test's own temp tree, on the machine's Node.
     const asRoot = process.getuid?.() === 0;
+    const script = asRoot ? await bundleScript(path.resolve('src/hosts/cli/main.ts'), path.join(root, 'cli', 'agent-memory.mjs'), { external: ['@mariozechner/*', '@earendil-works/*', 'typebox'] }) : undefined;
     const run = async (args: string[]): Promise<CliResult> => {
-      if (!asRoot) return cli(p, args);
-      const tsx = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
-      return promisify(execFile)(process.execPath, ['--import', tsx, path.resolve('src/hosts/cli/main.ts'), ...args], {
+      if (script === undefined) return cli(p, args);
+      return promisify(execFile)(systemNode(), [script, ...args], {
         cwd: p.cwd,
         env: { PATH: process.env['PATH'] ?? '', ...p.env },
         uid: 65534,
@@ -218,7 +221,7 @@ describe('doctor exits 1 on every error finding, and both always print', () => {
         (e: CliResult) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
     };
-    const tree = [root, path.join(root, 'readonly'), p.cwd, path.join(p.cwd, '.pi'), p.memoryDir, p.home, path.join(p.home, '.pi'), path.join(p.home, '.pi', 'agent')];
+    const tree = [root, path.join(root, 'cli'), path.join(root, 'readonly'), p.cwd, path.join(p.cwd, '.pi'), p.memoryDir, p.home, path.join(p.home, '.pi'), path.join(p.home, '.pi', 'agent')];
     for (const dir of tree) chmodSync(dir, asRoot ? 0o755 : dir === p.memoryDir ? 0o555 : statSync(dir).mode & 0o777);
     for (const name of readdirSync(p.memoryDir)) chmodSync(path.join(p.memoryDir, name), 0o644);
     chmodSync(path.join(p.cwd, '.pi', 'memory.json'), 0o644);

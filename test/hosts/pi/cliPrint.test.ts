@@ -3,60 +3,22 @@
  * loaded from source by pi's own loader. One turn runs end to end; and a SIGTERM right after
  * the answer still leaves the run on disk for the retain queue.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { runPiCli, type PiCliOptions, type PiCliRun } from '../../helpers/piCli.js';
 import { hostLine } from './hostLine.js';
 import { makeProject, type Project } from './piSdk.js';
-
-const repo = path.resolve(__dirname, '../../..');
-const piBin = hostLine.cli;
-const extension = path.join(repo, 'src/hosts/pi/extension.ts');
-const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
-
-interface Run {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 const runPi = (
   project: Project,
   args: readonly string[],
   answer: string,
-  onStdout?: (text: string, kill: (s: NodeJS.Signals) => void) => void,
+  onStdout?: PiCliOptions['onStdout'],
   env: Readonly<Record<string, string>> = {},
-): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [piBin, '--no-extensions', '-e', fauxProvider, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', ...args],
-      {
-        cwd: project.cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: project.home, PI_CODING_AGENT_DIR: project.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: JSON.stringify([answer]), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    const guard = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      onStdout?.(stdout, (s) => child.kill(s));
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(guard);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+): Promise<PiCliRun> => runPiCli(project, args, answer, { ...(onStdout === undefined ? {} : { onStdout }), env });
 
 const memoryFiles = async (project: Project): Promise<string> => {
   const dir = path.join(project.cwd, '.pi', 'memory');
@@ -97,17 +59,17 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(files).toContain('Which port does the staging API use?');
     // pi's own system prompt ("You are ... coding assistant"; a message of the run since pi 1.x) is not memory.
     expect(files).not.toContain('coding assistant');
-  }, 60_000);
+  }, 150_000);
 
   it('print mode has no UI to notify: memory that cannot keep this run says so on stderr', async () => {
     const project = await makeProject(server.url);
-    // A state file's path (the retired hand-off log's, still checked) is taken by a directory: the state dir is refused, nothing is kept.
-    mkdirSync(path.join(project.cwd, '.pi', 'memory', 'retain-handoff.jsonl'), { recursive: true });
+    // A state file's path (the retain cursor's) is taken by a directory: the state dir is refused, nothing is kept.
+    mkdirSync(path.join(project.cwd, '.pi', 'memory', 'retain-cursors.json'), { recursive: true });
     const run = await runPi(project, ['-p', 'Which region hosts the database?'], 'The database runs in eu-west-1.');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('The database runs in eu-west-1.');
-    expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-handoff\.jsonl: it is a directory/);
-  }, 60_000);
+    expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-cursors\.json: it is a directory/);
+  }, 150_000);
 
   it('keeps the run on disk when pi is SIGTERMed right after the answer (json mode)', async () => {
     const project = await makeProject(server.url);
@@ -124,7 +86,7 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.code === 143 || run.signal === 'SIGTERM' || run.code === 0).toBe(true);
     const files = await memoryFiles(project);
     expect(files).toContain(answer);
-  }, 60_000);
+  }, 150_000);
 
   // pi's print and json modes end on SIGTERM and SIGHUP through session_shutdown (quit): the
   // session gate records the quit, and its bounded flush finishes before pi exits.
@@ -154,5 +116,5 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(records[shutdown]?.payload['reason']).toBe('quit');
     expect(records.findIndex((r) => r.type === 'shutdown.finished')).toBeGreaterThan(shutdown);
     expect(await memoryFiles(project)).toContain(question);
-  }, 60_000);
+  }, 150_000);
 });

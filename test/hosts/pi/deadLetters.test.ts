@@ -3,12 +3,13 @@
  * becomes a dead letter; `/memory dead-letters` lists it with the reason; `requeue ID`
  * delivers it once the cause is gone; `agent-memory dead-letters` lists (--json) and drops.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
-import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
+import { type TestServer } from '../../helpers/embeddedServer.js';
+import { hostLine, piAi } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
+import { usePiHost } from '../../helpers/piHostSuite.js';
 
 const { fauxAssistantMessage } = piAi;
 
@@ -17,28 +18,19 @@ const refuseOnce = (server: TestServer): void =>
   server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
 
 describe(`pi ${hostLine.version}: dead letters from /memory and agent-memory dead-letters`, () => {
-  let server: TestServer;
-  let faux: ScriptedModel;
-  beforeAll(async () => {
-    server = await startTestServer({ persist: false });
-    faux = await makeFaux();
-  });
-  afterAll(async () => {
-    faux.dispose();
-    await server.dispose();
-  });
+  const suite = usePiHost();
 
   it('lists with the reason, requeues and delivers, then the CLI lists and drops', async () => {
-    const project = await makeProject(server.url);
-    faux.setResponses([fauxAssistantMessage('First answer, refused.'), fauxAssistantMessage('Second answer, refused.')]);
-    const host = await openHostSession(project, faux);
+    const project = await makeProject(suite.server.url);
+    suite.faux.setResponses([fauxAssistantMessage('First answer, refused.'), fauxAssistantMessage('Second answer, refused.')]);
+    const host = await openHostSession(project, suite.faux);
     let secondId: string | undefined;
     try {
       const runtime = host.holder.runtime!;
       const queue = runtime.queue!;
       const deadCount = async (): Promise<number> => (await queue.deadLetters()).length;
 
-      refuseOnce(server);
+      refuseOnce(suite.server);
       await host.session.prompt('First question?');
       await waitUntil(() => runtime.session.view().context.lastRetain?.outcome === 'queued');
       await queue.flush({ deadline: Date.now() + 5_000, force: true });
@@ -61,7 +53,7 @@ describe(`pi ${hostLine.version}: dead letters from /memory and agent-memory dea
       expect(host.ui.notifications.at(-1)?.text).toContain('No dead letter "nope"');
 
       // A second refusal stays for the CLI.
-      refuseOnce(server);
+      refuseOnce(suite.server);
       const before = runtime.session.view().context.lastRetain?.at ?? 0;
       await host.session.prompt('Second question?');
       await waitUntil(() => (runtime.session.view().context.lastRetain?.at ?? 0) > before);

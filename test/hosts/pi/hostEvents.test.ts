@@ -5,38 +5,29 @@
  * to turn memory back on; pi 0.79+'s project trust joins memory.trustedOrigins in one decision.
  */
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Context } from '@mariozechner/pi-ai';
-import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { startFaultServer } from '../../helpers/faultServer.js';
-import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
+import { hostLine, piAi } from './hostLine.js';
 import { makeProject, openHostSession } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { queuedRuns } from '../../helpers/queuedRuns.js';
+import { usePiHost } from '../../helpers/piHostSuite.js';
 
 const { fauxAssistantMessage, fauxToolCall } = piAi;
 
 
 
 describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
-  let server: TestServer;
-  let faux: ScriptedModel;
-  beforeAll(async () => {
-    server = await startTestServer({ persist: false });
-    faux = await makeFaux();
-  });
-  afterAll(async () => {
-    faux.dispose();
-    await server.dispose();
-  });
+  const suite = usePiHost();
 
   it('a run pi retries is retained once: the prompt and the retry, not the failed attempt', async () => {
-    const project = await makeProject(server.url);
-    faux.setResponses([
+    const project = await makeProject(suite.server.url);
+    suite.faux.setResponses([
       fauxAssistantMessage('', { stopReason: 'error', errorMessage: '503 service unavailable (overloaded)' }),
       fauxAssistantMessage('The cache TTL is 300 seconds.'),
     ]);
-    const host = await openHostSession(project, faux, {}, { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } });
+    const host = await openHostSession(project, suite.faux, {}, { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } });
     try {
       await host.session.prompt('What is the cache TTL?');
       const runtime = host.holder.runtime!;
@@ -53,16 +44,16 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
   }, 30_000);
 
   it('enabled: false keeps memory_status, /memory and the doctor; server tools and flush say how to re-enable', async () => {
-    const project = await makeProject(server.url, { enabled: false });
+    const project = await makeProject(suite.server.url, { enabled: false });
     const seen: Context['messages'][] = [];
-    faux.setResponses([
+    suite.faux.setResponses([
       fauxAssistantMessage([fauxToolCall('memory_status', {}), fauxToolCall('memory_recall', { query: 'deploys' })], { stopReason: 'toolUse' }),
       (context: Context) => {
         seen.push(structuredClone(context.messages));
         return fauxAssistantMessage('Memory is off here.');
       },
     ]);
-    const host = await openHostSession(project, faux);
+    const host = await openHostSession(project, suite.faux);
     try {
       const runtime = host.holder.runtime!;
       expect(runtime.status().setup.state).toBe('disabled');
@@ -77,8 +68,8 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
       // The one trust decision names its rule: pi 0.87 trusts the project (the SDK's default); 0.73 has no project trust.
       expect(doctor).toContain(
         hostLine.line === 'earendil'
-          ? `Trust rule: project config honoured: pi trusts this project and ${server.url} is in memory.trustedOrigins`
-          : `Trust rule: project config honoured: ${server.url} is in memory.trustedOrigins (this pi has no project trust)`,
+          ? `Trust rule: project config honoured: pi trusts this project and ${suite.server.url} is in memory.trustedOrigins`
+          : `Trust rule: project config honoured: ${suite.server.url} is in memory.trustedOrigins (this pi has no project trust)`,
       );
       expect(texts.some((t) => t.startsWith('/memory flush is off') && t.includes('Turn it back on in /memory ("Turn memory on")'))).toBe(true);
       // No recall happened and nothing was handed to the retain queue.
@@ -100,11 +91,11 @@ describe(`pi ${hostLine.version}: retried runs and enabled: false`, () => {
 
   it('pi project trust joins memory.trustedOrigins: an untrusted project cannot move the server, and the doctor says which rule', async () => {
     // The project file points memory at a server the user file trusts; only pi's verdict differs.
-    const fault = await startFaultServer({ target: server.url });
+    const fault = await startFaultServer({ target: suite.server.url });
     fault.setFallback({ kind: 'proxy' });
     const project = await makeProject(fault.url);
-    faux.setResponses([fauxAssistantMessage('An answer.')]);
-    const host = await openHostSession(project, faux, {}, undefined, { projectTrusted: false });
+    suite.faux.setResponses([fauxAssistantMessage('An answer.')]);
+    const host = await openHostSession(project, suite.faux, {}, undefined, { projectTrusted: false });
     try {
       const runtime = host.holder.runtime!;
       await host.session.prompt('/memory:doctor');

@@ -17,6 +17,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { hostLine } from './hostLine.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(__dirname, '../../..');
@@ -43,14 +44,6 @@ const pi = (cwd: string, env: Record<string, string>, args: readonly string[]): 
       resolve({ code, stdout, stderr });
     });
   });
-
-const waitUntil = async (check: () => Promise<boolean>, ms: number): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** Builds the pi entry into a staging copy of the package and packs it; returns the unpacked dir. */
 const packAndUnpack = async (root: string): Promise<{ dir: string; tarball: string }> => {
@@ -89,6 +82,8 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
     // The tarball holds the built entry and no node_modules: the bundle must carry its dependencies.
     expect(existsSync(path.join(pkg.dir, 'dist', 'pi', 'index.mjs'))).toBe(true);
     expect(existsSync(path.join(pkg.dir, 'node_modules'))).toBe(false);
+    // No source maps: they were two thirds of the unpacked package.
+    expect((await readdir(pkg.dir, { recursive: true })).filter((f) => f.endsWith('.map'))).toEqual([]);
 
     const agentDir = path.join(root, 'agent');
     const home = path.join(root, 'home');

@@ -4,36 +4,24 @@
  * for rollup) and the first model call receives a recall block naming rollup. The precision
  * floor must let a real match through in a bank of a few memories.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from '@mariozechner/pi-ai';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
-import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
-import { makeFaux, piAi, type ScriptedModel } from './hostLine.js';
-import { makeProject, openHostSession, RECALL_OPEN, textOf, type Project } from './piSdk.js';
+import { piAi } from './hostLine.js';
+import { openHostSession, RECALL_OPEN, textOf } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
+import { usePiHost } from '../../helpers/piHostSuite.js';
 
 const { fauxAssistantMessage } = piAi;
 
 
 describe('pi SDK host: a decision from the last session is recalled when asked in other words', () => {
-  let server: TestServer;
-  let faux: ScriptedModel;
-  let project: Project;
-
-  beforeAll(async () => {
-    server = await startTestServer({ persist: false });
-    faux = await makeFaux();
-    project = await makeProject(server.url);
-  });
-  afterAll(async () => {
-    faux.dispose();
-    await server.dispose();
-  });
+  const suite = usePiHost({ project: {} });
 
   it('session 2 asking "Which bundler do we use?" gets rollup injected', async () => {
-    faux.setResponses([fauxAssistantMessage('Noted.')]);
-    const first = await openHostSession(project, faux);
+    suite.faux.setResponses([fauxAssistantMessage('Noted.')]);
+    const first = await openHostSession(suite.project, suite.faux);
     await first.session.prompt('We decided to bundle with rollup and to test with vitest.');
     await waitUntil(() => first.holder.runtime?.session.view().context.lastRetain?.outcome === 'queued');
     await first.holder.runtime!.queue!.flush({ deadline: Date.now() + 5_000 });
@@ -41,20 +29,20 @@ describe('pi SDK host: a decision from the last session is recalled when asked i
     await first.close();
 
     // Retain is asynchronous on the server: wait until the turn is searchable by its own word.
-    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 2_000 });
+    const client = createMemoryServer({ baseUrl: suite.server.url, timeoutMs: 2_000 });
     await waitUntil(async () => {
       const r = await client.recall('host-test', { query: 'rollup' })();
       return E.isRight(r) && r.right.results.some((hit) => hit.text.includes('rollup'));
     });
 
     const seen: Context['messages'][] = [];
-    faux.setResponses([
+    suite.faux.setResponses([
       (context: Context) => {
         seen.push(structuredClone(context.messages));
         return fauxAssistantMessage('Rollup.');
       },
     ]);
-    const second = await openHostSession(project, faux);
+    const second = await openHostSession(suite.project, suite.faux);
     try {
       await second.session.prompt('Which bundler do we use?');
       await second.holder.runtime!.session.idle();

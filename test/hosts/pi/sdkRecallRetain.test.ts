@@ -5,37 +5,25 @@
  * untouched, on 0.73 (outside the messages) and on 0.87 (a system message handlers never see).
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from '@mariozechner/pi-ai';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
-import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
-import { hostLine, makeFaux, piAi, type ScriptedModel } from './hostLine.js';
-import { makeProject, openHostSession, RECALL_OPEN, textOf, type Project } from './piSdk.js';
+import { hostLine, piAi } from './hostLine.js';
+import { openHostSession, RECALL_OPEN, textOf } from './piSdk.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
+import { usePiHost } from '../../helpers/piHostSuite.js';
 
 const { fauxAssistantMessage, fauxToolCall } = piAi;
 
 
 describe('pi SDK host: automatic retain then recall', () => {
-  let server: TestServer;
-  let faux: ScriptedModel;
-  let project: Project;
-
-  beforeAll(async () => {
-    server = await startTestServer({ persist: false });
-    faux = await makeFaux();
-    project = await makeProject(server.url);
-  });
-  afterAll(async () => {
-    faux.dispose();
-    await server.dispose();
-  });
+  const suite = usePiHost({ project: {} });
 
   it('retains session 1, injects it into session 2 ephemerally and byte-identically', async () => {
     // --- session 1: one turn, retained through the queue ---------------------------------
-    faux.setResponses([fauxAssistantMessage('Noted: deploys run scripts/ship.sh with a blue-green switch.')]);
-    const first = await openHostSession(project, faux);
+    suite.faux.setResponses([fauxAssistantMessage('Noted: deploys run scripts/ship.sh with a blue-green switch.')]);
+    const first = await openHostSession(suite.project, suite.faux);
     await first.session.prompt('Remember this: our deploys run scripts/ship.sh, which does a blue-green switch.');
     await waitUntil(() => first.holder.runtime?.session.view().context.lastRetain?.outcome === 'queued');
     const runtime1 = first.holder.runtime!;
@@ -45,7 +33,7 @@ describe('pi SDK host: automatic retain then recall', () => {
     await first.close();
 
     // The server has it (async retain: wait until recall finds it).
-    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 2_000 });
+    const client = createMemoryServer({ baseUrl: suite.server.url, timeoutMs: 2_000 });
     await waitUntil(async () => {
       const r = await client.recall('host-test', { query: 'ship.sh blue-green deploys' })();
       return E.isRight(r) && r.right.results.some((hit) => hit.text.includes('ship.sh'));
@@ -54,7 +42,7 @@ describe('pi SDK host: automatic retain then recall', () => {
     // --- session 2: two model calls in one run (a tool call in between) -------------------
     const seen: Context['messages'][] = [];
     const systemPrompts: (string | undefined)[] = [];
-    faux.setResponses([
+    suite.faux.setResponses([
       (context: Context) => {
         seen.push(structuredClone(context.messages));
         systemPrompts.push(context.systemPrompt);
@@ -65,7 +53,7 @@ describe('pi SDK host: automatic retain then recall', () => {
         return fauxAssistantMessage('Use scripts/ship.sh.');
       },
     ]);
-    const second = await openHostSession(project, faux);
+    const second = await openHostSession(suite.project, suite.faux);
     await second.session.prompt('How do we deploy? Is ship.sh involved?');
     await second.holder.runtime!.session.idle();
 
@@ -109,8 +97,8 @@ describe('pi SDK host: automatic retain then recall', () => {
   }, 30_000);
 
   it('/memory:next-opt-out through pi skips the next run only, and says so', async () => {
-    faux.setResponses([fauxAssistantMessage('Skipped answer.'), fauxAssistantMessage('Kept answer.')]);
-    const host = await openHostSession(project, faux);
+    suite.faux.setResponses([fauxAssistantMessage('Skipped answer.'), fauxAssistantMessage('Kept answer.')]);
+    const host = await openHostSession(suite.project, suite.faux);
     try {
       const runtime = host.holder.runtime!;
       await host.session.prompt('/memory:next-opt-out');

@@ -7,7 +7,8 @@
  * delivers what is left, and each marker is counted on the server.
  *
  * Acknowledged means: pi exited 0 (the run ended, agent_end and the extension's shutdown ran)
- * and printed no notice that the turn was not retained. A SIGKILLed turn is never acknowledged,
+ * and the extension told the person nothing of the turn being lost (`toldNotRetained`): a
+ * notice that memory could not start, or any other warning, leaves the turn acknowledged. A SIGKILLed turn is never acknowledged,
  * though it may well be delivered (its queue record may have been made durable before the kill).
  */
 import { randomBytes } from 'node:crypto';
@@ -17,14 +18,11 @@ import { runCli } from '../../helpers/cli.js';
 import { chaosTable, type ChaosResult, type FaultKind } from './chaosTable.js';
 import { CHAOS_BANK, makeChaosProject, PI_KEY_ENV, repoRoot } from './chaosProject.js';
 import type { ChaosOptions } from './options.js';
-import { markerText, runPiTurn, type PiTurnOutcome, type PiTurnSetup } from './piTurn.js';
+import { markerText, runPiTurn, toldNotRetained, type PiTurnOutcome, type PiTurnSetup } from './piTurn.js';
 import { markersOnServer, stuckParents, waitForOperations } from './serverMarkers.js';
 import { bundleServeChild, freePort, superviseServer } from './serverSupervisor.js';
 import { openStateDisk } from './stateDisk.js';
 import { seededRandom } from '../../../src/server/syntheticCorpus.js';
-
-/** A turn that told the user its retain failed is loud, so not counted as acknowledged. */
-const NOT_RETAINED = /retain(?: at shutdown)? failed|not retained|retain failing|could not be made durable|nothing was queued|memory is off/i;
 
 /** Where each fault window sits in a cycle, as fractions of the cycle. */
 const WINDOWS: readonly { readonly kind: FaultKind; readonly from: number; readonly to: number }[] = [
@@ -106,6 +104,24 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
 
   const started = Date.now();
   let end = started + options.durationMs;
+  const latest = started + Math.max(options.durationMs, options.maxDurationMs ?? options.durationMs);
+  const targetsMet = (): boolean => {
+    const t = options.targets;
+    if (t === undefined) return true;
+    const piKills = outcomes.filter((o) => o.killed && o.signal === 'SIGKILL').length;
+    const acked = outcomes.filter((o) => o.code === 0 && !toldNotRetained(o.stderr)).length;
+    return acked >= t.acknowledged && piKills >= t.piKills && server.kills() >= t.serverKills;
+  };
+  let stopped = false;
+  /** Whether turns are still started: the duration asked, then until the targets are met. */
+  const running = (): boolean => {
+    if (Date.now() < end) return true;
+    if (stopped || end >= latest || targetsMet()) return false;
+    // One more cycle of fault windows (the fault loop reads `end` as it goes).
+    end = Math.min(latest, end + options.cycleMs);
+    log(`chaos: targets not met yet, running on to ${Math.round((end - started) / 1000)} s`);
+    return true;
+  };
   const wake = new Set<() => void>();
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -119,13 +135,14 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
     });
   stop?.addEventListener('abort', () => {
     log('chaos: stopping early');
+    stopped = true;
     end = Math.min(end, Date.now());
     for (const done of [...wake]) done();
   });
   try {
     await server.start();
     const worker = async (): Promise<void> => {
-      while (Date.now() < end) {
+      while (running()) {
         const marker = nextMarker;
         nextMarker += 1;
         const typical = typicalMs();
@@ -143,24 +160,27 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
       }
     };
     const flapper = async (): Promise<void> => {
-      while (Date.now() < end) {
+      while (running()) {
         await sleep(between(...options.serverUpMs));
-        if (Date.now() >= end) break;
+        if (!running()) break;
         await server.kill();
         await sleep(between(...options.serverDownMs));
         await server.start();
       }
     };
     const faults = async (): Promise<void> => {
-      for (let cycleStart = started; cycleStart < end; cycleStart += options.cycleMs) {
+      for (let cycleStart = started; ; cycleStart += options.cycleMs) {
         for (const w of WINDOWS) {
-          const from = cycleStart + w.from * options.cycleMs;
-          const to = Math.min(end, cycleStart + w.to * options.cycleMs);
-          if (from >= end) return;
           if (w.kind === 'diskFull' && disk.kind !== 'tmpfs') continue;
-          await sleep(from - Date.now());
+          const from = cycleStart + w.from * options.cycleMs;
+          // Wait for the window, unless the run ends first.
+          while (Date.now() < from) {
+            if (!running()) return;
+            await sleep(Math.min(1_000, from - Date.now()));
+          }
+          if (!running()) return;
           await setFault(w.kind, true);
-          await sleep(to - Date.now());
+          await sleep(Math.min(end, cycleStart + w.to * options.cycleMs) - Date.now());
           await setFault(w.kind, false);
         }
       }
@@ -204,7 +224,7 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
     if (pendingParents > 0) log(`chaos: the server has ${pendingParents} batch parent operations stuck in pending (their sub-batches finished)`);
     const counts = await markersOnServer(url, serverKey, CHAOS_BANK);
 
-    const acked = outcomes.filter((o) => o.code === 0 && !NOT_RETAINED.test(o.stderr));
+    const acked = outcomes.filter((o) => o.code === 0 && !toldNotRetained(o.stderr));
     const lost = acked.filter((o) => (counts.get(o.marker) ?? 0) === 0).map((o) => o.marker);
     const twice = [...counts].filter(([, c]) => c > 1);
     result = {
@@ -224,7 +244,7 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
       lost: lost.length,
       duplicated: twice.length,
       extraCopies: twice.reduce((sum, [, c]) => sum + c - 1, 0),
-      reportedNotRetained: outcomes.filter((o) => o.code === 0 && NOT_RETAINED.test(o.stderr)).length,
+      reportedNotRetained: outcomes.filter((o) => o.code === 0 && toldNotRetained(o.stderr)).length,
       piErrors: outcomes.filter((o) => o.code !== 0 && !o.killed && !o.hung).length,
       piHung: outcomes.filter((o) => o.hung).length,
       finalFlush: flushLine,

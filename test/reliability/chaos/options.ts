@@ -7,8 +7,15 @@ import type { PiRuntime } from './piRuntime.js';
 export interface ChaosOptions {
   /** Concurrent pi processes, each running one `pi -p` turn after another. */
   readonly processes: number;
-  /** How long new turns are started; the final flush and the count come after. */
+  /** How long new turns are started at least; the final flush and the count come after. */
   readonly durationMs: number;
+  /**
+   * What the run must have exercised before it stops starting turns: past `durationMs` it
+   * goes on (a cycle of fault windows at a time, up to `maxDurationMs`) until it has, so a
+   * loaded machine, where every turn is slow, still makes the run it claims.
+   */
+  readonly targets?: ChaosTargets;
+  readonly maxDurationMs?: number;
   readonly seed: number;
   /** Share of pi turns SIGKILLed at a random moment around their usual length. */
   readonly piKillRatio: number;
@@ -19,6 +26,12 @@ export interface ChaosOptions {
   readonly cycleMs: number;
   /** The pi CLI and the Node that runs it (piRuntime.ts). */
   readonly pi: PiRuntime;
+}
+
+export interface ChaosTargets {
+  readonly acknowledged: number;
+  readonly piKills: number;
+  readonly serverKills: number;
 }
 
 const number = (flags: Map<string, string>, name: string, env: string, fallback: number): number => {
@@ -62,6 +75,8 @@ export const chaosOptions = (flags: Map<string, string>, pi: PiRuntime, defaults
     serverUpMs: range(flags, 'server-up', 'CHAOS_SERVER_UP_MS', defaults.serverUpMs ?? [1_500, 6_000]),
     serverDownMs: range(flags, 'server-down', 'CHAOS_SERVER_DOWN_MS', defaults.serverDownMs ?? [200, 2_500]),
     cycleMs: number(flags, 'cycle', 'CHAOS_CYCLE_S', (defaults.cycleMs ?? Math.max(60_000, Math.min(durationMs, 300_000))) / 1000) * 1000,
+    ...(defaults.targets === undefined ? {} : { targets: defaults.targets }),
+    ...(defaults.maxDurationMs === undefined ? {} : { maxDurationMs: defaults.maxDurationMs }),
     pi,
   };
 };

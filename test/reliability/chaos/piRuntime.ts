@@ -5,9 +5,9 @@
  * line needs Node 22, that devDependency. CHAOS_PI_NODE names another binary.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { installedPi } from '../../helpers/installedPi.js';
+import { systemNode } from '../../helpers/systemNode.js';
 import { repoRoot } from './chaosProject.js';
 
 export interface PiRuntime {
@@ -17,15 +17,6 @@ export interface PiRuntime {
   /** `process.version` of that Node. */
   readonly nodeVersion: string;
 }
-
-const systemNode = (): string => {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir.includes('node_modules')) continue;
-    const candidate = join(dir, 'node');
-    if (existsSync(candidate)) return candidate;
-  }
-  return process.execPath;
-};
 
 export const piRuntime = (version: string): PiRuntime => {
   const older = installedPi('@mariozechner/pi-coding-agent');

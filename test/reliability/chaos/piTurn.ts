@@ -46,6 +46,15 @@ export interface PiTurnOutcome {
 
 export const markerText = (marker: number): string => `<cm:${marker}>`;
 
+/** What the extension says on stderr (pi -p has no UI) when a turn is not kept. */
+const NOT_RETAINED = /retain(?: at shutdown)? failed|not retained|retain failing|could not be made durable|nothing was queued|memory is off/i;
+
+/**
+ * Whether the person was told this turn was lost: an `agent-memory:` line of pi's stderr says
+ * it was not retained. Only such a turn may be left out of the acknowledged count.
+ */
+export const toldNotRetained = (stderr: string): boolean => stderr.split('\n').some((line) => line.startsWith('agent-memory: ') && NOT_RETAINED.test(line));
+
 export const runPiTurn = (setup: PiTurnSetup, plan: PiTurnPlan): Promise<PiTurnOutcome> =>
   new Promise((resolve) => {
     const started = Date.now();

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleScript } from '../support/childRunner.js';
+import { bundleScript } from '../../helpers/bundleScript.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

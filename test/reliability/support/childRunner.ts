@@ -1,32 +1,16 @@
 /**
- * Runs `test/helpers/queueChild.ts` as a real child process. The child is bundled once with
- * esbuild (a dev dependency) so each start costs ~0.2 s instead of tsx's ~1 s: the kill
- * loop starts more than a hundred of them.
+ * Runs `test/helpers/queueChild.ts` as a real child process. The child is bundled once
+ * (`bundleScript`) so each start costs ~0.2 s instead of tsx's ~1 s: the kill loop starts more
+ * than a hundred of them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleScript } from '../../helpers/bundleScript.js';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'helpers');
-
-/** Bundles the TypeScript `entry` into one ESM script at `outfile` for Node 20; returns `outfile`. */
-export const bundleScript = async (entry: string, outfile: string): Promise<string> => {
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-    // Some bundled CommonJS dependencies call require().
-    banner: { js: "import { createRequire as __amCreateRequire } from 'node:module'; const require = __amCreateRequire(import.meta.url);" },
-  });
-  return outfile;
-};
 
 /** Bundles a child (`test/helpers/<name>.ts`) into a temp dir; returns the script path. */
 export const bundleChild = async (name: string): Promise<string> => {

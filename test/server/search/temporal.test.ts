@@ -28,6 +28,17 @@ describe('timeCues', () => {
     expect(timeCues('decisions last week', NOW).map((c) => c.cue)).toEqual(['last week']);
   });
 
+  it('"today" and "last <weekday>" are days counted back from the query moment (15 March 2024, a Friday)', () => {
+    expect(matches('what did kt say today', Date.UTC(2024, 2, 15, 8))).toBe(true);
+    expect(matches('what did kt say today', Date.UTC(2024, 2, 14, 8))).toBe(false);
+    expect(matches('where were we last sunday', Date.UTC(2024, 2, 10, 20))).toBe(true);
+    expect(matches('where were we last sunday', Date.UTC(2024, 2, 17, 20))).toBe(false);
+    expect(matches('where were we last sunday', Date.UTC(2024, 2, 3, 20))).toBe(false);
+    // The same weekday as the query's is a week back, not the query's own day.
+    expect(matches('the call last friday', Date.UTC(2024, 2, 8, 9))).toBe(true);
+    expect(matches('the call last friday', Date.UTC(2024, 2, 15, 9))).toBe(false);
+  });
+
   it('records the words that say the time: the month, a day number beside it, the year', () => {
     expect(timeCues('What did Priya do on 16 August, 2023?', NOW).map((c) => c.words)).toEqual([['august', '16', '2023']]);
     expect(timeCues('the painting shown on October 13, 2023', NOW).map((c) => c.words)).toEqual([['october', '13', '2023']]);
