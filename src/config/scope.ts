@@ -58,7 +58,7 @@ export const resolveScope = (config: MemoryConfig, input: ScopeInput): Scope => 
   const derived = config.projectBankId === undefined;
   const projectBankId = config.projectBankId ?? (derivedProjectBankId(repoRoot) as BankId);
   if (derived && config.scopeMode === 'domain-tagged') {
-    problems.push('domain-tagged mode needs banks.project.bankId (the shared coding bank) before automatic recall and retain; using a path-derived id');
+    problems.push("automatic recall and retain wait for the bank that holds all your projects' memory: name it in banks.project.bankId (scope.mode domain-tagged keeps one bank for every project, each kept apart by its project tag), or run /memory setup in pi to pick it; until then this folder's path names a bank");
   }
   const profile = config.memoryProfile;
   const projectActive = profile !== 'global-only';

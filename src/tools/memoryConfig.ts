@@ -77,7 +77,7 @@ const setupRuleViolation = (patch: ConfigPatch, after: MemoryConfig): string | u
   if (after.scopeMode !== 'domain-tagged') return undefined;
   if (after.memoryProfile === 'global-only' || after.memoryProfile === 'recall-only') return undefined;
   if (after.projectBankId !== undefined) return undefined;
-  return 'Cannot set setupComplete=true in domain-tagged mode without projectBankId. Set projectBankId to the shared coding bank first (in the same patch or before).';
+  return 'Cannot set setupComplete=true in domain-tagged mode without projectBankId. Set projectBankId first (in the same patch or before): it names the bank that holds the memory of all the user\'s projects.';
 };
 
 const layer = (scope: FileScope, file: string, data: unknown): ConfigLayer | undefined => (data === undefined ? undefined : { scope, path: file, data });

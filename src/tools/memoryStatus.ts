@@ -3,7 +3,7 @@ import type * as t from 'io-ts';
 import type { ToolContext } from './context.js';
 import { toolParams } from './params.js';
 import { ok, type ToolOutcome } from './result.js';
-import { buildStatusReport, statusLines } from './statusReport.js';
+import { buildStatusReport, statusLines, SYNC_WORDS } from './statusReport.js';
 import { defineTool } from './tool.js';
 
 export const MemoryStatusParams = toolParams('memory_status', {}, {});
@@ -15,7 +15,7 @@ const handler = async (_params: MemoryStatusParams, ctx: ToolContext): Promise<T
     'Memory status (! needs attention, * changed from default, - off on purpose):',
     ...statusLines(report.fields),
     ...(report.setupHint === undefined ? [] : [report.setupHint]),
-    ...(report.sync.ready ? [] : [`Sync not ready: ${report.sync.reasons.join(', ')} (knowledge pages: ${report.sync.knowledgePages}).`]),
+    ...(report.sync.ready ? [] : [`Sync not ready: ${report.sync.reasons.map((r) => SYNC_WORDS[r]).join('; ')} (knowledge pages: ${report.sync.knowledgePages}).`]),
     ...report.problems.map((p) => `note: ${p}`),
   ].join('\n');
   return ok(text, report);

@@ -74,6 +74,22 @@ const SETUP_WORDS: Readonly<Record<string, string>> = {
   disabled: 'off',
 };
 
+/** scope.mode's values as a person reads them; the value stays, since it is what the config file takes. */
+const SCOPE_WORDS: Readonly<Record<'domain-tagged' | 'isolated-bank', string>> = {
+  'domain-tagged': 'domain-tagged (one bank for all your projects, each kept apart by its project tag)',
+  'isolated-bank': 'isolated-bank (a bank of its own for this project)',
+};
+
+/** Why memory is not in sync, in a person's words (the JSON keeps the reason codes). */
+export const SYNC_WORDS: Readonly<Record<SyncReason, string>> = {
+  git_seed_missing: 'git history not imported yet (ask the agent to run memory_seed_git)',
+  git_seed_stale: 'new commits since the git history was imported (ask the agent to run memory_seed_git)',
+  queue_pending: 'turns waiting to be saved',
+  queue_dead_letter: 'turns that could not be saved (see agent-memory dead-letters)',
+  queue_paused: 'saving is paused',
+  retain_failing: 'saving turns is failing',
+};
+
 /**
  * The gate's state where no gate runs (the CLI): the same states pi's footer shows, from the
  * same setup rule and this report's own probe of the server.
@@ -163,7 +179,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     ...(breaker.state === 'closed'
       ? []
       : [{ key: 'breaker', label: 'Circuit', value: `${breaker.state} after ${breaker.failures} failure(s); calls fail fast until the server answers again`, tone: 'warn' as const }]),
-    { key: 'scopeMode', label: 'Scope mode', value: scope.mode, tone: scope.mode === 'domain-tagged' ? 'default' : 'custom' },
+    { key: 'scopeMode', label: 'Scope mode', value: SCOPE_WORDS[scope.mode], tone: scope.mode === 'domain-tagged' ? 'default' : 'custom' },
     { key: 'sharedObservations', label: 'Shared observations', value: config.includeSharedObservations ? 'include (opt-in)' : 'strict project only', tone: config.includeSharedObservations ? 'custom' : 'default' },
     { key: 'projectScope', label: 'Project scope', value: `${scope.identity.tag} (from ${scope.identity.basis}: ${redact(scope.identity.source)})`, tone: 'default' },
     {
@@ -174,7 +190,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     },
     {
       key: 'lifeBank',
-      label: 'Life bank',
+      label: 'Personal bank',
       value: scope.userBank.active ? `${scope.userBank.bankId ?? ''}${lifeExists_ === false ? ' (not created yet)' : ''}` : scope.userBank.bankId === null && config.globalBankEnabled ? '(no bankId)' : 'disabled',
       tone: scope.userBank.bankId === null && config.globalBankEnabled ? 'warn' : scope.userBank.active ? 'custom' : 'info',
     },
@@ -194,7 +210,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
       tone: runtime?.import?.state === 'failed' || runtime?.import?.state === 'paused' ? 'warn' : 'default',
     },
     { key: 'mentalModels', label: 'Mental models', value: config.mentalModelsInject ? 'inject on' : 'inject off', tone: config.mentalModelsInject ? 'default' : 'info' },
-    { key: 'sync', label: 'Sync', value: sync.ready ? 'ready' : sync.reasons.join(', '), tone: sync.ready ? 'default' : 'custom' },
+    { key: 'sync', label: 'Sync', value: sync.ready ? 'up to date' : sync.reasons.map((r) => SYNC_WORDS[r]).join('; '), tone: sync.ready ? 'default' : 'custom' },
   ];
   return {
     setupComplete: done,

@@ -21,6 +21,9 @@ describe('memory_seed_git on a real repository', () => {
   it('status reports git_seed_missing before any seed', async () => {
     const status = await h.ok('memory_status', {});
     expect((status.details as { sync: { reasons: string[] } }).sync.reasons).toContain('git_seed_missing');
+    // The person reads words, not the reason code.
+    expect(status.text).toContain('Sync: git history not imported yet (ask the agent to run memory_seed_git)');
+    expect(status.text).not.toContain('git_seed_missing');
   });
 
   it('previews by default: no queue line, no receipt', async () => {

@@ -64,6 +64,10 @@ describe('setup state: the CLI and the footer agree', () => {
       const text = await runCli(['status'], { cwd: dirs.cwd, env: { HOME: dirs.home } });
       expect(text.stdout).toContain(c.line);
       expect(text.stdout).not.toContain('required');
+      // Internal words stay out of what a person reads; the mode's value is explained.
+      if (c.state !== 'disabled') expect(text.stdout).toContain('Scope mode: domain-tagged (one bank for all your projects, each kept apart by its project tag)');
+      expect(text.stdout).toContain('Personal bank: disabled');
+      expect(text.stdout).not.toMatch(/Life bank|shared coding bank|domain-tagged mode|git_seed_|queue_/);
     }, 30_000);
   }
 });
