@@ -131,9 +131,10 @@ describe.runIf(real)('automatic retain on a full disk (tmpfs, ENOSPC)', () => {
   }, 60_000);
 
   it('a turn whose queue append hit ENOSPC is carried by the next turn, once', async () => {
-    // The queue on its own small disk: the state dir has room, the queue record does not.
-    const p = await makeProject('queue-full', 512, { retain: { queuePath: '{state_dir}/q/retain-queue.jsonl' } });
-    const queueDisk = mountTmpfs(path.join(p.cwd, '.pi', 'q'), 256);
+    // The queue on its own small disk: the state dir has room, the queue record does not. (A
+    // project file may name only files inside .pi/memory, so the small disk is mounted there.)
+    const p = await makeProject('queue-full', 512, { retain: { queuePath: 'memory/q/retain-queue.jsonl' } });
+    const queueDisk = mountTmpfs(path.join(p.cwd, '.pi', 'memory', 'q'), 256);
     p.cleanups.push(() => queueDisk.dispose());
     try {
       const runtime = await open(p);
