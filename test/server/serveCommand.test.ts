@@ -48,4 +48,21 @@ describe('agent-memory serve', () => {
       await server.kill();
     }
   });
+
+  it('keeps its data in pi\'s agent dir by default, following PI_CODING_AGENT_DIR', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'am-serve-agentdir-'));
+    dirs.push(root);
+    const agentDir = join(root, 'custom-agent');
+    const server = await spawnServerProcess([], { HOME: join(root, 'home'), PI_CODING_AGENT_DIR: agentDir });
+    try {
+      expect((await call(server, 'POST', '/v1/default/banks/s/memories', { items: [{ content: 'kept' }] })).status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+      server.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await readdir(join(agentDir, 'memory-server'))).toContain('snapshot.jsonl');
+      expect(await readdir(root)).not.toContain('home');
+    } finally {
+      await server.kill();
+    }
+  });
 });

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { piAgentDir } from '../../../config/load.js';
 import { rememberSecretValues } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
@@ -18,7 +19,7 @@ const usage = [
   '  --port N             port to listen on (default 8888; 0 picks a free one)',
   '  --host H             address to bind (default 127.0.0.1; any other address needs --api-key-env)',
   '  --allowed-host NAME  a Host header name to accept besides loopback names and --host (repeatable)',
-  '  --data-dir DIR       where memories are kept (default ~/.pi/agent/memory-server)',
+  '  --data-dir DIR       where memories are kept (default memory-server in pi\'s agent dir: ~/.pi/agent, or PI_CODING_AGENT_DIR)',
   '  --in-memory          keep nothing on disk',
   '  --api-key-env NAME   require Authorization: Bearer <value of $NAME>',
   '  --mimic V            behave as Hindsight 0.9.1 (default), 0.10 or 0.7',
@@ -82,7 +83,7 @@ export const serveCommand: Command = {
       rememberSecretValues([apiKey]);
     }
     if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
-    const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(homedir(), '.pi', 'agent', 'memory-server'));
+    const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(piAgentDir(homedir(), process.env), 'memory-server'));
 
     // The browser is built once the server listens (it needs the server's address); until then /ui answers 503.
     let ui: UiHandler | undefined;
