@@ -11,11 +11,12 @@
  * the header (JSON: position, fingerprint, per bank its strings and where each array lies),
  * then the arrays, each starting on an 8-byte boundary.
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SealedIndex } from './fieldIndex.js';
+import { replaceFileDurably } from '../store/replaceFile.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
@@ -224,21 +225,7 @@ export const readIndexFile = async (dir: string, fingerprint: string): Promise<R
 };
 
 /** Replaces `search-index.bin` atomically: temp file, fsync, rename, directory fsync. */
-export const writeIndexFile = async (dir: string, bytes: Uint8Array): Promise<void> => {
-  const finalPath = join(dir, INDEX_FILE);
-  const tempPath = `${finalPath}.tmp`;
-  const handle = await open(tempPath, 'w', 0o600);
-  try {
+export const writeIndexFile = (dir: string, bytes: Uint8Array): Promise<void> =>
+  replaceFileDurably(dir, INDEX_FILE, async (handle) => {
     await handle.write(bytes, 0, bytes.length, 0);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tempPath, finalPath);
-  const dirHandle = await open(dir, 'r');
-  try {
-    await dirHandle.sync();
-  } finally {
-    await dirHandle.close();
-  }
-};
+  });

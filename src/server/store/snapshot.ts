@@ -4,7 +4,7 @@
  * count). Written to a temp file, fsync'd, renamed over `snapshot.jsonl`, and the directory
  * fsync'd: a crash leaves the old snapshot or the new one, never a mix.
  */
-import { open, rename } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeLine, decodeLineBytes } from './logFormat.js';
@@ -12,6 +12,7 @@ import type { Mutation } from './model.js';
 import type { ServerState } from './state.js';
 import { encodeForDisk } from './diskEncoding.js';
 import { forEachLine } from '../../adapters/fs/fileLines.js';
+import { replaceFileDurably } from './replaceFile.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
@@ -50,25 +51,11 @@ export const captureSnapshot = (state: ServerState, nextSeq: number): string[] =
   return lines;
 };
 
-export const writeSnapshot = async (dir: string, lines: readonly string[]): Promise<void> => {
-  const finalPath = join(dir, SNAPSHOT_FILE);
-  const tempPath = `${finalPath}.tmp`;
-  const handle = await open(tempPath, 'w', 0o600);
-  try {
+export const writeSnapshot = (dir: string, lines: readonly string[]): Promise<void> =>
+  replaceFileDurably(dir, SNAPSHOT_FILE, async (handle) => {
     // Written in slices so a 100k-fact snapshot never builds one giant string.
     for (let i = 0; i < lines.length; i += 4096) await handle.write(lines.slice(i, i + 4096).join(''));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tempPath, finalPath);
-  const dirHandle = await open(dir, 'r');
-  try {
-    await dirHandle.sync();
-  } finally {
-    await dirHandle.close();
-  }
-};
+  });
 
 export interface LoadedSnapshot {
   readonly nextSeq: number;
