@@ -14,8 +14,8 @@ import { statusOf, type QueueStatus } from './status.js';
 
 const decodeEvent = decodeWith(RetainDeliveryEvent, 'retainDelivery event');
 
-/** Folds the journal's records; damaged or undecodable records are counted, not fatal. */
-export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode, backoff?: BackoffPolicy): Promise<QueueStatus> => {
+/** The queue's snapshot folded from its journal; damaged or undecodable records are counted, not fatal. */
+export const foldQueueJournal = async (journal: JournalPort, mode: DeliveryMode, backoff?: BackoffPolicy) => {
   const loaded = await journal.load();
   let [snapshot] = initialTransition(retainDeliveryMachine, { mode, ...(backoff === undefined ? {} : { backoff }) });
   let damaged = loaded.damage.length;
@@ -29,5 +29,11 @@ export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode, bac
     }
     [snapshot] = transition(retainDeliveryMachine, snapshot, event.right);
   }
+  return { snapshot, damaged };
+};
+
+/** The queue's status from its journal alone. */
+export const inspectQueue = async (journal: JournalPort, mode: DeliveryMode, backoff?: BackoffPolicy): Promise<QueueStatus> => {
+  const { snapshot, damaged } = await foldQueueJournal(journal, mode, backoff);
   return statusOf(snapshot.value, snapshot.context, damaged);
 };

@@ -1,23 +1,19 @@
 /**
  * The retain queue of a project as the browser shows it: read-only, by the same pure fold of
- * its journal a start-up does (`inspectQueue`), but keeping the jobs: each pending one, whether
+ * its journal a start-up does (`foldQueueJournal`, as `inspectQueue`), but keeping the jobs: each pending one, whether
  * the queue is backing off (and until when, and why), and each dead letter with its reason.
  * Never the retained text. Requeue and drop open the real queue (`openRetainQueue`), the one
  * path every process writes it through, then deliver at once so the result shows.
  */
-import * as E from 'fp-ts/lib/Either.js';
-import { initialTransition, transition } from 'xstate';
 import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { createMemoryServer } from '../../adapters/server/client.js';
 import type { LoadedConfig } from '../../config/load.js';
-import { redact } from '../../config/redact.js';
 import { resolveApiKey } from '../../config/trust.js';
+import { foldQueueJournal } from '../../effects/retainDelivery/inspect.js';
 import { openRetainQueue } from '../../effects/retainDelivery/queue.js';
+import { describeDeadLetter } from '../../tools/commands/deadLetters.js';
 import { statusOf, type QueueStatus } from '../../effects/retainDelivery/status.js';
 import { pendingJobs } from '../../machines/retainDelivery/context.js';
-import { RetainDeliveryEvent, sharedEventTypes } from '../../machines/retainDelivery/events.js';
-import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
-import { decodeWith } from '../../codecs/decode.js';
 import { fileRetainQueuePorts } from '../retainQueueStore.js';
 
 export interface QueueView {
@@ -27,35 +23,15 @@ export interface QueueView {
   readonly deadLetters: readonly { readonly jobId: string; readonly bankId: string; readonly documentId: string; readonly status: number | null; readonly at: string; readonly reason: string }[];
 }
 
-const decodeEvent = decodeWith(RetainDeliveryEvent, 'retainDelivery event');
-
 export const readQueueView = async (loaded: LoadedConfig): Promise<QueueView> => {
   const { config } = loaded;
-  const journal = await readOnlyJournal(config.queuePath).load();
-  let [snapshot] = initialTransition(retainDeliveryMachine, { mode: config.retainDelivery });
-  let damaged = journal.damage.length;
-  for (const record of journal.records) {
-    if (!sharedEventTypes.has(record.type)) continue;
-    const event = decodeEvent(record.payload);
-    if (E.isLeft(event)) {
-      damaged += 1;
-      continue;
-    }
-    [snapshot] = transition(retainDeliveryMachine, snapshot, event.right);
-  }
+  const { snapshot, damaged } = await foldQueueJournal(readOnlyJournal(config.queuePath), config.retainDelivery);
   const context = snapshot.context;
   return {
     path: config.queuePath,
     status: statusOf(snapshot.value, context, damaged),
     pending: pendingJobs(context).map((job) => ({ jobId: job.jobId, bankId: job.bankId, documentId: job.documentId, enqueuedAt: job.enqueuedAt })),
-    deadLetters: context.deadLetters.map((d) => ({
-      jobId: d.job.jobId,
-      bankId: d.job.bankId,
-      documentId: d.job.documentId,
-      status: d.status,
-      at: new Date(d.at).toISOString(),
-      reason: redact(d.reason),
-    })),
+    deadLetters: context.deadLetters.map(describeDeadLetter),
   };
 };
 

@@ -23,7 +23,8 @@ export interface DeadLetterQueue {
 
 export const DEAD_LETTERS_USAGE = 'dead-letters [list | requeue ID|all | drop ID|all]';
 
-const describe = (d: DeadLetterView) => ({
+/** A dead letter as a person reads it: ids, the server's status and its reason, redacted. */
+export const describeDeadLetter = (d: DeadLetterView) => ({
   jobId: d.job.jobId,
   bankId: d.job.bankId,
   documentId: d.job.documentId,
@@ -33,7 +34,7 @@ const describe = (d: DeadLetterView) => ({
 });
 
 const list = async (queue: DeadLetterQueue): Promise<CommandReport> => {
-  const dead = (await queue.deadLetters()).map(describe);
+  const dead = (await queue.deadLetters()).map(describeDeadLetter);
   if (dead.length === 0) return { level: 'info', text: 'No dead letters.', details: { deadLetters: [] } };
   const lines = dead.map((d) => `  ${d.jobId}  bank ${d.bankId}  ${d.status === null ? 'no status' : `HTTP ${d.status}`}  ${d.at}  ${d.reason}`);
   return {
