@@ -256,6 +256,13 @@ export class FieldIndex {
     return this.ids[n];
   }
 
+  /** The id of a document known to be live (one a search accepted); a dead one is a bug. */
+  liveIdOf(n: number): string {
+    const id = this.ids[n];
+    if (id === undefined) throw new RangeError(`search index: document ${n} is not live`);
+    return id;
+  }
+
   numberOf(id: string): number | undefined {
     return this.numberMap().get(id);
   }
