@@ -178,7 +178,7 @@ export const switchMemory = async (deps: SettingsDeps, on: boolean): Promise<{ r
   if (outcome._tag === 'written') {
     const where = scope === 'user' ? 'in every project' : 'in this project';
     const shown = displayPath(file, loaded.home);
-    const text = on ? `Memory is on ${where} (enabled removed from ${shown}).` : `Memory is off ${where} (enabled: false in ${shown}). /memory turns it back on.`;
+    const text = on ? `Memory is on ${where} (enabled removed from ${shown}).` : `Memory is off ${where} (enabled: false in ${shown}). Turn it back on from /memory.`;
     return { text, level: 'info', written: true };
   }
   const told = outcomeText(outcome, on ? 'Memory on' : 'Memory off');
