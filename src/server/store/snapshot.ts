@@ -13,6 +13,7 @@ import type { ServerState } from './state.js';
 import { encodeForDisk } from './diskEncoding.js';
 import { forEachLine } from '../../adapters/fs/fileLines.js';
 import { replaceFileDurably } from './replaceFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
@@ -71,7 +72,7 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
   try {
     handle = await open(join(dir, SNAPSHOT_FILE), 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: 0 };
+    if (errnoCode(error) === 'ENOENT') return { nextSeq: 0, mutations: 0 };
     throw error;
   }
   const fail = (why: string): Error =>
