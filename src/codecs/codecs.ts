@@ -119,6 +119,15 @@ const isJsonValue = (u: unknown, depth = 0): u is JsonValue => {
   return false;
 };
 
+/**
+ * One of a fixed list of strings, decoding to itself (what `t.keyof` does, typed by the list
+ * rather than by a record built to hold its keys).
+ */
+export const oneOfStrings = <V extends string>(values: readonly [V, ...V[]], name = values.join(' | ')): t.Type<V, V, unknown> => {
+  const is = (u: unknown): u is V => typeof u === 'string' && values.some((v) => v === u);
+  return registerIdentityCodec(new t.Type<V, V, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity));
+};
+
 /** A plain object or a null-prototype one, not an array: what a JSON object decodes to. */
 export const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
