@@ -109,7 +109,7 @@ export const indexFingerprint = (): string => {
     },
     {
       id: 'p2',
-      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
+      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. wat cfg TRDeadlockDetected, omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
       fact_type: 'observation',
       document_id: null,
       chunk_id: null,
