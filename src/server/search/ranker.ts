@@ -168,6 +168,8 @@ export interface RankInput {
 
 /** Stems this long may be two edits from what was meant; shorter ones one. */
 const TYPO_TWO_EDITS = 8;
+/** Words shorter than this are not searched for slips: too many short words are one slip apart. */
+const SLIP_MIN = 5;
 /** A misspelling as near to more words than this says nothing about which was meant. */
 const TYPO_MAX_CANDIDATES = 3;
 
@@ -198,10 +200,15 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
   };
   if (stages.typos) {
     // A word the bank never had, one or two edits from one it has (two for long words): a typo.
-    for (const of of original) {
+    for (const word of queryWords) {
+      const of = stemWord(word);
       if (/\d/.test(of) || index.documentFrequency(of) > 0) continue;
       const near = index.nearestSpellings(of, of.length >= TYPO_TWO_EDITS ? 2 : 1);
-      if (near.terms.length <= TYPO_MAX_CANDIDATES) for (const term of near.terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+      // The stem of a misspelling can be far from the stem of the word meant ("translatoin"
+      // keeps its ending, "translation" becomes "translat"): then the word's own slips (two
+      // letters swapped, one letter too many) are stemmed and looked up.
+      const terms = near.terms.length > 0 ? near.terms : slipsOf(word).filter((t) => t !== of && index.documentFrequency(t) > 0);
+      if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
     }
   }
   if (stages.coding) {
@@ -220,6 +227,20 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
   }
   return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+};
+
+/**
+ * The stems of a word with two neighbouring letters swapped or one letter left out, each once.
+ * The last letter is never left out: that would read a suffix as a slip ("bundler" as "bundle").
+ */
+const slipsOf = (word: string): string[] => {
+  if (word.length < SLIP_MIN || word.length > 30) return [];
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < word.length; i += 1) {
+    out.add(stemWord(word.slice(0, i) + word.slice(i + 1)));
+    if (word[i] !== word[i + 1]) out.add(stemWord(word.slice(0, i) + (word[i + 1] ?? '') + (word[i] ?? '') + word.slice(i + 2)));
+  }
+  return [...out];
 };
 
 /** RM3-like feedback terms from the best `docs` documents: tf/len x doc weight x idf. */
