@@ -111,3 +111,39 @@ export const relativeDayWords = (words: readonly string[], time: number | undefi
   }
   return out;
 };
+
+// Spans a text names relative to its own date, as days from that date (first, last).
+const RELATIVE_SPANS: readonly { readonly pattern: RegExp; readonly span: (weekday: number) => readonly [number, number] }[] = [
+  { pattern: /\blast (?:week|wk)\b/, span: (w) => [-w - 7, -w - 1] },
+  { pattern: /\bthis (?:week|wk)\b/, span: (w) => [-w, 6 - w] },
+  { pattern: /\bnext (?:week|wk)\b/, span: (w) => [7 - w, 13 - w] },
+  { pattern: /\b(?:last|this past) (?:weekend|wknd|wkend)\b/, span: (w) => [-((w + 1) % 7) - 1, -((w + 1) % 7)] },
+  { pattern: /\b(?:the other day|a few days ago|couple (?:of )?days ago)\b/, span: () => [-5, -2] },
+];
+const MONTH_SPANS: readonly { readonly pattern: RegExp; readonly offset: number }[] = [
+  { pattern: /\blast month\b/, offset: -1 },
+  { pattern: /\bthis month\b/, offset: 0 },
+  { pattern: /\bnext month\b/, offset: 1 },
+];
+
+/**
+ * The month names of the spans a text names relative to its own date ("last week", "this
+ * weekend", "the other day", "next month"): "the other day" said on 2 May 2023 gives "april"
+ * and "may", so a question naming the month finds it. `time` is the memory's date.
+ */
+export const relativeSpanWords = (text: string, time: number | undefined): string[] => {
+  if (time === undefined || !(time >= EARLIEST)) return [];
+  const lower = text.toLowerCase();
+  const day = Math.floor(time / DAY) * DAY;
+  const weekday = new Date(day).getUTCDay();
+  const months = new Set<string>();
+  for (const { pattern, span } of RELATIVE_SPANS) {
+    if (!pattern.test(lower)) continue;
+    const [first, last] = span(weekday);
+    months.add(item(MONTHS, new Date(day + first * DAY).getUTCMonth()));
+    months.add(item(MONTHS, new Date(day + last * DAY).getUTCMonth()));
+  }
+  const date = new Date(day);
+  for (const { pattern, offset } of MONTH_SPANS) if (pattern.test(lower)) months.add(item(MONTHS, (date.getUTCMonth() + 12 + offset) % 12));
+  return [...months];
+};
