@@ -1,8 +1,8 @@
 /**
  * Times a query names, as cues a memory's date can match: a month ("in May", "May 2023"), a
  * year ("in 2022"), or a span relative to the query's moment ("yesterday", "today", "last
- * sunday", "last week", "last month", "last year"). A month without a year matches that month
- * in any year.
+ * sunday", "last week", "this week", "the other day", "last month", "this month", "last
+ * year"). A month without a year matches that month in any year.
  */
 export interface TimeCue {
   /** The words that named it, for the trace. */
@@ -70,6 +70,14 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
   }
   if (/\blast week\b/.test(lower)) out.push(within('last week', ['last', 'week'], today - 14 * DAY, today));
   if (/\blast month\b/.test(lower)) out.push(within('last month', ['last', 'month'], today - 62 * DAY, today));
+  // "this week": since the Monday before; "the other day": two to seven days back.
+  if (/\bthis (?:week|wk)\b/.test(lower)) out.push(within('this week', ['week'], today - ((new Date(today).getUTCDay() + 6) % 7) * DAY, today + DAY));
+  if (/\bthis month\b/.test(lower)) {
+    const d = new Date(today);
+    out.push(within('this month', ['month'], Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), today + DAY));
+  }
+  const lately = /\b(?:the other day|a few days ago|couple (?:of )?days ago)\b/.exec(lower);
+  if (lately !== null) out.push(within(lately[0], ['day', 'days'], today - 7 * DAY, today - DAY));
   if (/\blast year\b/.test(lower)) {
     const y = new Date(now).getUTCFullYear() - 1;
     out.push(within('last year', ['last', 'year'], Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
