@@ -104,7 +104,7 @@ export const indexFingerprint = (): string => {
   const probe: FactRecord[] = [
     {
       id: 'p1',
-      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday with kt",
+      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday and last week with kt",
       fact_type: 'world',
       context: 'session 1',
       document_id: 'd',
