@@ -40,12 +40,12 @@ export interface MachineGraph {
 const nameOf = (item: unknown): string => {
   if (typeof item === 'string') return item;
   if (typeof item === 'function') {
-    const typed = (item as { type?: unknown }).type;
+    const typed: unknown = 'type' in item ? item.type : undefined;
     if (typeof typed === 'string' && typed !== '') return typed;
     return item.name === '' ? 'inline' : item.name;
   }
   if (typeof item === 'object' && item !== null) {
-    const typed = (item as { type?: unknown }).type;
+    const typed = 'type' in item ? item.type : undefined;
     if (typeof typed === 'string') return typed;
   }
   return 'inline';
