@@ -80,7 +80,7 @@ const queryString = (query: Readonly<Record<string, QueryValue>> | undefined): s
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
     // FastAPI list parameters are sent exploded: `?tags=a&tags=b`.
-    if (Array.isArray(value)) for (const item of value as readonly string[]) params.append(key, item);
+    if (Array.isArray(value)) for (const item of value) params.append(key, String(item));
     else params.append(key, String(value));
   }
   const text = params.toString();
