@@ -59,7 +59,7 @@ export const machineGraph = (machine: AnyStateMachine): MachineGraph => {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   const visit = (node: AnyStateNode, parent: string | null): void => {
-    const children = Object.values(node.states) as AnyStateNode[];
+    const children: AnyStateNode[] = Object.values(node.states);
     const initialTarget = node.initial?.target[0];
     nodes.push({
       id: node.id,
