@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { call, startTestServer } from '../../helpers/embeddedServer.js';
 import { encodeLine } from '../../../src/server/store/logFormat.js';
 import type { Mutation } from '../../../src/server/store/model.js';
 import type { ServerState } from '../../../src/server/store/state.js';
@@ -203,6 +204,40 @@ describe('segments', () => {
       expect(picture(again.state)).toEqual(expected);
     } finally {
       await again.close();
+    }
+  });
+
+  it('recall from a server started on segments answers exactly as before the restart, filters and all', async () => {
+    const dir = await tempDir();
+    const B = '/v1/default/banks/r';
+    const words = ['rollup', 'vitest', 'bundle', 'deploy', 'cache', 'schema', 'release', 'lint'];
+    const first = await startTestServer({ dataDir: dir });
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      content: `${words[i % 8]} ${words[(i * 3) % 8]} note ${i}: the ${words[(i * 5) % 8]} step ran on day ${i}`,
+      document_id: `doc-${i}`,
+      tags: i % 3 === 0 ? ['repo:web'] : ['repo:core', i % 2 === 0 ? 'kind:bug' : 'kind:note'],
+    }));
+    expect((await call(first, 'POST', `${B}/memories`, { items })).status).toBe(200);
+    const queries = [
+      { query: 'rollup bundle', types: ['world', 'experience'] },
+      { query: 'vitest cache step', tags: ['repo:core'], tags_match: 'all' },
+      { query: 'release schema day', budget: 'high', max_tokens: 300, include: { chunks: { max_tokens: 200 } } },
+      { query: 'lint deploy', tags: ['kind:bug', 'repo:web'], tags_match: 'any' },
+    ];
+    const answers = async (server: { readonly url: string }): Promise<unknown[]> => {
+      const out: unknown[] = [];
+      for (const q of queries) out.push((await call(server, 'POST', `${B}/memories/recall`, q)).body);
+      return out;
+    };
+    const before = await answers(first);
+    await first.close();
+    expect(await segmentFiles(dir)).toHaveLength(1);
+    const second = await startTestServer({ dataDir: dir });
+    try {
+      expect(await answers(second)).toEqual(before);
+      expect(JSON.stringify(before)).toContain('rollup');
+    } finally {
+      await second.close();
     }
   });
 });
