@@ -218,13 +218,27 @@ describe('segments', () => {
       tags: i % 3 === 0 ? ['repo:web'] : ['repo:core', i % 2 === 0 ? 'kind:bug' : 'kind:note'],
     }));
     expect((await call(first, 'POST', `${B}/memories`, { items })).status).toBe(200);
+    // World and experience only: the background consolidation may add observations at any time.
+    const types = ['world', 'experience'];
     const queries = [
-      { query: 'rollup bundle', types: ['world', 'experience'] },
-      { query: 'vitest cache step', tags: ['repo:core'], tags_match: 'all' },
-      { query: 'release schema day', budget: 'high', max_tokens: 300, include: { chunks: { max_tokens: 200 } } },
-      { query: 'lint deploy', tags: ['kind:bug', 'repo:web'], tags_match: 'any' },
+      { query: 'rollup bundle', types },
+      { query: 'vitest cache step', types, tags: ['repo:core'], tags_match: 'all' },
+      { query: 'release schema day', types, budget: 'high', max_tokens: 300, include: { chunks: { max_tokens: 200 } } },
+      { query: 'lint deploy', types, tags: ['kind:bug', 'repo:web'], tags_match: 'any' },
     ];
+    // The background consolidation writes observations after a write settles, and they count in
+    // the index's statistics: each server is asked once they have stopped changing.
+    const settled = async (server: { readonly url: string }): Promise<void> => {
+      let last = '';
+      for (let same = 0, tries = 0; same < 3 && tries < 100; tries += 1) {
+        const now = JSON.stringify((await call(server, 'GET', `${B}/memories/list?type=observation&limit=1000`)).body);
+        same = now === last && now.includes('observation') ? same + 1 : 0;
+        last = now;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
     const answers = async (server: { readonly url: string }): Promise<unknown[]> => {
+      await settled(server);
       const out: unknown[] = [];
       for (const q of queries) out.push((await call(server, 'POST', `${B}/memories/recall`, q)).body);
       return out;
