@@ -3,9 +3,9 @@
  * the records (documents, chunks, facts) written since the previous one, one JSON value each,
  * back to back; then the locations of every live record (file, offset, length: little-endian
  * float64 triplets), which may point into older segments, and each fact's head (what a recall
- * filter reads: its type, whether it is invalidated, its tags) as two columns; then a JSON footer (the log position,
- * the files it points into, per bank its small records and the ids in order); then a trailer
- * with the sizes, a CRC of the records and one of the locations and footer.
+ * filter reads: its type, whether it is invalidated, its tags) as two columns; then a JSON
+ * footer (the log position, the files it points into, per bank its small records and the ids in
+ * order); then a trailer with the sizes, a CRC of the records and one of everything after them.
  *
  * The newest segment is the whole state: start-up reads its footer and locations, checks the
  * CRC of every file it points into, and reads a record only when it is asked for. A snapshot
