@@ -7,7 +7,7 @@
  * saved beside every snapshot. Ranking is the pipeline in ranker.ts.
  */
 import { crc32 } from 'node:zlib';
-import type { FactRecord } from '../store/model.js';
+import type { FactHead, FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
 import { analyze } from './analyzer.js';
 import { attributionOf } from './attribution.js';
@@ -50,7 +50,7 @@ export interface SearchOptions {
 
 export interface SearchIndexes {
   /** Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`. */
-  search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number, options?: SearchOptions): SearchResult;
+  search(bankId: string, query: string, accept: (fact: FactHead) => boolean, limit: number, options?: SearchOptions): SearchResult;
   /**
    * Makes every bank's index now (start-up, before the server listens): from `saved` where it
    * can be brought forward to the store's state, else from the store. Returns how many banks
@@ -109,7 +109,7 @@ export const indexFingerprint = (): string => {
     },
     {
       id: 'p2',
-      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
+      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. wat cfg TRDeadlockDetected, omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
       fact_type: 'observation',
       document_id: null,
       chunk_id: null,
@@ -203,8 +203,9 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       const index = build(bankId);
       const bank = store.bank(bankId);
       if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] }, participants: [], attributed: 1 };
+      // The head alone: a stored fact is not read to be filtered.
       const acceptId = (id: string): boolean => {
-        const fact = bank.facts.get(id);
+        const fact = bank.facts.head(id);
         return fact !== undefined && accept(fact);
       };
       const textOf = (id: string): string => {

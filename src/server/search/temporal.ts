@@ -15,6 +15,8 @@ export interface TimeCue {
   readonly matches: (time: number) => boolean;
 }
 
+import { item } from './columns.js';
+
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 // Abbreviations that are not also common words ("mar", "may", "jun" are left out).
 const ABBREVIATIONS: Readonly<Record<string, number>> = { jan: 0, feb: 1, apr: 3, aug: 7, sep: 8, sept: 8, oct: 9, nov: 10, dec: 11 };
@@ -62,8 +64,9 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
   // "last sunday": the most recent Sunday before the query's day (one to seven days back).
   const weekday = /\blast (sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/.exec(lower);
   if (weekday !== null) {
-    const back = ((new Date(today).getUTCDay() - WEEKDAYS.indexOf(weekday[1] as string) + 6) % 7) + 1;
-    out.push(within(weekday[0], [weekday[1] as string], today - back * DAY, today - (back - 1) * DAY));
+    const [phrase, day = ''] = weekday;
+    const back = ((new Date(today).getUTCDay() - WEEKDAYS.indexOf(day) + 6) % 7) + 1;
+    out.push(within(phrase, [day], today - back * DAY, today - (back - 1) * DAY));
   }
   if (/\blast week\b/.test(lower)) out.push(within('last week', ['last', 'week'], today - 14 * DAY, today));
   if (/\blast month\b/.test(lower)) out.push(within('last month', ['last', 'month'], today - 62 * DAY, today));
@@ -104,7 +107,7 @@ export const relativeDayWords = (words: readonly string[], time: number | undefi
   for (const offset of offsets) {
     const day = new Date(Math.floor(time / DAY) * DAY + offset * DAY);
     const date = day.getUTCDate();
-    out.push(MONTHS[day.getUTCMonth()] as string, String(date), ordinal(date), WEEKDAYS[day.getUTCDay()] as string);
+    out.push(item(MONTHS, day.getUTCMonth()), String(date), ordinal(date), item(WEEKDAYS, day.getUTCDay()));
   }
   return out;
 };
