@@ -132,7 +132,8 @@ export const parseJsonBody = (raw: Buffer, maxDepth = MAX_JSON_DEPTH): unknown =
   if (raw.length === 0) return undefined;
   if (nestingExceeds(raw, maxDepth)) throw new HttpError(400, `JSON nested deeper than ${maxDepth} levels; send a flatter body`);
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    return parsed;
   } catch {
     // The parser's message quotes the body: say only what is wrong.
     throw new HttpError(422, [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error: the body is not valid JSON' }]);

@@ -16,7 +16,7 @@
  * and < 2 s start-up.
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { relativeDayWords } from './temporal.js';
+import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { f64, i32, item, num, u8 } from './columns.js';
 
@@ -330,7 +330,7 @@ export class FieldIndex {
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
-    const days = relativeDayWords(said, doc.order);
+    const days = [...relativeDayWords(said, doc.order), ...relativeSpanWords(doc.text, doc.order)];
     const named = [...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...days.map(stemWord)];
     const entities = named.length === 0 ? undefined : countTerms(named);
     const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];

@@ -31,8 +31,9 @@ import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from 
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
 import { f64, item, num } from './columns.js';
+import { participantFor } from './names.js';
 import { timeCues, type TimeCue } from './temporal.js';
-import { relatedWords } from './wordnet.js';
+import { isLemma, relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
 
@@ -274,7 +275,8 @@ export const rank = (input: RankInput): Ranking => {
   const params = input.params ?? DEFAULT_PARAMS;
   const { index } = input;
   const skipDerived = input.derived === false;
-  const queryWords = [...new Set(words(input.query))];
+  const query = stages.speakers ? withParticipantNames(input.query, index) : input.query;
+  const queryWords = [...new Set(words(query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1 };
@@ -304,7 +306,7 @@ export const rank = (input: RankInput): Ranking => {
 
   let pass = index.score(keywordTerms, undefined, skipDerived);
   mark(pass.touched, 0, 0);
-  const expansion = expand(index, input.query, queryWords, original, stages, params);
+  const expansion = expand(index, query, queryWords, original, stages, params);
   if (expansion.terms.length > 0) {
     const before = pass.touched.length;
     pass = index.score(expansion.terms, pass, skipDerived);
@@ -357,7 +359,7 @@ export const rank = (input: RankInput): Ranking => {
   }
 
   // The participants the query names, when the bank's memories are transcript lines.
-  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(input.query, participantsOf(index))) : new Set<string>();
+  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
   if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
     for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = f64(scores, n) * (1 + params.speakerBoost);
   }
@@ -425,6 +427,23 @@ export const rank = (input: RankInput): Ranking => {
     participants: [...named],
     attributed: judged.attributed,
   };
+};
+
+/**
+ * The query with each word written as a name the bank lacks ("Jon", "Caro") replaced by the
+ * participant it stands for (names.ts participantFor), so every stage reads the name as the
+ * bank writes it. A capitalised word counts, and a lower-case one that is no English word
+ * ("caro", not "mark"); words the bank has stay as written.
+ */
+const withParticipantNames = (query: string, index: FieldIndex): string => {
+  const participants = participantsOf(index);
+  if (participants.length === 0) return query;
+  return query.replace(/[\p{L}]+/gu, (word) => {
+    const capitalised = /^\p{Lu}/u.test(word);
+    if (!capitalised && (word.length < 4 || isLemma(word))) return word;
+    if (participants.includes(word) || index.documentFrequency(stemWord(word.toLowerCase())) > 0) return word;
+    return participantFor(word, participants) ?? word;
+  });
 };
 
 /** Speakers of enough lines to be participants rather than labels. */

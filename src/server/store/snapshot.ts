@@ -9,13 +9,14 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeLineBytes } from './logFormat.js';
 import { forEachLine } from '../../adapters/fs/fileLines.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
 /** Deletes the JSONL snapshot once a segment holds everything it held. */
 export const removeLegacySnapshot = async (dir: string): Promise<void> => {
   await unlink(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errnoCode(error) !== 'ENOENT') throw error;
   });
 };
 
@@ -33,7 +34,7 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
   try {
     handle = await open(join(dir, SNAPSHOT_FILE), 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: 0 };
+    if (errnoCode(error) === 'ENOENT') return { nextSeq: 0, mutations: 0 };
     throw error;
   }
   const fail = (why: string): Error =>
