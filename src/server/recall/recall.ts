@@ -8,7 +8,7 @@
 import type { ServerContext } from '../context.js';
 import { entityId, isLive } from '../features/entities.js';
 import type { Stage } from '../search/ranker.js';
-import type { FactRecord, FactType } from '../store/model.js';
+import type { FactHead, FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { RecallRequest } from './codecs.js';
 import { onlyQuotesItsFacts } from './quotedObservation.js';
@@ -65,7 +65,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagsMatch: request.tags_match ?? 'any',
     tagGroups: request.tag_groups ?? null,
   };
-  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
+  const accept = (fact: FactHead): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
   // Relative dates in the query ("last week") are read from query_timestamp, else from now.
   const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
   const now = Number.isNaN(at) ? server.clock.now() : at;

@@ -4,13 +4,17 @@
  * durable before applying it here.
  */
 import type { JsonValue } from '../../codecs/codecs.js';
-import type { BankRecord, ChunkRecord, DocumentRecord, FactRecord, Mutation, OperationRecord } from './model.js';
+import { ChunkRecord, DocumentRecord, FactRecord } from './model.js';
+import type { BankRecord, FactHead, Mutation, OperationRecord } from './model.js';
+import { FactTable, RecordTable } from './recordTable.js';
+import type { BankFooter, StoredRecords } from './segments.js';
 
 export interface BankState {
   bank: BankRecord;
-  readonly documents: Map<string, DocumentRecord>;
-  readonly chunks: Map<string, ChunkRecord>;
-  readonly facts: Map<string, FactRecord>;
+  /** Documents, chunks and facts: held as objects or read from the segment files on demand. */
+  readonly documents: RecordTable<DocumentRecord>;
+  readonly chunks: RecordTable<ChunkRecord>;
+  readonly facts: FactTable<FactRecord, FactHead>;
   /** document id -> ids of its facts, in document order. */
   readonly factsByDocument: Map<string, string[]>;
   /** document id -> ids of its chunks, in order. */
@@ -29,28 +33,86 @@ export interface FactChange {
   readonly bankDeleted?: boolean;
 }
 
-export const newBankState = (bank: BankRecord): BankState => ({
-  bank,
-  documents: new Map(),
-  chunks: new Map(),
-  facts: new Map(),
-  factsByDocument: new Map(),
-  chunksByDocument: new Map(),
-  operations: new Map(),
-  records: new Map(),
-});
-
 export class ServerState {
   readonly banks = new Map<string, BankState>();
   /** operation id -> bank id, across banks: an operation_id is unique server-wide (409 on reuse). */
   readonly operationBank = new Map<string, string>();
+  /** The segment files the tables' stored records point into (undefined: none yet). */
+  private stored: StoredRecords | undefined;
+
+  /** Points stored record numbers at `stored` from now on (after a segment is loaded or written). */
+  useStored(stored: StoredRecords | undefined): void {
+    this.stored = stored;
+  }
+
+  storedRecords(): StoredRecords | undefined {
+    return this.stored;
+  }
+
+  private readStored<T>(at: number, is: (u: unknown) => u is T, kind: string): T {
+    if (this.stored === undefined) throw new Error(`store: stored ${kind} ${at} read with no segment loaded`);
+    return this.stored.read(at, is, kind);
+  }
+
+  private newBankState(bank: BankRecord): BankState {
+    return {
+      bank,
+      documents: new RecordTable((at) => this.readStored(at, DocumentRecord.is, 'document')),
+      chunks: new RecordTable((at) => this.readStored(at, ChunkRecord.is, 'chunk')),
+      facts: new FactTable(
+        (at) => this.readStored(at, FactRecord.is, 'fact'),
+        (fact) => fact,
+        (at) => this.stored?.head(at),
+      ),
+      factsByDocument: new Map(),
+      chunksByDocument: new Map(),
+      operations: new Map(),
+      records: new Map(),
+    };
+  }
+
+  /** Restores a bank from a segment's footer: its records stay in the files until read. */
+  restoreBank(footer: BankFooter): void {
+    const state = this.newBankState(footer.bank);
+    this.banks.set(footer.bank.bank_id, state);
+    let at = footer.at;
+    for (const id of footer.documents) state.documents.setStored(id, at++);
+    let chunk = 0;
+    footer.documentChunks.forEach((n, i) => {
+      const documentId = footer.documents[i] ?? '';
+      const ids = footer.chunks.slice(chunk, chunk + n);
+      for (const id of ids) state.chunks.setStored(id, at++);
+      state.chunksByDocument.set(documentId, ids);
+      chunk += n;
+    });
+    let fact = 0;
+    footer.documentFacts.forEach((n, i) => {
+      const documentId = footer.documents[i] ?? '';
+      const ids = footer.facts.slice(fact, fact + n);
+      state.factsByDocument.set(documentId, ids);
+      fact += n;
+    });
+    for (const id of footer.facts) state.facts.setStored(id, at++);
+    for (const operation of footer.operations) {
+      state.operations.set(operation.id, operation);
+      this.operationBank.set(operation.id, operation.bank_id);
+    }
+    for (const [kind, id, value] of footer.records) {
+      let byKind = state.records.get(kind);
+      if (byKind === undefined) {
+        byKind = new Map();
+        state.records.set(kind, byKind);
+      }
+      byKind.set(id, value);
+    }
+  }
 
   /** Applies one mutation; returns the fact changes it made. Mutations on a missing bank create it implicitly only via bank.put. */
   apply(m: Mutation): FactChange | undefined {
     switch (m.type) {
       case 'bank.put': {
         const existing = this.banks.get(m.bank.bank_id);
-        if (existing === undefined) this.banks.set(m.bank.bank_id, newBankState(m.bank));
+        if (existing === undefined) this.banks.set(m.bank.bank_id, this.newBankState(m.bank));
         else existing.bank = m.bank;
         return undefined;
       }
