@@ -97,7 +97,7 @@ const project = async (baseUrl: string): Promise<{ cwd: string; home: string }> 
 const runtimeFor = async (baseUrl: string): Promise<MemoryRuntime> => {
   const dirs = await project(baseUrl);
   const runtime = await createMemoryRuntime({ cwd: dirs.cwd, home: dirs.home, env: { HOME: dirs.home }, shutdownFlushMs: 200 });
-  await runtime.startSession({ sessionId: 'bench' });
+  await runtime.send({ type: 'session.started', sessionId: 'bench', reason: 'startup' });
   return runtime;
 };
 

@@ -3,7 +3,7 @@
  * the tools and commands, the retain queue over its ports, the gates' machines, the server
  * client, the embedded server and the machine diagrams. Anything not named here is internal.
  */
-export { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions, type RuntimeStatus, type StartSessionInput } from './hosts/memoryRuntime.js';
+export { createMemoryRuntime, type MemoryRuntime, type MemoryRuntimeOptions, type RuntimeStatus, type HostInput } from './hosts/memoryRuntime.js';
 
 export { decodeWith, type DecodeError, type DecodeIssue } from './codecs/decode.js';
 export { JsonValue } from './codecs/codecs.js';

@@ -4,10 +4,10 @@
  * a host then only turns its hook events into calls:
  *
  *   const memory = await createMemoryRuntime({ cwd });
- *   await memory.startSession({ sessionId, sessionFile, reason: 'startup' });
+ *   await memory.send({ type: 'session.started', sessionId, reason: 'startup' });
  *   const { messages } = await memory.recallFor(conversation, { signal });   // before a model call
  *   memory.retainTurn(runMessages);                                         // after a run (durable on return)
- *   await memory.shutdown('quit'); await memory.close();
+ *   await memory.send({ type: 'session.shutdown', reason: 'quit' }); await memory.close();
  *
  * Nothing here throws at a host for a missing server or unfinished setup: memory degrades
  * and `status()` says why.
@@ -25,7 +25,7 @@ import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
 import { resolveApiKey, trustNotice } from '../config/trust.js';
 import { switchedOff } from '../config/switches.js';
-import type { Automation, SessionMode, ShutdownReason, StartReason } from '../machines/session/events.js';
+import type { Automation } from '../machines/session/events.js';
 import { replacesSession } from '../machines/session/context.js';
 import type { SessionView } from '../machines/session/selectors.js';
 import { setupState, type SetupState } from '../machines/setup/selectors.js';
@@ -36,9 +36,8 @@ import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { TracePort } from '../effects/ports/trace.js';
 import { createRecaller } from '../effects/session/recall.js';
 import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/retainDelivery/queue.js';
-import { startSessionEffects, type NotifyLevel, type RecallForResult, type RetainTurn, type SessionEffects } from '../effects/session/session.js';
+import { startSessionEffects, type NotifyLevel, type SessionEffects, type SessionInput } from '../effects/session/session.js';
 import { footerText } from '../effects/session/footer.js';
-import type { HostMessage } from '../effects/session/messages.js';
 import { openRetainCursor } from '../adapters/queue/retainCursor.js';
 import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
@@ -89,14 +88,13 @@ export interface RuntimeStatus {
   readonly retainFailing?: string;
 }
 
-export interface StartSessionInput {
-  readonly sessionId: string;
-  readonly sessionFile?: string | undefined;
-  readonly reason?: StartReason;
-  readonly mode?: SessionMode;
-  /** The session's name, when the host has one (pi `/name`). */
-  readonly name?: string | undefined;
-}
+type Started = Extract<SessionInput, { readonly type: 'session.started' }>;
+
+/**
+ * A host's input: a session event without its time. `session.started` leaves out what config
+ * and setup allow (`automation`): the runtime adds it.
+ */
+export type HostInput = Exclude<SessionInput, Started> | Omit<Started, 'automation'>;
 
 export interface MemoryRuntime {
   readonly loaded: LoadedConfig;
@@ -109,19 +107,15 @@ export interface MemoryRuntime {
   reloadConfig(): Promise<void>;
   /** The scope another config would have in this project (guided setup's suggested bank). */
   scopeFor(config: LoadedConfig['config']): Scope;
-  startSession(input: StartSessionInput): Promise<void>;
-  recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
-  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
-  optOutNext(): Promise<void>;
-  setMode(mode: SessionMode): Promise<void>;
-  /** The host renamed the session (pi `session_info_changed`): later runs' items carry the name. */
-  renameSession(name: string | undefined): Promise<void>;
+  /** A hook's event, decoded by the host, into the session gate (`SessionEffects.send`). */
+  send(input: HostInput): Promise<void>;
+  readonly recallFor: SessionEffects['recallFor'];
+  readonly retainTurn: SessionEffects['retainTurn'];
   status(): RuntimeStatus;
   subscribe(listener: (status: RuntimeStatus) => void): () => void;
   /** A tool context over this runtime's server, queue and session. */
   toolContext(o?: { readonly signal?: AbortSignal }): Promise<ToolContext>;
-  /** `quit`: the process ends, so the queue is flushed (bounded); a replacement hands off only. */
-  shutdown(reason: ShutdownReason, o?: { readonly targetSessionFile?: string | undefined }): Promise<void>;
+  /** After `session.shutdown`: stops the gates and closes the queue (`quit` flushed it, bounded; a replacement hands off only). */
   close(): Promise<void>;
 }
 
@@ -338,7 +332,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   };
   const unsubscribers: (() => void)[] = [
     setup.subscribe(() => {
-      void session.setAutomation(automation(), setupState(setup.getSnapshot()));
+      void session.send({ type: 'automation.changed', automation: automation(), reason: setupState(setup.getSnapshot()) });
       emit();
     }),
     session.gate.subscribe(() => emit()),
@@ -387,7 +381,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     current = { loaded: next, scope: scopeOf(next.config) };
     problems.push(...next.errors.map((e) => e.message));
     await configure();
-    await session.setAutomation(automation(), 'config reloaded');
+    await session.send({ type: 'automation.changed', automation: automation(), reason: 'config reloaded' });
     // A key or bank fixed in config: try a paused queue again now.
     await queue?.recheck().catch(() => undefined);
     emit();
@@ -407,23 +401,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     queue,
     session,
     setup,
-    startSession: async (input) => {
+    send: async (input) => {
+      if (input.type !== 'session.started') return session.send(input);
       // A pause (401/403) or a backoff left by an earlier session is tried again at once.
       void queue?.recheck().catch(() => undefined);
-      await session.start({
-        sessionId: input.sessionId,
-        sessionFile: input.sessionFile,
-        reason: input.reason ?? 'startup',
-        automation: automation(),
-        ...(input.mode === undefined ? {} : { mode: input.mode }),
-        ...(input.name === undefined ? {} : { name: input.name }),
-      });
+      await session.send({ ...input, automation: automation() });
     },
-    renameSession: (name) => session.rename(name),
-    recallFor: (messages, o) => session.recallFor(messages, o),
-    retainTurn: (messages, o) => session.retainTurn(messages, o),
-    optOutNext: () => session.optOutNext(),
-    setMode: (mode) => session.setMode(mode),
+    recallFor: session.recallFor,
+    retainTurn: session.retainTurn,
     status,
     subscribe: (listener) => {
       listeners.add(listener);
@@ -466,9 +451,6 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         ...(o.signal === undefined ? {} : { signal: o.signal }),
         ...(hostTrusted() === undefined ? {} : { hostProjectTrusted: hostTrusted() as boolean }),
       });
-    },
-    shutdown: async (reason, o) => {
-      await session.shutdown(reason, o);
     },
     close: async () => {
       if (closed) return;

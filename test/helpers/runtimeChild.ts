@@ -24,7 +24,7 @@ const main = async (): Promise<void> => {
   say('open');
   const until = Date.now() + 10_000;
   while (runtime.status().setup.state === 'probing' && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-  await runtime.startSession({ sessionId: env('SESSION'), sessionFile: `/tmp/${env('SESSION')}.jsonl` });
+  await runtime.send({ type: 'session.started', sessionId: env('SESSION'), sessionFile: `/tmp/${env('SESSION')}.jsonl`, reason: 'startup' });
   const start = Number(env('START'));
   const turns = Number(env('TURNS', '3'));
   const pause = Number(env('PAUSE_MS', '0'));
@@ -39,7 +39,7 @@ const main = async (): Promise<void> => {
     say(`settled ${n} ${settled.outcome}${settled.reason === undefined ? '' : ` ${settled.reason}`}`);
     if (pause > 0) await new Promise((r) => setTimeout(r, pause));
   }
-  await runtime.shutdown('quit');
+  await runtime.send({ type: 'session.shutdown', reason: 'quit' });
   await runtime.close();
   say('done');
 };

@@ -147,7 +147,7 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     const live = await runtimeFor(project);
     const end = Date.now() + 5000;
     while (live.status().setup.state !== 'ready' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    await live.startSession({ sessionId: 'live-1', sessionFile: path.join(project.sessions, 'live.jsonl') });
+    await live.send({ type: 'session.started', sessionId: 'live-1', sessionFile: path.join(project.sessions, 'live.jsonl'), reason: 'startup' });
     const importing = importOnce(project);
     const turns = [0, 1, 2].map((i) =>
       live.retainTurn([

@@ -59,7 +59,7 @@ describe('createMemoryRuntime', () => {
     const dirs = await project(configured());
     const runtime = await start(dirs);
     await waitUntil(() => runtime.status().setup.state === 'ready');
-    await runtime.startSession({ sessionId: 'sess-1', sessionFile: '/tmp/sess-1.jsonl' });
+    await runtime.send({ type: 'session.started', sessionId: 'sess-1', sessionFile: '/tmp/sess-1.jsonl', reason: 'startup' });
     const turn = runtime.retainTurn([user('The CI cache key includes the lockfile hash.', 10), assistant('Understood.', 11)]);
     // Synchronously, before any await: the run is a job in the queue's journal, its one record.
     expect(turn.durable).toBe(true);
@@ -78,9 +78,9 @@ describe('createMemoryRuntime', () => {
 
   it('treats a second start of the same session as one session', async () => {
     const runtime = await start(await project(configured()));
-    await runtime.startSession({ sessionId: 'dup' });
-    await runtime.optOutNext();
-    await runtime.startSession({ sessionId: 'dup' });
+    await runtime.send({ type: 'session.started', sessionId: 'dup', reason: 'startup' });
+    await runtime.send({ type: 'optOut.requested' });
+    await runtime.send({ type: 'session.started', sessionId: 'dup', reason: 'startup' });
     const context = runtime.session.view().context;
     expect(context.starts).toBe(2);
     expect(context.nextOptOut).toBe(true);
@@ -89,8 +89,8 @@ describe('createMemoryRuntime', () => {
   it('next-opt-out skips exactly the next run, tells the user, and never retains it later', async () => {
     const notes: string[] = [];
     const runtime = await start(await project(configured()), notes);
-    await runtime.startSession({ sessionId: 'opt' });
-    await runtime.optOutNext();
+    await runtime.send({ type: 'session.started', sessionId: 'opt', reason: 'startup' });
+    await runtime.send({ type: 'optOut.requested' });
     const skipped = [user('private musings', 1), assistant('ok', 2)];
     expect((await runtime.retainTurn(skipped).settled).outcome).toBe('optedOut');
     expect(notes.some((n) => n.includes('next-opt-out'))).toBe(true);
@@ -100,7 +100,7 @@ describe('createMemoryRuntime', () => {
 
   it('read-only sessions recall but never retain', async () => {
     const runtime = await start(await project(configured()));
-    await runtime.startSession({ sessionId: 'ro', mode: 'read-only' });
+    await runtime.send({ type: 'session.started', sessionId: 'ro', mode: 'read-only', reason: 'startup' });
     expect((await runtime.retainTurn([user('x', 1)]).settled).outcome).toBe('skipped');
     const recall = await runtime.recallFor([user('anything about deploys?', 1)]);
     expect(recall.outcome).not.toBe('skipped');
@@ -109,8 +109,8 @@ describe('createMemoryRuntime', () => {
   it('a run that ends after shutdown still reaches the queue journal before retainTurn returns, and the server once', async () => {
     const dirs = await project(configured());
     const first = await start(dirs);
-    await first.startSession({ sessionId: 'late' });
-    await first.shutdown('quit');
+    await first.send({ type: 'session.started', sessionId: 'late', reason: 'startup' });
+    await first.send({ type: 'session.shutdown', reason: 'quit' });
     const late = first.retainTurn([user('The late run mentions zebra-migrations.', 1), assistant('noted', 2)]);
     expect(late.durable).toBe(true);
     expect(readFileSync(path.join(dirs.cwd, '.pi', 'memory', 'retain-queue.jsonl'), 'utf8')).toContain('zebra-migrations');
@@ -127,7 +127,7 @@ describe('createMemoryRuntime', () => {
 
   it('Esc aborts recall: no injection, outcome aborted', async () => {
     const runtime = await start(await project(configured()));
-    await runtime.startSession({ sessionId: 'esc' });
+    await runtime.send({ type: 'session.started', sessionId: 'esc', reason: 'startup' });
     const controller = new AbortController();
     controller.abort();
     const result = await runtime.recallFor([user('what about deploys?', 1)], { signal: controller.signal });
@@ -140,7 +140,7 @@ describe('createMemoryRuntime', () => {
   it('writes a redacted last-recall.json when recallStoreLast is on', async () => {
     const dirs = await project({ ...configured(), recall: { storeLastRecall: true } });
     const runtime = await start(dirs);
-    await runtime.startSession({ sessionId: 'side' });
+    await runtime.send({ type: 'session.started', sessionId: 'side', reason: 'startup' });
     await runtime.recallFor([user('why does api_key=sk-live-abcdefghijklmnopqrstuvwx fail?', 1)]);
     const file = path.join(dirs.cwd, '.pi', 'memory', 'last-recall.json');
     await waitUntil(() => existsSync(file));
@@ -151,7 +151,7 @@ describe('createMemoryRuntime', () => {
 
   it('unfinished setup degrades to a readable status and sends nothing', async () => {
     const runtime = await start(await project({ memory: { baseUrl: server.url } }));
-    await runtime.startSession({ sessionId: 'unset' });
+    await runtime.send({ type: 'session.started', sessionId: 'unset', reason: 'startup' });
     const status = runtime.status();
     expect(status.setup.state).toBe('unconfigured');
     expect(status.setup.detail).toContain('banks.project.bankId');
@@ -165,7 +165,7 @@ describe('createMemoryRuntime', () => {
   it('a config change (memory_config wrote the file) re-decides setup and automation', async () => {
     const dirs = await project({ memory: { baseUrl: server.url } });
     const runtime = await start(dirs);
-    await runtime.startSession({ sessionId: 'reload' });
+    await runtime.send({ type: 'session.started', sessionId: 'reload', reason: 'startup' });
     expect(runtime.status().setup.state).toBe('unconfigured');
     await writeFile(path.join(dirs.cwd, '.pi', 'memory.json'), JSON.stringify(configured()));
     await runtime.reloadConfig();
@@ -186,9 +186,9 @@ describe('createMemoryRuntime', () => {
     const dirs = await project(configured());
     const runtime = await createMemoryRuntime({ cwd: dirs.cwd, home: dirs.home, env: { HOME: dirs.home }, shutdownFlushMs: 500 });
     await waitUntil(() => runtime.status().setup.state === 'ready');
-    await runtime.startSession({ sessionId: 'sess-j', sessionFile: '/tmp/sess-j.jsonl' });
-    await runtime.optOutNext();
-    await runtime.setMode('read-only');
+    await runtime.send({ type: 'session.started', sessionId: 'sess-j', sessionFile: '/tmp/sess-j.jsonl', reason: 'startup' });
+    await runtime.send({ type: 'optOut.requested' });
+    await runtime.send({ type: 'mode.set', mode: 'read-only' });
     const live = { setup: runtime.setup.getSnapshot().value, session: runtime.session.gate.getSnapshot().value };
     await runtime.close();
     const dir = path.join(dirs.cwd, '.pi', 'memory', 'trace');

@@ -67,7 +67,7 @@ const open = async (p: Project): Promise<MemoryRuntime> => {
   const runtime = await createMemoryRuntime({ cwd: p.cwd, home: p.home, env: { HOME: p.home }, notify: (_l, t) => p.notes.push(t), shutdownFlushMs: 500 });
   p.cleanups.push(() => runtime.close());
   await waitUntil(() => runtime.status().setup.state === 'ready');
-  await runtime.startSession({ sessionId: 'sess-disk', sessionFile: '/tmp/sess-disk.jsonl' });
+  await runtime.send({ type: 'session.started', sessionId: 'sess-disk', sessionFile: '/tmp/sess-disk.jsonl', reason: 'startup' });
   return runtime;
 };
 

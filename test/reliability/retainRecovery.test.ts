@@ -99,12 +99,12 @@ describe('a queue paused by a 401', () => {
     const runtime = await createMemoryRuntime({ cwd: project, home, env: { HOME: home, RECOVER_KEY: API_KEY }, shutdownFlushMs: 300 });
     cleanups.push(() => runtime.close());
     await waitUntil(() => runtime.status().setup.state === 'ready', 10_000, 'setup ready');
-    await runtime.startSession({ sessionId: 'probe-1' });
+    await runtime.send({ type: 'session.started', sessionId: 'probe-1', reason: 'startup' });
     const user = (text: string): HostMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1 });
     expect((await runtime.retainTurn([user('session fact MK20')]).settled).outcome).toBe('queued');
     await waitUntil(() => runtime.queue?.status().state === 'paused', 5_000, 'paused by the 401');
     open.setFaults([]);
-    await runtime.startSession({ sessionId: 'probe-2', reason: 'new' });
+    await runtime.send({ type: 'session.started', sessionId: 'probe-2', reason: 'new' });
     await waitUntil(() => runtime.queue?.status().depth === 0 && runtime.queue.status().state === 'idle', 5_000, 'resumed by the session start');
     expect(notOnce(await markerCounts(open, 'session-probe'), [20])).toEqual([]);
     await runtime.close();

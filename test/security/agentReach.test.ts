@@ -133,7 +133,7 @@ describe('a setting that turns memory off says so (issue 26.4)', () => {
     try {
       const runtime = await createMemoryRuntime({ cwd: h.cwd, home: h.home, env: { HOME: h.home }, server: h.client });
       try {
-        await runtime.startSession({ sessionId: 'switch' });
+        await runtime.send({ type: 'session.started', sessionId: 'switch', reason: 'startup' });
         await waitUntil(() => runtime.status().setup.state === 'ready', 8_000, 'setup ready');
         expect(runtime.status().footer).toBe('memory: retain off');
       } finally {

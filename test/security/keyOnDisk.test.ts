@@ -47,7 +47,7 @@ describe('the API key never reaches disk or output', () => {
     const env = { HOME: dirs.home, HINDSIGHT_API_KEY: KEY };
     const runtime = await createMemoryRuntime({ cwd: dirs.cwd, home: dirs.home, env, trace: true, shutdownFlushMs: 300 });
     try {
-      await runtime.startSession({ sessionId: 'canary' });
+      await runtime.send({ type: 'session.started', sessionId: 'canary', reason: 'startup' });
       await waitUntil(() => runtime.status().setup.state === 'ready', 8_000, 'setup ready');
       // The key was sent as the bearer token: the server saw it, as it should.
       expect(proxy.requests.some((r) => r.headers['authorization'] === `Bearer ${KEY}`)).toBe(true);

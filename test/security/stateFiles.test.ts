@@ -60,7 +60,7 @@ const start = async (dirs: Dirs): Promise<MemoryRuntime> => {
 
 /** Starts a session and offers one turn; returns what retainTurn did (or the error it threw). */
 const offerTurn = async (runtime: MemoryRuntime, text: string): Promise<string> => {
-  await runtime.startSession({ sessionId: 'attack' });
+  await runtime.send({ type: 'session.started', sessionId: 'attack', reason: 'startup' });
   try {
     const turn = runtime.retainTurn([user(text, 1), assistant('ok', 2)]);
     return `${turn.durable ? 'durable' : 'not durable'}: ${(await turn.settled).outcome}`;
@@ -187,7 +187,7 @@ describe('owner-only permissions', () => {
     const runtime = await start(dirs);
     const deadline = Date.now() + 5_000;
     while (runtime.status().setup.state !== 'ready' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    await runtime.startSession({ sessionId: 'perm' });
+    await runtime.send({ type: 'session.started', sessionId: 'perm', reason: 'startup' });
     const turn = runtime.retainTurn([user('the staging database is on port 5433', 1), assistant('noted', 2)]);
     expect(turn.durable).toBe(true);
     await turn.settled;

@@ -4,7 +4,7 @@
  * outcomes back as events: recall in `recallFor.ts`, retain in `retainTurn.ts`, shutdown in
  * `shutdown.ts`. This file only wires them to the gate.
  */
-import { SessionEvent, sessionEvents } from '../../machines/session/events.js';
+import { SessionEvent } from '../../machines/session/events.js';
 import { sessionMachine } from '../../machines/session/machine.js';
 import { sessionView } from '../../machines/session/selectors.js';
 import { startGate } from '../kernel/startGate.js';
@@ -57,44 +57,42 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
   });
   holder.gate = live;
 
+  /** A blank name is no name (the gate's codec refuses an empty one). */
+  const named = (name: string | undefined): string | undefined => (name === undefined || name.trim() === '' ? undefined : name);
+
   return {
     gate: live,
-    start: async (info) => {
-      await live.dispatch(
-        sessionEvents.started({
-          at: clock.now(),
-          sessionId: info.sessionId,
-          reason: info.reason,
-          automation: info.automation,
-          ...(info.sessionFile === undefined ? {} : { sessionFile: info.sessionFile }),
-          ...(info.mode === undefined ? {} : { mode: info.mode }),
-          ...(info.name === undefined || info.name.trim() === '' ? {} : { name: info.name }),
-        }),
-      );
-    },
-    rename: async (name) => {
-      const next = name === undefined || name.trim() === '' ? undefined : name;
-      if ((live.getSnapshot().context.sessionName ?? undefined) === next) return;
-      await live.dispatch(sessionEvents.renamed({ at: clock.now(), ...(next === undefined ? {} : { name: next }) }));
+    send: async (input) => {
+      const at = clock.now();
+      const { context } = live.getSnapshot();
+      switch (input.type) {
+        case 'session.started': {
+          const { name, ...started } = input;
+          const given = named(name);
+          await live.dispatch({ ...started, at, ...(given === undefined ? {} : { name: given }) });
+          return;
+        }
+        case 'session.renamed': {
+          const next = named(input.name);
+          if ((context.sessionName ?? undefined) === next) return;
+          await live.dispatch({ type: input.type, at, ...(next === undefined ? {} : { name: next }) });
+          return;
+        }
+        case 'automation.changed': {
+          const now = context.automation;
+          const { automation } = input;
+          if (now.recall === automation.recall && now.retain === automation.retain && now.awaitingSetup === automation.awaitingSetup) return;
+          break;
+        }
+        default:
+          break;
+      }
+      await live.dispatch({ ...input, at });
+      if (input.type === 'session.shutdown') await shutdownWork;
     },
     recallFor,
     retainTurn: retain.retainTurn,
-    optOutNext: async () => {
-      await live.dispatch(sessionEvents.optOutRequested({ at: clock.now() }));
-    },
-    setMode: async (mode) => {
-      await live.dispatch(sessionEvents.modeSet({ at: clock.now(), mode }));
-    },
-    setAutomation: async (automation, reason) => {
-      const current = live.getSnapshot().context.automation;
-      if (current.recall === automation.recall && current.retain === automation.retain && current.awaitingSetup === automation.awaitingSetup) return;
-      await live.dispatch(sessionEvents.automationChanged({ at: clock.now(), automation, ...(reason === undefined ? {} : { reason }) }));
-    },
     view: () => sessionView(live.getSnapshot()),
-    shutdown: async (reason, o = {}) => {
-      await live.dispatch(sessionEvents.shutdownRequested({ at: clock.now(), reason, ...(o.targetSessionFile === undefined ? {} : { targetSessionFile: o.targetSessionFile }) }));
-      await shutdownWork;
-    },
     idle: () => inFlight.idle(),
     stop: () => live.stop(),
   };

@@ -1,7 +1,7 @@
 /** The session effects' public shapes: what a host passes in and what it gets back. */
 import type { MemoryConfig } from '../../config/fields.js';
 import type { Scope } from '../../config/scope.js';
-import type { Automation, SessionMode, ShutdownReason, StartReason } from '../../machines/session/events.js';
+import type { SessionEventInput } from '../../machines/session/events.js';
 import type { SessionMachine } from '../../machines/session/machine.js';
 import type { SessionView } from '../../machines/session/selectors.js';
 import type { ClockPort } from '../ports/clock.js';
@@ -43,15 +43,11 @@ export interface SessionEffectsOptions {
   readonly onRetainFailure?: (reason: string | undefined) => void;
 }
 
-export interface SessionStartInfo {
-  readonly sessionId: string;
-  readonly sessionFile?: string | undefined;
-  readonly reason: StartReason;
-  readonly mode?: SessionMode;
-  readonly automation: Automation;
-  /** The session's name, when the host has one (pi `/name`). */
-  readonly name?: string | undefined;
-}
+/** An event without its time: the session stamps it with its clock when it is sent. */
+type Untimed<E> = E extends unknown ? Omit<E, 'at'> : never;
+
+/** What a host, a command or the runtime tells the session gate: one of its events, untimed. */
+export type SessionInput = Untimed<SessionEventInput>;
 
 export type RecallForOutcome = RecallRunOutcome['_tag'] | 'skipped';
 
@@ -79,20 +75,17 @@ export interface RetainTurn {
 
 export interface SessionEffects {
   readonly gate: SessionGate;
-  start(info: SessionStartInfo): Promise<void>;
-  recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
-  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
-  optOutNext(): Promise<void>;
-  setMode(mode: SessionMode): Promise<void>;
-  setAutomation(automation: Automation, reason?: string): Promise<void>;
-  view(): SessionView;
-  /** The host renamed the session (or cleared its name); no event when nothing changed. */
-  rename(name: string | undefined): Promise<void>;
   /**
-   * Best-effort, bounded: waits for hand-offs in flight, flushes when the process ends (`quit`),
-   * then closes the gate's session.
+   * The one way in for an event: stamped, decoded, journaled, sent. A blank session name counts
+   * as none; a rename or automation change that changes nothing is not sent. `session.shutdown`
+   * resolves once the bounded flush (`quit`) or hand-off it started is done.
    */
-  shutdown(reason: ShutdownReason, o?: { readonly targetSessionFile?: string | undefined }): Promise<void>;
+  send(input: SessionInput): Promise<void>;
+  /** Before a model call: the messages with a recall block injected, when one was. */
+  recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
+  /** After a run: durable on return (see `RetainTurn`). */
+  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
+  view(): SessionView;
   /** Resolves when every retain in flight has settled. */
   idle(): Promise<void>;
   stop(): Promise<void>;

@@ -8,7 +8,7 @@ import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-age
 import { redact } from '../../config/redact.js';
 import { loadConfig } from '../../config/load.js';
 import { trustNotice } from '../../config/trust.js';
-import type { MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
+import type { HostInput, MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
@@ -73,9 +73,20 @@ const projectTrusted = (ctx: ExtensionContext): boolean | undefined => {
   }
 };
 
+/** The session gate's start event for pi's current session. */
+const startedEvent = (ctx: ExtensionContext, reason: StartReason, name?: string): HostInput => {
+  const sessionFile = ctx.sessionManager.getSessionFile();
+  return {
+    type: 'session.started',
+    sessionId: ctx.sessionManager.getSessionId(),
+    reason,
+    ...(sessionFile === undefined ? {} : { sessionFile }),
+    ...(name === undefined ? {} : { name }),
+  };
+};
+
 const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, options: AgentMemoryOptions, reason: StartReason, quiet = false): Promise<MemoryRuntime | undefined> => {
   const sessionId = ctx.sessionManager.getSessionId();
-  const sessionFile = ctx.sessionManager.getSessionFile();
   // Loaded on first use: pi's startup pays only for registering tools and hooks.
   const { createMemoryRuntime } = await import('../memoryRuntime.js');
   const runtime = await createMemoryRuntime({
@@ -95,12 +106,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
     ctx.ui.setStatus(STATUS_KEY, footer);
   };
   runtime.subscribe((status) => showFooter(status.footer));
-  await runtime.startSession({
-    sessionId,
-    sessionFile,
-    reason,
-    name: sessionName(ctx),
-  });
+  await runtime.send(startedEvent(ctx, reason, sessionName(ctx)));
   const status = runtime.status();
   showFooter(status.footer);
   const declined = runtime.loaded.config.setupDeclined.some((id) => id === runtime.scope.identity.id);
@@ -132,7 +138,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     // pi's RPC mode starts a session twice: the second start joins the first.
     if (holder.starting !== undefined && holder.sessionId === ctx.sessionManager.getSessionId()) {
       const runtime = await holder.starting;
-      await runtime?.startSession({ sessionId: ctx.sessionManager.getSessionId(), sessionFile: ctx.sessionManager.getSessionFile(), reason: payload.reason });
+      await runtime?.send(startedEvent(ctx, payload.reason));
       return;
     }
     holder.sessionId = ctx.sessionManager.getSessionId();
@@ -177,7 +183,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     if (old !== undefined) {
       holder.runtime = undefined;
       try {
-        await old.shutdown('reload');
+        await old.send({ type: 'session.shutdown', reason: 'reload' });
       } finally {
         await old.close();
       }
@@ -243,7 +249,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   if (hasNewerEvents(pi)) {
     pi.on('session_info_changed', async (event, ctx) => {
       const payload = payloadOf(SessionInfoChangedPayload, 'session_info_changed', event, ctx);
-      if (payload !== undefined) await holder.runtime?.renameSession(payload.name);
+      if (payload !== undefined) await holder.runtime?.send({ type: 'session.renamed', ...payload });
     });
   }
 
@@ -256,7 +262,8 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     // pi 0.73 has no session_info_changed: a /name since the last run is read here.
     const name = sessionName(ctx);
-    const renamed = holder.runtime !== undefined && (holder.runtime.session.view().context.sessionName ?? undefined) !== name ? holder.runtime.renameSession(name) : undefined;
+    // Only when it changed: the retain below must stay synchronous (pi may exit right after).
+    const renamed = holder.runtime !== undefined && (holder.runtime.session.view().context.sessionName ?? undefined) !== name ? holder.runtime.send({ type: 'session.renamed', ...(name === undefined ? {} : { name }) }) : undefined;
     const payload = payloadOf(AgentEndPayload, 'agent_end', event, ctx);
     if (payload === undefined) return renamed;
     const all = payload.messages;
@@ -291,7 +298,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     const { reason: given, targetSessionFile: target } = payload._tag === 'Right' ? payload.right : {};
     const reason = ShutdownReason.is(given) ? given : 'quit';
     try {
-      await runtime.shutdown(reason, target !== undefined && target !== '' ? { targetSessionFile: target } : {});
+      await runtime.send({ type: 'session.shutdown', reason, ...(target !== undefined && target !== '' ? { targetSessionFile: target } : {}) });
     } finally {
       await runtime.close();
     }

@@ -23,6 +23,8 @@ import { loadWordNet } from './wordnet.js';
 import { sliceTimer, yieldToLoop } from '../slices.js';
 
 export interface SearchHit {
+  readonly id: string;
+  /** Read when first asked for: a stored fact past the caller's token budget is never read. */
   readonly fact: FactRecord;
   /** BM25F score after every stage, relative within a query. */
   readonly score: number;
@@ -31,6 +33,21 @@ export interface SearchHit {
   /** The stage that first found this fact. */
   readonly stage: Stage;
 }
+
+const lazyHit = (facts: ReadonlyMap<string, FactRecord>, h: Ranking['hits'][number]): SearchHit => {
+  let fact: FactRecord | undefined;
+  return {
+    id: h.id,
+    score: h.score,
+    final: h.final,
+    stage: h.stage,
+    get fact(): FactRecord {
+      fact ??= facts.get(h.id);
+      if (fact === undefined) throw new Error(`search: fact ${h.id} was deleted before its hit was read`);
+      return fact;
+    },
+  };
+};
 
 export interface SearchResult {
   readonly hits: readonly SearchHit[];
@@ -298,10 +315,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
       });
       const hits: SearchHit[] = [];
-      for (const h of ranking.hits) {
-        const fact = bank.facts.get(h.id);
-        if (fact !== undefined) hits.push({ fact, score: h.score, final: h.final, stage: h.stage });
-      }
+      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(lazyHit(bank.facts, h));
       return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
     buildAll: (saved) => {

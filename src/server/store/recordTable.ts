@@ -4,16 +4,32 @@
  * segment files, read and decoded only when asked for. Start-up therefore makes one map entry
  * per record instead of rebuilding every record into objects, and a snapshot moves the objects
  * into a segment and keeps only their numbers. Reads see a `ReadonlyMap`, so routes and the
- * ranking do not know which records are stored.
+ * ranking do not know which records are stored. A table restored from a segment may also defer
+ * making its map until it is first used (`defer`), as `DeferredMap` does for plain maps.
  */
 
 /** Reads stored record number `at`; throws if the files do not hold a valid record there. */
 export type StoredReader<T> = (at: number) => T;
 
 export class RecordTable<T extends object> implements ReadonlyMap<string, T> {
-  private readonly byId = new Map<string, T | number>();
+  private readonly entriesById = new Map<string, T | number>();
+  private fill: (() => void) | undefined;
 
   constructor(private readonly readStored: StoredReader<T>) {}
+
+  /** `fill` makes the entries (with `setStored`) when the table is first used. */
+  defer(fill: () => void): void {
+    this.fill = fill;
+  }
+
+  private get byId(): Map<string, T | number> {
+    const fill = this.fill;
+    if (fill !== undefined) {
+      this.fill = undefined;
+      fill();
+    }
+    return this.entriesById;
+  }
 
   get size(): number {
     return this.byId.size;
@@ -82,5 +98,76 @@ export class FactTable<T extends object, H> extends RecordTable<T> {
     const value = this.held(id);
     if (value === undefined) return undefined;
     return typeof value === 'number' ? this.readStoredHead(value) : this.headOf(value);
+  }
+}
+
+/** A Map whose entries are made by `fill` when it is first used. */
+export class DeferredMap<K, V> extends Map<K, V> {
+  private fill: (() => void) | undefined;
+
+  defer(fill: () => void): void {
+    this.fill = fill;
+  }
+
+  private ready(): void {
+    const fill = this.fill;
+    if (fill === undefined) return;
+    this.fill = undefined;
+    fill();
+  }
+
+  override get size(): number {
+    this.ready();
+    return super.size;
+  }
+
+  override get(key: K): V | undefined {
+    this.ready();
+    return super.get(key);
+  }
+
+  override has(key: K): boolean {
+    this.ready();
+    return super.has(key);
+  }
+
+  override set(key: K, value: V): this {
+    this.ready();
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    this.ready();
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.fill = undefined;
+    super.clear();
+  }
+
+  override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    this.ready();
+    super.forEach(fn, thisArg);
+  }
+
+  override keys(): MapIterator<K> {
+    this.ready();
+    return super.keys();
+  }
+
+  override values(): MapIterator<V> {
+    this.ready();
+    return super.values();
+  }
+
+  override entries(): MapIterator<[K, V]> {
+    this.ready();
+    return super.entries();
+  }
+
+  override [Symbol.iterator](): MapIterator<[K, V]> {
+    this.ready();
+    return super[Symbol.iterator]();
   }
 }

@@ -3,9 +3,9 @@
  * the records (documents, chunks, facts) written since the previous one, one JSON value each,
  * back to back; then the locations of every live record (file, offset, length: little-endian
  * float64 triplets), which may point into older segments, and each fact's head (what a recall
- * filter reads: its type, whether it is invalidated, its tags) as two columns; then a JSON footer (the log position,
- * the files it points into, per bank its small records and the ids in order); then a trailer
- * with the sizes, a CRC of the records and one of the locations and footer.
+ * filter reads: its type, whether it is invalidated, its tags) as two columns; then a JSON
+ * footer (the log position, the files it points into, per bank its small records and the ids in
+ * order); then a trailer with the sizes, a CRC of the records and one of everything after them.
  *
  * The newest segment is the whole state: start-up reads its footer and locations, checks the
  * CRC of every file it points into, and reads a record only when it is asked for. A snapshot
@@ -124,7 +124,10 @@ const crcOfRange = (fd: number, length: number): number => {
 /** The records of the segment files, read by location number on demand. */
 export class StoredRecords {
   private scratch = Buffer.allocUnsafe(64 * 1024);
-  private readonly cache = new Map<number, unknown>();
+  // Direct-mapped by location: O(1) whatever the access pattern (a Map evicting its oldest entry
+  // walks over the holes its deletions leave, which made a read 30 us instead of 8).
+  private readonly cacheAt = new Int32Array(CACHE_RECORDS).fill(-1);
+  private readonly cacheValue: unknown[] = new Array<unknown>(CACHE_RECORDS);
 
   constructor(
     private readonly dir: string,
@@ -169,13 +172,9 @@ export class StoredRecords {
 
   /** Record `at`, decoded and checked by `is` (kept in a small cache: records never change). */
   read<T>(at: number, is: (u: unknown) => u is T, kind: string): T {
-    const cached = this.cache.get(at);
-    if (cached !== undefined && is(cached)) {
-      // Most recently used last, so the oldest is evicted first.
-      this.cache.delete(at);
-      this.cache.set(at, cached);
-      return cached;
-    }
+    const slot = at % CACHE_RECORDS;
+    const cached = this.cacheValue[slot];
+    if (this.cacheAt[slot] === at && is(cached)) return cached;
     const file = this.files[this.locations[at * 3] ?? -1] ?? '';
     let value: unknown;
     try {
@@ -184,11 +183,8 @@ export class StoredRecords {
       throw damaged(join(this.dir, file), `stored ${kind} ${at} is not JSON`);
     }
     if (!is(value)) throw damaged(join(this.dir, file), `stored ${kind} ${at} is not a valid ${kind}`);
-    this.cache.set(at, value);
-    if (this.cache.size > CACHE_RECORDS) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done !== true) this.cache.delete(oldest.value);
-    }
+    this.cacheAt[slot] = at;
+    this.cacheValue[slot] = value;
     return value;
   }
 

@@ -6,7 +6,7 @@
 import type { JsonValue } from '../../codecs/codecs.js';
 import { ChunkRecord, DocumentRecord, FactRecord } from './model.js';
 import type { BankRecord, FactHead, Mutation, OperationRecord } from './model.js';
-import { FactTable, RecordTable } from './recordTable.js';
+import { DeferredMap, FactTable, RecordTable } from './recordTable.js';
 import type { BankFooter, StoredRecords } from './segments.js';
 
 export interface BankState {
@@ -16,9 +16,9 @@ export interface BankState {
   readonly chunks: RecordTable<ChunkRecord>;
   readonly facts: FactTable<FactRecord, FactHead>;
   /** document id -> ids of its facts, in document order. */
-  readonly factsByDocument: Map<string, string[]>;
+  readonly factsByDocument: DeferredMap<string, string[]>;
   /** document id -> ids of its chunks, in order. */
-  readonly chunksByDocument: Map<string, string[]>;
+  readonly chunksByDocument: DeferredMap<string, string[]>;
   readonly operations: Map<string, OperationRecord>;
   /** Feature records: kind -> id -> value. */
   readonly records: Map<string, Map<string, JsonValue>>;
@@ -64,35 +64,46 @@ export class ServerState {
         (fact) => fact,
         (at) => this.stored?.head(at),
       ),
-      factsByDocument: new Map(),
-      chunksByDocument: new Map(),
+      factsByDocument: new DeferredMap(),
+      chunksByDocument: new DeferredMap(),
       operations: new Map(),
       records: new Map(),
     };
   }
 
-  /** Restores a bank from a segment's footer: its records stay in the files until read. */
+  /**
+   * Restores a bank from a segment's footer: its records stay in the files until read. The facts
+   * are listed at once (a recall needs them); the documents, chunks and the lists per document
+   * when one of them is first used, since a start-up followed by recalls never needs them.
+   */
   restoreBank(footer: BankFooter): void {
     const state = this.newBankState(footer.bank);
     this.banks.set(footer.bank.bank_id, state);
-    let at = footer.at;
-    for (const id of footer.documents) state.documents.setStored(id, at++);
-    let chunk = 0;
-    footer.documentChunks.forEach((n, i) => {
-      const documentId = footer.documents[i] ?? '';
-      const ids = footer.chunks.slice(chunk, chunk + n);
-      for (const id of ids) state.chunks.setStored(id, at++);
-      state.chunksByDocument.set(documentId, ids);
-      chunk += n;
-    });
-    let fact = 0;
-    footer.documentFacts.forEach((n, i) => {
-      const documentId = footer.documents[i] ?? '';
-      const ids = footer.facts.slice(fact, fact + n);
-      state.factsByDocument.set(documentId, ids);
-      fact += n;
-    });
-    for (const id of footer.facts) state.facts.setStored(id, at++);
+    const chunksAt = footer.at + footer.documents.length;
+    let factAt = chunksAt + footer.chunks.length;
+    for (const id of footer.facts) state.facts.setStored(id, factAt++);
+    let restored = false;
+    const restoreDocuments = (): void => {
+      if (restored) return;
+      restored = true;
+      footer.documents.forEach((id, i) => state.documents.setStored(id, footer.at + i));
+      let chunk = 0;
+      let fact = 0;
+      footer.documents.forEach((documentId, i) => {
+        const chunks = footer.documentChunks[i] ?? 0;
+        const ids = footer.chunks.slice(chunk, chunk + chunks);
+        ids.forEach((id, j) => state.chunks.setStored(id, chunksAt + chunk + j));
+        state.chunksByDocument.set(documentId, ids);
+        chunk += chunks;
+        const facts = footer.documentFacts[i] ?? 0;
+        state.factsByDocument.set(documentId, footer.facts.slice(fact, fact + facts));
+        fact += facts;
+      });
+    };
+    state.documents.defer(restoreDocuments);
+    state.chunks.defer(restoreDocuments);
+    state.chunksByDocument.defer(restoreDocuments);
+    state.factsByDocument.defer(restoreDocuments);
     for (const operation of footer.operations) {
       state.operations.set(operation.id, operation);
       this.operationBank.set(operation.id, operation.bank_id);

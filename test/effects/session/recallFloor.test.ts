@@ -59,7 +59,7 @@ describe('automatic recall with the floor', () => {
     await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedOrigins: [server.url] } }));
     runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home }, notify: () => undefined, shutdownFlushMs: 500, trace: { write: (r) => trace.push(r) } });
     await waitUntil(() => runtime.status().setup.state === 'ready');
-    await runtime.startSession({ sessionId: 'one', sessionFile: '/tmp/one.jsonl' });
+    await runtime.send({ type: 'session.started', sessionId: 'one', sessionFile: '/tmp/one.jsonl', reason: 'startup' });
     const turn = runtime.retainTurn([user('We decided to bundle with rollup and to test with vitest.', 10), assistant('Noted: rollup for bundling, vitest for tests.', 11)]);
     expect((await turn.settled).outcome).toBe('queued');
     await runtime.queue!.flush({ deadline: Date.now() + 5_000 });

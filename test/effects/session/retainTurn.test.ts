@@ -52,7 +52,7 @@ const start = async (cursor: RetainCursor, wrapQueue: (q: RetainQueue) => Retain
     notify: (_level, text) => notes.push(text),
   });
   cleanups.push(() => session.stop());
-  await session.start({ sessionId: 's1', reason: 'startup', automation: { recall: true, retain: true } });
+  await session.send({ type: 'session.started', sessionId: 's1', reason: 'startup', automation: { recall: true, retain: true } });
   return { session, queue, store, notes };
 };
 

@@ -9,7 +9,7 @@ const cwd = process.argv[2] ?? '.';
 const recalls = Number(process.argv[3] ?? '1');
 const runtime = await createMemoryRuntime({ cwd, shutdownFlushMs: 100 });
 const atStart = runtime.server.breaker();
-await runtime.startSession({ sessionId: `breaker-${process.pid}` });
+await runtime.send({ type: 'session.started', sessionId: `breaker-${process.pid}`, reason: 'startup' });
 const outcomes: string[] = [];
 for (let i = 0; i < recalls; i += 1) {
   const result = await runtime.recallFor([{ role: 'user', content: [{ type: 'text', text: `what was decided about deploys (${i})?` }], timestamp: i + 1 }]);

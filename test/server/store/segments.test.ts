@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { call, startTestServer } from '../../helpers/embeddedServer.js';
 import { encodeLine } from '../../../src/server/store/logFormat.js';
 import type { Mutation } from '../../../src/server/store/model.js';
 import type { ServerState } from '../../../src/server/store/state.js';
@@ -203,6 +204,54 @@ describe('segments', () => {
       expect(picture(again.state)).toEqual(expected);
     } finally {
       await again.close();
+    }
+  });
+
+  it('recall from a server started on segments answers exactly as before the restart, filters and all', async () => {
+    const dir = await tempDir();
+    const B = '/v1/default/banks/r';
+    const words = ['rollup', 'vitest', 'bundle', 'deploy', 'cache', 'schema', 'release', 'lint'];
+    const first = await startTestServer({ dataDir: dir });
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      content: `${words[i % 8]} ${words[(i * 3) % 8]} note ${i}: the ${words[(i * 5) % 8]} step ran on day ${i}`,
+      document_id: `doc-${i}`,
+      tags: i % 3 === 0 ? ['repo:web'] : ['repo:core', i % 2 === 0 ? 'kind:bug' : 'kind:note'],
+    }));
+    expect((await call(first, 'POST', `${B}/memories`, { items })).status).toBe(200);
+    // World and experience only: the background consolidation may add observations at any time.
+    const types = ['world', 'experience'];
+    const queries = [
+      { query: 'rollup bundle', types },
+      { query: 'vitest cache step', types, tags: ['repo:core'], tags_match: 'all' },
+      { query: 'release schema day', types, budget: 'high', max_tokens: 300, include: { chunks: { max_tokens: 200 } } },
+      { query: 'lint deploy', types, tags: ['kind:bug', 'repo:web'], tags_match: 'any' },
+    ];
+    // The background consolidation writes observations after a write settles, and they count in
+    // the index's statistics: each server is asked once they have stopped changing.
+    const settled = async (server: { readonly url: string }): Promise<void> => {
+      let last = '';
+      for (let same = 0, tries = 0; same < 3 && tries < 100; tries += 1) {
+        const now = JSON.stringify((await call(server, 'GET', `${B}/memories/list?type=observation&limit=1000`)).body);
+        same = now === last && now.includes('observation') ? same + 1 : 0;
+        last = now;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    const answers = async (server: { readonly url: string }): Promise<unknown[]> => {
+      await settled(server);
+      const out: unknown[] = [];
+      for (const q of queries) out.push((await call(server, 'POST', `${B}/memories/recall`, q)).body);
+      return out;
+    };
+    const before = await answers(first);
+    await first.close();
+    expect(await segmentFiles(dir)).toHaveLength(1);
+    const second = await startTestServer({ dataDir: dir });
+    try {
+      expect(await answers(second)).toEqual(before);
+      expect(JSON.stringify(before)).toContain('rollup');
+    } finally {
+      await second.close();
     }
   });
 });
