@@ -15,6 +15,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { MAX_TIMER_MS } from '../../codecs/codecs.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, transportFacts, type TransportFacts } from './failures.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -150,7 +151,8 @@ export const createTransport = (options: TransportOptions): Transport => {
           finish({ ok: false, facts });
           outgoing?.destroy();
         }
-        const timer = setTimeout(() => fail(TIMED_OUT), Math.max(1, Math.floor(timeoutMs)));
+        // Within what a Node timer can wait: a longer delay is cut to 1 ms, which would time out at once.
+        const timer = setTimeout(() => fail(TIMED_OUT), Math.min(MAX_TIMER_MS, Math.max(1, Math.floor(timeoutMs))));
         // A large body goes when the server says `100 Continue`, or after the wait.
         function sendBody(): void {
           clearTimeout(continueTimer);
