@@ -83,28 +83,31 @@ export const RecallRequest = t.intersection([
 export type RecallRequest = t.OutputOf<typeof RecallRequest>;
 
 export const ReflectInclude = t.partial({
-  facts: nullable(t.type({})),
+  facts: nullable(JsonObject),
   tool_calls: nullable(t.partial({ output: t.boolean })),
 });
-export type ReflectInclude = t.TypeOf<typeof ReflectInclude>;
+export type ReflectInclude = t.OutputOf<typeof ReflectInclude>;
 
+/** `POST {b}/reflect` as the server accepts it (null means unset); the client sends a subset. */
 export const ReflectRequest = t.intersection([
   t.type({ query: t.string }),
   t.partial({
     budget: Budget,
-    context: t.string,
-    max_tokens: t.number,
+    context: nullable(t.string),
+    max_tokens: t.Int,
     include: ReflectInclude,
-    response_schema: JsonObject,
-    tags: t.array(t.string),
+    response_schema: nullable(JsonObject),
+    tags: nullable(t.array(t.string)),
     tags_match: TagsMatch,
-    tag_groups: t.array(TagGroup),
-    fact_types: t.array(FactType),
+    tag_groups: nullable(t.array(TagGroup)),
+    apply_all_directives: t.boolean,
+    fact_types: nullable(t.array(FactType)),
     exclude_mental_models: t.boolean,
-    exclude_mental_model_ids: t.array(t.string),
+    exclude_mental_model_ids: nullable(t.array(t.string)),
   }),
 ]);
-export type ReflectRequest = t.TypeOf<typeof ReflectRequest>;
+/** The body as it travels (integers unbranded): what a client builds and the server reads. */
+export type ReflectRequest = t.OutputOf<typeof ReflectRequest>;
 
 /** PUT/PATCH bank body: display name and missions. */
 export const BankUpdate = t.partial({
