@@ -119,12 +119,15 @@ const isJsonValue = (u: unknown, depth = 0): u is JsonValue => {
   return false;
 };
 
+/** Whether `u` is one of `values` (a guard, so the list's own type carries over). */
+export const isOneOf = <V extends string>(values: readonly V[], u: unknown): u is V => typeof u === 'string' && values.some((v) => v === u);
+
 /**
  * One of a fixed list of strings, decoding to itself (what `t.keyof` does, typed by the list
  * rather than by a record built to hold its keys).
  */
 export const oneOfStrings = <V extends string>(values: readonly [V, ...V[]], name = values.join(' | ')): t.Type<V, V, unknown> => {
-  const is = (u: unknown): u is V => typeof u === 'string' && values.some((v) => v === u);
+  const is = (u: unknown): u is V => isOneOf(values, u);
   return registerIdentityCodec(new t.Type<V, V, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity));
 };
 
