@@ -21,7 +21,7 @@ export const SERVER_FLOOR = '0.8.0';
 export const FLOOR_REMEDIATION = 'upgrade the server to 0.8 or later';
 
 /** How long a detection stays valid; a server upgrade is noticed within this time. */
-export const CAPABILITY_TTL_MS = 5 * 60_000;
+const CAPABILITY_TTL_MS = 5 * 60_000;
 
 type Version = readonly [number, number, number];
 

@@ -34,7 +34,7 @@ const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as 
 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
 
-export const FLUSH_EVERY_BYTES = 4_000_000;
+const FLUSH_EVERY_BYTES = 4_000_000;
 /** Malformed lines kept in the plan (the rest are counted). */
 const MALFORMED_KEPT = 200;
 
