@@ -1,6 +1,6 @@
 /**
  * `npm run test:fast`, the inner loop: the machines, the effects over their twins, config, the
- * tools and the server's units, all in-process (no pi, no child process, no mount). `npm test`
+ * tools, the server's units and the architecture checks, all in-process (no pi, no child process, no mount). `npm test`
  * runs these and everything else (docs/architecture.md, "Test tiers").
  */
 import { defineConfig } from 'vitest/config';
@@ -9,7 +9,7 @@ import { baseTest } from './vitest.config.js';
 export default defineConfig({
   test: {
     ...baseTest,
-    include: ['test/{machines,effects,config,tools,server}/**/*.test.ts'],
+    include: ['test/{machines,effects,config,tools,server,architecture}/**/*.test.ts'],
     // These two start the server as a child process and restart it: the full suite's.
     exclude: ['test/server/persistence.test.ts', 'test/server/serveCommand.test.ts'],
     // One module graph per worker, not per file: importing src again for every file was most

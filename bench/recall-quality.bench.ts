@@ -442,6 +442,8 @@ const main = async (): Promise<void> => {
     { corpus: codingCorpus('coding-session-2.json', 'coding-session-2', true), label: 'coding-session set 2 (Python shop; held out)', heldOut: true },
     { corpus: codingCorpus('coding-session-3.json', 'coding-session-3', true), label: 'coding-session set 3 (Go platform, asked in other words; tuned on)', heldOut: false },
     { corpus: codingCorpus('coding-session-4.json', 'coding-session-4', true), label: 'coding-session set 4 (Rust toolkit, asked in other words; held out)', heldOut: true },
+    { corpus: codingCorpus('coding-session-5.json', 'coding-session-5', true), label: 'coding-session set 5 (Rails invoicing, asked as people type; tuned on)', heldOut: false },
+    { corpus: codingCorpus('coding-session-6.json', 'coding-session-6', true), label: 'coding-session set 6 (Spring Boot + Android, asked as people type; held out)', heldOut: true },
   ].filter((e) => withHeldOut || !e.heldOut);
   const extraCorpora = extra.map((e) => e.corpus);
   const messy = [...chats, ...sessions].map((e) => e.corpus);

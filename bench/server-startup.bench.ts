@@ -47,7 +47,7 @@ const main = async (): Promise<void> => {
     }
     await builder.close();
     freshAgent();
-    const files = (await readdir(dataDir)).filter((n) => n.endsWith('.jsonl'));
+    const files = (await readdir(dataDir)).filter((n) => n.endsWith('.jsonl') || n.endsWith('.seg'));
     const rawRuns: number[] = [];
     const startRuns: number[] = [];
     const firstRecallRuns: number[] = [];

@@ -36,7 +36,7 @@ trap cleanup EXIT
 for _ in $(seq 1 100); do grep -q '^listening on ' "$root/server.log" && break; sleep 0.1; done
 url="$(sed -n 's/^listening on //p' "$root/server.log" | head -1)"
 
-screen() { tmux capture-pane -p -t "$session" | sed -e 's/[[:space:]]*$//' | sed -e "s#$root#/tmp/demo#g" >"$out/$1.txt"; }
+screen() { tmux capture-pane -p -t "$session" | sed -e 's/[[:space:]]*$//' | sed -e "s#$root#/tmp/demo#g" -e "s#$repo#<repo>#g" >"$out/$1.txt"; }
 wait_for() { # text, seconds
   for _ in $(seq 1 $(($2 * 5))); do
     tmux capture-pane -p -t "$session" | grep -qF -- "$1" && return 0

@@ -114,10 +114,35 @@ const isJsonValue = (u: unknown, depth = 0): u is JsonValue => {
   if (typeof u === 'object') {
     const proto = Object.getPrototypeOf(u);
     if (proto !== Object.prototype && proto !== null) return false;
-    return Object.values(u as Record<string, unknown>).every((v) => isJsonValue(v, depth + 1));
+    return Object.values(u).every((v) => isJsonValue(v, depth + 1));
   }
   return false;
 };
+
+/**
+ * One of a fixed list of strings, decoding to itself (what `t.keyof` does, typed by the list
+ * rather than by a record built to hold its keys).
+ */
+export const oneOfStrings = <V extends string>(values: readonly [V, ...V[]], name = values.join(' | ')): t.Type<V, V, unknown> => {
+  const is = (u: unknown): u is V => typeof u === 'string' && values.some((v) => v === u);
+  return registerIdentityCodec(new t.Type<V, V, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity));
+};
+
+/** A plain object or a null-prototype one, not an array: what a JSON object decodes to. */
+export const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/**
+ * `text` parsed as JSON and checked to be a JsonValue: JSON.parse gives one unless it nests
+ * deeper than 64 levels or holds a number beyond a double (1e999), which is refused here.
+ */
+export const parseJsonValue = (text: string): JsonValue => {
+  const parsed: unknown = JSON.parse(text);
+  if (!isJsonValue(parsed)) throw new SyntaxError('not a JSON value: nested deeper than 64 levels, or a number beyond a double');
+  return parsed;
+};
+
+/** A JSON copy of `value`: what JSON.stringify keeps of it (undefined becomes null). */
+export const jsonCopy = (value: unknown): JsonValue => parseJsonValue(JSON.stringify(value ?? null));
 
 /** Any value that survives a JSON round trip unchanged (finite numbers, plain objects). */
 export const JsonValue = registerIdentityCodec(

@@ -102,3 +102,16 @@ export const decodeJson =
     }
     return decodeWith(codec, source)(parsed);
   };
+
+/**
+ * A value the code itself states (a field's default, a table built at load) decoded by its
+ * codec: a wrong one is a bug in this code, so it throws at once with the decode error.
+ *
+ * @example
+ * const timeoutDefault = stated(PositiveInt, 30_000, 'timeoutMs default');
+ */
+export const stated = <A, O>(codec: t.Type<A, O, unknown>, value: unknown, source: string): A => {
+  const result = decodeWith(codec, source)(value);
+  if (E.isLeft(result)) throw new TypeError(result.left.message);
+  return result.right;
+};

@@ -1,13 +1,13 @@
 /** Value codecs the config field table is built from. */
 import * as t from 'io-ts';
+import { oneOfStrings } from '../codecs/codecs.js';
 
 /** A codec whose value may be absent (`undefined`): "not set". */
 export const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.undefined], `${codec.name} | not set`);
 
 /** A select field: one of a fixed list of strings; the list doubles as its `choices`. */
 export const select = <V extends string>(values: readonly [V, ...V[]]) => {
-  const keys = Object.fromEntries(values.map((v) => [v, null])) as Record<V, null>;
-  return { codec: t.keyof(keys, values.join(' | ')), choices: values } as const;
+  return { codec: oneOfStrings(values), choices: values } as const;
 };
 
 export interface ConfigTextBrand {

@@ -6,6 +6,7 @@
  */
 import * as t from 'io-ts';
 import { BankId, PositiveInt, NonNegativeInt } from '../codecs/codecs.js';
+import { stated } from '../codecs/decode.js';
 import { FactType as WireFactType } from '../wire/hindsight.js';
 import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
 
@@ -114,7 +115,7 @@ export const configFields = {
     description: 'Explicit setup flag. In domain-tagged mode it needs a projectBankId.',
   }),
   baseUrl: field({
-    codec: HttpUrl, default: 'http://localhost:8888' as HttpUrl, path: 'memory.baseUrl', resetKey: 'memory.baseUrl', tab: 'Connection', kind: 'url',
+    codec: HttpUrl, default: stated(HttpUrl, 'http://localhost:8888', 'memory.baseUrl default'), path: 'memory.baseUrl', resetKey: 'memory.baseUrl', tab: 'Connection', kind: 'url',
     advanced: false, patchKey: 'baseUrl', agentLocked: true, env: { names: ['MEMORY_BASE_URL'] }, origin: '8.2',
     description: 'Memory server endpoint for recall, retain, reflect and bank setup. A project file may only point it at an origin the user file trusts (trustedOrigins); otherwise memory is off for the project. Never patchable by a tool call.',
   }),
@@ -136,7 +137,7 @@ export const configFields = {
     description: 'Raw API key. Only read from the user file ~/.pi/agent/memory.json; refused in a project file.',
   }),
   timeoutMs: field({
-    codec: PositiveInt, default: 30_000 as PositiveInt, path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
+    codec: PositiveInt, default: stated(PositiveInt, 30_000, 'memory.timeoutMs default'), path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
     advanced: false, patchKey: 'timeoutMs', origin: '8.2',
     description: 'Maximum wait for one network call to the memory server, in ms.',
   }),
@@ -207,7 +208,7 @@ export const configFields = {
     description: 'Also recall shared (untagged) observations of the same bank, OR-ed with the scope filter.',
   }),
   userScopeTags: field({
-    codec: Tags, default: ['source:pi', 'harness:pi'] as t.TypeOf<typeof Tags>, path: 'scope.userScopeTags', resetKey: 'scope.userScopeTags', tab: 'Scope', kind: 'tags',
+    codec: Tags, default: stated(Tags, ['source:pi', 'harness:pi'], 'scope.userScopeTags default'), path: 'scope.userScopeTags', resetKey: 'scope.userScopeTags', tab: 'Scope', kind: 'tags',
     advanced: false, patchKey: 'userScopeTags', identity: true, origin: '8.3',
     description: 'Tag filter for user-bank recall; an empty list means no tag filter on the user bank.',
   }),
@@ -221,11 +222,11 @@ export const configFields = {
     patchKey: 'recallBudget', origin: '8.2', description: 'Retrieval effort.',
   }),
   recallMaxTokens: field({
-    codec: PositiveInt, default: 800 as PositiveInt, path: 'recall.maxTokens', resetKey: 'recall.maxTokens', tab: 'Recall', kind: 'positive-int',
+    codec: PositiveInt, default: stated(PositiveInt, 800, 'recall.maxTokens default'), path: 'recall.maxTokens', resetKey: 'recall.maxTokens', tab: 'Recall', kind: 'positive-int',
     advanced: false, patchKey: 'recallMaxTokens', origin: '8.2', description: 'Project-bank tokens injected into context.',
   }),
   recallUserMaxTokens: field({
-    codec: PositiveInt, default: 400 as PositiveInt, path: 'recall.userMaxTokens', resetKey: 'recall.userMaxTokens', tab: 'Recall',
+    codec: PositiveInt, default: stated(PositiveInt, 400, 'recall.userMaxTokens default'), path: 'recall.userMaxTokens', resetKey: 'recall.userMaxTokens', tab: 'Recall',
     kind: 'positive-int', advanced: true, patchKey: 'recallUserMaxTokens', origin: '8.2', description: 'User-bank tokens injected, independent of the project cap.',
   }),
   recallStoreLast: field({
@@ -242,7 +243,7 @@ export const configFields = {
     advanced: true, patchKey: 'recallPreferObservations', origin: '8.2', description: 'Drop raw facts superseded by a returned observation.',
   }),
   recallTimeoutMs: field({
-    codec: PositiveInt, default: 1500 as PositiveInt, path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
+    codec: PositiveInt, default: stated(PositiveInt, 1500, 'recall.timeoutMs default'), path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
     advanced: true, patchKey: 'recallTimeoutMs', origin: 'added',
     description: 'Deadline of automatic recall before an answer, in ms: a slow server never holds the prompt longer.',
   }),
@@ -252,12 +253,12 @@ export const configFields = {
     description: 'Fact types automatic recall asks for.',
   }),
   recallContextTurns: field({
-    codec: NonNegativeInt, default: 2 as NonNegativeInt, path: 'recall.contextTurns', resetKey: 'recall.contextTurns', tab: 'Recall',
+    codec: NonNegativeInt, default: stated(NonNegativeInt, 2, 'recall.contextTurns default'), path: 'recall.contextTurns', resetKey: 'recall.contextTurns', tab: 'Recall',
     kind: 'non-negative-int', advanced: true, patchKey: 'recallContextTurns', origin: 'added',
     description: 'Earlier turns folded into the automatic recall query.',
   }),
   recallMaxQueryChars: field({
-    codec: PositiveInt, default: 800 as PositiveInt, path: 'recall.maxQueryChars', resetKey: 'recall.maxQueryChars', tab: 'Recall',
+    codec: PositiveInt, default: stated(PositiveInt, 800, 'recall.maxQueryChars default'), path: 'recall.maxQueryChars', resetKey: 'recall.maxQueryChars', tab: 'Recall',
     kind: 'positive-int', advanced: true, patchKey: 'recallMaxQueryChars', origin: 'added',
     description: 'Longest automatic recall query sent to the server, in characters.',
   }),
@@ -276,12 +277,12 @@ export const configFields = {
     description: 'immediate flushes after every turn; coalesced merges compatible deltas and delivers at session end or every retainFlushIntervalMs.',
   }),
   retainFlushIntervalMs: field({
-    codec: NonNegativeInt, default: 0 as NonNegativeInt, path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
+    codec: NonNegativeInt, default: stated(NonNegativeInt, 0, 'retain.flushIntervalMs default'), path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
     kind: 'non-negative-int', advanced: true, patchKey: 'retainFlushIntervalMs', origin: 'added',
     description: 'Periodic flush of a coalesced queue, in ms; 0 flushes only at session end.',
   }),
   queuePath: field({
-    codec: ConfigPath, default: '{state_dir}/memory/retain-queue.jsonl' as ConfigPath, path: 'retain.queuePath', resetKey: 'retain.queuePath', tab: 'Retain',
+    codec: ConfigPath, default: stated(ConfigPath, '{state_dir}/memory/retain-queue.jsonl', 'retain.queuePath default'), path: 'retain.queuePath', resetKey: 'retain.queuePath', tab: 'Retain',
     kind: 'path', advanced: true, origin: '8.2', description: 'The JSONL retain queue (retry journal).',
   }),
   globalRetainMode: field({
@@ -306,15 +307,15 @@ export const configFields = {
     advanced: false, origin: '8.2', description: 'Successful tool results in curated mode: errors-only drops them, summary keeps the first import.toolResultSummaryMaxChars characters, content keeps them whole. Tool errors are always kept.',
   }),
   importToolSummaryMaxChars: field({
-    codec: PositiveInt, default: 500 as PositiveInt, path: 'import.toolResultSummaryMaxChars', resetKey: 'import.toolResultSummaryMaxChars',
+    codec: PositiveInt, default: stated(PositiveInt, 500, 'import.toolResultSummaryMaxChars default'), path: 'import.toolResultSummaryMaxChars', resetKey: 'import.toolResultSummaryMaxChars',
     tab: 'Import', kind: 'positive-int', advanced: true, origin: '8.2', description: 'Maximum characters per successful tool summary.',
   }),
   importManifest: field({
-    codec: ConfigPath, default: '{state_dir}/memory/import-manifest.json' as ConfigPath, path: 'import.manifestPath', resetKey: 'import.manifestPath',
+    codec: ConfigPath, default: stated(ConfigPath, '{state_dir}/memory/import-manifest.json', 'import.manifestPath default'), path: 'import.manifestPath', resetKey: 'import.manifestPath',
     tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'JSON record of every imported session: its file and each document id with its content hash. Written after each import run.',
   }),
   importCheckpoint: field({
-    codec: ConfigPath, default: '{state_dir}/memory/import-checkpoint.json' as ConfigPath, path: 'import.checkpointPath', resetKey: 'import.checkpointPath',
+    codec: ConfigPath, default: stated(ConfigPath, '{state_dir}/memory/import-checkpoint.json', 'import.checkpointPath default'), path: 'import.checkpointPath', resetKey: 'import.checkpointPath',
     tab: 'Import', kind: 'path', advanced: true, origin: '8.2', description: 'The import gate\'s journal (JSONL, one event a line, fsync\'d): an interrupted import (Ctrl+C, kill, server down, 401) resumes from it.',
   }),
   importReplaceExisting: field({
@@ -335,7 +336,7 @@ export const configFields = {
     description: 'Amount of information in the host footer.',
   }),
   statusMaxLength: field({
-    codec: PositiveInt, default: 24 as PositiveInt, path: 'status.maxLength', resetKey: 'status.maxLength', tab: 'UI', kind: 'positive-int',
+    codec: PositiveInt, default: stated(PositiveInt, 24, 'status.maxLength default'), path: 'status.maxLength', resetKey: 'status.maxLength', tab: 'UI', kind: 'positive-int',
     advanced: false, origin: '8.2', description: 'Maximum footer characters.',
   }),
   statusActivity: field({
@@ -359,11 +360,12 @@ export const configFields = {
 export type ConfigFields = typeof configFields;
 export type FieldName = keyof ConfigFields;
 
+const isFieldName = (key: string): key is FieldName => Object.hasOwn(configFields, key);
+
 /** The table as a list, in table order, each entry carrying its name. */
-export const fieldList: readonly (FieldSpec & { readonly name: FieldName })[] = (Object.keys(configFields) as FieldName[]).map((name) => ({
-  ...(configFields[name] as FieldSpec),
-  name,
-}));
+export const fieldList: readonly (FieldSpec & { readonly name: FieldName })[] = Object.keys(configFields)
+  .filter(isFieldName)
+  .map((name): FieldSpec & { readonly name: FieldName } => ({ ...configFields[name], name }));
 
 type ConfigProps = { [K in FieldName]: ConfigFields[K]['codec'] };
 
@@ -376,7 +378,7 @@ export type MemoryConfig = t.TypeOf<typeof MemoryConfig>;
 
 /** Every field at its default (path fields still hold their `{state_dir}` template). */
 export const defaultConfigTemplate = (): MemoryConfig =>
-  Object.fromEntries(fieldList.map((f) => [f.name, structuredClone(f.default)])) as MemoryConfig;
+  stated(MemoryConfig, Object.fromEntries(fieldList.map((f) => [f.name, structuredClone(f.default)])), 'the default configuration');
 
 /** The fields a reset key resets (two for `memory.apiKey`). */
 export const fieldsForResetKey = (resetKey: string): readonly FieldName[] =>

@@ -9,6 +9,7 @@ import { parseJsonText } from './jsonText.js';
 import { confineStateDir, isUnsafeFileError, readStateFileSync } from '../adapters/fs/safeFile.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
 import { rememberConfigSecrets } from './redactConfig.js';
+import { errnoCode } from '../codecs/errno.js';
 
 export interface LoadConfigOptions {
   readonly cwd: string;
@@ -85,7 +86,7 @@ export const readConfigFile = (scope: FileScope, file: string): ConfigFileState 
     // commit `.pi/memory.json -> /dev/zero`.
     text = readStateFileSync(file);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
+    const code = errnoCode(cause);
     if (code === 'ENOTDIR') return { scope, path: file, exists: false, token: 'absent' };
     const message = isUnsafeFileError(cause) ? `${file}: config file not read: ${cause.reason}` : `${file}: cannot read config file (${code ?? 'error'})`;
     return { scope, path: file, exists: true, token: 'unreadable', error: { _tag: 'ConfigFileError', file, offset: 0, line: 1, column: 1, message } };

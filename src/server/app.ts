@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkApiKey } from './auth.js';
 import { actionOf } from './features/auditLog.js';
 import type { ServerContext } from './context.js';
-import { parseJsonBody, readBody } from './http/body.js';
+import { BodyTooLarge, parseJsonBody, readBody } from './http/body.js';
 import { HttpError } from './http/errors.js';
 import { guardContentType, guardRequest, type GuardOptions } from './http/guard.js';
 import { dropNulls } from './http/json.js';
@@ -21,6 +21,18 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Reado
   const text = JSON.stringify(body);
   res.writeHead(status, { ...BASE_HEADERS, ...headers, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+};
+
+/**
+ * A refused body's 413: sent at once, the response (and with it the connection, `Connection:
+ * close`) ended only once the rest of the body is dropped, so no reset overtakes the answer.
+ */
+export const answerTooLarge = (res: ServerResponse, error: BodyTooLarge): void => {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify({ detail: error.detail });
+  res.writeHead(error.status, { ...BASE_HEADERS, ...error.headers, 'Content-Length': Buffer.byteLength(text) });
+  res.write(text);
+  void error.drained.then(() => res.end());
 };
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -122,6 +134,10 @@ export const createRequestHandler =
       }
       send(res, reply.status ?? 200, match.route.keepNulls === true ? reply.body : dropNulls(reply.body), headers);
     } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        answerTooLarge(res, error);
+        return;
+      }
       if (error instanceof HttpError) {
         send(res, error.status, { detail: error.detail }, error.headers);
         return;

@@ -7,7 +7,8 @@ import { networkInterfaces } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { wallClock, type ServerClock } from './clock.js';
-import { createRequestHandler } from './app.js';
+import { answerTooLarge, createRequestHandler } from './app.js';
+import { refuseDeclared } from './http/body.js';
 import { apiVersionOf } from './context.js';
 import type { Mimic, ServerContext } from './context.js';
 import { FaultSet } from './faults.js';
@@ -135,6 +136,17 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
         res.end('{"detail":"Internal Server Error"}');
       } else res.destroy();
     });
+  });
+  // A client asking `Expect: 100-continue` for a body over the limit is told 413 before it
+  // sends a byte of it; every other request is let go on and handled as usual.
+  http.on('checkContinue', (req, res) => {
+    const refused = mount !== undefined && underPrefix(req.url, mount.prefix) ? undefined : refuseDeclared(req);
+    if (refused !== undefined) {
+      answerTooLarge(res, refused);
+      return;
+    }
+    res.writeContinue();
+    http.emit('request', req, res);
   });
   http.on('connection', (socket) => {
     sockets.add(socket);

@@ -10,7 +10,7 @@ import type { JsonSchema } from './params.js';
 
 export type ConfigPatch = Readonly<Record<string, unknown>>;
 
-const specOf = (name: FieldName): FieldSpec => configFields[name] as FieldSpec;
+const specOf = (name: FieldName): FieldSpec => configFields[name];
 
 /** The JSON schema of one field's value, from its kind. */
 export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {

@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { resolveBank } from '../config/scope.js';
 import type { Presence, ServerFailure } from '../effects/ports/memoryServer.js';
-import type { JsonValue } from '../codecs/codecs.js';
+import { isRecord, type JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
 import { oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
@@ -62,16 +62,19 @@ const MISSIONS = ['retain_mission', 'reflect_mission', 'observations_mission'] a
 
 /** Config as its missions and which keys the bank overrides; the full map stays in details. */
 const configSummary = (v: Record<string, unknown>): string => {
-  const config = (typeof v['config'] === 'object' && v['config'] !== null ? v['config'] : {}) as Record<string, unknown>;
-  const overrides = (typeof v['overrides'] === 'object' && v['overrides'] !== null ? v['overrides'] : {}) as Record<string, unknown>;
-  const missions = MISSIONS.map((m) => `${m.replace('_mission', '')}: ${typeof config[m] === 'string' && config[m] !== '' ? cleanText(config[m] as string, 200) : 'not set'}`);
+  const config = isRecord(v['config']) ? v['config'] : {};
+  const overrides: object = typeof v['overrides'] === 'object' && v['overrides'] !== null ? v['overrides'] : {};
+  const missions = MISSIONS.map((m) => {
+    const mission = config[m];
+    return `${m.replace('_mission', '')}: ${typeof mission === 'string' && mission !== '' ? cleanText(mission, 200) : 'not set'}`;
+  });
   const keys = Object.keys(overrides);
   return `${missions.join('; ')}; overrides: ${keys.length === 0 ? 'none' : keys.join(', ')}`;
 };
 
 const factText = (label: string, f: Fact, summary: (v: Record<string, unknown>) => string): string =>
   f.state === 'present'
-    ? `${label}: ${typeof f.value === 'object' && f.value !== null && !Array.isArray(f.value) ? summary(f.value as Record<string, unknown>) : cleanText(JSON.stringify(f.value), 500)}`
+    ? `${label}: ${isRecord(f.value) ? summary(f.value) : cleanText(JSON.stringify(f.value), 500)}`
     : `${label}: ${f.state} (${f.reason})`;
 
 const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {

@@ -8,7 +8,7 @@ import type * as t from 'io-ts';
 import { configFields, fieldList, patchAllowlist, type FieldName, type FieldSpec } from '../config/fields.js';
 import { resolveConfig, type ConfigLayer, type FileScope } from '../config/resolve.js';
 import type { MemoryConfig } from '../config/fields.js';
-import type { JsonValue } from '../codecs/codecs.js';
+import { jsonCopy, type JsonValue } from '../codecs/codecs.js';
 import { applyConfigEdit } from '../config/configEdit.js';
 import { ConfigPatchCodec, LOCKED_SUMMARY, globalLockedFieldText, globalLockedKeysIn, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
 import type { ToolContext } from './context.js';
@@ -30,11 +30,11 @@ export type MemoryConfigParams = t.TypeOf<typeof MemoryConfigParams.codec>;
 
 const NOTE = `Secrets are never returned. Patch only allowlisted keys; dryRun defaults to true for patch. ${LOCKED_SUMMARY}`;
 
-const specOf = (name: FieldName): FieldSpec => configFields[name] as FieldSpec;
+const specOf = (name: FieldName): FieldSpec => configFields[name];
 
 const shown = (spec: FieldSpec, value: unknown): JsonValue => {
   if (spec.secret === true) return value === undefined ? 'not set' : '(set)';
-  return value === undefined ? null : (value as JsonValue);
+  return value === undefined ? null : jsonCopy(value);
 };
 
 /** Allowlisted values keyed by patch key. */
@@ -130,7 +130,8 @@ const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promis
   const effective: Record<string, JsonValue> = {};
   const notes: string[] = [];
   for (const key of keys) {
-    const name = patchAllowlist.get(key) as FieldName;
+    const name = patchAllowlist.get(key);
+    if (name === undefined) continue; // the codec refused keys off the allowlist already
     effective[key] = shown(specOf(name), resolved.config[name]);
     const source = resolved.sources[name];
     if (patch[key] !== null && source !== fileScope) {

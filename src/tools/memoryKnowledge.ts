@@ -69,6 +69,8 @@ const pageTrigger = (params: MemoryKnowledgeParams): MentalModelTrigger | undefi
     ? undefined
     : { mode: 'delta', fact_types: ['observation'], exclude_mental_models: true, refresh_after_consolidation: true, tags_match: params.tagsMatch };
 
+const withTrigger = (trigger: MentalModelTrigger | undefined): { readonly trigger?: MentalModelTrigger } => (trigger === undefined ? {} : { trigger });
+
 const requireFields = (params: MemoryKnowledgeParams): ToolOutcome | undefined => {
   const missing = (message: string, field: string) => fail('invalidParams', `${message}. Nothing was sent.`, { field });
   switch (params.action) {
@@ -171,7 +173,7 @@ const handler = async (params: MemoryKnowledgeParams, ctx: ToolContext): Promise
     ...(params.parentId === undefined || params.parentId === null ? {} : { parent_id: params.parentId }),
     ...(tags === undefined ? {} : { tags }),
     ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
-    ...(pageTrigger(params) === undefined ? {} : { trigger: pageTrigger(params) as MentalModelTrigger }),
+    ...withTrigger(pageTrigger(params)),
   };
   const folderBody = { name: params.name ?? '', ...(params.parentId === undefined || params.parentId === null ? {} : { parent_id: params.parentId }) };
   const nodeUpdate: UpdateNodeRequest = {

@@ -82,8 +82,8 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
   // Previews need no server: they describe exactly what would be sent.
   if (dryRun && action === 'create') {
     const wouldCreate: CreateMentalModelRequest = {
-      name: params.name as string,
-      source_query: params.sourceQuery as string,
+      name: params.name ?? '', // required for create: checked above
+      source_query: params.sourceQuery ?? '',
       ...(tags === undefined ? {} : { tags }),
       ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
       trigger,
@@ -141,8 +141,8 @@ const handler = async (params: MemoryMentalModelParams, ctx: ToolContext): Promi
     }
     case 'create': {
       const body: CreateMentalModelRequest = {
-        name: params.name as string,
-        source_query: params.sourceQuery as string,
+        name: params.name ?? '', // required for create: checked above
+        source_query: params.sourceQuery ?? '',
         ...(tags === undefined ? {} : { tags }),
         ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
         trigger,

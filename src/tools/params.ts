@@ -5,6 +5,7 @@
  * are refused by name, so a typo never silently drops an option.
  */
 import * as t from 'io-ts';
+import { oneOfStrings } from '../codecs/codecs.js';
 
 /** A JSON Schema fragment, as pi's `registerTool` takes it. */
 export interface JsonSchema {
@@ -65,9 +66,8 @@ export const flag = (description: string, defaultValue?: boolean): Param<t.Boole
 
 /** One of a fixed list of strings (a plain `enum` schema: some providers reject `anyOf` of literals). */
 export const oneOf = <V extends string>(values: readonly [V, ...V[]], description: string, defaultValue?: V): Param<t.Type<V, V, unknown>> => {
-  const keys = Object.fromEntries(values.map((v) => [v, null])) as Record<V, null>;
   return param(
-    t.keyof(keys, values.join(' | ')) as unknown as t.Type<V, V, unknown>,
+    oneOfStrings(values),
     withDescription({ type: 'string', enum: [...values] }, description, defaultValue === undefined ? {} : { default: defaultValue }),
   );
 };
@@ -117,7 +117,7 @@ export const custom = <C extends t.Mixed>(codec: C, schema: JsonSchema, descript
 /** `value | null`, where null carries a meaning (e.g. "move to root"). */
 export const nullable = <C extends t.Mixed>(p: Param<C>): Param<t.Type<t.TypeOf<C> | null, unknown, unknown>> => {
   const { description, ...rest } = p.schema;
-  return param(t.union([p.codec, t.null], `${p.codec.name} | null`) as unknown as t.Type<t.TypeOf<C> | null, unknown, unknown>, {
+  return param(t.union([p.codec, t.null], `${p.codec.name} | null`), {
     anyOf: [rest, { type: 'null' }],
     ...(description === undefined ? {} : { description }),
   });
@@ -154,7 +154,7 @@ export const toolParams = <R extends Record<string, Param>, O extends Record<str
   const inner = t.exact(members);
   const codec = new t.Type<ParamsOf<R, O>, unknown, unknown>(
     `${name} parameters`,
-    (u): u is ParamsOf<R, O> => inner.is(u) && Object.keys(u as object).every((k) => known.includes(k)),
+    (u): u is ParamsOf<R, O> => inner.is(u) && Object.keys(u).every((k) => known.includes(k)),
     (u, c) => {
       const input = u === undefined ? {} : u;
       if (!isPlainObject(input)) return t.failure(input, c, 'an object of named parameters');
@@ -168,7 +168,7 @@ export const toolParams = <R extends Record<string, Param>, O extends Record<str
       // An explicit `undefined` is the same as leaving the parameter out.
       const present = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
       // The intersection's entry in the context keeps its member index out of error paths.
-      return inner.validate(present, [...c, { key: '', type: members, actual: present }]) as t.Validation<ParamsOf<R, O>>;
+      return inner.validate(present, [...c, { key: '', type: members, actual: present }]);
     },
     t.identity,
   );

@@ -81,7 +81,7 @@ export const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarge
   const baseTags = target.role === 'user' ? ctx.scope.userScopeTags : ctx.scope.projectRetainTags;
   const sessionTags = session?.sessionId === undefined ? [] : [`session:${session.sessionId}`];
   const callerMetadata = params.metadata ?? {};
-  const droppedMetadataKeys = Object.keys(callerMetadata).filter((k) => (RESERVED_METADATA_KEYS as readonly string[]).includes(k));
+  const droppedMetadataKeys = Object.keys(callerMetadata).filter((k) => RESERVED_METADATA_KEYS.some((r) => r === k));
   const metadata: Record<string, string> = {};
   for (const [k, v] of Object.entries(callerMetadata)) {
     if (!droppedMetadataKeys.includes(k)) Object.defineProperty(metadata, k, { value: redact(v), enumerable: true, writable: true, configurable: true });
@@ -159,7 +159,7 @@ export const retainExplicit = async (toolName: string, params: ExplicitRetainPar
   const opId = after.lastDelivery?.operationId ?? null;
   const ops = opId === null || report.delivered === 0 ? '' : ` Operation ID: ${opId}.`;
   const dead = report.deadLettered > 0 ? ` ${report.deadLettered} job(s) moved to the dead-letter queue (the server rejected them${after.lastError === undefined ? '' : `: ${after.lastError}`}); run /memory dead-letters to inspect.` : '';
-  const details = { ...base, sent: report.delivered > 0, remaining: after.depth, deadLettered: report.deadLettered, ...(ops === '' ? {} : { operationIds: [opId as string] }) };
+  const details = { ...base, sent: report.delivered > 0, remaining: after.depth, deadLettered: report.deadLettered, ...(ops === '' || opId === null ? {} : { operationIds: [opId] }) };
   if (after.depth === 0 && report.deadLettered === 0) return ok(`Retained in ${target.bankId} as ${job.documentId}.${ops}${dropped}`, { ...details, queued: false });
   if (after.depth === 0) return ok(`Retain to ${target.bankId} did not succeed.${dead}${dropped}`, { ...details, queued: false });
   const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError;

@@ -10,6 +10,8 @@ export const BUDGETS = ['low', 'mid', 'high'] as const;
 
 export const MAX_TAGS = 64;
 
+const isTagGroups = (groups: readonly unknown[]): groups is TagGroup[] => groups.every((group) => TagGroup.is(group));
+
 export const tagParam = custom(ScopeTag, { type: 'string', minLength: 1, maxLength: 128 }, 'A memory tag, e.g. topic:auth');
 
 export const tagsParam = (description: string) => list(tagParam, description, MAX_TAGS);
@@ -42,7 +44,7 @@ const boundedGroups = new t.Type<TagGroup[], unknown, unknown>(
     const errors: t.Errors = u.flatMap((group, i) =>
       TagGroup.is(group) ? [] : [{ value: group, context: [...c, { key: String(i), type: TagGroup, actual: group }], message: 'a group {tags: string[], match?} or {and: [...]} / {or: [...]} / {not: group}' }],
     );
-    return errors.length > 0 ? t.failures(errors) : t.success(u as TagGroup[]);
+    return isTagGroups(u) ? t.success(u) : t.failures(errors);
   },
   t.identity,
 );

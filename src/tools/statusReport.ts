@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../config/redact.js';
-import type { Capabilities } from '../effects/ports/memoryServer.js';
+import type { Capabilities, ServerFailure } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
 import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
@@ -118,10 +118,10 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     ctx.stateFiles.readJson(gitSeedReceiptPath(ctx.loaded.stateDir)),
   ]);
   const capabilities: Capabilities | undefined = E.isRight(caps) ? caps.right : undefined;
-  const firstFailure = [caps, codingExists, lifeExists].find((r) => r !== undefined && E.isLeft(r));
+  const firstFailure = [caps, codingExists, lifeExists].find((r): r is E.Left<ServerFailure> => r !== undefined && E.isLeft(r));
   const reachable = firstFailure === undefined ? true : E.isLeft(caps) && (caps.left._tag === 'unreachable' || caps.left._tag === 'timeout' || caps.left._tag === 'circuitOpen') ? false : null;
   const health =
-    firstFailure === undefined ? 'reachable' : `unreachable: ${redact(describeFailure((firstFailure as E.Left<Parameters<typeof describeFailure>[0]>).left))}`;
+    firstFailure === undefined ? 'reachable' : `unreachable: ${redact(describeFailure(firstFailure.left))}`;
   const exists = (r: typeof codingExists): boolean | null => (r === undefined || E.isLeft(r) ? null : r.right);
 
   const queue = ctx.queue.status();
@@ -218,7 +218,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     setup,
     enabled: config.enabled,
     health,
-    ...(firstFailure === undefined ? {} : { healthFailure: (firstFailure as E.Left<{ readonly _tag: string }>).left._tag }),
+    ...(firstFailure === undefined ? {} : { healthFailure: firstFailure.left._tag }),
     reachable,
     server: {
       baseUrl: redact(ctx.server.baseUrl),

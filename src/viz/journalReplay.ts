@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { TraceRecord } from '../effects/ports/trace.js';
-import type { JournalRecord, JsonValue } from '../codecs/codecs.js';
+import { jsonCopy, type JournalRecord } from '../codecs/codecs.js';
 import { decodeWith } from '../codecs/decode.js';
 import type { VizGate } from './gates.js';
 
@@ -16,7 +16,7 @@ export interface JournalReplay {
   readonly problems: readonly string[];
 }
 
-const json = (value: unknown): JsonValue => JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+const json = jsonCopy;
 
 export const replayJournal = (gate: VizGate, records: readonly JournalRecord[]): JournalReplay => {
   const decode = decodeWith(gate.events, `${gate.name} journal record`);

@@ -7,7 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { TraceRecord } from '../effects/ports/trace.js';
-import type { JournalRecord, JsonValue } from '../codecs/codecs.js';
+import { jsonCopy, type JournalRecord, type JsonValue } from '../codecs/codecs.js';
 import { decodeWith } from '../codecs/decode.js';
 import type { VizGate } from './gates.js';
 
@@ -24,7 +24,7 @@ export interface GateStep {
   readonly problem?: string;
 }
 
-const json = (value: unknown): JsonValue => JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+const json = jsonCopy;
 
 const eventType = (event: JsonValue): string | undefined =>
   typeof event === 'object' && event !== null && !Array.isArray(event) && typeof event['type'] === 'string' ? event['type'] : undefined;

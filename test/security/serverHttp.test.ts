@@ -14,9 +14,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedServer } from '../../src/server/index.js';
 import { runCli } from '../helpers/cli.js';
+import { chromiumArgs, launchBrowser } from '../helpers/browser.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
-import chromium from '@sparticuz/chromium';
-import { chromium as playwright } from 'playwright-core';
 
 const BANK = '/v1/default/banks/sec-http';
 
@@ -220,8 +219,7 @@ describe('cross-origin browser requests', () => {
       res.end(page);
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
-    const args = chromium.args.filter((arg) => webSecurity === false || arg !== '--disable-web-security');
-    const browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true });
+    const browser = await launchBrowser(chromiumArgs.filter((arg) => webSecurity === false || arg !== '--disable-web-security'));
     try {
       const tab = await browser.newPage();
       await tab.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);

@@ -39,7 +39,8 @@ describe('persistence in-process', () => {
     await call(first, 'PUT', `${B}/p2`, { name: 'Second' });
     await call(first, 'DELETE', `${B}/p/documents/d3`);
     await first.close();
-    expect(await readdir(dir)).toContain('snapshot.jsonl');
+    // Each snapshot appended a segment: the records written since the one before.
+    expect((await readdir(dir)).filter((n) => /^segment-\d{12}-\d{4}\.seg$/.test(n)).length).toBeGreaterThan(1);
     const second = await startTestServer({ dataDir: dir });
     try {
       const docs = await call(second, 'GET', `${B}/p/documents?limit=100`);
@@ -168,8 +169,8 @@ describe('crash safety (child process, SIGKILL)', () => {
     const lines = (await readFile(path, 'utf8')).split('\n');
     lines[0] = (lines[0] ?? '').replace('"bank_id"', '"bank_iX"');
     await server.close();
-    // close() wrote a snapshot; remove it and restore the damaged log so replay must read it.
-    await rm(join(broken, 'snapshot.jsonl'));
+    // close() wrote a snapshot segment; remove it and restore the damaged log so replay must read it.
+    for (const name of (await readdir(broken)).filter((n) => n.startsWith('segment-'))) await rm(join(broken, name));
     const fresh = await logSegments(broken);
     for (const name of fresh) await rm(join(broken, name));
     await writeFile(path, lines.join('\n'));

@@ -42,7 +42,7 @@ describe('agent-memory serve', () => {
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
       server.child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(await readdir(dir)).toContain('snapshot.jsonl');
+      expect((await readdir(dir)).some((n) => /^segment-\d{12}-\d{4}\.seg$/.test(n))).toBe(true);
       expect(await readdir(dir)).not.toContain('server.lock');
     } finally {
       await server.kill();
@@ -59,7 +59,7 @@ describe('agent-memory serve', () => {
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
       server.child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(await readdir(join(agentDir, 'memory-server'))).toContain('snapshot.jsonl');
+      expect((await readdir(join(agentDir, 'memory-server'))).some((n) => /^segment-\d{12}-\d{4}\.seg$/.test(n))).toBe(true);
       expect(await readdir(root)).not.toContain('home');
     } finally {
       await server.kill();

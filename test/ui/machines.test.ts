@@ -15,7 +15,7 @@ import { startUiServer, type UiServer } from '../../src/hosts/ui/uiServer.js';
 import { vizGates } from '../../src/viz/gates.js';
 import { replayJournal } from '../../src/viz/journalReplay.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
-import { launchBrowser } from '../viz/browser.js';
+import { launchBrowser } from '../helpers/browser.js';
 import { startPiRpc, type PiRpc } from './piRpc.js';
 import { makeUiProject, type UiProject } from './project.js';
 

@@ -14,7 +14,7 @@ import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { waitUntil } from '../helpers/waitUntil.js';
-import { launchBrowser } from '../viz/browser.js';
+import { launchBrowser } from '../helpers/browser.js';
 import { makeUiProject, seed, type UiProject } from './project.js';
 
 const KEY = 'am-ui-test-key-7f3a9c1e5b2d4680';

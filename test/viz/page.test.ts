@@ -9,7 +9,7 @@ import { layoutGraph } from '../../src/viz/layout.js';
 import { machineGraph } from '../../src/viz/machineGraph.js';
 import { visualiserPage } from '../../src/viz/page.js';
 import { renderSvg } from '../../src/viz/svg.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser } from '../helpers/browser.js';
 
 const DoorEvent = t.union([t.type({ type: t.literal('open') }), t.type({ type: t.literal('close') }), t.type({ type: t.literal('lock') }), t.type({ type: t.literal('unlock') })]);
 type DoorEvent = t.TypeOf<typeof DoorEvent>;

@@ -6,9 +6,10 @@
 import { closeSync, fsyncSync, openSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { checkParent, tempNameFor } from './safeFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 const directoryUnsyncable = (error: unknown): boolean => {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errnoCode(error);
   return code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EBADF';
 };
 

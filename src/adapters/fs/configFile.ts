@@ -10,6 +10,7 @@ import { ensurePrivateDir, isUnsafeFileError } from './safeFile.js';
 import { readConfigFile, type ConfigFileState } from '../../config/load.js';
 import type { FileScope } from '../../config/resolve.js';
 import type { ConfigFilePort } from '../../effects/ports/configFiles.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export interface ConfigWriteError {
   readonly _tag: 'ConfigWriteError';
@@ -33,7 +34,7 @@ export const writeConfigFile = async (file: string, scope: FileScope, expectedTo
     return E.right(undefined);
   } catch (cause) {
     if (isUnsafeFileError(cause)) return fail(`${cause.message}; nothing was written`);
-    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+    const code = errnoCode(cause) ?? 'error';
     return fail(`could not write ${file} (${code}); nothing was changed. Check the directory's permissions and free space.`);
   }
 };

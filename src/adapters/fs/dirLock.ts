@@ -20,6 +20,8 @@ import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, utimesSync, writeFi
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { readStateFileSync } from './safeFile.js';
+import { errnoCode } from '../../codecs/errno.js';
+import { isRecord } from '../../codecs/codecs.js';
 
 export interface LockOwner {
   readonly pid: number;
@@ -72,11 +74,9 @@ const isAlive = (pid: number): boolean => {
     return true;
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(error) === 'EPERM';
   }
 };
-
-const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 // The lock's file operations are a handful of metadata calls, each microseconds: done
 // synchronously, so a lock taken on a path that must not yield and one taken from async code
@@ -90,9 +90,11 @@ const readOwner = (file: string): { owner?: LockOwner; mtimeMs?: number } => {
   }
   try {
     // A lock planted as a link (to /dev/zero, say) or grown huge is unreadable, never followed.
-    const parsed = JSON.parse(readStateFileSync(file, 64 * 1024) ?? '') as Partial<LockOwner>;
-    if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string' || typeof parsed.host !== 'string') return { mtimeMs };
-    return { owner: parsed as LockOwner, mtimeMs };
+    const parsed: unknown = JSON.parse(readStateFileSync(file, 64 * 1024) ?? '');
+    if (!isRecord(parsed)) return { mtimeMs };
+    const { pid, token, host, at } = parsed;
+    if (typeof pid !== 'number' || typeof token !== 'string' || typeof host !== 'string') return { mtimeMs };
+    return { owner: { pid, host, token, at: typeof at === 'number' ? at : 0 }, mtimeMs };
   } catch {
     return { mtimeMs };
   }
@@ -170,11 +172,11 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
         linkSync(draft, lockPath);
       } catch (error) {
         rmSync(draft, { force: true });
-        if (code(error) === 'ENOENT') {
+        if (errnoCode(error) === 'ENOENT') {
           mkdirSync(path.dirname(lockPath), { recursive: true, mode: 0o700 });
           continue;
         }
-        if (code(error) !== 'EEXIST') throw error;
+        if (errnoCode(error) !== 'EEXIST') throw error;
         const judged = staleToken();
         if (judged === undefined) return undefined;
         claimStale(judged);

@@ -10,6 +10,7 @@
  */
 import { constants, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { errnoCode } from '../../codecs/errno.js';
 
 /** Config files and sidecars are small; anything larger is not ours. */
 export const MAX_STATE_FILE_BYTES = 1024 * 1024;
@@ -30,8 +31,6 @@ export class UnsafeFileError extends Error {
 }
 
 export const isUnsafeFileError = (error: unknown): error is UnsafeFileError => error instanceof UnsafeFileError;
-
-const errnoCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 // O_NOFOLLOW and O_NONBLOCK are POSIX; where the platform lacks them (Windows) they are 0 and
 // the lstat checks carry the refusal alone.

@@ -6,6 +6,7 @@
 import { accessSync, constants, lstatSync } from 'node:fs';
 import * as path from 'node:path';
 import { checkStateFileSync, isUnsafeFileError } from './safeFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export interface StateDirFinding {
   /** `unsafe`: a link or non-regular file (memory refuses); `unwritable`, `unreadable`: an I/O problem. */
@@ -50,7 +51,7 @@ const namedStateFiles = (stateDir: string, queuePath: string, extra: readonly (s
   ];
 };
 
-const code = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+const code = (error: unknown): string => errnoCode(error) ?? 'error';
 
 /** Never throws and never writes. */
 export const checkStateDir = (stateDir: string, queuePath: string, extra: readonly (string | NamedPath)[] = []): StateDirReport => {

@@ -10,6 +10,7 @@ import { ensurePrivateDir, isUnsafeFileError, readStateFile } from './safeFile.j
 import { parseJsonText } from '../../config/jsonText.js';
 import { redactKnownValues } from '../../config/redact.js';
 import type { StateFilePort } from '../../effects/ports/stateFiles.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export const readJsonFile = async (file: string): Promise<{ readonly value?: unknown; readonly error?: string }> => {
   let text: string | undefined;
@@ -17,7 +18,7 @@ export const readJsonFile = async (file: string): Promise<{ readonly value?: unk
     text = await readStateFile(file);
   } catch (cause) {
     if (isUnsafeFileError(cause)) return { error: cause.message };
-    const code = (cause as NodeJS.ErrnoException).code;
+    const code = errnoCode(cause);
     if (code === 'ENOTDIR') return {};
     return { error: `cannot read ${file} (${code ?? 'error'})` };
   }
@@ -35,7 +36,7 @@ export const writeJsonFile = async (file: string, data: unknown): Promise<string
     return undefined;
   } catch (cause) {
     if (isUnsafeFileError(cause)) return `could not write ${file}: ${cause.message}`;
-    return `could not write ${file} (${(cause as NodeJS.ErrnoException).code ?? 'error'}); check the directory's permissions and free space`;
+    return `could not write ${file} (${errnoCode(cause) ?? 'error'}); check the directory's permissions and free space`;
   }
 };
 

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import * as E from 'fp-ts/lib/Either.js';
 import type { GitCommit, GitLog, GitLogError, GitLogReader } from '../../effects/ports/git.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export type { GitCommit, GitLog, GitLogError } from '../../effects/ports/git.js';
 
@@ -30,7 +31,7 @@ const run = (binary: string, args: readonly string[], cwd: string, timeoutMs: nu
       [...args],
       { cwd, timeout: timeoutMs, windowsHide: true, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } },
       (error, stdout, stderr) => {
-        const code = (error as NodeJS.ErrnoException | null)?.code;
+        const code = errnoCode(error);
         resolve({ ok: error === null, stdout, stderr, missingBinary: code === 'ENOENT' });
       },
     );

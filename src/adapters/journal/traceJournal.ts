@@ -13,6 +13,7 @@ import type { JournalDamage, JournalEntry, JournalPort } from '../../effects/por
 import { JournalRecord } from '../../codecs/codecs.js';
 import { decodeJson } from '../../codecs/decode.js';
 import { openStateFile } from '../fs/safeFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 /** How long appended lines may wait for company before they are written. */
 const BATCH_MS = 50;
@@ -34,7 +35,7 @@ export const readJournalFile = async (file: string): Promise<{ records: JournalR
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], damage: [] };
+    if (errnoCode(error) === 'ENOENT') return { records: [], damage: [] };
     throw error;
   }
   const records: JournalRecord[] = [];

@@ -25,6 +25,7 @@ import { decodeLine, encodeRecord } from './recordCodec.js';
 import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
 import { ensurePrivateDirSync, openStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
 export interface JournalFs {
@@ -55,11 +56,9 @@ interface Position {
   records: number;
 }
 
-const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
-
 /** What went wrong and what to do, without the underlying error's object (it may be large). */
 const writeFailure = (file: string, error: unknown): Error => {
-  const code = errorCode(error);
+  const code = errnoCode(error);
   const hint =
     code === 'ENOSPC'
       ? 'the disk is full; free space and retry'
@@ -109,7 +108,7 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       if (!stat.isFile()) throw new UnsafeFileError(files.journal, stat.isSymbolicLink() ? 'it is a symbolic link (a cloned repository can plant one); remove it' : 'it is not a regular file; remove it');
       return { ino: stat.ino, size: stat.size };
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
+      if (errnoCode(error) === 'ENOENT') return undefined;
       throw error;
     }
   };

@@ -9,11 +9,10 @@ import type { JournalRecord } from '../../codecs/codecs.js';
 import type { JournalDamage, JournalLoad, JournalPort } from '../../effects/ports/journal.js';
 import { openStateFile } from '../fs/safeFile.js';
 import { decodeLine } from './recordCodec.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 /** Far above any live queue (compaction keeps it small), far below what exhausts memory. */
 const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
-
-const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** The intact records of `file`; a missing file is an empty queue. Throws on a link, a device or an I/O error. */
 export const readJournalReadOnly = async (file: string): Promise<JournalLoad> => {
@@ -21,7 +20,7 @@ export const readJournalReadOnly = async (file: string): Promise<JournalLoad> =>
   try {
     handle = await openStateFile(file, 'read');
   } catch (error) {
-    if (code(error) === 'ENOENT') return { records: [], damage: [] };
+    if (errnoCode(error) === 'ENOENT') return { records: [], damage: [] };
     throw error;
   }
   let text: string;

@@ -10,6 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { decodeJson } from '../../codecs/decode.js';
 import { openStateFileSync, readStateFileSync, writePrivateFileSync } from '../fs/safeFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 const RetainHealth = t.intersection([t.type({ v: t.literal(1), at: t.string }), t.partial({ failing: t.string })]);
 
@@ -70,14 +71,12 @@ const writeAllAtSync = (fd: number, data: Buffer): void => {
   while (written < data.length) written += writeSync(fd, data, written, data.length - written, written);
 };
 
-const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
-
 /** Why turns cannot be saved under `dir` right now, from access(2) and statfs(2); undefined when they can. */
 export const stateDirWriteProblem = (dir: string): string | undefined => {
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    const c = code(error);
+    const c = errnoCode(error);
     if (c === 'ENOENT') return undefined;
     if (c === 'EROFS') return `${dir} is on a read-only file system (EROFS)`;
     if (c === 'EACCES' || c === 'EPERM') return `${dir} is not writable (${c})`;

@@ -71,7 +71,8 @@ export const detailText = (body: unknown): string | undefined => {
 
 const parseBody = (text: string): unknown => {
   try {
-    return JSON.parse(text) as unknown;
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
   } catch {
     return undefined;
   }

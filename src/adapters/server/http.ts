@@ -7,6 +7,11 @@
  * (no redirects, no retries, no decompression, JSON in and text out).
  *
  * `send` never rejects: a transport error is reduced to its name, code and timeout event.
+ *
+ * A large body is sent with `Expect: 100-continue`: a server that refuses it (a 413 over its
+ * body limit) answers before the body is sent, so the refusal is read as the server's status and
+ * never as the ECONNRESET or EPIPE of a connection closed under a 40 MB upload. An answer that
+ * arrives while the body is still being written is read, and the rest of the body is not sent.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -49,6 +54,11 @@ export interface TransportOptions {
 }
 
 const IDLE_SOCKET_MS = 4_000;
+
+/** Bodies from this size on wait for the server's `100 Continue` before they are sent. */
+export const EXPECT_CONTINUE_BYTES = 1024 * 1024;
+/** How long a large body waits for `100 Continue`: a server that never sends one gets it then (as curl does). */
+const CONTINUE_WAIT_MS = 1_000;
 
 const agents = new Map<string, { http: HttpAgent; https: HttpsAgent }>();
 
@@ -122,13 +132,16 @@ export const createTransport = (options: TransportOptions): Transport => {
         }
         const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
         const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+        const expectContinue = body !== undefined && Buffer.byteLength(body) >= EXPECT_CONTINUE_BYTES;
         let outgoing: ClientRequest | undefined;
         let settled = false;
+        let answered = false;
         const onAbort = (): void => fail(ABORTED);
         const finish = (result: SendResult): void => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          clearTimeout(continueTimer);
           signal?.removeEventListener('abort', onAbort);
           resolve(result);
         };
@@ -138,11 +151,26 @@ export const createTransport = (options: TransportOptions): Transport => {
           outgoing?.destroy();
         }
         const timer = setTimeout(() => fail(TIMED_OUT), Math.max(1, Math.floor(timeoutMs)));
+        // A large body goes when the server says `100 Continue`, or after the wait.
+        function sendBody(): void {
+          clearTimeout(continueTimer);
+          if (answered || settled || outgoing === undefined || outgoing.writableEnded) return;
+          outgoing.end(body);
+        }
+        const continueTimer = expectContinue ? setTimeout(sendBody, CONTINUE_WAIT_MS) : undefined;
         try {
           outgoing = send(`${base}${request.path}${queryString(request.query)}`, {
             method: request.method,
             agent,
-            headers: body === undefined ? fixedHeaders : { ...fixedHeaders, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+            headers:
+              body === undefined
+                ? fixedHeaders
+                : {
+                    ...fixedHeaders,
+                    'content-type': 'application/json',
+                    'content-length': String(Buffer.byteLength(body)),
+                    ...(expectContinue ? { expect: '100-continue' } : {}),
+                  },
           });
         } catch (error) {
           // Node refuses a bad URL or a header value with control characters before sending.
@@ -151,7 +179,16 @@ export const createTransport = (options: TransportOptions): Transport => {
         }
         signal?.addEventListener('abort', onAbort, { once: true });
         outgoing.on('error', (error) => finish({ ok: false, facts: transportFacts(error) }));
+        const sending = outgoing;
+        // The answer came before the body was all written (a refusal): the connection is
+        // mid-request, so it is closed instead of being reused, and the rest is never sent.
+        const settleWith = (result: SendResult): void => {
+          finish(result);
+          if (!sending.writableFinished) sending.destroy();
+        };
         outgoing.on('response', (incoming) => {
+          answered = true;
+          clearTimeout(continueTimer);
           // Cut the body off at the cap: a declared length over it at once, otherwise as bytes
           // arrive, so no more than the cap (plus one chunk) is ever held.
           const declared = Number(headerText(incoming.headers['content-length']) ?? Number.NaN);
@@ -166,12 +203,13 @@ export const createTransport = (options: TransportOptions): Transport => {
             if (size > limit) fail(TOO_LARGE);
             else chunks.push(chunk);
           });
-          incoming.on('end', () => finish({ ok: true, response: responseOf(incoming, Buffer.concat(chunks).toString('utf8')) }));
+          incoming.on('end', () => settleWith({ ok: true, response: responseOf(incoming, Buffer.concat(chunks).toString('utf8')) }));
           incoming.on('error', (error) => finish({ ok: false, facts: transportFacts(error) }));
           // A connection closed before the body ended: no 'end', sometimes no 'error'.
           incoming.on('close', () => finish({ ok: false, facts: CUT_SHORT }));
         });
-        outgoing.end(body);
+        if (expectContinue) outgoing.once('continue', sendBody);
+        else outgoing.end(body);
       }),
   };
 };

@@ -29,7 +29,8 @@ const texts = (content: unknown): string[] =>
 const parseArguments = (raw: unknown): unknown => {
   if (typeof raw !== 'string') return raw ?? {};
   try {
-    return JSON.parse(raw) as unknown;
+    const parsed: unknown = JSON.parse(raw);
+    return parsed;
   } catch {
     return { input: raw };
   }
@@ -40,7 +41,7 @@ const outputOf = (raw: unknown): { text: string; isError: boolean } => {
   let value = raw;
   if (typeof raw === 'string') {
     try {
-      const parsed = JSON.parse(raw) as unknown;
+      const parsed: unknown = JSON.parse(raw);
       if (isObject(parsed) && 'output' in parsed) value = { content: parsed['output'], metadata: parsed['metadata'] };
     } catch {
       return { text: raw, isError: false };

@@ -15,11 +15,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { FoundFile, ReadOptions, ScanOptions, ScanResult, SessionEntry, SessionFilesPort, SessionRead, Skip } from '../../effects/ports/sessionFiles.js';
 import { foreignParserFor, type ForeignLineParser } from './foreignSession.js';
 import { sessionLineParser } from './sessionFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 const CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
-const code = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+const code = (error: unknown): string => errnoCode(error) ?? 'error';
 
 /** `/a/b/../c/` and `/a/c` are one project: resolved, without a trailing separator. */
 export const normaliseCwd = (cwd: string): string => {

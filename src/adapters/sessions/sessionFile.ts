@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { decodeJson } from '../../codecs/decode.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export const SessionHeader = t.intersection([
   t.type({ type: t.literal('session'), id: t.string }),
@@ -112,7 +113,7 @@ export const readSessionFile = (file: string): E.Either<ReadSessionError, Sessio
   try {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
-    return E.left({ _tag: 'unreadable', message: `${file}: cannot read (${(cause as NodeJS.ErrnoException).code ?? 'error'})` });
+    return E.left({ _tag: 'unreadable', message: `${file}: cannot read (${errnoCode(cause) ?? 'error'})` });
   }
   return parseSessionText(file, text);
 };

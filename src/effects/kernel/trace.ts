@@ -3,7 +3,7 @@
  * the effects (named actions) they requested. Child actors report through their own outcomes.
  */
 import type { InspectionEvent } from 'xstate';
-import { JsonValue } from '../../codecs/codecs.js';
+import { JsonValue, jsonCopy } from '../../codecs/codecs.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { TracePort, TraceKind } from '../ports/trace.js';
 
@@ -14,7 +14,7 @@ import type { TracePort, TraceKind } from '../ports/trace.js';
 export const toJson = (value: unknown): JsonValue => {
   if (JsonValue.is(value)) return value;
   try {
-    return JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+    return jsonCopy(value);
   } catch {
     return String(value);
   }

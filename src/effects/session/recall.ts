@@ -13,6 +13,7 @@ import { describeFailure, type MemoryServer, type RecallRequest, type RecallResu
 import { renderRecallBlock, type BankRecall, type MentalModelText } from './recallBlock.js';
 import { clearsFloor, RECALL_FLOOR, resultReports, type RecallResultReport } from './recallFloor.js';
 import { createRecallCache, injectBlock, recallCacheKey, type RecallCache } from './recallInject.js';
+import { modelsToInject } from './modelsInjected.js';
 import { recallQuery } from './recallQuery.js';
 import type { HostMessage } from './messages.js';
 
@@ -83,18 +84,6 @@ export interface Recaller {
 const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
 const isTimeout = (f: ServerFailure): boolean => f._tag === 'timeout';
-
-/**
- * Models injected automatically: in the project bank only this project's own (its `project:` or
- * legacy `repo:` tag); in the user bank only tagged ones that match the user scope tags. An
- * untagged model is nobody's and is never injected (in a shared bank it would reach every project).
- */
-const modelFits = (target: BankTarget, scope: Scope, tags: readonly string[] | null | undefined): boolean => {
-  const own = tags ?? [];
-  if (own.length === 0) return false;
-  if (target.role === 'user') return scope.userScopeTags.length === 0 || own.some((tag) => scope.userScopeTags.includes(tag));
-  return own.some((tag) => scope.projectScopeTags.includes(tag));
-};
 
 export const createRecaller = (options: RecallerOptions): Recaller => {
   const { server, clock } = options;
@@ -182,11 +171,9 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
     const modelsTask = config.mentalModelsInject
       ? Promise.all(
           targets.map(async (target): Promise<MentalModelText[]> => {
-            const listed = await server.listMentalModels(target.bankId, { detail: 'content', limit: 20 }, call)();
-            if (E.isLeft(listed)) return [];
-            return listed.right.items
-              .filter((model) => typeof model.content === 'string' && model.content.trim().length > 0 && modelFits(target, scope, model.tags))
-              .map((model) => ({ name: model.name, content: model.content as string, refreshedAt: model.last_refreshed_at ?? null }));
+            // `full`: the refresh's `based_on` tells a model that says something from one that found nothing.
+            const listed = await server.listMentalModels(target.bankId, { detail: 'full', limit: 20 }, call)();
+            return E.isLeft(listed) ? [] : modelsToInject(target, scope, listed.right.items);
           }),
         ).then((lists) => lists.flat())
       : Promise.resolve([] as MentalModelText[]);

@@ -175,6 +175,12 @@ export const switchMemory = async (deps: SettingsDeps, on: boolean): Promise<{ r
   // On: remove a `false` (the default is on); off: write `false`.
   const edit: FileEdit = on ? { scope, path: file, set: [], unset: ['enabled'] } : { scope, path: file, set: [{ path: 'enabled', value: false }], unset: [] };
   const outcome = await write(deps, edit, on ? 'Turn memory on?' : 'Turn memory off?', 'hub');
+  if (outcome._tag === 'written') {
+    const where = scope === 'user' ? 'in every project' : 'in this project';
+    const shown = displayPath(file, loaded.home);
+    const text = on ? `Memory is on ${where} (enabled removed from ${shown}).` : `Memory is off ${where} (enabled: false in ${shown}). Turn it back on from /memory.`;
+    return { text, level: 'info', written: true };
+  }
   const told = outcomeText(outcome, on ? 'Memory on' : 'Memory off');
-  return { ...told, written: outcome._tag === 'written' };
+  return { ...told, written: false };
 };

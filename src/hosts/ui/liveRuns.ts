@@ -18,6 +18,7 @@ import { JournalRecord } from '../../codecs/codecs.js';
 import { decodeJson } from '../../codecs/decode.js';
 import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export interface LiveStep extends GateStep {
   readonly run: string;
@@ -67,7 +68,7 @@ const isRunning = (pid: number): boolean => {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(error) === 'EPERM';
   }
 };
 

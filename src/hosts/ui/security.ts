@@ -80,7 +80,8 @@ export const readJson = async (req: IncomingMessage): Promise<unknown> => {
   }
   if (size === 0) return undefined;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return parsed;
   } catch {
     throw new HttpError(400, 'The body is not valid JSON');
   }

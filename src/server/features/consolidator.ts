@@ -7,7 +7,8 @@
  * the diff is written. Banks are marked dirty at start-up, since a crash may have come
  * between a retain and its consolidation.
  */
-import { consolidate, diffObservations } from './observations.js';
+import { consolidateSteps, diffObservations, emptyTextAnalysisCache, sentencesOfText, termsOfText } from './observations.js';
+import { mapSliced, runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
 import type { FactRecord } from '../store/model.js';
 import type { BankState } from '../store/state.js';
@@ -88,6 +89,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const dirty = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
+  /** Fact changes seen per bank: a consolidation run in slices checks nothing changed under it. */
+  const changes = new Map<string, number>();
   let closed = false;
 
   /** Resolves true when observations changed. */
@@ -95,15 +98,30 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     if (!dirty.has(bankId)) return false;
     // Cleared first: a write landing while this runs marks the bank again.
     dirty.delete(bankId);
+    // The facts' terms and sentences first, in slices (they grow with the bank's text), so
+    // other banks' requests are served meanwhile; the bank is then read as it is now.
+    const cache = emptyTextAnalysisCache();
+    await mapSliced([...(store.bank(bankId)?.facts.values() ?? [])], (fact) => {
+      if (fact.fact_type === 'observation') return;
+      termsOfText(cache, fact.text);
+      sentencesOfText(cache, fact.text);
+    });
     const bank = store.bank(bankId);
     if (bank === undefined) return false;
+    const seen = changes.get(bankId) ?? 0;
     const sources: ObservationSourceFact[] = [];
     const previous: Observation[] = [];
     for (const fact of bank.facts.values()) {
       if (fact.fact_type === 'observation') previous.push(asObservation(fact));
       else sources.push(sourceOf(bank, fact));
     }
-    const next = consolidate(sources, { bankId });
+    const next = await runSliced(consolidateSteps(sources, { bankId, cache }));
+    // The scopes ran in slices: facts that changed meanwhile (a write outside this bank's
+    // exclusive section, a bank deleted) make this result stale; the next run redoes it.
+    if ((changes.get(bankId) ?? 0) !== seen || store.bank(bankId) !== bank) {
+      if (store.bank(bankId) !== undefined) markDirty(bankId);
+      return false;
+    }
     const diff = diffObservations(previous, next);
     if (diff.upserts.length === 0 && diff.deletes.length === 0) return false;
     const now = nowIso();
@@ -157,6 +175,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   };
 
   const unsubscribe = store.onFactChange((change) => {
+    changes.set(change.bankId, (changes.get(change.bankId) ?? 0) + 1);
     if (change.bankDeleted === true) {
       dirty.delete(change.bankId);
       const timer = timers.get(change.bankId);

@@ -21,7 +21,7 @@ export interface BankEntity {
   lastSeen: string | undefined;
 }
 
-export const isLive = (fact: FactRecord): boolean => fact.state !== 'invalidated';
+export const isLive = (fact: Pick<FactRecord, 'state'>): boolean => fact.state !== 'invalidated';
 
 const seenAt = (fact: FactRecord): string => fact.mentioned_at ?? fact.created_at;
 

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { keyTerms, sentences } from './terms.js';
+import { runAtOnce } from '../slices.js';
 
 export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
 
@@ -40,8 +41,40 @@ export interface Observation {
   readonly mentionedAt: string | null;
 }
 
+/**
+ * Per-text analysis consolidation reuses: a fact's key terms and its sentences, keyed by its
+ * text (the same text always gives the same terms and sentences). A caller may fill it
+ * beforehand in slices; whatever is missing is computed, and kept, here.
+ */
+export interface TextAnalysisCache {
+  readonly terms: Map<string, readonly string[]>;
+  readonly sentences: Map<string, readonly string[]>;
+}
+
+export const emptyTextAnalysisCache = (): TextAnalysisCache => ({ terms: new Map(), sentences: new Map() });
+
+export const termsOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
+  let terms = cache.terms.get(text);
+  if (terms === undefined) {
+    terms = keyTerms(text);
+    cache.terms.set(text, terms);
+  }
+  return terms;
+};
+
+export const sentencesOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
+  let split = cache.sentences.get(text);
+  if (split === undefined) {
+    split = sentences(text);
+    cache.sentences.set(text, split);
+  }
+  return split;
+};
+
 export interface ConsolidateOptions {
   readonly bankId: string;
+  /** Terms and sentences already computed (a fact in many groups is split once). */
+  readonly cache?: TextAnalysisCache;
   /** Most observations kept per scope (largest groups first). */
   readonly maxPerScope?: number;
   /** Most key terms one fact contributes (its rarest shared ones). */
@@ -113,13 +146,13 @@ const compareFacts = (a: ObservationSourceFact, b: ObservationSourceFact): numbe
 const clip = (sentence: string): string =>
   sentence.length <= MAX_SENTENCE_CHARS ? sentence : `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
 
-const renderText = (group: Group, maxSentences: number): string => {
+const renderText = (group: Group, maxSentences: number, sentencesOf: (text: string) => readonly string[]): string => {
   const quoted: string[] = [];
   const seen = new Set<string>();
   for (const fact of group.facts) {
     // One past the shown ones is enough to know there are more; the count says how many.
     if (quoted.length > maxSentences) break;
-    const all = sentences(fact.text);
+    const all = sentencesOf(fact.text);
     const chosen = all.find((s) => group.match(s.toLowerCase())) ?? all[0];
     if (chosen === undefined) continue;
     const norm = chosen.toLowerCase();
@@ -167,11 +200,15 @@ const groupScope = (
   const labels = new Map<string, string>();
   for (const fact of facts) {
     const keys: string[] = [];
+    // A set, not `keys.includes`: a fact carries up to 256 entities, and a scope of 700
+    // facts of one big item made that check 46 million comparisons in one step.
+    const seenKeys = new Set<string>();
     for (const entity of fact.entities) {
       const name = entity.trim();
       if (name.length === 0) continue;
       const key = `entity:${name.toLowerCase()}`;
-      if (keys.includes(key)) continue;
+      if (seenKeys.has(key)) continue;
+      seenKeys.add(key);
       keys.push(key);
       if (!labels.has(key)) labels.set(key, name);
     }
@@ -209,10 +246,12 @@ const groupScope = (
 };
 
 /**
- * Consolidates the facts of one bank into observations. Observation facts in the input are
+ * Consolidates the facts of one bank into observations, one scope per step: the generator
+ * yields after each scope and returns the observations, so a caller can run it in slices
+ * (`consolidateSliced`) or at once (`consolidate`). Observation facts in the input are
  * ignored (observations are never built from observations).
  */
-export const consolidate = (facts: readonly ObservationSourceFact[], options: ConsolidateOptions): Observation[] => {
+export function* consolidateSteps(facts: readonly ObservationSourceFact[], options: ConsolidateOptions): Generator<undefined, Observation[]> {
   const maxPerScope = options.maxPerScope ?? DEFAULT_MAX_PER_SCOPE;
   const termsPerFact = options.termsPerFact ?? DEFAULT_TERMS_PER_FACT;
   const maxSentences = options.maxSentences ?? DEFAULT_MAX_SENTENCES;
@@ -226,25 +265,20 @@ export const consolidate = (facts: readonly ObservationSourceFact[], options: Co
       byScope.set(scopeKey, entry);
     }
   }
-  // A fact in several scopes (per_tag, all_combinations) is tokenised once.
-  const termCache = new Map<string, readonly string[]>();
-  const termsOf = (fact: ObservationSourceFact): readonly string[] => {
-    let terms = termCache.get(fact.id);
-    if (terms === undefined) {
-      terms = keyTerms(fact.text);
-      termCache.set(fact.id, terms);
-    }
-    return terms;
-  };
+  // A fact in several scopes (per_tag, all_combinations) or groups is tokenised and split once.
+  const cache = options.cache ?? emptyTextAnalysisCache();
+  const termsOf = (fact: ObservationSourceFact): readonly string[] => termsOfText(cache, fact.text);
+  const sentencesOf = (text: string): readonly string[] => sentencesOfText(cache, text);
   const out: Observation[] = [];
   for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => compareKeys(a, b))) {
+    yield undefined;
     const ordered = [...scope.facts].sort(compareFacts);
     const groups = groupScope(ordered, termsOf, termsPerFact, maxPerScope);
     for (const group of groups) {
       out.push({
         id: stableUuid(options.bankId, scopeKey, group.key),
         key: group.key,
-        text: renderText(group, maxSentences),
+        text: renderText(group, maxSentences, sentencesOf),
         tags: scope.tags,
         sourceFactIds: group.facts.map((f) => f.id),
         proofCount: group.facts.length,
@@ -253,7 +287,10 @@ export const consolidate = (facts: readonly ObservationSourceFact[], options: Co
     }
   }
   return out;
-};
+}
+
+/** `consolidateSteps` run to the end at once. */
+export const consolidate = (facts: readonly ObservationSourceFact[], options: ConsolidateOptions): Observation[] => runAtOnce(consolidateSteps(facts, options));
 
 /** What changed between two consolidations of one bank. */
 export interface ObservationDiff {

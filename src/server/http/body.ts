@@ -12,31 +12,86 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Deeper than any request the API defines (metadata and tag groups nest a few levels). */
 export const MAX_JSON_DEPTH = 64;
 
-const tooLarge = (limit: number): HttpError => new HttpError(413, `Request body too large: more than ${limit} bytes; send smaller batches`);
+/** How much of a refused body is read and dropped before the connection is closed anyway. */
+const DRAIN_MAX_BYTES = 256 * 1024 * 1024;
+const DRAIN_MAX_MS = 30_000;
+
+/**
+ * A body over the limit. Its 413 goes out at once with `Connection: close`, but the connection
+ * is closed only once the rest of the body has been read and dropped (`drained`): closing with
+ * unread bytes makes the kernel reset the connection, and a client still writing then reads
+ * ECONNRESET or EPIPE instead of the 413 already sent.
+ */
+export class BodyTooLarge extends HttpError {
+  constructor(
+    limit: number,
+    readonly drained: Promise<void>,
+  ) {
+    super(413, `Request body too large: more than ${limit} bytes; send smaller batches`, { Connection: 'close' });
+  }
+}
+
+const declaresOverLimit = (req: IncomingMessage, limit: number): boolean => {
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  return Number.isFinite(declared) && declared > limit;
+};
+
+/** Reads and drops the rest of a refused body: resolves at its end, or after the drain caps. */
+const drain = (req: IncomingMessage, alreadyRead: number): Promise<void> =>
+  new Promise((resolve) => {
+    let dropped = alreadyRead;
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    timer.unref();
+    function done(): void {
+      clearTimeout(timer);
+      req.off('data', onData);
+      resolve();
+    }
+    function onData(chunk: Buffer): void {
+      dropped += chunk.length;
+      if (dropped > DRAIN_MAX_BYTES) done();
+    }
+    if (req.complete) {
+      done();
+      return;
+    }
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('close', done);
+    req.once('error', done);
+    req.resume();
+  });
+
+/**
+ * The refusal of a request that declares a body over `limit`, or undefined. A client that sent
+ * `Expect: 100-continue` gets it before it sends the body; any other has the rest dropped.
+ */
+export const refuseDeclared = (req: IncomingMessage, limit = MAX_BODY_BYTES): BodyTooLarge | undefined =>
+  declaresOverLimit(req, limit) ? new BodyTooLarge(limit, drain(req, 0)) : undefined;
 
 export const readBody = (req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> =>
   new Promise((resolve, reject) => {
-    // A declared length over the limit is refused before a byte is read.
-    const declared = Number(req.headers['content-length'] ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      reject(tooLarge(limit));
+    // A declared length over the limit is refused before a byte is kept.
+    const refused = refuseDeclared(req, limit);
+    if (refused !== undefined) {
+      reject(refused);
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
         failed = true;
         chunks.length = 0;
-        reject(tooLarge(limit));
+        req.off('data', onData);
+        reject(new BodyTooLarge(limit, drain(req, size)));
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
       if (!failed) resolve(Buffer.concat(chunks));
     });
@@ -77,7 +132,8 @@ export const parseJsonBody = (raw: Buffer, maxDepth = MAX_JSON_DEPTH): unknown =
   if (raw.length === 0) return undefined;
   if (nestingExceeds(raw, maxDepth)) throw new HttpError(400, `JSON nested deeper than ${maxDepth} levels; send a flatter body`);
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    return parsed;
   } catch {
     // The parser's message quotes the body: say only what is wrong.
     throw new HttpError(422, [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error: the body is not valid JSON' }]);

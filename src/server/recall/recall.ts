@@ -8,7 +8,7 @@
 import type { ServerContext } from '../context.js';
 import { entityId, isLive } from '../features/entities.js';
 import type { Stage } from '../search/ranker.js';
-import type { FactRecord, FactType } from '../store/model.js';
+import type { FactHead, FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { RecallRequest } from './codecs.js';
 import { onlyQuotesItsFacts } from './quotedObservation.js';
@@ -65,7 +65,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagsMatch: request.tags_match ?? 'any',
     tagGroups: request.tag_groups ?? null,
   };
-  const accept = (fact: FactRecord): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
+  const accept = (fact: FactHead): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
   // Relative dates in the query ("last week") are read from query_timestamp, else from now.
   const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
   const now = Number.isNaN(at) ? server.clock.now() : at;
@@ -99,7 +99,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   // An observation standing in for its facts carries the best of their scores: it says what they
   // said, and the caller's precision floor reads the best score (a summary's own words, "**rollup**
   // (1 fact)", score lower than the turn that was asked about).
-  const hitScores = new Map(hits.map((h) => [h.fact.id, { keyword: h.score, final: h.final }]));
+  const hitScores = new Map(hits.map((h) => [h.id, { keyword: h.score, final: h.final }]));
   const scoresOf = (h: (typeof hits)[number]): Scores => {
     let best: Scores = { keyword: h.score, final: h.final };
     if (!preferObservations || h.fact.fact_type !== 'observation') return best;
@@ -110,20 +110,22 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     return best;
   };
   const ranked = hits
-    .filter((h) => !superseded.has(h.fact.id) && !echoes.has(h.fact.id))
-    .map((h) => ({ fact: h.fact, stage: h.stage, scores: scoresOf(h) }))
+    .filter((h) => !superseded.has(h.id) && !echoes.has(h.id))
+    // The hit, not its fact: a stored fact is read only if the token budget reaches it.
+    .map((h) => ({ hit: h, stage: h.stage, scores: scoresOf(h) }))
     // Stable: equal scores keep the ranking's order.
     .sort((a, b) => b.scores.keyword - a.scores.keyword)
     .filter((r) => (minKeyword === undefined || r.scores.keyword >= minKeyword) && (minFinal === undefined || r.scores.final >= minFinal));
 
   // Stop at the first result that would overflow: no skipping ahead to smaller ones.
-  const kept: typeof ranked = [];
+  const kept: { fact: FactRecord; stage: Stage; scores: Scores }[] = [];
   let used = 0;
   for (const r of ranked) {
-    const cost = countTokens(r.fact.text);
+    const fact = r.hit.fact;
+    const cost = countTokens(fact.text);
     if (used + cost > maxTokens) break;
     used += cost;
-    kept.push(r);
+    kept.push({ fact, stage: r.stage, scores: r.scores });
   }
 
   const body: Record<string, unknown> = { results: kept.map((r) => resultOf(r.fact, r.scores, withEntities)) };
@@ -150,7 +152,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     const chunks: Record<string, unknown> = {};
     for (const r of ranked) {
       if (remaining <= 0) break;
-      const id = r.fact.chunk_id;
+      const id = r.hit.fact.chunk_id;
       if (id === null || Object.hasOwn(chunks, id)) continue;
       const chunk = bank.chunks.get(id);
       if (chunk === undefined) continue;
@@ -210,8 +212,8 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
           method_name: stage,
           fact_type: type,
           results: ranked
-            .filter((r) => r.fact.fact_type === type && r.stage === stage)
-            .map((r, i) => ({ rank: i + 1, node_id: r.fact.id, text: r.fact.text, context: r.fact.context ?? null, event_date: r.fact.mentioned_at ?? null, score: r.scores.keyword, score_name: 'bm25f' })),
+            .filter((r) => r.hit.fact.fact_type === type && r.stage === stage)
+            .map((r, i) => ({ rank: i + 1, node_id: r.hit.id, text: r.hit.fact.text, context: r.hit.fact.context ?? null, event_date: r.hit.fact.mentioned_at ?? null, score: r.scores.keyword, score_name: 'bm25f' })),
           duration_seconds: seconds,
         })),
       ),

@@ -7,7 +7,7 @@ const objectArray = (text: string): unknown[] | undefined => {
   const trimmed = text.trim();
   if (!trimmed.startsWith('[')) return undefined;
   try {
-    const parsed = JSON.parse(trimmed) as unknown;
+    const parsed: unknown = JSON.parse(trimmed);
     return Array.isArray(parsed) && parsed.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x)) ? parsed : undefined;
   } catch {
     return undefined;

@@ -37,7 +37,7 @@ export const TagList = new t.Type<string[], string[], unknown>(
     if (Array.isArray(u)) return u.every((x) => typeof x === 'string') ? t.success(u as string[]) : t.failure(u, c, 'tags must be strings');
     if (typeof u === 'string') {
       try {
-        const parsed = JSON.parse(u) as unknown;
+        const parsed: unknown = JSON.parse(u);
         if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return t.success(parsed as string[]);
       } catch {
         // a bare string is one tag

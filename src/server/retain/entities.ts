@@ -4,6 +4,7 @@
  * hosts) from the text alone, so the same text always yields the same entities.
  */
 import type { Entity } from '../store/model.js';
+import { runAtOnce } from '../slices.js';
 
 /** Words capitalised by habit or at a sentence start; never a name on their own (the list keeps extraction deterministic without an LLM). */
 const COMMON = new Set(
@@ -45,14 +46,28 @@ export const MAX_NAME_WORDS = 6;
 export const MAX_ENTITY_CHARS = 200;
 export const MAX_ENTITIES = 256;
 
-/** The entities named in `text`, in first-seen order, each once (case-insensitive). */
-export const extractEntities = (text: string): Entity[] => {
+/** Matches between two steps of `extractEntitySteps`. */
+const MATCHES_PER_STEP = 256;
+
+/**
+ * The entities named in `text`, in first-seen order, each once (case-insensitive), as steps:
+ * it yields every few hundred matches, so a caller can run megabytes of text in slices
+ * (`runSliced`); `extractEntities` runs it at once. Once MAX_ENTITIES are found nothing
+ * later can be added, so the scan stops there.
+ */
+export function* extractEntitySteps(text: string): Generator<undefined, Entity[]> {
   const out = new Map<string, Entity>();
+  const full = (): boolean => out.size >= MAX_ENTITIES;
   const add = (value: string, type: string): void => {
     const clean = value.trim().replace(/[.,;:]+$/, '');
     const key = clean.toLowerCase();
-    if (clean.length < 2 || clean.length > MAX_ENTITY_CHARS || out.size >= MAX_ENTITIES || out.has(key)) return;
+    if (clean.length < 2 || clean.length > MAX_ENTITY_CHARS || full() || out.has(key)) return;
     out.set(key, { text: clean, type });
+  };
+  let matches = 0;
+  const stepDue = (): boolean => {
+    matches += 1;
+    return matches % MATCHES_PER_STEP === 0;
   };
   // Cheap guards first: retain runs this on every item, and most items have no URL or handle.
   const urlFree = text.includes('://')
@@ -61,18 +76,43 @@ export const extractEntities = (text: string): Entity[] => {
         return ' '.repeat(whole.length);
       })
     : text;
+  yield undefined;
   if (urlFree.includes('@')) {
-    for (const m of urlFree.matchAll(SCOPED_PACKAGE)) add(m[0], 'PACKAGE');
-    for (const m of urlFree.matchAll(HANDLE)) if (m[1] !== undefined) add(`@${m[1]}`, 'HANDLE');
-  }
-  if (INSTALL_HINT.test(urlFree)) {
-    for (const m of urlFree.matchAll(INSTALL)) {
-      for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
+    for (const m of urlFree.matchAll(SCOPED_PACKAGE)) {
+      if (full()) break;
+      add(m[0], 'PACKAGE');
+      if (stepDue()) yield undefined;
+    }
+    for (const m of urlFree.matchAll(HANDLE)) {
+      if (full()) break;
+      if (m[1] !== undefined) add(`@${m[1]}`, 'HANDLE');
+      if (stepDue()) yield undefined;
     }
   }
-  if (FILE_HINT.test(urlFree)) for (const m of urlFree.matchAll(FILE_PATH)) if (!m[0].startsWith('@')) add(m[0], 'FILE');
-  for (const word of urlFree.toLowerCase().split(NOT_WORD)) if (TOOLS.has(word)) add(word, 'TOOL');
+  if (!full() && INSTALL_HINT.test(urlFree)) {
+    for (const m of urlFree.matchAll(INSTALL)) {
+      if (full()) break;
+      for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
+      if (stepDue()) yield undefined;
+    }
+  }
+  if (!full() && FILE_HINT.test(urlFree)) {
+    for (const m of urlFree.matchAll(FILE_PATH)) {
+      if (full()) break;
+      if (!m[0].startsWith('@')) add(m[0], 'FILE');
+      if (stepDue()) yield undefined;
+    }
+  }
+  if (!full()) {
+    for (const word of urlFree.toLowerCase().split(NOT_WORD)) {
+      if (full()) break;
+      if (TOOLS.has(word)) add(word, 'TOOL');
+      if (stepDue()) yield undefined;
+    }
+  }
   for (const m of urlFree.matchAll(NAME)) {
+    if (full()) break;
+    if (stepDue()) yield undefined;
     if (m[0].length > MAX_ENTITY_CHARS) continue;
     const words = m[0].split(/[ -]/).filter((w) => !COMMON.has(w));
     if (words.length === 0 || words.length > MAX_NAME_WORDS) continue;
@@ -81,7 +121,10 @@ export const extractEntities = (text: string): Entity[] => {
     add(name, 'PERSON');
   }
   return [...out.values()];
-};
+}
+
+/** `extractEntitySteps` run at once. */
+export const extractEntities = (text: string): Entity[] => runAtOnce(extractEntitySteps(text));
 
 /** Given entities first (type default CONCEPT), then extracted ones not already named. */
 export const mergeEntities = (given: readonly Entity[], extracted: readonly Entity[]): Entity[] => {

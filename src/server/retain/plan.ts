@@ -14,8 +14,9 @@ import type { BankState } from '../store/state.js';
 import { newBank } from '../routes/bankOps.js';
 import { appendContents } from './appendText.js';
 import { chunkText } from './chunking.js';
-import { extractEntities, mergeEntities } from './entities.js';
+import { extractEntities, extractEntitySteps, mergeEntities } from './entities.js';
 import type { MemoryItem } from './codecs.js';
+import { runSliced, sliceTimer } from '../slices.js';
 
 export interface RetainPlanInput {
   readonly bankId: string;
@@ -27,6 +28,14 @@ export interface RetainPlanInput {
   readonly newId: () => string;
   /** `false` when mimicking a server without `update_mode` (the field is ignored). */
   readonly appendSupported: boolean;
+  /** Each item's analysis, in `items` order, made beforehand in slices (`analyseItems`); made here when absent. */
+  readonly analyses?: readonly ItemAnalysis[];
+}
+
+/** What an item's text yields, independent of the bank: its entities and its chunks. */
+export interface ItemAnalysis {
+  readonly entities: Entity[];
+  readonly chunks: readonly string[];
 }
 
 export interface RetainPlan {
@@ -55,11 +64,27 @@ const eventDateOf = (item: MemoryItem, now: number): number | undefined => {
 };
 
 /** The item's given entities, then the ones the deterministic extractor finds in its text. */
-const entitiesOf = (item: MemoryItem): Entity[] =>
-  mergeEntities(
-    (item.entities ?? []).map((e) => (e.type === undefined || e.type === null ? { text: e.text } : { text: e.text, type: e.type })),
-    extractEntities(item.content),
-  );
+const givenEntities = (item: MemoryItem): Entity[] =>
+  (item.entities ?? []).map((e) => (e.type === undefined || e.type === null ? { text: e.text } : { text: e.text, type: e.type }));
+
+const entitiesOf = (item: MemoryItem): Entity[] => mergeEntities(givenEntities(item), extractEntities(item.content));
+
+export const analyseItem = (item: MemoryItem): ItemAnalysis => ({ entities: entitiesOf(item), chunks: chunkText(item.content) });
+
+/**
+ * Every item's analysis, yielding to the event loop between slices (within an item's text
+ * too): it grows with the text (megabytes in one retain) and reads nothing of the bank, so it
+ * runs before the plan and other banks' requests are served meanwhile.
+ */
+export const analyseItems = async (items: readonly MemoryItem[]): Promise<ItemAnalysis[]> => {
+  const out: ItemAnalysis[] = [];
+  const slice = sliceTimer();
+  for (const item of items) {
+    const extracted = await runSliced(extractEntitySteps(item.content), slice);
+    out.push({ entities: mergeEntities(givenEntities(item), extracted), chunks: chunkText(item.content) });
+  }
+  return out;
+};
 
 /**
  * Every item with its document id filled in (reference 3.1 step 4): with two or more distinct
@@ -73,15 +98,16 @@ export const assignDocumentIds = (items: readonly MemoryItem[], newId: () => str
   return items.map((item) => (item.document_id === undefined || item.document_id === null ? { ...item, document_id: shared ?? newId() } : item));
 };
 
-/** Document id -> its items, in request order. */
-const groupByDocument = (assigned: readonly MemoryItem[]): Map<string, MemoryItem[]> => {
-  const groups = new Map<string, MemoryItem[]>();
-  for (const item of assigned) {
+/** Document id -> its items with their analyses, in request order. */
+const groupByDocument = (assigned: readonly MemoryItem[], analyses: readonly ItemAnalysis[] | undefined): Map<string, { item: MemoryItem; analysis: ItemAnalysis }[]> => {
+  const groups = new Map<string, { item: MemoryItem; analysis: ItemAnalysis }[]>();
+  assigned.forEach((item, i) => {
     const id = item.document_id ?? '';
+    const entry = { item, analysis: analyses?.[i] ?? analyseItem(item) };
     const list = groups.get(id);
-    if (list === undefined) groups.set(id, [item]);
-    else list.push(item);
-  }
+    if (list === undefined) groups.set(id, [entry]);
+    else list.push(entry);
+  });
   return groups;
 };
 
@@ -97,8 +123,9 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
   const documentIds: string[] = [];
 
   const assigned = assignDocumentIds(items, newId);
-  for (const [documentId, group] of groupByDocument(assigned)) {
+  for (const [documentId, analysed] of groupByDocument(assigned, input.analyses)) {
     documentIds.push(documentId);
+    const group = analysed.map((entry) => entry.item);
     const first = group[0];
     if (first === undefined) continue;
     const existing = input.bank?.documents.get(documentId);
@@ -148,13 +175,13 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
       // Delta: a chunk whose text is unchanged keeps its fact (id, created_at, mentioned_at).
       for (const fact of oldFacts) if (!previous.has(fact.text)) previous.set(fact.text, fact);
     }
-    for (const item of group) {
+    for (const { item, analysis } of analysed) {
       const itemTags = union([item.tags, input.documentTags]);
       const itemDate = eventDateOf(item, now);
       const itemContext = item.context ?? undefined;
       const itemMetadata = item.metadata ?? undefined;
-      const entities = entitiesOf(item);
-      chunkText(item.content).forEach((chunk, index) => {
+      const entities = analysis.entities;
+      analysis.chunks.forEach((chunk, index) => {
         const chunkId = `${bankId}_${documentId}_${chunks.length}`;
         chunks.push({ id: chunkId, document_id: documentId, chunk_index: chunks.length, text: chunk });
         const old = previous.get(chunk);

@@ -35,7 +35,8 @@ const loadSpec = (): unknown => {
   if (specCache !== undefined) return specCache;
   const path = specCandidates.find((p) => existsSync(p));
   if (path === undefined) throw notFound();
-  specCache = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  const spec: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  specCache = spec;
   return specCache;
 };
 

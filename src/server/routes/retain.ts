@@ -8,7 +8,7 @@ import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js
 import type { Mutation, OperationRecord } from '../store/model.js';
 import { RetainPayload, RetainRequest } from '../retain/codecs.js';
 import type { MemoryItem } from '../retain/codecs.js';
-import { assignDocumentIds, planRetain } from '../retain/plan.js';
+import { analyseItems, assignDocumentIds, planRetain } from '../retain/plan.js';
 import { decodeWith } from '../../codecs/decode.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
@@ -32,6 +32,8 @@ export const retainNow = (
   operationId?: string,
 ): Promise<string[]> =>
   server.store.exclusive(bankId, async () => {
+    // In slices, before the bank is read: the plan then reads the bank as it is when it runs.
+    const analyses = await analyseItems(items);
     const plan = planRetain({
       bankId,
       bank: server.store.bank(bankId),
@@ -40,6 +42,7 @@ export const retainNow = (
       now: server.clock.now(),
       newId: randomUUID,
       appendSupported: supportsAppend(server),
+      analyses,
     });
     await server.store.commit([...plan.mutations, ...alongside()]);
     server.webhooks.retainCompleted({ bankId, operationId: operationId ?? randomUUID(), items: eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });

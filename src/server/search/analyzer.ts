@@ -9,6 +9,7 @@
  */
 import { stemmer as stem } from 'stemmer';
 import { chatWord } from './chatWords.js';
+import { codingWord } from './codingWords.js';
 import { EMOJI, emojiName } from './emoji.js';
 import { fullName } from './names.js';
 import { verbOfPast } from './irregularForms.js';
@@ -23,7 +24,10 @@ const CONTRACTION_PARTS: ReadonlySet<string> = new Set(
 );
 
 const skip = (lower: string): boolean => STOP_WORDS.has(lower) || CONTRACTION_PARTS.has(lower) || (lower.length === 1 && !/\d/.test(lower));
-const CAMEL = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
+// A capital after a lower-case letter or digit starts a part ("retainQueue"), and so does the
+// last capital of an acronym run before a word ("TRDeadlockDetected" -> "TR", "Deadlock",
+// "Detected"), but not a plural's ("URLs", "PRs" stay whole).
+const CAMEL = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll}{2})/u;
 const NON_ASCII = /[^\t\n\r\u0020-\u007e]/;
 
 // Stemming is the costliest step of indexing; words repeat, so a bounded cache pays.
@@ -76,14 +80,14 @@ export const words = (input: string): string[] => {
     const raw = match[0];
     // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
     // and a nickname to the name it stands for ("kt", "Kate" -> "katherine").
-    const chat = chatWord(raw.toLowerCase());
+    const chat = codingWord(chatWord(raw.toLowerCase()));
     const lower = fullName(chat, asName(text, raw, chat, match.index));
     if (!skip(lower)) out.push(lower);
     // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
     // Most words are plain lower case: only those with an underscore or a capital are split.
     if (raw === lower && !raw.includes('_')) continue;
     const parts = raw.split(CAMEL).flatMap((p) => p.split('_'));
-    if (parts.length > 1) for (const p of parts) if (p.length > 1 && !skip(p.toLowerCase())) out.push(p.toLowerCase());
+    if (parts.length > 1) for (const p of parts) if (p.length > 1 && !skip(p.toLowerCase())) out.push(codingWord(p.toLowerCase()));
   }
   // A hyphenated compound also counts as one word ("on-call" gives "oncall", "e-mail" "email"),
   // after its parts so the parts keep their order for phrase matching.

@@ -24,6 +24,8 @@ const TABLE: Readonly<Record<string, string>> = {
   abt: 'about', thru: 'through', tho: 'though', altho: 'although', b4: 'before', l8r: 'later', gr8: 'great', obvs: 'obviously', obvi: 'obviously',
   prolly: 'probably', probs: 'probably', defo: 'definitely', deffo: 'definitely', rly: 'really', srsly: 'seriously', ofc: 'course',
   ur: 'your', urs: 'yours', ya: 'you', yea: 'yes', yeah: 'yes', yep: 'yes', yup: 'yes', nope: 'no', nah: 'no', ok: 'okay', kk: 'okay',
+  // Function words typed fast ("wat was the fix", "wich one"): the stop words they are.
+  wat: 'what', wut: 'what', wht: 'what', waht: 'what', wich: 'which', whcih: 'which', teh: 'the', hte: 'the', jsut: 'just', taht: 'that',
   smth: 'something', sth: 'something', sb: 'somebody', smn: 'someone', evry: 'every', evrything: 'everything', bout: 'about', til: 'until', till: 'until',
   // Contractions typed without their apostrophe: the function words they are.
   dont: 'do', doesnt: 'does', didnt: 'did', cant: 'can', couldnt: 'could', shouldnt: 'should', wouldnt: 'would', isnt: 'is', arent: 'are',

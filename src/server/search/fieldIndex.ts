@@ -16,8 +16,9 @@
  * and < 2 s start-up.
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { relativeDayWords } from './temporal.js';
+import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
+import { f64, i32, item, num, u8 } from './columns.js';
 
 export const K1 = 1.2;
 /** Shortest word a misspelling is looked for (shorter ones are too often another word). */
@@ -147,6 +148,8 @@ type I32 = Int32Array<ArrayBufferLike>;
 type F64 = Float64Array<ArrayBufferLike>;
 type U8 = Uint8Array<ArrayBufferLike>;
 
+const NO_TERMS: I32 = new Int32Array(0);
+
 const grownI32 = (a: I32, size: number, fill = 0): I32 => {
   if (a.length >= size) return a;
   const b = new Int32Array(Math.max(size, a.length * 2, 64));
@@ -201,7 +204,7 @@ export class FieldIndex {
   private derivedDocs: U8 = new Uint8Array(0);
   private docTermStart: I32 = new Int32Array(1);
   private docTermIds: I32 = new Int32Array(0);
-  private docTermTail: (number[] | undefined)[] = [];
+  private docTermTail: (I32 | undefined)[] = [];
   private docTextTerms: I32 = new Int32Array(0);
 
   // ---- threads: names, and per thread a doubly linked list of its members in order
@@ -251,6 +254,13 @@ export class FieldIndex {
 
   idOf(n: number): string | undefined {
     return this.ids[n];
+  }
+
+  /** The id of a document known to be live (one a search accepted); a dead one is a bug. */
+  liveIdOf(n: number): string {
+    const id = this.ids[n];
+    if (id === undefined) throw new RangeError(`search index: document ${n} is not live`);
+    return id;
   }
 
   numberOf(id: string): number | undefined {
@@ -320,7 +330,7 @@ export class FieldIndex {
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
-    const days = relativeDayWords(said, doc.order);
+    const days = [...relativeDayWords(said, doc.order), ...relativeSpanWords(doc.text, doc.order)];
     const named = [...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...days.map(stemWord)];
     const entities = named.length === 0 ? undefined : countTerms(named);
     const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];
@@ -335,8 +345,8 @@ export class FieldIndex {
       tail.docs.push(n);
       tail.tfs.push(tf);
       if (!derived) {
-        (this.textDocs[t] as number) += 1;
-        (this.liveDocs[t] as number) += 1;
+        this.textDocs[t] = i32(this.textDocs, t) + 1;
+        this.liveDocs[t] = i32(this.liveDocs, t) + 1;
         mine.push(t);
       }
     }
@@ -350,7 +360,7 @@ export class FieldIndex {
           tail.docs.push(n);
           tail.tfs.push(0);
           if (!derived) {
-            (this.liveDocs[t] as number) += 1;
+            this.liveDocs[t] = i32(this.liveDocs, t) + 1;
             mine.push(t);
           }
         }
@@ -359,7 +369,7 @@ export class FieldIndex {
     };
     sparse(context?.counts, 'context');
     sparse(entities?.counts, 'entities');
-    this.docTermTail[n - this.sealedDocs] = mine;
+    this.docTermTail[n - this.sealedDocs] = Int32Array.from(mine);
     this.orders[n] = doc.order ?? n;
     // A derived document (an observation) quotes others: it is nobody's line.
     const speaker = derived ? undefined : doc.speaker;
@@ -401,11 +411,11 @@ export class FieldIndex {
       this.threadTail[t] = -1;
     }
     this.threadOfDoc[n] = t;
-    const order = this.orders[n] as number;
+    const order = f64(this.orders, n);
     // After the last member whose order is not above n's.
-    let after = this.threadTail[t] as number;
-    while (after >= 0 && (this.orders[after] as number) > order) after = this.prev[after] as number;
-    const before = after < 0 ? (this.threadHead[t] as number) : (this.next[after] as number);
+    let after = i32(this.threadTail, t);
+    while (after >= 0 && f64(this.orders, after) > order) after = i32(this.prev, after);
+    const before = after < 0 ? i32(this.threadHead, t) : i32(this.next, after);
     this.prev[n] = after;
     this.next[n] = before;
     if (after < 0) this.threadHead[t] = n;
@@ -415,9 +425,9 @@ export class FieldIndex {
   }
 
   /** The term ids document `n` counts in (text terms first). */
-  private docTerms(n: number): ArrayLike<number> {
-    if (n < this.sealedDocs) return this.docTermIds.subarray(this.docTermStart[n] as number, this.docTermStart[n + 1] as number);
-    return this.docTermTail[n - this.sealedDocs] ?? [];
+  private docTerms(n: number): I32 {
+    if (n < this.sealedDocs) return this.docTermIds.subarray(i32(this.docTermStart, n), i32(this.docTermStart, n + 1));
+    return this.docTermTail[n - this.sealedDocs] ?? NO_TERMS;
   }
 
   remove(id: string): void {
@@ -428,23 +438,23 @@ export class FieldIndex {
     this.ids[n] = undefined;
     this.liveCount -= 1;
     const mine = this.docTerms(n);
-    const textTerms = this.docTextTerms[n] as number;
+    const textTerms = i32(this.docTextTerms, n);
     for (let i = 0; i < mine.length; i += 1) {
-      const t = mine[i] as number;
-      (this.liveDocs[t] as number) -= 1;
-      if (i < textTerms) (this.textDocs[t] as number) -= 1;
+      const t = i32(mine, i);
+      this.liveDocs[t] = i32(this.liveDocs, t) - 1;
+      if (i < textTerms) this.textDocs[t] = i32(this.textDocs, t) - 1;
     }
     if (n >= this.sealedDocs) this.docTermTail[n - this.sealedDocs] = undefined;
-    const s = this.speakerOfDoc[n] as number;
+    const s = i32(this.speakerOfDoc, n);
     if (s >= 0) {
-      const speaker = this.speakerNames[s] as string;
+      const speaker = item(this.speakerNames, s);
       const left = (this.lineCounts.get(speaker) ?? 1) - 1;
       if (left > 0) this.lineCounts.set(speaker, left);
       else this.lineCounts.delete(speaker);
     }
     if (this.derivedDocs[n] !== 1) {
       this.statCount -= 1;
-      for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - (this.lengths[n * FIELD_COUNT + f] as number);
+      for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - i32(this.lengths, n * FIELD_COUNT + f);
     }
     this.dead += 1;
     if (this.dead > 1024 && this.dead > this.liveCount) this.compact();
@@ -480,15 +490,15 @@ export class FieldIndex {
     const ownSome: [number, string][] = [];
     const addressedSome: [number, string][] = [];
     for (let n = 0; n < this.slots; n += 1) {
-      const to = remap[n] as number;
+      const to = i32(remap, n);
       if (to < 0) continue;
-      for (let f = 0; f < FIELD_COUNT; f += 1) lengths[to * FIELD_COUNT + f] = this.lengths[n * FIELD_COUNT + f] as number;
-      orders[to] = this.orders[n] as number;
-      derived[to] = this.derivedDocs[n] as number;
-      speakerOf[to] = this.speakerOfDoc[n] as number;
-      ownKind[to] = this.ownKind[n] as number;
-      addressedKind[to] = this.addressedKind[n] as number;
-      docTextTerms[to] = this.docTextTerms[n] as number;
+      for (let f = 0; f < FIELD_COUNT; f += 1) lengths[to * FIELD_COUNT + f] = i32(this.lengths, n * FIELD_COUNT + f);
+      orders[to] = f64(this.orders, n);
+      derived[to] = u8(this.derivedDocs, n);
+      speakerOf[to] = i32(this.speakerOfDoc, n);
+      ownKind[to] = u8(this.ownKind, n);
+      addressedKind[to] = u8(this.addressedKind, n);
+      docTextTerms[to] = i32(this.docTextTerms, n);
       const own = this.ownSome.get(n);
       if (own !== undefined) ownSome.push([to, own]);
       const addressed = this.addressedSome.get(n);
@@ -514,7 +524,7 @@ export class FieldIndex {
       let text = 0;
       let counted = 0;
       this.forEachPosting(t, (d, tf, ctx, ent) => {
-        const to = remap[d] as number;
+        const to = i32(remap, d);
         if (to < 0) return;
         docsOut.push(to);
         tfsOut.push(tf);
@@ -532,7 +542,7 @@ export class FieldIndex {
       });
       if (docsOut.length === before) continue;
       termRemap[t] = terms.length;
-      terms.push(this.terms[t] as string);
+      terms.push(item(this.terms, t));
       textDocs.push(text);
       liveDocs.push(counted);
       postStart.push(docsOut.length);
@@ -543,10 +553,10 @@ export class FieldIndex {
     const docTermStart = new Int32Array(live + 1);
     const docTermIds: number[] = [];
     for (let n = 0; n < this.slots; n += 1) {
-      const to = remap[n] as number;
+      const to = i32(remap, n);
       if (to < 0) continue;
       const mine = this.docTerms(n);
-      for (let i = 0; i < mine.length; i += 1) docTermIds.push(termRemap[mine[i] as number] as number);
+      for (let i = 0; i < mine.length; i += 1) docTermIds.push(i32(termRemap, i32(mine, i)));
       docTermStart[to + 1] = docTermIds.length;
     }
 
@@ -561,8 +571,8 @@ export class FieldIndex {
       let last = -1;
       let first = -1;
       const id = threadNames.length;
-      for (let m = this.threadHead[t] as number; m >= 0; m = this.next[m] as number) {
-        const to = remap[m] as number;
+      for (let m = i32(this.threadHead, t); m >= 0; m = i32(this.next, m)) {
+        const to = i32(remap, m);
         if (to < 0) continue;
         threadOf[to] = id;
         prev[to] = last;
@@ -571,7 +581,7 @@ export class FieldIndex {
         last = to;
       }
       if (first < 0) continue;
-      threadNames.push(this.threadNames[t] as string);
+      threadNames.push(item(this.threadNames, t));
       threadHead.push(first);
       threadTail.push(last);
     }
@@ -615,22 +625,22 @@ export class FieldIndex {
   /** Every posting of term `t` in document order: document, text tf, context tf, entity tf. */
   private forEachPosting(t: number, fn: (d: number, tf: number, context: number, entities: number) => void): void {
     if (t < this.sealedTerms) {
-      let c = this.ctxStart[t] as number;
-      const cEnd = this.ctxStart[t + 1] as number;
-      let e = this.entStart[t] as number;
-      const eEnd = this.entStart[t + 1] as number;
-      for (let i = this.postStart[t] as number, end = this.postStart[t + 1] as number; i < end; i += 1) {
-        const d = this.postDocs[i] as number;
+      let c = i32(this.ctxStart, t);
+      const cEnd = i32(this.ctxStart, t + 1);
+      let e = i32(this.entStart, t);
+      const eEnd = i32(this.entStart, t + 1);
+      for (let i = i32(this.postStart, t), end = i32(this.postStart, t + 1); i < end; i += 1) {
+        const d = i32(this.postDocs, i);
         let ctx = 0;
         let ent = 0;
-        if (c < cEnd && this.ctxDocs[c] === d) ctx = this.ctxTfs[c++] as number;
-        if (e < eEnd && this.entDocs[e] === d) ent = this.entTfs[e++] as number;
-        fn(d, this.postTfs[i] as number, ctx, ent);
+        if (c < cEnd && this.ctxDocs[c] === d) ctx = i32(this.ctxTfs, c++);
+        if (e < eEnd && this.entDocs[e] === d) ent = i32(this.entTfs, e++);
+        fn(d, i32(this.postTfs, i), ctx, ent);
       }
     }
     const tail = this.tails[t];
     if (tail === undefined) return;
-    tail.docs.forEach((d, i) => fn(d, tail.tfs[i] as number, tail.context?.get(d) ?? 0, tail.entities?.get(d) ?? 0));
+    tail.docs.forEach((d, i) => fn(d, num(tail.tfs, i), tail.context?.get(d) ?? 0, tail.entities?.get(d) ?? 0));
   }
 
   /** Starts over from sealed arrays (used as they are: a loaded file's views stay views). */
@@ -678,9 +688,9 @@ export class FieldIndex {
     this.addressedSome = new Map(s.addressedSome.map(([n, w]) => [n, w]));
     this.lineCounts = new Map();
     for (let n = 0; n < this.slots; n += 1) {
-      const sp = this.speakerOfDoc[n] as number;
+      const sp = i32(this.speakerOfDoc, n);
       if (sp < 0) continue;
-      const name = this.speakerNames[sp] as string;
+      const name = item(this.speakerNames, sp);
       this.lineCounts.set(name, (this.lineCounts.get(name) ?? 0) + 1);
     }
     this.liveCount = this.slots;
@@ -697,14 +707,14 @@ export class FieldIndex {
    */
   idf(term: string): number {
     const t = this.termIds.get(term);
-    const text = t === undefined ? 0 : (this.textDocs[t] as number);
-    const df = t === undefined ? 0 : text > 0 ? text : (this.liveDocs[t] as number);
+    const text = t === undefined ? 0 : i32(this.textDocs, t);
+    const df = t === undefined ? 0 : text > 0 ? text : i32(this.liveDocs, t);
     return Math.log(1 + (this.statCount - df + 0.5) / (df + 0.5));
   }
 
   documentFrequency(term: string): number {
     const t = this.termIds.get(term);
-    return t === undefined ? 0 : (this.liveDocs[t] as number);
+    return t === undefined ? 0 : i32(this.liveDocs, t);
   }
 
   /**
@@ -753,7 +763,7 @@ export class FieldIndex {
     const avg = this.statLength.map((l) => (this.statCount === 0 ? 1 : Math.max(1e-9, l / live)));
     const { weight, b, k1 } = this.fields;
     const lengths = this.lengths;
-    const norm = (f: number, d: number): number => 1 - (b[f] as number) + ((b[f] as number) * (lengths[d * FIELD_COUNT + f] as number)) / (avg[f] as number);
+    const norm = (f: 0 | 1 | 2, d: number): number => 1 - b[f] + (b[f] * i32(lengths, d * FIELD_COUNT + f)) / num(avg, f);
     const [w0, w1, w2] = weight;
     const ids = this.ids;
     const derived = this.derivedDocs;
@@ -766,34 +776,34 @@ export class FieldIndex {
       // A term only in a zero-weight field adds nothing (and must not list the document twice).
       if (tf === 0) return;
       if (scores[d] === 0) touched.push(d);
-      scores[d] = (scores[d] as number) + (idf * tf * (k1 + 1)) / (tf + k1);
+      scores[d] = f64(scores, d) + (idf * tf * (k1 + 1)) / (tf + k1);
     };
     for (const { term, weight: w } of terms) {
       const t = this.termIds.get(term);
       if (t === undefined || w <= 0) continue;
       const idf = this.idf(term) * w;
       if (t < this.sealedTerms) {
-        let c = this.ctxStart[t] as number;
-        const cEnd = this.ctxStart[t + 1] as number;
-        let e = this.entStart[t] as number;
-        const eEnd = this.entStart[t + 1] as number;
+        let c = i32(this.ctxStart, t);
+        const cEnd = i32(this.ctxStart, t + 1);
+        let e = i32(this.entStart, t);
+        const eEnd = i32(this.entStart, t + 1);
         const docs = this.postDocs;
         const tfs = this.postTfs;
-        for (let i = this.postStart[t] as number, end = this.postStart[t + 1] as number; i < end; i += 1) {
-          const d = docs[i] as number;
+        for (let i = i32(this.postStart, t), end = i32(this.postStart, t + 1); i < end; i += 1) {
+          const d = i32(docs, i);
           let ctx = 0;
           let ent = 0;
-          if (c < cEnd && this.ctxDocs[c] === d) ctx = this.ctxTfs[c++] as number;
-          if (e < eEnd && this.entDocs[e] === d) ent = this.entTfs[e++] as number;
-          add(idf, d, tfs[i] as number, ctx, ent);
+          if (c < cEnd && this.ctxDocs[c] === d) ctx = i32(this.ctxTfs, c++);
+          if (e < eEnd && this.entDocs[e] === d) ent = i32(this.entTfs, e++);
+          add(idf, d, i32(tfs, i), ctx, ent);
         }
       }
       const tail = this.tails[t];
       if (tail === undefined) continue;
       const { docs, tfs, context, entities } = tail;
       for (let i = 0; i < docs.length; i += 1) {
-        const d = docs[i] as number;
-        add(idf, d, tfs[i] as number, w1 > 0 ? (context?.get(d) ?? 0) : 0, w2 > 0 ? (entities?.get(d) ?? 0) : 0);
+        const d = num(docs, i);
+        add(idf, d, num(tfs, i), w1 > 0 ? (context?.get(d) ?? 0) : 0, w2 > 0 ? (entities?.get(d) ?? 0) : 0);
       }
     }
     return { touched, scores };
@@ -810,7 +820,7 @@ export class FieldIndex {
 
   /** Who said document `n`, if it is a transcript line. */
   speakerOf(n: number): string | undefined {
-    const s = n < this.slots ? (this.speakerOfDoc[n] as number) : -1;
+    const s = n < this.slots ? i32(this.speakerOfDoc, n) : -1;
     return s < 0 ? undefined : this.speakerNames[s];
   }
 
@@ -828,13 +838,13 @@ export class FieldIndex {
   }
 
   private termsOf(n: number, kinds: U8, some: ReadonlyMap<number, string>): ReadonlySet<string> | undefined {
-    const kind = n < this.slots ? (kinds[n] as number) : NOT_A_LINE;
+    const kind = n < this.slots ? u8(kinds, n) : NOT_A_LINE;
     if (kind === NOT_A_LINE) return undefined;
     if (kind === NO_WORDS) return new Set();
     if (kind === ALL_WORDS) {
       const mine = this.docTerms(n);
       const out = new Set<string>();
-      for (let i = 0; i < (this.docTextTerms[n] as number) && i < mine.length; i += 1) out.add(this.terms[mine[i] as number] as string);
+      for (let i = 0; i < i32(this.docTextTerms, n) && i < mine.length; i += 1) out.add(item(this.terms, i32(mine, i)));
       return out;
     }
     return new Set((some.get(n) ?? '').split(' ').filter((t) => t.length > 0));
@@ -857,7 +867,7 @@ export class FieldIndex {
   }
 
   threadOf(n: number): string | undefined {
-    const t = n < this.slots ? (this.threadOfDoc[n] as number) : -1;
+    const t = n < this.slots ? i32(this.threadOfDoc, n) : -1;
     return t < 0 ? undefined : this.threadNames[t];
   }
 
@@ -866,7 +876,7 @@ export class FieldIndex {
     const t = this.threadIdMap().get(thread);
     const out: number[] = [];
     if (t === undefined) return out;
-    for (let m = this.threadHead[t] as number; m >= 0; m = this.next[m] as number) out.push(m);
+    for (let m = i32(this.threadHead, t); m >= 0; m = i32(this.next, m)) out.push(m);
     return out;
   }
 
@@ -886,14 +896,14 @@ export class FieldIndex {
    * under the same context.
    */
   neighbours(n: number, span = 1, maxGap = Number.POSITIVE_INFINITY): number[] {
-    if (n >= this.slots || (this.threadOfDoc[n] as number) < 0) return [];
+    if (n >= this.slots || i32(this.threadOfDoc, n) < 0) return [];
     const out: number[] = [];
-    const at = this.orders[n] as number;
+    const at = f64(this.orders, n);
     for (const links of [this.prev, this.next]) {
       let found = 0;
-      for (let m = links[n] as number; m >= 0 && found < span; m = links[m] as number) {
+      for (let m = i32(links, n); m >= 0 && found < span; m = i32(links, m)) {
         if (this.ids[m] === undefined) continue;
-        if (Math.abs((this.orders[m] as number) - at) > maxGap) break;
+        if (Math.abs(f64(this.orders, m) - at) > maxGap) break;
         out.push(m);
         found += 1;
       }
@@ -927,15 +937,15 @@ export const topK = (candidates: readonly number[], scores: Float64Array, accept
   // Min-heap of the best `limit` so far; worse = lower score, then higher number.
   const heap: number[] = [];
   const worse = (a: number, b: number): boolean => {
-    const sa = scores[a] as number;
-    const sb = scores[b] as number;
+    const sa = f64(scores, a);
+    const sb = f64(scores, b);
     return sa < sb || (sa === sb && a > b);
   };
   const up = (i: number): void => {
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!worse(heap[i] as number, heap[parent] as number)) break;
-      [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+      if (!worse(num(heap, i), num(heap, parent))) break;
+      [heap[i], heap[parent]] = [num(heap, parent), num(heap, i)];
       i = parent;
     }
   };
@@ -944,15 +954,15 @@ export const topK = (candidates: readonly number[], scores: Float64Array, accept
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < heap.length && worse(heap[l] as number, heap[m] as number)) m = l;
-      if (r < heap.length && worse(heap[r] as number, heap[m] as number)) m = r;
+      if (l < heap.length && worse(num(heap, l), num(heap, m))) m = l;
+      if (r < heap.length && worse(num(heap, r), num(heap, m))) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+      [heap[i], heap[m]] = [num(heap, m), num(heap, i)];
       i = m;
     }
   };
   for (const d of candidates) {
-    if (heap.length >= limit && !worse(heap[0] as number, d)) continue;
+    if (heap.length >= limit && !worse(num(heap, 0), d)) continue;
     if (!accept(d)) continue;
     if (heap.length < limit) {
       heap.push(d);
@@ -962,5 +972,5 @@ export const topK = (candidates: readonly number[], scores: Float64Array, accept
       down(0);
     }
   }
-  return heap.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+  return heap.sort((a, b) => f64(scores, b) - f64(scores, a) || a - b);
 };

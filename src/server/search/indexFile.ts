@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SealedIndex } from './fieldIndex.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
@@ -214,7 +215,7 @@ export const readIndexFile = async (dir: string, fingerprint: string): Promise<R
   try {
     bytes = await readFile(join(dir, INDEX_FILE));
   } catch (error) {
-    return { ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'none saved' : String(error) };
+    return { ok: false, reason: errnoCode(error) === 'ENOENT' ? 'none saved' : String(error) };
   }
   try {
     return decodeIndexFile(bytes, fingerprint);

@@ -5,9 +5,14 @@
  * incrementally: facts added by a mutation are added, removed ones removed, and a bank's first
  * facts make its index. No recall ever waits for a build. With a data dir the indexes are
  * saved beside every snapshot. Ranking is the pipeline in ranker.ts.
+ *
+ * Facts a commit adds are indexed in slices (`slices.ts`), not inside the commit: a retain of
+ * megabytes is hundreds of facts to analyse, and another bank's recall must not wait for them.
+ * A bank's changes wait in order in its own queue; a search (or a save) of that bank first
+ * takes in whatever is still queued, so a recall after an acknowledged retain sees it.
  */
 import { crc32 } from 'node:zlib';
-import type { FactRecord } from '../store/model.js';
+import type { FactHead, FactRecord } from '../store/model.js';
 import type { ServerStore } from '../store/store.js';
 import { analyze } from './analyzer.js';
 import { attributionOf } from './attribution.js';
@@ -15,8 +20,11 @@ import { FieldIndex, type IndexedDocument, type SealedIndex } from './fieldIndex
 import { encodeIndexFile, writeIndexFile, type SavedIndexes } from './indexFile.js';
 import { rank, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
+import { sliceTimer, yieldToLoop } from '../slices.js';
 
 export interface SearchHit {
+  readonly id: string;
+  /** Read when first asked for: a stored fact past the caller's token budget is never read. */
   readonly fact: FactRecord;
   /** BM25F score after every stage, relative within a query. */
   readonly score: number;
@@ -25,6 +33,21 @@ export interface SearchHit {
   /** The stage that first found this fact. */
   readonly stage: Stage;
 }
+
+const lazyHit = (facts: ReadonlyMap<string, FactRecord>, h: Ranking['hits'][number]): SearchHit => {
+  let fact: FactRecord | undefined;
+  return {
+    id: h.id,
+    score: h.score,
+    final: h.final,
+    stage: h.stage,
+    get fact(): FactRecord {
+      fact ??= facts.get(h.id);
+      if (fact === undefined) throw new Error(`search: fact ${h.id} was deleted before its hit was read`);
+      return fact;
+    },
+  };
+};
 
 export interface SearchResult {
   readonly hits: readonly SearchHit[];
@@ -50,7 +73,7 @@ export interface SearchOptions {
 
 export interface SearchIndexes {
   /** Facts matching `query`, best first, restricted to those `accept` keeps, at most `limit`. */
-  search(bankId: string, query: string, accept: (fact: FactRecord) => boolean, limit: number, options?: SearchOptions): SearchResult;
+  search(bankId: string, query: string, accept: (fact: FactHead) => boolean, limit: number, options?: SearchOptions): SearchResult;
   /**
    * Makes every bank's index now (start-up, before the server listens): from `saved` where it
    * can be brought forward to the store's state, else from the store. Returns how many banks
@@ -98,7 +121,7 @@ export const indexFingerprint = (): string => {
   const probe: FactRecord[] = [
     {
       id: 'p1',
-      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday with kt",
+      text: "Priya: I've been deploying the retainQueue on-call rotation; you said e-mail backups ran at 9pm yesterday and last week with kt",
       fact_type: 'world',
       context: 'session 1',
       document_id: 'd',
@@ -109,7 +132,7 @@ export const indexFingerprint = (): string => {
     },
     {
       id: 'p2',
-      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
+      text: 'The tests of scripts/ship.sh took 12 minutes because NODE_OPTIONS set --max-old-space-size; libraries, queries, happier running. wat cfg TRDeadlockDetected, omg thx, see u tmrw nite for the bday 🎂 sooo coool 👨‍🍳 pls',
       fact_type: 'observation',
       document_id: null,
       chunk_id: null,
@@ -152,6 +175,71 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     return entry.verdicts;
   };
 
+  /** Per bank, in commit order: facts to take out, then facts to add (`next`: how many added so far). */
+  const queued = new Map<string, { removed: readonly FactRecord[] | undefined; added: readonly FactRecord[]; next: number }[]>();
+  let draining = false;
+
+  /** Applies the bank's queued changes; with a timer, stops when the slice is due (true: all applied). */
+  const apply = (bankId: string, index: FieldIndex, slice?: { due(): boolean }): boolean => {
+    const changes = queued.get(bankId);
+    if (changes === undefined) return true;
+    while (changes.length > 0) {
+      const change = changes[0];
+      if (change === undefined) break;
+      if (change.removed !== undefined) for (const f of change.removed) index.remove(f.id);
+      change.removed = undefined;
+      while (change.next < change.added.length) {
+        if (slice?.due() === true) return false;
+        const fact = change.added[change.next];
+        change.next += 1;
+        if (fact !== undefined) index.add(indexedDocument(fact));
+      }
+      changes.shift();
+    }
+    queued.delete(bankId);
+    return true;
+  };
+
+  const drain = async (): Promise<void> => {
+    if (draining) return;
+    draining = true;
+    try {
+      const slice = sliceTimer();
+      for (;;) {
+        const next = queued.keys().next();
+        if (next.done === true) return;
+        const bankId = next.value;
+        const index = indexes.get(bankId);
+        if (index === undefined) queued.delete(bankId);
+        else if (!apply(bankId, index, slice)) {
+          // Banks take turns: the one cut short goes to the back of the queue.
+          const rest = queued.get(bankId);
+          queued.delete(bankId);
+          if (rest !== undefined) queued.set(bankId, rest);
+          await yieldToLoop();
+          slice.restart();
+        }
+      }
+    } finally {
+      draining = false;
+    }
+  };
+
+  const enqueue = (bankId: string, removed: readonly FactRecord[], added: readonly FactRecord[]): void => {
+    const changes = queued.get(bankId);
+    const change = { removed, added, next: 0 };
+    if (changes === undefined) queued.set(bankId, [change]);
+    else changes.push(change);
+    if (!draining) setImmediate(() => void drain());
+  };
+
+  /** The bank's index with every committed change in it (a search reads only this). */
+  const current = (bankId: string): FieldIndex | undefined => {
+    const index = build(bankId);
+    if (index !== undefined) apply(bankId, index);
+    return index;
+  };
+
   const build = (bankId: string): FieldIndex | undefined => {
     const existing = indexes.get(bankId);
     if (existing !== undefined) return existing;
@@ -171,7 +259,10 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     if (dir === undefined) return undefined;
     try {
       const sealed = new Map<string, SealedIndex>();
-      for (const [bankId, index] of indexes) sealed.set(bankId, index.seal());
+      for (const [bankId, index] of indexes) {
+        apply(bankId, index);
+        sealed.set(bankId, index.seal());
+      }
       const bytes = encodeIndexFile(nextSeq, fingerprint, sealed);
       writing = writing.then(() => writeIndexFile(dir, bytes)).catch(saveFailed);
       return writing;
@@ -185,26 +276,27 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
   const unsubscribe = store.onFactChange((change) => {
     if (change.bankDeleted === true) {
       indexes.delete(change.bankId);
+      queued.delete(change.bankId);
       verdictCaches.delete(change.bankId);
       return;
     }
-    const index = indexes.get(change.bankId);
-    // A bank's first facts: the store already holds them, so the build takes them in.
-    if (index === undefined) {
-      build(change.bankId);
+    // A bank's first facts: the store already holds them, so its new index takes them all in.
+    if (!indexes.has(change.bankId)) {
+      indexes.set(change.bankId, new FieldIndex());
+      enqueue(change.bankId, [], [...(store.bank(change.bankId)?.facts.values() ?? [])]);
       return;
     }
-    for (const f of change.removed) index.remove(f.id);
-    for (const f of change.added) index.add(indexedDocument(f));
+    enqueue(change.bankId, change.removed, change.added);
   });
 
   return {
     search: (bankId, query, accept, limit, options = {}) => {
-      const index = build(bankId);
+      const index = current(bankId);
       const bank = store.bank(bankId);
       if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] }, participants: [], attributed: 1 };
+      // The head alone: a stored fact is not read to be filtered.
       const acceptId = (id: string): boolean => {
-        const fact = bank.facts.get(id);
+        const fact = bank.facts.head(id);
         return fact !== undefined && accept(fact);
       };
       const textOf = (id: string): string => {
@@ -223,10 +315,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
       });
       const hits: SearchHit[] = [];
-      for (const h of ranking.hits) {
-        const fact = bank.facts.get(h.id);
-        if (fact !== undefined) hits.push({ fact, score: h.score, final: h.final, stage: h.stage });
-      }
+      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(lazyHit(bank.facts, h));
       return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
     buildAll: (saved) => {
@@ -273,6 +362,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       unsnapshot();
       unsubscribe();
       indexes.clear();
+      queued.clear();
       verdictCaches.clear();
     },
   };

@@ -92,3 +92,35 @@ export const fullName = (lower: string, capitalised: boolean): string => {
   // "Bills", "toms": a plural of the word, not the name's possessive.
   return possessive === undefined || possessive.word ? lower : possessive.name;
 };
+
+// Capitalised words that name a time, not a person ("3 June": not "John"; "Mon": not "Monica").
+const CALENDAR: ReadonlySet<string> = new Set(
+  'january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun'.split(' '),
+);
+
+/** A name's consonant skeleton: its first letter, then its consonants but h, w and y, a double once ("john", "jon" -> "jn"). */
+export const nameSkeleton = (lower: string): string => {
+  const rest = lower.slice(1).replace(/[aeiouhwy]/g, '').replace(/(.)\1+/g, '$1');
+  return `${lower.slice(0, 1)}${rest}`;
+};
+
+/**
+ * The participant of a bank a word stands for when it is written as a name the bank does not
+ * have: one whose name it begins ("Caro" -> "Caroline", three letters at least) or whose
+ * name's consonant skeleton it shares, opening with the same two letters and within two of its
+ * length ("Jon" -> "John", "Mellanie" -> "Melanie"). Month and day names never. Undefined
+ * when no participant fits or several do: a short form as near to two names says nothing.
+ */
+export const participantFor = (word: string, participants: readonly string[]): string | undefined => {
+  const lower = word.toLowerCase();
+  if (lower.length < 3 || CALENDAR.has(lower)) return undefined;
+  const skeleton = nameSkeleton(lower);
+  const fits = participants.filter((p) => {
+    const name = p.toLowerCase().split(' ')[0] ?? '';
+    if (name === lower) return false;
+    if (name.startsWith(lower)) return name.length - lower.length <= 5;
+    // Same opening and about the same length: "June" and "Jean" are not "John".
+    return name.slice(0, 2) === lower.slice(0, 2) && Math.abs(name.length - lower.length) <= 2 && nameSkeleton(name) === skeleton;
+  });
+  return fits.length === 1 ? fits[0] : undefined;
+};

@@ -30,8 +30,10 @@ import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
+import { f64, item, num } from './columns.js';
+import { participantFor } from './names.js';
 import { timeCues, type TimeCue } from './temporal.js';
-import { relatedWords } from './wordnet.js';
+import { isLemma, relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
 
@@ -167,6 +169,8 @@ export interface RankInput {
 
 /** Stems this long may be two edits from what was meant; shorter ones one. */
 const TYPO_TWO_EDITS = 8;
+/** Words shorter than this are not searched for slips: too many short words are one slip apart. */
+const SLIP_MIN = 5;
 /** A misspelling as near to more words than this says nothing about which was meant. */
 const TYPO_MAX_CANDIDATES = 3;
 
@@ -197,10 +201,15 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
   };
   if (stages.typos) {
     // A word the bank never had, one or two edits from one it has (two for long words): a typo.
-    for (const of of original) {
+    for (const word of queryWords) {
+      const of = stemWord(word);
       if (/\d/.test(of) || index.documentFrequency(of) > 0) continue;
       const near = index.nearestSpellings(of, of.length >= TYPO_TWO_EDITS ? 2 : 1);
-      if (near.terms.length <= TYPO_MAX_CANDIDATES) for (const term of near.terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+      // The stem of a misspelling can be far from the stem of the word meant ("translatoin"
+      // keeps its ending, "translation" becomes "translat"): then the word's own slips (two
+      // letters swapped, one letter too many) are stemmed and looked up.
+      const terms = near.terms.length > 0 ? near.terms : slipsOf(word).filter((t) => t !== of && index.documentFrequency(t) > 0);
+      if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
     }
   }
   if (stages.coding) {
@@ -219,6 +228,20 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
   }
   return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+};
+
+/**
+ * The stems of a word with two neighbouring letters swapped or one letter left out, each once.
+ * The last letter is never left out: that would read a suffix as a slip ("bundler" as "bundle").
+ */
+const slipsOf = (word: string): string[] => {
+  if (word.length < SLIP_MIN || word.length > 30) return [];
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < word.length; i += 1) {
+    out.add(stemWord(word.slice(0, i) + word.slice(i + 1)));
+    if (word[i] !== word[i + 1]) out.add(stemWord(word.slice(0, i) + (word[i + 1] ?? '') + (word[i] ?? '') + word.slice(i + 2)));
+  }
+  return [...out];
 };
 
 /** RM3-like feedback terms from the best `docs` documents: tf/len x doc weight x idf. */
@@ -252,7 +275,8 @@ export const rank = (input: RankInput): Ranking => {
   const params = input.params ?? DEFAULT_PARAMS;
   const { index } = input;
   const skipDerived = input.derived === false;
-  const queryWords = [...new Set(words(input.query))];
+  const query = stages.speakers ? withParticipantNames(input.query, index) : input.query;
+  const queryWords = [...new Set(words(query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1 };
@@ -277,12 +301,12 @@ export const rank = (input: RankInput): Ranking => {
   if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
   const stageOf = stageScratch;
   const mark = (touched: readonly number[], from: number, code: number): void => {
-    for (let i = from; i < touched.length; i += 1) stageOf[touched[i] as number] = code;
+    for (let i = from; i < touched.length; i += 1) stageOf[num(touched, i)] = code;
   };
 
   let pass = index.score(keywordTerms, undefined, skipDerived);
   mark(pass.touched, 0, 0);
-  const expansion = expand(index, input.query, queryWords, original, stages, params);
+  const expansion = expand(index, query, queryWords, original, stages, params);
   if (expansion.terms.length > 0) {
     const before = pass.touched.length;
     pass = index.score(expansion.terms, pass, skipDerived);
@@ -290,7 +314,7 @@ export const rank = (input: RankInput): Ranking => {
   }
   let feedback: WeightedTerm[] = [];
   if (stages.feedback) {
-    const top = topK(pass.touched, pass.scores, acceptN, params.feedbackDocs).map((n) => ({ id: index.idOf(n) as string, score: pass.scores[n] as number }));
+    const top = topK(pass.touched, pass.scores, acceptN, params.feedbackDocs).map((n) => ({ id: index.liveIdOf(n), score: f64(pass.scores, n) }));
     const exclude = new Set([...original, ...expansion.terms.map((t) => t.term)]);
     feedback = feedbackTerms(input, top, exclude, params);
     if (feedback.length > 0) {
@@ -306,15 +330,15 @@ export const rank = (input: RankInput): Ranking => {
   if (stages.neighbours && params.neighbourWeight > 0) {
     const boosts = new Map<number, number>();
     for (const n of strong) {
-      const share = params.neighbourWeight * (scores[n] as number);
+      const share = params.neighbourWeight * f64(scores, n);
       for (const m of index.neighbours(n, params.neighbourSpan, params.neighbourMaxGapMs)) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
     }
     for (const [m, boost] of boosts) {
       if (scores[m] === 0) {
         touched.push(m);
         stageOf[m] = 3;
-      } else if (boost > (scores[m] as number)) stageOf[m] = 3;
-      scores[m] = (scores[m] as number) + boost;
+      } else if (boost > f64(scores, m)) stageOf[m] = 3;
+      scores[m] = f64(scores, m) + boost;
     }
     strong = topK([...new Set([...strong, ...boosts.keys()])], scores, acceptN, params.neighbourSources);
   }
@@ -325,19 +349,19 @@ export const rank = (input: RankInput): Ranking => {
     const threadBest = new Map<string, number>();
     for (const n of strong) {
       const thread = index.threadOf(n);
-      if (thread !== undefined && (scores[n] as number) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, scores[n] as number);
+      if (thread !== undefined && f64(scores, n) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, f64(scores, n));
     }
     const bonus: [number, number][] = [];
     for (const [thread, best] of threadBest) {
-      for (const m of index.threadMembersOf(thread)) if ((scores[m] as number) > 0) bonus.push([m, params.threadWeight * best]);
+      for (const m of index.threadMembersOf(thread)) if (f64(scores, m) > 0) bonus.push([m, params.threadWeight * best]);
     }
-    for (const [m, b] of bonus) scores[m] = (scores[m] as number) + b;
+    for (const [m, b] of bonus) scores[m] = f64(scores, m) + b;
   }
 
   // The participants the query names, when the bank's memories are transcript lines.
-  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(input.query, participantsOf(index))) : new Set<string>();
+  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
   if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
-    for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = (scores[n] as number) * (1 + params.speakerBoost);
+    for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = f64(scores, n) * (1 + params.speakerBoost);
   }
 
   const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
@@ -354,7 +378,7 @@ export const rank = (input: RankInput): Ranking => {
         dated = true;
         known[i] = true;
       });
-      if (dated) scores[n] = (scores[n] as number) * (1 + params.temporalBoost);
+      if (dated) scores[n] = f64(scores, n) * (1 + params.temporalBoost);
     }
   }
 
@@ -367,7 +391,7 @@ export const rank = (input: RankInput): Ranking => {
   if (wanted !== 0) {
     pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
     for (const n of pool) {
-      if (valueAnswerTypes(input.textOf(input.index.idOf(n) as string), wanted) !== 0) scores[n] = (scores[n] as number) * (1 + params.answerTypeBoost);
+      if (valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted) !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost);
     }
   }
 
@@ -377,15 +401,18 @@ export const rank = (input: RankInput): Ranking => {
   let lines: Lines | undefined;
   if (top !== undefined && stages.attribution && named.size > 0) {
     const candidates = pool?.slice(0, params.attributionCandidates) ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates));
-    const spoken = candidates.filter((n) => index.speakerOf(n) !== undefined);
-    lines = { named, mine: spoken.filter((n) => named.has(index.speakerOf(n) as string)), others: spoken.filter((n) => !named.has(index.speakerOf(n) as string)) };
+    const spoken = candidates.flatMap((n) => {
+      const speaker = index.speakerOf(n);
+      return speaker === undefined ? [] : [{ n, speaker }];
+    });
+    lines = { named, mine: spoken.filter((l) => named.has(l.speaker)).map((l) => l.n), others: spoken.filter((l) => !named.has(l.speaker)).map((l) => l.n) };
   }
   const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, pool?.[0] ?? top, original, expansion, dates, lines);
   const { confidence } = judged;
-  const topScore = top === undefined ? 1 : (scores[top] as number);
+  const topScore = top === undefined ? 1 : f64(scores, top);
   const hits = best.map((n) => {
-    const score = scores[n] as number;
-    return { id: index.idOf(n) as string, score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: STAGE_CODES[stageOf[n] ?? 0] as Stage };
+    const score = f64(scores, n);
+    return { id: index.liveIdOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) };
   });
   for (const n of touched) {
     scores[n] = 0;
@@ -400,6 +427,23 @@ export const rank = (input: RankInput): Ranking => {
     participants: [...named],
     attributed: judged.attributed,
   };
+};
+
+/**
+ * The query with each word written as a name the bank lacks ("Jon", "Caro") replaced by the
+ * participant it stands for (names.ts participantFor), so every stage reads the name as the
+ * bank writes it. A capitalised word counts, and a lower-case one that is no English word
+ * ("caro", not "mark"); words the bank has stay as written.
+ */
+const withParticipantNames = (query: string, index: FieldIndex): string => {
+  const participants = participantsOf(index);
+  if (participants.length === 0) return query;
+  return query.replace(/[\p{L}]+/gu, (word) => {
+    const capitalised = /^\p{Lu}/u.test(word);
+    if (!capitalised && (word.length < 4 || isLemma(word))) return word;
+    if (participants.includes(word) || index.documentFrequency(stemWord(word.toLowerCase())) > 0) return word;
+    return participantFor(word, participants) ?? word;
+  });
 };
 
 /** Speakers of enough lines to be participants rather than labels. */
@@ -472,7 +516,7 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
   const at = input.index.orderOf(n);
   const dated = new Set<string>();
   if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
-  const present = new Set([...analyze(input.textOf(input.index.idOf(n) as string)), ...dated]);
+  const present = new Set([...analyze(input.textOf(input.index.liveIdOf(n))), ...dated]);
   const share = total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
   const attributed = lines === undefined ? 1 : attributedShare(input.index, n, lines, original, expansion, weights);
   return { confidence: share * attributed, attributed };

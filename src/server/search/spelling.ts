@@ -23,17 +23,26 @@ const TRE_WORDS = /^(centre|theatre|metre|kilometre|centimetre|millimetre|litre|
 export const americanSpelling = (word: string): string => {
   const ise = ISE_FORM.exec(word);
   if (ise !== null) {
-    const stem = ise[1] as string;
+    const [, stem = '', suffix = ''] = ise;
     const base = `${stem}ise`;
     // "noise", "praise", "cruise", "likewise": -oise, -aise, -uise and -wise are not the suffix.
-    if (!ONLY_ISE.has(base) && !/(o|a|u|w)$/.test(stem)) return `${stem}iz${ise[2] as string}`;
+    if (!ONLY_ISE.has(base) && !/(o|a|u|w)$/.test(stem)) return `${stem}iz${suffix}`;
     return word;
   }
   const yse = YSE_FORM.exec(word);
-  if (yse !== null) return `${yse[1] as string}yz${yse[2] as string}`;
+  if (yse !== null) {
+    const [, stem = '', suffix = ''] = yse;
+    return `${stem}yz${suffix}`;
+  }
   const our = OUR_WORDS.exec(word);
-  if (our !== null) return `${(our[1] as string).slice(0, -3)}or${word.slice((our[1] as string).length)}`;
+  if (our !== null) {
+    const [, british = ''] = our;
+    return `${british.slice(0, -3)}or${word.slice(british.length)}`;
+  }
   const tre = TRE_WORDS.exec(word);
-  if (tre !== null) return `${(tre[1] as string).slice(0, -2)}er${tre[2] as string}`;
+  if (tre !== null) {
+    const [, british = '', plural = ''] = tre;
+    return `${british.slice(0, -2)}er${plural}`;
+  }
   return word;
 };

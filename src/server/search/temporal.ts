@@ -1,8 +1,8 @@
 /**
  * Times a query names, as cues a memory's date can match: a month ("in May", "May 2023"), a
  * year ("in 2022"), or a span relative to the query's moment ("yesterday", "today", "last
- * sunday", "last week", "last month", "last year"). A month without a year matches that month
- * in any year.
+ * sunday", "last week", "this week", "the other day", "last month", "this month", "last
+ * year"). A month without a year matches that month in any year.
  */
 export interface TimeCue {
   /** The words that named it, for the trace. */
@@ -14,6 +14,8 @@ export interface TimeCue {
   readonly words: readonly string[];
   readonly matches: (time: number) => boolean;
 }
+
+import { item } from './columns.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 // Abbreviations that are not also common words ("mar", "may", "jun" are left out).
@@ -62,11 +64,20 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
   // "last sunday": the most recent Sunday before the query's day (one to seven days back).
   const weekday = /\blast (sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/.exec(lower);
   if (weekday !== null) {
-    const back = ((new Date(today).getUTCDay() - WEEKDAYS.indexOf(weekday[1] as string) + 6) % 7) + 1;
-    out.push(within(weekday[0], [weekday[1] as string], today - back * DAY, today - (back - 1) * DAY));
+    const [phrase, day = ''] = weekday;
+    const back = ((new Date(today).getUTCDay() - WEEKDAYS.indexOf(day) + 6) % 7) + 1;
+    out.push(within(phrase, [day], today - back * DAY, today - (back - 1) * DAY));
   }
   if (/\blast week\b/.test(lower)) out.push(within('last week', ['last', 'week'], today - 14 * DAY, today));
   if (/\blast month\b/.test(lower)) out.push(within('last month', ['last', 'month'], today - 62 * DAY, today));
+  // "this week": since the Monday before; "the other day": two to seven days back.
+  if (/\bthis (?:week|wk)\b/.test(lower)) out.push(within('this week', ['week'], today - ((new Date(today).getUTCDay() + 6) % 7) * DAY, today + DAY));
+  if (/\bthis month\b/.test(lower)) {
+    const d = new Date(today);
+    out.push(within('this month', ['month'], Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), today + DAY));
+  }
+  const lately = /\b(?:the other day|a few days ago|couple (?:of )?days ago)\b/.exec(lower);
+  if (lately !== null) out.push(within(lately[0], ['day', 'days'], today - 7 * DAY, today - DAY));
   if (/\blast year\b/.test(lower)) {
     const y = new Date(now).getUTCFullYear() - 1;
     out.push(within('last year', ['last', 'year'], Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
@@ -104,7 +115,43 @@ export const relativeDayWords = (words: readonly string[], time: number | undefi
   for (const offset of offsets) {
     const day = new Date(Math.floor(time / DAY) * DAY + offset * DAY);
     const date = day.getUTCDate();
-    out.push(MONTHS[day.getUTCMonth()] as string, String(date), ordinal(date), WEEKDAYS[day.getUTCDay()] as string);
+    out.push(item(MONTHS, day.getUTCMonth()), String(date), ordinal(date), item(WEEKDAYS, day.getUTCDay()));
   }
   return out;
+};
+
+// Spans a text names relative to its own date, as days from that date (first, last).
+const RELATIVE_SPANS: readonly { readonly pattern: RegExp; readonly span: (weekday: number) => readonly [number, number] }[] = [
+  { pattern: /\blast (?:week|wk)\b/, span: (w) => [-w - 7, -w - 1] },
+  { pattern: /\bthis (?:week|wk)\b/, span: (w) => [-w, 6 - w] },
+  { pattern: /\bnext (?:week|wk)\b/, span: (w) => [7 - w, 13 - w] },
+  { pattern: /\b(?:last|this past) (?:weekend|wknd|wkend)\b/, span: (w) => [-((w + 1) % 7) - 1, -((w + 1) % 7)] },
+  { pattern: /\b(?:the other day|a few days ago|couple (?:of )?days ago)\b/, span: () => [-5, -2] },
+];
+const MONTH_SPANS: readonly { readonly pattern: RegExp; readonly offset: number }[] = [
+  { pattern: /\blast month\b/, offset: -1 },
+  { pattern: /\bthis month\b/, offset: 0 },
+  { pattern: /\bnext month\b/, offset: 1 },
+];
+
+/**
+ * The month names of the spans a text names relative to its own date ("last week", "this
+ * weekend", "the other day", "next month"): "the other day" said on 2 May 2023 gives "april"
+ * and "may", so a question naming the month finds it. `time` is the memory's date.
+ */
+export const relativeSpanWords = (text: string, time: number | undefined): string[] => {
+  if (time === undefined || !(time >= EARLIEST)) return [];
+  const lower = text.toLowerCase();
+  const day = Math.floor(time / DAY) * DAY;
+  const weekday = new Date(day).getUTCDay();
+  const months = new Set<string>();
+  for (const { pattern, span } of RELATIVE_SPANS) {
+    if (!pattern.test(lower)) continue;
+    const [first, last] = span(weekday);
+    months.add(item(MONTHS, new Date(day + first * DAY).getUTCMonth()));
+    months.add(item(MONTHS, new Date(day + last * DAY).getUTCMonth()));
+  }
+  const date = new Date(day);
+  for (const { pattern, offset } of MONTH_SPANS) if (pattern.test(lower)) months.add(item(MONTHS, (date.getUTCMonth() + 12 + offset) % 12));
+  return [...months];
 };

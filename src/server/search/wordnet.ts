@@ -55,11 +55,12 @@ const NEWLINE = 0x0a;
 /** Compares the lemma of the line at `start` with `key` (bytes), like strcmp. */
 const compareAt = (file: Buffer, start: number, key: Buffer): number => {
   for (let i = 0; ; i += 1) {
-    const a = start + i < file.length ? (file[start + i] as number) : SPACE;
+    const a = file[start + i] ?? SPACE;
     const end = a === SPACE || a === NEWLINE;
     if (i === key.length) return end ? 0 : 1;
     if (end) return -1;
-    const b = key[i] as number;
+    // i < key.length here (the line above returns at its end).
+    const b = key[i] ?? SPACE;
     if (a !== b) return a - b;
   }
 };

@@ -28,7 +28,8 @@ export const decodeLine = (line: string): LineCheck => {
   const payload = line.slice(PAYLOAD_START, -1);
   if (crcHex(payload) !== crc) return { ok: false, reason: 'checksum mismatch' };
   try {
-    return { ok: true, value: JSON.parse(payload) as unknown };
+    const value: unknown = JSON.parse(payload);
+    return { ok: true, value };
   } catch {
     return { ok: false, reason: 'payload is not JSON' };
   }
@@ -56,7 +57,8 @@ export const decodeLineBytes = (buf: Buffer, start: number, end: number): LineCh
   const crc = buf.toString('latin1', crcStart, crcStart + CRC_LEN);
   if (crc32(buf.subarray(payloadStart, end - 1)).toString(16).padStart(CRC_LEN, '0') !== crc) return { ok: false, reason: 'checksum mismatch' };
   try {
-    return { ok: true, value: JSON.parse(buf.toString('utf8', payloadStart, end - 1)) as unknown };
+    const value: unknown = JSON.parse(buf.toString('utf8', payloadStart, end - 1));
+    return { ok: true, value };
   } catch {
     return { ok: false, reason: 'payload is not JSON' };
   }

@@ -73,6 +73,9 @@ export const FactRecord = t.intersection([
 ]);
 export type FactRecord = t.TypeOf<typeof FactRecord>;
 
+/** What a recall filter reads of a fact: the store answers it without reading a stored fact whole. */
+export type FactHead = Pick<FactRecord, 'fact_type' | 'tags' | 'state'>;
+
 export const OperationStatus = t.keyof({ pending: null, processing: null, completed: null, failed: null, cancelled: null });
 export type OperationStatus = t.TypeOf<typeof OperationStatus>;
 

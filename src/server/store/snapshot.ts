@@ -1,61 +1,24 @@
 /**
- * Snapshots: the whole state as the mutations that rebuild it, one checksummed line each,
- * between a header (`nextSeq`: every log entry below it is included) and a trailer (line
- * count). Written to a temp file, fsync'd, renamed over `snapshot.jsonl`, and the directory
- * fsync'd: a crash leaves the old snapshot or the new one, never a mix.
+ * The JSONL snapshot that data dirs held before segments (segments.ts): the whole state as the
+ * mutations that rebuild it, one checksummed line each, between a header (`nextSeq`: every log
+ * entry below it is included) and a trailer (line count). Such a dir is still read; its first
+ * snapshot writes a segment and deletes `snapshot.jsonl`.
  */
-import { open } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeLine, decodeLineBytes } from './logFormat.js';
-import type { Mutation } from './model.js';
-import type { ServerState } from './state.js';
-import { encodeForDisk } from './diskEncoding.js';
+import { decodeLineBytes } from './logFormat.js';
 import { forEachLine } from '../../adapters/fs/fileLines.js';
-import { replaceFileDurably } from './replaceFile.js';
+import { errnoCode } from '../../codecs/errno.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
-/** Everything in the state as mutations, banks first so each bank exists before its contents. */
-export const stateAsMutations = function* (state: ServerState): Generator<Mutation> {
-  for (const [bankId, bank] of state.banks) {
-    yield { type: 'bank.put', bank: bank.bank };
-    for (const document of bank.documents.values()) {
-      const chunks = (bank.chunksByDocument.get(document.id) ?? []).flatMap((id) => {
-        const c = bank.chunks.get(id);
-        return c === undefined ? [] : [c];
-      });
-      const facts = (bank.factsByDocument.get(document.id) ?? []).flatMap((id) => {
-        const f = bank.facts.get(id);
-        return f === undefined ? [] : [f];
-      });
-      yield { type: 'document.put', bank_id: bankId, document, chunks, facts };
-    }
-    // Facts a document.put does not carry (observations and other facts written by facts.put).
-    const inDocuments = new Set<string>();
-    for (const ids of bank.factsByDocument.values()) for (const id of ids) inDocuments.add(id);
-    const loose = [...bank.facts.values()].filter((f) => !inDocuments.has(f.id));
-    if (loose.length > 0) yield { type: 'facts.put', bank_id: bankId, facts: loose };
-    for (const operation of bank.operations.values()) yield { type: 'operation.put', operation };
-    for (const [kind, records] of bank.records) {
-      for (const [id, value] of records) yield { type: 'record.put', bank_id: bankId, kind, id, value };
-    }
-  }
-};
-
-/** Serialises synchronously (a consistent cut), then writes atomically. */
-export const captureSnapshot = (state: ServerState, nextSeq: number): string[] => {
-  const lines = [encodeLine({ snapshot: 1, nextSeq })];
-  for (const m of stateAsMutations(state)) lines.push(encodeLine(encodeForDisk(m)));
-  lines.push(encodeLine({ end: true, count: lines.length - 1 }));
-  return lines;
-};
-
-export const writeSnapshot = (dir: string, lines: readonly string[]): Promise<void> =>
-  replaceFileDurably(dir, SNAPSHOT_FILE, async (handle) => {
-    // Written in slices so a 100k-fact snapshot never builds one giant string.
-    for (let i = 0; i < lines.length; i += 4096) await handle.write(lines.slice(i, i + 4096).join(''));
+/** Deletes the JSONL snapshot once a segment holds everything it held. */
+export const removeLegacySnapshot = async (dir: string): Promise<void> => {
+  await unlink(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
+    if (errnoCode(error) !== 'ENOENT') throw error;
   });
+};
 
 export interface LoadedSnapshot {
   readonly nextSeq: number;
@@ -71,7 +34,7 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
   try {
     handle = await open(join(dir, SNAPSHOT_FILE), 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 0, mutations: 0 };
+    if (errnoCode(error) === 'ENOENT') return { nextSeq: 0, mutations: 0 };
     throw error;
   }
   const fail = (why: string): Error =>

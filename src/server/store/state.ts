@@ -4,17 +4,21 @@
  * durable before applying it here.
  */
 import type { JsonValue } from '../../codecs/codecs.js';
-import type { BankRecord, ChunkRecord, DocumentRecord, FactRecord, Mutation, OperationRecord } from './model.js';
+import { ChunkRecord, DocumentRecord, FactRecord } from './model.js';
+import type { BankRecord, FactHead, Mutation, OperationRecord } from './model.js';
+import { DeferredMap, FactTable, RecordTable } from './recordTable.js';
+import type { BankFooter, StoredRecords } from './segments.js';
 
 export interface BankState {
   bank: BankRecord;
-  readonly documents: Map<string, DocumentRecord>;
-  readonly chunks: Map<string, ChunkRecord>;
-  readonly facts: Map<string, FactRecord>;
+  /** Documents, chunks and facts: held as objects or read from the segment files on demand. */
+  readonly documents: RecordTable<DocumentRecord>;
+  readonly chunks: RecordTable<ChunkRecord>;
+  readonly facts: FactTable<FactRecord, FactHead>;
   /** document id -> ids of its facts, in document order. */
-  readonly factsByDocument: Map<string, string[]>;
+  readonly factsByDocument: DeferredMap<string, string[]>;
   /** document id -> ids of its chunks, in order. */
-  readonly chunksByDocument: Map<string, string[]>;
+  readonly chunksByDocument: DeferredMap<string, string[]>;
   readonly operations: Map<string, OperationRecord>;
   /** Feature records: kind -> id -> value. */
   readonly records: Map<string, Map<string, JsonValue>>;
@@ -29,28 +33,97 @@ export interface FactChange {
   readonly bankDeleted?: boolean;
 }
 
-export const newBankState = (bank: BankRecord): BankState => ({
-  bank,
-  documents: new Map(),
-  chunks: new Map(),
-  facts: new Map(),
-  factsByDocument: new Map(),
-  chunksByDocument: new Map(),
-  operations: new Map(),
-  records: new Map(),
-});
-
 export class ServerState {
   readonly banks = new Map<string, BankState>();
   /** operation id -> bank id, across banks: an operation_id is unique server-wide (409 on reuse). */
   readonly operationBank = new Map<string, string>();
+  /** The segment files the tables' stored records point into (undefined: none yet). */
+  private stored: StoredRecords | undefined;
+
+  /** Points stored record numbers at `stored` from now on (after a segment is loaded or written). */
+  useStored(stored: StoredRecords | undefined): void {
+    this.stored = stored;
+  }
+
+  storedRecords(): StoredRecords | undefined {
+    return this.stored;
+  }
+
+  private readStored<T>(at: number, is: (u: unknown) => u is T, kind: string): T {
+    if (this.stored === undefined) throw new Error(`store: stored ${kind} ${at} read with no segment loaded`);
+    return this.stored.read(at, is, kind);
+  }
+
+  private newBankState(bank: BankRecord): BankState {
+    return {
+      bank,
+      documents: new RecordTable((at) => this.readStored(at, DocumentRecord.is, 'document')),
+      chunks: new RecordTable((at) => this.readStored(at, ChunkRecord.is, 'chunk')),
+      facts: new FactTable(
+        (at) => this.readStored(at, FactRecord.is, 'fact'),
+        (fact) => fact,
+        (at) => this.stored?.head(at),
+      ),
+      factsByDocument: new DeferredMap(),
+      chunksByDocument: new DeferredMap(),
+      operations: new Map(),
+      records: new Map(),
+    };
+  }
+
+  /**
+   * Restores a bank from a segment's footer: its records stay in the files until read. The facts
+   * are listed at once (a recall needs them); the documents, chunks and the lists per document
+   * when one of them is first used, since a start-up followed by recalls never needs them.
+   */
+  restoreBank(footer: BankFooter): void {
+    const state = this.newBankState(footer.bank);
+    this.banks.set(footer.bank.bank_id, state);
+    const chunksAt = footer.at + footer.documents.length;
+    let factAt = chunksAt + footer.chunks.length;
+    for (const id of footer.facts) state.facts.setStored(id, factAt++);
+    let restored = false;
+    const restoreDocuments = (): void => {
+      if (restored) return;
+      restored = true;
+      footer.documents.forEach((id, i) => state.documents.setStored(id, footer.at + i));
+      let chunk = 0;
+      let fact = 0;
+      footer.documents.forEach((documentId, i) => {
+        const chunks = footer.documentChunks[i] ?? 0;
+        const ids = footer.chunks.slice(chunk, chunk + chunks);
+        ids.forEach((id, j) => state.chunks.setStored(id, chunksAt + chunk + j));
+        state.chunksByDocument.set(documentId, ids);
+        chunk += chunks;
+        const facts = footer.documentFacts[i] ?? 0;
+        state.factsByDocument.set(documentId, footer.facts.slice(fact, fact + facts));
+        fact += facts;
+      });
+    };
+    state.documents.defer(restoreDocuments);
+    state.chunks.defer(restoreDocuments);
+    state.chunksByDocument.defer(restoreDocuments);
+    state.factsByDocument.defer(restoreDocuments);
+    for (const operation of footer.operations) {
+      state.operations.set(operation.id, operation);
+      this.operationBank.set(operation.id, operation.bank_id);
+    }
+    for (const [kind, id, value] of footer.records) {
+      let byKind = state.records.get(kind);
+      if (byKind === undefined) {
+        byKind = new Map();
+        state.records.set(kind, byKind);
+      }
+      byKind.set(id, value);
+    }
+  }
 
   /** Applies one mutation; returns the fact changes it made. Mutations on a missing bank create it implicitly only via bank.put. */
   apply(m: Mutation): FactChange | undefined {
     switch (m.type) {
       case 'bank.put': {
         const existing = this.banks.get(m.bank.bank_id);
-        if (existing === undefined) this.banks.set(m.bank.bank_id, newBankState(m.bank));
+        if (existing === undefined) this.banks.set(m.bank.bank_id, this.newBankState(m.bank));
         else existing.bank = m.bank;
         return undefined;
       }

@@ -10,7 +10,8 @@ import { chmod, mkdir } from 'node:fs/promises';
 import * as E from 'fp-ts/lib/Either.js';
 import { encodeLine } from './logFormat.js';
 import { MutationLog, replayLog } from './mutationLog.js';
-import { captureSnapshot, readSnapshot, writeSnapshot } from './snapshot.js';
+import { readSnapshot, removeLegacySnapshot } from './snapshot.js';
+import { loadSegments, writeSegment } from './segments.js';
 import { decodeMutation } from './decodeMutation.js';
 import { decodeFromDisk, encodeForDisk } from './diskEncoding.js';
 import { acquireDataDirLock } from './dataDirLock.js';
@@ -88,17 +89,30 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
   let log: MutationLog | undefined;
   let release: (() => Promise<void>) | undefined;
   let loadReport: LoadReport = { snapshotMutations: 0, replayedMutations: 0, truncatedBytes: 0, snapshotSeq: 0 };
+  // A data dir from before segments holds its state in snapshot.jsonl: the next snapshot (at the
+  // latest on close) moves it into a segment.
+  let legacyMutations = 0;
   if (dir !== undefined) {
     // Owner-only: memories are private to the user running the server (an older 0755 dir is tightened).
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
     release = await acquireDataDirLock(dir);
     try {
-      const snapshot = await readSnapshot(dir, (value, line) => {
-        const m = decodeMutation(decodeFromDisk(value), `snapshot line ${line}`);
-        if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
-        state.apply(m.right);
-      });
+      // The newest segment, or (a data dir written before segments) the JSONL snapshot, read whole.
+      const segments = await loadSegments(dir);
+      let snapshot: { nextSeq: number; mutations: number };
+      if (segments !== undefined) {
+        state.useStored(segments.stored);
+        for (const bank of segments.banks) state.restoreBank(bank);
+        snapshot = { nextSeq: segments.nextSeq, mutations: segments.stored.count };
+      } else {
+        snapshot = await readSnapshot(dir, (value, line) => {
+          const m = decodeMutation(decodeFromDisk(value), `snapshot line ${line}`);
+          if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
+          state.apply(m.right);
+        });
+        legacyMutations = snapshot.mutations;
+      }
       const replay = await replayLog(dir, snapshot.nextSeq);
       let replayed = 0;
       const replayedChanges = replayedChangesOut;
@@ -121,12 +135,13 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
         snapshotSeq: snapshot.nextSeq,
       };
     } catch (error) {
+      state.storedRecords()?.close();
       await release();
       throw error;
     }
   }
 
-  let sinceSnapshot = loadReport.replayedMutations;
+  let sinceSnapshot = loadReport.replayedMutations + legacyMutations;
   let snapshotting: Promise<void> | undefined;
 
   const snapshotNow = async (): Promise<void> => {
@@ -134,10 +149,11 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     if (current === undefined || dir === undefined) return;
     await current.runBetweenBatches(async () => {
       const nextSeq = current.nextSeq;
-      const lines = captureSnapshot(state, nextSeq);
       const beside = [...snapshotListeners].map((l) => l(nextSeq));
       sinceSnapshot = 0;
-      await writeSnapshot(dir, lines);
+      const written = await writeSegment(dir, state, nextSeq, state.storedRecords());
+      state.useStored(written.stored);
+      await removeLegacySnapshot(dir);
       await current.rotate(nextSeq);
       await Promise.all(beside);
     });
@@ -206,6 +222,8 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
         await log.close();
         log = undefined;
       }
+      state.storedRecords()?.close();
+      state.useStored(undefined);
       await release?.();
       release = undefined;
     },

@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
 import { switchedOff } from '../../config/switches.js';
 import { resolveApiKey, trustNotice, trustVerdict } from '../../config/trust.js';
-import type { JsonValue } from '../../codecs/codecs.js';
+import { jsonCopy } from '../../codecs/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
@@ -163,6 +163,6 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
   return {
     level: errors.length > 0 ? 'error' : warn ? 'warning' : 'info',
     text,
-    details: redactValue(JSON.parse(JSON.stringify({ ...report, errors })) as JsonValue),
+    details: redactValue(jsonCopy({ ...report, errors })),
   };
 };

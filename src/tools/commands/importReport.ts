@@ -24,18 +24,18 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
   const plan = run?.plan ?? null;
   const rows: [string, string][] = [
     ['State', importSummary(view)],
-    ...(run === null ? [] : ([['Mode', `${run.options.mode} / ${run.options.qualityProfile} / ${run.options.branches} / tool results ${run.options.toolResults}`], ['Bank', run.options.bankId]] as [string, string][])),
+    ...(run === null ? [] : ([['Mode', `${run.options.mode} / ${run.options.qualityProfile} / ${run.options.branches} / tool results ${run.options.toolResults}`], ['Bank', run.options.bankId]] satisfies [string, string][])),
     ['Sessions', String(view.sessions)],
     ['Documents', String(view.documents)],
     ['Bytes', mb(view.bytes)],
     ['Estimated tokens', String(view.tokens)],
     ['Estimated time', `~${duration(view.estimatedMs)} (estimate)`],
-    ...(view.dryRun ? [] : ([['Queued', String(view.queued)], ['Skipped', `${view.skipped}${Object.keys(view.skippedBy).length === 0 ? '' : ` (${Object.entries(view.skippedBy).map(([r, n]) => `${r}: ${n}`).join(', ')})`}`]] as [string, string][])),
+    ...(view.dryRun ? [] : ([['Queued', String(view.queued)], ['Skipped', `${view.skipped}${Object.keys(view.skippedBy).length === 0 ? '' : ` (${Object.entries(view.skippedBy).map(([r, n]) => `${r}: ${n}`).join(', ')})`}`]] satisfies [string, string][])),
     ...(plan === null
       ? []
       : ([
           ['Messages', `${plan.stats.rawMessages} read, ${plan.stats.keptItems} items kept, ${plan.stats.droppedToolResults} tool results dropped, ${plan.stats.keptToolErrors} tool errors kept`],
-        ] as [string, string][])),
+        ] satisfies [string, string][])),
     ['Checkpoint', escapeControls(files.checkpoint)],
     ['Manifest', escapeControls(files.manifest)],
   ];

@@ -26,6 +26,7 @@ export const HUB_ACTIONS: readonly { readonly name: string; readonly usage: stri
 ];
 
 const MODES: readonly SessionMode[] = ['normal', 'read-only', 'ignored'];
+const isMode = (value: string): value is SessionMode => MODES.some((m) => m === value);
 
 const menu = (): string[] => ['Actions:', ...HUB_ACTIONS.map((a) => `  ${a.usage.padEnd(40)} ${a.summary}`)];
 
@@ -51,11 +52,11 @@ const flush = async (ctx: CommandContext): Promise<CommandReport> => {
 };
 
 const mode = async (ctx: CommandContext, value: string | undefined): Promise<CommandReport> => {
-  if (value === undefined || !(MODES as readonly string[]).includes(value)) {
+  if (value === undefined || !isMode(value)) {
     return { level: 'error', text: `Usage: /memory mode ${MODES.join('|')} (got ${value === undefined ? 'nothing' : JSON.stringify(redact(value).slice(0, 40))}).`, details: { modes: [...MODES] } };
   }
   if (ctx.control?.setMode === undefined) return { level: 'error', text: 'This host cannot change the session memory mode.', details: {} };
-  await ctx.control.setMode(value as SessionMode);
+  await ctx.control.setMode(value);
   return { level: 'info', text: `Session memory mode: ${value}`, details: { mode: value } };
 };
 
@@ -101,7 +102,7 @@ const settings = (ctx: CommandContext): CommandReport => {
   const { config, sources } = ctx.tools.loaded;
   const tabs = [...new Set(fieldList.map((f) => f.tab))];
   const shown = (f: (typeof fieldList)[number]): string => {
-    const v = config[f.name] as unknown;
+    const v: unknown = config[f.name];
     if (f.secret === true) return v === undefined ? 'not set' : '(set, not shown)';
     return v === undefined ? (f.defaultText ?? 'not set') : typeof v === 'string' ? v : JSON.stringify(v);
   };

@@ -1,5 +1,6 @@
 /** This package's name and version, for the doctor and the user agent; read once, never thrown. */
 import { createRequire } from 'node:module';
+import { isRecord } from '../../codecs/codecs.js';
 
 export interface PackageInfo {
   readonly name: string;
@@ -10,9 +11,10 @@ export interface PackageInfo {
 const read = (): PackageInfo => {
   try {
     // Self-reference through the package's own `exports` ("./package.json"): works from src and dist.
-    const pkg = createRequire(import.meta.url)('agent-memory/package.json') as { name?: unknown; version?: unknown };
-    const name = typeof pkg.name === 'string' ? pkg.name : 'agent-memory';
-    const version = typeof pkg.version === 'string' ? pkg.version : 'unknown';
+    const pkg: unknown = createRequire(import.meta.url)('agent-memory/package.json');
+    const fields = isRecord(pkg) ? pkg : {};
+    const name = typeof fields['name'] === 'string' ? fields['name'] : 'agent-memory';
+    const version = typeof fields['version'] === 'string' ? fields['version'] : 'unknown';
     return { name, version, userAgent: `${name}/${version}` };
   } catch {
     return { name: 'agent-memory', version: 'unknown', userAgent: 'agent-memory/unknown' };

@@ -221,7 +221,7 @@ describe('doctor exits 1 on every error finding, and both always print', () => {
         (e: CliResult) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
     };
-    const tree = [root, path.join(root, 'cli'), path.join(root, 'readonly'), p.cwd, path.join(p.cwd, '.pi'), p.memoryDir, p.home, path.join(p.home, '.pi'), path.join(p.home, '.pi', 'agent')];
+    const tree = [root, ...(script === undefined ? [] : [path.join(root, 'cli')]), path.join(root, 'readonly'), p.cwd, path.join(p.cwd, '.pi'), p.memoryDir, p.home, path.join(p.home, '.pi'), path.join(p.home, '.pi', 'agent')];
     for (const dir of tree) chmodSync(dir, asRoot ? 0o755 : dir === p.memoryDir ? 0o555 : statSync(dir).mode & 0o777);
     for (const name of readdirSync(p.memoryDir)) chmodSync(path.join(p.memoryDir, name), 0o644);
     chmodSync(path.join(p.cwd, '.pi', 'memory.json'), 0o644);

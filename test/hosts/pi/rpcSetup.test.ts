@@ -304,7 +304,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Turn memory off\?/, answer: { confirm: true } },
       ]);
       pi.prompt('/memory');
-      await pi.notice(/Memory off: written/);
+      await pi.notice(/Memory is off in every project \(enabled: false in .*memory\.json\)\. Turn it back on from \/memory\./);
       expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url }, enabled: false });
       // With memory off, the hub still opens and offers the way back.
       pi.script([
@@ -312,7 +312,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Turn memory on\?/, answer: { confirm: true } },
       ]);
       pi.prompt('/memory');
-      await pi.notice(/Memory on: written/);
+      await pi.notice(/Memory is on in every project \(enabled removed from .*memory\.json\)\./);
       expect(pi.unanswered).toEqual([]);
     } finally {
       await pi.close();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/server/search/analyzer.js';
 import { chatWord } from '../../../src/server/search/chatWords.js';
+import { codingWord } from '../../../src/server/search/codingWords.js';
 import { emojiName } from '../../../src/server/search/emoji.js';
 
 describe('chat spelling meets the words notes and questions use', () => {
@@ -27,6 +28,17 @@ describe('chat spelling meets the words notes and questions use', () => {
   it('reads a contraction typed without its apostrophe as the function word it is (a stop word)', () => {
     expect(analyze("dont cant couldnt shouldnt im theyre")).toEqual([]);
     expect(analyze("couldnt come to game nite")).toEqual(analyze("couldn't come to game night"));
+  });
+
+  it('reads a function word typed fast as the stop word it is, so it is no word the bank lacks', () => {
+    expect(analyze('wat was the fix, wich one, teh lock')).toEqual(analyze('fix one lock'));
+  });
+
+  it('reads coding clippings as the words they stand for, in identifiers too', () => {
+    expect(analyze('which pg vers is in the cfg')).toEqual(analyze('pg version config'));
+    expect(analyze('the fn impl')).toEqual(analyze('function implementation'));
+    expect(analyze('ledgerSvc')).toEqual([...analyze('ledgersvc'), ...analyze('ledger service')]);
+    for (const word of ['dev', 'sec', 'tmp', 'min', 'max', 'ts', 'db', 'env']) expect(codingWord(word)).toBe(word);
   });
 
   it('leaves words code and English use otherwise alone', () => {

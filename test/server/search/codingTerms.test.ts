@@ -15,4 +15,13 @@ describe('coding thesaurus', () => {
     expect(codingRelated('e2e')).toContain('endtoend');
     expect(analyze('end-to-end tests')).toContain('endtoend');
   });
+
+  it('relates what people call a thing to the tool or metric the notes name', () => {
+    expect(codingRelated('ram')).toContain('rss');
+    expect(codingRelated('profile')).toContain('pprof');
+    expect(codingRelated('autoscale')).toContain('hpa');
+    expect(codingRelated('flakey')).toContain('intermittent');
+    // "memory" would key "memorial" too (one stem): a memorial is no memory usage.
+    expect(codingKnows('memorial')).toBe(false);
+  });
 });

@@ -31,6 +31,13 @@ describe('analyze', () => {
     expect(analyze('retainQueue')).toEqual(['retainqueu', 'retain', 'queue']);
     expect(analyze('retain_queue')).toContain('queue');
   });
+
+  it('ends an acronym run at the capital that starts a word, and keeps a plural acronym whole', () => {
+    // "the deadlock" finds a pasted `PG::TRDeadlockDetected`.
+    expect(analyze('PG::TRDeadlockDetected')).toEqual(['pg', 'trdeadlockdetect', 'tr', 'deadlock', 'detect']);
+    expect(analyze('HTTPServer')).toEqual(['httpserver', 'http', 'server']);
+    expect(analyze('URLs and PRs')).toEqual(['url', 'pr']);
+  });
 });
 
 describe('FieldIndex', () => {

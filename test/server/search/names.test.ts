@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/server/search/analyzer.js';
 import { FieldIndex } from '../../../src/server/search/fieldIndex.js';
-import { fullName } from '../../../src/server/search/names.js';
+import { attributionOf } from '../../../src/server/search/attribution.js';
+import { fullName, nameSkeleton, participantFor } from '../../../src/server/search/names.js';
 import { DEFAULT_STAGES, rank } from '../../../src/server/search/ranker.js';
 
 describe('fullName: the nicknames of one name read as one', () => {
@@ -45,5 +46,46 @@ describe('rank: a question names a friend as the line did not', () => {
     expect(top('where did Elizabeth get a job?')).toBe('liz');
     expect(top('what food does Tommy love?')).toBe('tom');
     expect(top('what does Tom love')).toBe('tom');
+  });
+});
+
+describe('participantFor: a name written another way than the bank writes its participant', () => {
+  const people = ['John', 'Caroline', 'Melanie', 'Gina'];
+
+  it('a short form the name begins with, or the same skeleton of consonants', () => {
+    expect(nameSkeleton('john')).toBe('jn');
+    expect(nameSkeleton('jon')).toBe('jn');
+    expect(participantFor('Jon', people)).toBe('John');
+    expect(participantFor('Caro', people)).toBe('Caroline');
+    expect(participantFor('caro', people)).toBe('Caroline');
+    expect(participantFor('Mellanie', people)).toBe('Melanie');
+  });
+
+  it('not a month or a day, not another opening, not two letters, not a name as near to two participants', () => {
+    expect(participantFor('June', people)).toBeUndefined();
+    expect(participantFor('Jean', people)).toBeUndefined();
+    expect(participantFor('Jo', people)).toBeUndefined();
+    expect(participantFor('Mel', ['Melanie', 'Melissa'])).toBeUndefined();
+    expect(participantFor('John', people)).toBeUndefined();
+  });
+});
+
+describe('rank: a question names a participant as the bank does not', () => {
+  const lines = [
+    ['c1', 'Caroline: I went to the pottery class on Friday, made a bowl'],
+    ['c2', 'Caroline: my bowl cracked in the kiln though'],
+    ['g1', 'Gina: I went to the pottery fair and bought a vase'],
+    ['g2', 'Gina: the vase is blue, love it'],
+  ] as const;
+  const index = new FieldIndex();
+  for (const [id, text] of lines) index.add({ id, text, ...attributionOf(text) });
+  const ranked = (query: string) => rank({ index, query, accept: () => true, limit: 10, textOf: (id) => lines.find((l) => l[0] === id)?.[1] ?? '', stages: DEFAULT_STAGES });
+
+  it('"Caro" is read as Caroline: her lines first, and the speakers stage names her', () => {
+    const r = ranked('what did Caro make at pottery?');
+    expect(r.participants).toEqual(['Caroline']);
+    expect(r.hits[0]?.id).toBe('c1');
+    // A word the bank has stays as written: "Gina" is no one else.
+    expect(ranked('what did Gina buy at the pottery fair?').participants).toEqual(['Gina']);
   });
 });

@@ -50,6 +50,15 @@ describe('rank: stages', () => {
     expect(ranked(project, 'the rolup').terms.expansion).toEqual(expect.arrayContaining([{ term: 'rollup', weight: 0.7 }]));
   });
 
+  it('typos: a misspelling whose stem is far from the word meant is found through its slips (letters swapped, one too many)', () => {
+    const docs = [...project, { id: 'i18n', text: 'i18n-tasks fails the build on a missing translation key.' }];
+    // "translatoin" keeps its ending and stems to itself, three edits from "translat".
+    const r = ranked(docs, 'which tool checks translatoin keys');
+    expect(r.hits[0]?.id).toBe('i18n');
+    expect(r.terms.expansion).toEqual(expect.arrayContaining([{ term: 'translat', weight: 0.7 }]));
+    expect(ranked(docs, 'which tool checks translatoin keys', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('translat');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { words } from '../../../src/server/search/analyzer.js';
 import { FieldIndex, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
 import { DEFAULT_STAGES, rank } from '../../../src/server/search/ranker.js';
-import { relativeDayWords } from '../../../src/server/search/temporal.js';
+import { relativeDayWords, relativeSpanWords } from '../../../src/server/search/temporal.js';
 
 const MAY_8 = Date.UTC(2023, 4, 8, 13, 56);
 
@@ -62,5 +62,39 @@ describe('rank: a relative day in a dated line is found by the date it names', (
     ];
     expect(ranked(twins, 'how did he look yesterday', Date.UTC(2023, 4, 21, 10))[0]).toBe('may20');
     expect(ranked(twins, 'how did he look yesterday', Date.UTC(2023, 4, 9, 10))[0]).toBe('may8');
+  });
+});
+
+describe('relativeSpanWords: weeks and months named relative to the memory resolved to their months', () => {
+  it('"last week", "this week", "next week" said on Monday 8 May 2023', () => {
+    expect(relativeSpanWords('went hiking last week', MAY_8)).toEqual(['april', 'may']);
+    expect(relativeSpanWords('busy this week', MAY_8)).toEqual(['may']);
+    expect(relativeSpanWords('flying out nxt wk? no, next week', MAY_8)).toEqual(['may']);
+  });
+
+  it('"last weekend" and "the other day" at the start of a month reach back into the one before', () => {
+    // Tuesday 2 May 2023: the weekend was 29-30 April; the other day, 27-30 April.
+    expect(relativeSpanWords('last weekend we went camping', Date.UTC(2023, 4, 2))).toEqual(['april']);
+    expect(relativeSpanWords('saw her the other day', Date.UTC(2023, 4, 2))).toEqual(['april']);
+  });
+
+  it('"last month", "this month", "next month", across a year', () => {
+    expect(relativeSpanWords('started last month, ends next month', Date.UTC(2024, 0, 15))).toEqual(['december', 'february']);
+    expect(relativeSpanWords('this month is packed', Date.UTC(2024, 0, 15))).toEqual(['january']);
+  });
+
+  it('no date, or no span named: nothing added', () => {
+    expect(relativeSpanWords('last week', undefined)).toEqual([]);
+    expect(relativeSpanWords('the week was long, the last of the month', MAY_8)).toEqual([]);
+  });
+});
+
+describe('rank: a relative span in a dated line is found by the month it names', () => {
+  it('"in April" finds the line that said "last week" on 2 May', () => {
+    const docs: IndexedDocument[] = [
+      { id: 'hike', text: 'we went on a big hike last week, so pretty', order: Date.UTC(2023, 4, 2) },
+      { id: 'swim', text: 'we went on a big swim, so pretty', order: Date.UTC(2023, 5, 20) },
+    ];
+    expect(ranked(docs, 'what did we do in april')[0]).toBe('hike');
   });
 });

@@ -28,6 +28,16 @@ describe('timeCues', () => {
     expect(timeCues('decisions last week', NOW).map((c) => c.cue)).toEqual(['last week']);
   });
 
+  it('"this week" runs from Monday, "this month" from the 1st, "the other day" two to seven days back (15 March 2024, a Friday)', () => {
+    expect(matches('what did we fix this week', Date.UTC(2024, 2, 11, 9))).toBe(true);
+    expect(matches('what did we fix this week', Date.UTC(2024, 2, 10, 9))).toBe(false);
+    expect(matches('what broke this month', Date.UTC(2024, 2, 1, 9))).toBe(true);
+    expect(matches('what broke this month', Date.UTC(2024, 1, 29, 9))).toBe(false);
+    expect(matches('the fix jon mentioned the other day', Date.UTC(2024, 2, 10, 9))).toBe(true);
+    expect(matches('the fix jon mentioned the other day', Date.UTC(2024, 2, 15, 9))).toBe(false);
+    expect(matches('the fix jon mentioned the other day', Date.UTC(2024, 2, 1, 9))).toBe(false);
+  });
+
   it('"today" and "last <weekday>" are days counted back from the query moment (15 March 2024, a Friday)', () => {
     expect(matches('what did kt say today', Date.UTC(2024, 2, 15, 8))).toBe(true);
     expect(matches('what did kt say today', Date.UTC(2024, 2, 14, 8))).toBe(false);

@@ -1,0 +1,173 @@
+/**
+ * One kind of record of a bank (documents, chunks or facts) by id. A record is either held as
+ * an object (written since the last segment) or stored: a number naming where it lies in the
+ * segment files, read and decoded only when asked for. Start-up therefore makes one map entry
+ * per record instead of rebuilding every record into objects, and a snapshot moves the objects
+ * into a segment and keeps only their numbers. Reads see a `ReadonlyMap`, so routes and the
+ * ranking do not know which records are stored. A table restored from a segment may also defer
+ * making its map until it is first used (`defer`), as `DeferredMap` does for plain maps.
+ */
+
+/** Reads stored record number `at`; throws if the files do not hold a valid record there. */
+export type StoredReader<T> = (at: number) => T;
+
+export class RecordTable<T extends object> implements ReadonlyMap<string, T> {
+  private readonly entriesById = new Map<string, T | number>();
+  private fill: (() => void) | undefined;
+
+  constructor(private readonly readStored: StoredReader<T>) {}
+
+  /** `fill` makes the entries (with `setStored`) when the table is first used. */
+  defer(fill: () => void): void {
+    this.fill = fill;
+  }
+
+  private get byId(): Map<string, T | number> {
+    const fill = this.fill;
+    if (fill !== undefined) {
+      this.fill = undefined;
+      fill();
+    }
+    return this.entriesById;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): T | undefined {
+    const value = this.byId.get(id);
+    return typeof value === 'number' ? this.readStored(value) : value;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** Holds `record` as an object (a mutation applied since the last segment). */
+  set(id: string, record: T): void {
+    this.byId.set(id, record);
+  }
+
+  /** Points `id` at stored record number `at` (the map keeps its position if the id is there). */
+  setStored(id: string, at: number): void {
+    this.byId.set(id, at);
+  }
+
+  delete(id: string): boolean {
+    return this.byId.delete(id);
+  }
+
+  /** The record as held: an object, a stored record number, or undefined. */
+  held(id: string): T | number | undefined {
+    return this.byId.get(id);
+  }
+
+  keys(): MapIterator<string> {
+    return this.byId.keys();
+  }
+
+  *values(): MapIterator<T> {
+    for (const value of this.byId.values()) yield typeof value === 'number' ? this.readStored(value) : value;
+  }
+
+  *entries(): MapIterator<[string, T]> {
+    for (const [id, value] of this.byId) yield [id, typeof value === 'number' ? this.readStored(value) : value];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, T]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: T, key: string, map: ReadonlyMap<string, T>) => void): void {
+    for (const [id, value] of this.entries()) fn(value, id, this);
+  }
+}
+
+/** The facts of a bank, whose heads (what a recall filter reads) come without reading a stored fact. */
+export class FactTable<T extends object, H> extends RecordTable<T> {
+  constructor(
+    readStored: StoredReader<T>,
+    private readonly headOf: (record: T) => H,
+    private readonly readStoredHead: (at: number) => H | undefined,
+  ) {
+    super(readStored);
+  }
+
+  head(id: string): H | undefined {
+    const value = this.held(id);
+    if (value === undefined) return undefined;
+    return typeof value === 'number' ? this.readStoredHead(value) : this.headOf(value);
+  }
+}
+
+/** A Map whose entries are made by `fill` when it is first used. */
+export class DeferredMap<K, V> extends Map<K, V> {
+  private fill: (() => void) | undefined;
+
+  defer(fill: () => void): void {
+    this.fill = fill;
+  }
+
+  private ready(): void {
+    const fill = this.fill;
+    if (fill === undefined) return;
+    this.fill = undefined;
+    fill();
+  }
+
+  override get size(): number {
+    this.ready();
+    return super.size;
+  }
+
+  override get(key: K): V | undefined {
+    this.ready();
+    return super.get(key);
+  }
+
+  override has(key: K): boolean {
+    this.ready();
+    return super.has(key);
+  }
+
+  override set(key: K, value: V): this {
+    this.ready();
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    this.ready();
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.fill = undefined;
+    super.clear();
+  }
+
+  override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    this.ready();
+    super.forEach(fn, thisArg);
+  }
+
+  override keys(): MapIterator<K> {
+    this.ready();
+    return super.keys();
+  }
+
+  override values(): MapIterator<V> {
+    this.ready();
+    return super.values();
+  }
+
+  override entries(): MapIterator<[K, V]> {
+    this.ready();
+    return super.entries();
+  }
+
+  override [Symbol.iterator](): MapIterator<[K, V]> {
+    this.ready();
+    return super[Symbol.iterator]();
+  }
+}

@@ -1,0 +1,486 @@
+/**
+ * The store's snapshot as immutable segment files, `segment-<nextSeq>-<n>.seg`. A segment holds
+ * the records (documents, chunks, facts) written since the previous one, one JSON value each,
+ * back to back; then the locations of every live record (file, offset, length: little-endian
+ * float64 triplets), which may point into older segments, and each fact's head (what a recall
+ * filter reads: its type, whether it is invalidated, its tags) as two columns; then a JSON
+ * footer (the log position, the files it points into, per bank its small records and the ids in
+ * order); then a trailer with the sizes, a CRC of the records and one of everything after them.
+ *
+ * The newest segment is the whole state: start-up reads its footer and locations, checks the
+ * CRC of every file it points into, and reads a record only when it is asked for. A snapshot
+ * writes only what changed since the last one; when the live records fill less than half of
+ * the files, or the files are many, it copies every live record into the new segment instead
+ * (compaction), and the files no longer pointed into are deleted. Each segment is written to a
+ * temp file, fsync'd, renamed and the directory fsync'd: a crash leaves the old newest segment
+ * or the new one.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import * as t from 'io-ts';
+import * as E from 'fp-ts/lib/Either.js';
+import { JsonValue } from '../../codecs/codecs.js';
+import { decodeWith } from '../../codecs/decode.js';
+import { BankRecord, FactType, OperationRecord } from './model.js';
+import type { ServerState } from './state.js';
+import type { RecordTable } from './recordTable.js';
+import type { FactHead } from './model.js';
+
+const NAME = /^segment-(\d{12})-(\d{4})\.seg$/;
+const segmentName = (nextSeq: number, n: number): string => `segment-${String(nextSeq).padStart(12, '0')}-${String(n).padStart(4, '0')}.seg`;
+const MAGIC = Buffer.from('AMSEG001');
+/** float64 records length, u32 location count, u32 footer length, u32 records CRC, u32 locations+footer CRC, magic. */
+const TRAILER = 8 + 4 + 4 + 4 + 4 + MAGIC.length;
+/** Above this many files, or under half of their bytes live, a snapshot compacts. */
+const MAX_FILES = 8;
+/** Decoded records kept for repeated reads (a recall reads the same candidates again). */
+const CACHE_RECORDS = 8192;
+const WRITE_CHUNK = 1 << 20;
+/** Bytes per location: file, offset, length (float64 each), tag set (u32), head code (u8). */
+const PER_LOCATION = 24 + 4 + 1;
+/** Head code: 0 not a fact, else 1 + the fact type's code, plus this bit if invalidated. */
+const INVALIDATED = 0x80;
+
+/** What a stored fact's head is made of, per location. */
+export interface Heads {
+  readonly codes: Uint8Array;
+  readonly tagSets: Uint32Array;
+  readonly factTypes: readonly FactType[];
+  readonly tagSetList: readonly string[][];
+}
+
+const BankFooter = t.type({
+  bank: BankRecord,
+  operations: t.array(OperationRecord),
+  records: t.array(t.tuple([t.string, t.string, JsonValue])),
+  documents: t.array(t.string),
+  /** Per document, how many of `chunks` (in order) are its. */
+  documentChunks: t.array(t.number),
+  chunks: t.array(t.string),
+  /** Per document, how many of `facts` (in order) are its; the facts after them are in no document. */
+  documentFacts: t.array(t.number),
+  facts: t.array(t.string),
+  /** The bank's first location; its documents', chunks' and facts' follow in that order. */
+  at: t.number,
+});
+export type BankFooter = t.TypeOf<typeof BankFooter>;
+
+const Footer = t.type({
+  segment: t.literal(1),
+  nextSeq: t.number,
+  files: t.array(t.string),
+  banks: t.array(BankFooter),
+  /** The heads' fact types and tag sets, by code. */
+  factTypes: t.array(FactType),
+  tagSets: t.array(t.array(t.string)),
+});
+type Footer = t.TypeOf<typeof Footer>;
+
+interface Trailer {
+  readonly recordsLength: number;
+  readonly locations: number;
+  readonly footerLength: number;
+  readonly recordsCrc: number;
+  readonly footerCrc: number;
+}
+
+const damaged = (path: string, why: string): Error =>
+  new Error(`server data: ${path} is damaged (${why}); restore a backup of the data dir, or move it aside to start empty`);
+
+const readTrailer = (fd: number, path: string): Trailer => {
+  const size = fstatSync(fd).size;
+  if (size < TRAILER) throw damaged(path, 'shorter than its trailer');
+  const buf = Buffer.alloc(TRAILER);
+  readSync(fd, buf, 0, TRAILER, size - TRAILER);
+  if (!buf.subarray(TRAILER - MAGIC.length).equals(MAGIC)) throw damaged(path, 'no segment trailer');
+  const trailer = {
+    recordsLength: buf.readDoubleLE(0),
+    locations: buf.readUInt32LE(8),
+    footerLength: buf.readUInt32LE(12),
+    recordsCrc: buf.readUInt32LE(16),
+    footerCrc: buf.readUInt32LE(20),
+  };
+  if (trailer.recordsLength + trailer.locations * PER_LOCATION + trailer.footerLength + TRAILER !== size) throw damaged(path, 'sizes do not add up');
+  return trailer;
+};
+
+/** CRC of `[0, length)` of a file, read in chunks (a segment can be larger than memory should hold). */
+const crcOfRange = (fd: number, length: number): number => {
+  const buf = Buffer.allocUnsafe(Math.min(WRITE_CHUNK, Math.max(1, length)));
+  let crc = 0;
+  for (let at = 0; at < length; ) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, length - at), at);
+    if (n <= 0) break;
+    crc = crc32(buf.subarray(0, n), crc);
+    at += n;
+  }
+  return crc;
+};
+
+/** The records of the segment files, read by location number on demand. */
+export class StoredRecords {
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+  // Direct-mapped by location: O(1) whatever the access pattern (a Map evicting its oldest entry
+  // walks over the holes its deletions leave, which made a read 30 us instead of 8).
+  private readonly cacheAt = new Int32Array(CACHE_RECORDS).fill(-1);
+  private readonly cacheValue: unknown[] = new Array<unknown>(CACHE_RECORDS);
+
+  constructor(
+    private readonly dir: string,
+    readonly files: readonly string[],
+    private readonly fds: readonly number[],
+    /** Records bytes of each file. */
+    readonly recordBytes: readonly number[],
+    /** [file, offset, length] per location. */
+    readonly locations: Float64Array,
+    readonly heads: Heads,
+  ) {}
+
+  /** A stored fact's head, without reading the fact. */
+  head(at: number): FactHead | undefined {
+    const code = this.heads.codes[at] ?? 0;
+    const type = this.heads.factTypes[(code & ~INVALIDATED) - 1];
+    const tags = this.heads.tagSetList[this.heads.tagSets[at] ?? 0];
+    if (code === 0 || type === undefined || tags === undefined) return undefined;
+    return (code & INVALIDATED) !== 0 ? { fact_type: type, tags, state: 'invalidated' } : { fact_type: type, tags };
+  }
+
+  get count(): number {
+    return this.locations.length / 3;
+  }
+
+  length(at: number): number {
+    return this.locations[at * 3 + 2] ?? 0;
+  }
+
+  /** The raw bytes of location `at`, valid until the next read. */
+  bytes(at: number): Buffer {
+    const file = this.locations[at * 3] ?? -1;
+    const offset = this.locations[at * 3 + 1] ?? 0;
+    const length = this.locations[at * 3 + 2] ?? 0;
+    const fd = this.fds[file];
+    if (fd === undefined) throw new Error(`server data: no stored record ${at}`);
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+    const n = readSync(fd, this.scratch, 0, length, offset);
+    if (n !== length) throw damaged(join(this.dir, this.files[file] ?? ''), `record at ${offset} cut short`);
+    return this.scratch.subarray(0, length);
+  }
+
+  /** Record `at`, decoded and checked by `is` (kept in a small cache: records never change). */
+  read<T>(at: number, is: (u: unknown) => u is T, kind: string): T {
+    const slot = at % CACHE_RECORDS;
+    const cached = this.cacheValue[slot];
+    if (this.cacheAt[slot] === at && is(cached)) return cached;
+    const file = this.files[this.locations[at * 3] ?? -1] ?? '';
+    let value: unknown;
+    try {
+      value = JSON.parse(this.bytes(at).toString('utf8'));
+    } catch {
+      throw damaged(join(this.dir, file), `stored ${kind} ${at} is not JSON`);
+    }
+    if (!is(value)) throw damaged(join(this.dir, file), `stored ${kind} ${at} is not a valid ${kind}`);
+    this.cacheAt[slot] = at;
+    this.cacheValue[slot] = value;
+    return value;
+  }
+
+  close(): void {
+    for (const fd of this.fds) closeSync(fd);
+  }
+}
+
+export interface LoadedSegments {
+  readonly nextSeq: number;
+  readonly banks: readonly BankFooter[];
+  readonly stored: StoredRecords;
+  readonly name: string;
+}
+
+const segmentNames = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => NAME.test(n)).sort();
+
+/** Reads the newest segment's footer and checks every file it points into; undefined: no segment yet. */
+export const loadSegments = async (dir: string): Promise<LoadedSegments | undefined> => {
+  const name = (await segmentNames(dir)).at(-1);
+  if (name === undefined) return undefined;
+  if (endianness() !== 'LE') throw new Error('server data: segment files are little-endian; this machine is not');
+  const path = join(dir, name);
+  const fd = openSync(path, 'r');
+  const fds: number[] = [];
+  try {
+    const trailer = readTrailer(fd, path);
+    const locations = new Float64Array(trailer.locations * 3);
+    const tagSets = new Uint32Array(trailer.locations);
+    const codes = new Uint8Array(trailer.locations);
+    const footerBytes = Buffer.allocUnsafe(trailer.footerLength);
+    let crc = 0;
+    let at = trailer.recordsLength;
+    for (const part of [new Uint8Array(locations.buffer), new Uint8Array(tagSets.buffer), codes, footerBytes]) {
+      if (part.length > 0 && readSync(fd, part, 0, part.length, at) !== part.length) throw damaged(path, 'cut short');
+      crc = crc32(part, crc);
+      at += part.length;
+    }
+    const footerCrc = crc;
+    if (footerCrc !== trailer.footerCrc) throw damaged(path, 'footer checksum mismatch');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(footerBytes.toString('utf8'));
+    } catch {
+      throw damaged(path, 'footer is not JSON');
+    }
+    const footer: Footer = Footer.is(raw)
+      ? raw
+      : E.getOrElseW((e: { message: string }) => {
+          throw damaged(path, e.message);
+        })(decodeWith(Footer, `${path} footer`)(raw));
+    const recordBytes: number[] = [];
+    for (const file of footer.files) {
+      const filePath = join(dir, file);
+      if (!NAME.test(file)) throw damaged(path, `points into ${file}, not a segment`);
+      const other = file === name ? fd : openSync(filePath, 'r');
+      fds.push(other);
+      const own = other === fd ? trailer : readTrailer(other, filePath);
+      if (crcOfRange(other, own.recordsLength) !== own.recordsCrc) throw damaged(filePath, 'records checksum mismatch');
+      recordBytes.push(own.recordsLength);
+    }
+    for (let i = 0; i < locations.length; i += 3) {
+      const file = locations[i] ?? -1;
+      const end = (locations[i + 1] ?? 0) + (locations[i + 2] ?? 0);
+      if (!Number.isInteger(file) || file < 0 || file >= footer.files.length || !(end <= (recordBytes[file] ?? 0))) throw damaged(path, `location ${i / 3} is outside its file`);
+    }
+    if (!fds.includes(fd)) closeSync(fd);
+    for (let i = 0; i < codes.length; i += 1) {
+      const code = codes[i] ?? 0;
+      if (code !== 0 && (footer.factTypes[(code & ~INVALIDATED) - 1] === undefined || footer.tagSets[tagSets[i] ?? 0] === undefined)) throw damaged(path, `head ${i} names no type or tags`);
+    }
+    const heads: Heads = { codes, tagSets, factTypes: footer.factTypes, tagSetList: footer.tagSets };
+    return { nextSeq: footer.nextSeq, banks: footer.banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name };
+  } catch (error) {
+    for (const other of new Set([fd, ...fds])) closeSync(other);
+    throw error;
+  }
+};
+
+type Kind = 'document' | 'chunk' | 'fact';
+
+/**
+ * Visits every live record in segment order: per bank its documents, then their chunks, then
+ * their facts, then the facts in no document. `counts` gets, per bank, the per-document counts.
+ */
+const walk = (
+  state: ServerState,
+  visit: (table: RecordTable<object>, id: string, kind: Kind, head?: FactHead) => void,
+  bankDone?: (bankId: string, documentChunks: number[], documentFacts: number[]) => void,
+): void => {
+  for (const [bankId, bank] of state.banks) {
+    const documentChunks: number[] = [];
+    const documentFacts: number[] = [];
+    for (const id of bank.documents.keys()) visit(bank.documents, id, 'document');
+    for (const id of bank.documents.keys()) {
+      let n = 0;
+      for (const chunkId of bank.chunksByDocument.get(id) ?? []) {
+        if (!bank.chunks.has(chunkId)) continue;
+        visit(bank.chunks, chunkId, 'chunk');
+        n += 1;
+      }
+      documentChunks.push(n);
+    }
+    const inDocuments = new Set<string>();
+    for (const id of bank.documents.keys()) {
+      let n = 0;
+      for (const factId of bank.factsByDocument.get(id) ?? []) {
+        if (!bank.facts.has(factId)) continue;
+        inDocuments.add(factId);
+        visit(bank.facts, factId, 'fact', bank.facts.head(factId));
+        n += 1;
+      }
+      documentFacts.push(n);
+    }
+    // Observations and other facts written by facts.put come last, as the old snapshot's facts.put did.
+    for (const id of bank.facts.keys()) if (!inDocuments.has(id)) visit(bank.facts, id, 'fact', bank.facts.head(id));
+    bankDone?.(bankId, documentChunks, documentFacts);
+  }
+};
+
+/** Appends bytes to a file in chunks, keeping the offset and a running CRC. */
+class ChunkedWriter {
+  private parts: Buffer[] = [];
+  private pending = 0;
+  offset = 0;
+  crc = 0;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  async add(bytes: Buffer): Promise<void> {
+    this.parts.push(bytes);
+    this.pending += bytes.length;
+    this.offset += bytes.length;
+    this.crc = crc32(bytes, this.crc);
+    if (this.pending >= WRITE_CHUNK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending === 0) return;
+    const joined = Buffer.concat(this.parts, this.pending);
+    this.parts = [];
+    this.pending = 0;
+    await this.handle.write(joined, 0, joined.length, null);
+  }
+}
+
+export interface WrittenSegment {
+  readonly name: string;
+  readonly stored: StoredRecords;
+  /** Whether every live record was copied into it (the older files are gone). */
+  readonly compacted: boolean;
+  readonly bytesWritten: number;
+}
+
+/**
+ * Writes the state as a new newest segment (nothing may change the state meanwhile: the store
+ * runs this between log batches), then points every table at its stored records, so records
+ * written as objects since the last segment are dropped from memory. Deletes the files no longer
+ * pointed into. `current` is the stored records the state points into now.
+ */
+export const writeSegment = async (dir: string, state: ServerState, nextSeq: number, current: StoredRecords | undefined): Promise<WrittenSegment> => {
+  // Compact when the live stored records are under half of the files' bytes, or the files are many.
+  let liveStored = 0;
+  if (current !== undefined) {
+    walk(state, (table, id) => {
+      const held = table.held(id);
+      if (typeof held === 'number') liveStored += current.length(held);
+    });
+  }
+  const fileBytes = current?.recordBytes.reduce((a, b) => a + b, 0) ?? 0;
+  const compact = current === undefined || current.files.length + 1 > MAX_FILES || liveStored * 2 < fileBytes;
+  const existing = await segmentNames(dir);
+  let n = 0;
+  while (existing.includes(segmentName(nextSeq, n))) n += 1;
+  const name = segmentName(nextSeq, n);
+  // The new file's slot is the last; older files keep theirs (or none, when compacting).
+  const files = compact || current === undefined ? [name] : [...current.files, name];
+  const ownSlot = files.length - 1;
+
+  // The walk is synchronous and only collects what each record is held as; the bytes are
+  // made one at a time after it, so a compaction never holds every record at once.
+  const held: (object | number)[] = [];
+  const heads: (FactHead | undefined)[] = [];
+  const ids: Record<Kind, string[]> = { document: [], chunk: [], fact: [] };
+  const pendingBanks: { bankId: string; documentChunks: number[]; documentFacts: number[]; ids: Record<Kind, string[]>; at: number }[] = [];
+  let bankAt = 0;
+  walk(
+    state,
+    (table, id, kind, head) => {
+      ids[kind].push(id);
+      heads.push(head);
+      const value = table.held(id);
+      if (value === undefined) throw new Error(`store: ${kind} ${id} vanished while a segment was written`);
+      held.push(value);
+    },
+    (bankId, documentChunks, documentFacts) => {
+      pendingBanks.push({ bankId, documentChunks, documentFacts, ids: { ...ids }, at: bankAt });
+      bankAt = held.length;
+      ids.document = [];
+      ids.chunk = [];
+      ids.fact = [];
+    },
+  );
+  const locations = new Float64Array(held.length * 3);
+  const codes = new Uint8Array(held.length);
+  const tagSets = new Uint32Array(held.length);
+  const factTypes: FactType[] = [];
+  const tagSetList: string[][] = [];
+  const tagSetCodes = new Map<string, number>();
+  const setHead = (i: number, head: FactHead): void => {
+    let type = factTypes.indexOf(head.fact_type);
+    if (type < 0) type = factTypes.push(head.fact_type) - 1;
+    const key = head.tags.join('\u0000');
+    let set = tagSetCodes.get(key);
+    if (set === undefined) {
+      set = tagSetList.push([...head.tags]) - 1;
+      tagSetCodes.set(key, set);
+    }
+    codes[i] = (type + 1) | (head.state === 'invalidated' ? INVALIDATED : 0);
+    tagSets[i] = set;
+  };
+  const banks: BankFooter[] = [];
+  let recordsLength = 0;
+  const tempPath = join(dir, `${name}.tmp`);
+  const handle = await open(tempPath, 'w', 0o600);
+  try {
+    const out = new ChunkedWriter(handle);
+    for (const [i, value] of held.entries()) {
+      const head = heads[i];
+      if (head !== undefined) setHead(i, head);
+      if (typeof value === 'number' && current !== undefined && !compact) {
+        locations.set(current.locations.subarray(value * 3, value * 3 + 3), i * 3);
+        continue;
+      }
+      const bytes = typeof value === 'number' ? Buffer.from(current?.bytes(value) ?? []) : Buffer.from(JSON.stringify(value));
+      locations[i * 3] = ownSlot;
+      locations[i * 3 + 1] = out.offset;
+      locations[i * 3 + 2] = bytes.length;
+      await out.add(bytes);
+    }
+    for (const p of pendingBanks) {
+      const bank = state.banks.get(p.bankId);
+      if (bank === undefined) continue;
+      const feature: [string, string, JsonValue][] = [];
+      for (const [kind, byId] of bank.records) for (const [id, value] of byId) feature.push([kind, id, value]);
+      banks.push({
+        bank: bank.bank,
+        operations: [...bank.operations.values()],
+        records: feature,
+        documents: p.ids.document,
+        documentChunks: p.documentChunks,
+        chunks: p.ids.chunk,
+        documentFacts: p.documentFacts,
+        facts: p.ids.fact,
+        at: p.at,
+      });
+    }
+    recordsLength = out.offset;
+    const recordsCrc = out.crc;
+    const footerBytes = Buffer.from(JSON.stringify({ segment: 1, nextSeq, files, banks, factTypes, tagSets: tagSetList } satisfies Footer));
+    const columns = [Buffer.from(locations.buffer, locations.byteOffset, locations.byteLength), Buffer.from(tagSets.buffer, tagSets.byteOffset, tagSets.byteLength), Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), footerBytes];
+    let footerCrc = 0;
+    for (const part of columns) {
+      footerCrc = crc32(part, footerCrc);
+      await out.add(part);
+    }
+    const trailer = Buffer.alloc(TRAILER);
+    trailer.writeDoubleLE(recordsLength, 0);
+    trailer.writeUInt32LE(locations.length / 3, 8);
+    trailer.writeUInt32LE(footerBytes.length, 12);
+    trailer.writeUInt32LE(recordsCrc, 16);
+    trailer.writeUInt32LE(footerCrc, 20);
+    MAGIC.copy(trailer, TRAILER - MAGIC.length);
+    await out.add(trailer);
+    await out.flush();
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tempPath, join(dir, name));
+  const dirHandle = await open(dir, 'r');
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
+
+  const fds = files.map((file) => openSync(join(dir, file), 'r'));
+  const recordBytes = files.map((file, i) => (i === ownSlot ? recordsLength : (current?.recordBytes[current.files.indexOf(file)] ?? 0)));
+  const stored = new StoredRecords(dir, files, fds, recordBytes, locations, { codes, tagSets, factTypes, tagSetList });
+  let at = 0;
+  walk(state, (table, id) => {
+    table.setStored(id, at);
+    at += 1;
+  });
+  current?.close();
+  for (const old of existing) if (!files.includes(old)) await unlink(join(dir, old));
+  return { name, stored, compacted: compact, bytesWritten: recordsLength };
+};

@@ -1,0 +1,257 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, startTestServer } from '../../helpers/embeddedServer.js';
+import { encodeLine } from '../../../src/server/store/logFormat.js';
+import type { Mutation } from '../../../src/server/store/model.js';
+import type { ServerState } from '../../../src/server/store/state.js';
+import { openStore } from '../../../src/server/store/store.js';
+
+const dirs: string[] = [];
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), 'am-segments-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const at = '2026-11-27T08:00:00.000+00:00';
+const bankPut = (bankId: string): Mutation => ({
+  type: 'bank.put',
+  bank: { bank_id: bankId, name: bankId, disposition: { skepticism: 3, literalism: 3, empathy: 3 }, mission: '', created_at: at, updated_at: at },
+});
+const documentPut = (bankId: string, i: number, tags: string[] = ['t']): Mutation => {
+  const text = `document ${i} says the build uses rollup\nand tests run with vitest ${i}`;
+  const [first = '', second = ''] = text.split('\n');
+  return {
+    type: 'document.put',
+    bank_id: bankId,
+    document: { id: `d${i}`, original_text: text, content_hash: null, created_at: at, updated_at: at, tags, retain_params: { event_date: at } },
+    chunks: [
+      { id: `${bankId}_d${i}_0`, document_id: `d${i}`, chunk_index: 0, text: first },
+      { id: `${bankId}_d${i}_1`, document_id: `d${i}`, chunk_index: 1, text: second },
+    ],
+    facts: [
+      { id: `f${i}a`, text: first, fact_type: 'world', document_id: `d${i}`, chunk_id: `${bankId}_d${i}_0`, tags, created_at: at, mentioned_at: at },
+      { id: `f${i}b`, text: `paraphrase ${i}`, fact_type: 'experience', document_id: `d${i}`, chunk_id: `${bankId}_d${i}_1`, tags: [...tags, 'x'], created_at: at, entities: [{ text: 'Rollup' }] },
+    ],
+  };
+};
+const observation = (bankId: string, id: string, state?: 'invalidated'): Mutation => ({
+  type: 'facts.put',
+  bank_id: bankId,
+  facts: [{ id, text: `observation ${id}`, fact_type: 'observation', document_id: null, chunk_id: null, tags: ['obs'], created_at: at, source_fact_ids: ['f1a'], ...(state === undefined ? {} : { state }) }],
+});
+
+const byKey = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * Everything a reader can see of the state. Records by id: a reload lists a replaced
+ * document's chunks and facts in document order, as the JSONL snapshot did, not where the
+ * replacement put them.
+ */
+const picture = (state: ServerState): unknown =>
+  [...state.banks].map(([id, bank]) => ({
+    id,
+    bank: bank.bank,
+    documents: [...bank.documents.entries()],
+    chunks: byKey(bank.chunks.entries()),
+    facts: byKey(bank.facts.entries()),
+    heads: [...bank.facts.keys()].sort().map((f) => {
+      const head = bank.facts.head(f);
+      return head === undefined ? undefined : { fact_type: head.fact_type, tags: head.tags, state: head.state };
+    }),
+    factsByDocument: byKey(bank.factsByDocument),
+    chunksByDocument: byKey(bank.chunksByDocument),
+    operations: [...bank.operations],
+    records: [...bank.records].map(([kind, byId]) => [kind, [...byId]]),
+  }));
+
+const segmentFiles = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.startsWith('segment-')).sort();
+
+describe('segments', () => {
+  it('a snapshot written as segments reads back as the same state, its records read only when asked for', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a'), bankPut('b')]);
+    for (let i = 0; i < 20; i += 1) await store.commit([documentPut(i % 3 === 0 ? 'b' : 'a', i, i % 2 === 0 ? ['t'] : ['u', 'v'])]);
+    await store.commit([observation('a', 'o1'), observation('a', 'o2', 'invalidated')]);
+    await store.commit([{ type: 'record.put', bank_id: 'a', kind: 'mental_model', id: 'm1', value: { name: 'x', n: [1, 2] } }]);
+    await store.commit([{ type: 'document.delete', bank_id: 'a', document_id: 'd4' }, { type: 'facts.delete', bank_id: 'a', ids: ['f5b'] }]);
+    const before = picture(store.state);
+    await store.close();
+    expect(await segmentFiles(dir)).toHaveLength(1);
+
+    const again = await openStore({ dataDir: dir });
+    try {
+      const a = again.bank('a');
+      // Nothing was decoded at start: the tables hold record numbers.
+      expect(typeof a?.facts.held('f1a')).toBe('number');
+      expect(typeof a?.documents.held('d1')).toBe('number');
+      expect(typeof a?.chunks.held('a_d1_0')).toBe('number');
+      expect(picture(again.state)).toEqual(before);
+      expect(a?.facts.head('o2')).toEqual({ fact_type: 'observation', tags: ['obs'], state: 'invalidated' });
+      expect(a?.facts.head('f1b')).toEqual({ fact_type: 'experience', tags: ['u', 'v', 'x'] });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('each snapshot appends a segment of what changed; a mostly dead set of files is compacted into one', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a')]);
+    for (let i = 0; i < 30; i += 1) await store.commit([documentPut('a', i)]);
+    await store.snapshotNow();
+    const first = await segmentFiles(dir);
+    for (let i = 30; i < 33; i += 1) await store.commit([documentPut('a', i)]);
+    // A replaced document: its new facts are objects until the next segment.
+    await store.commit([documentPut('a', 2, ['changed'])]);
+    await store.snapshotNow();
+    const second = await segmentFiles(dir);
+    expect(second).toHaveLength(2);
+    expect(second).toContain(first[0]);
+    // The second segment holds only the four documents written since the first.
+    const sizes = await Promise.all(second.map(async (n) => (await readFile(join(dir, n))).length));
+    expect(sizes[1]).toBeLessThan((sizes[0] ?? 0) / 3);
+    expect(typeof store.bank('a')?.facts.held('f2a')).toBe('number');
+    expect(store.bank('a')?.facts.get('f2a')?.tags).toEqual(['changed']);
+    const appended = picture(store.state);
+
+    for (let i = 0; i < 28; i += 1) if (i !== 2) await store.commit([{ type: 'document.delete', bank_id: 'a', document_id: `d${i}` }]);
+    await store.snapshotNow();
+    const compacted = await segmentFiles(dir);
+    expect(compacted).toHaveLength(1);
+    expect(first).not.toContain(compacted[0]);
+    const after = picture(store.state);
+    await store.close();
+
+    const again = await openStore({ dataDir: dir });
+    try {
+      expect(picture(again.state)).toEqual(after);
+      expect(again.bank('a')?.documents.size).toBe(6);
+      expect(appended).not.toEqual(after);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('a damaged segment stops start-up with the file named, whether the records or the footer are hit', async () => {
+    for (const where of ['records', 'footer'] as const) {
+      const dir = await tempDir();
+      const store = await openStore({ dataDir: dir });
+      await store.commit([bankPut('a')]);
+      for (let i = 0; i < 5; i += 1) await store.commit([documentPut('a', i)]);
+      await store.close();
+      const [name = ''] = await segmentFiles(dir);
+      const bytes = await readFile(join(dir, name));
+      const at = where === 'records' ? 10 : bytes.length - 60;
+      bytes[at] = (bytes[at] ?? 0) ^ 0x20;
+      await writeFile(join(dir, name), bytes);
+      await expect(openStore({ dataDir: dir })).rejects.toThrow(new RegExp(`${name} is damaged \\((records|footer) checksum mismatch\\)`));
+    }
+  });
+
+  it('a segment cut short (a copy interrupted) is refused, never read as a shorter state', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a'), documentPut('a', 1)]);
+    await store.close();
+    const [name = ''] = await segmentFiles(dir);
+    const bytes = await readFile(join(dir, name));
+    await writeFile(join(dir, name), bytes.subarray(0, bytes.length - 7));
+    await expect(openStore({ dataDir: dir })).rejects.toThrow(/is damaged \(no segment trailer\)/);
+  });
+
+  it('a data dir from before segments (snapshot.jsonl) is read, and its first snapshot moves it into a segment', async () => {
+    const dir = await tempDir();
+    const mutations = [bankPut('a'), documentPut('a', 1), documentPut('a', 2), observation('a', 'o1')];
+    const lines = [encodeLine({ snapshot: 1, nextSeq: 0 }), ...mutations.map((m) => encodeLine(m)), encodeLine({ end: true, count: mutations.length })];
+    await writeFile(join(dir, 'snapshot.jsonl'), lines.join(''));
+    const store = await openStore({ dataDir: dir });
+    const before = picture(store.state);
+    expect(store.bank('a')?.facts.get('o1')?.text).toBe('observation o1');
+    await store.close();
+    expect(await readdir(dir)).not.toContain('snapshot.jsonl');
+    expect(await segmentFiles(dir)).toHaveLength(1);
+    const again = await openStore({ dataDir: dir });
+    try {
+      expect(picture(again.state)).toEqual(before);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('a temp file left by a crash mid-snapshot is ignored: the last complete segment and the log are the state', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a'), documentPut('a', 1)]);
+    await store.snapshotNow();
+    await store.commit([documentPut('a', 2)]);
+    const expected = picture(store.state);
+    // What a kill during the next snapshot leaves, taken as a copy of the running store's files
+    // (the second document only in the log) plus a partial temp file beside the real segment.
+    const copy = await tempDir();
+    for (const n of await readdir(dir)) if (n !== 'server.lock') await writeFile(join(copy, n), await readFile(join(dir, n)));
+    const [name = ''] = await segmentFiles(copy);
+    await writeFile(join(copy, name.replace('-0000.seg', '-0001.seg.tmp')), (await readFile(join(copy, name))).subarray(0, 40));
+    await store.close();
+    const again = await openStore({ dataDir: copy });
+    try {
+      expect(picture(again.state)).toEqual(expected);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('recall from a server started on segments answers exactly as before the restart, filters and all', async () => {
+    const dir = await tempDir();
+    const B = '/v1/default/banks/r';
+    const words = ['rollup', 'vitest', 'bundle', 'deploy', 'cache', 'schema', 'release', 'lint'];
+    const first = await startTestServer({ dataDir: dir });
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      content: `${words[i % 8]} ${words[(i * 3) % 8]} note ${i}: the ${words[(i * 5) % 8]} step ran on day ${i}`,
+      document_id: `doc-${i}`,
+      tags: i % 3 === 0 ? ['repo:web'] : ['repo:core', i % 2 === 0 ? 'kind:bug' : 'kind:note'],
+    }));
+    expect((await call(first, 'POST', `${B}/memories`, { items })).status).toBe(200);
+    // World and experience only: the background consolidation may add observations at any time.
+    const types = ['world', 'experience'];
+    const queries = [
+      { query: 'rollup bundle', types },
+      { query: 'vitest cache step', types, tags: ['repo:core'], tags_match: 'all' },
+      { query: 'release schema day', types, budget: 'high', max_tokens: 300, include: { chunks: { max_tokens: 200 } } },
+      { query: 'lint deploy', types, tags: ['kind:bug', 'repo:web'], tags_match: 'any' },
+    ];
+    // The background consolidation writes observations after a write settles, and they count in
+    // the index's statistics: each server is asked once they have stopped changing.
+    const settled = async (server: { readonly url: string }): Promise<void> => {
+      let last = '';
+      for (let same = 0, tries = 0; same < 3 && tries < 100; tries += 1) {
+        const now = JSON.stringify((await call(server, 'GET', `${B}/memories/list?type=observation&limit=1000`)).body);
+        same = now === last && now.includes('observation') ? same + 1 : 0;
+        last = now;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    const answers = async (server: { readonly url: string }): Promise<unknown[]> => {
+      await settled(server);
+      const out: unknown[] = [];
+      for (const q of queries) out.push((await call(server, 'POST', `${B}/memories/recall`, q)).body);
+      return out;
+    };
+    const before = await answers(first);
+    await first.close();
+    expect(await segmentFiles(dir)).toHaveLength(1);
+    const second = await startTestServer({ dataDir: dir });
+    try {
+      expect(await answers(second)).toEqual(before);
+      expect(JSON.stringify(before)).toContain('rollup');
+    } finally {
+      await second.close();
+    }
+  });
+});
