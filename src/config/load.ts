@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
-import { confineStateDir, isUnsafeFileError, readStateFileSync } from '../adapters/fs/safeFile.js';
+import { confineStateDir, isUnsafeFileError, readStateFileSync, trustUserDir } from '../adapters/fs/safeFile.js';
 import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
 import { rememberConfigSecrets } from './redactConfig.js';
 import { errnoCode } from '../codecs/errno.js';
@@ -101,9 +101,11 @@ const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>
 export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const cwd = path.resolve(options.cwd);
   const stateDir = path.resolve(cwd, options.stateDir ?? '.pi');
-  // From here on no file in this state dir's memory directory is opened, and no directory created, through a link.
-  confineStateDir(stateDir);
+  // From here on no file in this project is opened, and no directory created, through a link
+  // (pi's own agent directory, the user file's, stays the user's even when the project is home).
+  confineStateDir(stateDir, cwd);
   const userFile = userConfigPath(options.home, options.env);
+  trustUserDir(path.dirname(userFile));
   const user = readConfigFile('user', userFile);
   const project = readConfigFile('project', projectConfigPath(stateDir));
   const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted, userFile, projectDir: cwd });

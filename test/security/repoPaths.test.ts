@@ -143,6 +143,54 @@ describe('a committed directory link and a project file path through it', () => 
   }, 60_000);
 });
 
+/**
+ * The user file names a path in the project but outside `.pi/memory` (`{state_dir}/shared/...`,
+ * one setting for every project). A repository commits `.pi/shared -> ../../outside`: only the
+ * file's own directory was checked (`.pi/shared/victim-dir`, a real directory once the link is
+ * followed), so memory wrote outside the project. Every directory from the project down is
+ * checked now.
+ */
+describe('a user-file path inside the project, through a link the repository planted deeper than its directory', () => {
+  const userFile = (repo: Repo, paths: Record<string, unknown>): void =>
+    writeFileSync(path.join(repo.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url }, banks: { project: { bankId: 'paths-bank' } }, setupComplete: true, ...paths }));
+
+  it('retain.queuePath "{state_dir}/shared/victim-dir/notes.txt" (.pi/shared -> ../../outside): one real pi turn leaves the file outside untouched', async () => {
+    const repo = clone({}, 'shared', ['notes.txt']);
+    userFile(repo, { retain: { queuePath: '{state_dir}/shared/victim-dir/notes.txt' } });
+    const run = await runPi({ ...repo, prompt: 'Remember that the build uses pnpm.', script: ['Noted: the build uses pnpm.'] });
+    expect(run.code).toBe(0);
+    expectUntouched(repo);
+    const doctor = await cli(repo, ['doctor']);
+    expect(doctor.stdout).toContain(`${path.join(repo.cwd, '.pi', 'shared')} is a symbolic link`);
+    expect(doctor.stdout).toContain('(the file retain.queuePath names)');
+    const flush = await cli(repo, ['flush', '--timeout-ms', '2000']);
+    expect(`${flush.stdout}\n${flush.stderr}`).toMatch(/symbolic link/);
+    expectUntouched(repo);
+  }, 120_000);
+
+  it('an absolute user-file queue path into the project through a link in a subdirectory (vendor/cache -> outside) is refused the same way', async () => {
+    const repo = clone({}, 'unused', ['notes.txt']);
+    mkdirSync(path.join(repo.cwd, 'vendor'), { recursive: true });
+    symlinkSync(path.relative(path.join(repo.cwd, 'vendor'), repo.outside), path.join(repo.cwd, 'vendor', 'cache'), 'dir');
+    userFile(repo, { retain: { queuePath: path.join(repo.cwd, 'vendor', 'cache', 'victim-dir', 'notes.txt') } });
+    const flush = await cli(repo, ['flush', '--timeout-ms', '2000']);
+    expect(`${flush.stdout}\n${flush.stderr}`).toContain(`${path.join(repo.cwd, 'vendor', 'cache')} is a symbolic link`);
+    expectUntouched(repo);
+  }, 60_000);
+
+  it('import.manifestPath and import.checkpointPath "{state_dir}/shared/victim-dir/...": agent-memory import writes nothing outside, naming the link', async () => {
+    const repo = clone({}, 'shared', ['manifest.json', 'checkpoint.json']);
+    userFile(repo, { import: { manifestPath: '{state_dir}/shared/victim-dir/manifest.json', checkpointPath: '{state_dir}/shared/victim-dir/checkpoint.json' } });
+    writeSession(repo, (head) => head);
+    const imported = await cli(repo, ['import', '--all']);
+    expectUntouched(repo);
+    expect(`${imported.stdout}\n${imported.stderr}`).toMatch(/symbolic link/);
+    const doctor = await cli(repo, ['doctor']);
+    expect(doctor.stdout).toContain('(the file import.checkpointPath names)');
+    expect(doctor.stdout).toContain('(the file import.manifestPath names)');
+  }, 60_000);
+});
+
 describe('sessions that record no directory (issue 26.9)', () => {
   it('agent-memory import skips them, says why, and sends nothing', async () => {
     const repo = clone({}, 'unused-link', []);

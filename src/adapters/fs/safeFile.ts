@@ -67,16 +67,23 @@ const checkEntrySync = (file: string): boolean => {
 };
 
 /**
- * State dirs (`<project>/.pi`) whose `memory` directory may hold no symbolic link on the way: a
- * repository can commit `.pi/memory/q -> /` and a path through it would write outside the
- * project. `loadConfig` registers every state dir it loads, so every open and every directory
- * created in its `memory` is checked component by component from the state dir down (not only
- * the last directory).
+ * State dirs (`<project>/.pi`) and their projects, where no symbolic link may be on the way to
+ * a file memory writes: a repository can commit `.pi/memory/q -> /` or `.pi/queues -> ../..`,
+ * and a configured path through it would write outside the project. `loadConfig` registers
+ * every state dir it loads with its project, so every open and every directory created under
+ * the project is checked component by component (not only the last directory): from the state
+ * dir down in its `memory`, from the project's first directory down anywhere else in it.
  */
-const confinedRoots = new Set<string>();
+const confinedRoots = new Map<string, string>();
+/** pi's own agent directory (the user file's): the user's, even when the project is the home directory. */
+const userDirs = new Set<string>();
 
-export const confineStateDir = (stateDir: string): void => {
-  confinedRoots.add(path.resolve(stateDir));
+export const confineStateDir = (stateDir: string, projectDir: string = path.dirname(stateDir)): void => {
+  confinedRoots.set(path.resolve(stateDir), path.resolve(projectDir));
+};
+
+export const trustUserDir = (dir: string): void => {
+  userDirs.add(path.resolve(dir));
 };
 
 const isWithin = (root: string, candidate: string): boolean => {
@@ -84,23 +91,32 @@ const isWithin = (root: string, candidate: string): boolean => {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
 
+/** `root` itself, when given, then every directory from below it down to `absolute`. */
+const walkFrom = (root: string, absolute: string, includeRoot: boolean): string[] => {
+  const parts = path.relative(root, absolute).split(path.sep).filter((p) => p !== '');
+  return [...(includeRoot ? [root] : []), ...parts.map((_, i) => path.join(root, ...parts.slice(0, i + 1)))];
+};
+
 /**
- * The directories to check for `dir`: for a directory in a confining state dir's `memory` (where
- * memory keeps everything a repository must not redirect), each one from the state dir down;
- * else `dir` alone (a user-chosen path elsewhere, or pi's own `~/.pi/agent` when the project is
- * the home directory).
+ * The directories to check for `dir`: in a confining state dir's `memory` (where memory keeps
+ * everything a repository must not redirect), each one from the state dir down; elsewhere in a
+ * project, each one from the project's first directory down (the project directory itself is
+ * where the person chose to work, link or not); else `dir` alone (a user-chosen path outside
+ * every project, or pi's own agent directory when the project is the home directory).
  */
 const componentsOf = (dir: string): string[] => {
   const absolute = path.resolve(dir);
-  let root: string | undefined;
-  for (const r of confinedRoots) if (isWithin(path.join(r, 'memory'), absolute) && (root === undefined || r.length > root.length)) root = r;
-  if (root === undefined) return [absolute];
-  const parts = path.relative(root, absolute).split(path.sep).filter((p) => p !== '');
-  return [root, ...parts.map((_, i) => path.join(root, ...parts.slice(0, i + 1)))];
+  let stateRoot: string | undefined;
+  for (const r of confinedRoots.keys()) if (isWithin(path.join(r, 'memory'), absolute) && (stateRoot === undefined || r.length > stateRoot.length)) stateRoot = r;
+  if (stateRoot !== undefined) return walkFrom(stateRoot, absolute, true);
+  for (const userDir of userDirs) if (isWithin(userDir, absolute)) return [absolute];
+  let project: string | undefined;
+  for (const p of confinedRoots.values()) if (p !== absolute && isWithin(p, absolute) && (project === undefined || p.length > project.length)) project = p;
+  return project === undefined ? [absolute] : walkFrom(project, absolute, false);
 };
 
 const linkedDirectory = (file: string, dir: string): UnsafeFileError =>
-  new UnsafeFileError(file, `${dir} is a symbolic link (a cloned repository can plant one); memory never writes through a link under its state directory: remove the link so memory can recreate the directory`);
+  new UnsafeFileError(file, `${dir} is a symbolic link (a cloned repository can plant one); memory never writes through a link inside a project: remove the link so memory can recreate the directory, or name a path with no link on the way`);
 
 /**
  * Throws when a directory holding `file` (every one from its state dir down) is a symbolic

@@ -49,13 +49,14 @@ const describeLoc = (loc: unknown): string =>
  */
 export const detailText = (body: unknown): string | undefined => {
   if (typeof body !== 'object' || body === null) return undefined;
-  const detail = (body as { detail?: unknown }).detail;
+  const detail = 'detail' in body ? body.detail : undefined;
   if (detail === undefined || detail === null) return undefined;
   if (typeof detail === 'string') return clip(detail);
   if (Array.isArray(detail)) {
     const parts = detail.map((entry: unknown) => {
       if (typeof entry !== 'object' || entry === null) return String(entry);
-      const { loc, msg } = entry as { loc?: unknown; msg?: unknown };
+      const loc = 'loc' in entry ? entry.loc : undefined;
+      const msg = 'msg' in entry ? entry.msg : undefined;
       const where = describeLoc(loc);
       const what = typeof msg === 'string' ? msg : JSON.stringify(entry);
       return where === '' ? what : `${where}: ${what}`;
@@ -131,23 +132,13 @@ export const failureFromStatus = (outcome: HttpOutcome, now: number, serverVersi
   return { _tag: 'invalidRequest', status, detail: detail ?? `HTTP ${status} with no detail` };
 };
 
-/** The few facts read off a thrown transport error; nothing else of it is kept. */
+/** The few facts read off got's typed error (`src/adapters/server/http.ts`); nothing else of it is kept. */
 export interface TransportFacts {
   readonly name: string;
   readonly code: string | undefined;
   /** got's timeout event (`request`, `connect`, …), when it was a timeout. */
   readonly event: string | undefined;
 }
-
-export const transportFacts = (error: unknown): TransportFacts => {
-  if (typeof error !== 'object' || error === null) return { name: 'Error', code: undefined, event: undefined };
-  const { name, code, event } = error as { name?: unknown; code?: unknown; event?: unknown };
-  return {
-    name: typeof name === 'string' ? name : 'Error',
-    code: typeof code === 'string' ? code : undefined,
-    event: typeof event === 'string' ? event : undefined,
-  };
-};
 
 /**
  * A thrown transport error as a failure. `aborted` says the caller's signal fired; a deadline
