@@ -75,12 +75,11 @@ export const defineGateEvents = <G extends string, D extends Declaration, Common
   declaration: D,
   options: GateEventsOptions<Common> = {},
 ): GateEvents<G, D, Common> => {
-  const common = options.common ?? ({} as Common);
   const codecs: Record<string, t.Mixed> = {};
   const make: Record<string, (fields: object) => object> = {};
   for (const [name, { required, optional }] of Object.entries(declaration)) {
     const type = `${gate}.${name}`;
-    codecs[name] = t.intersection([t.type({ type: t.literal(type), at: EpochMs, ...required }), t.partial({ ...common, ...optional })]);
+    codecs[name] = t.intersection([t.type({ type: t.literal(type), at: EpochMs, ...required }), t.partial({ ...options.common, ...optional })]);
     make[camel(name)] = (given) => ({ ...given, type });
   }
   const members = Object.values(codecs);
