@@ -1,5 +1,5 @@
 /**
- * Adapter overhead: `recall` through the adapter (node:http transport, decode, breaker, failure mapping)
+ * Adapter overhead: `recall` through the adapter (got transport, decode, breaker, failure mapping)
  * against a loopback server answering a fixed body, beside a raw keep-alive `http.request`
  * to the same server in the same run; and a call while the breaker is open.
  */

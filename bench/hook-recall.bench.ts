@@ -21,7 +21,7 @@ const LATENCY_MS = 2;
 const ITERATIONS = 300;
 const DEADLINE_MS = 400;
 /** Target: the hook adds at most this fraction of the raw keep-alive recall request (p50). */
-const HOOK_OVERHEAD_RATIO = 0.15;
+const HOOK_OVERHEAD_RATIO = 0.5;
 
 const RECALL_BODY = JSON.stringify({
   results: Array.from({ length: 8 }, (_, i) => ({

@@ -1,17 +1,17 @@
 /**
- * `createMemoryServer`: the `MemoryServer` port over HTTP (got), for Hindsight 0.9.1 and the
- * embedded server.
+ * `createMemoryServer`: the `MemoryServer` port over HTTP (got, `./http.ts`), for Hindsight
+ * 0.9.1 and the embedded server.
  *
- * Each call: breaker admission → capability check (only for gated options) → send with the
+ * Each call: capability check (only for gated options) → breaker admission → send with the
  * effective timeout min(timeoutMs, deadline - now) → map status/transport error → decode the
- * body. Idempotent calls (GET, PUT, and retain carrying an `operation_id`) are retried with
- * jittered exponential backoff while the deadline allows; nothing else is ever resent.
+ * body. Idempotent calls (GET, PUT, and retain carrying an `operation_id`) are retried by got
+ * with jittered exponential backoff while the deadline allows; nothing else is ever resent.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
-import { systemClock, type ClockPort } from '../../effects/ports/clock.js';
+import { systemClock } from '../../effects/ports/clock.js';
 import { BankId } from '../../codecs/codecs.js';
 import { decodeWith } from '../../codecs/decode.js';
 import {
@@ -39,7 +39,7 @@ import {
   unsupported,
 } from './capabilities.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, failureFromStatus, failureFromTransport } from './failures.js';
-import { createTransport, type HttpMethod, type HttpRequest, type HttpResponse, type QueryValue } from './http.js';
+import { createTransport, type HttpMethod, type HttpRequest, type HttpResponse, type QueryValue, type RetryPlan, type SendResult } from './http.js';
 import {
   AsyncSubmission,
   BankConfig,
@@ -152,23 +152,6 @@ const refuseInput = (call: { readonly bankId?: string; readonly bodyCodec?: t.Mi
   return E.isLeft(decoded) ? { _tag: 'invalidRequest', status: 400, detail: redact(decoded.left.message) } : undefined;
 };
 
-const sleep = (clock: ClockPort, ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
-  new Promise((resolve) => {
-    if (signal?.aborted === true) {
-      resolve(false);
-      return;
-    }
-    const onAbort = (): void => {
-      cancel();
-      resolve(false);
-    };
-    const cancel = clock.setTimer(clock.now() + ms, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** Full jitter: random(0, min(cap, base × 2^attempt)). */
 const backoff = (retry: RetryOptions, attempt: number): number =>
   Math.floor(Math.random() * Math.min(retry.capMs, retry.baseMs * 2 ** attempt));
@@ -193,50 +176,81 @@ export const createMemoryServer = (options: ClientOptions): MemoryServer => {
     options.healthFile === undefined ? undefined : breakerFile(options.healthFile, baseUrl),
   );
 
-  /** Sends one request (with retries when idempotent); resolves to a 2xx response or a failure. */
+  /** A failed attempt as a failure; undefined for a 2xx answer. */
+  const failureOf = (sent: SendResult, context: { readonly route: string; readonly timeoutMs: number; readonly limitBytes: number; readonly signal: AbortSignal | undefined }): ServerFailure | undefined => {
+    if (sent.ok) {
+      if (sent.response.status >= 200 && sent.response.status < 300) return undefined;
+      return failureFromStatus(sent.response, clock.now(), cachedCapabilities(baseUrl, clock.now())?.apiVersion);
+    }
+    return failureFromTransport(sent.facts, { aborted: isAborted(context.signal), timeoutMs: context.timeoutMs, route: context.route, limitBytes: context.limitBytes });
+  };
+
+  /** What an attempt tells the breaker: any status is a live server; silence counts against it. */
+  const breakerOutcome = (sent: SendResult, failure: ServerFailure | undefined): 'answered' | 'noAnswer' | 'neutral' => {
+    if (sent.ok || failure?._tag === 'responseTooLarge') return 'answered';
+    return failure?._tag === 'unreachable' || failure?._tag === 'timeout' ? 'noAnswer' : 'neutral';
+  };
+
+  /**
+   * Sends one request; resolves to a 2xx response or a failure. An idempotent call is retried
+   * by got (jittered backoff, or the server's Retry-After) while its failure is of the retry
+   * class, the breaker admits another attempt and the deadline leaves room; nothing else is
+   * ever resent. Every attempt is admitted by, and reported to, the breaker.
+   */
   const exchange = async (unbounded: HttpRequest, idempotent: boolean, o: CallOptions | undefined): Promise<E.Either<ServerFailure, HttpResponse>> => {
-    const request: HttpRequest = { ...unbounded, maxResponseBytes: unbounded.maxResponseBytes ?? options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
+    const limitBytes = unbounded.maxResponseBytes ?? options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const request: HttpRequest = { ...unbounded, maxResponseBytes: limitBytes };
     if (transport === undefined) {
       return E.left({ _tag: 'unreachable', message: 'baseUrl is not an http(s) URL; set baseUrl to the memory server root, e.g. http://127.0.0.1:8888' });
     }
     const route = `${request.method} ${request.path}`;
     const deadline = o?.deadline ?? clock.now() + options.timeoutMs;
     const signal = o?.signal;
-    let last: ServerFailure | undefined;
-    for (let attempt = 0; ; attempt += 1) {
-      const admission = breaker.admit(attempt === 0 && o?.probe === true);
-      if (!admission.admitted) return E.left(last ?? { _tag: 'circuitOpen', retryAt: admission.retryAt });
-      const { probe } = admission;
-      if (isAborted(signal)) {
-        breaker.record('neutral', probe);
-        return E.left({ _tag: 'aborted' });
-      }
-      const remaining = deadline - clock.now();
-      if (remaining <= 0) {
-        breaker.record('neutral', probe);
-        return E.left(last ?? { _tag: 'timeout', message: `${route}: the deadline passed before the request could be sent` });
-      }
-      const timeoutMs = Math.min(options.timeoutMs, remaining);
-      const sent = await transport.send(request, { ...(signal === undefined ? {} : { signal }), timeoutMs });
-      let failure: ServerFailure;
-      if (sent.ok) {
-        breaker.record('answered', probe);
-        if (sent.response.status >= 200 && sent.response.status < 300) return E.right(sent.response);
-        failure = failureFromStatus(sent.response, clock.now(), cachedCapabilities(baseUrl, clock.now())?.apiVersion);
-      } else {
-        failure = failureFromTransport(sent.facts, { aborted: isAborted(signal), timeoutMs, route, limitBytes: request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
-        breaker.record(
-          failure._tag === 'unreachable' || failure._tag === 'timeout' ? 'noAnswer' : failure._tag === 'responseTooLarge' ? 'answered' : 'neutral',
-          probe,
-        );
-      }
-      last = failure;
-      if (!idempotent || probe || attempt + 1 >= (o?.attempts ?? retry.attempts) || failureClass(failure) !== 'retry') return E.left(failure);
-      const delay =
-        failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined ? failure.retryAfterMs : backoff(retry, attempt);
-      if (clock.now() + delay >= deadline) return E.left(failure);
-      if (!(await sleep(clock, delay, signal))) return E.left({ _tag: 'aborted' });
+    const admission = breaker.admit(o?.probe === true);
+    if (!admission.admitted) return E.left({ _tag: 'circuitOpen', retryAt: admission.retryAt });
+    let probe = admission.probe;
+    if (isAborted(signal)) {
+      breaker.record('neutral', probe);
+      return E.left({ _tag: 'aborted' });
     }
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) {
+      breaker.record('neutral', probe);
+      return E.left({ _tag: 'timeout', message: `${route}: the deadline passed before the request could be sent` });
+    }
+    let timeoutMs = Math.min(options.timeoutMs, remaining);
+    const context = () => ({ route, timeoutMs, limitBytes, signal });
+    // Attempts whose outcome the retry plan already told the breaker.
+    let attempt = 1;
+    let reported = 0;
+    const attempts = o?.attempts ?? retry.attempts;
+    const plan: RetryPlan | undefined =
+      idempotent && attempts > 1
+        ? {
+            limit: attempts - 1,
+            delayAfter: (_attempt, sent) => {
+              const failure = failureOf(sent, context());
+              breaker.record(breakerOutcome(sent, failure), probe);
+              reported = attempt;
+              if (failure === undefined || probe || failureClass(failure) !== 'retry') return undefined;
+              const delay = failure._tag === 'rateLimited' && failure.retryAfterMs !== undefined ? failure.retryAfterMs : backoff(retry, attempt - 1);
+              if (clock.now() + delay >= deadline) return undefined;
+              const next = breaker.admit(false);
+              if (!next.admitted) return undefined;
+              probe = next.probe;
+              attempt += 1;
+              return delay;
+            },
+            nextTimeoutMs: () => {
+              timeoutMs = Math.min(options.timeoutMs, deadline - clock.now());
+              return timeoutMs;
+            },
+          }
+        : undefined;
+    const sent = await transport.send(request, { ...(signal === undefined ? {} : { signal }), timeoutMs, ...(plan === undefined ? {} : { retry: plan }) });
+    const failure = failureOf(sent, context());
+    if (reported < attempt) breaker.record(breakerOutcome(sent, failure), probe);
+    return failure === undefined && sent.ok ? E.right(sent.response) : E.left(failure ?? { _tag: 'badResponse', detail: `${route}: no answer` });
   };
 
   /** A response that names a gated field in `X-Ignored-Params` was not understood: say so. */

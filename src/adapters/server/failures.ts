@@ -131,23 +131,13 @@ export const failureFromStatus = (outcome: HttpOutcome, now: number, serverVersi
   return { _tag: 'invalidRequest', status, detail: detail ?? `HTTP ${status} with no detail` };
 };
 
-/** The few facts read off a thrown transport error; nothing else of it is kept. */
+/** The few facts read off got's typed error (`src/adapters/server/http.ts`); nothing else of it is kept. */
 export interface TransportFacts {
   readonly name: string;
   readonly code: string | undefined;
   /** got's timeout event (`request`, `connect`, …), when it was a timeout. */
   readonly event: string | undefined;
 }
-
-export const transportFacts = (error: unknown): TransportFacts => {
-  if (typeof error !== 'object' || error === null) return { name: 'Error', code: undefined, event: undefined };
-  const { name, code, event } = error as { name?: unknown; code?: unknown; event?: unknown };
-  return {
-    name: typeof name === 'string' ? name : 'Error',
-    code: typeof code === 'string' ? code : undefined,
-    event: typeof event === 'string' ? event : undefined,
-  };
-};
 
 /**
  * A thrown transport error as a failure. `aborted` says the caller's signal fired; a deadline

@@ -1,21 +1,24 @@
 /**
- * The HTTP transport: node:http(s) over a keep-alive agent shared per base URL, one attempt
- * per call (the retain-delivery machine owns retries) and every status returned, never thrown
- * (the client maps each one). It was got until measured: got's per-request option merging and
- * hooks cost 0.5 ms of CPU on a 2.7 ms loopback recall, more than the whole budget of the
- * recall hook (0.15x the raw request), and this transport needs none of what they buy
- * (no redirects, no retries, no decompression, JSON in and text out).
+ * The HTTP transport: one `got.extend` instance per base URL over a keep-alive agent shared per
+ * base URL. Statuses are returned, never thrown (`throwHttpErrors: false`); got retries only
+ * when the caller passes a `RetryPlan` (the idempotent reads behind interactive tools), and the
+ * instance default is `retry: 0`, so a retain the retain-delivery machine owns is sent once.
  *
- * `send` never rejects: a transport error is reduced to its name, code and timeout event.
+ * `send` never rejects: got's typed errors are reduced to their name, code and timeout event,
+ * and its `beforeError` hook strips the API key and redacts the message, so no error that ever
+ * held a header leaves this module whole.
  *
  * A large body is sent with `Expect: 100-continue`: a server that refuses it (a 413 over its
  * body limit) answers before the body is sent, so the refusal is read as the server's status and
- * never as the ECONNRESET or EPIPE of a connection closed under a 40 MB upload. An answer that
- * arrives while the body is still being written is read, and the rest of the body is not sent.
+ * never as the ECONNRESET or EPIPE of a connection closed under a 40 MB upload. got writes a body
+ * as soon as the request is made, so a large one is handed to it as a one-chunk iterable that
+ * yields only once the server says continue (or after a wait, for a server that never does).
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { DEFAULT_MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, transportFacts, type TransportFacts } from './failures.js';
+import { Agent as HttpAgent, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import got, { CancelError, RequestError, TimeoutError, type Got, type Response, type RetryOptions } from 'got';
+import { redact } from '../../config/redact.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, type TransportFacts } from './failures.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -43,11 +46,29 @@ export interface HttpResponse {
 
 export type SendResult = { readonly ok: true; readonly response: HttpResponse } | { readonly ok: false; readonly facts: TransportFacts };
 
+/**
+ * How got retries one call. `delayAfter` sees each failed attempt (`attempt` counts from 1) and
+ * answers the wait before the next one, or undefined to stop; `nextTimeoutMs` bounds the
+ * attempt that follows (what is left of the caller's deadline).
+ */
+export interface RetryPlan {
+  readonly limit: number;
+  readonly delayAfter: (attempt: number, outcome: SendResult) => number | undefined;
+  readonly nextTimeoutMs: () => number;
+}
+
+export interface SendOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs: number;
+  readonly retry?: RetryPlan;
+}
+
 export interface Transport {
-  send(request: HttpRequest, options: { readonly signal?: AbortSignal; readonly timeoutMs: number }): Promise<SendResult>;
+  send(request: HttpRequest, options: SendOptions): Promise<SendResult>;
 }
 
 export interface TransportOptions {
+  /** The server root; user:pass in it become basic-auth credentials, never part of a message. */
   readonly baseUrl: string;
   readonly apiKey?: string;
   readonly userAgent: string;
@@ -74,32 +95,28 @@ const agentsFor = (baseUrl: string): { http: HttpAgent; https: HttpsAgent } => {
   return created;
 };
 
-const queryString = (query: Readonly<Record<string, QueryValue>> | undefined): string => {
-  if (query === undefined) return '';
+const searchParamsOf = (query: Readonly<Record<string, QueryValue>> | undefined): URLSearchParams | undefined => {
+  if (query === undefined) return undefined;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
     // FastAPI list parameters are sent exploded: `?tags=a&tags=b`.
-    if (Array.isArray(value)) for (const item of value as readonly string[]) params.append(key, item);
+    if (typeof value === 'object') for (const item of value) params.append(key, item);
     else params.append(key, String(value));
   }
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
+  return params.size === 0 ? undefined : params;
 };
 
 const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
-const TIMED_OUT: TransportFacts = { name: 'TimeoutError', code: 'ETIMEDOUT', event: 'request' };
-const ABORTED: TransportFacts = { name: 'AbortError', code: 'ERR_ABORTED', event: undefined };
 const TOO_LARGE: TransportFacts = { name: 'ResponseTooLarge', code: RESPONSE_TOO_LARGE, event: undefined };
-const CUT_SHORT: TransportFacts = { name: 'Error', code: 'ERR_STREAM_PREMATURE_CLOSE', event: undefined };
 
-const responseOf = (incoming: IncomingMessage, body: string): HttpResponse => {
+const responseOf = (incoming: Response): HttpResponse => {
   const retryAfter = headerText(incoming.headers['retry-after']);
   const ignored = headerText(incoming.headers['x-ignored-params']);
   return {
-    status: incoming.statusCode ?? 0,
-    body,
+    status: incoming.statusCode,
+    body: typeof incoming.body === 'string' ? incoming.body : '',
     ...(retryAfter === undefined ? {} : { retryAfter }),
     ignoredParams:
       ignored === undefined
@@ -112,104 +129,136 @@ const responseOf = (incoming: IncomingMessage, body: string): HttpResponse => {
   };
 };
 
-export const createTransport = (options: TransportOptions): Transport => {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const secure = base.startsWith('https:');
-  const agent = secure ? agentsFor(options.baseUrl).https : agentsFor(options.baseUrl).http;
-  const send = secure ? httpsRequest : httpRequest;
-  const fixedHeaders: Record<string, string> = {
-    'user-agent': options.userAgent,
-    accept: 'application/json',
-    ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+/** What got's typed error says, and nothing else of it. */
+const factsOf = (error: unknown): TransportFacts => {
+  if (error instanceof TimeoutError) return { name: error.name, code: error.code, event: error.event };
+  if (error instanceof RequestError) return { name: error.name, code: error.code, event: undefined };
+  return { name: error instanceof Error ? error.name : 'Error', code: undefined, event: undefined };
+};
+
+/** A failed attempt as the client sees it: a status (with its body) or transport facts. */
+const outcomeOf = (error: RequestError): SendResult =>
+  error.response === undefined ? { ok: false, facts: factsOf(error) } : { ok: true, response: responseOf(error.response) };
+
+/** The one got instance of a base URL: agents, fixed headers, no retry, no redirects, redaction. */
+const clientFor = (options: TransportOptions): Got => {
+  const url = new URL(options.baseUrl);
+  const username = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  const root = url.toString().replace(/\/+$/, '');
+  return got.extend({
+    prefixUrl: root,
+    agent: agentsFor(options.baseUrl),
+    ...(username === '' ? {} : { username }),
+    ...(password === '' ? {} : { password }),
+    headers: {
+      'user-agent': options.userAgent,
+      accept: 'application/json',
+      ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+    },
+    responseType: 'text',
+    throwHttpErrors: false,
+    followRedirect: false,
+    retry: { limit: 0 },
+    hooks: {
+      beforeError: [
+        (error) => {
+          // The error holds the request options: the key goes, and the message is redacted
+          // in case a server or proxy echoed a secret into it.
+          delete error.options.headers.authorization;
+          error.message = redact(error.message);
+          return error;
+        },
+      ],
+    },
+  });
+};
+
+/**
+ * A large body held back until the server asks for it. `watch` is given got's request: its
+ * `continue` (or the wait) releases the body; a final answer first means it is never sent, and
+ * got, which destroys its request once the answer is read, closes that connection mid-request
+ * instead of reusing it.
+ */
+const heldBody = (bytes: Buffer): { readonly body: AsyncIterable<Buffer>; readonly watch: (outgoing: ClientRequest) => void } => {
+  let release: (send: boolean) => void = () => undefined;
+  const decided = new Promise<boolean>((resolve) => {
+    release = resolve;
+  });
+  const timer = setTimeout(() => release(true), CONTINUE_WAIT_MS);
+  void decided.then(() => clearTimeout(timer));
+  return {
+    body: (async function* () {
+      if (await decided) yield bytes;
+      // Refused first: never yield and never end, so not a byte of the body is written.
+      else await new Promise<never>(() => undefined);
+    })(),
+    watch: (outgoing) => {
+      outgoing.once('continue', () => release(true));
+      outgoing.once('response', () => release(false));
+    },
   };
+};
+
+export const createTransport = (options: TransportOptions): Transport => {
+  const http = clientFor(options);
+
+  /** got's retry options for one call: our plan decides, got waits and resends. */
+  const retryOf = (plan: RetryPlan): Partial<RetryOptions> => ({
+    limit: plan.limit,
+    methods: ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'],
+    calculateDelay: ({ attemptCount, error }) => {
+      if (attemptCount > plan.limit) return 0;
+      const delay = plan.delayAfter(attemptCount, outcomeOf(error));
+      // got reads 0 as "stop"; a wait of 0 ms is sent as 1.
+      return delay === undefined ? 0 : Math.max(1, delay);
+    },
+  });
 
   return {
-    send: (request, { signal, timeoutMs }) =>
-      new Promise<SendResult>((resolve) => {
-        if (signal?.aborted === true) {
-          resolve({ ok: false, facts: ABORTED });
-          return;
-        }
-        const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-        const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-        const expectContinue = body !== undefined && Buffer.byteLength(body) >= EXPECT_CONTINUE_BYTES;
-        let outgoing: ClientRequest | undefined;
-        let settled = false;
-        let answered = false;
-        const onAbort = (): void => fail(ABORTED);
-        const finish = (result: SendResult): void => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          clearTimeout(continueTimer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(result);
-        };
-        // Settles first, then tears the request down: its own error events find it settled.
-        function fail(facts: TransportFacts): void {
-          finish({ ok: false, facts });
-          outgoing?.destroy();
-        }
-        const timer = setTimeout(() => fail(TIMED_OUT), Math.max(1, Math.floor(timeoutMs)));
-        // A large body goes when the server says `100 Continue`, or after the wait.
-        function sendBody(): void {
-          clearTimeout(continueTimer);
-          if (answered || settled || outgoing === undefined || outgoing.writableEnded) return;
-          outgoing.end(body);
-        }
-        const continueTimer = expectContinue ? setTimeout(sendBody, CONTINUE_WAIT_MS) : undefined;
-        try {
-          outgoing = send(`${base}${request.path}${queryString(request.query)}`, {
-            method: request.method,
-            agent,
-            headers:
-              body === undefined
-                ? fixedHeaders
-                : {
-                    ...fixedHeaders,
-                    'content-type': 'application/json',
-                    'content-length': String(Buffer.byteLength(body)),
-                    ...(expectContinue ? { expect: '100-continue' } : {}),
+    send: async (request, { signal, timeoutMs, retry }) => {
+      const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      const searchParams = searchParamsOf(request.query);
+      const text = request.body === undefined ? undefined : JSON.stringify(request.body);
+      const bytes = text === undefined ? undefined : Buffer.from(text, 'utf8');
+      const held = bytes !== undefined && bytes.length >= EXPECT_CONTINUE_BYTES ? heldBody(bytes) : undefined;
+      const pending = http(request.path.slice(1), {
+        method: request.method,
+        ...(bytes === undefined ? {} : { body: held?.body ?? bytes, headers: { 'content-type': 'application/json', 'content-length': String(bytes.length), ...(held === undefined ? {} : { expect: '100-continue' }) } }),
+        ...(searchParams === undefined ? {} : { searchParams }),
+        ...(signal === undefined ? {} : { signal }),
+        timeout: { request: Math.max(1, Math.floor(timeoutMs)) },
+        // A held body is an iterable got reads once: a large body is sent once.
+        ...(retry === undefined || held !== undefined
+          ? {}
+          : {
+              retry: retryOf(retry),
+              hooks: {
+                beforeRetry: [
+                  (error: RequestError) => {
+                    error.options.timeout = { request: Math.max(1, Math.floor(retry.nextTimeoutMs())) };
                   },
-          });
-        } catch (error) {
-          // Node refuses a bad URL or a header value with control characters before sending.
-          finish({ ok: false, facts: transportFacts(error) });
-          return;
-        }
-        signal?.addEventListener('abort', onAbort, { once: true });
-        outgoing.on('error', (error) => finish({ ok: false, facts: transportFacts(error) }));
-        const sending = outgoing;
-        // The answer came before the body was all written (a refusal): the connection is
-        // mid-request, so it is closed instead of being reused, and the rest is never sent.
-        const settleWith = (result: SendResult): void => {
-          finish(result);
-          if (!sending.writableFinished) sending.destroy();
-        };
-        outgoing.on('response', (incoming) => {
-          answered = true;
-          clearTimeout(continueTimer);
-          // Cut the body off at the cap: a declared length over it at once, otherwise as bytes
-          // arrive, so no more than the cap (plus one chunk) is ever held.
-          const declared = Number(headerText(incoming.headers['content-length']) ?? Number.NaN);
-          if (Number.isFinite(declared) && declared > limit) {
-            fail(TOO_LARGE);
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          incoming.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > limit) fail(TOO_LARGE);
-            else chunks.push(chunk);
-          });
-          incoming.on('end', () => settleWith({ ok: true, response: responseOf(incoming, Buffer.concat(chunks).toString('utf8')) }));
-          incoming.on('error', (error) => finish({ ok: false, facts: transportFacts(error) }));
-          // A connection closed before the body ended: no 'end', sometimes no 'error'.
-          incoming.on('close', () => finish({ ok: false, facts: CUT_SHORT }));
-        });
-        if (expectContinue) outgoing.once('continue', sendBody);
-        else outgoing.end(body);
-      }),
+                ],
+              },
+            }),
+      });
+      if (held !== undefined) pending.on('request', held.watch);
+      // Cut the body off at the cap: a declared length over it at once, otherwise as bytes
+      // arrive, so no more than the cap (plus one chunk) is ever held.
+      let tooLarge = false;
+      pending.on('downloadProgress', (progress) => {
+        if (tooLarge || ((progress.total === undefined || progress.total <= limit) && progress.transferred <= limit)) return;
+        tooLarge = true;
+        pending.cancel();
+      });
+      try {
+        return { ok: true, response: responseOf(await pending) };
+      } catch (error) {
+        if (tooLarge && error instanceof CancelError) return { ok: false, facts: TOO_LARGE };
+        return { ok: false, facts: factsOf(error) };
+      }
+    },
   };
 };
