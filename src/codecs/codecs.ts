@@ -100,6 +100,27 @@ export const NonNegativeInt = t.brand(
 );
 export type NonNegativeInt = t.TypeOf<typeof NonNegativeInt>;
 
+/**
+ * The longest delay a Node timer keeps: a longer one (a project file's `timeoutMs: 3000000000`)
+ * is silently cut to 1 ms, so every call would time out at once and a periodic flush would
+ * spin. Durations in config are refused past it.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+export interface TimerMsBrand {
+  readonly TimerMs: unique symbol;
+}
+/** A positive duration in ms a timer can wait (at most `MAX_TIMER_MS`, about 24.8 days). */
+export const TimerMs = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, TimerMsBrand> => n <= MAX_TIMER_MS, 'TimerMs');
+export type TimerMs = t.TypeOf<typeof TimerMs>;
+
+export interface IntervalMsBrand {
+  readonly IntervalMs: unique symbol;
+}
+/** A period in ms, 0 for none, that a timer can wait (at most `MAX_TIMER_MS`). */
+export const IntervalMs = t.brand(NonNegativeInt, (n): n is t.Branded<NonNegativeInt, IntervalMsBrand> => n <= MAX_TIMER_MS, 'IntervalMs');
+export type IntervalMs = t.TypeOf<typeof IntervalMs>;
+
 /** Epoch milliseconds, as carried in events: time enters machines as data. */
 export const EpochMs = NonNegativeInt;
 export type EpochMs = NonNegativeInt;
@@ -119,12 +140,15 @@ const isJsonValue = (u: unknown, depth = 0): u is JsonValue => {
   return false;
 };
 
+/** Whether `u` is one of `values` (a guard, so the list's own type carries over). */
+export const isOneOf = <V extends string>(values: readonly V[], u: unknown): u is V => typeof u === 'string' && values.some((v) => v === u);
+
 /**
  * One of a fixed list of strings, decoding to itself (what `t.keyof` does, typed by the list
  * rather than by a record built to hold its keys).
  */
 export const oneOfStrings = <V extends string>(values: readonly [V, ...V[]], name = values.join(' | ')): t.Type<V, V, unknown> => {
-  const is = (u: unknown): u is V => typeof u === 'string' && values.some((v) => v === u);
+  const is = (u: unknown): u is V => isOneOf(values, u);
   return registerIdentityCodec(new t.Type<V, V, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity));
 };
 

@@ -7,7 +7,7 @@ type Json = Record<string, unknown>;
 
 const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
 
-const clone = (u: unknown): Json => (isObject(u) ? (structuredClone(u) as Json) : {});
+const clone = (u: unknown): Json => (isObject(u) ? structuredClone(u) : {});
 
 const define = (target: Json, key: string, value: unknown): void => {
   // defineProperty: a `__proto__` segment stays a plain key.
@@ -16,33 +16,35 @@ const define = (target: Json, key: string, value: unknown): void => {
 
 const setPath = (root: Json, dotted: string, value: unknown): void => {
   const parts = dotted.split('.');
+  // split gives at least one part: the key set; the rest are the objects on the way.
+  const last = parts.pop() ?? '';
   let cur = root;
-  for (const part of parts.slice(0, -1)) {
-    const next = Object.hasOwn(cur, part) ? cur[part] : undefined;
-    if (!isObject(next)) define(cur, part, {});
-    cur = cur[part] as Json;
+  for (const part of parts) {
+    const existing = Object.hasOwn(cur, part) ? cur[part] : undefined;
+    const next: Json = isObject(existing) ? existing : {};
+    if (next !== existing) define(cur, part, next);
+    cur = next;
   }
-  define(cur, parts[parts.length - 1] as string, value);
+  define(cur, last, value);
 };
 
 const unsetPath = (root: Json, dotted: string): void => {
   const parts = dotted.split('.');
-  const trail: Json[] = [root];
-  let cur: unknown = root;
-  for (const part of parts.slice(0, -1)) {
-    if (!isObject(cur) || !Object.hasOwn(cur, part)) return;
-    cur = cur[part];
-    if (!isObject(cur)) return;
-    trail.push(cur);
+  const last = parts.pop() ?? '';
+  // Each object on the way, with its parent and its key there, to prune the ones left empty.
+  const trail: { readonly parent: Json; readonly key: string; readonly node: Json }[] = [];
+  let holder = root;
+  for (const part of parts) {
+    const next = Object.hasOwn(holder, part) ? holder[part] : undefined;
+    if (!isObject(next)) return;
+    trail.push({ parent: holder, key: part, node: next });
+    holder = next;
   }
-  const last = parts[parts.length - 1] as string;
-  const holder = trail[trail.length - 1] as Json;
   if (!Object.hasOwn(holder, last)) return;
   delete holder[last];
-  for (let i = trail.length - 1; i > 0; i -= 1) {
-    const node = trail[i] as Json;
+  for (const { parent, key, node } of trail.reverse()) {
     if (Object.keys(node).length > 0) break;
-    delete (trail[i - 1] as Json)[parts[i - 1] as string];
+    delete parent[key];
   }
 };
 

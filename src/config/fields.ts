@@ -5,7 +5,7 @@
  * read from here. Add a field here and nowhere else.
  */
 import * as t from 'io-ts';
-import { BankId, PositiveInt, NonNegativeInt } from '../codecs/codecs.js';
+import { BankId, IntervalMs, PositiveInt, NonNegativeInt, TimerMs } from '../codecs/codecs.js';
 import { stated } from '../codecs/decode.js';
 import { FactType as WireFactType } from '../wire/hindsight.js';
 import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
@@ -137,7 +137,7 @@ export const configFields = {
     description: 'Raw API key. Only read from the user file ~/.pi/agent/memory.json; refused in a project file.',
   }),
   timeoutMs: field({
-    codec: PositiveInt, default: stated(PositiveInt, 30_000, 'memory.timeoutMs default'), path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
+    codec: TimerMs, default: stated(TimerMs, 30_000, 'memory.timeoutMs default'), path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
     advanced: false, patchKey: 'timeoutMs', origin: '8.2',
     description: 'Maximum wait for one network call to the memory server, in ms.',
   }),
@@ -243,7 +243,7 @@ export const configFields = {
     advanced: true, patchKey: 'recallPreferObservations', origin: '8.2', description: 'Drop raw facts superseded by a returned observation.',
   }),
   recallTimeoutMs: field({
-    codec: PositiveInt, default: stated(PositiveInt, 1500, 'recall.timeoutMs default'), path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
+    codec: TimerMs, default: stated(TimerMs, 1500, 'recall.timeoutMs default'), path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
     advanced: true, patchKey: 'recallTimeoutMs', origin: 'added',
     description: 'Deadline of automatic recall before an answer, in ms: a slow server never holds the prompt longer.',
   }),
@@ -277,7 +277,7 @@ export const configFields = {
     description: 'immediate flushes after every turn; coalesced merges compatible deltas and delivers at session end or every retainFlushIntervalMs.',
   }),
   retainFlushIntervalMs: field({
-    codec: NonNegativeInt, default: stated(NonNegativeInt, 0, 'retain.flushIntervalMs default'), path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
+    codec: IntervalMs, default: stated(IntervalMs, 0, 'retain.flushIntervalMs default'), path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
     kind: 'non-negative-int', advanced: true, patchKey: 'retainFlushIntervalMs', origin: 'added',
     description: 'Periodic flush of a coalesced queue, in ms; 0 flushes only at session end.',
   }),

@@ -28,7 +28,7 @@ const scan = (text: string): void => {
     throw new ScanError(at, reason);
   };
   const ws = () => {
-    while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i += 1;
+    while (i < text.length && ' \t\r\n'.includes(text.charAt(i))) i += 1;
   };
   const describe = (): string => (i >= text.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(text[i])}`);
   const literal = (word: string) => {

@@ -46,8 +46,9 @@ export const normalizeRemote = (remote: string): string | undefined => {
   } else {
     const scp = SCP.exec(text);
     if (scp !== null) {
-      host = scp[1] as string;
-      rest = scp[2] as string;
+      const [, scpHost = '', scpRest = ''] = scp;
+      host = scpHost;
+      rest = scpRest;
     }
   }
   const parts = rest.replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
@@ -122,7 +123,7 @@ export const projectIdentity = ({ strategy, pin, repoRoot, remoteUrl }: Identity
     id, basis, source, tag: `project:${id}`, legacyKey, legacyTag: `repo:${legacyKey}`, repoRoot, ...(note === undefined ? {} : { note }),
   });
   const pinned = pin === undefined ? undefined : sanitizeProjectId(pin);
-  if (pinned !== undefined) return make(pinned, 'pin', pin as string);
+  if (pin !== undefined && pinned !== undefined) return make(pinned, 'pin', pin);
   const folder = path.basename(repoRoot);
   const byFolder = (note?: string) => make(sanitizeProjectId(folder) ?? 'repo', 'basename', folder, note);
   if (strategy === 'basename') return byFolder();

@@ -4,7 +4,7 @@
  * already redacted by shape, such as a journal line) before it leaves memory. Known secret
  * values go first (`redactKnown.ts`), then the shapes of `redactRules.ts`.
  */
-import type { JsonValue } from '../codecs/codecs.js';
+import { parseJsonValue, type JsonValue } from '../codecs/codecs.js';
 import { REDACTED, redactPatterns } from './redactRules.js';
 import { redactKnownValues } from './redactKnown.js';
 
@@ -68,7 +68,7 @@ export const redactUnknown = (value: unknown): string => {
   try {
     const json = JSON.stringify(value);
     if (json === undefined) return redact(String(value));
-    return JSON.stringify(redactValue(JSON.parse(json) as JsonValue));
+    return JSON.stringify(redactValue(parseJsonValue(json)));
   } catch {
     return redact(String(value));
   }

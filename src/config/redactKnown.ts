@@ -14,9 +14,8 @@ export const MIN_KNOWN_SECRET_LENGTH = 8;
 const REPLACEMENT = '[REDACTED]';
 
 const known = new Set<string>();
-let matcher: RegExp | undefined;
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Every written form of every known value, longest first (a shorter form inside a longer one goes with it). */
+let forms: readonly string[] = [];
 
 /**
  * The base64 characters that encode `bytes` wherever they sit in a longer encoded text: at a
@@ -41,9 +40,13 @@ const variants = (value: string): string[] => {
   return [...forms].filter((f) => f.length >= MIN_KNOWN_SECRET_LENGTH && !REPLACEMENT.includes(f));
 };
 
+/**
+ * Plain string search, not one alternation regex: a repository's project file could name a
+ * 100 KB `apiKeyDirect`, and the regex of its forms was too big to compile, so every later
+ * redaction in the process threw and took each hook down with it.
+ */
 const rebuild = (): void => {
-  const forms = [...new Set([...known].flatMap(variants))].sort((a, b) => b.length - a.length);
-  matcher = forms.length === 0 ? undefined : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+  forms = [...new Set([...known].flatMap(variants))].sort((a, b) => b.length - a.length);
 };
 
 /**
@@ -68,13 +71,11 @@ export const rememberSecretValues = (values: Iterable<string | undefined>): void
 export const knownSecretCount = (): number => known.size;
 
 /** Replaces every known secret value (in any of its written forms) with `[REDACTED]`. */
-export const redactKnownValues = (text: string): string => (matcher === undefined ? text : text.replace(matcher, REPLACEMENT));
+export const redactKnownValues = (text: string): string => {
+  let out = text;
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REPLACEMENT);
+  return out;
+};
 
 /** True when `text` holds a known secret value. */
-export const containsKnownValue = (text: string): boolean => {
-  if (matcher === undefined) return false;
-  matcher.lastIndex = 0;
-  const hit = matcher.test(text);
-  matcher.lastIndex = 0;
-  return hit;
-};
+export const containsKnownValue = (text: string): boolean => forms.some((form) => text.includes(form));

@@ -74,12 +74,14 @@ type Json = Record<string, unknown>;
 
 const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
 
+/** `value` when it is a string (every baseline of a string field is), else `otherwise`. */
+const stringOr = <D>(value: unknown, otherwise: D): string | D => (typeof value === 'string' ? value : otherwise);
+
 const lookup = (data: unknown, dotted: string): { found: boolean; value?: unknown; blockedAt?: string } => {
   let cur: unknown = data;
   const parts = dotted.split('.');
-  for (let i = 0; i < parts.length; i += 1) {
+  for (const [i, key] of parts.entries()) {
     if (!isObject(cur)) return { found: false, blockedAt: parts.slice(0, i).join('.') };
-    const key = parts[i] as string;
     if (!Object.hasOwn(cur, key)) return { found: false };
     cur = cur[key];
   }
@@ -163,8 +165,8 @@ const resolvePathValue = (raw: string, source: ConfigSource, stateDir: string, h
 
 /** `memory.trustedProjects` as the user file lists them, made absolute (`~/` is the home). */
 const trustedProjectsOf = (user: ConfigLayer | undefined, home: string): string[] => {
-  const hit = user === undefined ? { found: false } : lookup(user.data, 'memory.trustedProjects');
-  const decoded = hit.found ? decodeWith(configFields.trustedProjects.codec, 'memory.trustedProjects')((hit as { value?: unknown }).value) : undefined;
+  const hit: { found: boolean; value?: unknown } = user === undefined ? { found: false } : lookup(user.data, 'memory.trustedProjects');
+  const decoded = hit.found ? decodeWith(configFields.trustedProjects.codec, 'memory.trustedProjects')(hit.value) : undefined;
   if (decoded === undefined || !isRight(decoded)) return [];
   return decoded.right.flatMap((entry) => {
     const text = entry === '~' || entry.startsWith('~/') ? path.join(home, entry.slice(1)) : entry;
@@ -223,7 +225,8 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       }
       let value: unknown = decoded.right;
       if (spec.kind === 'path') {
-        const absolute = resolvePathValue(value as string, source, input.stateDir, input.home);
+        // A path field's codec decodes to a string.
+        const absolute = typeof value === 'string' ? resolvePathValue(value, source, input.stateDir, input.home) : undefined;
         if (absolute === undefined) {
           reject(source === 'project' ? `a project file may only name a file inside ${path.join(input.stateDir, 'memory')} (relative, e.g. memory/retain-queue.jsonl)` : `must be a path`);
           return;
@@ -234,7 +237,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       outcome.source = source;
       if (source !== 'project') outcome.baseline = outcome.value;
     };
-    if (spec.kind === 'path') outcome.value = outcome.baseline = resolvePathValue(spec.default as string, 'default', input.stateDir, input.home);
+    if (spec.kind === 'path' && typeof spec.default === 'string') outcome.value = outcome.baseline = resolvePathValue(spec.default, 'default', input.stateDir, input.home);
     for (const layer of layers) {
       const hit = lookup(layer.data, spec.path);
       if (!hit.found || hit.value === null) continue;
@@ -244,7 +247,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
     if (binding !== undefined) {
       const name = binding.names.find((n) => (input.env[n] ?? '').trim() !== '');
       if (name !== undefined) {
-        const text = input.env[name] as string;
+        const text = input.env[name] ?? ''; // set and not blank: found just above
         accept(binding.parse === undefined ? text.trim() : binding.parse(text, name), 'env', 'environment', name);
       }
     }
@@ -260,7 +263,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
   const trust = decideTrust({
     config: decoded.right,
     sources,
-    baseline: { baseUrl: baseline['baseUrl'] as string, apiKeyEnv: baseline['apiKeyEnv'] as string | undefined },
+    baseline: { baseUrl: stringOr(baseline['baseUrl'], decoded.right.baseUrl), apiKeyEnv: stringOr(baseline['apiKeyEnv'], undefined) },
     hostTrusted: input.hostTrusted,
     ...(input.userFile === undefined ? {} : { userFile: shownPath(input.userFile, input.home) }),
   });

@@ -163,7 +163,8 @@ export const resolveApiKey = (
   }
   if (!trust.keyAllowed) return { _tag: 'withheld', reason: trust.reason };
   if (fromEnv !== undefined && fromEnv.length > 0) return { _tag: 'key', key: fromEnv, from: `env var ${config.apiKeyEnv ?? ''}` };
-  return { _tag: 'key', key: config.apiKeyDirect as string, from: 'user file (apiKeyDirect)' };
+  // Set: hasKey holds and the environment gave none.
+  return { _tag: 'key', key: config.apiKeyDirect ?? '', from: 'user file (apiKeyDirect)' };
 };
 
 /** A key shown as facts, never as text: length and the first 8 hex of its SHA-256. */

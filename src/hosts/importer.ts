@@ -13,7 +13,7 @@ import { otherAgentSessionDirs } from '../adapters/sessions/agentSessionDirs.js'
 import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFiles.js';
 import * as path from 'node:path';
 import { redact, redactValue } from '../config/redact.js';
-import type { JsonValue } from '../codecs/codecs.js';
+import { jsonCopy } from '../codecs/codecs.js';
 import type { SessionImporter } from '../tools/commands/commandContext.js';
 import { importTable } from '../tools/commands/importReport.js';
 import type { MemoryConfig } from '../config/fields.js';
@@ -160,7 +160,7 @@ export const hubImporter = (runtime: MemoryRuntime, options: HubImporterOptions)
       const view = await importer.gate.run({ sources, options: importer.options({ dryRun }) });
       const snapshot = dryRun ? importer.gate.lastDryRun() : importer.gate.gate.getSnapshot();
       const text = importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n');
-      return { text, details: redactValue(JSON.parse(JSON.stringify(view)) as JsonValue) };
+      return { text, details: redactValue(jsonCopy(view)) };
     } finally {
       unsubscribe();
       options.onProgress?.(undefined);

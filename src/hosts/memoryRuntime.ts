@@ -130,6 +130,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const clock = options.clock ?? systemClock;
   const notify = options.notify ?? (() => undefined);
   const hostTrusted = (): boolean | undefined => options.hostProjectTrusted?.();
+  const hostTrust = (trusted: boolean | undefined): { readonly hostProjectTrusted?: boolean } => (trusted === undefined ? {} : { hostProjectTrusted: trusted });
   // One trust decision (`decideTrust`): the host's project trust joined with memory.trustedOrigins.
   const load = (): LoadedConfig =>
     loadConfig({ cwd: options.cwd, home, env, hostTrusted: hostTrusted(), ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) });
@@ -449,7 +450,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         },
         reloadConfig,
         ...(o.signal === undefined ? {} : { signal: o.signal }),
-        ...(hostTrusted() === undefined ? {} : { hostProjectTrusted: hostTrusted() as boolean }),
+        ...hostTrust(hostTrusted()),
       });
     },
     close: async () => {

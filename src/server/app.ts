@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkApiKey } from './auth.js';
+import { isRecord } from '../codecs/codecs.js';
 import { actionOf } from './features/auditLog.js';
 import type { ServerContext } from './context.js';
 import { BodyTooLarge, parseJsonBody, readBody } from './http/body.js';
@@ -38,8 +39,8 @@ export const answerTooLarge = (res: ServerResponse, error: BodyTooLarge): void =
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const withoutFields = (body: unknown, fields: readonly string[]): unknown => {
-  if (fields.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  if (fields.length === 0 || !isRecord(body)) return body;
+  const copy: Record<string, unknown> = { ...body };
   for (const f of fields) delete copy[f];
   return copy;
 };

@@ -77,22 +77,22 @@ export class FaultSet {
     extra: (rule: Extract<FaultRule, { kind: K }>) => boolean = () => true,
   ): Extract<FaultRule, { kind: K }>[] {
     const out: Extract<FaultRule, { kind: K }>[] = [];
+    const isKind = (rule: FaultRule): rule is Extract<FaultRule, { kind: K }> => kinds.some((k) => k === rule.kind);
     for (const live of this.rules) {
       const rule = live.rule;
-      if (live.remaining <= 0 || !(kinds as readonly string[]).includes(rule.kind)) continue;
+      if (live.remaining <= 0 || !isKind(rule)) continue;
       if (method !== undefined && rule.method !== undefined && rule.method.toUpperCase() !== method) continue;
       if (path !== undefined && live.path !== undefined && !live.path.test(path)) continue;
-      const typed = rule as Extract<FaultRule, { kind: K }>;
-      if (!extra(typed)) continue;
+      if (!extra(rule)) continue;
       live.remaining -= 1;
-      out.push(typed);
+      out.push(rule);
     }
     return out;
   }
 
   /** HTTP-level faults for this request (each matching rule is counted once). */
   forRequest(method: string, path: string): HttpFault[] {
-    return this.take(['latency', 'status', 'drop', 'stall', 'malformed'], method, path) as HttpFault[];
+    return this.take(['latency', 'status', 'drop', 'stall', 'malformed'], method, path);
   }
 
   /** Fields to report in X-Ignored-Params (and ignore) for this request. */

@@ -4,10 +4,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { wallClock, type ServerClock } from './clock.js';
 import { answerTooLarge, createRequestHandler } from './app.js';
+import { portOf } from './http/address.js';
 import { refuseDeclared } from './http/body.js';
 import { apiVersionOf } from './context.js';
 import type { Mimic, ServerContext } from './context.js';
@@ -175,7 +176,7 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
       }, SAVE_REBUILT_AFTER_MS)
     : undefined;
   saveTimer?.unref();
-  const port = (http.address() as AddressInfo).port;
+  const port = portOf(http.address());
   boundPort = port;
   const host = bindHost;
   let closing: Promise<void> | undefined;

@@ -40,12 +40,12 @@ export interface MachineGraph {
 const nameOf = (item: unknown): string => {
   if (typeof item === 'string') return item;
   if (typeof item === 'function') {
-    const typed = (item as { type?: unknown }).type;
+    const typed: unknown = 'type' in item ? item.type : undefined;
     if (typeof typed === 'string' && typed !== '') return typed;
     return item.name === '' ? 'inline' : item.name;
   }
   if (typeof item === 'object' && item !== null) {
-    const typed = (item as { type?: unknown }).type;
+    const typed = 'type' in item ? item.type : undefined;
     if (typeof typed === 'string') return typed;
   }
   return 'inline';
@@ -59,7 +59,7 @@ export const machineGraph = (machine: AnyStateMachine): MachineGraph => {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   const visit = (node: AnyStateNode, parent: string | null): void => {
-    const children = Object.values(node.states) as AnyStateNode[];
+    const children: AnyStateNode[] = Object.values(node.states);
     const initialTarget = node.initial?.target[0];
     nodes.push({
       id: node.id,

@@ -13,7 +13,6 @@ import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { runCli } from '../helpers/cli.js';
 import { CODING_BANK, PROJECT_TAG, startHarness, type Harness } from '../tools/harness.js';
 import { waitUntil } from '../helpers/waitUntil.js';
-import {  } from './support.js';
 import { runPi } from './support/piRun.js';
 
 const VICTIM_TAG = 'project:victim-app';
@@ -90,9 +89,15 @@ describe('mental models and knowledge pages of another project are invisible to 
 describe('the real pi CLI: a steered model reaches across projects and switches memory off', () => {
   it('untagged and other-project models are never injected; project identity and global switches are refused; the user file is unchanged', async () => {
     // Planted straight on the server (as any client of the shared bank can): no tags at all.
-    await must(h.client.createMentalModel(CODING_BANK, { name: 'Untagged poison model', source_query: 'widget parser', tags: [] }), 'untagged model');
-    await must(h.client.createMentalModel(CODING_BANK, { name: 'Widgets own model', source_query: 'widget parser', tags: ['source:pi', PROJECT_TAG] }), 'own model');
+    // The memory first: a model is injected only once its refresh draws on one.
     await must(h.client.retain(CODING_BANK, { items: [{ content: 'The widget parser lives in src/parser.ts.', tags: ['source:pi', PROJECT_TAG] }] }), 'memory');
+    await must(h.client.createMentalModel(CODING_BANK, { name: 'Untagged poison model', source_query: 'widget parser', tags: [] }), 'untagged model');
+    const own = await must(h.client.createMentalModel(CODING_BANK, { name: 'Widgets own model', source_query: 'widget parser', tags: ['source:pi', PROJECT_TAG] }), 'own model');
+    const ownId = own.mental_model_id ?? 'missing';
+    await waitUntil(async () => {
+      const model = await h.client.getMentalModel(CODING_BANK, ownId, 'full')();
+      return E.isRight(model) && typeof model.right.last_refreshed_at === 'string' && JSON.stringify(model.right.reflect_response ?? {}).includes('src/parser.ts');
+    }, 10_000, 'own model refreshed from the memory');
     const agentDir = path.join(h.root, 'agent');
     mkdirSync(agentDir, { recursive: true });
     const userFile = path.join(agentDir, 'memory.json');

@@ -49,13 +49,14 @@ const describeLoc = (loc: unknown): string =>
  */
 export const detailText = (body: unknown): string | undefined => {
   if (typeof body !== 'object' || body === null) return undefined;
-  const detail = (body as { detail?: unknown }).detail;
+  const detail = 'detail' in body ? body.detail : undefined;
   if (detail === undefined || detail === null) return undefined;
   if (typeof detail === 'string') return clip(detail);
   if (Array.isArray(detail)) {
     const parts = detail.map((entry: unknown) => {
       if (typeof entry !== 'object' || entry === null) return String(entry);
-      const { loc, msg } = entry as { loc?: unknown; msg?: unknown };
+      const loc = 'loc' in entry ? entry.loc : undefined;
+      const msg = 'msg' in entry ? entry.msg : undefined;
       const where = describeLoc(loc);
       const what = typeof msg === 'string' ? msg : JSON.stringify(entry);
       return where === '' ? what : `${where}: ${what}`;

@@ -17,6 +17,7 @@
 import { Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { CancelError, RequestError, TimeoutError, type Got, type Response, type RetryOptions } from 'got';
+import { MAX_TIMER_MS } from '../../codecs/codecs.js';
 import { redact } from '../../config/redact.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, type TransportFacts } from './failures.js';
 
@@ -108,6 +109,9 @@ const searchParamsOf = (query: Readonly<Record<string, QueryValue>> | undefined)
 };
 
 const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+
+/** A timeout a timer can keep: Node cuts a longer delay to 1 ms, which would time out at once. */
+const timerMs = (ms: number): number => Math.min(MAX_TIMER_MS, Math.max(1, Math.floor(ms)));
 
 const TOO_LARGE: TransportFacts = { name: 'ResponseTooLarge', code: RESPONSE_TOO_LARGE, event: undefined };
 
@@ -229,7 +233,7 @@ export const createTransport = (options: TransportOptions): Transport => {
         ...(bytes === undefined ? {} : { body: held?.body ?? bytes, headers: { 'content-type': 'application/json', 'content-length': String(bytes.length), ...(held === undefined ? {} : { expect: '100-continue' }) } }),
         ...(searchParams === undefined ? {} : { searchParams }),
         ...(signal === undefined ? {} : { signal }),
-        timeout: { request: Math.max(1, Math.floor(timeoutMs)) },
+        timeout: { request: timerMs(timeoutMs) },
         // A held body is an iterable got reads once: a large body is sent once.
         ...(retry === undefined || held !== undefined
           ? {}
@@ -238,7 +242,7 @@ export const createTransport = (options: TransportOptions): Transport => {
               hooks: {
                 beforeRetry: [
                   (error: RequestError) => {
-                    error.options.timeout = { request: Math.max(1, Math.floor(retry.nextTimeoutMs())) };
+                    error.options.timeout = { request: timerMs(retry.nextTimeoutMs()) };
                   },
                 ],
               },

@@ -111,9 +111,10 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
     return `${prefix}${counter.toString(16).padStart(8, '0')}`;
   };
 
-  const bank = (bankId: string, create: boolean): Bank | undefined => {
+  /** The bank, made on first use as the server does. */
+  const bank = (bankId: string): Bank => {
     const existing = banks.get(bankId);
-    if (existing !== undefined || !create) return existing;
+    if (existing !== undefined) return existing;
     const created: Bank = {
       summary: { bank_id: bankId, name: bankId, mission: '', created_at: now(), updated_at: now() },
       docs: new Map(),
@@ -222,13 +223,13 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
     bankExists: (bankId) => op('bankExists', bankId, {}, () => E.right(banks.has(bankId))),
     ensureBank: (bankId, body) =>
       op('ensureBank', bankId, body, () => {
-        const b = bank(bankId, true) as Bank;
+        const b = bank(bankId);
         b.summary = { ...b.summary, ...(body.name === undefined ? {} : { name: body.name }), ...(body.mission === undefined ? {} : { mission: body.mission }) };
         return E.right(undefined);
       }),
     updateBank: (bankId, body) =>
       op('updateBank', bankId, body, () => {
-        const b = bank(bankId, false);
+        const b = banks.get(bankId);
         if (b === undefined) return notFound(`Bank '${bankId}'`);
         b.summary = { ...b.summary, ...(body.name === undefined ? {} : { name: body.name }), ...(body.mission === undefined ? {} : { mission: body.mission }) };
         return E.right({ bank_id: bankId, name: b.summary.name ?? bankId, mission: b.summary.mission ?? '' });
@@ -236,14 +237,14 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
     getBankProfile: (bankId) =>
       op('getBankProfile', bankId, {}, (): E.Either<ServerFailure, Presence<BankProfile>> => {
         if (!caps.features.profile) return E.right({ _tag: 'absent', reason: 'gone' } as const);
-        const b = bank(bankId, false);
+        const b = banks.get(bankId);
         return E.right(b === undefined ? ({ _tag: 'absent', reason: 'notFound' } as const) : ({ _tag: 'present', value: { bank_id: bankId, name: b.summary.name ?? bankId, mission: b.summary.mission ?? '' } } as const));
       }),
     getBankConfig: (bankId) =>
       op('getBankConfig', bankId, {}, () => E.right({ _tag: 'present', value: { bank_id: bankId, config: { retain_mission: banks.get(bankId)?.summary.mission ?? '' }, overrides: {} } } as const), ['bankConfig']),
     updateBankConfig: (bankId, updates) =>
       op('updateBankConfig', bankId, updates, () => {
-        bank(bankId, true);
+        bank(bankId);
         return E.right({ bank_id: bankId, config: { ...updates }, overrides: { ...updates } });
       }, ['bankConfig']),
     getBankStats: (bankId) =>
@@ -254,7 +255,7 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
 
     retain: (bankId, req) =>
       op('retain', bankId, req, () => {
-        const b = bank(bankId, true) as Bank;
+        const b = bank(bankId);
         if (req.items.some((item) => item.update_mode === 'append' && item.document_id === undefined)) {
           return E.left({ _tag: 'invalidRequest', status: 400, detail: "update_mode='append' requires a document_id" });
         }
@@ -309,7 +310,7 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
       }, ['mentalModels']),
     createMentalModel: (bankId, req) =>
       op('createMentalModel', bankId, req, () => {
-        const b = bank(bankId, true) as Bank;
+        const b = bank(bankId);
         const id = req.id ?? nextId('mm-');
         b.models.set(id, { id, bank_id: bankId, name: req.name, source_query: req.source_query, tags: req.tags ?? [], max_tokens: req.max_tokens ?? 2048, content: 'Generating content...' });
         return E.right({ mental_model_id: id, operation_id: nextId('op-') });
@@ -339,7 +340,10 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
       }, ['mentalModels']),
     mentalModelHistory: (bankId, id) => op('mentalModelHistory', bankId, { id }, () => E.right([]), ['mentalModels']),
 
-    knowledgeTree: (bankId) => op('knowledgeTree', bankId, {}, () => E.right({ roots: banks.has(bankId) ? nodesOf(banks.get(bankId) as Bank, null) : [] }), ['knowledge']),
+    knowledgeTree: (bankId) => op('knowledgeTree', bankId, {}, () => {
+      const b = banks.get(bankId);
+      return E.right({ roots: b === undefined ? [] : nodesOf(b, null) });
+    }, ['knowledge']),
     searchKnowledge: (bankId, q) =>
       op('searchKnowledge', bankId, q, () => {
         const needles = words(q.q);
@@ -357,14 +361,14 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
       }, ['knowledge']),
     createKnowledgeFolder: (bankId, req) =>
       op('createKnowledgeFolder', bankId, req, () => {
-        const b = bank(bankId, true) as Bank;
+        const b = bank(bankId);
         const node: KnowledgeNode = { id: nextId('kf-'), kind: 'folder', name: req.name, parent_id: req.parent_id ?? null, tags: [], children: [] };
         b.nodes.set(node.id, node);
         return E.right(node);
       }, ['knowledge']),
     createKnowledgePage: (bankId, req) =>
       op('createKnowledgePage', bankId, req, () => {
-        const b = bank(bankId, true) as Bank;
+        const b = bank(bankId);
         const parent = req.parent_id ?? null;
         if ([...b.nodes.values()].some((node) => (node.parent_id ?? null) === parent && node.name.toLowerCase() === req.name.toLowerCase())) {
           return E.left({ _tag: 'invalidRequest', status: 409, detail: `A page named '${req.name}' already exists in this folder` });

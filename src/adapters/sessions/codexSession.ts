@@ -20,7 +20,8 @@ const BOILERPLATE = /^\s*<(environment_context|user_instructions|permissions ins
 // Codex's tool names, as pi names the same tools.
 const PI_TOOL: Readonly<Record<string, string>> = { shell: 'bash', exec_command: 'bash', local_shell: 'bash', apply_patch: 'edit' };
 
-export const looksLikeCodex = (first: Json): boolean => first['type'] === 'session_meta' && isObject(first['payload']) && typeof first['payload']['id'] === 'string';
+export const looksLikeCodex = (first: Json): first is Json & { readonly payload: Json } =>
+  first['type'] === 'session_meta' && isObject(first['payload']) && typeof first['payload']['id'] === 'string';
 
 const texts = (content: unknown): string[] =>
   Array.isArray(content) ? content.flatMap((b) => (isObject(b) && typeof b['text'] === 'string' && ['input_text', 'output_text', 'text'].includes(String(b['type'])) ? [b['text']] : [])) : typeof content === 'string' ? [content] : [];
@@ -112,7 +113,7 @@ export const codexLineParser = (): ForeignLineParser => {
       if (record === undefined) return blank || lineNo > 1;
       if (lineNo === 1) {
         if (!looksLikeCodex(record)) return false;
-        const meta = record['payload'] as Json;
+        const meta = record.payload;
         header = { id: String(meta['id']), cwd: str(meta['cwd']), timestamp: str(meta['timestamp']) ?? str(record['timestamp']) };
         return true;
       }

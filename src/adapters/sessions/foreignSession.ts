@@ -4,6 +4,7 @@
  * complete line says which reader applies.
  */
 import type { SessionEntry, SessionHost } from '../../effects/ports/sessionFiles.js';
+import { isRecord } from '../../codecs/codecs.js';
 import { claudeCodeLineParser, looksLikeClaudeCode } from './claudeCodeSession.js';
 import { codexLineParser, looksLikeCodex } from './codexSession.js';
 
@@ -26,8 +27,8 @@ export const foreignParserFor = (line: string): ForeignLineParser | undefined =>
   } catch {
     return undefined;
   }
-  if (typeof first !== 'object' || first === null || Array.isArray(first)) return undefined;
-  const record = first as Record<string, unknown>;
+  if (!isRecord(first)) return undefined;
+  const record = first;
   if (looksLikeCodex(record)) return codexLineParser();
   if (looksLikeClaudeCode(record)) return claudeCodeLineParser();
   return undefined;

@@ -30,18 +30,17 @@ export const normaliseCwd = (cwd: string): string => {
 
 // Keeps type, size and mime of an image block; its base64 data is never held.
 const slimBlock = (block: unknown): unknown => {
-  if (typeof block !== 'object' || block === null) return block;
-  const b = block as { type?: unknown; data?: unknown; mimeType?: unknown };
-  if (b.type !== 'image' || typeof b.data !== 'string') return block;
-  return { type: 'image', mimeType: typeof b.mimeType === 'string' ? b.mimeType : 'unknown', bytes: Math.floor((b.data.length * 3) / 4) };
+  if (typeof block !== 'object' || block === null || !('type' in block) || block.type !== 'image' || !('data' in block) || typeof block.data !== 'string') return block;
+  const mimeType = 'mimeType' in block && typeof block.mimeType === 'string' ? block.mimeType : 'unknown';
+  return { type: 'image', mimeType, bytes: Math.floor((block.data.length * 3) / 4) };
 };
 
 const slimContent = (content: unknown): unknown => (Array.isArray(content) ? content.map(slimBlock) : content);
 
 const slimEntry = (entry: SessionEntry): SessionEntry => {
-  const message = entry.message as { content?: unknown } | undefined;
+  const message = entry.message;
   const slimmed: SessionEntry =
-    typeof message === 'object' && message !== null && Array.isArray(message.content) ? { ...entry, message: { ...message, content: slimContent(message.content) } } : entry;
+    typeof message === 'object' && message !== null && 'content' in message && Array.isArray(message.content) ? { ...entry, message: { ...message, content: slimContent(message.content) } } : entry;
   return entry.content === undefined ? slimmed : { ...slimmed, content: slimContent(entry.content) };
 };
 

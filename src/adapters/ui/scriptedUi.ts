@@ -57,7 +57,7 @@ export const createScriptedUi = (answers: readonly ScriptedAnswer[], o: { readon
   const typed = (title: string): string | undefined => {
     const a = ask(`input "${title}"`);
     if (!cancelled(a) && typeof a !== 'string') throw new Error(`scripted UI: input "${title}" needs text, got ${String(a)}`);
-    const answer = cancelled(a) ? undefined : (a as string);
+    const answer = typeof a === 'string' ? a : undefined;
     records.push({ kind: 'input', title, answer });
     return answer;
   };

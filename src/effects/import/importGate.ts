@@ -209,7 +209,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       if (status.depth === 0) {
         // A document the server refused for good (over its body limit, say) was dead-lettered,
         // not imported: only the others are confirmed, and the run says what was refused.
-        const dead = new Map((await queue.deadLetters()).map((d) => [d.job.documentId as string, d.reason]));
+        const dead = new Map((await queue.deadLetters()).map((d) => [d.job.documentId, d.reason]));
         const sent = queuedThisRun.splice(0);
         const confirmed = sent.filter((id) => !dead.has(id));
         refused.push(...sent.filter((id) => dead.has(id)).map((id) => ({ documentId: id, reason: dead.get(id) ?? 'refused' })));
@@ -354,7 +354,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
   /** Replaces the checkpoint with what it amounts to plus this run's own events. */
   const compact = async (): Promise<void> => {
     const loaded = await options.journal.load();
-    const lastRun = loaded.records.map((r) => r.type as string).lastIndexOf('import.requested');
+    const lastRun = loaded.records.findLastIndex((r) => r.type === 'import.requested');
     if (lastRun <= 0) return;
     const imported = Object.entries(gate.getSnapshot().context.imported).map(([documentId, doc]) => ({ documentId, hash: doc.hash, status: doc.status }));
     const at = new Date(clock.now()).toISOString();

@@ -29,8 +29,8 @@ export const traceInspector = (write: (kind: TraceKind, data: JsonValue) => void
   if (event.actorRef.sessionId !== event.rootId) return;
   // Every settled step of the root actor: the event that caused it and where it led.
   if (event.type === '@xstate.snapshot') {
-    const snapshot = event.snapshot as { value?: unknown; status?: string };
-    write('transition', { event: toJson(event.event), value: toJson(snapshot.value), status: snapshot.status ?? null });
+    const { snapshot } = event;
+    write('transition', { event: toJson(event.event), value: toJson('value' in snapshot ? snapshot.value : undefined), status: snapshot.status ?? null });
   } else if (event.type === '@xstate.action') {
     // xstate's own built-ins (assign, raise) are plumbing, not effects.
     if (event.action.type.startsWith('xstate.')) return;

@@ -87,7 +87,7 @@ export const prepareJobs = (input: unknown, now: number, digest: Digest): E.Eith
  */
 export const batchOperationId = (jobs: readonly RetainJob[], digest: Digest): string => {
   if (jobs.length === 1 && jobs[0] !== undefined) return jobs[0].idempotencyKey;
-  const keys = jobs.map((j) => j.idempotencyKey as string).sort();
+  const keys = jobs.map((j) => j.idempotencyKey).sort();
   return uuidOf(digest(keys.join(',')));
 };
 

@@ -79,7 +79,7 @@ const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationI
 };
 
 export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
-  const ids = jobs.map((j) => j.jobId as string);
+  const ids = jobs.map((j) => j.jobId);
   const result = await sendOnce(ctx, jobs, batch.operationId);
   if (E.isRight(result)) {
     const operationId = result.right.operation_id ?? null;
@@ -106,8 +106,7 @@ export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: re
   // One of them is bad: find which, job by job, each under its own key.
   const events: RetainDeliveryEventInput[] = [];
   const delivered: RetainJob[] = [];
-  for (let i = 0; i < jobs.length; i += 1) {
-    const job = jobs[i] as RetainJob;
+  for (const [i, job] of jobs.entries()) {
     const single = await sendOnce(ctx, [job], job.idempotencyKey);
     if (E.isRight(single)) {
       delivered.push(job);
@@ -127,7 +126,7 @@ export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: re
       events.push(retainEvents.deadLettered({ jobIds: [job.jobId], reason, status: singleStatus, at: ctx.now() }));
       continue;
     }
-    events.push(failureEvents(single.left, jobs.slice(i).map((j) => j.jobId as string), ctx));
+    events.push(failureEvents(single.left, jobs.slice(i).map((j) => j.jobId), ctx));
     break;
   }
   return { delivered, receiptOperationId: null, events };

@@ -84,11 +84,14 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
   const projectPath = loaded.files.project.path;
   const userShown = displayPath(userPath, home);
   const projectShown = projectPath.startsWith(`${loaded.cwd}/`) ? projectPath.slice(loaded.cwd.length + 1) : projectPath;
-  const user: FileEdit = { scope: 'user', path: userPath, set: [], unset: [] };
-  const project: FileEdit = { scope: 'project', path: projectPath, set: [], unset: [] };
-  const setUser = (p: string, value: unknown): void => void (user.set as { path: string; value: unknown }[]).push({ path: p, value });
-  const unsetUser = (p: string): void => void (user.unset as string[]).push(p);
-  const setProject = (p: string, value: unknown): void => void (project.set as { path: string; value: unknown }[]).push({ path: p, value });
+  const userSets: { path: string; value: unknown }[] = [];
+  const userUnsets: string[] = [];
+  const projectSets: { path: string; value: unknown }[] = [];
+  const user: FileEdit = { scope: 'user', path: userPath, set: userSets, unset: userUnsets };
+  const project: FileEdit = { scope: 'project', path: projectPath, set: projectSets, unset: [] };
+  const setUser = (p: string, value: unknown): void => void userSets.push({ path: p, value });
+  const unsetUser = (p: string): void => void userUnsets.push(p);
+  const setProject = (p: string, value: unknown): void => void projectSets.push({ path: p, value });
 
   const send = (event: SetupEventInput): Promise<unknown> => deps.dispatch(event);
   const answered = (step: GuideStep, answer: string): Promise<unknown> => send(setupEvents.guideAnswered({ at: clock.now(), step, answer }));

@@ -16,6 +16,7 @@ import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
 import type { UiPort } from '../ports/ui.js';
 import { displayPath, previewAndWrite, type FileEdit, type WriteOutcome } from './configWriter.js';
+import { isOneOf } from '../../codecs/codecs.js';
 
 export interface SettingsDeps {
   readonly ui: UiPort;
@@ -152,8 +153,9 @@ export const runSettings = async (deps: SettingsDeps): Promise<void> => {
       advanced = !advanced;
       continue;
     }
+    if (!isOneOf(TABS, tab)) continue;
     const loaded = deps.loaded();
-    const fields = fieldsOf(tab as Tab, advanced);
+    const fields = fieldsOf(tab, advanced);
     const labels = fields.map((f) => `${f.path} = ${valueText(f, loaded.config[f.name])} (${sourceText(loaded, f.name)})`);
     const picked = await ui.select(`${tab} settings${advanced ? '' : ' (advanced ones hidden)'}`, [...labels, 'Back']);
     if (picked === undefined) return;

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { isRecord } from '../../codecs/codecs.js';
 import { decodeWith } from '../../codecs/decode.js';
 import { HttpError } from '../../server/http/errors.js';
 import { bankPath, type HindsightAnswer, type HindsightLine } from './hindsight.js';
@@ -46,7 +47,8 @@ const required = (query: URLSearchParams, name: string): string => {
 /** The server's answer as it is (status and body), so its own error reaches the page. */
 const passOn = (answer: HindsightAnswer): ApiReply => ({ status: answer.status, body: answer.body });
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
+const listOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
 
 /** A write's confirmation must name what it changes: a page that did not ask the user cannot guess it. */
 const confirmed = (target: { readonly id: string; readonly confirm: string }): void => {
@@ -101,7 +103,7 @@ export const memoryRoutes = (line: HindsightLine): Readonly<Record<string, ApiRo
       line.call('GET', bankPath(bank, `/documents/${encodeURIComponent(documentId)}`)),
       line.call('GET', bankPath(bank, '/memories/list'), { query: { document_id: documentId, limit: 200 } }),
     ]);
-    const items = (record(neighbours.body)['items'] as unknown[] | undefined) ?? [];
+    const items = listOf(record(neighbours.body)['items']);
     return {
       status: 200,
       body: {
@@ -179,7 +181,7 @@ export const streamMemories = (req: IncomingMessage, res: ServerResponse, line: 
     busy = true;
     try {
       const answer = await line.call('GET', bankPath(bank, '/memories/list'), { query: { limit: 100 } });
-      const items = answer.status === 200 ? ((record(answer.body)['items'] as unknown[] | undefined) ?? []) : [];
+      const items = answer.status === 200 ? listOf(record(answer.body)['items']) : [];
       for (const item of [...items].reverse()) {
         const id = record(item)['id'];
         if (typeof id !== 'string' || seen.has(id)) continue;

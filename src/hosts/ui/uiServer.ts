@@ -4,8 +4,9 @@
  * without it.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { isLoopbackHost } from '../../server/http/guard.js';
+import { portOf } from '../../server/http/address.js';
 import { createUiHandler, type UiHandlerOptions } from './uiHandler.js';
 import { newLaunchToken } from './security.js';
 
@@ -40,7 +41,7 @@ export const startUiServer = async (options: UiServerOptions): Promise<UiServer>
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
-  port = (server.address() as AddressInfo).port;
+  port = portOf(server.address());
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${port}/ui/?token=${token}`,

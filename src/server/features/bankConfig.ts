@@ -4,7 +4,7 @@
  * check of a PATCH. Keys arrive in field form (`retain_chunk_size`) or env form
  * (`HINDSIGHT_API_RETAIN_CHUNK_SIZE`); anything else is refused with 400 before any write.
  */
-import type { JsonValue } from '../../codecs/codecs.js';
+import { JsonValue } from '../../codecs/codecs.js';
 
 export const CONFIG_KIND = 'config';
 export const CONFIG_OVERRIDES_ID = 'overrides';
@@ -72,12 +72,12 @@ export const checkConfigUpdates = (updates: Readonly<Record<string, unknown>>): 
   }
   const out: ConfigOverrides = {};
   for (const [key, value] of Object.entries(updates)) {
-    const name = fieldName(key) as string;
-    const field = CONFIG_FIELDS[name];
-    if (field === undefined || !field.check(value)) {
+    const name = fieldName(key);
+    const field = name === undefined ? undefined : CONFIG_FIELDS[name];
+    if (name === undefined || field === undefined || !field.check(value) || !JsonValue.is(value)) {
       return { problem: `Invalid value for config key ${name}: expected ${field?.expected ?? 'a known field'}, got ${JSON.stringify(value) ?? 'undefined'}` };
     }
-    out[name] = value as JsonValue;
+    out[name] = value;
   }
   return { ok: out };
 };

@@ -13,6 +13,7 @@ import type { Observation, ObservationScopes, ObservationSourceFact } from './ob
 import type { FactRecord } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { ServerStore } from '../store/store.js';
+import { ObservationScopes as ObservationScopeCodec } from '../../codecs/retainItem.js';
 
 export interface Consolidator {
   /** Brings `bankId`'s observations up to date; resolves at once when nothing changed. */
@@ -37,16 +38,12 @@ export interface ConsolidatorOptions {
   readonly onConsolidated?: (bankId: string) => Promise<void>;
 }
 
-const OBSERVATION_SCOPE_VALUES = new Set(['per_tag', 'combined', 'all_combinations', 'shared']);
-
-const isScopeList = (u: unknown): u is string[][] => Array.isArray(u) && u.every((inner) => Array.isArray(inner) && inner.every((t) => typeof t === 'string'));
-
 /** The observation scopes a document was retained with (recorded in its retain_params). */
 const scopesOfDocument = (bank: BankState, documentId: string | null): ObservationScopes | undefined => {
   if (documentId === null) return undefined;
   const value = bank.documents.get(documentId)?.retain_params['observation_scopes'];
-  if (typeof value === 'string' && OBSERVATION_SCOPE_VALUES.has(value)) return value as ObservationScopes;
-  return isScopeList(value) ? value : undefined;
+  // The retain codec's own check: one of the named scopes, or lists of tags.
+  return ObservationScopeCodec.is(value) ? value : undefined;
 };
 
 const sourceOf = (bank: BankState, fact: FactRecord): ObservationSourceFact => ({

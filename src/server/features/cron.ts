@@ -37,7 +37,8 @@ const checkPart = (part: string, field: FieldRange): string | undefined => {
   for (const v of values) {
     if (v === undefined || v < field.min || v > field.max) return `${field.name} "${part}" is outside ${field.min}-${field.max}`;
   }
-  const [from, to] = values as [number, number | undefined];
+  // Every value is defined: the loop above returned otherwise.
+  const [from = field.min, to] = values;
   if (to !== undefined && to < from) return `${field.name} range "${part}" runs backwards`;
   return undefined;
 };

@@ -119,8 +119,7 @@ export const subtreeIds = (nodes: readonly KnowledgeNodeRecord[], rootId: string
   const out: string[] = [];
   const stack = [rootId];
   const seen = new Set<string>();
-  while (stack.length > 0) {
-    const id = stack.pop() as string;
+  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
     if (seen.has(id)) continue;
     seen.add(id);
     out.push(id);

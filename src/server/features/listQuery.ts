@@ -3,6 +3,7 @@
  * value is a 422 naming `["query", <name>]`.
  */
 import { HttpError } from '../http/errors.js';
+import { isOneOf } from '../../codecs/codecs.js';
 
 const invalid = (name: string, msg: string, input: string): HttpError =>
   new HttpError(422, [{ type: 'value_error', loc: ['query', name], msg, input }]);
@@ -32,7 +33,7 @@ export const boolParam = (query: URLSearchParams, name: string, fallback: boolea
 export const choiceParam = <C extends string>(query: URLSearchParams, name: string, choices: readonly C[], fallback: C): C => {
   const raw = query.get(name);
   if (raw === null) return fallback;
-  if ((choices as readonly string[]).includes(raw)) return raw as C;
+  if (isOneOf(choices, raw)) return raw;
   throw invalid(name, `Input should be ${choices.map((c) => `'${c}'`).join(', ')}`, raw);
 };
 

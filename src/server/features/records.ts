@@ -3,7 +3,7 @@
  * disk, so every read decodes them; one that does not decode is reported, not trusted.
  */
 import type * as t from 'io-ts';
-import type { JsonValue } from '../../codecs/codecs.js';
+import { jsonCopy } from '../../codecs/codecs.js';
 import { decodeWith } from '../../codecs/decode.js';
 import type { ServerContext } from '../context.js';
 import type { Mutation } from '../store/model.js';
@@ -34,7 +34,7 @@ export const putRecord = (bankId: string, kind: string, id: string, value: unkno
   kind,
   id,
   // Values are built from decoded JSON; undefined members vanish as they would on the wire.
-  value: JSON.parse(JSON.stringify(value)) as JsonValue,
+  value: jsonCopy(value),
 });
 
 export const deleteRecord = (bankId: string, kind: string, id: string): Mutation => ({ type: 'record.delete', bank_id: bankId, kind, id });

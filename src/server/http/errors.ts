@@ -19,10 +19,12 @@ const clip = (text: string): string => (text.length > DETAIL_MAX ? `${text.slice
 
 type Detail = string | readonly ValidationIssue[] | Readonly<Record<string, unknown>>;
 
+const isIssues = (detail: Detail): detail is readonly ValidationIssue[] => Array.isArray(detail);
+
 const withoutInput = (detail: Detail): Detail => {
   if (typeof detail === 'string') return clip(detail);
-  if (!Array.isArray(detail)) return detail;
-  return (detail as readonly ValidationIssue[]).map(({ type, loc, msg }) => ({ type, loc: loc.slice(0, 16).map((part) => (typeof part === 'string' ? part.slice(0, 100) : part)), msg: clip(msg) }));
+  if (!isIssues(detail)) return detail;
+  return detail.map(({ type, loc, msg }) => ({ type, loc: loc.slice(0, 16).map((part) => (typeof part === 'string' ? part.slice(0, 100) : part)), msg: clip(msg) }));
 };
 
 export class HttpError extends Error {

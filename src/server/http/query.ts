@@ -1,5 +1,6 @@
 /** Query-string parameters, decoded like FastAPI: a bad value is a 422 at `["query", name]`. */
 import { HttpError } from './errors.js';
+import { isOneOf } from '../../codecs/codecs.js';
 
 const invalid = (name: string, msg: string, input: string): HttpError =>
   new HttpError(422, [{ type: 'int_parsing', loc: ['query', name], msg, input }]);
@@ -25,7 +26,7 @@ export const stringParam = (query: URLSearchParams, name: string): string | unde
 export const enumParam = <T extends string>(query: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T => {
   const raw = query.get(name);
   if (raw === null) return fallback;
-  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  if (isOneOf(allowed, raw)) return raw;
   throw new HttpError(422, [
     { type: 'enum', loc: ['query', name], msg: `Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, input: raw },
   ]);

@@ -7,6 +7,7 @@
  * only when asked for, beside the fields upstream defines.
  */
 import type { ServerContext } from '../context.js';
+import { isRecord } from '../../codecs/codecs.js';
 import { analyze, stemWord, words } from '../search/analyzer.js';
 import { searchableText } from '../search/indexes.js';
 
@@ -47,7 +48,7 @@ export interface RecallExplanation {
   readonly results: readonly ResultExplanation[];
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 const weighted = (value: unknown): WeightedTerm[] =>

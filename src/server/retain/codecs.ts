@@ -30,15 +30,17 @@ export const RetainTimestamp = new t.Type<string, string, unknown>(
 );
 
 /** A list of strings; a JSON-encoded list or a bare string is coerced, as upstream does. */
+const isStrings = (list: readonly unknown[]): list is string[] => list.every((x) => typeof x === 'string');
+
 export const TagList = new t.Type<string[], string[], unknown>(
   'TagList',
   (u): u is string[] => Array.isArray(u) && u.every((x) => typeof x === 'string'),
   (u, c) => {
-    if (Array.isArray(u)) return u.every((x) => typeof x === 'string') ? t.success(u as string[]) : t.failure(u, c, 'tags must be strings');
+    if (Array.isArray(u)) return isStrings(u) ? t.success(u) : t.failure(u, c, 'tags must be strings');
     if (typeof u === 'string') {
       try {
         const parsed: unknown = JSON.parse(u);
-        if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return t.success(parsed as string[]);
+        if (Array.isArray(parsed) && isStrings(parsed)) return t.success(parsed);
       } catch {
         // a bare string is one tag
       }

@@ -9,8 +9,9 @@ import type { TagsMatch } from '../recall/tagFilter.js';
 import { isLive } from '../features/entities.js';
 import type { FactRecord } from '../store/model.js';
 import type { RouteModule } from './module.js';
+import { isOneOf } from '../../codecs/codecs.js';
 
-const MODES: readonly string[] = ['any', 'all', 'any_strict', 'all_strict', 'exact'];
+const MODES: readonly TagsMatch[] = ['any', 'all', 'any_strict', 'all_strict', 'exact'];
 
 export const graphModule: RouteModule = {
   routes: [
@@ -24,7 +25,7 @@ export const graphModule: RouteModule = {
         const q = stringParam(query, 'q')?.toLowerCase();
         const tags = listParam(query, 'tags');
         const rawMode = stringParam(query, 'tags_match') ?? 'all_strict';
-        const mode = (MODES.includes(rawMode) ? rawMode : 'all_strict') as TagsMatch;
+        const mode = isOneOf(MODES, rawMode) ? rawMode : 'all_strict';
         const documentId = stringParam(query, 'document_id');
         const chunkId = stringParam(query, 'chunk_id');
         const all = [...(server.store.bank(bankId)?.facts.values() ?? [])].filter(

@@ -30,6 +30,13 @@ const truncate = (ms: number, trunc: 'hour' | 'day'): number => {
   return Math.floor(ms / unit) * unit;
 };
 
+/** One time bucket of the audit stats: counts per action and in all. */
+interface AuditBucket {
+  readonly time: string;
+  readonly actions: Record<string, number>;
+  total: number;
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
 
 /** Every bucket start of the window, oldest first. */
@@ -113,7 +120,7 @@ export const monitoringModule: RouteModule = {
         const action = stringParam(query, 'action');
         const period = periodOf(stringParam(query, 'period'));
         const starts = bucketStarts(server, period.days, period.trunc);
-        const buckets = new Map(starts.map((at) => [at, { time: iso(at), actions: {} as Record<string, number>, total: 0 }]));
+        const buckets = new Map(starts.map((at): [number, AuditBucket] => [at, { time: iso(at), actions: {}, total: 0 }]));
         for (const e of server.audit.entries(bankId)) {
           if (action !== undefined && e.action !== action) continue;
           const bucket = buckets.get(truncate(Date.parse(e.started_at), period.trunc));

@@ -8,6 +8,7 @@ import { ALL_FACT_TYPES, runRecall } from '../recall/recall.js';
 import { countTokens } from '../recall/tokens.js';
 import type { FactType } from '../store/model.js';
 import type { RouteModule } from './module.js';
+import { isOneOf } from '../../codecs/codecs.js';
 
 const MAX_QUERY_TOKENS = 500;
 const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -16,9 +17,9 @@ const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+
 const factTypesOf = (types: readonly string[] | null | undefined): FactType[] => {
   if (types === undefined || types === null || types.length === 0) return [...ALL_FACT_TYPES];
   const kept = types.filter((t) => t !== 'opinion');
-  const bad = kept.filter((t) => !(ALL_FACT_TYPES as readonly string[]).includes(t));
+  const bad = kept.filter((t) => !isOneOf(ALL_FACT_TYPES, t));
   if (bad.length > 0) throw unprocessable(`Invalid fact type(s): ${bad.join(', ')}. Must be one of: experience, observation, world`);
-  return [...new Set(kept)] as FactType[];
+  return [...new Set(kept.filter((t) => isOneOf(ALL_FACT_TYPES, t)))];
 };
 
 export const recallModule: RouteModule = {

@@ -4,6 +4,7 @@
  * an emoji is often the only word for a thing ("ok chef 👨‍🍳", "no 🥜 pls").
  */
 import { createRequire } from 'node:module';
+import { isRecord } from '../../codecs/codecs.js';
 
 /** One emoji: a pictograph with its variation selector, skin tone or joined pictographs. */
 export const EMOJI = /\p{Extended_Pictographic}(?:\uFE0F|[\u{1F3FB}-\u{1F3FF}]|\u200D\p{Extended_Pictographic}\uFE0F?)*/gu;
@@ -14,10 +15,10 @@ const table = (): Map<string, string> => {
   if (names !== undefined) return names;
   const map = new Map<string, string>();
   try {
-    const lib = createRequire(import.meta.url)('emojilib/dist/emoji-en-US.json') as Record<string, string[]>;
-    for (const [emoji, keywords] of Object.entries(lib)) {
-      const name = keywords[0];
-      if (name !== undefined) map.set(emoji.replace(/\uFE0F/g, ''), name.replace(/_/g, ' '));
+    const lib: unknown = createRequire(import.meta.url)('emojilib/dist/emoji-en-US.json');
+    for (const [emoji, keywords] of Object.entries(isRecord(lib) ? lib : {})) {
+      const name: unknown = Array.isArray(keywords) ? keywords[0] : undefined;
+      if (typeof name === 'string') map.set(emoji.replace(/\uFE0F/g, ''), name.replace(/_/g, ' '));
     }
   } catch {
     // Without the package an emoji is no word, as before.

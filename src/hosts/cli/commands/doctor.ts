@@ -7,7 +7,7 @@
  */
 import type { Command } from '../commands.js';
 import { redact, redactValue } from '../../../config/redact.js';
-import type { JsonValue } from '../../../codecs/codecs.js';
+import { isRecord, jsonCopy } from '../../../codecs/codecs.js';
 import { doctorCommand } from '../../../tools/commands/doctor.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { openInspection, type Inspection } from '../inspect.js';
@@ -27,7 +27,7 @@ const stateErrors = (inspection: Inspection): string[] => [
 ];
 
 const print = (json: boolean, text: string, details: unknown): void => {
-  console.log(json ? JSON.stringify(redactValue(JSON.parse(JSON.stringify(details)) as JsonValue), null, 2) : redact(text));
+  console.log(json ? JSON.stringify(redactValue(jsonCopy(details)), null, 2) : redact(text));
 };
 
 /** Even a failure to inspect prints something and says what to do. */
@@ -55,8 +55,9 @@ export const doctorCliCommand: Command = {
     if (inspection === undefined) return 1;
     const report = await doctorCommand({ tools: inspection.tools });
     const extra = stateErrors(inspection);
-    const details = report.details as { errors?: string[] };
-    const errors = [...(details.errors ?? []), ...extra];
+    const details = isRecord(report.details) ? report.details : {};
+    const reported = Array.isArray(details['errors']) ? details['errors'] : [];
+    const errors = [...reported, ...extra];
     const { memoryDir, exists, ignored } = inspection.stateDir;
     // It holds conversation text: say whether git is kept out of it.
     const gitNote = ignored
@@ -65,7 +66,7 @@ export const doctorCliCommand: Command = {
     const state = exists
       ? `State dir: ${memoryDir} (${extra.length === 0 ? 'ok; ' : ''}${gitNote})`
       : `State dir: ${memoryDir} (not created yet; when memory creates it, it writes a .gitignore in it so git never commits the conversation text it holds)`;
-    print(options.json, [report.text, state, ...extra.map((e) => `error: ${e}`)].join('\n'), { ...(report.details as object), errors, stateDir: inspection.stateDir });
+    print(options.json, [report.text, state, ...extra.map((e) => `error: ${e}`)].join('\n'), { ...details, errors, stateDir: inspection.stateDir });
     return errors.length > 0 ? 1 : 0;
   },
 };
@@ -84,7 +85,7 @@ export const statusCliCommand: Command = {
     if (inspection === undefined) return 1;
     const report = await memoryHubCommand({ tools: inspection.tools }, 'status');
     const notes = stateErrors(inspection);
-    print(options.json, [report.text, ...notes.map((n) => `! ${n}`)].join('\n'), { ...(report.details as object), stateDir: inspection.stateDir });
+    print(options.json, [report.text, ...notes.map((n) => `! ${n}`)].join('\n'), { ...(isRecord(report.details) ? report.details : {}), stateDir: inspection.stateDir });
     return 0;
   },
 };

@@ -10,6 +10,7 @@ import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import { newLaunchToken } from '../../ui/security.js';
 import { createUiHandler, type UiHandler } from '../../ui/uiHandler.js';
 import type { Mimic } from '../../../server/index.js';
+import { isOneOf } from '../../../codecs/codecs.js';
 
 const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
 
@@ -72,7 +73,7 @@ export const serveCommand: Command = {
     const snapshotEvery = integer(values['snapshot-every'], 20_000, '--snapshot-every');
     if (typeof snapshotEvery === 'string') return fail(snapshotEvery);
     const mimic = values.mimic ?? '0.9';
-    if (!(MIMICS as readonly string[]).includes(mimic)) return fail(`--mimic must be one of ${MIMICS.join(', ')}, got "${mimic}"`);
+    if (!isOneOf(MIMICS, mimic)) return fail(`--mimic must be one of ${MIMICS.join(', ')}, got "${mimic}"`);
     let apiKey: string | undefined;
     const keyEnv = values['api-key-env'];
     if (keyEnv !== undefined) {
@@ -106,7 +107,7 @@ export const serveCommand: Command = {
         port,
         host: values.host ?? '127.0.0.1',
         allowedHosts: values['allowed-host'] ?? [],
-        mimic: mimic as Mimic,
+        mimic,
         operationDelayMs: delay,
         snapshotEvery,
         ...(dataDir === undefined ? {} : { dataDir }),
