@@ -19,7 +19,7 @@ export interface TagLeaf {
 export type TagGroup = TagLeaf | { and: TagGroup[] } | { or: TagGroup[] } | { not: TagGroup };
 
 /** The server's `tag_groups` element: a leaf `{tags, match}` or `{and}`, `{or}`, `{not}`. */
-export const TagGroup: t.Type<TagGroup, unknown> = t.recursion('TagGroup', () =>
+export const TagGroup: t.Type<TagGroup> = t.recursion('TagGroup', () =>
   t.union([
     t.intersection([t.type({ tags: t.array(t.string) }), t.partial({ match: TagsMatch })]),
     t.type({ and: t.array(TagGroup) }),

@@ -45,57 +45,69 @@ export const RetainRequest = t.intersection([
 ]);
 export type RetainRequest = t.TypeOf<typeof RetainRequest>;
 
+const MaxTokens = t.partial({ max_tokens: t.Int });
+
 export const RecallInclude = t.partial({
-  entities: nullable(t.partial({ max_tokens: t.number })),
-  chunks: nullable(t.partial({ max_tokens: t.number })),
-  source_facts: nullable(t.partial({ max_tokens: t.number, max_tokens_per_observation: t.number })),
+  entities: nullable(MaxTokens),
+  chunks: nullable(MaxTokens),
+  source_facts: nullable(t.partial({ max_tokens: t.Int, max_tokens_per_observation: t.Int })),
 });
-export type RecallInclude = t.TypeOf<typeof RecallInclude>;
+export type RecallInclude = t.OutputOf<typeof RecallInclude>;
 
-export const MinScores = t.partial({ semantic: t.number, keyword: t.number, reranker: t.number, final: t.number });
-export type MinScores = t.TypeOf<typeof MinScores>;
+export const MinScores = t.partial({ semantic: nullable(t.number), keyword: nullable(t.number), reranker: nullable(t.number), final: nullable(t.number) });
+export type MinScores = t.OutputOf<typeof MinScores>;
 
+/**
+ * `POST {b}/memories/recall` (reference 1.6) as the server accepts it: null means unset, token
+ * counts are integers, and `types` are strings, because the server drops `opinion` and answers
+ * any other unknown kind with its own 422. The embedded server decodes with this codec; the
+ * client checks what it sends against it (a subset: it never sends null).
+ */
 export const RecallRequest = t.intersection([
   t.type({ query: t.string }),
   t.partial({
-    types: t.array(FactType),
+    types: nullable(t.array(t.string)),
     budget: Budget,
-    max_tokens: t.number,
-    tags: t.array(t.string),
+    max_tokens: t.Int,
+    tags: nullable(t.array(t.string)),
     tags_match: TagsMatch,
-    tag_groups: t.array(TagGroup),
+    tag_groups: nullable(t.array(TagGroup)),
     trace: t.boolean,
     include: RecallInclude,
-    query_timestamp: t.string,
+    query_timestamp: nullable(t.string),
     prefer_observations: t.boolean,
-    min_scores: MinScores,
+    min_scores: nullable(MinScores),
   }),
 ]);
-export type RecallRequest = t.TypeOf<typeof RecallRequest>;
+/** The body as it travels (integers unbranded): what a client builds and the server reads. */
+export type RecallRequest = t.OutputOf<typeof RecallRequest>;
 
 export const ReflectInclude = t.partial({
-  facts: nullable(t.type({})),
+  facts: nullable(JsonObject),
   tool_calls: nullable(t.partial({ output: t.boolean })),
 });
-export type ReflectInclude = t.TypeOf<typeof ReflectInclude>;
+export type ReflectInclude = t.OutputOf<typeof ReflectInclude>;
 
+/** `POST {b}/reflect` as the server accepts it (null means unset); the client sends a subset. */
 export const ReflectRequest = t.intersection([
   t.type({ query: t.string }),
   t.partial({
     budget: Budget,
-    context: t.string,
-    max_tokens: t.number,
+    context: nullable(t.string),
+    max_tokens: t.Int,
     include: ReflectInclude,
-    response_schema: JsonObject,
-    tags: t.array(t.string),
+    response_schema: nullable(JsonObject),
+    tags: nullable(t.array(t.string)),
     tags_match: TagsMatch,
-    tag_groups: t.array(TagGroup),
-    fact_types: t.array(FactType),
+    tag_groups: nullable(t.array(TagGroup)),
+    apply_all_directives: t.boolean,
+    fact_types: nullable(t.array(FactType)),
     exclude_mental_models: t.boolean,
-    exclude_mental_model_ids: t.array(t.string),
+    exclude_mental_model_ids: nullable(t.array(t.string)),
   }),
 ]);
-export type ReflectRequest = t.TypeOf<typeof ReflectRequest>;
+/** The body as it travels (integers unbranded): what a client builds and the server reads. */
+export type ReflectRequest = t.OutputOf<typeof ReflectRequest>;
 
 /** PUT/PATCH bank body: display name and missions. */
 export const BankUpdate = t.partial({

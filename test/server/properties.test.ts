@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../src/server/http/errors.js';
 import { compileRoute, matchRoute } from '../../src/server/http/router.js';
 import { decodeOr422 } from '../../src/server/http/validation.js';
-import { RecallRequest } from '../../src/server/recall/codecs.js';
+import { RecallRequest } from '../../src/wire/hindsight.js';
 import { matchesFlat, matchesGroup, matchesTagFilter } from '../../src/server/recall/tagFilter.js';
 import type { TagsMatch } from '../../src/server/recall/tagFilter.js';
 import { appendContents } from '../../src/server/retain/appendText.js';

@@ -168,10 +168,10 @@ const groupsUseExact = (groups: readonly TagGroup[]): boolean =>
     return groupsUseExact([group.not]);
   });
 
-const tagNeeds = (req: { tags_match?: string; tag_groups?: readonly TagGroup[] }): CapabilityName[] => {
+const tagNeeds = (req: { tags_match?: string; tag_groups?: readonly TagGroup[] | null }): CapabilityName[] => {
   const needs: CapabilityName[] = [];
   if (req.tags_match === 'exact') needs.push('exactTags');
-  if (req.tag_groups !== undefined) {
+  if (req.tag_groups !== undefined && req.tag_groups !== null) {
     needs.push('tagGroups');
     if (groupsUseExact(req.tag_groups)) needs.push('exactTags');
   }

@@ -270,12 +270,12 @@ export const createMemoryTwin = (options: MemoryTwinOptions = {}): MemoryTwin =>
       }, retainNeeds(req)),
     recall: (bankId, req) =>
       op('recall', bankId, req, () => {
-        const hits = search(banks.get(bankId), req.query, req.tags, req.tags_match);
+        const hits = search(banks.get(bankId), req.query, req.tags ?? undefined, req.tags_match);
         return E.right({ results: req.max_tokens === 0 ? [] : hits });
       }, recallNeeds(req)),
     reflect: (bankId, req) =>
       op('reflect', bankId, req, () => {
-        const hits = search(banks.get(bankId), req.query, req.tags, req.tags_match);
+        const hits = search(banks.get(bankId), req.query, req.tags ?? undefined, req.tags_match);
         const text = hits.length === 0 ? `# ${req.query}\n\nNo relevant memories found.` : [`# ${req.query}`, '', ...hits.map((hit) => `- ${hit.text}`)].join('\n');
         return E.right({ text, ...(req.include?.facts == null ? {} : { based_on: { memories: hits.map((hit) => ({ id: hit.id, text: hit.text, type: 'world' })), mental_models: [], directives: [] } }) });
       }, reflectNeeds(req)),

@@ -14,6 +14,7 @@ import { decodeWith } from '../../codecs/decode.js';
 import { HttpError } from '../../server/http/errors.js';
 import { bankPath, type HindsightAnswer, type HindsightLine } from './hindsight.js';
 import { openEventStream } from './security.js';
+import { Budget, FactType } from '../../wire/hindsight.js';
 
 export interface ApiReply {
   readonly status: number;
@@ -29,7 +30,7 @@ const EditBody = t.intersection([Target, t.type({ text: NonEmpty })]);
 const InvalidateBody = t.intersection([Target, t.partial({ reason: t.string })]);
 const RecallBody = t.intersection([
   t.type({ bank: NonEmpty, query: NonEmpty }),
-  t.partial({ budget: t.keyof({ low: null, mid: null, high: null }), types: t.array(t.keyof({ world: null, experience: null, observation: null })) }),
+  t.partial({ budget: Budget, types: t.array(FactType) }),
 ]);
 
 export const decodeBody = <A>(codec: t.Type<A, unknown, unknown>, name: string, body: unknown): A => {

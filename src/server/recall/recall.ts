@@ -10,7 +10,7 @@ import { entityId, isLive } from '../features/entities.js';
 import type { Stage } from '../search/ranker.js';
 import type { FactHead, FactRecord, FactType } from '../store/model.js';
 import type { BankState } from '../store/state.js';
-import type { RecallRequest } from './codecs.js';
+import type { RecallRequest } from '../../wire/hindsight.js';
 import { onlyQuotesItsFacts } from './quotedObservation.js';
 import { matchesTagFilter } from './tagFilter.js';
 import { countTokens, truncateToTokens } from './tokens.js';

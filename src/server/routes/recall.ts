@@ -2,7 +2,7 @@
 import { badRequest, HttpError, unprocessable, valueError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { observationsFor } from '../features/observationsFor.js';
-import { RecallRequest } from '../recall/codecs.js';
+import { RecallRequest } from '../../wire/hindsight.js';
 import { explainRecall } from '../recall/explain.js';
 import { ALL_FACT_TYPES, runRecall } from '../recall/recall.js';
 import { countTokens } from '../recall/tokens.js';

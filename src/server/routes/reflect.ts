@@ -4,40 +4,16 @@
  * like upstream (422 when malformed) and then refused with a capability error, since there
  * is no model to fill it.
  */
-import * as t from 'io-ts';
-import { nullable } from '../../codecs/codecs.js';
 import { capabilityUnavailable, HttpError, valueError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
-import { TagGroup, TagsMatch } from '../recall/tagFilter.js';
+import { ReflectRequest } from '../../wire/hindsight.js';
 import { closeObservations, observationsFor } from '../features/observationsFor.js';
 import { runReflect } from '../features/reflectEngine.js';
 import { responseSchemaProblem } from '../features/responseSchema.js';
-import { WireFactType } from '../features/trigger.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
 
 
-export const ReflectBody = t.intersection([
-  t.type({ query: t.string }),
-  t.partial({
-    budget: t.keyof({ low: null, mid: null, high: null }),
-    context: nullable(t.string),
-    max_tokens: t.Int,
-    include: t.partial({
-      facts: nullable(t.UnknownRecord),
-      tool_calls: nullable(t.partial({ output: t.boolean })),
-    }),
-    response_schema: nullable(t.UnknownRecord),
-    tags: nullable(t.array(t.string)),
-    tags_match: TagsMatch,
-    tag_groups: nullable(t.array(TagGroup)),
-    apply_all_directives: t.boolean,
-    fact_types: nullable(t.array(WireFactType)),
-    exclude_mental_models: t.boolean,
-    exclude_mental_model_ids: nullable(t.array(t.string)),
-  }),
-]);
-export type ReflectBody = t.TypeOf<typeof ReflectBody>;
 
 export const reflectModule: RouteModule = {
   routes: [
@@ -46,7 +22,7 @@ export const reflectModule: RouteModule = {
       pattern: '/v1/default/banks/{bank_id}/reflect',
       handler: async ({ params, body, server }) => {
         const bankId = params['bank_id'] ?? '';
-        const req = decodeOr422(ReflectBody, body);
+        const req = decodeOr422(ReflectRequest, body);
         // An older server knows neither `exact` (0.8.2) nor `apply_all_directives` (0.8.6).
         const legacy = server.mimic === 'legacy-0.7';
         if (legacy && req.tags_match === 'exact') {
@@ -54,7 +30,7 @@ export const reflectModule: RouteModule = {
             { type: 'literal_error', loc: ['body', 'tags_match'], msg: "Input should be 'any', 'all', 'any_strict' or 'all_strict'", input: 'exact' },
           ]);
         }
-        const ignored = unknownFields(ReflectBody, body);
+        const ignored = unknownFields(ReflectRequest, body);
         if (legacy && req.apply_all_directives !== undefined) ignored.push('apply_all_directives');
         const tags = req.tags ?? null;
         const groups = req.tag_groups ?? null;
