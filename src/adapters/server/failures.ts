@@ -5,6 +5,7 @@
  * a transport error can carry the request (headers included), so no error message or object
  * ever leaves this module.
  */
+import { jsonNestingExceeds } from '../../codecs/decode.js';
 import { redact } from '../../config/redact.js';
 import type { ServerFailure } from '../../effects/ports/memoryServer.js';
 
@@ -71,6 +72,8 @@ export const detailText = (body: unknown): string | undefined => {
 };
 
 const parseBody = (text: string): unknown => {
+  // Too deep to walk (the detail is flattened recursively): no detail rather than a stack overflow.
+  if (jsonNestingExceeds(text)) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     return parsed;
