@@ -90,9 +90,38 @@ export const decodeWith = <A, O>(codec: t.Type<A, O, unknown>, source: string): 
 };
 
 /** Parses JSON text, then decodes it; a syntax error names the source and the offset. */
+/**
+ * Deeper than any JSON this code reads (config, journals, server answers nest a few levels).
+ * `JSON.parse` takes any depth, but every walk after it (the codec, redaction, the error text)
+ * recurses: a server answering 200,000 nested brackets made the client throw a stack overflow
+ * instead of failing the call.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** Whether JSON `text` nests objects/arrays deeper than `max`; one pass, strings skipped. */
+export const jsonNestingExceeds = (text: string, max = MAX_JSON_DEPTH): boolean => {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth -= 1;
+  }
+  return false;
+};
+
 export const decodeJson =
   <A, O>(codec: t.Type<A, O, unknown>, source: string) =>
   (text: string): E.Either<DecodeError, A> => {
+    if (jsonNestingExceeds(text)) return E.left(decodeError(source, [{ path: '(json)', expected: `JSON nested at most ${MAX_JSON_DEPTH} levels`, actual: 'deeper' }]));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -10,12 +10,19 @@
  * that trims or defaults, `exact` which drops keys, `readonly` which freezes) and always takes
  * the full decode.
  */
-import type * as t from 'io-ts';
+import * as t from 'io-ts';
 
-// Combinators that hold other codecs, and where they keep them.
-type Structure = { readonly _tag: string; readonly type?: t.Mixed; readonly types?: readonly t.Mixed[]; readonly props?: Record<string, t.Mixed>; readonly domain?: t.Mixed; readonly codomain?: t.Mixed };
-
-const LEAVES = new Set(['StringType', 'NumberType', 'BooleanType', 'NullType', 'UndefinedType', 'UnknownType', 'AnyArrayType', 'AnyDictionaryType', 'LiteralType', 'KeyofType']);
+const isLeaf = (codec: t.Mixed): boolean =>
+  codec instanceof t.StringType ||
+  codec instanceof t.NumberType ||
+  codec instanceof t.BooleanType ||
+  codec instanceof t.NullType ||
+  codec instanceof t.UndefinedType ||
+  codec instanceof t.UnknownType ||
+  codec instanceof t.AnyArrayType ||
+  codec instanceof t.AnyDictionaryType ||
+  codec instanceof t.LiteralType ||
+  codec instanceof t.KeyofType;
 
 const registered = new WeakSet<t.Mixed>();
 const known = new WeakMap<t.Mixed, boolean>();
@@ -26,23 +33,13 @@ export const registerIdentityCodec = <C extends t.Mixed>(codec: C): C => {
   return codec;
 };
 
-const children = (codec: Structure): readonly t.Mixed[] | undefined => {
-  switch (codec._tag) {
-    case 'InterfaceType':
-    case 'PartialType':
-      return Object.values(codec.props ?? {});
-    case 'IntersectionType':
-    case 'UnionType':
-      return codec.types ?? [];
-    case 'ArrayType':
-    case 'RefinementType':
-    case 'RecursiveType':
-      return codec.type === undefined ? [] : [codec.type];
-    case 'DictionaryType':
-      return codec.domain === undefined || codec.codomain === undefined ? undefined : [codec.domain, codec.codomain];
-    default:
-      return undefined;
-  }
+// Combinators that hold other codecs, and where they keep them.
+const children = (codec: t.Mixed): readonly t.Mixed[] | undefined => {
+  if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return Object.values<t.Mixed>(codec.props);
+  if (codec instanceof t.IntersectionType || codec instanceof t.UnionType) return codec.types;
+  if (codec instanceof t.ArrayType || codec instanceof t.RefinementType || codec instanceof t.RecursiveType) return [codec.type];
+  if (codec instanceof t.DictionaryType) return [codec.domain, codec.codomain];
+  return undefined;
 };
 
 /** True when every valid input decodes to itself (see above); memoised per codec. */
@@ -50,14 +47,13 @@ export const decodesToItself = (codec: t.Mixed): boolean => {
   if (registered.has(codec)) return true;
   const cached = known.get(codec);
   if (cached !== undefined) return cached;
-  const structure = codec as unknown as Structure;
-  if (LEAVES.has(structure._tag)) {
+  if (isLeaf(codec)) {
     known.set(codec, true);
     return true;
   }
   // A recursive codec refers to itself: assume yes while its members are looked at.
   known.set(codec, true);
-  const members = children(structure);
+  const members = children(codec);
   const verdict = members !== undefined && members.every(decodesToItself);
   known.set(codec, verdict);
   return verdict;

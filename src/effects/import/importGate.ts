@@ -5,7 +5,7 @@
  * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
  *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
  * - A session's documents are queued (fsync'd in the durable retain queue, redacted first) in
- *   one write before their one `documents.queued` event; a crash between the two re-queues
+ *   one write before their one `import.documents.queued` event; a crash between the two re-queues
  *   them on resume, and since imports replace by document id, the server still holds each once.
  * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.

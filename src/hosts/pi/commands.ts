@@ -15,7 +15,7 @@ import { requireRuntime, type RuntimeHolder } from './holder.js';
 
 const commandContext = async (runtime: MemoryRuntime, ctx: ExtensionCommandContext): Promise<CommandContext> => ({
   tools: await runtime.toolContext(),
-  control: { skipNextRetain: () => runtime.send({ type: 'optOut.requested' }), setMode: (mode) => runtime.send({ type: 'mode.set', mode }) },
+  control: { skipNextRetain: () => runtime.send({ type: 'session.optOut.requested' }), setMode: (mode) => runtime.send({ type: 'session.mode.set', mode }) },
   ...(runtime.queue === undefined ? {} : { deadLetters: runtime.queue }),
   importer: hubImporter(runtime, {
     home: process.env['HOME'] ?? homedir(),

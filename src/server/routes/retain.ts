@@ -1,7 +1,7 @@
 /** `POST {b}/memories`: sync and async retain (reference 1.5, 3). */
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import type { JsonValue } from '../../codecs/codecs.js';
+import { JsonValue, jsonCopy } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, HttpError } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
@@ -111,7 +111,8 @@ const submitAsync = async (
       // when it runs, so those items are stored as sent.
       const appendWithoutId = supportsAppend(server) && group.some((i) => i.update_mode === 'append' && (i.document_id === undefined || i.document_id === null));
       const stored = appendWithoutId ? group : assignDocumentIds(group, randomUUID);
-      const payload: JsonValue = { items: stored as unknown as JsonValue, document_tags: [...documentTags] };
+      // Decoded request items are JSON; a copy only when one holds an undefined member (dropped as on the wire).
+      const payload: JsonValue = { items: JsonValue.is(stored) ? stored : jsonCopy(stored), document_tags: [...documentTags] };
       const child = server.operations.build({ bankId, taskType: 'retain', itemsCount: group.length, payload, parentId: '' });
       const parent = server.operations.build({
         bankId,
