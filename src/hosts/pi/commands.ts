@@ -1,5 +1,5 @@
 /**
- * The three slash commands: the tools team's command logic, bound to this session's runtime.
+ * The three slash commands: the command logic of `src/tools/commands/`, bound to this session's runtime.
  * With a UI, `/memory` opens the interactive hub, `/memory setup` the guided setup and
  * `/memory settings` the settings editor (`person.ts`, `hub.ts`, loaded when first used);
  * without one (print, json) they answer as text.
