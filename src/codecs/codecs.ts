@@ -70,15 +70,6 @@ export const JobId = t.brand(
 );
 export type JobId = t.TypeOf<typeof JobId>;
 
-export interface SessionIdBrand {
-  readonly SessionId: unique symbol;
-}
-export const SessionId = t.brand(
-  t.string,
-  (s): s is t.Branded<string, SessionIdBrand> => s.length > 0 && s.length <= 256,
-  'SessionId',
-);
-export type SessionId = t.TypeOf<typeof SessionId>;
 
 export interface PositiveIntBrand {
   readonly PositiveInt: unique symbol;

@@ -127,7 +127,7 @@ const scan = (text: string): void => {
 };
 
 /** 1-based line and column of a character offset. */
-export const lineColumn = (text: string, offset: number): { line: number; column: number } => {
+const lineColumn = (text: string, offset: number): { line: number; column: number } => {
   const before = text.slice(0, offset);
   const lines = before.split('\n');
   return { line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };

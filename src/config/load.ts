@@ -59,8 +59,8 @@ export const piAgentDir = (home: string, env: Readonly<Record<string, string | u
 };
 
 /** The user file lives in pi's agent dir, so it follows `PI_CODING_AGENT_DIR` like pi's own settings. */
-export const userConfigPath = (home: string, env: Readonly<Record<string, string | undefined>> = {}): string => path.join(piAgentDir(home, env), 'memory.json');
-export const projectConfigPath = (stateDir: string): string => path.join(stateDir, 'memory.json');
+const userConfigPath = (home: string, env: Readonly<Record<string, string | undefined>> = {}): string => path.join(piAgentDir(home, env), 'memory.json');
+const projectConfigPath = (stateDir: string): string => path.join(stateDir, 'memory.json');
 
 export const fileToken = (bytes: string | undefined): string =>
   bytes === undefined ? 'absent' : createHash('sha256').update(bytes).digest('hex');

@@ -70,7 +70,7 @@ export const sanitizeProjectId = (raw: string): string | undefined => {
 const sha12 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 /** Bank-id-safe slug: lowercase alphanumerics and dashes, at most 48 characters. */
-export const slug = (text: string, fallback = 'repo'): string => {
+const slug = (text: string, fallback = 'repo'): string => {
   const s = text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

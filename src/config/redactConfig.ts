@@ -27,7 +27,7 @@ export interface SecretSources {
 }
 
 /** The names of every variable that holds (or may hold) the API key. */
-export const keyVariableNames = ({ config, layers, env }: SecretSources): string[] => {
+const keyVariableNames = ({ config, layers, env }: SecretSources): string[] => {
   const bindingNames = (configFields.apiKeyEnv.env?.names ?? []).filter((n) => n !== 'MEMORY_API_KEY_REF');
   const ref = env['MEMORY_API_KEY_REF']?.trim();
   const names = [
@@ -40,7 +40,7 @@ export const keyVariableNames = ({ config, layers, env }: SecretSources): string
 };
 
 /** Every secret value the config makes known. */
-export const secretValuesOf = (sources: SecretSources): string[] => {
+const secretValuesOf = (sources: SecretSources): string[] => {
   const fromEnv = keyVariableNames(sources).map((name) => sources.env[name]);
   const direct = [sources.config.apiKeyDirect, ...sources.layers.flatMap((l) => rawKeyFields(l).direct)];
   return [...fromEnv, ...direct].filter((v): v is string => v !== undefined && v.trim() !== '');

@@ -89,7 +89,7 @@ const lookup = (data: unknown, dotted: string): { found: boolean; value?: unknow
 };
 
 /** Objects merged key by key, arrays and scalars replaced; `__proto__` and friends ignored. */
-export const deepMerge = (base: unknown, over: unknown): unknown => {
+const deepMerge = (base: unknown, over: unknown): unknown => {
   if (!isObject(base) || !isObject(over)) return over;
   const out: Json = {};
   for (const [k, v] of [...Object.entries(base), ...Object.entries(over)]) {

@@ -10,7 +10,6 @@
  * may move nothing, whatever the user file lists. `decideTrust` is the one place this rule
  * lives.
  */
-import { createHash } from 'node:crypto';
 import { urlOrigin } from './codecs.js';
 import type { FieldName, MemoryConfig } from './fields.js';
 
@@ -167,6 +166,4 @@ export const resolveApiKey = (
   return { _tag: 'key', key: config.apiKeyDirect ?? '', from: 'user file (apiKeyDirect)' };
 };
 
-/** A key shown as facts, never as text: length and the first 8 hex of its SHA-256. */
-export const describeKey = (key: string): string =>
-  `${key.length} chars, fingerprint ${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
+

@@ -333,7 +333,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   };
   const unsubscribers: (() => void)[] = [
     setup.subscribe(() => {
-      void session.send({ type: 'automation.changed', automation: automation(), reason: setupState(setup.getSnapshot()) });
+      void session.send({ type: 'session.automation.changed', automation: automation(), reason: setupState(setup.getSnapshot()) });
       emit();
     }),
     session.gate.subscribe(() => emit()),
@@ -365,13 +365,13 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       const state = setupState(setup.getSnapshot());
       if (breaker.state === 'open' && state === 'ready') {
         void setup.dispatch({
-          type: 'server.lost',
+          type: 'setup.server.lost',
           at: clock.now(),
           reason: 'memory server stopped answering (circuit open); retain jobs wait in the queue',
           retryAt: breaker.retryAt ?? clock.now() + 30_000,
         });
       } else if (breaker.state === 'closed' && state === 'degraded') {
-        void setup.dispatch({ type: 'probe.retry', at: clock.now() });
+        void setup.dispatch({ type: 'setup.probe.retry', at: clock.now() });
       }
     }),
   );
@@ -382,7 +382,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     current = { loaded: next, scope: scopeOf(next.config) };
     problems.push(...next.errors.map((e) => e.message));
     await configure();
-    await session.send({ type: 'automation.changed', automation: automation(), reason: 'config reloaded' });
+    await session.send({ type: 'session.automation.changed', automation: automation(), reason: 'config reloaded' });
     // A key or bank fixed in config: try a paused queue again now.
     await queue?.recheck().catch(() => undefined);
     emit();

@@ -35,9 +35,9 @@ export const FaultRule = t.intersection([
 ]);
 export type FaultRule = t.TypeOf<typeof FaultRule>;
 
-export const FaultRules = t.array(FaultRule);
+const FaultRules = t.array(FaultRule);
 
-export const decodeFaultRules = (input: unknown): FaultRule[] => {
+const decodeFaultRules = (input: unknown): FaultRule[] => {
   const result = decodeWith(FaultRules, 'embedded server faults')(input);
   if (E.isLeft(result)) throw new Error(result.left.message);
   return result.right;

@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 
 /** Longest stretch of analysis between two turns of the event loop. */
-export const SLICE_MS = 20;
+const SLICE_MS = 20;
 
 export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

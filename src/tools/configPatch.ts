@@ -13,7 +13,7 @@ export type ConfigPatch = Readonly<Record<string, unknown>>;
 const specOf = (name: FieldName): FieldSpec => configFields[name];
 
 /** The JSON schema of one field's value, from its kind. */
-export const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
+const fieldValueSchema = (spec: FieldSpec): JsonSchema => {
   const base: JsonSchema = (() => {
     switch (spec.kind) {
       case 'boolean':

@@ -33,7 +33,7 @@ export const MemoryMentalModelParams = toolParams(
 export type MemoryMentalModelParams = t.TypeOf<typeof MemoryMentalModelParams.codec>;
 
 /** What list shows: metadata only, whatever the server sent. */
-export const modelMetadata = (m: MentalModel) => ({
+const modelMetadata = (m: MentalModel) => ({
   id: m.id,
   name: m.name,
   ...(m.tags === undefined || m.tags === null ? {} : { tags: m.tags }),

@@ -68,7 +68,7 @@ export const MemoryRecallParams = toolParams(
 export type MemoryRecallParams = t.TypeOf<typeof MemoryRecallParams.codec>;
 
 /** The request this call sends: every field traceable to a parameter or a config default. */
-export const buildRecallRequest = (
+const buildRecallRequest = (
   params: MemoryRecallParams,
   ctx: ToolContext,
   scopeTags: readonly string[],
@@ -105,7 +105,7 @@ export const buildRecallRequest = (
 };
 
 /** The optional features this call asks for, as capability flags. */
-export const recallFeatures = (params: MemoryRecallParams): WantedFeature[] => {
+const recallFeatures = (params: MemoryRecallParams): WantedFeature[] => {
   const wanted: WantedFeature[] = [];
   if (params.trace === true) wanted.push({ flag: 'trace', label: 'recall trace' });
   if (params.includeSourceFacts === true) wanted.push({ flag: 'sourceFacts', label: 'recall source facts' });

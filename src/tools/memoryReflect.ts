@@ -49,7 +49,7 @@ export const MemoryReflectParams = toolParams(
 );
 export type MemoryReflectParams = t.TypeOf<typeof MemoryReflectParams.codec>;
 
-export const reflectFeatures = (params: MemoryReflectParams): WantedFeature[] => {
+const reflectFeatures = (params: MemoryReflectParams): WantedFeature[] => {
   const wanted: WantedFeature[] = [{ flag: 'tagGroups', label: 'tag_groups (the scope filter)' }];
   if (params.responseSchema !== undefined) wanted.push({ flag: 'responseSchema', label: 'reflect responseSchema' });
   if (params.includeFacts === true) wanted.push({ flag: 'reflectFacts', label: 'reflect includeFacts' });
@@ -58,7 +58,7 @@ export const reflectFeatures = (params: MemoryReflectParams): WantedFeature[] =>
   return wanted;
 };
 
-export const buildReflectRequest = (params: MemoryReflectParams, ctx: ToolContext, scopeTags: readonly string[]): ReflectRequest => {
+const buildReflectRequest = (params: MemoryReflectParams, ctx: ToolContext, scopeTags: readonly string[]): ReflectRequest => {
   const filter = composeTagFilter({
     scopeTags,
     tags: params.tags,

@@ -9,7 +9,7 @@ import { defineTool } from './tool.js';
 export const MemoryScopeParams = toolParams('memory_scope', {}, {});
 export type MemoryScopeParams = t.TypeOf<typeof MemoryScopeParams.codec>;
 
-export const describeScope = (ctx: ToolContext) => {
+const describeScope = (ctx: ToolContext) => {
   const { scope } = ctx;
   const { identity } = scope;
   return {

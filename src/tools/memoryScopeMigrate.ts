@@ -21,7 +21,7 @@ export const MemoryScopeMigrateParams = toolParams(
 );
 export type MemoryScopeMigrateParams = t.TypeOf<typeof MemoryScopeMigrateParams.codec>;
 
-export const scopeMigrateReceiptPath = (stateDir: string): string => path.join(stateDir, 'memory', 'scope-migrate-receipt.json');
+const scopeMigrateReceiptPath = (stateDir: string): string => path.join(stateDir, 'memory', 'scope-migrate-receipt.json');
 
 export interface TagCounts {
   readonly projectTagHits: number;
@@ -31,7 +31,7 @@ export interface TagCounts {
   readonly sampleSize: number;
 }
 
-export const countTags = (tags: readonly string[], projectTag: string, legacyTag: string): TagCounts => ({
+const countTags = (tags: readonly string[], projectTag: string, legacyTag: string): TagCounts => ({
   projectTagHits: tags.filter((tag) => tag === projectTag).length,
   legacyRepoTagHits: tags.filter((tag) => tag === legacyTag).length,
   otherRepoTags: tags.filter((tag) => tag.startsWith('repo:') && tag !== legacyTag).length,
@@ -40,7 +40,7 @@ export const countTags = (tags: readonly string[], projectTag: string, legacyTag
 });
 
 /** The plan: pure over the scope, the clock and the optional tag sample. */
-export const scopeMigratePlan = (ctx: ToolContext, bankTags: readonly string[] | undefined) => {
+const scopeMigratePlan = (ctx: ToolContext, bankTags: readonly string[] | undefined) => {
   const { scope } = ctx;
   const { identity } = scope;
   const findings: string[] = [

@@ -17,8 +17,8 @@ import { dryRunParam } from './sharedParams.js';
 import { cleanText } from './text.js';
 import { defineTool } from './tool.js';
 
-export const SEED_DEFAULT_LIMIT = 300;
-export const SEED_MAX_LIMIT = 2000;
+const SEED_DEFAULT_LIMIT = 300;
+const SEED_MAX_LIMIT = 2000;
 
 export const MemorySeedGitParams = toolParams(
   'memory_seed_git',
@@ -48,13 +48,13 @@ export type GitSeedReceipt = t.TypeOf<typeof GitSeedReceipt>;
  * often the shared coding bank), so an id of the HEAD alone would let the fork's seed replace
  * the upstream's.
  */
-export const gitSeedDocumentId = (projectTag: string, headSha: string): string => `pi-gitlog:${projectTagKey(projectTag)}:${headSha.slice(0, 12)}`;
+const gitSeedDocumentId = (projectTag: string, headSha: string): string => `pi-gitlog:${projectTagKey(projectTag)}:${headSha.slice(0, 12)}`;
 
 /** The seed document's content: one `<sha12> <subject>` line per commit, newest first. */
-export const gitSeedContent = (log: GitLog, limit: number): string =>
+const gitSeedContent = (log: GitLog, limit: number): string =>
   [`# Git commit message history (newest first, limit ${limit})`, '', ...log.commits.map((c) => `${c.sha.slice(0, 12)} ${redact(cleanText(c.subject, 500))}`)].join('\n');
 
-export const buildGitSeedJob = (log: GitLog, limit: number, bankId: string, ctx: ToolContext): RetainJobInput => {
+const buildGitSeedJob = (log: GitLog, limit: number, bankId: string, ctx: ToolContext): RetainJobInput => {
   const documentId = gitSeedDocumentId(ctx.scope.identity.tag, log.head);
   const { identity } = ctx.scope;
   return {

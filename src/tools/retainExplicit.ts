@@ -67,12 +67,12 @@ export type ExplicitRetainParams = ValuesOf<Defs['required']> & Partial<ValuesOf
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** `pi-explicit:<session hash 16>:<content hash 16>`: the same memory in one session updates one document. */
-export const explicitDocumentId = (sessionKey: string, bankId: string, content: string, context: string): string =>
+const explicitDocumentId = (sessionKey: string, bankId: string, content: string, context: string): string =>
   `pi-explicit:${sha256(sessionKey).slice(0, 16)}:${sha256(JSON.stringify({ bankId, content, context })).slice(0, 16)}`;
 
 const unique = (xs: readonly string[]): string[] => [...new Set(xs)];
 
-export const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): { job: RetainJobInput; droppedMetadataKeys: string[] } => {
+const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): { job: RetainJobInput; droppedMetadataKeys: string[] } => {
   const session = ctx.session;
   const sessionKey = session?.sessionId ?? session?.sessionFile ?? 'no-session';
   const content = redact(params.content);

@@ -4,11 +4,11 @@ import { ScopeTag } from '../config/codecs.js';
 import { TagGroup } from '../config/tagFilter.js';
 import { custom, flag, int, list, oneOf, text } from './params.js';
 
-export const FACT_TYPES = ['world', 'experience', 'observation'] as const;
-export const TAGS_MATCH = ['any', 'all', 'any_strict', 'all_strict', 'exact'] as const;
-export const BUDGETS = ['low', 'mid', 'high'] as const;
+const FACT_TYPES = ['world', 'experience', 'observation'] as const;
+const TAGS_MATCH = ['any', 'all', 'any_strict', 'all_strict', 'exact'] as const;
+const BUDGETS = ['low', 'mid', 'high'] as const;
 
-export const MAX_TAGS = 64;
+const MAX_TAGS = 64;
 
 const isTagGroups = (groups: readonly unknown[]): groups is TagGroup[] => groups.every((group) => TagGroup.is(group));
 

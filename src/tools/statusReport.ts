@@ -56,7 +56,7 @@ export interface StatusReport {
 
 const PROBE_MS = 1500;
 
-export const SETUP_HINT =
+const SETUP_HINT =
   'Memory is not set up in this project: run /memory setup in pi (a few questions; nothing is written until you confirm).';
 
 
@@ -64,7 +64,7 @@ export const SETUP_HINT =
  * Whether setup is done, decided by the same rule as the setup gate behind pi's footer
  * (`setupFacts`), so `agent-memory status`, `memory_status` and the footer never disagree.
  */
-export const setupDone = (ctx: ToolContext): boolean => setupFacts(ctx.loaded, ctx.scope).configured;
+const setupDone = (ctx: ToolContext): boolean => setupFacts(ctx.loaded, ctx.scope).configured;
 
 /** The gate's states in the footer's words (the JSON keeps the state names). */
 const SETUP_WORDS: Readonly<Record<string, string>> = {

@@ -27,7 +27,7 @@ export const indented = (text: string, indent = '  '): string =>
     .join('\n');
 
 /** A result's details as the host shows them: every string (keys too) through the same sanitiser, shape kept. */
-export const cleanDetails = (value: JsonValue, depth = 0): JsonValue => {
+const cleanDetails = (value: JsonValue, depth = 0): JsonValue => {
   if (typeof value === 'string') return sanitizeMemoryText(value).text;
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) return value.map((v) => cleanDetails(v, depth + 1));

@@ -28,9 +28,6 @@ export interface ToolDefinition<A = unknown> {
 
 export const defineTool = <A>(tool: ToolDefinition<A>): ToolDefinition<A> => tool;
 
-/** The start of every disabled answer (see `disabledText`). */
-export const DISABLED_TEXT = 'is off: memory is disabled (enabled: false in';
-
 export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
   const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(rawParams);

@@ -47,7 +47,7 @@ const CHAR_WIDTH = 7;
 const LINE_HEIGHT = 16;
 
 /** The pseudo-state that transitions declared on the machine itself start from. */
-export const anyStateId = (graph: MachineGraph): string => `${graph.root}.*`;
+const anyStateId = (graph: MachineGraph): string => `${graph.root}.*`;
 
 const anyNode = (graph: MachineGraph): GraphNode => ({
   id: anyStateId(graph),

@@ -26,9 +26,6 @@ export interface GateStep {
 
 const json = jsonCopy;
 
-const eventType = (event: JsonValue): string | undefined =>
-  typeof event === 'object' && event !== null && !Array.isArray(event) && typeof event['type'] === 'string' ? event['type'] : undefined;
-
 export interface GateFold {
   /** Folds one journal record; the step says what it did. */
   step(record: JournalRecord): GateStep;
@@ -83,5 +80,4 @@ export const stepsOfTrace = (records: readonly TraceRecord[]): GateStep[] => {
   return steps;
 };
 
-/** The event type of a step, for the event log. */
-export const stepEventType = (step: GateStep): string => eventType(step.event) ?? '(unknown)';
+

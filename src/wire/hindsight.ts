@@ -47,12 +47,12 @@ export type RetainRequest = t.TypeOf<typeof RetainRequest>;
 
 const MaxTokens = t.partial({ max_tokens: t.Int });
 
-export const RecallInclude = t.partial({
+const RecallInclude = t.partial({
   entities: nullable(MaxTokens),
   chunks: nullable(MaxTokens),
   source_facts: nullable(t.partial({ max_tokens: t.Int, max_tokens_per_observation: t.Int })),
 });
-export type RecallInclude = t.OutputOf<typeof RecallInclude>;
+type RecallInclude = t.OutputOf<typeof RecallInclude>;
 
 export const MinScores = t.partial({ semantic: nullable(t.number), keyword: nullable(t.number), reranker: nullable(t.number), final: nullable(t.number) });
 export type MinScores = t.OutputOf<typeof MinScores>;
@@ -82,11 +82,11 @@ export const RecallRequest = t.intersection([
 /** The body as it travels (integers unbranded): what a client builds and the server reads. */
 export type RecallRequest = t.OutputOf<typeof RecallRequest>;
 
-export const ReflectInclude = t.partial({
+const ReflectInclude = t.partial({
   facts: nullable(JsonObject),
   tool_calls: nullable(t.partial({ output: t.boolean })),
 });
-export type ReflectInclude = t.OutputOf<typeof ReflectInclude>;
+type ReflectInclude = t.OutputOf<typeof ReflectInclude>;
 
 /** `POST {b}/reflect` as the server accepts it (null means unset); the client sends a subset. */
 export const ReflectRequest = t.intersection([
@@ -340,7 +340,7 @@ export const ReflectFact = t.intersection([
   }),
 ]);
 
-export const ReflectBasedOn = t.partial({
+const ReflectBasedOn = t.partial({
   memories: t.array(ReflectFact),
   mental_models: t.array(t.intersection([t.type({ id: t.string, text: t.string }), t.partial({ context: nullable(t.string) })])),
   directives: t.array(t.type({ id: t.string, name: t.string, content: t.string })),
@@ -357,7 +357,7 @@ export const ReflectResult = t.intersection([
 ]);
 export type ReflectResult = t.TypeOf<typeof ReflectResult>;
 
-export const OperationState = t.keyof({
+const OperationState = t.keyof({
   pending: null,
   processing: null,
   completed: null,
@@ -365,7 +365,7 @@ export const OperationState = t.keyof({
   cancelled: null,
   not_found: null,
 });
-export type OperationState = t.TypeOf<typeof OperationState>;
+type OperationState = t.TypeOf<typeof OperationState>;
 
 export const OperationStatus = t.intersection([
   t.type({ operation_id: t.string, status: OperationState }),
@@ -415,7 +415,7 @@ export const CreateMentalModelResult = t.intersection([
 ]);
 export type CreateMentalModelResult = t.TypeOf<typeof CreateMentalModelResult>;
 
-export const MentalModelHistoryEntry = t.partial({
+const MentalModelHistoryEntry = t.partial({
   previous_content: nullable(t.string),
   previous_reflect_response: nullable(JsonObject),
   changed_at: nullable(t.string),
@@ -499,7 +499,7 @@ export type CreatePageResult = t.TypeOf<typeof CreatePageResult>;
 export const KnowledgeExport = t.type({ files: t.array(t.type({ path: t.string, content: t.string })) });
 export type KnowledgeExport = t.TypeOf<typeof KnowledgeExport>;
 
-export const DocumentSummary = t.intersection([
+const DocumentSummary = t.intersection([
   t.type({ id: t.string }),
   t.partial({
     bank_id: t.string,
@@ -512,7 +512,7 @@ export const DocumentSummary = t.intersection([
     document_metadata: nullable(JsonObject),
   }),
 ]);
-export type DocumentSummary = t.TypeOf<typeof DocumentSummary>;
+type DocumentSummary = t.TypeOf<typeof DocumentSummary>;
 
 export const DocumentList = t.intersection([
   t.type({ items: t.array(DocumentSummary) }),

@@ -79,7 +79,7 @@ describe('createMemoryRuntime', () => {
   it('treats a second start of the same session as one session', async () => {
     const runtime = await start(await project(configured()));
     await runtime.send({ type: 'session.started', sessionId: 'dup', reason: 'startup' });
-    await runtime.send({ type: 'optOut.requested' });
+    await runtime.send({ type: 'session.optOut.requested' });
     await runtime.send({ type: 'session.started', sessionId: 'dup', reason: 'startup' });
     const context = runtime.session.view().context;
     expect(context.starts).toBe(2);
@@ -90,7 +90,7 @@ describe('createMemoryRuntime', () => {
     const notes: string[] = [];
     const runtime = await start(await project(configured()), notes);
     await runtime.send({ type: 'session.started', sessionId: 'opt', reason: 'startup' });
-    await runtime.send({ type: 'optOut.requested' });
+    await runtime.send({ type: 'session.optOut.requested' });
     const skipped = [user('private musings', 1), assistant('ok', 2)];
     expect((await runtime.retainTurn(skipped).settled).outcome).toBe('optedOut');
     expect(notes.some((n) => n.includes('next-opt-out'))).toBe(true);
@@ -187,8 +187,8 @@ describe('createMemoryRuntime', () => {
     const runtime = await createMemoryRuntime({ cwd: dirs.cwd, home: dirs.home, env: { HOME: dirs.home }, shutdownFlushMs: 500 });
     await waitUntil(() => runtime.status().setup.state === 'ready');
     await runtime.send({ type: 'session.started', sessionId: 'sess-j', sessionFile: '/tmp/sess-j.jsonl', reason: 'startup' });
-    await runtime.send({ type: 'optOut.requested' });
-    await runtime.send({ type: 'mode.set', mode: 'read-only' });
+    await runtime.send({ type: 'session.optOut.requested' });
+    await runtime.send({ type: 'session.mode.set', mode: 'read-only' });
     const live = { setup: runtime.setup.getSnapshot().value, session: runtime.session.gate.getSnapshot().value };
     await runtime.close();
     const dir = path.join(dirs.cwd, '.pi', 'memory', 'trace');

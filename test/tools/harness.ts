@@ -42,6 +42,8 @@ export interface HarnessOptions {
   readonly git?: boolean;
   /** Start with no server at all (the URL of a closed port). */
   readonly serverDown?: boolean;
+  /** A server already running (a scripted fault server) instead of the embedded one. */
+  readonly serverUrl?: string;
   readonly env?: Record<string, string>;
   /**
    * The queue's delivery mode (default immediate). `coalesced` delivers only on a flush, so a
@@ -100,6 +102,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   let server: TestServer | undefined;
   let url: string;
   if (options.serverDown === true) url = await freePortUrl();
+  else if (options.serverUrl !== undefined) url = options.serverUrl;
   else {
     server = await startTestServer({ persist: false, ...(options.mimic === undefined ? {} : { mimic: options.mimic }) });
     url = server.url;

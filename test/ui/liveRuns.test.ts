@@ -52,7 +52,7 @@ describe('live runs', () => {
     expect(JSON.stringify(seen[0]?.event)).not.toContain(SECRET);
     expect(JSON.stringify(seen[0]?.event)).toContain('[REDACTED]');
 
-    journal.appendSync([{ type: 'probe.succeeded', at: '2026-11-27T06:00:01.000Z', payload: { type: 'probe.succeeded', at: at + 1000, apiVersion: '0.9.1', append: true, missingBanks: [] } }]);
+    journal.appendSync([{ type: 'setup.probe.succeeded', at: '2026-11-27T06:00:01.000Z', payload: { type: 'setup.probe.succeeded', at: at + 1000, apiVersion: '0.9.1', append: true, missingBanks: [] } }]);
     await journal.flush();
     await waitUntil(() => seen.length === 2, 5_000, 'the second step');
     expect(seen[1]).toMatchObject({ from: 'probing', to: 'ready', kind: 'transition' });
@@ -61,7 +61,7 @@ describe('live runs', () => {
     expect(run?.steps.length).toBe(2);
 
     await journal.close();
-    await appendFile(file, '{"v":1,"seq":2,"type":"probe.failed"\n');
+    await appendFile(file, '{"v":1,"seq":2,"type":"setup.probe.failed"\n');
     await waitUntil(() => seen.length === 3, 5_000, 'the damaged line');
     expect(seen[2]).toMatchObject({ kind: 'rejected', from: 'ready', to: 'ready' });
     expect(seen[2]?.problem).toContain('line 3');

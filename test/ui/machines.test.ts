@@ -98,11 +98,11 @@ describe('the live machine inspector', () => {
       pi.send({ type: 'prompt', message });
       // The bound the issue sets: the page shows the gate's change within 1 s of the prompt.
       await expect
-        .poll(async () => (await rows()).slice(before).some((r) => r.gate === 'session' && r.event === 'recall.requested' && r.transition.includes('recall.recalling')), { timeout: 1_000, interval: 25 })
+        .poll(async () => (await rows()).slice(before).some((r) => r.gate === 'session' && r.event === 'session.recall.requested' && r.transition.includes('recall.recalling')), { timeout: 1_000, interval: 25 })
         .toBe(true);
       latencies.push(Date.now() - sent);
       await pi.waitFor('agent_end');
-      await expect.poll(async () => (await rows()).slice(before).some((r) => r.gate === 'session' && r.event === 'retain.queued'), { timeout: 10_000 }).toBe(true);
+      await expect.poll(async () => (await rows()).slice(before).some((r) => r.gate === 'session' && r.event === 'session.retain.queued'), { timeout: 10_000 }).toBe(true);
     }
     console.log(`prompt -> session gate change on the page: ${latencies.join(' ms, ')} ms`);
     // Following live, the diagram shows where the gate is now.
@@ -112,14 +112,14 @@ describe('the live machine inspector', () => {
 
     // The time slider goes back to the step that started the last recall.
     const all = await rows();
-    const recalling = all.filter((r) => r.gate === 'session' && r.event === 'recall.requested').at(-1)!;
+    const recalling = all.filter((r) => r.gate === 'session' && r.event === 'session.recall.requested').at(-1)!;
     await page.locator('#slider').fill(String(recalling.index));
     expect(await stateClasses('session.active.recall.recalling')).toContain('current');
-    expect(await page.locator('#step-info').textContent()).toContain('recall.requested');
-    expect(await page.locator('#payload').textContent()).toContain('recall.requested');
+    expect(await page.locator('#step-info').textContent()).toContain('session.recall.requested');
+    expect(await page.locator('#payload').textContent()).toContain('session.recall.requested');
     expect(await page.locator('#follow').isChecked()).toBe(false);
     const taken = await page.$$eval('.gate[data-gate="session"] .transition.taken', (els) => els.map((e) => e.getAttribute('data-event')));
-    expect(taken).toContain('recall.requested');
+    expect(taken).toContain('session.recall.requested');
   }, 90_000);
 
   it('replays the session journal on the same page', async () => {
@@ -131,7 +131,7 @@ describe('the live machine inspector', () => {
     const replayed = await rows();
     expect(replayed.map((r) => r.event)).toContain('session.started');
     expect(replayed.every((r) => r.gate === 'session')).toBe(true);
-    expect(replayed.filter((r) => r.event === 'recall.requested').length).toBeGreaterThanOrEqual(2);
+    expect(replayed.filter((r) => r.event === 'session.recall.requested').length).toBeGreaterThanOrEqual(2);
     await page.click('#next');
     expect(await page.locator('#step-info').textContent()).toMatch(/^step 2\//);
     await page.screenshot({ path: `${ARTIFACTS}/ui-machines-replay.png`, fullPage: true });
@@ -146,6 +146,6 @@ describe('the live machine inspector', () => {
     await page.locator('#run-info', { hasText: 'replay of session.jsonl' }).waitFor();
     const traced = await rows();
     expect(traced.map((r) => r.event)).toEqual(replayed.map((r) => r.event));
-    expect(traced.find((r) => r.event === 'recall.requested')?.transition).toContain('→ active.{recall.recalling');
+    expect(traced.find((r) => r.event === 'session.recall.requested')?.transition).toContain('→ active.{recall.recalling');
   });
 });

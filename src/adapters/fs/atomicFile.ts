@@ -14,7 +14,7 @@ const directoryUnsyncable = (error: unknown): boolean => {
 };
 
 /** Makes a created or renamed entry durable; best effort where directories cannot be synced. */
-export const fsyncDirectory = async (dir: string): Promise<void> => {
+const fsyncDirectory = async (dir: string): Promise<void> => {
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(dir, 'r');

@@ -18,7 +18,7 @@ export interface ConfigWriteError {
 }
 
 /** Reads the file now (fresh, not from the loaded config). */
-export const readConfigForEdit = (scope: FileScope, file: string): ConfigFileState => readConfigFile(scope, file);
+const readConfigForEdit = (scope: FileScope, file: string): ConfigFileState => readConfigFile(scope, file);
 
 /**
  * Replaces `file` with `data` as pretty JSON, if its content still hashes to `expectedToken`

@@ -13,10 +13,10 @@ import * as path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
 
 /** Config files and sidecars are small; anything larger is not ours. */
-export const MAX_STATE_FILE_BYTES = 1024 * 1024;
+const MAX_STATE_FILE_BYTES = 1024 * 1024;
 
-export const FILE_MODE = 0o600;
-export const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 
 /** A state or config file this process refuses to open, with the reason naming the file. */
 export class UnsafeFileError extends Error {
@@ -122,7 +122,7 @@ const linkedDirectory = (file: string, dir: string): UnsafeFileError =>
  * Throws when a directory holding `file` (every one from its state dir down) is a symbolic
  * link or not a directory. A directory that does not exist yet ends the walk.
  */
-export const checkParentSync = (file: string): void => {
+const checkParentSync = (file: string): void => {
   for (const dir of componentsOf(path.dirname(file))) {
     let stat;
     try {
@@ -284,7 +284,7 @@ export const readStateFileSync = (file: string, max = MAX_STATE_FILE_BYTES): str
 };
 
 /** What `{state_dir}/memory/.gitignore` holds: the queue journal and traces carry conversation text. */
-export const MEMORY_GITIGNORE = '# Written by agent-memory: conversation text, cursors and traces live here; never commit them.\n*\n';
+const MEMORY_GITIGNORE = '# Written by agent-memory: conversation text, cursors and traces live here; never commit them.\n*\n';
 
 /** The `memory` directory of the state dir confining `dir`, when `dir` is it or inside it. */
 const memoryDirOf = (dir: string): string | undefined => {

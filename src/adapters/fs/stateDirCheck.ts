@@ -32,10 +32,6 @@ export interface NamedPath {
 
 const fileOf = (entry: string | NamedPath): string => (typeof entry === 'string' ? entry : entry.file);
 
-/** Every file memory keeps under `{state_dir}` (and the queue's files, wherever queuePath puts them). */
-export const stateFilePaths = (stateDir: string, queuePath: string, extra: readonly (string | NamedPath)[] = []): string[] =>
-  namedStateFiles(stateDir, queuePath, extra).map(fileOf);
-
 const namedStateFiles = (stateDir: string, queuePath: string, extra: readonly (string | NamedPath)[]): (string | NamedPath)[] => {
   const memoryDir = path.join(stateDir, 'memory');
   const base = queuePath.endsWith('.jsonl') ? queuePath.slice(0, -'.jsonl'.length) : queuePath;

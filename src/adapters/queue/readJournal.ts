@@ -15,7 +15,7 @@ import { errnoCode } from '../../codecs/errno.js';
 const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 
 /** The intact records of `file`; a missing file is an empty queue. Throws on a link, a device or an I/O error. */
-export const readJournalReadOnly = async (file: string): Promise<JournalLoad> => {
+const readJournalReadOnly = async (file: string): Promise<JournalLoad> => {
   let handle;
   try {
     handle = await openStateFile(file, 'read');

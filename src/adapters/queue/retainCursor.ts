@@ -27,7 +27,7 @@ const MAX_SESSIONS = 200;
 /** Bound of what is read back: the bounds above at their longest, with room to spare. */
 const MAX_READ_BYTES = 64 * 1024 * 1024;
 
-export const retainCursorPath = (memoryDir: string): string => path.join(memoryDir, 'retain-cursors.json');
+const retainCursorPath = (memoryDir: string): string => path.join(memoryDir, 'retain-cursors.json');
 
 /** Throws `UnsafeFileError` (naming the file) when the file is a symlink or not a regular file. */
 export const openRetainCursor = (memoryDir: string): RetainCursor => {

@@ -14,7 +14,7 @@ import { errnoCode } from '../../codecs/errno.js';
 
 const RetainHealth = t.intersection([t.type({ v: t.literal(1), at: t.string }), t.partial({ failing: t.string })]);
 
-export const retainFailingPath = (memoryDir: string): string => path.join(memoryDir, 'retain-health.json');
+const retainFailingPath = (memoryDir: string): string => path.join(memoryDir, 'retain-health.json');
 
 /**
  * The file has a fixed size and is rewritten in place: a disk that is full by then still takes
@@ -72,7 +72,7 @@ const writeAllAtSync = (fd: number, data: Buffer): void => {
 };
 
 /** Why turns cannot be saved under `dir` right now, from access(2) and statfs(2); undefined when they can. */
-export const stateDirWriteProblem = (dir: string): string | undefined => {
+const stateDirWriteProblem = (dir: string): string | undefined => {
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {

@@ -5,6 +5,7 @@
  * Requests are checked against it before they are sent: a request that uses an option the
  * server lacks fails with `unsupportedCapability` and is never sent in an altered shape.
  */
+import { sanitizeMemoryText } from '../../config/memoryText.js';
 import type {
   Capabilities,
   CapabilityName,
@@ -21,7 +22,7 @@ export const SERVER_FLOOR = '0.8.0';
 export const FLOOR_REMEDIATION = 'upgrade the server to 0.8 or later';
 
 /** How long a detection stays valid; a server upgrade is noticed within this time. */
-export const CAPABILITY_TTL_MS = 5 * 60_000;
+const CAPABILITY_TTL_MS = 5 * 60_000;
 
 type Version = readonly [number, number, number];
 
@@ -76,8 +77,22 @@ export interface ProbeFindings {
  * Capabilities from what `/version` said (or nothing), the embedded marker and probes.
  * The embedded server answers response schemas with a capability error (no LLM), so they are off there.
  */
+/** Longest version string kept: a version is a short token (`0.9.1`), shown in status and doctor. */
+const VERSION_MAX = 64;
+
+/**
+ * The server's version as shown to the person and the model (status, doctor, tool errors): one
+ * line, cleaned like memory text (a hostile server's invisible instructions or bidi overrides
+ * in it are removed), clipped.
+ */
+const versionText = (raw: string): string => {
+  const clean = sanitizeMemoryText(raw).text.replace(/\s+/g, ' ').trim();
+  if (clean === '') return 'unknown';
+  return clean.length > VERSION_MAX ? `${clean.slice(0, VERSION_MAX)}…` : clean;
+};
+
 export const deriveCapabilities = (version: VersionInfo | undefined, embeddedHeader: boolean, probes: ProbeFindings = {}): Capabilities => {
-  const apiVersion = version?.api_version ?? 'unknown';
+  const apiVersion = version === undefined ? 'unknown' : versionText(version.api_version);
   const flags = version?.features ?? {};
   const embedded = embeddedHeader || flags.embedded === true;
   const since = (name: CapabilityName): boolean => atLeast(apiVersion, SINCE[name]);

@@ -6,6 +6,7 @@
  * ever leaves this module.
  */
 import { jsonNestingExceeds } from '../../codecs/decode.js';
+import { sanitizeMemoryText } from '../../config/memoryText.js';
 import { redact } from '../../config/redact.js';
 import type { ServerFailure } from '../../effects/ports/memoryServer.js';
 
@@ -36,8 +37,13 @@ const UNREACHABLE_CODES = new Set([
   'HPE_INVALID_CONSTANT',
 ]);
 
+/**
+ * A server's detail as one safe line: what a server says reaches the model in a tool's error, so
+ * it is rendered like memory (invisible, bidi and tag characters removed, fence-like tags
+ * escaped), then redacted and folded to one line.
+ */
 const clip = (text: string): string => {
-  const clean = redact(text).replace(/\s+/g, ' ').trim();
+  const clean = redact(sanitizeMemoryText(text).text).replace(/\s+/g, ' ').trim();
   return clean.length > DETAIL_MAX ? `${clean.slice(0, DETAIL_MAX)}…` : clean;
 };
 

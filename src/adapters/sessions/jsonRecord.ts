@@ -5,7 +5,7 @@ export const isRecord = (v: unknown): v is JsonRecord => typeof v === 'object' &
 export const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** One line as a JSON object, or the reason it is not one (for the damaged-lines report). */
-export const recordOfLine = (line: string, lineNo: number): { readonly record: JsonRecord } | { readonly damage: string } => {
+const recordOfLine = (line: string, lineNo: number): { readonly record: JsonRecord } | { readonly damage: string } => {
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -13,11 +13,11 @@ import * as t from 'io-ts';
 import { decodeJson } from '../../codecs/decode.js';
 import { errnoCode } from '../../codecs/errno.js';
 
-export const SessionHeader = t.intersection([
+const SessionHeader = t.intersection([
   t.type({ type: t.literal('session'), id: t.string }),
   t.partial({ version: t.number, timestamp: t.string, cwd: t.string, parentSession: t.string }),
 ]);
-export type SessionHeader = t.TypeOf<typeof SessionHeader>;
+type SessionHeader = t.TypeOf<typeof SessionHeader>;
 
 export const SessionEntry = t.intersection([
   t.type({ type: t.string }),

@@ -26,13 +26,13 @@ export const DeliveryReceiptRecord = t.type({
 });
 export type DeliveryReceiptRecord = t.TypeOf<typeof DeliveryReceiptRecord>;
 
-export const ReceiptsDocument = t.type({ v: t.literal(1), receipts: t.array(DeliveryReceiptRecord) });
-export type ReceiptsDocument = t.TypeOf<typeof ReceiptsDocument>;
+const ReceiptsDocument = t.type({ v: t.literal(1), receipts: t.array(DeliveryReceiptRecord) });
+type ReceiptsDocument = t.TypeOf<typeof ReceiptsDocument>;
 
 export const RECEIPTS_KEPT = 50;
 
 /** lowdb adapter: decoded reads, atomic fsync'd writes, damaged files moved aside. */
-export class DurableJsonFile<A> implements Adapter<A> {
+class DurableJsonFile<A> implements Adapter<A> {
   readonly #file: string;
   readonly #codec: t.Type<A, unknown, unknown>;
   readonly #onDamage: ((message: string) => void) | undefined;

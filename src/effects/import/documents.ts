@@ -21,10 +21,10 @@ import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
 import { estimateTokens } from '../../machines/import/decide.js';
 import type { SessionEntry, SessionHost, SessionRead } from '../ports/sessionFiles.js';
 
-export const TURNS_PER_DOCUMENT = 12;
-export const MAX_DOCUMENT_BYTES = 80_000;
+const TURNS_PER_DOCUMENT = 12;
+const MAX_DOCUMENT_BYTES = 80_000;
 /** Tools whose successful output is noise in memory (file listings and contents). */
-export const NOISY_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'find', 'ls']);
+const NOISY_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'find', 'ls']);
 const STRICT_MAX_TOOL_CHARS = 2_048;
 // Progress bars, spinners, status and UI chrome: successful output a person would not keep.
 // eslint-disable-next-line no-control-regex -- an ANSI escape is one of the signs

@@ -5,7 +5,7 @@
  * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
  *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
  * - A session's documents are queued (fsync'd in the durable retain queue, redacted first) in
- *   one write before their one `documents.queued` event; a crash between the two re-queues
+ *   one write before their one `import.documents.queued` event; a crash between the two re-queues
  *   them on resume, and since imports replace by document id, the server still holds each once.
  * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
@@ -34,7 +34,7 @@ const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as 
 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
 
-export const FLUSH_EVERY_BYTES = 4_000_000;
+const FLUSH_EVERY_BYTES = 4_000_000;
 /** Malformed lines kept in the plan (the rest are counted). */
 const MALFORMED_KEPT = 200;
 

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { ImportContext } from '../../machines/import/context.js';
 
-export const ManifestSession = t.type({
+const ManifestSession = t.type({
   path: t.string,
   mode: t.string,
   importedAt: t.string,

@@ -95,15 +95,3 @@ export interface SessionFilesPort {
   digest(text: string): string;
 }
 
-export const skipReasonText: Record<SkipReason, string> = {
-  'not-a-session': 'not a session file of pi, Claude Code or Codex (its first line says none of them wrote it)',
-  unreadable: 'could not be read',
-  'other-project': 'recorded in another project directory',
-  'no-directory': 'records no working directory, so it is not imported into any project (import it from a project whose sessions name it)',
-  'too-large': 'larger than the import size limit',
-  empty: 'has no complete entries yet',
-  'not-a-file': 'not a regular file',
-  symlink: 'a symbolic link (not followed)',
-  'before-since': 'not changed since the --since date',
-  'no-such-path': 'does not exist',
-};

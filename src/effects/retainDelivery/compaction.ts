@@ -13,7 +13,7 @@ import { snapshotOf, type QueueCore, type QueueSnapshot } from './core.js';
 const SNAPSHOT_CHUNK = 1_000;
 
 /** The live set as `retain.snapshot` records of at most `SNAPSHOT_CHUNK` jobs; the first carries the rest of the state. */
-export const snapshotEntries = (snapshot: QueueSnapshot, now: number): JournalEntry[] => {
+const snapshotEntries = (snapshot: QueueSnapshot, now: number): JournalEntry[] => {
   const at = new Date(now).toISOString();
   const { context } = snapshot;
   const jobs = pendingJobs(context);

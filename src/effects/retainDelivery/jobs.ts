@@ -59,7 +59,7 @@ const uuidOf = (hex: string): string => {
 };
 
 /** A job's key: the digest of what it is. Used as its id and as its server-side key. */
-export const jobKey = (
+const jobKey = (
   job: { readonly bankId: string; readonly documentId: string; readonly updateMode: string; readonly contentHash: string; readonly identity: string },
   digest: Digest,
 ): string => uuidOf(digest(JSON.stringify(['retain-job', job.bankId, job.documentId, job.updateMode, job.contentHash, job.identity])));

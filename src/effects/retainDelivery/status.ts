@@ -40,7 +40,7 @@ export interface FlushReport {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export const queueStateOf = (value: unknown): QueueState => {
+const queueStateOf = (value: unknown): QueueState => {
   switch (value) {
     case 'selecting':
     case 'delivering':

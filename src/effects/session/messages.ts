@@ -5,11 +5,11 @@
 import { MODELS_TAG, RECALL_TAG } from '../../config/memoryText.js';
 import * as t from 'io-ts';
 
-export const ContentBlock = t.intersection([
+const ContentBlock = t.intersection([
   t.type({ type: t.string }),
   t.partial({ text: t.string, thinking: t.string, name: t.string, id: t.string, arguments: t.unknown, mimeType: t.string }),
 ]);
-export type ContentBlock = t.TypeOf<typeof ContentBlock>;
+type ContentBlock = t.TypeOf<typeof ContentBlock>;
 
 export const HostMessage = t.intersection([
   t.type({ role: t.string }),
@@ -32,8 +32,6 @@ export const HostMessage = t.intersection([
 ]);
 export type HostMessage = t.TypeOf<typeof HostMessage>;
 
-export const HostMessages = t.array(HostMessage);
-
 /** The plain text of a message: text blocks joined; other blocks are not text. */
 export const messageText = (m: HostMessage): string => {
   // Robust to shapes the codec would refuse: the context hook passes pi's messages through as is.
@@ -48,7 +46,7 @@ export const messageText = (m: HostMessage): string => {
 
 /** Opening tags of the blocks automatic recall injects; a message starting with one is ours. */
 export { MODELS_TAG, RECALL_TAG };
-export const INJECTED_CUSTOM_TYPE = 'agent-memory-recall';
+const INJECTED_CUSTOM_TYPE = 'agent-memory-recall';
 
 /** Recognises injected memory by prefix only, so prose that merely mentions the tag is kept. */
 export const isInjectedMemory = (m: HostMessage): boolean => {

@@ -33,11 +33,11 @@ const PRIVATE = /<private\b[^<>]*>[\s\S]*?(?:<\/private\s*>|$)/gi;
  * command printed: redaction is linear, and this bounds the line. pi's own tools already cut
  * their output at 50 KB; past the bound a message keeps its head and tail.
  */
-export const MESSAGE_KEPT_CHARS = 128_000;
+const MESSAGE_KEPT_CHARS = 128_000;
 export const RUN_KEPT_CHARS = 512_000;
 
 /** `text` cut to `limit` characters: its head and its tail, with what was dropped said between them. */
-export const keepWithin = (text: string, limit: number): string => {
+const keepWithin = (text: string, limit: number): string => {
   if (text.length <= limit) return text;
   const note = `\n[… ${text.length - limit} characters not kept: over the retain size limit …]\n`;
   const room = Math.max(0, limit - note.length);
@@ -46,7 +46,7 @@ export const keepWithin = (text: string, limit: number): string => {
 };
 
 /** A `clean` for one run: each message cut to its share of what is left of the run's budget first. */
-export const boundedClean = (clean: (raw: string) => string = cleanText): ((raw: string) => string) => {
+const boundedClean = (clean: (raw: string) => string = cleanText): ((raw: string) => string) => {
   let left = RUN_KEPT_CHARS;
   return (raw) => {
     const kept = keepWithin(raw, Math.min(MESSAGE_KEPT_CHARS, left));

@@ -42,7 +42,7 @@ export interface RetainPath {
   holdRun(runId: string): void;
 }
 
-/** The run `retainTurn` is ending, while its `run.ended` dispatch runs the gate's action. */
+/** The run `retainTurn` is ending, while its `session.run.ended` dispatch runs the gate's action. */
 interface EndingRun {
   readonly runId: string;
   readonly sessionId: string;

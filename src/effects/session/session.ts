@@ -78,7 +78,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
           await live.dispatch({ type: input.type, at, ...(next === undefined ? {} : { name: next }) });
           return;
         }
-        case 'automation.changed': {
+        case 'session.automation.changed': {
           const now = context.automation;
           const { automation } = input;
           if (now.recall === automation.recall && now.retain === automation.retain && now.awaitingSetup === automation.awaitingSetup) return;

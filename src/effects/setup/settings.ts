@@ -59,7 +59,7 @@ const parseTyped = (field: Field, text: string): unknown => {
   return text.trim();
 };
 
-export const fieldsOf = (tab: Tab, advanced: boolean): readonly Field[] => fieldList.filter((f) => f.tab === tab && (advanced || !f.advanced));
+const fieldsOf = (tab: Tab, advanced: boolean): readonly Field[] => fieldList.filter((f) => f.tab === tab && (advanced || !f.advanced));
 
 /** The fields a reset of `field` removes: every field sharing its reset key. */
 export const resetGroup = (field: Pick<FieldSpec, 'resetKey'>): readonly Field[] => fieldList.filter((f) => f.resetKey === field.resetKey);

@@ -19,7 +19,7 @@ import type { TracePort } from '../ports/trace.js';
 import { startGate, type GateRuntime } from '../kernel/startGate.js';
 
 /** How long one probe may take: setup never waits on a slow server for long. */
-export const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_TIMEOUT_MS = 5_000;
 export { RETRY_AFTER_MS };
 
 export type SetupGate = GateRuntime<SetupMachine>;

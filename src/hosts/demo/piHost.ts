@@ -21,7 +21,7 @@ export interface PiSdkLine {
   readonly ai: string;
 }
 
-export const PI_073: PiSdkLine = { codingAgent: '@mariozechner/pi-coding-agent', ai: '@mariozechner/pi-ai' };
+const PI_073: PiSdkLine = { codingAgent: '@mariozechner/pi-coding-agent', ai: '@mariozechner/pi-ai' };
 
 export interface UiEvents {
   readonly notifications: { readonly text: string; readonly level: string | undefined }[];

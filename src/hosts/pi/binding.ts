@@ -18,7 +18,7 @@ import { AgentEndPayload, ContextPayload, SessionInfoChangedPayload, SessionShut
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
-export const STATUS_KEY = 'memory';
+const STATUS_KEY = 'memory';
 
 /** Test seams: everything else comes from the real environment. */
 export type AgentMemoryOptions = Partial<Omit<MemoryRuntimeOptions, 'cwd' | 'notify'>>;

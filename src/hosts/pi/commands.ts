@@ -1,5 +1,5 @@
 /**
- * The three slash commands: the tools team's command logic, bound to this session's runtime.
+ * The three slash commands: the command logic of `src/tools/commands/`, bound to this session's runtime.
  * With a UI, `/memory` opens the interactive hub, `/memory setup` the guided setup and
  * `/memory settings` the settings editor (`person.ts`, `hub.ts`, loaded when first used);
  * without one (print, json) they answer as text.
@@ -15,7 +15,7 @@ import { requireRuntime, type RuntimeHolder } from './holder.js';
 
 const commandContext = async (runtime: MemoryRuntime, ctx: ExtensionCommandContext): Promise<CommandContext> => ({
   tools: await runtime.toolContext(),
-  control: { skipNextRetain: () => runtime.send({ type: 'optOut.requested' }), setMode: (mode) => runtime.send({ type: 'mode.set', mode }) },
+  control: { skipNextRetain: () => runtime.send({ type: 'session.optOut.requested' }), setMode: (mode) => runtime.send({ type: 'session.mode.set', mode }) },
   ...(runtime.queue === undefined ? {} : { deadLetters: runtime.queue }),
   importer: hubImporter(runtime, {
     home: process.env['HOME'] ?? homedir(),

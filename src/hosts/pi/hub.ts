@@ -14,7 +14,7 @@ import type { MemoryRuntime } from '../memoryRuntime.js';
 import type { RuntimeHolder } from './holder.js';
 import { applyStarters, guidedSetup, settingsEditor, switchOnOff, uiOf } from './person.js';
 
-export const HUB_ENTRIES = {
+const HUB_ENTRIES = {
   on: 'Turn memory on',
   off: 'Turn memory off',
   setup: 'Set up memory (guided)',

@@ -99,7 +99,7 @@ export const applyStarters = async (runtime: MemoryRuntime, ui: UiPort, use: Age
 };
 
 /** The import offer: a dry run's estimate, then (on yes) the import. Quiet when there is nothing to import. */
-export const offerImport = async (runtime: MemoryRuntime, ui: UiPort): Promise<string | undefined> => {
+const offerImport = async (runtime: MemoryRuntime, ui: UiPort): Promise<string | undefined> => {
   const importer = hubImporter(runtime, {
     home: process.env['HOME'] ?? homedir(),
     sessionFile: runtime.session.view().context.sessionFile ?? undefined,

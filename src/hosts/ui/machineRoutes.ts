@@ -31,7 +31,7 @@ export interface Diagram {
 let diagrams: Promise<readonly Diagram[]> | undefined;
 
 /** Every gate drawn once per process: the machines do not change while it runs. */
-export const gateDiagrams = (): Promise<readonly Diagram[]> =>
+const gateDiagrams = (): Promise<readonly Diagram[]> =>
   (diagrams ??= Promise.all(vizGates.map(async (g) => ({ name: g.name, machineId: g.machine.id, svg: renderSvg(await layoutGraph(machineGraph(g.machine)), { id: `gate-${g.name}` }) }))));
 
 const JOURNAL_GATE = /^([A-Za-z]+)\.journal\./;

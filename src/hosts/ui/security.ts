@@ -16,7 +16,7 @@ import { redactKnownValues } from '../../config/redact.js';
 import { HttpError } from '../../server/http/errors.js';
 import { guardContentType, guardRequest, isLoopbackHost } from '../../server/http/guard.js';
 
-export const TOKEN_HEADER = 'x-agent-memory-token';
+const TOKEN_HEADER = 'x-agent-memory-token';
 
 export const newLaunchToken = (): string => randomBytes(24).toString('base64url');
 
@@ -25,7 +25,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 /** The content security policy of every answer: this page's own nonce'd script and style, its own origin, nothing else. */
-export const contentSecurityPolicy = (nonce: string): string =>
+const contentSecurityPolicy = (nonce: string): string =>
   [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
@@ -37,7 +37,7 @@ export const contentSecurityPolicy = (nonce: string): string =>
     "frame-ancestors 'none'",
   ].join('; ');
 
-export const baseHeaders = (nonce = randomBytes(16).toString('base64')): Record<string, string> => ({
+const baseHeaders = (nonce = randomBytes(16).toString('base64')): Record<string, string> => ({
   'Content-Security-Policy': contentSecurityPolicy(nonce),
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',

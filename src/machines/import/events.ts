@@ -4,10 +4,8 @@
  * both the type and the on-disk format. One constructor per event keeps effects cast-free.
  */
 import * as t from 'io-ts';
-import { EpochMs, NonEmptyString, NonNegativeInt, PositiveInt } from '../../codecs/codecs.js';
-import { eventOf } from '../shared/eventOf.js';
-
-const at = { at: EpochMs };
+import { NonEmptyString, NonNegativeInt, PositiveInt } from '../../codecs/codecs.js';
+import { defineGateEvents, fields } from '../shared/gateEvents.js';
 
 export const ImportMode = t.keyof({ curated: null, raw: null, forensic: null });
 export type ImportMode = t.TypeOf<typeof ImportMode>;
@@ -73,63 +71,42 @@ export type PauseCause = t.TypeOf<typeof PauseCause>;
 export const ImportedRecord = t.type({ documentId: NonEmptyString, hash: NonEmptyString, status: t.keyof({ queued: null, completed: null }) });
 export type ImportedRecord = t.TypeOf<typeof ImportedRecord>;
 
-export const ImportRequested = t.type({ type: t.literal('import.requested'), ...at, runId: NonEmptyString, options: ImportOptions, sources: t.array(t.string) });
-export const ScanFinished = t.type({ type: t.literal('scan.finished'), ...at, files: NonNegativeInt, bytes: NonNegativeInt, skipped: t.array(SkippedSource) });
-export const PlanReady = t.type({
-  type: t.literal('plan.ready'),
-  ...at,
-  sessions: t.array(PlannedSession),
-  documents: t.array(PlannedDocument),
-  skipped: t.array(SkippedSource),
-  malformed: t.array(MalformedLine),
-  stats: PlanStats,
-});
-export const DocumentQueued = t.type({ type: t.literal('document.queued'), ...at, documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt });
-/** A session's documents queued in one write: one checkpoint entry for all of them. */
-export const DocumentsQueued = t.type({
-  type: t.literal('documents.queued'),
-  ...at,
-  documents: t.array(t.type({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt })),
-});
-export const DocumentSkipped = t.type({ type: t.literal('document.skipped'), ...at, documentId: NonEmptyString, reason: NonEmptyString, bytes: NonNegativeInt });
-/** The queue delivered everything queued so far: these documents are on the server. */
-export const DeliveryConfirmed = t.type({ type: t.literal('delivery.confirmed'), ...at, documentIds: t.array(NonEmptyString) });
-export const ImportPaused = t.type({ type: t.literal('import.paused'), ...at, cause: PauseCause, reason: t.string });
-export const ImportFailed = t.type({ type: t.literal('import.failed'), ...at, reason: t.string });
-export const ImportFinished = t.type({ type: t.literal('import.finished'), ...at });
-/** Replaces a long checkpoint with what it amounts to (written when a run ends). */
-export const CheckpointCompacted = t.type({ type: t.literal('checkpoint.compacted'), ...at, imported: t.array(ImportedRecord) });
+const events = defineGateEvents(
+  'import',
+  {
+    requested: fields({ runId: NonEmptyString, options: ImportOptions, sources: t.array(t.string) }),
+    'scan.finished': fields({ files: NonNegativeInt, bytes: NonNegativeInt, skipped: t.array(SkippedSource) }),
+    'plan.ready': fields({
+      sessions: t.array(PlannedSession),
+      documents: t.array(PlannedDocument),
+      skipped: t.array(SkippedSource),
+      malformed: t.array(MalformedLine),
+      stats: PlanStats,
+    }),
+    'document.queued': fields({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt }),
+    /** A session's documents queued in one write: one checkpoint entry for all of them. */
+    'documents.queued': fields({ documents: t.array(t.type({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt })) }),
+    'document.skipped': fields({ documentId: NonEmptyString, reason: NonEmptyString, bytes: NonNegativeInt }),
+    /** The queue delivered everything queued so far: these documents are on the server. */
+    'delivery.confirmed': fields({ documentIds: t.array(NonEmptyString) }),
+    paused: fields({ cause: PauseCause, reason: t.string }),
+    failed: fields({ reason: t.string }),
+    finished: fields(),
+    /** Replaces a long checkpoint with what it amounts to (written when a run ends). */
+    'checkpoint.compacted': fields({ imported: t.array(ImportedRecord) }),
+  },
+  // The checkpoint is the journal: one written before the prefix still resumes.
+  { readsUnprefixed: true },
+);
 
-export const ImportEvent = t.union([
-  ImportRequested,
-  ScanFinished,
-  PlanReady,
-  DocumentQueued,
-  DocumentsQueued,
-  DocumentSkipped,
-  DeliveryConfirmed,
-  ImportPaused,
-  ImportFailed,
-  ImportFinished,
-  CheckpointCompacted,
-]);
+export const ImportEvent = events.codec;
 export type ImportEvent = t.TypeOf<typeof ImportEvent>;
 export type ImportEventOf<T extends ImportEvent['type']> = Extract<ImportEvent, { type: T }>;
+/** Every import event type. */
+export const importEventTypes = events.types;
 
 /** A codec's wire shape (brands off): what a caller holds before the gate decodes it. */
 export type Unbranded<C extends t.Any> = t.OutputOf<C>;
 
 /** One constructor per event: `importEvents.documentQueued({ at, documentId, hash, bytes })`. */
-export const importEvents = {
-  requested: eventOf<typeof ImportRequested>('import.requested'),
-  scanFinished: eventOf<typeof ScanFinished>('scan.finished'),
-  planReady: eventOf<typeof PlanReady>('plan.ready'),
-  documentQueued: eventOf<typeof DocumentQueued>('document.queued'),
-  documentsQueued: eventOf<typeof DocumentsQueued>('documents.queued'),
-  documentSkipped: eventOf<typeof DocumentSkipped>('document.skipped'),
-  deliveryConfirmed: eventOf<typeof DeliveryConfirmed>('delivery.confirmed'),
-  paused: eventOf<typeof ImportPaused>('import.paused'),
-  failed: eventOf<typeof ImportFailed>('import.failed'),
-  finished: eventOf<typeof ImportFinished>('import.finished'),
-  checkpointCompacted: eventOf<typeof CheckpointCompacted>('checkpoint.compacted'),
-} as const;
+export const importEvents = events.make;

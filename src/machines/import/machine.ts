@@ -17,7 +17,7 @@ export const importMachine = setup({
   actions: {
     /** Effect: find the session files of the run's sources. */
     scan: () => undefined,
-    /** Effect: read every found session, build its documents, send `plan.ready`. */
+    /** Effect: read every found session, build its documents, send `import.plan.ready`. */
     plan: () => undefined,
     /** Effect: queue each planned document (or skip it), flushing as it goes. */
     importDocuments: () => undefined,
@@ -30,12 +30,12 @@ export const importMachine = setup({
       draft.run = { runId: e.runId, options: e.options, sources: e.sources, startedAt: e.at, finishedAt: null, scanned: null, plan: null, progress: emptyProgress, pause: null, error: null };
     }),
     noteScan: assign((draft, { event }) => {
-      assertEvent(event, 'scan.finished');
+      assertEvent(event, 'import.scan.finished');
       const e = event;
       if (draft.run !== null) draft.run.scanned = { files: e.files, bytes: e.bytes, skipped: e.skipped };
     }),
     notePlan: assign((draft, { event }) => {
-      assertEvent(event, 'plan.ready');
+      assertEvent(event, 'import.plan.ready');
       const e = event;
       if (draft.run === null) return;
       const bytes = e.documents.reduce((sum, d) => sum + d.bytes, 0);
@@ -43,7 +43,7 @@ export const importMachine = setup({
       draft.run.plan = { sessions: e.sessions, documents: e.documents, skipped: e.skipped, malformed: e.malformed, stats: e.stats, bytes, tokens: tokens || estimateTokens(bytes) };
     }),
     noteQueued: assign((draft, { event }) => {
-      assertEvent(event, 'document.queued');
+      assertEvent(event, 'import.document.queued');
       const e = event;
       draft.imported[e.documentId] = { hash: e.hash, status: 'queued' };
       if (draft.run === null) return;
@@ -53,7 +53,7 @@ export const importMachine = setup({
       p.bytesDone += e.bytes;
     }),
     noteQueuedMany: assign((draft, { event }) => {
-      assertEvent(event, 'documents.queued');
+      assertEvent(event, 'import.documents.queued');
       for (const d of event.documents) {
         draft.imported[d.documentId] = { hash: d.hash, status: 'queued' };
         if (draft.run === null) continue;
@@ -64,7 +64,7 @@ export const importMachine = setup({
       }
     }),
     noteSkipped: assign((draft, { event }) => {
-      assertEvent(event, 'document.skipped');
+      assertEvent(event, 'import.document.skipped');
       const e = event;
       if (draft.run === null) return;
       const p = draft.run.progress;
@@ -74,7 +74,7 @@ export const importMachine = setup({
       p.skippedBy[e.reason] = (p.skippedBy[e.reason] ?? 0) + 1;
     }),
     noteDelivered: assign((draft, { event }) => {
-      assertEvent(event, 'delivery.confirmed');
+      assertEvent(event, 'import.delivery.confirmed');
       const e = event;
       for (const id of e.documentIds) {
         const doc = draft.imported[id];
@@ -97,7 +97,7 @@ export const importMachine = setup({
       if (draft.run !== null) draft.run.finishedAt = event.at;
     }),
     restoreImported: assign((draft, { event }) => {
-      assertEvent(event, 'checkpoint.compacted');
+      assertEvent(event, 'import.checkpoint.compacted');
       const e = event;
       draft.imported = Object.fromEntries(e.imported.map((r) => [r.documentId, { hash: r.hash, status: r.status }]));
     }),
@@ -110,8 +110,8 @@ export const importMachine = setup({
   context: initialImportContext,
   initial: 'idle',
   on: {
-    'checkpoint.compacted': { actions: 'restoreImported' },
-    'delivery.confirmed': { actions: 'noteDelivered' },
+    'import.checkpoint.compacted': { actions: 'restoreImported' },
+    'import.delivery.confirmed': { actions: 'noteDelivered' },
   },
   states: {
     idle: {
@@ -119,14 +119,14 @@ export const importMachine = setup({
     },
     scanning: {
       on: {
-        'scan.finished': { target: 'planning', actions: ['noteScan', 'plan'] },
+        'import.scan.finished': { target: 'planning', actions: ['noteScan', 'plan'] },
         'import.paused': { target: 'paused', actions: 'notePause' },
         'import.failed': { target: 'failed', actions: ['noteFailure', 'runEnded'] },
       },
     },
     planning: {
       on: {
-        'plan.ready': [
+        'import.plan.ready': [
           { guard: 'dryRun', target: 'planned', actions: ['notePlan', 'noteFinished'] },
           { target: 'importing', actions: ['notePlan', 'importDocuments'] },
         ],
@@ -140,9 +140,9 @@ export const importMachine = setup({
     },
     importing: {
       on: {
-        'document.queued': { actions: 'noteQueued' },
-        'documents.queued': { actions: 'noteQueuedMany' },
-        'document.skipped': { actions: 'noteSkipped' },
+        'import.document.queued': { actions: 'noteQueued' },
+        'import.documents.queued': { actions: 'noteQueuedMany' },
+        'import.document.skipped': { actions: 'noteSkipped' },
         'import.finished': { target: 'done', actions: ['noteFinished', 'runEnded'] },
         'import.paused': { target: 'paused', actions: ['notePause', 'runEnded'] },
         'import.failed': { target: 'failed', actions: ['noteFailure', 'runEnded'] },

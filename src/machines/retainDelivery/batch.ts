@@ -26,7 +26,7 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) 
  * Two appends to one document merge into one item when nothing but their content (and
  * time) differs: tags, context, metadata and policy must agree, so merging loses nothing.
  */
-export const canMerge = (earlier: RetainJob, later: RetainJob): boolean =>
+const canMerge = (earlier: RetainJob, later: RetainJob): boolean =>
   earlier.updateMode === 'append' &&
   later.updateMode === 'append' &&
   earlier.bankId === later.bankId &&

@@ -5,7 +5,7 @@
 import * as t from 'io-ts';
 import { BankId, DocumentId, EpochMs, IsoTimestamp, JobId, NonEmptyString, NonNegativeInt } from '../../codecs/codecs.js';
 
-import { eventOf } from '../shared/eventOf.js';
+import { defineGateEvents, fields } from '../shared/gateEvents.js';
 import { RetainItem, UpdateMode } from '../../codecs/retainItem.js';
 
 export { ObservationScopes, RetainItem, UpdateMode } from '../../codecs/retainItem.js';
@@ -55,93 +55,82 @@ export const InFlightBatch = t.type({
 });
 export type InFlightBatch = t.TypeOf<typeof InFlightBatch>;
 
-/**
- * An event codec: `type`, `at` (epoch ms: time comes in as data) and its fields. `replica`
- * marks an event another process already wrote to the shared journal: it is folded in, not
- * written again.
- */
-const event = <L extends string, P extends t.Props, O extends t.Props = Record<never, never>>(type: L, props: P, optional?: O) =>
-  t.intersection([
-    t.type({ type: t.literal(type), at: EpochMs, ...props }),
-    t.partial({ replica: t.boolean, ...(optional ?? ({} as O)) }),
-  ]);
-
 const jobIds = { jobIds: t.array(JobId) };
 
-export const Enqueued = event('retain.enqueued', { jobs: t.array(RetainJob) });
-/** `force` (a user's flush) ignores a retry deadline; an automatic flush waits for it. */
-export const FlushRequested = event('retain.flushRequested', {}, { force: t.boolean });
-/** Saved before the first send: a restart re-sends exactly this batch with the same key. */
-export const BatchStarted = event('retain.batchStarted', { batch: InFlightBatch });
-/** Another process holds the delivery lease, or nothing was due: no batch this time. */
-export const BatchSkipped = event('retain.batchSkipped', { reason: t.string });
-export const Delivered = event('retain.delivered', { ...jobIds, receipt: DeliveryReceipt });
 export const FailureClass = t.keyof({ retry: null, report: null });
-export const Failed = event(
-  'retain.failed',
-  {
-    ...jobIds,
-    failureClass: FailureClass,
-    /** Redacted, short: shown in status. */
-    reason: t.string,
-  },
-  {
-    /** The machine decides when to retry (decide.ts) from these: a jitter draw in [0, 1] ... */
-    jitter: t.number,
-    /** ... and the earliest time the server or the breaker allows (Retry-After, cool-down). */
-    notBefore: EpochMs,
-    /** Records written before the machine decided: the retry time as then decided; null: on the next flush. */
-    retryAt: t.union([EpochMs, t.null]),
-  },
-);
-/** 401/403/404/410: the whole queue waits, keeping every job, until `retain.resumed`. */
-export const Paused = event('retain.paused', { ...jobIds, reason: t.string });
-export const Resumed = event('retain.resumed', {});
-/** 400/422: these jobs will never be accepted as they are; kept aside with the server's reason. */
-export const DeadLettered = event('retain.deadLettered', { ...jobIds, reason: t.string, status: t.union([NonNegativeInt, t.null]) });
-export const Requeued = event('retain.requeued', jobIds);
-/** The user gave up on these dead letters: removed for good (the journal keeps the record). */
-export const DeadLettersDropped = event('retain.deadLettersDropped', jobIds);
-export const TimerFired = event('retain.timerFired', {});
-/**
- * This process opened the queue and tags the batches it starts with `owner`. One process's own
- * business (a start-up fold does not read it), so a fold of the journal stays what it was.
- */
-export const Opened = event('retain.opened', { owner: NonEmptyString });
-export const Shutdown = event('retain.shutdown', {});
-/**
- * A compacted journal starts with these: the live set, written as data. They restore state
- * without starting a delivery.
- */
-export const Snapshot = event('retain.snapshot', {
-  jobs: t.array(RetainJob),
-  deadLetters: t.array(DeadLetter),
-  inFlight: t.union([InFlightBatch, t.null]),
-  pausedReason: t.union([t.string, t.null]),
-  retryAt: t.union([EpochMs, t.null]),
-  failures: NonNegativeInt,
-}, {
-  /** Keys delivered or dropped lately (oldest first): a compaction keeps the dedupe window. */
-  recentKeys: t.array(t.string),
-});
 
-export const RetainDeliveryEvent = t.union([
-  Enqueued,
-  FlushRequested,
-  BatchStarted,
-  BatchSkipped,
-  Delivered,
-  Failed,
-  Paused,
-  Resumed,
-  DeadLettered,
-  Requeued,
-  DeadLettersDropped,
-  TimerFired,
-  Opened,
-  Shutdown,
-  Snapshot,
-]);
+/**
+ * The gate's name is `retain`: its types (`retain.failed`) are the queue journal's format, which
+ * every process of a project shares, so they stay as every release wrote them.
+ */
+const events = defineGateEvents(
+  'retain',
+  {
+    enqueued: fields({ jobs: t.array(RetainJob) }),
+    /** `force` (a user's flush) ignores a retry deadline; an automatic flush waits for it. */
+    flushRequested: fields({}, { force: t.boolean }),
+    /** Saved before the first send: a restart re-sends exactly this batch with the same key. */
+    batchStarted: fields({ batch: InFlightBatch }),
+    /** Another process holds the delivery lease, or nothing was due: no batch this time. */
+    batchSkipped: fields({ reason: t.string }),
+    delivered: fields({ ...jobIds, receipt: DeliveryReceipt }),
+    failed: fields(
+      {
+        ...jobIds,
+        failureClass: FailureClass,
+        /** Redacted, short: shown in status. */
+        reason: t.string,
+      },
+      {
+        /** The machine decides when to retry (decide.ts) from these: a jitter draw in [0, 1] ... */
+        jitter: t.number,
+        /** ... and the earliest time the server or the breaker allows (Retry-After, cool-down). */
+        notBefore: EpochMs,
+        /** Records written before the machine decided: the retry time as then decided; null: on the next flush. */
+        retryAt: t.union([EpochMs, t.null]),
+      },
+    ),
+    /** 401/403/404/410: the whole queue waits, keeping every job, until `retain.resumed`. */
+    paused: fields({ ...jobIds, reason: t.string }),
+    resumed: fields(),
+    /** 400/422: these jobs will never be accepted as they are; kept aside with the server's reason. */
+    deadLettered: fields({ ...jobIds, reason: t.string, status: t.union([NonNegativeInt, t.null]) }),
+    requeued: fields(jobIds),
+    /** The user gave up on these dead letters: removed for good (the journal keeps the record). */
+    deadLettersDropped: fields(jobIds),
+    timerFired: fields(),
+    /**
+     * This process opened the queue and tags the batches it starts with `owner`. One process's own
+     * business (a start-up fold does not read it), so a fold of the journal stays what it was.
+     */
+    opened: fields({ owner: NonEmptyString }),
+    shutdown: fields(),
+    /**
+     * A compacted journal starts with these: the live set, written as data. They restore state
+     * without starting a delivery.
+     */
+    snapshot: fields(
+      {
+        jobs: t.array(RetainJob),
+        deadLetters: t.array(DeadLetter),
+        inFlight: t.union([InFlightBatch, t.null]),
+        pausedReason: t.union([t.string, t.null]),
+        retryAt: t.union([EpochMs, t.null]),
+        failures: NonNegativeInt,
+      },
+      {
+        /** Keys delivered or dropped lately (oldest first): a compaction keeps the dedupe window. */
+        recentKeys: t.array(t.string),
+      },
+    ),
+  },
+  // `replica` marks an event another process already wrote to the shared journal: it is folded
+  // in, not written again.
+  { common: { replica: t.boolean } },
+);
+
+
+export const RetainDeliveryEvent = events.codec;
 export type RetainDeliveryEvent = t.TypeOf<typeof RetainDeliveryEvent>;
 
 /**
@@ -165,22 +154,6 @@ export const sharedEventTypes: ReadonlySet<string> = new Set([
 ]);
 
 /** One constructor per event, in wire shape: effects build events only through these. */
-export const retainEvents = {
-  enqueued: eventOf<typeof Enqueued>('retain.enqueued'),
-  flushRequested: eventOf<typeof FlushRequested>('retain.flushRequested'),
-  batchStarted: eventOf<typeof BatchStarted>('retain.batchStarted'),
-  batchSkipped: eventOf<typeof BatchSkipped>('retain.batchSkipped'),
-  delivered: eventOf<typeof Delivered>('retain.delivered'),
-  failed: eventOf<typeof Failed>('retain.failed'),
-  paused: eventOf<typeof Paused>('retain.paused'),
-  resumed: eventOf<typeof Resumed>('retain.resumed'),
-  deadLettered: eventOf<typeof DeadLettered>('retain.deadLettered'),
-  requeued: eventOf<typeof Requeued>('retain.requeued'),
-  deadLettersDropped: eventOf<typeof DeadLettersDropped>('retain.deadLettersDropped'),
-  timerFired: eventOf<typeof TimerFired>('retain.timerFired'),
-  opened: eventOf<typeof Opened>('retain.opened'),
-  shutdown: eventOf<typeof Shutdown>('retain.shutdown'),
-  snapshot: eventOf<typeof Snapshot>('retain.snapshot'),
-} as const;
+export const retainEvents = events.make;
 /** An event as effects build it (before the gate decodes it). */
 export type RetainDeliveryEventInput = t.OutputOf<typeof RetainDeliveryEvent>;

@@ -1,6 +1,6 @@
 /**
- * The session gate's decisions that effects used to make inline: which event an outcome
- * becomes. Pure, so a test reads every case without running a recall.
+ * The session gate's decisions about effect outcomes: which event an outcome becomes. Effects
+ * report; they never decide. Pure, so a test reads every case without running a recall.
  */
 import { sessionEvents, type RecalledResult, type SessionEventInput } from './events.js';
 

@@ -14,7 +14,7 @@ import type { SessionEvent } from './events.js';
 
 const assign = immerAssign<SessionContext, SessionEvent>;
 
-const runIdOf = ({ event }: { event: SessionEvent }): string => (event.type === 'run.ended' ? event.runId : '');
+const runIdOf = ({ event }: { event: SessionEvent }): string => (event.type === 'session.run.ended' ? event.runId : '');
 
 /** What a finished run leads to; `fromIdle` moves to `retaining` when it is retained. */
 const runEnded = (fromIdle: boolean) =>
@@ -50,7 +50,7 @@ const endRecall = (outcome: 'failed' | 'timedOut' | 'aborted') =>
       at: event.at,
       outcome,
       items: 0,
-      ...(event.type === 'recall.failed' ? { detail: event.reason } : {}),
+      ...(event.type === 'session.recall.failed' ? { detail: event.reason } : {}),
     };
     draft.recall = null;
   });
@@ -95,11 +95,11 @@ export const sessionMachine = setup({
       draft.sessionName = event.name ?? null;
     }),
     setAutomation: assign((draft, { event }) => {
-      assertEvent(event, 'automation.changed');
+      assertEvent(event, 'session.automation.changed');
       draft.automation = event.automation;
     }),
     setMode: assign((draft, { event }) => {
-      assertEvent(event, 'mode.set');
+      assertEvent(event, 'session.mode.set');
       draft.mode = event.mode;
     }),
     armOptOut: assign((draft) => {
@@ -117,7 +117,7 @@ export const sessionMachine = setup({
       draft.lastRetain = { at: event.at, outcome: 'skipped', messages: 0, detail };
     }),
     beginRecall: assign((draft, { event }) => {
-      assertEvent(event, 'recall.requested');
+      assertEvent(event, 'session.recall.requested');
       draft.recall = { requestId: event.requestId, deadline: event.deadline, startedAt: event.at };
     }),
     noteRecallSkipped: assign((draft, { event, context }) => {
@@ -125,7 +125,7 @@ export const sessionMachine = setup({
       draft.lastRecall = { at: event.at, outcome: 'skipped', items: 0, detail };
     }),
     finishRecall: assign((draft, { event }) => {
-      assertEvent(event, 'recall.succeeded');
+      assertEvent(event, 'session.recall.succeeded');
       draft.lastRecall = {
         at: event.at,
         outcome: event.items > 0 ? 'recalled' : 'empty',
@@ -140,16 +140,16 @@ export const sessionMachine = setup({
     timeOutRecall: endRecall('timedOut'),
     abortRecall: endRecall('aborted'),
     beginRetain: assign((draft, { event }) => {
-      assertEvent(event, 'run.ended');
+      assertEvent(event, 'session.run.ended');
       draft.retainingRun = event.runId;
     }),
     finishRetain: assign((draft, { event }) => {
       draft.retainingRun = null;
-      if (event.type === 'retain.queued') {
+      if (event.type === 'session.retain.queued') {
         draft.lastRetain = { at: event.at, outcome: 'queued', messages: event.messages };
-      } else if (event.type === 'retain.nothing') {
+      } else if (event.type === 'session.retain.nothing') {
         draft.lastRetain = { at: event.at, outcome: 'nothing', messages: 0 };
-      } else if (event.type === 'retain.failed') {
+      } else if (event.type === 'session.retain.failed') {
         draft.lastRetain = { at: event.at, outcome: 'failed', messages: 0, detail: event.reason };
       }
     }),
@@ -195,9 +195,9 @@ export const sessionMachine = setup({
           { guard: 'sameSession', actions: 'restartDuplicate' },
           { target: 'active', reenter: true, actions: 'start' },
         ],
-        'automation.changed': { actions: 'setAutomation' },
-        'mode.set': { actions: 'setMode' },
-        'optOut.requested': { actions: ['armOptOut', 'notifyOptOutArmed'] },
+        'session.automation.changed': { actions: 'setAutomation' },
+        'session.mode.set': { actions: 'setMode' },
+        'session.optOut.requested': { actions: ['armOptOut', 'notifyOptOutArmed'] },
         'session.renamed': { actions: 'rename' },
         'session.shutdown': [
           { guard: 'replacingSession', target: 'shuttingDown', actions: ['beginShutdown', 'handOffOnShutdown'] },
@@ -210,7 +210,7 @@ export const sessionMachine = setup({
           states: {
             idle: {
               on: {
-                'recall.requested': [
+                'session.recall.requested': [
                   { guard: 'recallAllowed', target: 'recalling', actions: 'beginRecall' },
                   { actions: 'noteRecallSkipped' },
                 ],
@@ -219,17 +219,17 @@ export const sessionMachine = setup({
             recalling: {
               on: {
                 // A second model call of the run supersedes the first request.
-                'recall.requested': [
+                'session.recall.requested': [
                   { guard: 'recallAllowed', target: 'recalling', reenter: true, actions: 'beginRecall' },
                   { target: 'idle', actions: 'noteRecallSkipped' },
                 ],
-                'recall.succeeded': [
+                'session.recall.succeeded': [
                   { guard: 'currentButLate', target: 'idle', actions: 'lateRecall' },
                   { guard: 'currentRecall', target: 'idle', actions: 'finishRecall' },
                 ],
-                'recall.failed': { guard: 'currentRecall', target: 'idle', actions: 'failRecall' },
-                'recall.timedOut': { guard: 'currentRecall', target: 'idle', actions: 'timeOutRecall' },
-                'recall.aborted': { guard: 'currentRecall', target: 'idle', actions: 'abortRecall' },
+                'session.recall.failed': { guard: 'currentRecall', target: 'idle', actions: 'failRecall' },
+                'session.recall.timedOut': { guard: 'currentRecall', target: 'idle', actions: 'timeOutRecall' },
+                'session.recall.aborted': { guard: 'currentRecall', target: 'idle', actions: 'abortRecall' },
               },
             },
           },
@@ -239,16 +239,16 @@ export const sessionMachine = setup({
           states: {
             idle: {
               on: {
-                'run.ended': runEnded(true),
+                'session.run.ended': runEnded(true),
               },
             },
             retaining: {
               on: {
                 // Runs end one after another; the effects serialise their hand-offs.
-                'run.ended': runEnded(false),
-                'retain.queued': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
-                'retain.nothing': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
-                'retain.failed': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
+                'session.run.ended': runEnded(false),
+                'session.retain.queued': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
+                'session.retain.nothing': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
+                'session.retain.failed': { guard: 'currentRun', target: 'idle', actions: 'finishRetain' },
               },
             },
           },
@@ -257,10 +257,10 @@ export const sessionMachine = setup({
     },
     shuttingDown: {
       on: {
-        'retain.queued': { actions: 'finishRetain' },
-        'retain.nothing': { actions: 'finishRetain' },
-        'retain.failed': { actions: 'finishRetain' },
-        'shutdown.finished': 'closed',
+        'session.retain.queued': { actions: 'finishRetain' },
+        'session.retain.nothing': { actions: 'finishRetain' },
+        'session.retain.failed': { actions: 'finishRetain' },
+        'session.shutdown.finished': 'closed',
       },
     },
     closed: { type: 'final' },

@@ -1,6 +1,6 @@
 /**
- * The setup gate's decisions that effects used to make inline: when a failed probe is tried
- * again, and which event a probe's findings become.
+ * The setup gate's decisions about probe outcomes: when a failed probe is tried again, and which
+ * event a probe's findings become. Effects report; they never decide.
  */
 import { setupEvents, type SetupEventInput } from './events.js';
 

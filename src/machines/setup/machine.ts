@@ -18,7 +18,7 @@ export const setupMachine = setup({
     probe: () => undefined,
     /** Effect: create the missing banks (only those known to be missing). */
     ensureBanks: (_, _params: { banks: readonly string[] }) => undefined,
-    /** Effect: arm a timer for `retryAt` that sends `probe.retry`. */
+    /** Effect: arm a timer for `retryAt` that sends `setup.probe.retry`. */
     scheduleRetry: (_, _params: { at: number }) => undefined,
     configure: assign((draft, { event }) => {
       assertEvent(event, 'setup.configured');
@@ -32,20 +32,20 @@ export const setupMachine = setup({
       draft.probes += 1;
     }),
     noteVersion: assign((draft, { event }) => {
-      assertEvent(event, 'probe.succeeded');
+      assertEvent(event, 'setup.probe.succeeded');
       draft.apiVersion = event.apiVersion;
       draft.missingBanks = event.missingBanks;
       draft.retryAt = null;
       draft.detail = null;
     }),
     noteUnsupported: assign((draft, { event }) => {
-      assertEvent(event, 'probe.succeeded');
+      assertEvent(event, 'setup.probe.succeeded');
       draft.detail = event.append
         ? `memory server ${event.apiVersion} is below the supported floor; ${FLOOR_REMEDIATION}`
         : `memory server ${event.apiVersion} lacks append retain, so automatic retain is unsupported; ${FLOOR_REMEDIATION}`;
     }),
     noteMissing: assign((draft, { event }) => {
-      assertEvent(event, 'probe.succeeded');
+      assertEvent(event, 'setup.probe.succeeded');
       draft.detail = `creating missing bank(s): ${event.missingBanks.join(', ')}`;
     }),
     noteEnsured: assign((draft) => {
@@ -53,29 +53,29 @@ export const setupMachine = setup({
       draft.detail = null;
     }),
     firstRun: assign((draft, { event }) => {
-      assertEvent(event, ['firstRun.answered', 'firstRun.told']);
-      draft.person.firstRun = event.type === 'firstRun.told' ? 'told' : event.choice;
+      assertEvent(event, ['setup.firstRun.answered', 'setup.firstRun.told']);
+      draft.person.firstRun = event.type === 'setup.firstRun.told' ? 'told' : event.choice;
     }),
     openGuide: assign((draft, { event }) => {
-      assertEvent(event, 'guide.started');
+      assertEvent(event, 'setup.guide.started');
       draft.person.guide = { via: event.via, answers: {}, skipped: [] };
     }),
     noteAnswer: assign((draft, { event }) => {
-      assertEvent(event, ['guide.answered', 'guide.skipped']);
+      assertEvent(event, ['setup.guide.answered', 'setup.guide.skipped']);
       const guide = draft.person.guide;
       if (guide === null) return;
-      if (event.type === 'guide.answered') guide.answers[event.step] = event.answer;
+      if (event.type === 'setup.guide.answered') guide.answers[event.step] = event.answer;
       else guide.skipped.push(event.step);
     }),
     closeGuide: assign((draft, { event }) => {
-      assertEvent(event, ['guide.cancelled', 'config.written', 'config.writeFailed']);
-      if (event.type === 'config.written') draft.person.writes += 1;
-      if (draft.person.guide === null && event.type !== 'guide.cancelled') return;
+      assertEvent(event, ['setup.guide.cancelled', 'setup.config.written', 'setup.config.writeFailed']);
+      if (event.type === 'setup.config.written') draft.person.writes += 1;
+      if (draft.person.guide === null && event.type !== 'setup.guide.cancelled') return;
       draft.person.guide = null;
-      draft.person.lastGuide = event.type === 'guide.cancelled' ? 'cancelled' : event.type === 'config.written' ? 'written' : 'failed';
+      draft.person.lastGuide = event.type === 'setup.guide.cancelled' ? 'cancelled' : event.type === 'setup.config.written' ? 'written' : 'failed';
     }),
     noteDown: assign((draft, { event }) => {
-      assertEvent(event, ['probe.failed', 'banks.ensureFailed', 'server.lost']);
+      assertEvent(event, ['setup.probe.failed', 'setup.banks.ensureFailed', 'setup.server.lost']);
       draft.detail = event.reason;
       draft.retryAt = event.retryAt;
     }),
@@ -84,8 +84,8 @@ export const setupMachine = setup({
     untrusted: ({ event }) => event.type === 'setup.configured' && event.untrusted === true,
     disabled: ({ event }) => event.type === 'setup.configured' && !event.enabled,
     unconfigured: ({ event }) => event.type === 'setup.configured' && !event.configured,
-    unsupported: ({ event }) => event.type === 'probe.succeeded' && (!event.append || belowFloor(event.apiVersion)),
-    banksMissing: ({ event }) => event.type === 'probe.succeeded' && event.missingBanks.length > 0,
+    unsupported: ({ event }) => event.type === 'setup.probe.succeeded' && (!event.append || belowFloor(event.apiVersion)),
+    banksMissing: ({ event }) => event.type === 'setup.probe.succeeded' && event.missingBanks.length > 0,
   },
 }).createMachine({
   id: 'setup',
@@ -100,14 +100,14 @@ export const setupMachine = setup({
     ],
     // A person's answers are recorded in any state; the config they write comes back as
     // `setup.configured` (the runtime reloads), which re-decides the gate as above.
-    'firstRun.answered': { actions: 'firstRun' },
-    'firstRun.told': { actions: 'firstRun' },
-    'guide.started': { actions: 'openGuide' },
-    'guide.answered': { actions: 'noteAnswer' },
-    'guide.skipped': { actions: 'noteAnswer' },
-    'guide.cancelled': { actions: 'closeGuide' },
-    'config.written': { actions: 'closeGuide' },
-    'config.writeFailed': { actions: 'closeGuide' },
+    'setup.firstRun.answered': { actions: 'firstRun' },
+    'setup.firstRun.told': { actions: 'firstRun' },
+    'setup.guide.started': { actions: 'openGuide' },
+    'setup.guide.answered': { actions: 'noteAnswer' },
+    'setup.guide.skipped': { actions: 'noteAnswer' },
+    'setup.guide.cancelled': { actions: 'closeGuide' },
+    'setup.config.written': { actions: 'closeGuide' },
+    'setup.config.writeFailed': { actions: 'closeGuide' },
   },
   states: {
     disabled: {},
@@ -116,7 +116,7 @@ export const setupMachine = setup({
     unconfigured: {},
     probing: {
       on: {
-        'probe.succeeded': [
+        'setup.probe.succeeded': [
           { guard: 'unsupported', target: 'unsupported', actions: ['noteVersion', 'noteUnsupported'] },
           {
             guard: 'banksMissing',
@@ -125,7 +125,7 @@ export const setupMachine = setup({
           },
           { target: 'ready', actions: 'noteVersion' },
         ],
-        'probe.failed': {
+        'setup.probe.failed': {
           target: 'degraded',
           actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: event.retryAt }) }],
         },
@@ -133,8 +133,8 @@ export const setupMachine = setup({
     },
     bankMissing: {
       on: {
-        'banks.ensured': { target: 'ready', actions: 'noteEnsured' },
-        'banks.ensureFailed': {
+        'setup.banks.ensured': { target: 'ready', actions: 'noteEnsured' },
+        'setup.banks.ensureFailed': {
           target: 'degraded',
           actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: event.retryAt }) }],
         },
@@ -142,7 +142,7 @@ export const setupMachine = setup({
     },
     ready: {
       on: {
-        'server.lost': {
+        'setup.server.lost': {
           target: 'degraded',
           actions: ['noteDown', { type: 'scheduleRetry', params: ({ event }) => ({ at: event.retryAt }) }],
         },
@@ -150,7 +150,7 @@ export const setupMachine = setup({
     },
     degraded: {
       on: {
-        'probe.retry': { target: 'probing', actions: ['countProbe', 'probe'] },
+        'setup.probe.retry': { target: 'probing', actions: ['countProbe', 'probe'] },
       },
     },
     unsupported: {},

@@ -23,5 +23,4 @@ export const firstRunAction = (facts: FirstRunFacts): FirstRunAction => {
 };
 
 /** The guided setup's steps, in order; each can be skipped or cancelled. */
-export const GUIDE_STEPS = ['server', 'key', 'trust', 'profile', 'scope', 'bank', 'starters', 'review'] as const;
-export type GuideStep = (typeof GUIDE_STEPS)[number];
+export type GuideStep = 'server' | 'key' | 'trust' | 'profile' | 'scope' | 'bank' | 'starters' | 'review';

@@ -6,5 +6,4 @@ export type SetupState = 'disabled' | 'untrusted' | 'unconfigured' | 'probing' |
 
 export const setupState = (snapshot: SnapshotFrom<SetupMachine>): SetupState => snapshot.value as SetupState;
 
-/** Automatic recall and retain may talk to the server only when the gate is ready. */
-export const automationOpen = (snapshot: SnapshotFrom<SetupMachine>): boolean => snapshot.matches('ready');
+

@@ -31,7 +31,7 @@ interface ConfigField {
  * LLM), observations are the deterministic consolidation, and there is no graph, temporal
  * or reranking arm to enable.
  */
-export const CONFIG_FIELDS: Readonly<Record<string, ConfigField>> = {
+const CONFIG_FIELDS: Readonly<Record<string, ConfigField>> = {
   reflect_mission: { default: null, check: text, expected: 'a string or null' },
   retain_mission: { default: null, check: text, expected: 'a string or null' },
   retain_extraction_mode: {

@@ -8,18 +8,18 @@ import { Trigger } from './trigger.js';
 
 
 export const GENERATING = 'Generating content...';
-export const MIN_MODEL_TOKENS = 256;
-export const MAX_MODEL_TOKENS = 8192;
+const MIN_MODEL_TOKENS = 256;
+const MAX_MODEL_TOKENS = 8192;
 export const DEFAULT_MODEL_TOKENS = 2048;
 
 export { CreateMentalModelRequest as CreateMentalModelBody, UpdateMentalModelRequest as UpdateMentalModelBody } from '../../wire/hindsight.js';
 
-export const HistoryRecord = t.type({
+const HistoryRecord = t.type({
   previous_content: t.string,
   previous_reflect_response: t.union([t.record(t.string, t.unknown), t.null]),
   changed_at: t.string,
 });
-export type HistoryRecord = t.TypeOf<typeof HistoryRecord>;
+type HistoryRecord = t.TypeOf<typeof HistoryRecord>;
 
 /** A mental model as stored in the bank's `mental_model` records. */
 export const MentalModelRecord = t.intersection([

@@ -20,7 +20,7 @@ export type Budget = 'low' | 'mid' | 'high';
 export type FactTypeName = 'world' | 'experience' | 'observation';
 
 /** Facts a reflect reads per budget: the agent's iteration cap scales ×0.5/×1/×2 upstream. */
-export const REFLECT_FACTS: Readonly<Record<Budget, number>> = { low: 15, mid: 30, high: 60 };
+const REFLECT_FACTS: Readonly<Record<Budget, number>> = { low: 15, mid: 30, high: 60 };
 const MODELS_SHOWN = 5;
 const ALL_TYPES: readonly FactTypeName[] = ['world', 'experience', 'observation'];
 

@@ -22,7 +22,7 @@ const SEPARATORS = /[^a-z0-9_\u00c0-\uffff]+/;
 const NUMBER = /^\d+$/;
 
 /** Folds a simple English plural (`tests` → `test`, `queries` → `query`), leaving `ss` words alone. */
-export const foldPlural = (word: string): string => {
+const foldPlural = (word: string): string => {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) {
     return word.slice(0, -1);

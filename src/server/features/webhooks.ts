@@ -14,7 +14,7 @@ export const WEBHOOK_KIND = 'webhook';
 /** Characters of a receiver's answer a delivery keeps. */
 const RESPONSE_KEPT_CHARS = 2000;
 /** Bytes of a receiver's answer read at most: a receiver answering 150 MB must not cost the server its size (or more, as text). */
-export const RESPONSE_READ_BYTES = 16 * 1024;
+const RESPONSE_READ_BYTES = 16 * 1024;
 
 /** The start of a response body, read up to `limit` bytes; the rest is never read (the stream is cancelled). */
 const readHead = async (res: Response, limit: number): Promise<string> => {

@@ -7,10 +7,10 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.js';
 
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Deeper than any request the API defines (metadata and tag groups nest a few levels). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** How much of a refused body is read and dropped before the connection is closed anyway. */
 const DRAIN_MAX_BYTES = 256 * 1024 * 1024;

@@ -34,7 +34,7 @@ const describe = (error: t.ValidationError): { type: string; msg: string } => {
 };
 
 /** Converts io-ts errors to FastAPI issues, one per location. */
-export const toIssues = (errors: t.Errors, root = 'body'): ValidationIssue[] => {
+const toIssues = (errors: t.Errors, root = 'body'): ValidationIssue[] => {
   const byLoc = new Map<string, ValidationIssue>();
   for (const error of errors) {
     const loc = locOf(error.context, root);

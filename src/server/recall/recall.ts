@@ -17,7 +17,7 @@ import { countTokens, truncateToTokens } from './tokens.js';
 
 const STAGES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
-export const THINKING_BUDGET = { low: 100, mid: 300, high: 1000 } as const;
+const THINKING_BUDGET = { low: 100, mid: 300, high: 1000 } as const;
 export const ALL_FACT_TYPES: readonly FactType[] = ['world', 'experience', 'observation'];
 
 export interface RecallOptions {

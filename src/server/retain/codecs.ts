@@ -51,7 +51,7 @@ export const TagList = new t.Type<string[], string[], unknown>(
   t.identity,
 );
 
-export const EntityInput = t.intersection([t.type({ text: t.string }), t.partial({ type: nullable(t.string) })]);
+const EntityInput = t.intersection([t.type({ text: t.string }), t.partial({ type: nullable(t.string) })]);
 
 // The item's enumerations are the wire schema's own; the server adds its stricter checks around them.
 export { ObservationScopes, UpdateMode };
@@ -74,7 +74,7 @@ export type MemoryItem = t.TypeOf<typeof MemoryItem>;
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
-export const OperationIdField = new t.Type<string, string, unknown>(
+const OperationIdField = new t.Type<string, string, unknown>(
   'OperationId',
   (u): u is string => typeof u === 'string' && UUID.test(u),
   (u, c) => (typeof u === 'string' && UUID.test(u) ? t.success(u) : t.failure(u, c, 'operation_id must be a valid UUID')),

@@ -42,9 +42,9 @@ const NOT_WORD = /[^a-z0-9+-]+/;
  * words; a longer capitalised run is a heading or a list, not a name. An entity is at most
  * MAX_ENTITY_CHARS long and an item has at most MAX_ENTITIES, the first found kept.
  */
-export const MAX_NAME_WORDS = 6;
+const MAX_NAME_WORDS = 6;
 export const MAX_ENTITY_CHARS = 200;
-export const MAX_ENTITIES = 256;
+const MAX_ENTITIES = 256;
 
 /** Matches between two steps of `extractEntitySteps`. */
 const MATCHES_PER_STEP = 256;

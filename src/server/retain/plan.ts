@@ -46,7 +46,7 @@ export interface RetainPlan {
 }
 
 /** Hindsight writes timestamps with an explicit offset. */
-export const isoOf = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
+const isoOf = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -69,7 +69,7 @@ const givenEntities = (item: MemoryItem): Entity[] =>
 
 const entitiesOf = (item: MemoryItem): Entity[] => mergeEntities(givenEntities(item), extractEntities(item.content));
 
-export const analyseItem = (item: MemoryItem): ItemAnalysis => ({ entities: entitiesOf(item), chunks: chunkText(item.content) });
+const analyseItem = (item: MemoryItem): ItemAnalysis => ({ entities: entitiesOf(item), chunks: chunkText(item.content) });
 
 /**
  * Every item's analysis, yielding to the event loop between slices (within an item's text

@@ -54,7 +54,7 @@ export const checkTrigger = (trigger: TriggerInput | null | undefined, loc: read
   }
 };
 
-export const checkMaxTokens = (value: number | null | undefined, loc: readonly (string | number)[]): void => {
+const checkMaxTokens = (value: number | null | undefined, loc: readonly (string | number)[]): void => {
   if (value === undefined || value === null) return;
   const problem = maxTokensProblem(value);
   if (problem !== undefined) throw valueError(loc, problem, value);

@@ -11,7 +11,7 @@ import type { RouteModule } from './module.js';
  * declares: strict clients refuse unknown ones, so the embedded marker is the
  * `X-Hindsight-Embedded` header only.
  */
-export const featuresFor = (_mimic: Mimic): Record<string, boolean> => ({
+const featuresFor = (_mimic: Mimic): Record<string, boolean> => ({
   observations: false,
   mcp: false,
   worker: true,

@@ -23,7 +23,7 @@ const supportsOperationId = (server: ServerContext): boolean => server.mimic !==
  * `alongside` adds mutations to the same atomic commit (an async retain marks its operation
  * completed there, so a crash can never apply the items without recording that it did).
  */
-export const retainNow = (
+const retainNow = (
   server: ServerContext,
   bankId: string,
   items: readonly MemoryItem[],

@@ -20,9 +20,9 @@ import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { f64, i32, item, num, u8 } from './columns.js';
 
-export const K1 = 1.2;
+const K1 = 1.2;
 /** Shortest word a misspelling is looked for (shorter ones are too often another word). */
-export const SPELLED_MIN = 4;
+const SPELLED_MIN = 4;
 const LETTERS = /^\p{L}+$/u;
 
 /** Files a word under its first two letters and length, where a misspelling of it looks. */
@@ -35,7 +35,7 @@ const spellingBucket = (buckets: Map<string, string[]>, term: string): void => {
 };
 
 /** Field order in the postings: text, context, entities. */
-export const FIELD_COUNT = 3;
+const FIELD_COUNT = 3;
 
 export interface FieldWeights {
   readonly weight: readonly [number, number, number];

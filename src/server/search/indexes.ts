@@ -86,7 +86,7 @@ export interface SearchIndexes {
 }
 
 /** Neighbours share a thread: the context names the session, else the document does. */
-export const indexedDocument = (f: FactRecord): IndexedDocument => {
+const indexedDocument = (f: FactRecord): IndexedDocument => {
   const at = Date.parse(f.mentioned_at ?? f.created_at);
   return {
     id: f.id,

@@ -99,7 +99,7 @@ export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: t
  */
 export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
-export const DEFAULT_PARAMS: RankParams = {
+const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
   codingWeight: 0.8,
   codingCredit: 0.8,
@@ -549,7 +549,7 @@ const attributedShare = (index: FieldIndex, top: number, lines: Lines, original:
 };
 
 /** Banks smaller than this many memories discount the query words they lack (queryWordWeight). */
-export const SMALL_BANK = 50;
+const SMALL_BANK = 50;
 
 /**
  * A query word's share of the query's information: its idf, but a word the bank lacks (neither

@@ -5,7 +5,7 @@
  * files are read into memory once (about 6 MB) and searched in place by binary search; synsets
  * are read from the data files by byte offset and cached.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { isRecord } from '../../codecs/codecs.js';
@@ -116,11 +116,6 @@ export const isLemma = (word: string): boolean => {
 export const loadWordNet = (): boolean => {
   if (database === undefined) database = load();
   return database !== null;
-};
-
-export const closeWordNet = (): void => {
-  if (database) for (const fd of database.dataFiles.values()) closeSync(fd);
-  database = undefined;
 };
 
 const synsetCache = new Map<string, string[]>();

@@ -12,7 +12,7 @@ import { forEachLine } from '../../adapters/fs/fileLines.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { isRecord } from '../../codecs/codecs.js';
 
-export const SNAPSHOT_FILE = 'snapshot.jsonl';
+const SNAPSHOT_FILE = 'snapshot.jsonl';
 
 /** Deletes the JSONL snapshot once a segment holds everything it held. */
 export const removeLegacySnapshot = async (dir: string): Promise<void> => {

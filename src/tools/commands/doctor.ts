@@ -16,8 +16,8 @@ import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
 import { describeFailure } from '../../effects/ports/memoryServer.js';
 
-export const FLOOR_TEXT = 'Hindsight 0.8+ with append update_mode support';
-export const FLOOR_ACTION = 'upgrade the server to 0.8 or later';
+const FLOOR_TEXT = 'Hindsight 0.8+ with append update_mode support';
+const FLOOR_ACTION = 'upgrade the server to 0.8 or later';
 
 export const doctorReport = async (ctx: CommandContext) => {
   const tools = ctx.tools;
@@ -105,7 +105,7 @@ export const doctorReport = async (ctx: CommandContext) => {
  * probe deadline, refusing the key, below the version floor or failing; a config file that
  * could not be read. Each finding says what to do.
  */
-export const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): string[] => {
+const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): string[] => {
   const errors: string[] = [];
   const failure = report.healthFailure;
   if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: start it (agent-memory serve) or fix baseUrl`);
@@ -124,7 +124,7 @@ const ago = (at: number, now: number): string => {
 };
 
 /** The last automatic recall and retain of this session, in words: when, how it went, how many. */
-export const activityLine = (session: RuntimeStatusView['session'], now: number): string => {
+const activityLine = (session: RuntimeStatusView['session'], now: number): string => {
   const recall = session?.lastRecall;
   const retain = session?.lastRetain;
   const recallText = recall === undefined ? 'no recall yet' : `last recall ${ago(recall.at, now)}: ${recall.outcome}, ${recall.count} memor${recall.count === 1 ? 'y' : 'ies'}`;

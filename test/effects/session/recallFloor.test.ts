@@ -96,7 +96,7 @@ describe('automatic recall with the floor', () => {
     await runtime.session.idle();
     await waitUntil(() => lastRecall().outcome === 'empty');
     expect(lastRecall().results.every((r) => !r.passedFloor && (r.score ?? 0) < RECALL_FLOOR)).toBe(true);
-    const events = trace.filter((r) => r.gate === 'session' && JSON.stringify(r.data).includes('recall.succeeded'));
+    const events = trace.filter((r) => r.gate === 'session' && JSON.stringify(r.data).includes('session.recall.succeeded'));
     const last = JSON.stringify(events.at(-1)?.data);
     expect(last).toContain(`"floor":${RECALL_FLOOR}`);
     const injected = events.map((r) => JSON.stringify(r.data)).find((d) => d.includes('"passedFloor":true'));

@@ -70,7 +70,7 @@ describe('agent-memory import', () => {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     // Interrupt once the checkpoint records queued documents.
     const poll = setInterval(() => {
-      if (existsSync(checkpoint) && readFileSync(checkpoint, 'utf8').includes('"documents.queued"')) {
+      if (existsSync(checkpoint) && readFileSync(checkpoint, 'utf8').includes('"import.documents.queued"')) {
         clearInterval(poll);
         child.kill('SIGINT');
       }

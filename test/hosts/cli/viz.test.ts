@@ -36,6 +36,7 @@ describe('agent-memory viz', () => {
     const at = '2026-11-23T10:00:00.000Z';
     const records = [
       { type: 'setup.configured', at: 1, enabled: true, configured: true, banks: ['coding'] },
+      // Written before setup events carried the `setup.` prefix: replayed as `setup.probe.succeeded`.
       { type: 'probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: [] },
       { type: 'probe.bogus', at: 3 },
     ].map((payload, seq) => JSON.stringify({ v: 1, seq, type: payload.type, at, payload, checksum: '' }));

@@ -114,7 +114,7 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     const records = await sessionJournal(project);
     const shutdown = records.findIndex((r) => r.type === 'session.shutdown');
     expect(records[shutdown]?.payload['reason']).toBe('quit');
-    expect(records.findIndex((r) => r.type === 'shutdown.finished')).toBeGreaterThan(shutdown);
+    expect(records.findIndex((r) => r.type === 'session.shutdown.finished')).toBeGreaterThan(shutdown);
     expect(await memoryFiles(project)).toContain(question);
   }, 150_000);
 });

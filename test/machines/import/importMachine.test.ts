@@ -122,7 +122,7 @@ describe('import machine', () => {
   });
 
   it('refuses a malformed event naming the field', () => {
-    const bad = decode({ type: 'document.queued', at: 1, documentId: '', hash: 'h', bytes: -1 });
+    const bad = decode({ type: 'import.document.queued', at: 1, documentId: '', hash: 'h', bytes: -1 });
     expect(E.isLeft(bad)).toBe(true);
     if (E.isLeft(bad)) expect(bad.left.message).toMatch(/documentId|bytes/);
   });

@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { recallOutcomeEvent } from '../../../src/machines/session/decide.js';
-import { SessionEvent, sessionEvents } from '../../../src/machines/session/events.js';
+import { SessionEvent, sessionEventTypes, sessionEvents } from '../../../src/machines/session/events.js';
 
 describe('session decisions', () => {
   it('maps each recall outcome to the event the gate expects', () => {
     expect(recallOutcomeEvent({ _tag: 'injected', items: 3, cached: true, failedBanks: 1 }, 9, 'r1')).toEqual({
-      type: 'recall.succeeded',
+      type: 'session.recall.succeeded',
       at: 9,
       requestId: 'r1',
       items: 3,
       cached: true,
       failedBanks: 1,
     });
-    expect(recallOutcomeEvent({ _tag: 'empty', failedBanks: 2 }, 9, 'r1')).toMatchObject({ type: 'recall.succeeded', items: 0, cached: false, failedBanks: 2 });
-    expect(recallOutcomeEvent({ _tag: 'noQuery' }, 9, 'r1')).toMatchObject({ type: 'recall.succeeded', items: 0, failedBanks: 0 });
-    expect(recallOutcomeEvent({ _tag: 'failed', reason: 'boom' }, 9, 'r1')).toEqual({ type: 'recall.failed', at: 9, requestId: 'r1', reason: 'boom' });
-    expect(recallOutcomeEvent({ _tag: 'timedOut' }, 9, 'r1')).toEqual({ type: 'recall.timedOut', at: 9, requestId: 'r1' });
-    expect(recallOutcomeEvent({ _tag: 'aborted' }, 9, 'r1')).toEqual({ type: 'recall.aborted', at: 9, requestId: 'r1' });
+    expect(recallOutcomeEvent({ _tag: 'empty', failedBanks: 2 }, 9, 'r1')).toMatchObject({ type: 'session.recall.succeeded', items: 0, cached: false, failedBanks: 2 });
+    expect(recallOutcomeEvent({ _tag: 'noQuery' }, 9, 'r1')).toMatchObject({ type: 'session.recall.succeeded', items: 0, failedBanks: 0 });
+    expect(recallOutcomeEvent({ _tag: 'failed', reason: 'boom' }, 9, 'r1')).toEqual({ type: 'session.recall.failed', at: 9, requestId: 'r1', reason: 'boom' });
+    expect(recallOutcomeEvent({ _tag: 'timedOut' }, 9, 'r1')).toEqual({ type: 'session.recall.timedOut', at: 9, requestId: 'r1' });
+    expect(recallOutcomeEvent({ _tag: 'aborted' }, 9, 'r1')).toEqual({ type: 'session.recall.aborted', at: 9, requestId: 'r1' });
   });
 
   it('every constructor builds an event its codec accepts', () => {
@@ -38,11 +38,11 @@ describe('session decisions', () => {
       sessionEvents.retainQueued({ at: 1, runId: 'x', messages: 2, depth: 1 }),
       sessionEvents.retainNothing({ at: 1, runId: 'x' }),
       sessionEvents.retainFailed({ at: 1, runId: 'x', reason: 'r' }),
-      sessionEvents.shutdownRequested({ at: 1, reason: 'quit' }),
-      sessionEvents.shutdownRequested({ at: 1, reason: 'fork', targetSessionFile: '/next.jsonl' }),
+      sessionEvents.shutdown({ at: 1, reason: 'quit' }),
+      sessionEvents.shutdown({ at: 1, reason: 'fork', targetSessionFile: '/next.jsonl' }),
       sessionEvents.shutdownFinished({ at: 1 }),
     ];
     for (const event of built) expect(E.isRight(SessionEvent.decode(event)), event.type).toBe(true);
-    expect(new Set(built.map((e) => e.type)).size).toBe(SessionEvent.types.length);
+    expect(new Set(built.map((e) => e.type)).size).toBe(sessionEventTypes.length);
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { banksEnsureFailed, probeFailed, probeSucceeded, RETRY_AFTER_MS } from '../../../src/machines/setup/decide.js';
-import { SetupEvent, setupEvents } from '../../../src/machines/setup/events.js';
+import { SetupEvent, setupEventTypes, setupEvents } from '../../../src/machines/setup/events.js';
 
 describe('setup decisions', () => {
   it('a failed probe or bank creation retries RETRY_AFTER_MS after it failed', () => {
-    expect(probeFailed(1_000, 'refused')).toEqual({ type: 'probe.failed', at: 1_000, reason: 'refused', retryAt: 1_000 + RETRY_AFTER_MS });
-    expect(banksEnsureFailed(5, 'no')).toEqual({ type: 'banks.ensureFailed', at: 5, reason: 'no', retryAt: 5 + RETRY_AFTER_MS });
+    expect(probeFailed(1_000, 'refused')).toEqual({ type: 'setup.probe.failed', at: 1_000, reason: 'refused', retryAt: 1_000 + RETRY_AFTER_MS });
+    expect(banksEnsureFailed(5, 'no')).toEqual({ type: 'setup.banks.ensureFailed', at: 5, reason: 'no', retryAt: 5 + RETRY_AFTER_MS });
   });
 
   it('a probe names exactly the banks that do not exist, in order', () => {
@@ -19,7 +19,7 @@ describe('setup decisions', () => {
         { bankId: 'c', exists: false },
       ],
     });
-    expect(event).toEqual({ type: 'probe.succeeded', at: 7, apiVersion: '0.8.6', append: true, missingBanks: ['b', 'c'] });
+    expect(event).toEqual({ type: 'setup.probe.succeeded', at: 7, apiVersion: '0.8.6', append: true, missingBanks: ['b', 'c'] });
   });
 
   it('every constructor builds an event its codec accepts', () => {
@@ -41,6 +41,6 @@ describe('setup decisions', () => {
       setupEvents.configWriteFailed({ at: 1, reason: 'disk full' }),
     ];
     for (const event of built) expect(E.isRight(SetupEvent.decode(event)), event.type).toBe(true);
-    expect(new Set(built.map((e) => e.type)).size).toBe(SetupEvent.types.length);
+    expect(new Set(built.map((e) => e.type)).size).toBe(setupEventTypes.length);
   });
 });

@@ -32,42 +32,42 @@ describe('setup machine', () => {
   });
 
   it('becomes ready when the server meets the floor and the banks exist', () => {
-    const [ready] = step(probing(), { type: 'probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: [] });
+    const [ready] = step(probing(), { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: [] });
     expect(setupState(ready)).toBe('ready');
     expect(ready.context.apiVersion).toBe('0.9.1');
   });
 
   it('creates only the banks known to be missing, then is ready', () => {
-    const [missing, actions] = step(probing(), { type: 'probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: ['coding'] });
+    const [missing, actions] = step(probing(), { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: ['coding'] });
     expect(setupState(missing)).toBe('bankMissing');
     expect(actions).toContainEqual({ type: 'ensureBanks', params: { banks: ['coding'] } });
-    expect(setupState(step(missing, { type: 'banks.ensured', at: 3 })[0])).toBe('ready');
+    expect(setupState(step(missing, { type: 'setup.banks.ensured', at: 3 })[0])).toBe('ready');
   });
 
   it('is unsupported below the 0.8 floor or without append, and says to upgrade', () => {
-    const [old] = step(probing(), { type: 'probe.succeeded', at: 2, apiVersion: '0.7.3', append: true, missingBanks: [] });
+    const [old] = step(probing(), { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.7.3', append: true, missingBanks: [] });
     expect(setupState(old)).toBe('unsupported');
     expect(old.context.detail).toContain('upgrade the server to 0.8 or later');
-    const [noAppend] = step(probing(), { type: 'probe.succeeded', at: 2, apiVersion: '0.9.0', append: false, missingBanks: [] });
+    const [noAppend] = step(probing(), { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.9.0', append: false, missingBanks: [] });
     expect(setupState(noAppend)).toBe('unsupported');
     expect(noAppend.context.detail).toContain('append');
   });
 
   it('degrades when the server is down, keeps the retry time in context, and probes again', () => {
-    const [down, actions] = step(probing(), { type: 'probe.failed', at: 2, reason: 'memory server unreachable', retryAt: 30_002 });
+    const [down, actions] = step(probing(), { type: 'setup.probe.failed', at: 2, reason: 'memory server unreachable', retryAt: 30_002 });
     expect(setupState(down)).toBe('degraded');
     expect(down.context.retryAt).toBe(30_002);
     expect(actions).toContainEqual({ type: 'scheduleRetry', params: { at: 30_002 } });
-    const [again, retryActions] = step(down, { type: 'probe.retry', at: 30_002 });
+    const [again, retryActions] = step(down, { type: 'setup.probe.retry', at: 30_002 });
     expect(setupState(again)).toBe('probing');
     expect(retryActions.map((a) => a.type)).toContain('probe');
-    const [ready] = step(again, { type: 'probe.succeeded', at: 30_100, apiVersion: '0.9.1', append: true, missingBanks: [] });
+    const [ready] = step(again, { type: 'setup.probe.succeeded', at: 30_100, apiVersion: '0.9.1', append: true, missingBanks: [] });
     expect(setupState(ready)).toBe('ready');
-    expect(setupState(step(ready, { type: 'server.lost', at: 40_000, reason: 'breaker open', retryAt: 70_000 })[0])).toBe('degraded');
+    expect(setupState(step(ready, { type: 'setup.server.lost', at: 40_000, reason: 'breaker open', retryAt: 70_000 })[0])).toBe('degraded');
   });
 
   it('lets a new config override any state', () => {
-    const [down] = step(probing(), { type: 'probe.failed', at: 2, reason: 'x', retryAt: 9 });
+    const [down] = step(probing(), { type: 'setup.probe.failed', at: 2, reason: 'x', retryAt: 9 });
     expect(setupState(step(down, configured({ enabled: false }))[0])).toBe('disabled');
   });
 
@@ -80,7 +80,7 @@ describe('setup machine', () => {
   });
 
   it('names the bad field of a malformed event', () => {
-    const bad = decode({ type: 'probe.failed', at: 1, reason: 'x' });
+    const bad = decode({ type: 'setup.probe.failed', at: 1, reason: 'x' });
     expect(E.isLeft(bad) && bad.left.message.includes('field retryAt')).toBe(true);
   });
 
@@ -89,12 +89,12 @@ describe('setup machine', () => {
       configured(),
       configured({ enabled: false }),
       configured({ configured: false }),
-      { type: 'probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: [] },
-      { type: 'probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: ['coding'] },
-      { type: 'probe.succeeded', at: 2, apiVersion: '0.7.0', append: true, missingBanks: [] },
-      { type: 'probe.failed', at: 2, reason: 'down', retryAt: 10 },
-      { type: 'probe.retry', at: 10 },
-      { type: 'banks.ensured', at: 3 },
+      { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: [] },
+      { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.9.1', append: true, missingBanks: ['coding'] },
+      { type: 'setup.probe.succeeded', at: 2, apiVersion: '0.7.0', append: true, missingBanks: [] },
+      { type: 'setup.probe.failed', at: 2, reason: 'down', retryAt: 10 },
+      { type: 'setup.probe.retry', at: 10 },
+      { type: 'setup.banks.ensured', at: 3 },
     ] as SetupEvent[];
     const paths = getShortestPaths(setupMachine, { events, serializeState: (s) => JSON.stringify((s as Snapshot).value) });
     expect(new Set(paths.map((p) => setupState(p.state as Snapshot)))).toEqual(

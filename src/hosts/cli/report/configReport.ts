@@ -13,7 +13,7 @@ const show = (value: unknown): string => {
 };
 
 /** One line per field: `path = value (source)`; `all` includes fields still at their default. */
-export const configLines = (loaded: LoadedConfig, all = false): string[] =>
+const configLines = (loaded: LoadedConfig, all = false): string[] =>
   fieldList
     .filter((f) => all || loaded.sources[f.name] !== 'default')
     .map((f) => {
@@ -22,7 +22,7 @@ export const configLines = (loaded: LoadedConfig, all = false): string[] =>
       return `  ${f.path} = ${text} (${loaded.sources[f.name]})`;
     });
 
-export const scopeLines = (scope: Scope): string[] => {
+const scopeLines = (scope: Scope): string[] => {
   const banks = (targets: Scope['automatic']['read']) => (targets.length === 0 ? 'none' : targets.map((t) => `${t.bankId} (${t.role})`).join(', '));
   return [
     `  project id    ${scope.identity.id} (from ${scope.identity.basis}: ${redact(scope.identity.source)})`,
