@@ -249,7 +249,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
   if (hasNewerEvents(pi)) {
     pi.on('session_info_changed', async (event, ctx) => {
       const payload = payloadOf(SessionInfoChangedPayload, 'session_info_changed', event, ctx);
-      if (payload !== undefined) await holder.runtime?.send({ type: 'session.renamed', ...payload });
+      if (payload !== undefined) await holder.runtime?.send({ ...payload, type: 'session.renamed' });
     });
   }
 

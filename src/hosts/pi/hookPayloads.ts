@@ -20,7 +20,8 @@ export const AgentEndPayload = t.intersection([t.type({ messages: t.array(t.unkn
 export const SessionShutdownPayload = t.partial({ reason: t.string, targetSessionFile: t.string });
 
 /** pi 0.80.3+: the session's new name; absent when it was cleared. */
-export const SessionInfoChangedPayload = t.partial({ name: t.string });
+// Exact: pi's event carries its own `type`, which must not reach the gate's event.
+export const SessionInfoChangedPayload = t.exact(t.partial({ name: t.string }));
 
 /** Decodes one hook's payload; the error names the hook and the field. */
 export const decodeHook = <A>(codec: t.Type<A, unknown, unknown>, hook: string, payload: unknown): E.Either<DecodeError, A> => decodeWith(codec, `pi ${hook} event`)(payload);

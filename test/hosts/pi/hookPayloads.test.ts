@@ -21,6 +21,8 @@ describe('pi hook payloads', () => {
       targetSessionFile: '/n.jsonl',
     });
     expect(right(decodeHook(SessionInfoChangedPayload, 'session_info_changed', { type: 'session_info_changed' })).name).toBeUndefined();
+    // pi's own `type` is stripped: spread into the gate's event it would replace `session.renamed`.
+    expect(right(decodeHook(SessionInfoChangedPayload, 'session_info_changed', { type: 'session_info_changed', name: 'release' }))).toEqual({ name: 'release' });
   });
 
   it("hands on pi's own message array, every element untouched", () => {
