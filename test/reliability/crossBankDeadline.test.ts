@@ -16,19 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { defaultConfigTemplate } from '../../src/config/fields.js';
 import { call, spawnServerProcess, type ServerProcess } from '../helpers/embeddedServer.js';
-
-const WORDS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot', 'Golf', 'Hotel', 'India', 'Juliet'];
-
-const titleCase = (chars: number): string => {
-  const parts: string[] = [];
-  let length = 0;
-  for (let i = 0; length < chars; i += 1) {
-    const word = `${WORDS[i % WORDS.length] ?? 'Kilo'}${String.fromCharCode(97 + (i % 26))}`;
-    parts.push(word);
-    length += word.length + 1;
-  }
-  return parts.join('-');
-};
+import { TITLE_WORDS as WORDS, titleCase } from '../helpers/titleCase.js';
 
 /** Prose with paths, identifiers, numbers and capitalised names: every analysis has work to do. */
 const mixed = (chars: number, seed = 0): string => {

@@ -9,18 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ENTITY_CHARS } from '../../src/server/retain/entities.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
-
-const WORDS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot', 'Golf', 'Hotel', 'India', 'Juliet'];
-const titleCase = (chars: number): string => {
-  const parts: string[] = [];
-  let length = 0;
-  for (let i = 0; length < chars; i += 1) {
-    const word = `${WORDS[i % WORDS.length] ?? 'Kilo'}${String.fromCharCode(97 + (i % 26))}`;
-    parts.push(word);
-    length += word.length + 1;
-  }
-  return parts.join('-');
-};
+import { titleCase } from '../helpers/titleCase.js';
 
 describe('one bank cannot stall another through a quadratic analysis (real server)', () => {
   let server: TestServer;
