@@ -79,6 +79,17 @@ const writeSession = (repo: Repo, header: (head: Record<string, unknown>) => Rec
   return file;
 };
 
+/** An import over a linked manifest/checkpoint directory: nothing outside changes, the link is named, doctor names both files. */
+const expectImportRefusedAtLink = async (repo: Repo): Promise<void> => {
+  writeSession(repo, (head) => head);
+  const imported = await cli(repo, ['import', '--all']);
+  expectUntouched(repo);
+  expect(`${imported.stdout}\n${imported.stderr}`).toMatch(/symbolic link/);
+  const doctor = await cli(repo, ['doctor']);
+  expect(doctor.stdout).toContain('(the file import.checkpointPath names)');
+  expect(doctor.stdout).toContain('(the file import.manifestPath names)');
+};
+
 describe('a committed directory link and a project file path through it', () => {
   it('one real pi turn with retain.queuePath "link/victim-dir/notes.txt" (.pi/link -> ../../outside) leaves the file outside untouched', async () => {
     const repo = clone({ retain: { queuePath: 'link/victim-dir/notes.txt' } }, 'link', ['notes.txt']);
@@ -121,13 +132,7 @@ describe('a committed directory link and a project file path through it', () => 
       'memory/q',
       ['manifest.json', 'checkpoint.json'],
     );
-    writeSession(repo, (head) => head);
-    const imported = await cli(repo, ['import', '--all']);
-    expectUntouched(repo);
-    expect(`${imported.stdout}\n${imported.stderr}`).toMatch(/symbolic link/);
-    const doctor = await cli(repo, ['doctor']);
-    expect(doctor.stdout).toContain('(the file import.checkpointPath names)');
-    expect(doctor.stdout).toContain('(the file import.manifestPath names)');
+    await expectImportRefusedAtLink(repo);
   }, 60_000);
 
   it('a project file naming those paths outside .pi/memory is refused by field, and memory keeps its own files', async () => {
@@ -181,13 +186,7 @@ describe('a user-file path inside the project, through a link the repository pla
   it('import.manifestPath and import.checkpointPath "{state_dir}/shared/victim-dir/...": agent-memory import writes nothing outside, naming the link', async () => {
     const repo = clone({}, 'shared', ['manifest.json', 'checkpoint.json']);
     userFile(repo, { import: { manifestPath: '{state_dir}/shared/victim-dir/manifest.json', checkpointPath: '{state_dir}/shared/victim-dir/checkpoint.json' } });
-    writeSession(repo, (head) => head);
-    const imported = await cli(repo, ['import', '--all']);
-    expectUntouched(repo);
-    expect(`${imported.stdout}\n${imported.stderr}`).toMatch(/symbolic link/);
-    const doctor = await cli(repo, ['doctor']);
-    expect(doctor.stdout).toContain('(the file import.checkpointPath names)');
-    expect(doctor.stdout).toContain('(the file import.manifestPath names)');
+    await expectImportRefusedAtLink(repo);
   }, 60_000);
 });
 
