@@ -5,14 +5,13 @@
  * `failed` (not paused: the server is up), naming the refused document, the server's 413 and
  * the command that lists dead letters; the refused document is not counted as imported.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { openImporter } from '../../src/hosts/importer.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+import { importWorkspace } from '../helpers/importWorkspace.js';
 
 const session = (cwd: string, id: string, text: string): string =>
   [
@@ -33,13 +32,7 @@ describe('a document over the server body limit is reported as not imported (rea
   });
 
   it('a document the server answers 413 for: the run fails naming the 413, the document is not counted as imported', async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'am-import-413-'));
-    const cwd = path.join(root, 'project');
-    const home = path.join(root, 'home');
-    const sessions = path.join(root, 'sessions');
-    for (const d of [path.join(cwd, '.pi'), path.join(home, '.pi', 'agent'), sessions]) mkdirSync(d, { recursive: true });
-    writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
-    writeFileSync(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ banks: { project: { bankId: 'import-413' } }, scope: { projectId: 'import-413' }, setupComplete: true }));
+    const { cwd, home, sessions } = await importWorkspace('am-import-413-', { serverUrl: server.url, bankId: 'import-413', projectId: 'import-413' });
     writeFileSync(path.join(sessions, 'huge.jsonl'), session(cwd, 'huge', 'the huge session deploys with rollup'));
     // The server's own answer to a body over its limit, for this bank's next retain.
     server.setFaults([{ method: 'POST', path: '/v1/default/banks/import-413/memories', times: 1, kind: 'status', status: 413 }]);

@@ -7,9 +7,7 @@
  * importer, queue and embedded server: nothing the server holds afterwards (documents, their
  * text, tags and metadata, memories, the tag list) has the key in any form.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -17,6 +15,7 @@ import { redact } from '../../src/config/redact.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { openImporter } from '../../src/hosts/importer.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+import { importWorkspace } from '../helpers/importWorkspace.js';
 import { CODING_BANK, startHarness, type Harness } from '../tools/harness.js';
 import { makeDirs } from './support.js';
 
@@ -97,14 +96,8 @@ describe('imported session and entry ids are redacted (real importer, queue and 
   });
 
   it('pi, Claude Code and Codex files whose ids hold the key: nothing on the server holds it', async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'am-sec-import-'));
-    const cwd = path.join(root, 'project');
-    const home = path.join(root, 'home');
-    const sessions = path.join(root, 'sessions');
-    for (const d of [path.join(cwd, '.pi'), path.join(home, '.pi', 'agent'), sessions]) mkdirSync(d, { recursive: true });
     const bank = 'import-redaction';
-    writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, apiKeyEnv: 'JOB_REDACTION_KEY' } }));
-    writeFileSync(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ banks: { project: { bankId: bank } }, scope: { projectId: 'import-redaction' }, setupComplete: true }));
+    const { cwd, home, sessions } = await importWorkspace('am-sec-import-', { serverUrl: server.url, bankId: bank, projectId: 'import-redaction', memory: { apiKeyEnv: 'JOB_REDACTION_KEY' } });
     // pi: the session id and every entry id carry the key (parent links too).
     const pi = readFileSync(path.join(FIXTURES, 'pi/sessions/pi073-linear.jsonl'), 'utf8').split('\n');
     const piHead = JSON.parse(pi[0]!) as Record<string, unknown>;
