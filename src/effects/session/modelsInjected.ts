@@ -5,6 +5,7 @@
  * drew on, drawn from at least one memory or model. A starter model in a new bank answers "no
  * relevant memories" until there are some; injecting that on every prompt is noise.
  */
+import { isRecord } from '../../codecs/codecs.js';
 import type { BankTarget, Scope } from '../../config/scope.js';
 import type { MentalModel } from '../../wire/hindsight.js';
 import type { MentalModelText } from './recallBlock.js';
@@ -15,8 +16,6 @@ const fitsScope = (target: BankTarget, scope: Scope, tags: readonly string[] | n
   if (target.role === 'user') return scope.userScopeTags.length === 0 || own.some((tag) => scope.userScopeTags.includes(tag));
   return own.some((tag) => scope.projectScopeTags.includes(tag));
 };
-
-const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** False only when the refresh's `based_on` lists its sources and every list is empty. */
 const drewOnSomething = (reflectResponse: unknown): boolean => {

@@ -4,10 +4,9 @@
  * `required` naming only known properties. A schema that passes is still refused by the
  * embedded server (no LLM to fill it), but with a capability error, not a validation one.
  */
+import { isRecord } from '../../codecs/codecs.js';
 
 const SUPPORTED_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 const typeSupported = (type: unknown): boolean =>
   typeof type === 'string' ? SUPPORTED_TYPES.has(type) : Array.isArray(type) && type.length > 0 && type.every((t) => typeof t === 'string' && SUPPORTED_TYPES.has(t));
