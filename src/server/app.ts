@@ -61,6 +61,7 @@ export const createRequestHandler =
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://embedded');
     const path = url.pathname;
+    let leave: (() => void) | undefined;
     try {
       if (options.guard !== undefined) guardRequest(req.headers, options.guard);
       let ignoredByFault: string[] = [];
@@ -86,6 +87,8 @@ export const createRequestHandler =
           }
         }
       }
+      // Served from here on (a stalled request is not): background work waits for a pause.
+      leave = server.foreground.enter();
       ignoredByFault = server.faults.ignoredFields(method, path);
       if (path.startsWith('/v1/')) {
         const auth = req.headers.authorization;
@@ -145,5 +148,7 @@ export const createRequestHandler =
       }
       // An unexpected error's message may quote the request: it is not sent.
       send(res, 500, { detail: 'Internal Server Error' });
+    } finally {
+      leave?.();
     }
   };
