@@ -10,8 +10,12 @@
  */
 import { performance } from 'node:perf_hooks';
 
-/** A pause in requests this long lets background work take a slice. */
-const QUIET_MS = 4;
+/**
+ * A pause in requests this long lets background work take a slice: longer than a client's own
+ * work between two requests (the retain queue journals each batch before and after it, a few
+ * milliseconds), so a sender that keeps sending is served first.
+ */
+const QUIET_MS = 20;
 /** Background work never waits longer than this for its slice. */
 const MAX_WAIT_MS = 250;
 
