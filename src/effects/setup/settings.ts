@@ -181,7 +181,7 @@ export const switchMemory = async (deps: SettingsDeps, on: boolean, offScope: Of
     return { text: `Memory is turned ${loaded.config.enabled ? 'on' : 'off'} by PI_MEMORY_ENABLED in the environment: change it there and start pi again.`, level: 'warning', written: false };
   }
   const { user, project } = loaded.files;
-  const shown = (file: { readonly path: string }): string => displayPath(file.path, loaded.home);
+  const shown = (file: { readonly path: string }): string => (file.path.startsWith(`${loaded.cwd}/`) ? file.path.slice(loaded.cwd.length + 1) : displayPath(file.path, loaded.home));
   const offFiles = on ? [user, project].filter(setsOff) : [];
   const edits: FileEdit[] = on
     ? offFiles.map((f) => ({ scope: f.scope, path: f.path, set: [], unset: ['enabled'] }))

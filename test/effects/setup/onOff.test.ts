@@ -51,13 +51,13 @@ describe('turning memory off and on from the hub', () => {
   it('off in this project only writes the project file; other projects keep memory', async () => {
     const p = await place({ user: { bankId: 'mine' } });
     const off = await p.flip(false, [true], 'project');
-    expect(off.result).toEqual({ text: expect.stringMatching(/^Memory is off in this project \(enabled: false in .*repo\/\.pi\/memory\.json\)\. Turn it back on from \/memory\.$/), level: 'info', written: true });
+    expect(off.result).toEqual({ text: 'Memory is off in this project (enabled: false in .pi/memory.json). Turn it back on from /memory.', level: 'info', written: true });
     expect(off.enabled).toBe(false);
     expect(await p.read(p.projectFile)).toEqual({ enabled: false });
     expect(await p.read(p.userFile)).toEqual({ bankId: 'mine' });
     expect(off.events.map((e) => e.type)).toEqual(['setup.config.written']);
     const on = await p.flip(true, [true]);
-    expect(on.result.text).toMatch(/^Memory is on in this project \(enabled removed from .*repo\/\.pi\/memory\.json\)\.$/);
+    expect(on.result.text).toBe('Memory is on in this project (enabled removed from .pi/memory.json).');
     expect(on.enabled).toBe(true);
     expect(await p.read(p.projectFile)).toEqual({});
   });
@@ -79,7 +79,7 @@ describe('turning memory off and on from the hub', () => {
     const on = await p.flip(true, [true]);
     expect(on.shown).toContain('~/.pi/agent/memory.json');
     expect(on.shown).toContain('repo/.pi/memory.json');
-    expect(on.result.text).toMatch(/^Memory is on in every project \(enabled removed from ~\/\.pi\/agent\/memory\.json and .*repo\/\.pi\/memory\.json\)\.$/);
+    expect(on.result.text).toBe('Memory is on in every project (enabled removed from ~/.pi/agent/memory.json and .pi/memory.json).');
     expect(on.enabled).toBe(true);
     expect(await p.read(p.userFile)).toEqual({});
     expect(await p.read(p.projectFile)).toEqual({ recall: { budget: 'low' } });

@@ -306,7 +306,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Turn memory off\?/, answer: { confirm: true } },
       ]);
       pi.prompt('/memory');
-      await pi.notice(/Memory is off in this project \(enabled: false in .*\.pi\/memory\.json\)\. Turn it back on from \/memory\./);
+      await pi.notice(/Memory is off in this project \(enabled: false in \.pi\/memory\.json\)\. Turn it back on from \/memory\./);
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ enabled: false });
       expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
       // With memory off, the hub still opens and offers the way back.
@@ -316,7 +316,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       ];
       pi.script(turnOn());
       pi.prompt('/memory');
-      await pi.notice(/Memory is on in this project \(enabled removed from .*\.pi\/memory\.json\)\./);
+      await pi.notice(/Memory is on in this project \(enabled removed from \.pi\/memory\.json\)\./);
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).not.toHaveProperty('enabled');
 
       pi.script([
