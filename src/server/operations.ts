@@ -9,9 +9,10 @@
  */
 import type { JsonValue } from '../codecs/codecs.js';
 import type { FaultSet } from './faults.js';
-import type { Foreground } from './foreground.js';
+import type { Foreground, Turn } from './foreground.js';
 import type { Mutation, OperationRecord } from './store/model.js';
 import type { ServerStore } from './store/store.js';
+import { yieldToLoop } from './slices.js';
 
 /** Runs one operation; resolves to result metadata, throws (with a user-readable message) to fail it. */
 export type OperationHandler = (operation: OperationRecord) => Promise<Record<string, JsonValue> | undefined>;
@@ -19,9 +20,10 @@ export type OperationHandler = (operation: OperationRecord) => Promise<Record<st
 /**
  * Runs several pending operations of one type and bank, in submission order. It records each
  * one's end itself, in the commit of its work (`OperationRunner.ended`); one it leaves open
- * is failed with the error it threw.
+ * is failed with the error it threw. Long work yields with `pause` between its slices: it hands
+ * the loop back and waits for the next pause in requests (unless a read of the bank is waiting).
  */
-export type BatchOperationHandler = (operations: readonly OperationRecord[]) => Promise<void>;
+export type BatchOperationHandler = (operations: readonly OperationRecord[], pause: () => Promise<void>) => Promise<void>;
 
 /** How an operation ended. */
 export type OperationOutcome =
@@ -49,6 +51,25 @@ export interface SubmitRequest {
   readonly aggregate?: boolean;
 }
 
+/**
+ * A read of a bank waits for the async retains the bank has waiting when they hold at most this
+ * much text (tens of milliseconds of analysis): a client finds what it just wrote. A larger
+ * backlog (a bulk import) is not waited for: the read answers at once, without it.
+ */
+const READ_WAITS_FOR_CHARS = 256 * 1024;
+
+/** Characters of text an operation's payload carries (its items' contents), without walking more. */
+const payloadChars = (payload: JsonValue | undefined): number => {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 0;
+  const items = payload['items'];
+  if (!Array.isArray(items)) return 0;
+  let chars = 0;
+  for (const item of items) {
+    if (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['content'] === 'string') chars += item['content'].length;
+  }
+  return chars;
+};
+
 export interface OperationRunner {
   register(taskType: string, handler: OperationHandler): void;
   registerBatch(taskType: string, handler: BatchOperationHandler): void;
@@ -57,6 +78,11 @@ export interface OperationRunner {
    * is stored now) and, when it was its parent's last open child, the parent's.
    */
   ended(operation: OperationRecord, outcome: OperationOutcome): Mutation[];
+  /**
+   * Resolves once the operations `bankId` has waiting have run, started now rather than at the
+   * next pause in requests; at once when there are none, or too many to wait for.
+   */
+  caughtUp(bankId: string): Promise<void>;
   /** Builds the record for a new pending operation (not yet committed). */
   build(request: SubmitRequest): OperationRecord;
   /** Schedules committed pending operations to run. */
@@ -180,7 +206,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
   };
 
   /** Runs operations of one batch handler's type; each ends completed or failed (or stays pending under a fault). */
-  const executeBatch = async (handler: BatchOperationHandler, operations: readonly OperationRecord[]): Promise<void> => {
+  const executeBatch = async (handler: BatchOperationHandler, operations: readonly OperationRecord[], pause: () => Promise<void>): Promise<void> => {
     const live: OperationRecord[] = [];
     for (const operation of operations) {
       const record = current(operation);
@@ -196,7 +222,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
     if (live.length === 0) return;
     let thrown: string | undefined;
     try {
-      await handler(live);
+      await handler(live, pause);
     } catch (error) {
       thrown = error instanceof Error ? error.message : String(error);
     }
@@ -227,17 +253,36 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
     return taken;
   };
 
+  /** Per bank: ends a worker's wait for a pause in requests (a read of the bank wants its writes). */
+  const hurry = new Map<string, () => void>();
+  /** Banks whose waiting operations a read is waiting for: they run without waiting for a pause. */
+  const hurried = new Set<string>();
+
+  /** A pause in requests, or a read of the bank hurrying its operations on. */
+  const turnFor = (bankId: string): Promise<Turn> => {
+    if (hurried.has(bankId)) return Promise.resolve('quiet');
+    return new Promise<Turn>((resolve) => {
+      hurry.set(bankId, () => resolve('quiet'));
+      void options.foreground.turn().then(resolve);
+    }).finally(() => hurry.delete(bankId));
+  };
+
+  const pauseFor = async (bankId: string): Promise<void> => {
+    await yieldToLoop();
+    if (!closed) await turnFor(bankId);
+  };
+
   const work = async (bankId: string): Promise<void> => {
     const queue = queues.get(bankId) ?? [];
     while (queue.length > 0) {
       // Always awaited, so the worker is registered before it can finish.
-      const turn = await (closed ? Promise.resolve('quiet' as const) : options.foreground.turn());
+      const turn = await (closed ? Promise.resolve('quiet' as const) : turnFor(bankId));
       const taken = takeNext(queue, BATCH_ITEMS[turn]);
       const first = taken[0];
       try {
         if (!closed && first !== undefined) {
           const batch = batchHandlers.get(first.task_type);
-          if (batch !== undefined) await executeBatch(batch, taken);
+          if (batch !== undefined) await executeBatch(batch, taken, () => pauseFor(bankId));
           else await execute(first);
         }
       } catch (error) {
@@ -249,6 +294,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
     }
     queues.delete(bankId);
     workers.delete(bankId);
+    hurried.delete(bankId);
   };
 
   /** Queues an operation whose delay has passed; a bank's worker runs its queue in order. */
@@ -282,6 +328,17 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       batchHandlers.set(taskType, handler);
     },
     ended,
+    caughtUp: (bankId) => {
+      const worker = workers.get(bankId);
+      const queue = queues.get(bankId);
+      if (worker === undefined || queue === undefined) return Promise.resolve();
+      let chars = 0;
+      for (const operation of queue) chars += payloadChars(operation.payload);
+      if (chars > READ_WAITS_FOR_CHARS) return Promise.resolve();
+      hurried.add(bankId);
+      hurry.get(bankId)?.();
+      return worker;
+    },
     build: (request) => {
       const now = nowIso();
       return {

@@ -128,18 +128,20 @@ describe('crash safety (child process, SIGKILL)', () => {
   it('async retains applied in batches: a SIGKILL mid-way loses none and applies none twice', async () => {
     // Runs of requests to distinct documents share one commit; appends to shared documents do
     // not (each reads the last): both kinds, killed while they are being applied, then right
-    // after the last acknowledgement.
+    // after the last acknowledgement. The items carry more text than a read of the bank waits
+    // for, so the polling below does not hurry them through.
     const batches = await tempDir();
     const shared = ['s0', 's1', 's2'];
     const appended = new Map<string, string[]>(shared.map((id) => [id, []]));
     const distinct = new Map<string, string>();
     const operationIds: string[] = [];
+    const filler = 'the durable log keeps every acknowledged write '.repeat(25);
     const send = async (server: ServerProcess, round: number): Promise<void> => {
       for (let i = 0; i < 24; i += 1) {
         const appends = i >= 8 && i < 16;
         const items = appends
           ? shared.map((id) => ({ content: `round ${round} turn ${i} to ${id}`, document_id: id, update_mode: 'append' }))
-          : Array.from({ length: 20 }, (_, k) => ({ content: `round ${round} item ${i}.${k}`, document_id: `d-${round}-${i}-${k}` }));
+          : Array.from({ length: 20 }, (_, k) => ({ content: `round ${round} item ${i}.${k} ${filler}`, document_id: `d-${round}-${i}-${k}` }));
         const res = await call(server, 'POST', `${B}/batched/memories`, { items, async: true });
         expect(res.status).toBe(200);
         operationIds.push(res.body.operation_id as string);

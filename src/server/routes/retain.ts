@@ -9,7 +9,6 @@ import type { BankRecord, Mutation, OperationRecord } from '../store/model.js';
 import { RetainPayload, RetainRequest } from '../retain/codecs.js';
 import type { MemoryItem } from '../retain/codecs.js';
 import { analyseItems, assignDocumentIds, planRetain, type ItemAnalysis, type RetainPlan } from '../retain/plan.js';
-import { yieldToLoop } from '../slices.js';
 import { decodeWith } from '../../codecs/decode.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
@@ -91,14 +90,10 @@ const disjointRuns = (accepted: readonly AcceptedRetain[]): AcceptedRetain[][] =
  * no document in common one plan each and ONE commit holding their documents and their ends,
  * so a crash applies all of a run or none of it, and the acknowledgement cost nothing of this.
  */
-const retainOperations = async (server: ServerContext, operations: readonly OperationRecord[]): Promise<void> => {
+const retainOperations = async (server: ServerContext, operations: readonly OperationRecord[], pause: () => Promise<void>): Promise<void> => {
   const first = operations[0];
   if (first === undefined) return;
   const bankId = first.bank_id;
-  const pause = async (): Promise<void> => {
-    await yieldToLoop();
-    await server.foreground.turn();
-  };
   const refused: Mutation[] = [];
   const accepted: AcceptedRetain[] = [];
   for (const operation of operations) {
@@ -244,6 +239,8 @@ export const retainModule: RouteModule = {
             },
           };
         }
+        // After the async retains waiting before it (an append keeps its place in the document).
+        await server.operations.caughtUp(bankId);
         await retainNow(server, bankId, request.items, documentTags);
         return { headers, body: { success: true, bank_id: bankId, items_count: request.items.length, async: false, usage: ZERO_USAGE } };
       },
@@ -253,5 +250,5 @@ export const retainModule: RouteModule = {
     // A parent aggregates its children; it never runs itself.
     batch_retain: () => Promise.resolve(undefined),
   }),
-  batchOperations: (server) => ({ retain: (operations) => retainOperations(server, operations) }),
+  batchOperations: (server) => ({ retain: (operations, pause) => retainOperations(server, operations, pause) }),
 };
