@@ -181,6 +181,7 @@ const asyncIngest = async (dir: string, bodies: readonly string[], items: number
   const server = await startServer(dataDir);
   const memories = `${server.url}/v1/default/banks/${BANK}/memories`;
   const asyncBodies = bodies.map((b) => `${b.slice(0, -1)},"async":true}`);
+  flushDirtyPages();
   const cpuBefore = childCpuMs(server.child.pid as number);
   const start = process.hrtime.bigint();
   for (const body of asyncBodies) {
@@ -196,6 +197,14 @@ const asyncIngest = async (dir: string, bodies: readonly string[], items: number
   return { acknowledgedPerSecond: items / (acknowledgedMs / 1000), searchablePerSecond: items / (searchableMs / 1000), cpuMsPerItem: cpuMs / items };
 };
 
+/**
+ * Writes out what earlier steps left in the page cache, so an ingest's fsyncs do not wait for
+ * the previous step's hundreds of MB (the async run follows the sync one's 230 MB at 100k).
+ */
+const flushDirtyPages = (): void => {
+  spawnSync('sync');
+};
+
 const stopServer = async (child: ChildProcess): Promise<void> => {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
@@ -209,6 +218,7 @@ const ours = async (dir: string, items: readonly string[], queries: readonly str
   const memories = `${builder.url}/v1/default/banks/${BANK}/memories`;
   const bodies: string[] = [];
   for (let i = 0; i < items.length; i += BATCH) bodies.push(`{"items":[${items.slice(i, i + BATCH).join(',')}]}`);
+  flushDirtyPages();
   const cpuBefore = childCpuMs(builder.child.pid as number);
   const start = process.hrtime.bigint();
   for (const body of bodies) {
