@@ -83,6 +83,8 @@ export interface OperationRunner {
    * next pause in requests; at once when there are none, or too many to wait for.
    */
   caughtUp(bankId: string): Promise<void>;
+  /** True while `bankId` has operations waiting or running. */
+  waiting(bankId: string): boolean;
   /** Builds the record for a new pending operation (not yet committed). */
   build(request: SubmitRequest): OperationRecord;
   /** Schedules committed pending operations to run. */
@@ -328,6 +330,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       batchHandlers.set(taskType, handler);
     },
     ended,
+    waiting: (bankId) => workers.has(bankId),
     caughtUp: (bankId) => {
       const worker = workers.get(bankId);
       const queue = queues.get(bankId);
