@@ -48,7 +48,7 @@ const observe = (ix: FieldIndex): unknown => {
   });
   const queries = WORDS.map((w) => {
     const pass = ix.score(analyze(w).map((term) => ({ term, weight: 1 })));
-    const hits = topK(pass.touched, pass.scores, () => true, 1000).map((n) => [byId(n), pass.scores[n]]);
+    const hits = topK(pass.touched.view(), pass.scores, () => true, 1000).map((n) => [byId(n), pass.scores[n]]);
     ix.release(pass);
     return { w, idf: ix.idf(analyze(w)[0] ?? w), df: ix.documentFrequency(analyze(w)[0] ?? w), hits: hits.sort((a, b) => String(a[0]).localeCompare(String(b[0]))) };
   });
