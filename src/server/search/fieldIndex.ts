@@ -880,11 +880,24 @@ export class FieldIndex {
     return t < 0 ? undefined : this.threadNames[t];
   }
 
+  /** The number of the document's thread, -1 if it has none (the ranking keys threads by it). */
+  threadNumberOf(n: number): number {
+    return n < this.slots ? i32(this.threadOfDoc, n) : -1;
+  }
+
   /** Live and dead members of a thread, in order (callers skip the dead: `idOf` is undefined). */
   threadMembersOf(thread: string): readonly number[] {
     const t = this.threadIdMap().get(thread);
+    return t === undefined ? [] : this.threadMembers(t);
+  }
+
+  /**
+   * Members of thread number `t` (threadNumberOf), as threadMembersOf. By number, a recall needs
+   * no map from every thread's name (100k entries at 100k one-item documents).
+   */
+  threadMembers(t: number): readonly number[] {
     const out: number[] = [];
-    if (t === undefined) return out;
+    if (t < 0 || t >= this.threadNames.length) return out;
     for (let m = i32(this.threadHead, t); m >= 0; m = i32(this.next, m)) out.push(m);
     return out;
   }

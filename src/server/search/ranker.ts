@@ -350,15 +350,15 @@ export const rank = (input: RankInput): Ranking => {
   if (stages.session && params.threadWeight > 0) {
     // Session-level evidence: a matching turn in a session that matches strongly elsewhere.
     // Only the threads of the strongest documents are visited, so the cost is their size.
-    const threadBest = new Map<string, number>();
+    const threadBest = new Map<number, number>();
     for (const n of strong) {
-      const thread = index.threadOf(n);
-      if (thread !== undefined && f64(scores, n) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, f64(scores, n));
+      const thread = index.threadNumberOf(n);
+      if (thread >= 0 && f64(scores, n) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, f64(scores, n));
     }
     // A document is in one thread, so adding as the threads are walked reads no bonus twice.
     for (const [thread, best] of threadBest) {
       const bonus = params.threadWeight * best;
-      for (const m of index.threadMembersOf(thread)) if (f64(scores, m) > 0) scores[m] = f64(scores, m) + bonus;
+      for (const m of index.threadMembers(thread)) if (f64(scores, m) > 0) scores[m] = f64(scores, m) + bonus;
     }
   }
 
