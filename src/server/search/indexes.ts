@@ -34,20 +34,27 @@ export interface SearchHit {
   readonly stage: Stage;
 }
 
-const lazyHit = (facts: ReadonlyMap<string, FactRecord>, h: Ranking['hits'][number]): SearchHit => {
-  let fact: FactRecord | undefined;
-  return {
-    id: h.id,
-    score: h.score,
-    final: h.final,
-    stage: h.stage,
-    get fact(): FactRecord {
-      fact ??= facts.get(h.id);
-      if (fact === undefined) throw new Error(`search: fact ${h.id} was deleted before its hit was read`);
-      return fact;
-    },
-  };
-};
+/**
+ * A hit whose fact is read when first asked for. A class, not an object literal with a getter:
+ * a recall makes hundreds of hits, and each literal carried its own accessor pair and closure.
+ */
+class LazyHit implements SearchHit {
+  private read: FactRecord | undefined;
+
+  constructor(
+    private readonly facts: ReadonlyMap<string, FactRecord>,
+    readonly id: string,
+    readonly score: number,
+    readonly final: number,
+    readonly stage: Stage,
+  ) {}
+
+  get fact(): FactRecord {
+    this.read ??= this.facts.get(this.id);
+    if (this.read === undefined) throw new Error(`search: fact ${this.id} was deleted before its hit was read`);
+    return this.read;
+  }
+}
 
 export interface SearchResult {
   readonly hits: readonly SearchHit[];
@@ -315,7 +322,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
       });
       const hits: SearchHit[] = [];
-      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(lazyHit(bank.facts, h));
+      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(new LazyHit(bank.facts, h.id, h.score, h.final, h.stage));
       return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
     buildAll: (saved) => {
