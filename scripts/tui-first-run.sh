@@ -88,6 +88,22 @@ tmux send-keys -t "$session" -l 'What port was the staging API on?'; sleep 0.3; 
 wait_for 'Port 8443 (from memory).' 30
 sleep 1
 screen 11-next-session-recalled
+# The hub: memory off in this project only, then on again (the first entry is the switch).
+tmux send-keys -t "$session" -l '/memory'; sleep 0.3; key Enter
+wait_for 'Turn memory off' 10
+screen 13-hub;                 key Enter                     # Turn memory off
+wait_for 'Turn memory off where?' 10
+screen 14-off-where;           key Enter                     # In this project only
+wait_for 'Turn memory off?' 10
+screen 15-off-review;          key Enter                     # yes, write it
+wait_for 'Memory is off in this project' 30
+screen 16-off-in-this-project
+tmux send-keys -t "$session" -l '/memory'; sleep 0.3; key Enter
+wait_for 'Turn memory on' 10;  key Enter                     # Turn memory on
+wait_for 'Turn memory on?' 10
+screen 17-on-review;           key Enter
+wait_for 'Memory is on in this project' 30
+screen 18-on-again
 key C-c; key C-c
 # What the model was sent in the second session: the recalled block with the first session's fact.
 tail -1 "$root/seen.jsonl" | "$node" -e 'const m=JSON.parse(require("fs").readFileSync(0,"utf8")); const b=m.find((t)=>t.includes("<memory-recall>")); if(!b||!b.includes("8443")){console.error("no recall of 8443 in the model call");process.exit(1)} process.stdout.write(b+"\n")' >"$out/12-model-call-recall-block.txt"

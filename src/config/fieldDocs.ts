@@ -33,6 +33,7 @@ export const configReferenceMarkdown = (): string => {
       const notes = [
         f.userFileOnly === true ? 'user file only' : '',
         f.identity === true ? 'trusted project only' : '',
+        f.projectMayOnlyDisable === true ? 'a project file may turn it off, not on over the user file' : '',
         f.agentLocked === true ? 'not by a tool call' : f.globalAgentLocked === true ? 'not by a tool call in the user file' : '',
         f.secret === true ? 'secret' : '',
         f.advanced ? 'advanced' : '',

@@ -69,6 +69,11 @@ export interface FieldSpec<C extends t.Mixed = t.Mixed> {
   readonly identity?: boolean;
   /** Refused when it appears in the project file (a repository's author wrote that file). */
   readonly userFileOnly?: boolean;
+  /**
+   * A project file may set it to `false` (memory off in this project) but not to `true` over the
+   * user file's `false`: a cloned repository must not turn on what the user turned off everywhere.
+   */
+  readonly projectMayOnlyDisable?: boolean;
   /** Never printed: shown as `(set)` / `(not set)`. */
   readonly secret?: boolean;
   readonly env?: EnvBinding;
@@ -105,7 +110,7 @@ const Paths = t.array(ConfigPath, 'ConfigPath[]');
 export const configFields = {
   // --- Connection -------------------------------------------------------------------------
   enabled: field({
-    codec: t.boolean, default: true, path: 'enabled', resetKey: 'enabled', tab: 'Connection', kind: 'boolean', advanced: false, agentLocked: true,
+    codec: t.boolean, default: true, path: 'enabled', resetKey: 'enabled', tab: 'Connection', kind: 'boolean', advanced: false, agentLocked: true, projectMayOnlyDisable: true,
     env: { names: ['PI_MEMORY_ENABLED'], parse: truthy }, origin: '8.2',
     description: 'Master switch. When off, automatic recall and retain are skipped.',
   }),

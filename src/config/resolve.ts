@@ -223,6 +223,10 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
         reject(`expected ${decoded.left.issues[0]?.expected ?? spec.codec.name}`);
         return;
       }
+      if (source === 'project' && spec.projectMayOnlyDisable === true && decoded.right === true && outcome.source === 'user' && outcome.value === false) {
+        reject(`${userFileShown} turns memory off in every project; a project file may turn it off, not back on (turn it on from /memory, "Turn memory on")`);
+        return;
+      }
       let value: unknown = decoded.right;
       if (spec.kind === 'path') {
         // A path field's codec decodes to a string.

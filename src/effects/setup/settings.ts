@@ -4,7 +4,7 @@
  * file it comes from. A change is validated by the field's own codec (an error names the
  * field), a reset removes every field sharing the reset key (`memory.apiKey` clears the key
  * variable and the raw key together), and both show the diff before anything is written.
- * Also the on/off switch: `enabled` written where its value comes from.
+ * Also the on/off switch: off in this project or in every project, and on again.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { fieldList, type FieldName, type FieldSpec, type Tab } from '../../config/fields.js';
@@ -16,7 +16,7 @@ import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
 import type { UiPort } from '../ports/ui.js';
 import { displayPath, previewAndWrite, type FileEdit, type WriteOutcome } from './configWriter.js';
-import { isOneOf } from '../../codecs/codecs.js';
+import { isOneOf, isRecord } from '../../codecs/codecs.js';
 
 export interface SettingsDeps {
   readonly ui: UiPort;
@@ -65,9 +65,9 @@ const fieldsOf = (tab: Tab, advanced: boolean): readonly Field[] => fieldList.fi
 export const resetGroup = (field: Pick<FieldSpec, 'resetKey'>): readonly Field[] => fieldList.filter((f) => f.resetKey === field.resetKey);
 
 /** Writes one edit after the diff; tells the gate; reloads. */
-const write = async (deps: SettingsDeps, edit: FileEdit, title: string, via: 'settings' | 'hub'): Promise<WriteOutcome> => {
+const write = async (deps: SettingsDeps, edits: readonly FileEdit[], title: string, via: 'settings' | 'hub'): Promise<WriteOutcome> => {
   const loaded = deps.loaded();
-  const outcome = await previewAndWrite({ ui: deps.ui, files: deps.files, home: loaded.home }, [edit], title);
+  const outcome = await previewAndWrite({ ui: deps.ui, files: deps.files, home: loaded.home }, edits, title);
   if (outcome._tag === 'written') {
     await deps.dispatch(setupEvents.configWritten({ at: deps.clock.now(), via, files: outcome.plan.files.map((f) => f.path), fields: [...outcome.plan.fields] }));
     await deps.reload();
@@ -109,7 +109,7 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
   if (action === undefined || action === 'Back') return;
   if (action === resetLabel) {
     const edit: FileEdit = { scope, path: file, set: [], unset: group.map((f) => f.path) };
-    const outcome = await write(deps, edit, `Reset ${field.resetKey}?`, 'settings');
+    const outcome = await write(deps, [edit], `Reset ${field.resetKey}?`, 'settings');
     const told = outcomeText(outcome, `Reset ${field.resetKey}`);
     ui.notify(told.text, told.level);
     return;
@@ -134,7 +134,7 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
     ui.notify(`${field.path}: expected ${why}; nothing was written.`, 'warning');
     return;
   }
-  const outcome = await write(deps, { scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }, `Change ${field.path}?`, 'settings');
+  const outcome = await write(deps, [{ scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }], `Change ${field.path}?`, 'settings');
   const told = outcomeText(outcome, `${field.path}`);
   const after = deps.loaded();
   const overridden = outcome._tag === 'written' && after.sources[field.name] !== scope ? ` Note: ${sourceText(after, field.name)} still sets it.` : '';
@@ -165,23 +165,36 @@ export const runSettings = async (deps: SettingsDeps): Promise<void> => {
   }
 };
 
-/** The hub's on/off: `enabled` written where it comes from (the user file when nowhere). */
-export const switchMemory = async (deps: SettingsDeps, on: boolean): Promise<{ readonly text: string; readonly level: 'info' | 'warning'; readonly written: boolean }> => {
+/** Where "Turn memory off" writes: this project's file or the user file (every project). */
+export type OffScope = FileScope;
+
+const setsOff = (file: LoadedConfig['files']['user']): boolean => isRecord(file.data) && file.data['enabled'] === false;
+
+/**
+ * The hub's on/off. Off writes `enabled: false` where the person chose (this project's file or
+ * the user file). On removes every `enabled: false` that keeps memory off, in both files, so
+ * one answer is enough (the preview names each file).
+ */
+export const switchMemory = async (deps: SettingsDeps, on: boolean, offScope: OffScope = 'user'): Promise<{ readonly text: string; readonly level: 'info' | 'warning'; readonly written: boolean }> => {
   const loaded = deps.loaded();
-  const source = loaded.sources.enabled;
-  if (source === 'env') {
+  if (loaded.sources.enabled === 'env') {
     return { text: `Memory is turned ${loaded.config.enabled ? 'on' : 'off'} by PI_MEMORY_ENABLED in the environment: change it there and start pi again.`, level: 'warning', written: false };
   }
-  const scope: FileScope = source === 'project' ? 'project' : 'user';
-  const file = scope === 'user' ? loaded.files.user.path : loaded.files.project.path;
-  // On: remove a `false` (the default is on); off: write `false`.
-  const edit: FileEdit = on ? { scope, path: file, set: [], unset: ['enabled'] } : { scope, path: file, set: [{ path: 'enabled', value: false }], unset: [] };
-  const outcome = await write(deps, edit, on ? 'Turn memory on?' : 'Turn memory off?', 'hub');
+  const { user, project } = loaded.files;
+  const shown = (file: { readonly path: string }): string => (file.path.startsWith(`${loaded.cwd}/`) ? file.path.slice(loaded.cwd.length + 1) : displayPath(file.path, loaded.home));
+  const offFiles = on ? [user, project].filter(setsOff) : [];
+  const edits: FileEdit[] = on
+    ? offFiles.map((f) => ({ scope: f.scope, path: f.path, set: [], unset: ['enabled'] }))
+    : [{ scope: offScope, path: offScope === 'user' ? user.path : project.path, set: [{ path: 'enabled', value: false }], unset: [] }];
+  if (edits.length === 0) return { text: 'Memory on: already so; nothing was written.', level: 'info', written: false };
+  const outcome = await write(deps, edits, on ? 'Turn memory on?' : 'Turn memory off?', 'hub');
   if (outcome._tag === 'written') {
-    const where = scope === 'user' ? 'in every project' : 'in this project';
-    const shown = displayPath(file, loaded.home);
-    const text = on ? `Memory is on ${where} (enabled removed from ${shown}).` : `Memory is off ${where} (enabled: false in ${shown}). Turn it back on from /memory.`;
-    return { text, level: 'info', written: true };
+    if (on) {
+      const where = offFiles.some((f) => f.scope === 'user') ? 'in every project' : 'in this project';
+      return { text: `Memory is on ${where} (enabled removed from ${offFiles.map(shown).join(' and ')}).`, level: 'info', written: true };
+    }
+    const where = offScope === 'user' ? 'in every project' : 'in this project';
+    return { text: `Memory is off ${where} (enabled: false in ${shown(edits[0] ?? user)}). Turn it back on from /memory.`, level: 'info', written: true };
   }
   const told = outcomeText(outcome, on ? 'Memory on' : 'Memory off');
   return { ...told, written: false };

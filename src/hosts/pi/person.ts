@@ -13,7 +13,7 @@ import { redact } from '../../config/redact.js';
 import { STARTER_MODELS, type AgentUse } from '../../config/starterModels.js';
 import { displayPath, commitWrite, planWrite } from '../../effects/setup/configWriter.js';
 import { runGuide } from '../../effects/setup/guide.js';
-import { runSettings, switchMemory, type SettingsDeps } from '../../effects/setup/settings.js';
+import { runSettings, switchMemory, type OffScope, type SettingsDeps } from '../../effects/setup/settings.js';
 import { systemClock } from '../../effects/ports/clock.js';
 import type { UiPort } from '../../effects/ports/ui.js';
 import { setupEvents } from '../../machines/setup/events.js';
@@ -217,11 +217,20 @@ export const settingsEditor = async (holder: RuntimeHolder, ctx: ExtensionContex
   if (after.baseUrl !== before.baseUrl || key !== before.key || after.enabled !== before.enabled) await holder.restart?.(ctx);
 };
 
-/** The hub's on/off switch; a fresh runtime opens (or closes) the queue. */
+const OFF_HERE = 'In this project only';
+const OFF_EVERYWHERE = 'In every project';
+
+/** The hub's on/off: off asks where (this project or every project), on undoes every off; a fresh runtime opens (or closes) the queue. */
 export const switchOnOff = async (holder: RuntimeHolder, ctx: ExtensionContext, runtime: MemoryRuntime): Promise<void> => {
   const ui = uiOf(ctx);
   const on = !runtime.loaded.config.enabled;
-  const result = await switchMemory(settingsDeps(runtime, ui), on);
+  let offScope: OffScope = 'user';
+  if (!on && runtime.loaded.sources.enabled !== 'env') {
+    const where = await ui.select('Turn memory off where?', [OFF_HERE, OFF_EVERYWHERE, 'Back']);
+    if (where !== OFF_HERE && where !== OFF_EVERYWHERE) return;
+    offScope = where === OFF_HERE ? 'project' : 'user';
+  }
+  const result = await switchMemory(settingsDeps(runtime, ui), on, offScope);
   if (result.written) {
     const next = await holder.restart?.(ctx);
     if (next !== undefined) await settled(next, 5_000);

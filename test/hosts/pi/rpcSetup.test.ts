@@ -299,18 +299,35 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('/memory');
       await pi.notice(/Memory flushed 1; dead-lettered 0; remaining 0/);
 
+      // Off in this project only: the project file says so, the user file is untouched.
       pi.script([
         { when: /^Memory: ready/, answer: { option: 'Turn memory off' } },
+        { when: /^Turn memory off where\?/, answer: { option: 'In this project only' } },
+        { when: /^Turn memory off\?/, answer: { confirm: true } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/Memory is off in this project \(enabled: false in \.pi\/memory\.json\)\. Turn it back on from \/memory\./);
+      expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ enabled: false });
+      expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url } });
+      // With memory off, the hub still opens and offers the way back.
+      const turnOn = (): readonly Rule[] => [
+        { when: /^Memory: off/, answer: (d) => (d.method === 'select' && d.options.includes('Turn memory on') && !d.options.some((o) => o.startsWith('Dead letters')) ? { option: 'Turn memory on' } : { cancel: true }) },
+        { when: /^Turn memory on\?/, answer: { confirm: true } },
+      ];
+      pi.script(turnOn());
+      pi.prompt('/memory');
+      await pi.notice(/Memory is on in this project \(enabled removed from \.pi\/memory\.json\)\./);
+      expect(json(path.join(p.cwd, '.pi', 'memory.json'))).not.toHaveProperty('enabled');
+
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'Turn memory off' } },
+        { when: /^Turn memory off where\?/, answer: { option: 'In every project' } },
         { when: /^Turn memory off\?/, answer: { confirm: true } },
       ]);
       pi.prompt('/memory');
       await pi.notice(/Memory is off in every project \(enabled: false in .*memory\.json\)\. Turn it back on from \/memory\./);
       expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url }, enabled: false });
-      // With memory off, the hub still opens and offers the way back.
-      pi.script([
-        { when: /^Memory: off/, answer: (d) => (d.method === 'select' && d.options.includes('Turn memory on') && !d.options.some((o) => o.startsWith('Dead letters')) ? { option: 'Turn memory on' } : { cancel: true }) },
-        { when: /^Turn memory on\?/, answer: { confirm: true } },
-      ]);
+      pi.script(turnOn());
       pi.prompt('/memory');
       await pi.notice(/Memory is on in every project \(enabled removed from .*memory\.json\)\./);
       expect(pi.unanswered).toEqual([]);
