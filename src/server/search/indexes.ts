@@ -92,6 +92,18 @@ export interface SearchIndexes {
   close(): void;
 }
 
+/**
+ * The saved index with its ids replaced by the store's own strings for them: the file's copies
+ * would otherwise double every fact id in memory (6 MB at 100k memories), and a recall's
+ * lookups of its hits in the store compare one string with itself instead of two equal ones.
+ */
+const withStoreIds = (sealed: SealedIndex, facts: ReadonlyMap<string, unknown> | undefined): SealedIndex => {
+  if (facts === undefined) return sealed;
+  const own = new Map<string, string>();
+  for (const id of facts.keys()) own.set(id, id);
+  return { ...sealed, ids: sealed.ids.map((id) => own.get(id) ?? id) };
+};
+
 /** Neighbours share a thread: the context names the session, else the document does. */
 const indexedDocument = (f: FactRecord): IndexedDocument => {
   const at = Date.parse(f.mentioned_at ?? f.created_at);
@@ -332,7 +344,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       const position = store.logPosition();
       // Usable when the log still holds every entry after the saved position (replayed from the snapshot on).
       if (saved !== undefined && position !== undefined && saved.nextSeq >= store.loadReport.snapshotSeq && saved.nextSeq <= position) {
-        for (const [bankId, sealed] of saved.banks) indexes.set(bankId, FieldIndex.fromSealed(sealed));
+        for (const [bankId, sealed] of saved.banks) indexes.set(bankId, FieldIndex.fromSealed(withStoreIds(sealed, store.bank(bankId)?.facts)));
         // Banks built from the store below already hold every later change.
         const fresh = new Set<string>();
         for (const { seq, change } of replayed) {
