@@ -121,7 +121,11 @@ export interface SealedIndex {
   readonly lengths: Int32Array<ArrayBufferLike>;
   readonly orders: Float64Array<ArrayBufferLike>;
   readonly derived: Uint8Array<ArrayBufferLike>;
-  readonly threadNames: readonly string[];
+  /**
+   * Thread names by number, or a function that reads them: a loaded index has them read only
+   * when a new document joins a thread or the index is sealed (a recall goes by number).
+   */
+  readonly threadNames: readonly string[] | (() => readonly string[]);
   /** Per document its thread (-1: none); per thread its first and last member. */
   readonly threadOf: Int32Array<ArrayBufferLike>;
   readonly threadHead: Int32Array<ArrayBufferLike>;
@@ -209,7 +213,8 @@ export class FieldIndex {
   private docTextTerms: I32 = new Int32Array(0);
 
   // ---- threads: names, and per thread a doubly linked list of its members in order
-  private threadNames: string[] = [];
+  private threadNameList: string[] | undefined = [];
+  private threadNameSource: (() => readonly string[]) | undefined;
   private threadIds: Map<string, number> | undefined = new Map();
   private threadOfDoc: I32 = new Int32Array(0);
   private threadHead: I32 = new Int32Array(0);
@@ -278,6 +283,15 @@ export class FieldIndex {
       this.numbers = numbers;
     }
     return this.numbers;
+  }
+
+  /** Thread names by number, read from their source the first time they are needed. */
+  private get threadNames(): string[] {
+    if (this.threadNameList === undefined) {
+      this.threadNameList = [...(this.threadNameSource?.() ?? [])];
+      this.threadNameSource = undefined;
+    }
+    return this.threadNameList;
   }
 
   private threadIdMap(): Map<string, number> {
@@ -674,7 +688,13 @@ export class FieldIndex {
     this.docTermIds = s.docTermIds;
     this.docTermTail = [];
     this.docTextTerms = s.docTextTerms;
-    this.threadNames = [...s.threadNames];
+    if (typeof s.threadNames === 'function') {
+      this.threadNameList = undefined;
+      this.threadNameSource = s.threadNames;
+    } else {
+      this.threadNameList = [...s.threadNames];
+      this.threadNameSource = undefined;
+    }
     this.threadIds = undefined;
     this.threadOfDoc = s.threadOf;
     this.threadHead = s.threadHead;
@@ -897,7 +917,8 @@ export class FieldIndex {
    */
   threadMembers(t: number): readonly number[] {
     const out: number[] = [];
-    if (t < 0 || t >= this.threadNames.length) return out;
+    // Bounded by the head column, not the names: they may not have been read.
+    if (t < 0 || t >= this.threadHead.length) return out;
     for (let m = i32(this.threadHead, t); m >= 0; m = i32(this.next, m)) out.push(m);
     return out;
   }

@@ -22,7 +22,8 @@ import { isOneOf } from '../../codecs/codecs.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
-const FORMAT = 1;
+/** 2: thread names as their own JSON region among the arrays (1: in the header, still read). */
+const FORMAT = 2;
 const PREFIX = 16;
 
 const INT32 = [
@@ -57,7 +58,10 @@ interface BankHeader {
   readonly bankId: string;
   readonly terms: readonly string[];
   readonly ids: readonly string[];
-  readonly threadNames: readonly string[];
+  /** Format 1: the thread names themselves. */
+  readonly threadNames?: readonly string[];
+  /** Format 2: byte offset and length of the thread names' JSON array, read when first needed. */
+  readonly threadNamesAt?: readonly [number, number];
   readonly speakerNames: readonly string[];
   readonly ownSome: readonly (readonly [number, string])[];
   readonly addressedSome: readonly (readonly [number, string])[];
@@ -91,7 +95,7 @@ const shifted = (arrays: Record<ArrayName, readonly [number, number]>, shift: nu
 /** The file's bytes for `banks` at log position `nextSeq`. */
 export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: ReadonlyMap<string, SealedIndex>): Buffer => {
   let offset = 0;
-  const placed: { bank: BankHeader; sealed: SealedIndex }[] = [];
+  const placed: { bank: BankHeader; sealed: SealedIndex; names: Buffer }[] = [];
   // Offsets are first counted from the end of the header, then shifted once its length is known.
   for (const [bankId, sealed] of banks) {
     const arrays = {} as Record<ArrayName, readonly [number, number]>;
@@ -101,7 +105,10 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
       offset = align8(offset + a.byteLength);
     }
     const { terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength } = sealed;
-    placed.push({ bank: { bankId, terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed });
+    const names = Buffer.from(JSON.stringify(typeof threadNames === 'function' ? threadNames() : threadNames), 'utf8');
+    const threadNamesAt = [offset, names.length] as const;
+    offset = align8(offset + names.length);
+    placed.push({ bank: { bankId, terms, ids, threadNamesAt, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed, names });
   }
   const draft = (shift: number): Buffer =>
     Buffer.from(
@@ -112,6 +119,7 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
         banks: placed.map(({ bank }) => ({
           ...bank,
           arrays: shifted(bank.arrays, shift),
+          ...(bank.threadNamesAt === undefined ? {} : { threadNamesAt: [bank.threadNamesAt[0] + shift, bank.threadNamesAt[1]] }),
         })),
       } satisfies Header),
       'utf8',
@@ -127,17 +135,39 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
   MAGIC.copy(out, 0);
   out.writeUInt32LE(header.length, 8);
   header.copy(out, PREFIX);
-  for (const { bank, sealed } of placed) {
+  for (const { bank, sealed, names } of placed) {
     for (const name of ARRAY_NAMES) {
       const a = sealed[name];
       out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), bank.arrays[name][0] + shift);
     }
+    if (bank.threadNamesAt !== undefined) names.copy(out, bank.threadNamesAt[0] + shift);
   }
   out.writeUInt32LE(crc32(out.subarray(PREFIX)), 12);
   return out;
 };
 
 export type ReadIndexFile = { readonly ok: true; readonly saved: SavedIndexes } | { readonly ok: false; readonly reason: string };
+
+const isStringList = (u: unknown): u is string[] => Array.isArray(u) && u.every((n) => typeof n === 'string');
+
+/**
+ * A bank's thread names: the header's list (format 1), or a function that parses their region
+ * of `body` (format 2; `start` is the body's offset in the file). The region was covered by the
+ * file's CRC; a parse that fails later throws, as a damaged column read would.
+ */
+const threadNamesOf = (bank: BankHeader, body: Uint8Array, start: number): readonly string[] | (() => readonly string[]) => {
+  if (bank.threadNames !== undefined) return bank.threadNames;
+  const at = bank.threadNamesAt;
+  if (at === undefined) throw new Error('thread names missing');
+  const [offset, length] = at;
+  if (offset < start || offset - start + length > body.length) throw new Error('thread names out of bounds');
+  const region = body.subarray(offset - start, offset - start + length);
+  return () => {
+    const names: unknown = JSON.parse(Buffer.from(region.buffer, region.byteOffset, region.byteLength).toString('utf8'));
+    if (!isStringList(names)) throw new Error('search index: thread names are not a list of strings');
+    return names;
+  };
+};
 
 /** Where the arrays start: the first 8-byte boundary after the header. */
 const arraysStart = (headerLength: number): number => align8(PREFIX + headerLength);
@@ -168,7 +198,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
   } catch {
     return { ok: false, reason: 'unreadable header' };
   }
-  if (header.format !== FORMAT) return { ok: false, reason: `format ${String(header.format)}` };
+  if (header.format !== FORMAT && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
   if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
   // Float64 views need 8-byte alignment of the underlying buffer.
   const buf = body.byteOffset % 8 === 0 ? body : new Uint8Array(body);
@@ -186,7 +216,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
       banks.set(bank.bankId, {
         terms: bank.terms,
         ids: bank.ids,
-        threadNames: bank.threadNames,
+        threadNames: threadNamesOf(bank, buf, start),
         speakerNames: bank.speakerNames,
         ownSome: bank.ownSome,
         addressedSome: bank.addressedSome,
