@@ -99,9 +99,20 @@ export interface SearchIndexes {
  */
 const withStoreIds = (sealed: SealedIndex, facts: ReadonlyMap<string, unknown> | undefined): SealedIndex => {
   if (facts === undefined) return sealed;
-  const own = new Map<string, string>();
-  for (const id of facts.keys()) own.set(id, id);
-  return { ...sealed, ids: sealed.ids.map((id) => own.get(id) ?? id) };
+  const ids = [...sealed.ids];
+  // Usually both list the facts in the same order: then no map of every id is made at start-up.
+  let k = 0;
+  for (const id of facts.keys()) {
+    if (ids[k] !== id) break;
+    ids[k] = id;
+    k += 1;
+  }
+  if (k < ids.length) {
+    const own = new Map<string, string>();
+    for (const id of facts.keys()) own.set(id, id);
+    for (; k < ids.length; k += 1) ids[k] = own.get(ids[k] ?? '') ?? ids[k] ?? '';
+  }
+  return { ...sealed, ids };
 };
 
 /** Neighbours share a thread: the context names the session, else the document does. */
