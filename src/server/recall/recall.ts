@@ -99,10 +99,10 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   // An observation standing in for its facts carries the best of their scores: it says what they
   // said, and the caller's precision floor reads the best score (a summary's own words, "**rollup**
   // (1 fact)", score lower than the turn that was asked about).
-  const hitScores = new Map(hits.map((h) => [h.id, { keyword: h.score, final: h.final }]));
+  const hitScores = preferObservations ? new Map(hits.map((h) => [h.id, { keyword: h.score, final: h.final }])) : undefined;
   const scoresOf = (h: (typeof hits)[number]): Scores => {
     let best: Scores = { keyword: h.score, final: h.final };
-    if (!preferObservations || h.fact.fact_type !== 'observation') return best;
+    if (hitScores === undefined || h.fact.fact_type !== 'observation') return best;
     for (const id of h.fact.source_fact_ids ?? []) {
       const s = hitScores.get(id);
       if (s !== undefined && s.keyword > best.keyword) best = s;

@@ -18,6 +18,7 @@
 import { analyze, stemWord, words } from './analyzer.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
+import { DocList } from './docList.js';
 import { f64, i32, item, num, u8 } from './columns.js';
 
 const K1 = 1.2;
@@ -77,8 +78,8 @@ export interface WeightedTerm {
 
 /** Scores of one pass: document numbers touched and their scores (valid until the next pass). */
 export interface Pass {
-  /** Grows as later passes and stages touch more documents. */
-  readonly touched: number[];
+  /** Grows as later passes and stages touch more documents (reused by the next query's first pass). */
+  readonly touched: DocList;
   readonly scores: Float64Array;
 }
 
@@ -120,7 +121,11 @@ export interface SealedIndex {
   readonly lengths: Int32Array<ArrayBufferLike>;
   readonly orders: Float64Array<ArrayBufferLike>;
   readonly derived: Uint8Array<ArrayBufferLike>;
-  readonly threadNames: readonly string[];
+  /**
+   * Thread names by number, or a function that reads them: a loaded index has them read only
+   * when a new document joins a thread or the index is sealed (a recall goes by number).
+   */
+  readonly threadNames: readonly string[] | (() => readonly string[]);
   /** Per document its thread (-1: none); per thread its first and last member. */
   readonly threadOf: Int32Array<ArrayBufferLike>;
   readonly threadHead: Int32Array<ArrayBufferLike>;
@@ -208,7 +213,8 @@ export class FieldIndex {
   private docTextTerms: I32 = new Int32Array(0);
 
   // ---- threads: names, and per thread a doubly linked list of its members in order
-  private threadNames: string[] = [];
+  private threadNameList: string[] | undefined = [];
+  private threadNameSource: (() => readonly string[]) | undefined;
   private threadIds: Map<string, number> | undefined = new Map();
   private threadOfDoc: I32 = new Int32Array(0);
   private threadHead: I32 = new Int32Array(0);
@@ -234,6 +240,7 @@ export class FieldIndex {
   private dead = 0;
   private compactions = 0;
   private scratch: F64 = new Float64Array(0);
+  private readonly touchedScratch = new DocList();
 
   constructor(private readonly fields: FieldWeights = DEFAULT_FIELDS) {}
 
@@ -276,6 +283,15 @@ export class FieldIndex {
       this.numbers = numbers;
     }
     return this.numbers;
+  }
+
+  /** Thread names by number, read from their source the first time they are needed. */
+  private get threadNames(): string[] {
+    if (this.threadNameList === undefined) {
+      this.threadNameList = [...(this.threadNameSource?.() ?? [])];
+      this.threadNameSource = undefined;
+    }
+    return this.threadNameList;
   }
 
   private threadIdMap(): Map<string, number> {
@@ -672,7 +688,13 @@ export class FieldIndex {
     this.docTermIds = s.docTermIds;
     this.docTermTail = [];
     this.docTextTerms = s.docTextTerms;
-    this.threadNames = [...s.threadNames];
+    if (typeof s.threadNames === 'function') {
+      this.threadNameList = undefined;
+      this.threadNameSource = s.threadNames;
+    } else {
+      this.threadNameList = [...s.threadNames];
+      this.threadNameSource = undefined;
+    }
     this.threadIds = undefined;
     this.threadOfDoc = s.threadOf;
     this.threadHead = s.threadHead;
@@ -756,8 +778,11 @@ export class FieldIndex {
   score(terms: readonly WeightedTerm[], into?: Pass, skipDerived = false): Pass {
     if (this.scratch.length < this.slots) this.scratch = new Float64Array(Math.max(this.slots, this.scratch.length * 2));
     const scores = into?.scores ?? this.scratch;
-    const touched: number[] = into === undefined ? [] : into.touched;
-    if (into === undefined) scores.fill(0, 0, this.slots);
+    const touched = into?.touched ?? this.touchedScratch;
+    if (into === undefined) {
+      scores.fill(0, 0, this.slots);
+      touched.clear();
+    }
     const live = Math.max(1, this.statCount);
     // A bank of derived documents only has no statistics of its own: lengths then count as average.
     const avg = this.statLength.map((l) => (this.statCount === 0 ? 1 : Math.max(1e-9, l / live)));
@@ -814,7 +839,8 @@ export class FieldIndex {
 
   /** Clears a pass's scores so the scratch array is all zeros again. */
   release(pass: Pass): void {
-    for (const d of pass.touched) pass.scores[d] = 0;
+    const touched = pass.touched.view();
+    for (let i = 0; i < touched.length; i += 1) pass.scores[i32(touched, i)] = 0;
   }
 
   isDerived(n: number): boolean {
@@ -874,11 +900,25 @@ export class FieldIndex {
     return t < 0 ? undefined : this.threadNames[t];
   }
 
+  /** The number of the document's thread, -1 if it has none (the ranking keys threads by it). */
+  threadNumberOf(n: number): number {
+    return n < this.slots ? i32(this.threadOfDoc, n) : -1;
+  }
+
   /** Live and dead members of a thread, in order (callers skip the dead: `idOf` is undefined). */
   threadMembersOf(thread: string): readonly number[] {
     const t = this.threadIdMap().get(thread);
+    return t === undefined ? [] : this.threadMembers(t);
+  }
+
+  /**
+   * Members of thread number `t` (threadNumberOf), as threadMembersOf. By number, a recall needs
+   * no map from every thread's name (100k entries at 100k one-item documents).
+   */
+  threadMembers(t: number): readonly number[] {
     const out: number[] = [];
-    if (t === undefined) return out;
+    // Bounded by the head column, not the names: they may not have been read.
+    if (t < 0 || t >= this.threadHead.length) return out;
     for (let m = i32(this.threadHead, t); m >= 0; m = i32(this.next, m)) out.push(m);
     return out;
   }
@@ -935,7 +975,7 @@ const countTerms = (terms: readonly string[]): { counts: Map<string, number>; to
 };
 
 /** The best `limit` of `candidates` by `scores` that `accept` keeps, ties by lower number. */
-export const topK = (candidates: readonly number[], scores: Float64Array, accept: (n: number) => boolean, limit: number): number[] => {
+export const topK = (candidates: ArrayLike<number>, scores: Float64Array, accept: (n: number) => boolean, limit: number): number[] => {
   if (limit <= 0) return [];
   // Min-heap of the best `limit` so far; worse = lower score, then higher number.
   const heap: number[] = [];
@@ -948,8 +988,12 @@ export const topK = (candidates: readonly number[], scores: Float64Array, accept
   const up = (i: number): void => {
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!worse(Number(heap[i]), Number(heap[parent]))) break;
-      [heap[i], heap[parent]] = [Number(heap[parent]), Number(heap[i])];
+      const child = Number(heap[i]);
+      const above = Number(heap[parent]);
+      if (!worse(child, above)) break;
+      // Swapped through locals: a destructuring swap allocated an array per step.
+      heap[i] = above;
+      heap[parent] = child;
       i = parent;
     }
   };
@@ -961,11 +1005,15 @@ export const topK = (candidates: readonly number[], scores: Float64Array, accept
       if (l < heap.length && worse(Number(heap[l]), Number(heap[m]))) m = l;
       if (r < heap.length && worse(Number(heap[r]), Number(heap[m]))) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [Number(heap[m]), Number(heap[i])];
+      const moved = Number(heap[m]);
+      heap[m] = Number(heap[i]);
+      heap[i] = moved;
       i = m;
     }
   };
-  for (const d of candidates) {
+  // Indexed, not for-of: iterating a typed array made an iterator result per candidate.
+  for (let i = 0; i < candidates.length; i += 1) {
+    const d = Number(candidates[i]);
     if (heap.length >= limit && !worse(Number(heap[0]), d)) continue;
     if (!accept(d)) continue;
     if (heap.length < limit) {

@@ -11,7 +11,7 @@
  * the header (JSON: position, fingerprint, per bank its strings and where each array lies),
  * then the arrays, each starting on an 8-byte boundary.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -22,7 +22,8 @@ import { isOneOf } from '../../codecs/codecs.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
-const FORMAT = 1;
+/** 2: thread names as their own JSON region among the arrays (1: in the header, still read). */
+const FORMAT = 2;
 const PREFIX = 16;
 
 const INT32 = [
@@ -57,7 +58,10 @@ interface BankHeader {
   readonly bankId: string;
   readonly terms: readonly string[];
   readonly ids: readonly string[];
-  readonly threadNames: readonly string[];
+  /** Format 1: the thread names themselves. */
+  readonly threadNames?: readonly string[];
+  /** Format 2: byte offset and length of the thread names' JSON array, read when first needed. */
+  readonly threadNamesAt?: readonly [number, number];
   readonly speakerNames: readonly string[];
   readonly ownSome: readonly (readonly [number, string])[];
   readonly addressedSome: readonly (readonly [number, string])[];
@@ -91,7 +95,7 @@ const shifted = (arrays: Record<ArrayName, readonly [number, number]>, shift: nu
 /** The file's bytes for `banks` at log position `nextSeq`. */
 export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: ReadonlyMap<string, SealedIndex>): Buffer => {
   let offset = 0;
-  const placed: { bank: BankHeader; sealed: SealedIndex }[] = [];
+  const placed: { bank: BankHeader; sealed: SealedIndex; names: Buffer }[] = [];
   // Offsets are first counted from the end of the header, then shifted once its length is known.
   for (const [bankId, sealed] of banks) {
     const arrays = {} as Record<ArrayName, readonly [number, number]>;
@@ -101,7 +105,10 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
       offset = align8(offset + a.byteLength);
     }
     const { terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength } = sealed;
-    placed.push({ bank: { bankId, terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed });
+    const names = Buffer.from(JSON.stringify(typeof threadNames === 'function' ? threadNames() : threadNames), 'utf8');
+    const threadNamesAt = [offset, names.length] as const;
+    offset = align8(offset + names.length);
+    placed.push({ bank: { bankId, terms, ids, threadNamesAt, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed, names });
   }
   const draft = (shift: number): Buffer =>
     Buffer.from(
@@ -112,6 +119,7 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
         banks: placed.map(({ bank }) => ({
           ...bank,
           arrays: shifted(bank.arrays, shift),
+          ...(bank.threadNamesAt === undefined ? {} : { threadNamesAt: [bank.threadNamesAt[0] + shift, bank.threadNamesAt[1]] }),
         })),
       } satisfies Header),
       'utf8',
@@ -127,11 +135,12 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
   MAGIC.copy(out, 0);
   out.writeUInt32LE(header.length, 8);
   header.copy(out, PREFIX);
-  for (const { bank, sealed } of placed) {
+  for (const { bank, sealed, names } of placed) {
     for (const name of ARRAY_NAMES) {
       const a = sealed[name];
       out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), bank.arrays[name][0] + shift);
     }
+    if (bank.threadNamesAt !== undefined) names.copy(out, bank.threadNamesAt[0] + shift);
   }
   out.writeUInt32LE(crc32(out.subarray(PREFIX)), 12);
   return out;
@@ -139,31 +148,67 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
 
 export type ReadIndexFile = { readonly ok: true; readonly saved: SavedIndexes } | { readonly ok: false; readonly reason: string };
 
+const isStringList = (u: unknown): u is string[] => Array.isArray(u) && u.every((n) => typeof n === 'string');
+
+/**
+ * A bank's thread names: the header's list (format 1), or a function that parses their region
+ * of `body` (format 2; `start` is the body's offset in the file). The region was covered by the
+ * file's CRC; a parse that fails later throws, as a damaged column read would.
+ */
+const threadNamesOf = (bank: BankHeader, body: Uint8Array, start: number): readonly string[] | (() => readonly string[]) => {
+  if (bank.threadNames !== undefined) return bank.threadNames;
+  const at = bank.threadNamesAt;
+  if (at === undefined) throw new Error('thread names missing');
+  const [offset, length] = at;
+  if (offset < start || offset - start + length > body.length) throw new Error('thread names out of bounds');
+  const region = body.subarray(offset - start, offset - start + length);
+  return () => {
+    const names: unknown = JSON.parse(Buffer.from(region.buffer, region.byteOffset, region.byteLength).toString('utf8'));
+    if (!isStringList(names)) throw new Error('search index: thread names are not a list of strings');
+    return names;
+  };
+};
+
+/** Where the arrays start: the first 8-byte boundary after the header. */
+const arraysStart = (headerLength: number): number => align8(PREFIX + headerLength);
+
 /** Decodes the file's bytes; the arrays are views over `bytes` (copied once only if misaligned). */
 export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadIndexFile => {
   if (endianness() !== 'LE') return { ok: false, reason: 'saved indexes are little-endian' };
   if (bytes.length < PREFIX || !Buffer.from(bytes.buffer, bytes.byteOffset, 8).equals(MAGIC)) return { ok: false, reason: 'not a saved index' };
-  // Float64 views need 8-byte alignment of the underlying buffer.
-  const buf = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
-  const view = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.readUInt32LE(8);
-  if (PREFIX + headerLength > view.length) return { ok: false, reason: 'cut short' };
-  if (crc32(view.subarray(PREFIX)) !== view.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
+  const start = Math.min(arraysStart(headerLength), view.length);
+  return decodeParts(view.subarray(0, start), view.subarray(start), fingerprint);
+};
+
+/**
+ * Decodes the file from its two parts: `head` (prefix, header and the padding after it) and
+ * `body` (the arrays, from arraysStart on). The arrays are views over `body` only, so a loaded
+ * index does not keep the header's bytes (6.5 MB of JSON at 100k memories) alive.
+ */
+const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadIndexFile => {
+  const headerLength = head.readUInt32LE(8);
+  const start = arraysStart(headerLength);
+  if (head.length !== start) return { ok: false, reason: 'cut short' };
+  if (crc32(body, crc32(head.subarray(PREFIX))) !== head.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
   let header: Header;
   try {
-    header = JSON.parse(view.subarray(PREFIX, PREFIX + headerLength).toString('utf8')) as Header;
+    header = JSON.parse(head.subarray(PREFIX, PREFIX + headerLength).toString('utf8')) as Header;
   } catch {
     return { ok: false, reason: 'unreadable header' };
   }
-  if (header.format !== FORMAT) return { ok: false, reason: `format ${String(header.format)}` };
+  if (header.format !== FORMAT && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
   if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
+  // Float64 views need 8-byte alignment of the underlying buffer.
+  const buf = body.byteOffset % 8 === 0 ? body : new Uint8Array(body);
   const banks = new Map<string, SealedIndex>();
   for (const bank of header.banks) {
     const at = (name: ArrayName): readonly [number, number] => {
       const [offset, length] = bank.arrays[name];
       const width = isOneOf(FLOAT64, name) ? 8 : isOneOf(UINT8, name) ? 1 : 4;
-      if (offset % width !== 0 || offset + length * width > view.length) throw new Error(`array ${name} out of bounds`);
-      return [buf.byteOffset + offset, length];
+      if (offset < start || offset % width !== 0 || offset - start + length * width > buf.length) throw new Error(`array ${name} out of bounds`);
+      return [buf.byteOffset + offset - start, length];
     };
     const i32 = (name: (typeof INT32)[number]): Int32Array => new Int32Array(buf.buffer, ...at(name));
     const u8 = (name: (typeof UINT8)[number]): Uint8Array => new Uint8Array(buf.buffer, ...at(name));
@@ -171,7 +216,7 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
       banks.set(bank.bankId, {
         terms: bank.terms,
         ids: bank.ids,
-        threadNames: bank.threadNames,
+        threadNames: threadNamesOf(bank, buf, start),
         speakerNames: bank.speakerNames,
         ownSome: bank.ownSome,
         addressedSome: bank.addressedSome,
@@ -210,16 +255,37 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   return { ok: true, saved: { nextSeq: header.nextSeq, banks } };
 };
 
+/** The file's head (prefix, header, padding) and its arrays, each read into its own buffer. */
+const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer } | ReadIndexFile> => {
+  const handle = await open(path, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const prefix = Buffer.alloc(PREFIX);
+    if (size < PREFIX || (await handle.read(prefix, 0, PREFIX, 0)).bytesRead !== PREFIX || !prefix.subarray(0, 8).equals(MAGIC)) return { ok: false, reason: 'not a saved index' };
+    const start = arraysStart(prefix.readUInt32LE(8));
+    if (start > size) return { ok: false, reason: 'cut short' };
+    const head = Buffer.alloc(start);
+    prefix.copy(head);
+    const body = Buffer.allocUnsafeSlow(size - start);
+    for (const [part, from] of [[head.subarray(PREFIX), PREFIX], [body, start]] as const) {
+      if (part.length > 0 && (await handle.read(part, 0, part.length, from)).bytesRead !== part.length) return { ok: false, reason: 'cut short' };
+    }
+    return { head, body };
+  } finally {
+    await handle.close();
+  }
+};
+
 /** Reads `search-index.bin` from `dir`; a missing or unreadable file is `{ok: false}` too (never rejects). */
 export const readIndexFile = async (dir: string, fingerprint: string): Promise<ReadIndexFile> => {
-  let bytes: Buffer;
+  let parts: { head: Buffer; body: Buffer } | ReadIndexFile;
   try {
-    bytes = await readFile(join(dir, INDEX_FILE));
+    parts = await readParts(join(dir, INDEX_FILE));
   } catch (error) {
     return { ok: false, reason: errnoCode(error) === 'ENOENT' ? 'none saved' : String(error) };
   }
   try {
-    return decodeIndexFile(bytes, fingerprint);
+    return 'ok' in parts ? parts : decodeParts(parts.head, parts.body, fingerprint);
   } catch (error) {
     // Never a rejection: start-up reads this beside the store and may not be waiting for it yet.
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };

@@ -34,20 +34,27 @@ export interface SearchHit {
   readonly stage: Stage;
 }
 
-const lazyHit = (facts: ReadonlyMap<string, FactRecord>, h: Ranking['hits'][number]): SearchHit => {
-  let fact: FactRecord | undefined;
-  return {
-    id: h.id,
-    score: h.score,
-    final: h.final,
-    stage: h.stage,
-    get fact(): FactRecord {
-      fact ??= facts.get(h.id);
-      if (fact === undefined) throw new Error(`search: fact ${h.id} was deleted before its hit was read`);
-      return fact;
-    },
-  };
-};
+/**
+ * A hit whose fact is read when first asked for. A class, not an object literal with a getter:
+ * a recall makes hundreds of hits, and each literal carried its own accessor pair and closure.
+ */
+class LazyHit implements SearchHit {
+  private read: FactRecord | undefined;
+
+  constructor(
+    private readonly facts: ReadonlyMap<string, FactRecord>,
+    readonly id: string,
+    readonly score: number,
+    readonly final: number,
+    readonly stage: Stage,
+  ) {}
+
+  get fact(): FactRecord {
+    this.read ??= this.facts.get(this.id);
+    if (this.read === undefined) throw new Error(`search: fact ${this.id} was deleted before its hit was read`);
+    return this.read;
+  }
+}
 
 export interface SearchResult {
   readonly hits: readonly SearchHit[];
@@ -84,6 +91,29 @@ export interface SearchIndexes {
   save(): Promise<void>;
   close(): void;
 }
+
+/**
+ * The saved index with its ids replaced by the store's own strings for them: the file's copies
+ * would otherwise double every fact id in memory (6 MB at 100k memories), and a recall's
+ * lookups of its hits in the store compare one string with itself instead of two equal ones.
+ */
+const withStoreIds = (sealed: SealedIndex, facts: ReadonlyMap<string, unknown> | undefined): SealedIndex => {
+  if (facts === undefined) return sealed;
+  const ids = [...sealed.ids];
+  // Usually both list the facts in the same order: then no map of every id is made at start-up.
+  let k = 0;
+  for (const id of facts.keys()) {
+    if (ids[k] !== id) break;
+    ids[k] = id;
+    k += 1;
+  }
+  if (k < ids.length) {
+    const own = new Map<string, string>();
+    for (const id of facts.keys()) own.set(id, id);
+    for (; k < ids.length; k += 1) ids[k] = own.get(ids[k] ?? '') ?? ids[k] ?? '';
+  }
+  return { ...sealed, ids };
+};
 
 /** Neighbours share a thread: the context names the session, else the document does. */
 const indexedDocument = (f: FactRecord): IndexedDocument => {
@@ -315,7 +345,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
       });
       const hits: SearchHit[] = [];
-      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(lazyHit(bank.facts, h));
+      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(new LazyHit(bank.facts, h.id, h.score, h.final, h.stage));
       return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
     buildAll: (saved) => {
@@ -325,7 +355,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       const position = store.logPosition();
       // Usable when the log still holds every entry after the saved position (replayed from the snapshot on).
       if (saved !== undefined && position !== undefined && saved.nextSeq >= store.loadReport.snapshotSeq && saved.nextSeq <= position) {
-        for (const [bankId, sealed] of saved.banks) indexes.set(bankId, FieldIndex.fromSealed(sealed));
+        for (const [bankId, sealed] of saved.banks) indexes.set(bankId, FieldIndex.fromSealed(withStoreIds(sealed, store.bank(bankId)?.facts)));
         // Banks built from the store below already hold every later change.
         const fresh = new Set<string>();
         for (const { seq, change } of replayed) {

@@ -28,9 +28,10 @@ import { analyze, stemWord, words } from './analyzer.js';
 import { questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
+import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { topK } from './fieldIndex.js';
-import { f64, item, num } from './columns.js';
+import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
 import { timeCues, type TimeCue } from './temporal.js';
 import { isLemma, relatedWords } from './wordnet.js';
@@ -179,6 +180,7 @@ const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neig
 // Reused across queries (one query runs at a time: ranking is synchronous).
 let stageScratch = new Uint8Array(0);
 let acceptScratch = new Uint8Array(0);
+const askedScratch = new DocList();
 
 interface Expansion {
   readonly terms: WeightedTerm[];
@@ -287,46 +289,48 @@ export const rank = (input: RankInput): Ranking => {
   if (acceptScratch.length < index.capacity) acceptScratch = new Uint8Array(Math.max(index.capacity, acceptScratch.length * 2));
   const kept = input.verdicts !== undefined && input.verdicts.length >= index.capacity ? input.verdicts : undefined;
   const accepted = kept ?? acceptScratch;
-  const asked: number[] = [];
+  const asked = askedScratch;
+  asked.clear();
   const acceptN = (n: number): boolean => {
     const known = accepted[n] ?? 0;
     if (known !== 0) return known === 1;
     const id = index.idOf(n);
     const ok = id !== undefined && !(skipDerived && index.isDerived(n)) && input.accept(id);
     accepted[n] = ok ? 1 : 2;
-    asked.push(n);
+    // Only needed to reset verdicts that last one query.
+    if (kept === undefined) asked.push(n);
     return ok;
   };
   // Stage codes by document number; a touched document's slot is reset before returning.
   if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
   const stageOf = stageScratch;
-  const mark = (touched: readonly number[], from: number, code: number): void => {
-    for (let i = from; i < touched.length; i += 1) stageOf[num(touched, i)] = code;
+  const mark = (touched: Int32Array, from: number, code: number): void => {
+    for (let i = from; i < touched.length; i += 1) stageOf[i32(touched, i)] = code;
   };
 
   let pass = index.score(keywordTerms, undefined, skipDerived);
-  mark(pass.touched, 0, 0);
+  mark(pass.touched.view(), 0, 0);
   const expansion = expand(index, query, queryWords, original, stages, params);
   if (expansion.terms.length > 0) {
     const before = pass.touched.length;
     pass = index.score(expansion.terms, pass, skipDerived);
-    mark(pass.touched, before, 1);
+    mark(pass.touched.view(), before, 1);
   }
   let feedback: WeightedTerm[] = [];
   if (stages.feedback) {
-    const top = topK(pass.touched, pass.scores, acceptN, params.feedbackDocs).map((n) => ({ id: index.liveIdOf(n), score: f64(pass.scores, n) }));
+    const top = topK(pass.touched.view(), pass.scores, acceptN, params.feedbackDocs).map((n) => ({ id: index.liveIdOf(n), score: f64(pass.scores, n) }));
     const exclude = new Set([...original, ...expansion.terms.map((t) => t.term)]);
     feedback = feedbackTerms(input, top, exclude, params);
     if (feedback.length > 0) {
       const before = pass.touched.length;
       pass = index.score(feedback, pass, skipDerived);
-      mark(pass.touched, before, 2);
+      mark(pass.touched.view(), before, 2);
     }
   }
   const { scores } = pass;
   const touched = pass.touched;
   // The strongest documents, found once: only a neighbour boost can lift another among them.
-  let strong = stages.neighbours || stages.session ? topK(touched, scores, acceptN, params.neighbourSources) : [];
+  let strong = stages.neighbours || stages.session ? topK(touched.view(), scores, acceptN, params.neighbourSources) : [];
   if (stages.neighbours && params.neighbourWeight > 0) {
     const boosts = new Map<number, number>();
     for (const n of strong) {
@@ -346,22 +350,26 @@ export const rank = (input: RankInput): Ranking => {
   if (stages.session && params.threadWeight > 0) {
     // Session-level evidence: a matching turn in a session that matches strongly elsewhere.
     // Only the threads of the strongest documents are visited, so the cost is their size.
-    const threadBest = new Map<string, number>();
+    const threadBest = new Map<number, number>();
     for (const n of strong) {
-      const thread = index.threadOf(n);
-      if (thread !== undefined && f64(scores, n) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, f64(scores, n));
+      const thread = index.threadNumberOf(n);
+      if (thread >= 0 && f64(scores, n) > (threadBest.get(thread) ?? 0)) threadBest.set(thread, f64(scores, n));
     }
-    const bonus: [number, number][] = [];
+    // A document is in one thread, so adding as the threads are walked reads no bonus twice.
     for (const [thread, best] of threadBest) {
-      for (const m of index.threadMembersOf(thread)) if (f64(scores, m) > 0) bonus.push([m, params.threadWeight * best]);
+      const bonus = params.threadWeight * best;
+      for (const m of index.threadMembers(thread)) if (f64(scores, m) > 0) scores[m] = f64(scores, m) + bonus;
     }
-    for (const [m, b] of bonus) scores[m] = f64(scores, m) + b;
   }
 
   // The participants the query names, when the bank's memories are transcript lines.
   const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
   if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
-    for (const n of touched) if (speaksOfSelf(index, n, named)) scores[n] = f64(scores, n) * (1 + params.speakerBoost);
+    const view = touched.view();
+    for (let i = 0; i < view.length; i += 1) {
+      const n = i32(view, i);
+      if (speaksOfSelf(index, n, named)) scores[n] = f64(scores, n) * (1 + params.speakerBoost);
+    }
   }
 
   const cues = stages.temporal && params.temporalBoost > 0 ? timeCues(input.query, input.now ?? Date.now()) : [];
@@ -369,7 +377,9 @@ export const rank = (input: RankInput): Ranking => {
   const known = cues.map(() => false);
   if (cues.length > 0) {
     // Only documents that already match get the boost: a date alone is no answer.
-    for (const n of touched) {
+    const view = touched.view();
+    for (let i = 0; i < view.length; i += 1) {
+      const n = i32(view, i);
       const at = index.orderOf(n);
       if (at === undefined) continue;
       let dated = false;
@@ -389,18 +399,18 @@ export const rank = (input: RankInput): Ranking => {
   let pool: readonly number[] | undefined;
   const wanted = stages.answerTypes && params.answerTypeBoost > 0 ? questionAnswerTypes(input.query) : 0;
   if (wanted !== 0) {
-    pool = topK(touched, scores, acceptN, Math.max(params.answerTypePool, input.limit));
+    pool = topK(touched.view(), scores, acceptN, Math.max(params.answerTypePool, input.limit));
     for (const n of pool) {
       if (valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted) !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost);
     }
   }
 
-  const best = topK(pool ?? touched, scores, acceptN, input.limit);
+  const best = topK(pool ?? touched.view(), scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;
   if (top !== undefined && stages.attribution && named.size > 0) {
-    const candidates = pool?.slice(0, params.attributionCandidates) ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched, scores, acceptN, params.attributionCandidates));
+    const candidates = pool?.slice(0, params.attributionCandidates) ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched.view(), scores, acceptN, params.attributionCandidates));
     const spoken = candidates.flatMap((n) => {
       const speaker = index.speakerOf(n);
       return speaker === undefined ? [] : [{ n, speaker }];
@@ -414,11 +424,14 @@ export const rank = (input: RankInput): Ranking => {
     const score = f64(scores, n);
     return { id: index.liveIdOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) };
   });
-  for (const n of touched) {
+  const view = touched.view();
+  for (let i = 0; i < view.length; i += 1) {
+    const n = i32(view, i);
     scores[n] = 0;
     stageOf[n] = 0;
   }
-  if (kept === undefined) for (const n of asked) accepted[n] = 0;
+  const askedView = asked.view();
+  for (let i = 0; i < askedView.length; i += 1) accepted[i32(askedView, i)] = 0;
   return {
     hits,
     confidence,

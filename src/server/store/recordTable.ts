@@ -8,6 +8,19 @@
  * making its map until it is first used (`defer`), as `DeferredMap` does for plain maps.
  */
 
+/**
+ * Runs a deferred fill; if it throws (its lists could not be read), arms it again before the
+ * error goes on, so every later use fails the same way instead of finding an empty table.
+ */
+const rearmOnThrow = (fill: () => void, rearm: () => void): void => {
+  try {
+    fill();
+  } catch (error) {
+    rearm();
+    throw error;
+  }
+};
+
 /** Reads stored record number `at`; throws if the files do not hold a valid record there. */
 export type StoredReader<T> = (at: number) => T;
 
@@ -25,8 +38,9 @@ export class RecordTable<T extends object> implements ReadonlyMap<string, T> {
   private get byId(): Map<string, T | number> {
     const fill = this.fill;
     if (fill !== undefined) {
+      // Cleared first: fill adds its entries through this getter.
       this.fill = undefined;
-      fill();
+      rearmOnThrow(fill, () => (this.fill = fill));
     }
     return this.entriesById;
   }
@@ -113,7 +127,7 @@ export class DeferredMap<K, V> extends Map<K, V> {
     const fill = this.fill;
     if (fill === undefined) return;
     this.fill = undefined;
-    fill();
+    rearmOnThrow(fill, () => (this.fill = fill));
   }
 
   override get size(): number {

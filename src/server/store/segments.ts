@@ -193,9 +193,67 @@ export class StoredRecords {
   }
 }
 
+/** A bank's document and chunk lists, which start-up does not keep (BankHead). */
+export type DocumentLists = Pick<BankFooter, 'documents' | 'documentChunks' | 'chunks' | 'documentFacts'>;
+
+/**
+ * A bank's footer as start-up keeps it: without its document and chunk lists (two strings and two
+ * numbers per document: 8 MB at 100k one-item documents, ten times that at 1M), which only the
+ * tables made when first used need. `documentLists` reads them again from the segment file;
+ * the snapshot that could delete that file uses the tables first, so it is there until then.
+ */
+export interface BankHead extends Omit<BankFooter, keyof DocumentLists> {
+  readonly documentCount: number;
+  readonly chunkCount: number;
+  readonly documentLists: () => DocumentLists;
+}
+
+const headOf = (bank: BankFooter, i: number, path: string, footerAt: number, footerLength: number): BankHead => {
+  // Only counts and the id are kept for the check below: the closure must not hold the lists.
+  const documentCount = bank.documents.length;
+  const chunkCount = bank.chunks.length;
+  const bankId = bank.bank.bank_id;
+  return {
+    bank: bank.bank,
+    operations: bank.operations,
+    records: bank.records,
+    facts: bank.facts,
+    at: bank.at,
+    documentCount,
+    chunkCount,
+    documentLists: () => {
+      const lists = rereadLists(path, footerAt, footerLength, i);
+      if (lists === undefined || lists.bank.bank_id !== bankId || lists.documents.length !== documentCount || lists.chunks.length !== chunkCount) {
+        throw damaged(path, 'its footer is no longer the one read at start-up');
+      }
+      return lists;
+    },
+  };
+};
+
+/** Bank `i` of the footer at `footerAt` in `path`, read and decoded again; undefined if it cannot be. */
+const rereadLists = (path: string, footerAt: number, footerLength: number, i: number): BankFooter | undefined => {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = Buffer.allocUnsafe(footerLength);
+    if (readSync(fd, bytes, 0, footerLength, footerAt) !== footerLength) return undefined;
+    const raw: unknown = JSON.parse(bytes.toString('utf8'));
+    return Footer.is(raw) ? raw.banks[i] : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+};
+
 export interface LoadedSegments {
   readonly nextSeq: number;
-  readonly banks: readonly BankFooter[];
+  readonly banks: readonly BankHead[];
   readonly stored: StoredRecords;
   readonly name: string;
 }
@@ -257,7 +315,9 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
       if (code !== 0 && (footer.factTypes[(code & ~INVALIDATED) - 1] === undefined || footer.tagSets[tagSets[i] ?? 0] === undefined)) throw damaged(path, `head ${i} names no type or tags`);
     }
     const heads: Heads = { codes, tagSets, factTypes: footer.factTypes, tagSetList: footer.tagSets };
-    return { nextSeq: footer.nextSeq, banks: footer.banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name };
+    const footerAt = trailer.recordsLength + trailer.locations * PER_LOCATION;
+    const banks = footer.banks.map((bank, i) => headOf(bank, i, path, footerAt, trailer.footerLength));
+    return { nextSeq: footer.nextSeq, banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name };
   } catch (error) {
     for (const other of new Set([fd, ...fds])) closeSync(other);
     throw error;

@@ -7,7 +7,7 @@ import type { JsonValue } from '../../codecs/codecs.js';
 import { ChunkRecord, DocumentRecord, FactRecord } from './model.js';
 import type { BankRecord, FactHead, Mutation, OperationRecord } from './model.js';
 import { DeferredMap, FactTable, RecordTable } from './recordTable.js';
-import type { BankFooter, StoredRecords } from './segments.js';
+import type { BankHead, StoredRecords } from './segments.js';
 
 export interface BankState {
   bank: BankRecord;
@@ -76,26 +76,28 @@ export class ServerState {
    * are listed at once (a recall needs them); the documents, chunks and the lists per document
    * when one of them is first used, since a start-up followed by recalls never needs them.
    */
-  restoreBank(footer: BankFooter): void {
+  restoreBank(footer: BankHead): void {
     const state = this.newBankState(footer.bank);
     this.banks.set(footer.bank.bank_id, state);
-    const chunksAt = footer.at + footer.documents.length;
-    let factAt = chunksAt + footer.chunks.length;
+    const chunksAt = footer.at + footer.documentCount;
+    let factAt = chunksAt + footer.chunkCount;
     for (const id of footer.facts) state.facts.setStored(id, factAt++);
     let restored = false;
     const restoreDocuments = (): void => {
       if (restored) return;
+      // Throws if the segment no longer holds them: nothing is restored, and the next use asks again.
+      const lists = footer.documentLists();
       restored = true;
-      footer.documents.forEach((id, i) => state.documents.setStored(id, footer.at + i));
+      lists.documents.forEach((id, i) => state.documents.setStored(id, footer.at + i));
       let chunk = 0;
       let fact = 0;
-      footer.documents.forEach((documentId, i) => {
-        const chunks = footer.documentChunks[i] ?? 0;
-        const ids = footer.chunks.slice(chunk, chunk + chunks);
+      lists.documents.forEach((documentId, i) => {
+        const chunks = lists.documentChunks[i] ?? 0;
+        const ids = lists.chunks.slice(chunk, chunk + chunks);
         ids.forEach((id, j) => state.chunks.setStored(id, chunksAt + chunk + j));
         state.chunksByDocument.set(documentId, ids);
         chunk += chunks;
-        const facts = footer.documentFacts[i] ?? 0;
+        const facts = lists.documentFacts[i] ?? 0;
         state.factsByDocument.set(documentId, footer.facts.slice(fact, fact + facts));
         fact += facts;
       });

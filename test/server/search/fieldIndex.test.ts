@@ -8,7 +8,7 @@ const terms = (query: string): WeightedTerm[] => [...new Set(analyze(query))].ma
 /** Ids of the documents a query scores, best first. */
 const search = (ix: FieldIndex, query: string, accept: (id: string) => boolean = () => true, limit = 1000): string[] => {
   const pass = ix.score(terms(query));
-  const ids = topK(pass.touched, pass.scores, (n) => accept(ix.idOf(n) ?? ''), limit).map((n) => ix.idOf(n) ?? '');
+  const ids = topK(pass.touched.view(), pass.scores, (n) => accept(ix.idOf(n) ?? ''), limit).map((n) => ix.idOf(n) ?? '');
   ix.release(pass);
   return ids;
 };
@@ -80,7 +80,7 @@ describe('FieldIndex', () => {
     ix.add({ id: 'a', text: 'alpha beta', context: 'alpha beta' });
     ix.add({ id: 'b', text: 'gamma', context: 'alpha beta' });
     const pass = ix.score(terms('alpha beta'));
-    expect(pass.touched.map((n) => ix.idOf(n))).toEqual(['a']);
+    expect([...pass.touched.view()].map((n) => ix.idOf(n))).toEqual(['a']);
     ix.release(pass);
   });
 
@@ -230,7 +230,7 @@ describe('FieldIndex', () => {
         docs.forEach((d, i) => ix.add({ id: `id${i}`, text: d }));
         const accept = (id: string): boolean => Number(id.slice(2)) % 2 === 0;
         const pass = ix.score(terms(q.join(' ')));
-        const best = topK(pass.touched, pass.scores, (n) => accept(ix.idOf(n) ?? ''), 1000);
+        const best = topK(pass.touched.view(), pass.scores, (n) => accept(ix.idOf(n) ?? ''), 1000);
         const scores = best.map((n) => pass.scores[n] ?? 0);
         const result = best.map((n) => ix.idOf(n) ?? '');
         ix.release(pass);

@@ -1,7 +1,9 @@
 import * as fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/server/search/analyzer.js';
 import { FieldIndex, topK, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
@@ -19,6 +21,9 @@ const tempDir = async (): Promise<string> => {
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
+
+/** A saved index written by the code of format 1 (thread names in the header). */
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/search-index', import.meta.url));
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'deploys', 'deploying', 'queue'];
 
@@ -48,7 +53,7 @@ const observe = (ix: FieldIndex): unknown => {
   });
   const queries = WORDS.map((w) => {
     const pass = ix.score(analyze(w).map((term) => ({ term, weight: 1 })));
-    const hits = topK(pass.touched, pass.scores, () => true, 1000).map((n) => [byId(n), pass.scores[n]]);
+    const hits = topK(pass.touched.view(), pass.scores, () => true, 1000).map((n) => [byId(n), pass.scores[n]]);
     ix.release(pass);
     return { w, idf: ix.idf(analyze(w)[0] ?? w), df: ix.documentFrequency(analyze(w)[0] ?? w), hits: hits.sort((a, b) => String(a[0]).localeCompare(String(b[0]))) };
   });
@@ -88,13 +93,40 @@ describe('saved index (sealed arrays in a file)', () => {
         if (!read.ok) throw new Error(read.reason);
         expect(read.saved.nextSeq).toBe(7);
         const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
+        // Edited before anything reads its thread names: they are read from the file on the first
+        // join. Its own copy of the bytes: a loaded index edits the arrays it was given in place.
+        const again = decodeIndexFile(Buffer.from(file), fingerprint);
+        if (!again.ok) throw new Error(again.reason);
+        const editedFirst = FieldIndex.fromSealed(again.saved.banks.get('b') as never);
         expect(observe(loaded)).toEqual(observe(ix));
         run(ix, after);
         run(loaded, after);
+        run(editedFirst, after);
         expect(observe(loaded)).toEqual(observe(ix));
+        expect(observe(editedFirst)).toEqual(observe(ix));
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('still reads a file of format 1 (thread names in the header), written by the code before format 2', () => {
+    const build = (): FieldIndex => {
+      const ix = new FieldIndex();
+      ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
+      ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
+      ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
+      ix.add({ id: 'd', text: 'epsilon', order: 4 });
+      return ix;
+    };
+    const read = decodeIndexFile(readFileSync(join(FIXTURES, 'format-1.bin')), 'f1');
+    if (!read.ok) throw new Error(read.reason);
+    const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
+    const built = build();
+    expect(observe(loaded)).toEqual(observe(built));
+    const more = { id: 'e', text: 'beta queue', thread: 't2', order: 5 };
+    loaded.add(more);
+    built.add(more);
+    expect(observe(loaded)).toEqual(observe(built));
   });
 
   it('refuses a damaged file, another analyzer and a foreign file, naming why', () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -152,6 +152,33 @@ describe('segments', () => {
       bytes[at] = (bytes[at] ?? 0) ^ 0x20;
       await writeFile(join(dir, name), bytes);
       await expect(openStore({ dataDir: dir })).rejects.toThrow(new RegExp(`${name} is damaged \\((records|footer) checksum mismatch\\)`));
+    }
+  });
+
+  it('the document and chunk lists, not kept after start-up, are read again from the segment; if it is gone, every use fails naming it and none finds an empty table', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a')]);
+    for (let i = 0; i < 6; i += 1) await store.commit([documentPut('a', i)]);
+    const before = picture(store.state);
+    await store.close();
+    const [name = ''] = await segmentFiles(dir);
+
+    const again = await openStore({ dataDir: dir });
+    try {
+      const a = again.bank('a');
+      await rename(join(dir, name), join(dir, `${name}.aside`));
+      const gone = new RegExp(`${name} is damaged \\(its footer is no longer the one read at start-up\\)`);
+      expect(() => a?.documents.size).toThrow(gone);
+      expect(() => a?.documents.size).toThrow(gone);
+      expect(() => a?.chunksByDocument.get('d1')).toThrow(gone);
+      expect(() => [...(a?.chunks.keys() ?? [])]).toThrow(gone);
+      // The facts are listed at start: a recall's reads go on.
+      expect(a?.facts.get('f1a')?.text).toBe('document 1 says the build uses rollup');
+      await rename(join(dir, `${name}.aside`), join(dir, name));
+      expect(picture(again.state)).toEqual(before);
+    } finally {
+      await again.close();
     }
   });
 
