@@ -1,82 +1,134 @@
 /**
- * Delivery throughput: 10,000 queued jobs (100 documents) flushed to the embedded server, against
- * the same jobs sent straight to the server with the same client and batch size (no queue), in
- * the same run. Target: >= 2,000 jobs/s through the queue.
+ * Delivery throughput: 10,000 queued jobs flushed to the embedded server (to 10,000 distinct
+ * documents, and to 100 documents whose appends merge), against the same jobs sent straight to
+ * the server with the same client, 100 per request (no queue), in the same run. The queue sends
+ * distinct documents as many per request as its batch limits allow (the server takes a request
+ * in one durable write); the same flush held to 100 per request is reported beside it. The
+ * server is the built CLI's `serve --in-memory`, a fresh process per measurement.
+ * Targets: distinct documents >= 0.8x direct, and >= 2,000 jobs/s through the queue.
  */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createMemoryServer } from '../src/adapters/server/client.js';
 import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
+import { defaultBatchLimits, type BatchLimits } from '../src/machines/retainDelivery/batch.js';
 import { fileRetainQueuePorts } from '../src/hosts/retainQueueStore.js';
-import { startEmbeddedServer } from '../src/server/index.js';
 import { writeResult } from './lib/harness.js';
 
 const JOBS = 10_000;
 const DOCS = 100;
 const BATCH = 100;
 
-const dir = await mkdtemp(join(tmpdir(), 'am-bench-flush-'));
-const server = await startEmbeddedServer({ port: 0, host: '127.0.0.1' });
-try {
-  const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 30_000, retry: { attempts: 1, baseMs: 10, capMs: 50 } });
-  for (const bank of ['bench-raw', 'bench-queue']) await client.ensureBank(bank, { name: bank })();
-  const content = (n: number): string => `job ${n}: ${'lorem ipsum dolor sit amet '.repeat(8)}`;
+// The server a user runs: the built CLI (built here when this checkout has none).
+const cli = join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'cli.mjs');
+if (!existsSync(cli)) {
+  const build = spawnSync('npm', ['run', '--silent', 'build:js'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build:js failed');
+}
 
-  // Baseline: the same items to distinct documents, BATCH per request, straight to the server.
-  const rawStart = process.hrtime.bigint();
-  for (let i = 0; i < JOBS; i += BATCH) {
-    const items = Array.from({ length: BATCH }, (_, k) => ({ content: content(i + k), document_id: `raw-${i + k}`, update_mode: 'append' as const }));
-    const result = await client.retain('bench-raw', { items, async: true, operation_id: crypto.randomUUID() })();
-    if (result._tag === 'Left') throw new Error(`baseline retain failed: ${JSON.stringify(result.left)}`);
-  }
-  const rawSeconds = Number(process.hrtime.bigint() - rawStart) / 1e9;
-  await server.idle();
+const content = (n: number): string => `job ${n}: ${'lorem ipsum dolor sit amet '.repeat(8)}`;
 
-  const flushAll = async (name: string, documentOf: (n: number) => string): Promise<number> => {
-    const queue = await openRetainQueue({
-      ...fileRetainQueuePorts({ queuePath: join(dir, name, 'retain-queue.jsonl') }),
-      server: client,
-      mode: 'coalesced',
-      flushIntervalMs: 0,
-      batchLimits: { maxItems: BATCH, maxContentChars: 4 * 1024 * 1024 },
+/**
+ * A fresh `agent-memory serve --in-memory` (the built CLI) per measurement, in its own process as
+ * a user runs it: the server analyses async retains once requests pause, and in this process that
+ * work landed inside whichever measurement was running (a direct sender that never pauses left
+ * it all until after its clock stopped; the queue's pauses let it in).
+ */
+const withServer = async <T>(bank: string, run: (client: ReturnType<typeof createMemoryServer>) => Promise<T>): Promise<T> => {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--in-memory', '--no-ui'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (found !== undefined) resolve(found);
+      });
+      child.once('exit', (code) => reject(new Error(`agent-memory serve exited ${code} before listening`)));
     });
-    const jobs = Array.from({ length: JOBS }, (_, n) => ({ bankId: 'bench-queue', documentId: documentOf(n), updateMode: 'append', item: { content: content(n) } }));
-    await queue.enqueue(jobs as never);
-    const start = process.hrtime.bigint();
-    const report = await queue.flush({ deadline: Date.now() + 120_000 });
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    await queue.close({ flush: false });
-    if (report.remaining !== 0) throw new Error(`flush left ${report.remaining} jobs: ${report.stoppedBecause ?? ''}`);
-    return JOBS / seconds;
-  };
-  // Distinct documents: nothing merges, every request carries BATCH items like the baseline.
+    const client = createMemoryServer({ baseUrl: url, timeoutMs: 30_000, retry: { attempts: 1, baseMs: 10, capMs: 50 } });
+    await client.ensureBank(bank, { name: bank })();
+    return await run(client);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+};
+
+const dir = await mkdtemp(join(tmpdir(), 'am-bench-flush-'));
+try {
+  // Baseline: the same items to distinct documents, BATCH per request, straight to the server.
+  const rawSeconds = await withServer('bench-raw', async (client) => {
+    const rawStart = process.hrtime.bigint();
+    for (let i = 0; i < JOBS; i += BATCH) {
+      const items = Array.from({ length: BATCH }, (_, k) => ({ content: content(i + k), document_id: `raw-${i + k}`, update_mode: 'append' as const }));
+      const result = await client.retain('bench-raw', { items, async: true, operation_id: crypto.randomUUID() })();
+      if (result._tag === 'Left') throw new Error(`baseline retain failed: ${JSON.stringify(result.left)}`);
+    }
+    return Number(process.hrtime.bigint() - rawStart) / 1e9;
+  });
+
+  const flushAll = (name: string, documentOf: (n: number) => string, batchLimits?: BatchLimits): Promise<number> =>
+    withServer('bench-queue', async (client) => {
+      const queue = await openRetainQueue({
+        ...fileRetainQueuePorts({ queuePath: join(dir, name, 'retain-queue.jsonl') }),
+        server: client,
+        mode: 'coalesced',
+        flushIntervalMs: 0,
+        ...(batchLimits === undefined ? {} : { batchLimits }),
+      });
+      const jobs = Array.from({ length: JOBS }, (_, n) => ({ bankId: 'bench-queue', documentId: documentOf(n), updateMode: 'append', item: { content: content(n) } }));
+      await queue.enqueue(jobs as never);
+      const start = process.hrtime.bigint();
+      const report = await queue.flush({ deadline: Date.now() + 120_000 });
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      await queue.close({ flush: false });
+      if (report.remaining !== 0) throw new Error(`flush left ${report.remaining} jobs: ${report.stoppedBecause ?? ''}`);
+      return JOBS / seconds;
+    });
+  // Distinct documents, as the queue groups them by default (defaultBatchLimits).
   const distinctRate = await flushAll('distinct', (n) => `one-${n}`);
+  // The same, held to the baseline's BATCH items per request.
+  const distinctSameBatch = await flushAll('distinct-100', (n) => `one-${n}`, { maxItems: BATCH, maxContentChars: defaultBatchLimits.maxContentChars });
   // 100 documents: consecutive appends to a document merge into one item (coalescing).
   const rate = await flushAll('shared', (n) => `doc-${n % DOCS}`);
+  const baseline = { name: `same jobs sent directly with the client, ${BATCH} per request`, value: JOBS / rawSeconds };
 
   writeResult(
     'queue-flush',
     [
       {
-        name: `flush of ${JOBS} queued jobs, ${JOBS} distinct documents (no merging)`,
+        name: `flush of ${JOBS} queued jobs, ${JOBS} distinct documents (no merging), up to ${defaultBatchLimits.maxItems} per request`,
         unit: 'jobs/s',
         value: distinctRate,
-        baseline: { name: 'same jobs sent directly with the client', value: JOBS / rawSeconds },
-        target: '>= 2000 jobs/s',
-        pass: distinctRate >= 2_000,
+        baseline,
+        target: '>= 0.8x direct',
+        pass: distinctRate >= 0.8 * baseline.value,
+      },
+      {
+        name: `flush of ${JOBS} queued jobs, ${JOBS} distinct documents, held to ${BATCH} per request`,
+        unit: 'jobs/s',
+        value: distinctSameBatch,
+        baseline,
       },
       {
         name: `flush of ${JOBS} queued jobs, ${DOCS} documents (appends merge per document)`,
         unit: 'jobs/s',
         value: rate,
-        baseline: { name: 'same jobs sent directly with the client', value: JOBS / rawSeconds },
+        baseline,
         target: '>= 2000 jobs/s',
+        pass: rate >= 2_000,
       },
     ],
-    [`${DOCS} documents, up to ${BATCH} items per request; each batch is journaled (started, delivered) with fsync`],
+    [
+      'each batch is journaled (started, delivered) with fsync; every measurement against its own fresh agent-memory serve --in-memory process (acknowledged: the server analyses after)',
+    ],
   );
 } finally {
-  await server.close();
   await rm(dir, { recursive: true, force: true });
 }

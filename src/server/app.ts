@@ -53,6 +53,8 @@ export interface AppOptions {
   readonly guard?: GuardOptions;
 }
 
+const RETAIN_PATH = /^\/v1\/default\/banks\/[^/]+\/memories$/;
+
 /** Handles one request; a fault may leave it unanswered (stall) or drop its connection. */
 export const createRequestHandler =
   (options: AppOptions) =>
@@ -61,6 +63,7 @@ export const createRequestHandler =
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://embedded');
     const path = url.pathname;
+    let leave: (() => void) | undefined;
     try {
       if (options.guard !== undefined) guardRequest(req.headers, options.guard);
       let ignoredByFault: string[] = [];
@@ -86,6 +89,8 @@ export const createRequestHandler =
           }
         }
       }
+      // Served from here on (a stalled request is not): background work waits for a pause.
+      leave = server.foreground.enter();
       ignoredByFault = server.faults.ignoredFields(method, path);
       if (path.startsWith('/v1/')) {
         const auth = req.headers.authorization;
@@ -97,6 +102,10 @@ export const createRequestHandler =
       if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
       if (options.guard !== undefined) guardContentType(method, req.headers, match.route.multipart === true);
       const raw = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
+      // Read your writes: anything but a retain on a bank first lets the async retains it has
+      // waiting run (when they are few; a bulk backlog is not waited for).
+      const readsBank = match.params['bank_id'];
+      if (readsBank !== undefined && !(method === 'POST' && RETAIN_PATH.test(path))) await server.operations.caughtUp(readsBank);
       const multipart = match.route.multipart === true && /^multipart\//i.test(req.headers['content-type'] ?? '');
       const body = multipart ? undefined : withoutFields(parseJsonBody(raw), ignoredByFault);
       const startedAt = server.nowIso();
@@ -145,5 +154,7 @@ export const createRequestHandler =
       }
       // An unexpected error's message may quote the request: it is not sent.
       send(res, 500, { detail: 'Internal Server Error' });
+    } finally {
+      leave?.();
     }
   };

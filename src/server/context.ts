@@ -4,6 +4,7 @@
  */
 import type { ServerClock } from './clock.js';
 import type { FaultSet } from './faults.js';
+import type { Foreground } from './foreground.js';
 import type { OperationRunner } from './operations.js';
 import type { SearchIndexes } from './search/indexes.js';
 import type { ServerStore } from './store/store.js';
@@ -20,6 +21,8 @@ export interface ServerContext {
   readonly store: ServerStore;
   readonly search: SearchIndexes;
   readonly operations: OperationRunner;
+  /** Requests in flight: background work waits for a pause in them. */
+  readonly foreground: Foreground;
   readonly faults: FaultSet;
   readonly clock: ServerClock;
   readonly mimic: Mimic;

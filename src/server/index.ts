@@ -16,6 +16,7 @@ import { FaultSet } from './faults.js';
 import type { FaultRule } from './faults.js';
 import { compileRoute } from './http/router.js';
 import { isLoopbackHost, isWildcardHost } from './http/guard.js';
+import { createForeground } from './foreground.js';
 import { createOperationRunner } from './operations.js';
 import { AuditLog } from './features/auditLog.js';
 import { WebhookDispatcher } from './features/webhooks.js';
@@ -109,18 +110,21 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
   // saved indexes load as they are; a bank they cannot serve is built from the store.
   const saved = await savedRead;
   const rebuilt = search.buildAll(saved?.ok === true ? saved.saved : undefined);
+  const foreground = createForeground();
   const operations = createOperationRunner({
     store,
+    foreground,
     faults,
     delayMs: options.operationDelayMs ?? 0,
     nowIso,
     newId: randomUUID,
   });
   const webhooks = new WebhookDispatcher();
-  const context: ServerContext = { store, search, operations, faults, clock, mimic, apiVersion: apiVersionOf(mimic), nowIso, audit: new AuditLog(), webhooks };
+  const context: ServerContext = { store, search, operations, foreground, faults, clock, mimic, apiVersion: apiVersionOf(mimic), nowIso, audit: new AuditLog(), webhooks };
   webhooks.attach(context);
   for (const module of routeModules) {
     for (const [taskType, handler] of Object.entries(module.operations?.(context) ?? {})) operations.register(taskType, handler);
+    for (const [taskType, handler] of Object.entries(module.batchOperations?.(context) ?? {})) operations.registerBatch(taskType, handler);
   }
   const routes = routeModules.flatMap((m) => m.routes).map(compileRoute);
   let boundPort = 0;

@@ -1,17 +1,41 @@
 /**
- * Async operations: `submit` records a pending operation (durably) and schedules it; a runner
- * per bank executes them in submission order after `operationDelayMs`, moving each through
- * processing to completed or failed. Handlers are registered per `task_type` by the route
- * modules. Pending operations found at start-up are resumed, so an acknowledged async retain
- * survives a crash.
+ * Async operations: `submit` records a pending operation (durably) and schedules it; a worker
+ * per bank executes them in submission order after `operationDelayMs`, each when requests
+ * pause (`foreground.ts`), moving each through processing to completed or failed. Handlers are
+ * registered per `task_type` by the route modules; a batch handler takes the consecutive
+ * operations of its type waiting in a bank's queue together (async retains: one analysis pass
+ * and one commit for many requests). Pending operations found at start-up are resumed, so an
+ * acknowledged async retain survives a crash.
  */
 import type { JsonValue } from '../codecs/codecs.js';
 import type { FaultSet } from './faults.js';
-import type { OperationRecord } from './store/model.js';
+import type { Foreground, Turn } from './foreground.js';
+import type { Mutation, OperationRecord } from './store/model.js';
 import type { ServerStore } from './store/store.js';
+import { yieldToLoop } from './slices.js';
 
 /** Runs one operation; resolves to result metadata, throws (with a user-readable message) to fail it. */
 export type OperationHandler = (operation: OperationRecord) => Promise<Record<string, JsonValue> | undefined>;
+
+/**
+ * Runs several pending operations of one type and bank, in submission order. It records each
+ * one's end itself, in the commit of its work (`OperationRunner.ended`); one it leaves open
+ * is failed with the error it threw. Long work yields with `pause` between its slices: it hands
+ * the loop back and waits for the next pause in requests (unless a read of the bank is waiting).
+ */
+export type BatchOperationHandler = (operations: readonly OperationRecord[], pause: () => Promise<void>) => Promise<void>;
+
+/** How an operation ended. */
+export type OperationOutcome =
+  | { readonly status: 'completed'; readonly metadata?: Record<string, JsonValue> }
+  | { readonly status: 'failed'; readonly message: string };
+
+/**
+ * Operations one batch takes, counted in their items (bounds one commit and one plan): fewer
+ * when requests keep coming and the batch only runs because it waited its longest, so each
+ * such step takes a small share of the loop from them.
+ */
+const BATCH_ITEMS = { quiet: 1_000, overdue: 100 } as const;
 
 export interface SubmitRequest {
   readonly bankId: string;
@@ -27,8 +51,40 @@ export interface SubmitRequest {
   readonly aggregate?: boolean;
 }
 
+/**
+ * A read of a bank waits for the async retains the bank has waiting when they hold at most this
+ * much text (tens of milliseconds of analysis): a client finds what it just wrote. A larger
+ * backlog (a bulk import) is not waited for: the read answers at once, without it.
+ */
+const READ_WAITS_FOR_CHARS = 256 * 1024;
+
+/** Characters of text an operation's payload carries (its items' contents), without walking more. */
+const payloadChars = (payload: JsonValue | undefined): number => {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 0;
+  const items = payload['items'];
+  if (!Array.isArray(items)) return 0;
+  let chars = 0;
+  for (const item of items) {
+    if (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['content'] === 'string') chars += item['content'].length;
+  }
+  return chars;
+};
+
 export interface OperationRunner {
   register(taskType: string, handler: OperationHandler): void;
+  registerBatch(taskType: string, handler: BatchOperationHandler): void;
+  /**
+   * The mutations that record `operation`'s end (a completed one drops its payload: its work
+   * is stored now) and, when it was its parent's last open child, the parent's.
+   */
+  ended(operation: OperationRecord, outcome: OperationOutcome): Mutation[];
+  /**
+   * Resolves once the operations `bankId` has waiting have run, started now rather than at the
+   * next pause in requests; at once when there are none, or too many to wait for.
+   */
+  caughtUp(bankId: string): Promise<void>;
+  /** True while `bankId` has operations waiting or running. */
+  waiting(bankId: string): boolean;
   /** Builds the record for a new pending operation (not yet committed). */
   build(request: SubmitRequest): OperationRecord;
   /** Schedules committed pending operations to run. */
@@ -46,12 +102,17 @@ export interface OperationRunnerOptions {
   readonly delayMs: number;
   readonly nowIso: () => string;
   readonly newId: () => string;
+  /** Operations start when requests pause. */
+  readonly foreground: Foreground;
 }
 
 export const createOperationRunner = (options: OperationRunnerOptions): OperationRunner => {
   const { store, faults, nowIso } = options;
   const handlers = new Map<string, OperationHandler>();
-  const chains = new Map<string, Promise<void>>();
+  const batchHandlers = new Map<string, BatchOperationHandler>();
+  /** Per bank: operations due to run, in submission order, and the worker running them. */
+  const queues = new Map<string, OperationRecord[]>();
+  const workers = new Map<string, Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
@@ -68,28 +129,49 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
 
   const current = (operation: OperationRecord): OperationRecord | undefined => store.bank(operation.bank_id)?.operations.get(operation.id);
 
-  /** Moves a parent to completed/failed once all its children are terminal. */
-  const updateParent = async (child: OperationRecord): Promise<void> => {
-    if (child.parent_id === undefined) return;
+  const isTerminal = (status: string): boolean => status === 'completed' || status === 'failed' || status === 'cancelled';
+
+  /** The parent's record once `child` is as given (undefined: nothing to change). */
+  const parentAfter = (child: OperationRecord): OperationRecord | undefined => {
+    if (child.parent_id === undefined) return undefined;
     const bank = store.bank(child.bank_id);
     const parent = bank?.operations.get(child.parent_id);
-    if (bank === undefined || parent === undefined) return;
-    const children = (parent.child_ids ?? []).map((id) => bank.operations.get(id));
-    const statuses = children.map((c) => c?.status);
+    if (bank === undefined || parent === undefined) return undefined;
+    const children = (parent.child_ids ?? []).map((id) => (id === child.id ? child : bank.operations.get(id)));
     const failedChild = children.find((c) => c?.status === 'failed');
-    const done = statuses.every((s) => s === 'completed' || s === 'failed' || s === 'cancelled');
+    const done = children.every((c) => c !== undefined && isTerminal(c.status));
     const now = nowIso();
-    if (!done) {
-      if (parent.status === 'pending') await put({ ...parent, status: 'processing', updated_at: now });
-      return;
-    }
-    await put({
+    if (!done) return parent.status === 'pending' ? { ...parent, status: 'processing', updated_at: now } : undefined;
+    const status = failedChild !== undefined ? 'failed' : 'completed';
+    // Already recorded in the commit of the child's own end.
+    if (parent.status === status) return undefined;
+    return {
       ...parent,
-      status: failedChild !== undefined ? 'failed' : 'completed',
+      status,
       updated_at: now,
       completed_at: now,
       ...(failedChild?.error_message === undefined ? {} : { error_message: failedChild.error_message }),
-    });
+    };
+  };
+
+  /** Moves a parent to completed/failed once all its children are terminal. */
+  const updateParent = async (child: OperationRecord): Promise<void> => {
+    const parent = parentAfter(child);
+    if (parent !== undefined) await put(parent);
+  };
+
+  const endedRecord = (operation: OperationRecord, outcome: OperationOutcome): OperationRecord => {
+    const now = nowIso();
+    if (outcome.status === 'failed') return { ...operation, status: 'failed', updated_at: now, completed_at: now, error_message: outcome.message };
+    // A completed operation's payload is its work, stored now: kept, it would be written and held twice.
+    const { payload: _done, ...rest } = operation;
+    return { ...rest, status: 'completed', updated_at: now, completed_at: now, ...(outcome.metadata === undefined ? {} : { result_metadata: outcome.metadata }) };
+  };
+
+  const ended = (operation: OperationRecord, outcome: OperationOutcome): Mutation[] => {
+    const record = endedRecord(operation, outcome);
+    const parent = parentAfter(record);
+    return [{ type: 'operation.put', operation: record }, ...(parent === undefined ? [] : [{ type: 'operation.put' as const, operation: parent }])];
   };
 
   const execute = async (operation: OperationRecord): Promise<void> => {
@@ -125,30 +207,117 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
     await updateParent(result);
   };
 
+  /** Runs operations of one batch handler's type; each ends completed or failed (or stays pending under a fault). */
+  const executeBatch = async (handler: BatchOperationHandler, operations: readonly OperationRecord[], pause: () => Promise<void>): Promise<void> => {
+    const live: OperationRecord[] = [];
+    for (const operation of operations) {
+      const record = current(operation);
+      if (record === undefined || (record.status !== 'pending' && record.status !== 'processing')) continue;
+      const fault = faults.forOperation(record.task_type);
+      if (fault?.kind === 'pendingOperation') continue;
+      if (fault?.kind === 'failOperation') {
+        await store.commit(ended(record, { status: 'failed', message: fault.message ?? 'injected failure' }));
+        continue;
+      }
+      live.push(record);
+    }
+    if (live.length === 0) return;
+    let thrown: string | undefined;
+    try {
+      await handler(live, pause);
+    } catch (error) {
+      thrown = error instanceof Error ? error.message : String(error);
+    }
+    for (const operation of live) {
+      const after = current(operation);
+      if (after === undefined) continue; // the bank or the operation was deleted meanwhile
+      if (after.status === 'completed' || after.status === 'failed') {
+        await updateParent(after);
+        continue;
+      }
+      await store.commit(ended(after, { status: 'failed', message: thrown ?? `operation ${after.id} was left unfinished` }));
+    }
+  };
+
+  /** The operations the next step runs: the head of the queue, with those of its batch. */
+  const takeNext = (queue: OperationRecord[], limit: number): OperationRecord[] => {
+    const head = queue.shift();
+    if (head === undefined) return [];
+    if (!batchHandlers.has(head.task_type)) return [head];
+    const taken = [head];
+    let items = head.items_count;
+    while (queue[0] !== undefined && queue[0].task_type === head.task_type && items + queue[0].items_count <= limit) {
+      const next = queue.shift();
+      if (next === undefined) break;
+      items += next.items_count;
+      taken.push(next);
+    }
+    return taken;
+  };
+
+  /** Per bank: ends a worker's wait for a pause in requests (a read of the bank wants its writes). */
+  const hurry = new Map<string, () => void>();
+  /** Banks whose waiting operations a read is waiting for: they run without waiting for a pause. */
+  const hurried = new Set<string>();
+
+  /** A pause in requests, or a read of the bank hurrying its operations on. */
+  const turnFor = (bankId: string): Promise<Turn> => {
+    if (hurried.has(bankId)) return Promise.resolve('quiet');
+    return new Promise<Turn>((resolve) => {
+      hurry.set(bankId, () => resolve('quiet'));
+      void options.foreground.turn().then(resolve);
+    }).finally(() => hurry.delete(bankId));
+  };
+
+  const pauseFor = async (bankId: string): Promise<void> => {
+    await yieldToLoop();
+    if (!closed) await turnFor(bankId);
+  };
+
+  const work = async (bankId: string): Promise<void> => {
+    const queue = queues.get(bankId) ?? [];
+    while (queue.length > 0) {
+      // Always awaited, so the worker is registered before it can finish.
+      const turn = await (closed ? Promise.resolve('quiet' as const) : turnFor(bankId));
+      const taken = takeNext(queue, BATCH_ITEMS[turn]);
+      const first = taken[0];
+      try {
+        if (!closed && first !== undefined) {
+          const batch = batchHandlers.get(first.task_type);
+          if (batch !== undefined) await executeBatch(batch, taken, () => pauseFor(bankId));
+          else await execute(first);
+        }
+      } catch (error) {
+        console.error(`embedded server: operation ${first?.id ?? ''} could not be recorded: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        inFlight -= taken.length;
+        settle();
+      }
+    }
+    queues.delete(bankId);
+    workers.delete(bankId);
+    hurried.delete(bankId);
+  };
+
+  /** Queues an operation whose delay has passed; a bank's worker runs its queue in order. */
+  const start = (operation: OperationRecord): void => {
+    const queue = queues.get(operation.bank_id);
+    if (queue !== undefined) queue.push(operation);
+    else queues.set(operation.bank_id, [operation]);
+    if (!workers.has(operation.bank_id)) workers.set(operation.bank_id, work(operation.bank_id));
+  };
+
   const enqueue = (operation: OperationRecord): void => {
     if (closed) return;
     inFlight += 1;
-    const start = (): void => {
-      const previous = chains.get(operation.bank_id) ?? Promise.resolve();
-      const next = previous
-        .then(() => (closed ? undefined : execute(operation)))
-        .catch((error: unknown) => {
-          console.error(`embedded server: operation ${operation.id} could not be recorded: ${error instanceof Error ? error.message : String(error)}`);
-        })
-        .finally(() => {
-          inFlight -= 1;
-          settle();
-        });
-      chains.set(operation.bank_id, next);
-    };
     if (options.delayMs <= 0) {
-      setImmediate(start);
+      setImmediate(() => start(operation));
       return;
     }
-    // The delay is what makes a client exercise its polling; order per bank is kept by the chain.
+    // The delay is what makes a client exercise its polling; order per bank is kept by the queue.
     const timer = setTimeout(() => {
       timers.delete(timer);
-      start();
+      start(operation);
     }, options.delayMs);
     timers.add(timer);
   };
@@ -156,6 +325,22 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
   return {
     register: (taskType, handler) => {
       handlers.set(taskType, handler);
+    },
+    registerBatch: (taskType, handler) => {
+      batchHandlers.set(taskType, handler);
+    },
+    ended,
+    waiting: (bankId) => workers.has(bankId),
+    caughtUp: (bankId) => {
+      const worker = workers.get(bankId);
+      const queue = queues.get(bankId);
+      if (worker === undefined || queue === undefined) return Promise.resolve();
+      let chars = 0;
+      for (const operation of queue) chars += payloadChars(operation.payload);
+      if (chars > READ_WAITS_FOR_CHARS) return Promise.resolve();
+      hurried.add(bankId);
+      hurry.get(bankId)?.();
+      return worker;
     },
     build: (request) => {
       const now = nowIso();
@@ -214,7 +399,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       for (const timer of timers) clearTimeout(timer);
       inFlight -= timers.size;
       timers.clear();
-      await Promise.all([...chains.values()]);
+      await Promise.all([...workers.values()]);
       settle();
     },
   };

@@ -43,13 +43,14 @@ export const mapSliced = async <A, B>(items: readonly A[], fn: (item: A, index: 
 /**
  * Runs a generator to its end, yielding to the event loop between slices of its steps. Work
  * made of many generators (one per item) shares one `slice`, so short ones still add up to it.
+ * `pause` is how it yields (background work also waits for a pause in requests).
  */
-export const runSliced = async <R>(steps: Generator<unknown, R>, slice = sliceTimer()): Promise<R> => {
+export const runSliced = async <R>(steps: Generator<unknown, R>, slice = sliceTimer(), pause: () => Promise<void> = yieldToLoop): Promise<R> => {
   for (;;) {
     const step = steps.next();
     if (step.done === true) return step.value;
     if (slice.due()) {
-      await yieldToLoop();
+      await pause();
       slice.restart();
     }
   }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerContext } from '../../src/server/context.js';
 import { systemClock } from '../../src/effects/ports/clock.js';
 import { FaultSet } from '../../src/server/faults.js';
+import { createForeground } from '../../src/server/foreground.js';
 import { createOperationRunner } from '../../src/server/operations.js';
 import { runRecall } from '../../src/server/recall/recall.js';
 import { planRetain } from '../../src/server/retain/plan.js';
@@ -22,8 +23,9 @@ beforeAll(async () => {
   const faults = new FaultSet();
   const nowIso = (): string => new Date().toISOString();
   const search = createSearchIndexes(store);
-  const operations = createOperationRunner({ store, faults, delayMs: 0, nowIso, newId: () => crypto.randomUUID() });
-  server = { store, search, operations, faults, clock: systemClock, mimic: '0.9', apiVersion: '0.9.1', nowIso, audit: new AuditLog(), webhooks: new WebhookDispatcher() };
+  const foreground = createForeground();
+  const operations = createOperationRunner({ store, faults, delayMs: 0, nowIso, newId: () => crypto.randomUUID(), foreground });
+  server = { store, search, operations, foreground, faults, clock: systemClock, mimic: '0.9', apiVersion: '0.9.1', nowIso, audit: new AuditLog(), webhooks: new WebhookDispatcher() };
   let n = 0;
   const plan = planRetain({
     bankId: 'p',

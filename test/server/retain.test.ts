@@ -205,6 +205,20 @@ describe('retain (async) and operation_id idempotency', () => {
     expect(res.body.operation_id).not.toBe(child);
   });
 
+  it('a read of the bank right after an async retain finds it (the few waiting retains run first)', async () => {
+    const res = await retain('r-async-read', { items: [{ content: 'the deploy key rotates every Tuesday', document_id: 'rot' }], async: true });
+    expect(res.status).toBe(200);
+    // No idle(): the document GET and the recall themselves let the waiting retain run.
+    expect((await call(server, 'GET', `${B}/r-async-read/documents/rot`)).body.original_text).toBe('the deploy key rotates every Tuesday');
+    await retain('r-async-read', { items: [{ content: 'the staging database restarts nightly', document_id: 'db' }], async: true });
+    const recalled = await call(server, 'POST', `${B}/r-async-read/memories/recall`, { query: 'when does staging database restart' });
+    expect(recalled.body.results.map((r: { text: string }) => r.text)).toContain('the staging database restarts nightly');
+    // A sync append after an async one to the same document keeps its place.
+    await retain('r-async-read', { items: [{ content: 'first, async', document_id: 'order', update_mode: 'append' }], async: true });
+    await retain('r-async-read', { items: [{ content: 'second, sync', document_id: 'order', update_mode: 'append' }] });
+    expect((await call(server, 'GET', `${B}/r-async-read/documents/order`)).body.original_text).toBe('first, async\nsecond, sync');
+  });
+
   it('the same operation_id on another bank is 409', async () => {
     const res = await retain('r-async-other', { items: [{ content: 'x' }], async: true, operation_id: opId });
     expect(res.status).toBe(409);

@@ -26,7 +26,11 @@ export interface Consolidator {
 export interface ConsolidatorOptions {
   readonly store: ServerStore;
   readonly nowIso: () => string;
-  /** Quiet time after the last write before background consolidation (default 200 ms). */
+  /**
+   * Quiet time after the last write before background consolidation (default 1 s: async
+   * retains are applied in batches when requests pause, and a bulk import's batches came
+   * more than 200 ms apart, so each one paid a pass over the whole bank).
+   */
   readonly settleMs?: number;
   /**
    * Banks with more facts than this are consolidated only when an observation read needs it,
@@ -34,6 +38,11 @@ export interface ConsolidatorOptions {
    * seconds, which other requests should not pay for (default 20,000).
    */
   readonly backgroundLimit?: number;
+  /**
+   * True while the bank has writes waiting to be applied (async retains): background
+   * consolidation waits for them, since each pass reads the whole bank (default: never).
+   */
+  readonly writesWaiting?: (bankId: string) => boolean;
   /** Called after a consolidation changed a bank's observations (outside the bank's exclusive section). */
   readonly onConsolidated?: (bankId: string) => Promise<void>;
 }
@@ -81,7 +90,7 @@ const toFact = (o: Observation, createdAt: string): FactRecord => ({
 
 export const createConsolidator = (options: ConsolidatorOptions): Consolidator => {
   const { store, nowIso } = options;
-  const settleMs = options.settleMs ?? 200;
+  const settleMs = options.settleMs ?? 1_000;
   const backgroundLimit = options.backgroundLimit ?? 20_000;
   const dirty = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -161,6 +170,11 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     const timer = setTimeout(() => {
       timers.delete(bankId);
       if ((store.bank(bankId)?.facts.size ?? 0) > backgroundLimit) return;
+      // More writes are coming: one pass after them, not one between every two of their batches.
+      if (options.writesWaiting?.(bankId) === true) {
+        markDirty(bankId);
+        return;
+      }
       ensureFresh(bankId).catch((error: unknown) => {
         // The bank stays dirty, so the next observation read retries.
         dirty.add(bankId);

@@ -16,6 +16,7 @@ export const observationsFor = (server: ServerContext): Consolidator => {
     consolidator = createConsolidator({
       store: server.store,
       nowIso: server.nowIso,
+      writesWaiting: (bankId) => server.operations.waiting(bankId),
       // Models and pages with refresh_after_consolidation follow the observations they read.
       onConsolidated: (bankId) => queueRefreshesAfterConsolidation(server, bankId),
     });

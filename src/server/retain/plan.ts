@@ -30,6 +30,8 @@ export interface RetainPlanInput {
   readonly appendSupported: boolean;
   /** Each item's analysis, in `items` order, made beforehand in slices (`analyseItems`); made here when absent. */
   readonly analyses?: readonly ItemAnalysis[];
+  /** The bank record as an earlier plan of the same commit leaves it (plans of one commit chain it). */
+  readonly bankRecord?: BankRecord;
 }
 
 /** What an item's text yields, independent of the bank: its entities and its chunks. */
@@ -43,6 +45,8 @@ export interface RetainPlan {
   readonly documentIds: string[];
   /** The document of each request item, in request order. */
   readonly itemDocumentIds: string[];
+  /** The bank record as the plan's last mutation writes it. */
+  readonly bank: BankRecord;
 }
 
 /** Hindsight writes timestamps with an explicit offset. */
@@ -76,11 +80,11 @@ const analyseItem = (item: MemoryItem): ItemAnalysis => ({ entities: entitiesOf(
  * too): it grows with the text (megabytes in one retain) and reads nothing of the bank, so it
  * runs before the plan and other banks' requests are served meanwhile.
  */
-export const analyseItems = async (items: readonly MemoryItem[]): Promise<ItemAnalysis[]> => {
+export const analyseItems = async (items: readonly MemoryItem[], pause?: () => Promise<void>): Promise<ItemAnalysis[]> => {
   const out: ItemAnalysis[] = [];
   const slice = sliceTimer();
   for (const item of items) {
-    const extracted = await runSliced(extractEntitySteps(item.content), slice);
+    const extracted = await runSliced(extractEntitySteps(item.content), slice, pause);
     out.push({ entities: mergeEntities(givenEntities(item), extracted), chunks: chunkText(item.content) });
   }
   return out;
@@ -117,8 +121,8 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
   if (input.appendSupported && items.some((i) => i.update_mode === 'append' && (i.document_id === undefined || i.document_id === null))) {
     throw badRequest("update_mode='append' requires a document_id");
   }
-  let bankRecord: BankRecord = input.bank?.bank ?? newBank(bankId, nowIso);
-  const mutations: Mutation[] = input.bank === undefined ? [{ type: 'bank.put', bank: bankRecord }] : [];
+  let bankRecord: BankRecord = input.bankRecord ?? input.bank?.bank ?? newBank(bankId, nowIso);
+  const mutations: Mutation[] = input.bank === undefined && input.bankRecord === undefined ? [{ type: 'bank.put', bank: bankRecord }] : [];
   let newDocument = false;
   const documentIds: string[] = [];
 
@@ -206,5 +210,5 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
   }
   bankRecord = { ...bankRecord, updated_at: nowIso, last_write_at: nowIso, ...(newDocument ? { last_document_at: nowIso } : {}) };
   mutations.push({ type: 'bank.put', bank: bankRecord });
-  return { mutations, documentIds, itemDocumentIds: assigned.map((i) => i.document_id ?? '') };
+  return { mutations, documentIds, itemDocumentIds: assigned.map((i) => i.document_id ?? ''), bank: bankRecord };
 };

@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { JsonValue, jsonCopy } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
-import { badRequest, conflict, HttpError } from '../http/errors.js';
+import { badRequest, conflict } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
-import type { Mutation, OperationRecord } from '../store/model.js';
+import type { BankRecord, Mutation, OperationRecord } from '../store/model.js';
 import { RetainPayload, RetainRequest } from '../retain/codecs.js';
 import type { MemoryItem } from '../retain/codecs.js';
-import { analyseItems, assignDocumentIds, planRetain } from '../retain/plan.js';
+import { analyseItems, assignDocumentIds, planRetain, type ItemAnalysis, type RetainPlan } from '../retain/plan.js';
 import { decodeWith } from '../../codecs/decode.js';
 import { ensureBankMutations } from './bankOps.js';
 import type { RouteModule } from './module.js';
@@ -18,19 +18,8 @@ const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cached_
 const supportsAppend = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
 const supportsOperationId = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
 
-/**
- * Applies items to the bank, serialised per bank so concurrent appends never lose a turn.
- * `alongside` adds mutations to the same atomic commit (an async retain marks its operation
- * completed there, so a crash can never apply the items without recording that it did).
- */
-const retainNow = (
-  server: ServerContext,
-  bankId: string,
-  items: readonly MemoryItem[],
-  documentTags: readonly string[],
-  alongside: () => readonly Mutation[] = () => [],
-  operationId?: string,
-): Promise<string[]> =>
+/** Applies items to the bank now (a sync retain), serialised per bank so concurrent appends never lose a turn. */
+const retainNow = (server: ServerContext, bankId: string, items: readonly MemoryItem[], documentTags: readonly string[]): Promise<string[]> =>
   server.store.exclusive(bankId, async () => {
     // In slices, before the bank is read: the plan then reads the bank as it is when it runs.
     const analyses = await analyseItems(items);
@@ -44,8 +33,8 @@ const retainNow = (
       appendSupported: supportsAppend(server),
       analyses,
     });
-    await server.store.commit([...plan.mutations, ...alongside()]);
-    server.webhooks.retainCompleted({ bankId, operationId: operationId ?? randomUUID(), items: eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });
+    await server.store.commit(plan.mutations);
+    server.webhooks.retainCompleted({ bankId, operationId: randomUUID(), items: eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });
     return plan.documentIds;
   });
 
@@ -67,6 +56,93 @@ const eventItems = (
     };
   });
 
+/** An async retain waiting to run: its items as submitted and what their text yields. */
+interface AcceptedRetain {
+  readonly operation: OperationRecord;
+  readonly items: readonly MemoryItem[];
+  readonly documentTags: readonly string[];
+  readonly analyses: readonly ItemAnalysis[];
+  /** The documents it names; operations that share none are planned into one commit. */
+  readonly documents: ReadonlySet<string>;
+}
+
+/** Runs of operations that touch no document twice: each run's plans all read the bank as it is before it. */
+const disjointRuns = (accepted: readonly AcceptedRetain[]): AcceptedRetain[][] => {
+  const runs: AcceptedRetain[][] = [];
+  let run: AcceptedRetain[] = [];
+  let seen = new Set<string>();
+  for (const retain of accepted) {
+    if ([...retain.documents].some((id) => seen.has(id))) {
+      runs.push(run);
+      run = [];
+      seen = new Set();
+    }
+    run.push(retain);
+    for (const id of retain.documents) seen.add(id);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+};
+
+/**
+ * Async retains of one bank, taken together (the runner hands over those waiting in order):
+ * their text analysed in slices that give way to requests, then per run of operations with
+ * no document in common one plan each and ONE commit holding their documents and their ends,
+ * so a crash applies all of a run or none of it, and the acknowledgement cost nothing of this.
+ */
+const retainOperations = async (server: ServerContext, operations: readonly OperationRecord[], pause: () => Promise<void>): Promise<void> => {
+  const first = operations[0];
+  if (first === undefined) return;
+  const bankId = first.bank_id;
+  const refused: Mutation[] = [];
+  const accepted: AcceptedRetain[] = [];
+  for (const operation of operations) {
+    const payload = decodeWith(RetainPayload, `operation ${operation.id} payload`)(operation.payload);
+    if (E.isLeft(payload)) {
+      refused.push(...server.operations.ended(operation, { status: 'failed', message: payload.left.message }));
+      continue;
+    }
+    const { items, document_tags: documentTags } = payload.right;
+    const documents = new Set(items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id])));
+    accepted.push({ operation, items, documentTags, analyses: await analyseItems(items, pause), documents });
+  }
+  if (refused.length > 0) await server.store.commit(refused);
+  for (const run of disjointRuns(accepted)) {
+    const done = await server.store.exclusive(bankId, async () => {
+      const mutations: Mutation[] = [];
+      const planned: { readonly retain: AcceptedRetain; readonly plan: RetainPlan }[] = [];
+      let bankRecord: BankRecord | undefined;
+      for (const retain of run) {
+        try {
+          const plan = planRetain({
+            bankId,
+            bank: server.store.bank(bankId),
+            items: retain.items,
+            documentTags: retain.documentTags,
+            now: server.clock.now(),
+            newId: randomUUID,
+            appendSupported: supportsAppend(server),
+            analyses: retain.analyses,
+            ...(bankRecord === undefined ? {} : { bankRecord }),
+          });
+          bankRecord = plan.bank;
+          mutations.push(...plan.mutations, ...server.operations.ended(retain.operation, { status: 'completed', metadata: { items_count: retain.items.length } }));
+          planned.push({ retain, plan });
+        } catch (error) {
+          // As a request would have been refused (an append without a document id, say).
+          mutations.push(...server.operations.ended(retain.operation, { status: 'failed', message: error instanceof Error ? error.message : String(error) }));
+        }
+      }
+      await server.store.commit(mutations);
+      return planned;
+    });
+    for (const { retain, plan } of done) {
+      const operationId = retain.operation.parent_id ?? retain.operation.id;
+      server.webhooks.retainCompleted({ bankId, operationId, items: eventItems(server, bankId, plan.itemDocumentIds, retain.items, retain.documentTags) });
+    }
+  }
+};
+
 const strategyGroups = (items: readonly MemoryItem[]): MemoryItem[][] => {
   const groups = new Map<string, MemoryItem[]>();
   for (const item of items) {
@@ -86,7 +162,8 @@ const submitAsync = async (
   operationId: string | undefined,
 ): Promise<{ operationIds: string[]; itemsCount: number }> => {
   const ids = items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id]));
-  const duplicates = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
+  const seen = new Set<string>();
+  const duplicates = [...new Set(ids.filter((id) => seen.size === seen.add(id).size))];
   if (duplicates.length > 0) {
     throw badRequest(
       `Batch contains duplicate document_ids: ${JSON.stringify(duplicates)}. Items sharing a document_id must be merged into one item, or send the batch synchronously (async=false).`,
@@ -162,31 +239,16 @@ export const retainModule: RouteModule = {
             },
           };
         }
+        // After the async retains waiting before it (an append keeps its place in the document).
+        await server.operations.caughtUp(bankId);
         await retainNow(server, bankId, request.items, documentTags);
         return { headers, body: { success: true, bank_id: bankId, items_count: request.items.length, async: false, usage: ZERO_USAGE } };
       },
     },
   ],
-  operations: (server) => ({
-    retain: async (operation) => {
-      const payload = decodeWith(RetainPayload, `operation ${operation.id} payload`)(operation.payload);
-      if (E.isLeft(payload)) throw new HttpError(500, payload.left.message);
-      const metadata = { items_count: payload.right.items.length };
-      await retainNow(
-        server,
-        operation.bank_id,
-        payload.right.items,
-        payload.right.document_tags,
-        () => {
-          const live = server.store.bank(operation.bank_id)?.operations.get(operation.id) ?? operation;
-          const now = server.nowIso();
-          return [{ type: 'operation.put', operation: { ...live, status: 'completed', updated_at: now, completed_at: now, result_metadata: metadata } }];
-        },
-        operation.parent_id ?? operation.id,
-      );
-      return metadata;
-    },
+  operations: () => ({
     // A parent aggregates its children; it never runs itself.
     batch_retain: () => Promise.resolve(undefined),
   }),
+  batchOperations: (server) => ({ retain: (operations, pause) => retainOperations(server, operations, pause) }),
 };
