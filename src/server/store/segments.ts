@@ -29,6 +29,7 @@ import { BankRecord, FactType, OperationRecord } from './model.js';
 import type { ServerState } from './state.js';
 import type { RecordTable } from './recordTable.js';
 import type { FactHead } from './model.js';
+import { Locations, TRIPLET_BYTES } from './locations.js';
 
 const NAME = /^segment-(\d{12})-(\d{4})\.seg$/;
 const segmentName = (nextSeq: number, n: number): string => `segment-${String(nextSeq).padStart(12, '0')}-${String(n).padStart(4, '0')}.seg`;
@@ -135,8 +136,7 @@ export class StoredRecords {
     private readonly fds: readonly number[],
     /** Records bytes of each file. */
     readonly recordBytes: readonly number[],
-    /** [file, offset, length] per location. */
-    readonly locations: Float64Array,
+    readonly locations: Locations,
     readonly heads: Heads,
   ) {}
 
@@ -150,18 +150,18 @@ export class StoredRecords {
   }
 
   get count(): number {
-    return this.locations.length / 3;
+    return this.locations.count;
   }
 
   length(at: number): number {
-    return this.locations[at * 3 + 2] ?? 0;
+    return this.locations.length(at);
   }
 
   /** The raw bytes of location `at`, valid until the next read. */
   bytes(at: number): Buffer {
-    const file = this.locations[at * 3] ?? -1;
-    const offset = this.locations[at * 3 + 1] ?? 0;
-    const length = this.locations[at * 3 + 2] ?? 0;
+    const file = this.locations.file(at);
+    const offset = this.locations.offset(at);
+    const length = this.locations.length(at);
     const fd = this.fds[file];
     if (fd === undefined) throw new Error(`server data: no stored record ${at}`);
     if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
@@ -175,7 +175,7 @@ export class StoredRecords {
     const slot = at % CACHE_RECORDS;
     const cached = this.cacheValue[slot];
     if (this.cacheAt[slot] === at && is(cached)) return cached;
-    const file = this.files[this.locations[at * 3] ?? -1] ?? '';
+    const file = this.files[this.locations.file(at)] ?? '';
     let value: unknown;
     try {
       value = JSON.parse(this.bytes(at).toString('utf8'));
@@ -270,13 +270,23 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
   const fds: number[] = [];
   try {
     const trailer = readTrailer(fd, path);
-    const locations = new Float64Array(trailer.locations * 3);
+    const locations = new Locations(trailer.locations);
     const tagSets = new Uint32Array(trailer.locations);
     const codes = new Uint8Array(trailer.locations);
     const footerBytes = Buffer.allocUnsafe(trailer.footerLength);
     let crc = 0;
     let at = trailer.recordsLength;
-    for (const part of [new Uint8Array(locations.buffer), new Uint8Array(tagSets.buffer), codes, footerBytes]) {
+    // The locations a chunk at a time, into their columns: the float64 triplets are never held whole.
+    const misfit = locations.readFrom(
+      (buffer, length, position) => {
+        if (readSync(fd, buffer, 0, length, at + position) !== length) throw damaged(path, 'cut short');
+      },
+      (chunk) => {
+        crc = crc32(chunk, crc);
+      },
+    );
+    at += trailer.locations * TRIPLET_BYTES;
+    for (const part of [new Uint8Array(tagSets.buffer), codes, footerBytes]) {
       if (part.length > 0 && readSync(fd, part, 0, part.length, at) !== part.length) throw damaged(path, 'cut short');
       crc = crc32(part, crc);
       at += part.length;
@@ -304,10 +314,11 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
       if (crcOfRange(other, own.recordsLength) !== own.recordsCrc) throw damaged(filePath, 'records checksum mismatch');
       recordBytes.push(own.recordsLength);
     }
-    for (let i = 0; i < locations.length; i += 3) {
-      const file = locations[i] ?? -1;
-      const end = (locations[i + 1] ?? 0) + (locations[i + 2] ?? 0);
-      if (!Number.isInteger(file) || file < 0 || file >= footer.files.length || !(end <= (recordBytes[file] ?? 0))) throw damaged(path, `location ${i / 3} is outside its file`);
+    if (misfit >= 0) throw damaged(path, `location ${misfit} is outside its file`);
+    for (let i = 0; i < locations.count; i += 1) {
+      const file = locations.file(i);
+      const end = locations.offset(i) + locations.length(i);
+      if (file < 0 || file >= footer.files.length || !(end <= (recordBytes[file] ?? 0))) throw damaged(path, `location ${i} is outside its file`);
     }
     if (!fds.includes(fd)) closeSync(fd);
     for (let i = 0; i < codes.length; i += 1) {
@@ -448,7 +459,7 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
       ids.fact = [];
     },
   );
-  const locations = new Float64Array(held.length * 3);
+  const locations = new Locations(held.length);
   const codes = new Uint8Array(held.length);
   const tagSets = new Uint32Array(held.length);
   const factTypes: FactType[] = [];
@@ -476,13 +487,11 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
       const head = heads[i];
       if (head !== undefined) setHead(i, head);
       if (typeof value === 'number' && current !== undefined && !compact) {
-        locations.set(current.locations.subarray(value * 3, value * 3 + 3), i * 3);
+        locations.copyFrom(current.locations, value, i);
         continue;
       }
       const bytes = typeof value === 'number' ? Buffer.from(current?.bytes(value) ?? []) : Buffer.from(JSON.stringify(value));
-      locations[i * 3] = ownSlot;
-      locations[i * 3 + 1] = out.offset;
-      locations[i * 3 + 2] = bytes.length;
+      if (!locations.set(i, ownSlot, out.offset, bytes.length)) throw new Error(`store: a ${bytes.length}-byte record does not fit a segment's locations`);
       await out.add(bytes);
     }
     for (const p of pendingBanks) {
@@ -505,15 +514,19 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
     recordsLength = out.offset;
     const recordsCrc = out.crc;
     const footerBytes = Buffer.from(JSON.stringify({ segment: 1, nextSeq, files, banks, factTypes, tagSets: tagSetList } satisfies Footer));
-    const columns = [Buffer.from(locations.buffer, locations.byteOffset, locations.byteLength), Buffer.from(tagSets.buffer, tagSets.byteOffset, tagSets.byteLength), Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), footerBytes];
     let footerCrc = 0;
+    for (const part of locations.triplets()) {
+      footerCrc = crc32(part, footerCrc);
+      await out.add(part);
+    }
+    const columns = [Buffer.from(tagSets.buffer, tagSets.byteOffset, tagSets.byteLength), Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), footerBytes];
     for (const part of columns) {
       footerCrc = crc32(part, footerCrc);
       await out.add(part);
     }
     const trailer = Buffer.alloc(TRAILER);
     trailer.writeDoubleLE(recordsLength, 0);
-    trailer.writeUInt32LE(locations.length / 3, 8);
+    trailer.writeUInt32LE(locations.count, 8);
     trailer.writeUInt32LE(footerBytes.length, 12);
     trailer.writeUInt32LE(recordsCrc, 16);
     trailer.writeUInt32LE(footerCrc, 20);
