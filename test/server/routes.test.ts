@@ -74,7 +74,11 @@ describe('banks', () => {
     expect(await call(server, 'PATCH', `${B}/bk-missing`, { name: 'x' })).toMatchObject({ status: 404, body: { detail: "Bank 'bk-missing' not found" } });
   });
   it('lists with q (id or name, case-insensitive), most recently written first, as {"banks"} only (0.9.1 has no paging)', async () => {
-    for (const id of ['ls-a', 'ls-b', 'ls-c']) await call(server, 'POST', `${B}/${id}/memories`, { items: [{ content: `fact in ${id}` }] });
+    for (const id of ['ls-a', 'ls-b', 'ls-c']) {
+      await call(server, 'POST', `${B}/${id}/memories`, { items: [{ content: `fact in ${id}` }] });
+      // Write times are kept to the millisecond: two writes in one millisecond are a tie (broken by id).
+      await new Promise((r) => setTimeout(r, 3));
+    }
     const all = await call(server, 'GET', `${B}?q=LS-&limit=1`);
     expect(Object.keys(all.body)).toEqual(['banks']);
     expect(all.body.banks.map((b: { bank_id: string }) => b.bank_id)).toEqual(['ls-c', 'ls-b', 'ls-a']);
