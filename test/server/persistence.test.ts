@@ -128,14 +128,14 @@ describe('crash safety (child process, SIGKILL)', () => {
   it('async retains applied in batches: a SIGKILL mid-way loses none and applies none twice', async () => {
     // Runs of requests to distinct documents share one commit; appends to shared documents do
     // not (each reads the last): both kinds, killed while they are being applied, then right
-    // after the last acknowledgement. The items carry more text than a read of the bank waits
-    // for, so the polling below does not hurry them through.
+    // after the last acknowledgement. The items carry several times the text a read of the bank
+    // waits for (256 K characters), so the polling below does not hurry them all through.
     const batches = await tempDir();
     const shared = ['s0', 's1', 's2'];
     const appended = new Map<string, string[]>(shared.map((id) => [id, []]));
     const distinct = new Map<string, string>();
     const operationIds: string[] = [];
-    const filler = 'the durable log keeps every acknowledged write '.repeat(25);
+    const filler = 'the durable log keeps every acknowledged write '.repeat(60);
     const send = async (server: ServerProcess, round: number): Promise<void> => {
       for (let i = 0; i < 24; i += 1) {
         const appends = i >= 8 && i < 16;
@@ -156,16 +156,31 @@ describe('crash safety (child process, SIGKILL)', () => {
       return { open: (await total('pending')) + (await total('processing')), completed: await total('completed') };
     };
 
-    const first = await spawnServer(['--data-dir', batches]);
-    await send(first, 0);
-    // Killed once some operations have been applied and others have not.
-    let seen = { open: 1, completed: 0 };
-    for (let i = 0; i < 400 && (seen.completed === 0 || seen.open === 0); i += 1) seen = await counts(first);
-    expect(seen.completed).toBeGreaterThan(0);
-    expect(seen.open).toBeGreaterThan(0);
-    await first.kill();
+    // Operations start 300 ms after their request, one after another as they were sent, so
+    // they are applied in several batches; the server is killed at the first one it finishes.
+    // Whether others were still open then is a race: a round that finished them all in between
+    // is tried again (on the same data, which is checked whole at the end), up to five rounds.
+    const waitFor = async (server: ServerProcess, done: (seen: { open: number; completed: number }) => boolean) => {
+      let seen = await counts(server);
+      for (const until = Date.now() + 20_000; !done(seen) && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 5));
+        seen = await counts(server);
+      }
+      return seen;
+    };
+    let killedMidway = false;
+    for (let round = 0; round < 5 && !killedMidway; round += 1) {
+      const server = await spawnServer(['--data-dir', batches, '--operation-delay-ms', '300']);
+      // What an earlier round left pending finishes first.
+      const before = (await waitFor(server, (seen) => seen.open === 0)).completed;
+      await send(server, round);
+      const seen = await waitFor(server, (now) => now.completed > before);
+      killedMidway = seen.completed > before && seen.open > 0;
+      await server.kill();
+    }
+    expect(killedMidway).toBe(true);
     const second = await spawnServer(['--data-dir', batches]);
-    await send(second, 1);
+    await send(second, 5);
     await second.kill();
 
     const last = await spawnServer(['--data-dir', batches]);
