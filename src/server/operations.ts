@@ -54,7 +54,8 @@ export interface SubmitRequest {
 /**
  * A read of a bank waits for the async retains the bank has waiting when they hold at most this
  * much text (tens of milliseconds of analysis): a client finds what it just wrote. A larger
- * backlog (a bulk import) is not waited for: the read answers at once, without it.
+ * backlog (a bulk import), or other work queued with them, is not waited for: the read answers
+ * at once, without it.
  */
 const READ_WAITS_FOR_CHARS = 256 * 1024;
 
@@ -257,6 +258,8 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
 
   /** Per bank: ends a worker's wait for a pause in requests (a read of the bank wants its writes). */
   const hurry = new Map<string, () => void>();
+  /** Per bank: the operations its worker is running now. */
+  const running = new Map<string, readonly OperationRecord[]>();
   /** Banks whose waiting operations a read is waiting for: they run without waiting for a pause. */
   const hurried = new Set<string>();
 
@@ -280,6 +283,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       // Always awaited, so the worker is registered before it can finish.
       const turn = await (closed ? Promise.resolve('quiet' as const) : turnFor(bankId));
       const taken = takeNext(queue, BATCH_ITEMS[turn]);
+      running.set(bankId, taken);
       const first = taken[0];
       try {
         if (!closed && first !== undefined) {
@@ -290,6 +294,7 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       } catch (error) {
         console.error(`embedded server: operation ${first?.id ?? ''} could not be recorded: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
+        running.delete(bankId);
         inFlight -= taken.length;
         settle();
       }
@@ -336,7 +341,12 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       const queue = queues.get(bankId);
       if (worker === undefined || queue === undefined) return Promise.resolve();
       let chars = 0;
-      for (const operation of queue) chars += payloadChars(operation.payload);
+      // The batch being applied counts too: a read does not wait behind a bulk one either, nor
+      // behind other kinds of work (a mental model's refresh).
+      for (const operation of [...(running.get(bankId) ?? []), ...queue]) {
+        if (!batchHandlers.has(operation.task_type)) return Promise.resolve();
+        chars += payloadChars(operation.payload);
+      }
       if (chars > READ_WAITS_FOR_CHARS) return Promise.resolve();
       hurried.add(bankId);
       hurry.get(bankId)?.();
