@@ -548,11 +548,14 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
   const fds = files.map((file) => openSync(join(dir, file), 'r'));
   const recordBytes = files.map((file, i) => (i === ownSlot ? recordsLength : (current?.recordBytes[current.files.indexOf(file)] ?? 0)));
   const stored = new StoredRecords(dir, files, fds, recordBytes, locations, { codes, tagSets, factTypes, tagSetList });
+  // The new positions and the file they point into are published together, with no await
+  // between: a read in between would take a new position from the old (closed) files.
   let at = 0;
   walk(state, (table, id) => {
     table.setStored(id, at);
     at += 1;
   });
+  state.useStored(stored);
   current?.close();
   for (const old of existing) if (!files.includes(old)) await unlink(join(dir, old));
   return { name, stored, compacted: compact, bytesWritten: recordsLength };

@@ -139,6 +139,44 @@ describe('segments', () => {
     }
   });
 
+  it('reads running while a compacting snapshot ends never see new positions in the old files (a 500 under load before)', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a')]);
+    for (let i = 0; i < 30; i += 1) await store.commit([documentPut('a', i)]);
+    await store.snapshotNow();
+    await store.commit([documentPut('a', 30)]);
+    await store.snapshotNow();
+    // Mostly dead: the next snapshot compacts, and deletes the two old files after writing the new one.
+    for (let i = 0; i < 25; i += 1) await store.commit([{ type: 'document.delete', bank_id: 'a', document_id: `d${i}` }]);
+    expect(await segmentFiles(dir)).toHaveLength(2);
+    const live = [25, 26, 27, 28, 29, 30].map((i) => `d${i}`);
+    let done = false;
+    let reads = 0;
+    const failures: string[] = [];
+    // A reader on every turn of the event loop, as requests are, for as long as the snapshot runs.
+    const reader = (async () => {
+      while (!done) {
+        for (const id of live) {
+          try {
+            if (store.bank('a')?.documents.get(id)?.id !== id) failures.push(`${id}: missing`);
+            reads += 1;
+          } catch (error) {
+            failures.push(`${id}: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await store.snapshotNow();
+    done = true;
+    await reader;
+    expect(await segmentFiles(dir)).toHaveLength(1);
+    expect(reads).toBeGreaterThan(live.length);
+    expect(failures).toEqual([]);
+    await store.close();
+  });
+
   it('a damaged segment stops start-up with the file named, whether the records or the footer are hit', async () => {
     for (const where of ['records', 'footer'] as const) {
       const dir = await tempDir();
