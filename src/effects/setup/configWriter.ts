@@ -51,10 +51,14 @@ const shown = (path: string, value: unknown): string => {
 };
 
 /** A path as a person reads it: the home directory as `~`. */
-export const displayPath = (file: string, home: string): string => (home !== '' && file.startsWith(`${home}/`) ? `~${file.slice(home.length)}` : file);
+/** A path as a person reads it: relative inside the project (when given), `~/...` under the home. */
+export const displayPath = (file: string, home: string, cwd?: string): string => {
+  if (cwd !== undefined && cwd !== '' && file.startsWith(`${cwd}/`)) return file.slice(cwd.length + 1);
+  return home !== '' && file.startsWith(`${home}/`) ? `~${file.slice(home.length)}` : file;
+};
 
 /** Reads each file now and computes its new content; an unreadable file stops the plan. */
-export const planWrite = (files: ConfigFilePort, edits: readonly FileEdit[], home: string): WritePlan | { readonly error: string } => {
+export const planWrite = (files: ConfigFilePort, edits: readonly FileEdit[], home: string, cwd?: string): WritePlan | { readonly error: string } => {
   const planned: PlannedFile[] = [];
   for (const edit of edits) {
     if (edit.set.length === 0 && edit.unset.length === 0) continue;
@@ -69,7 +73,7 @@ export const planWrite = (files: ConfigFilePort, edits: readonly FileEdit[], hom
   }
   const diff = planned
     .map((p) =>
-      [`${displayPath(p.path, home)}${p.before.exists ? '' : ' (new file)'}:`, ...p.changes.map((k) => `  ${k}: ${shown(k, leaves(p.before.data).get(k))} -> ${shown(k, leaves(p.after).get(k))}`)].join('\n'),
+      [`${displayPath(p.path, home, cwd)}${p.before.exists ? '' : ' (new file)'}:`, ...p.changes.map((k) => `  ${k}: ${shown(k, leaves(p.before.data).get(k))} -> ${shown(k, leaves(p.after).get(k))}`)].join('\n'),
     )
     .join('\n');
   return { files: planned, fields: planned.flatMap((p) => p.changes), diff };
@@ -101,12 +105,12 @@ export type WriteOutcome =
 
 /** Shows the diff, asks, writes. `extra` adds lines under the diff (a bank to create...). */
 export const previewAndWrite = async (
-  deps: { readonly ui: UiPort; readonly files: ConfigFilePort; readonly home: string },
+  deps: { readonly ui: UiPort; readonly files: ConfigFilePort; readonly home: string; readonly cwd?: string },
   edits: readonly FileEdit[],
   title: string,
   extra: readonly string[] = [],
 ): Promise<WriteOutcome> => {
-  const plan = planWrite(deps.files, edits, deps.home);
+  const plan = planWrite(deps.files, edits, deps.home, deps.cwd);
   if ('error' in plan) return { _tag: 'failed', reason: plan.error };
   if (plan.files.length === 0 && extra.length === 0) return { _tag: 'unchanged' };
   const ok = await deps.ui.confirm(title, [plan.diff === '' ? 'No config file changes.' : plan.diff, ...extra, '', 'Write this?'].join('\n'));

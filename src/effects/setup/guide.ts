@@ -335,7 +335,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
     ...(starters === undefined ? [] : [`Creates the ${starters} starter mental models (${starterNames(starters)}) in it; existing ones are kept.`]),
     ...(complete ? [] : ['Setup stays incomplete: one bank for all projects needs a bank id (run /memory setup again).']),
   ];
-  const outcome = await previewAndWrite({ ui, files: deps.files, home }, [user, project], 'Write this memory setup?', extra);
+  const outcome = await previewAndWrite({ ui, files: deps.files, home, cwd: loaded.cwd }, [user, project], 'Write this memory setup?', extra);
   switch (outcome._tag) {
     case 'declined':
       return cancel('review');

@@ -67,7 +67,7 @@ export const resetGroup = (field: Pick<FieldSpec, 'resetKey'>): readonly Field[]
 /** Writes one edit after the diff; tells the gate; reloads. */
 const write = async (deps: SettingsDeps, edits: readonly FileEdit[], title: string, via: 'settings' | 'hub'): Promise<WriteOutcome> => {
   const loaded = deps.loaded();
-  const outcome = await previewAndWrite({ ui: deps.ui, files: deps.files, home: loaded.home }, edits, title);
+  const outcome = await previewAndWrite({ ui: deps.ui, files: deps.files, home: loaded.home, cwd: loaded.cwd }, edits, title);
   if (outcome._tag === 'written') {
     await deps.dispatch(setupEvents.configWritten({ at: deps.clock.now(), via, files: outcome.plan.files.map((f) => f.path), fields: [...outcome.plan.fields] }));
     await deps.reload();
@@ -181,7 +181,7 @@ export const switchMemory = async (deps: SettingsDeps, on: boolean, offScope: Of
     return { text: `Memory is turned ${loaded.config.enabled ? 'on' : 'off'} by PI_MEMORY_ENABLED in the environment: change it there and start pi again.`, level: 'warning', written: false };
   }
   const { user, project } = loaded.files;
-  const shown = (file: { readonly path: string }): string => (file.path.startsWith(`${loaded.cwd}/`) ? file.path.slice(loaded.cwd.length + 1) : displayPath(file.path, loaded.home));
+  const shown = (file: { readonly path: string }): string => displayPath(file.path, loaded.home, loaded.cwd);
   const offFiles = on ? [user, project].filter(setsOff) : [];
   const edits: FileEdit[] = on
     ? offFiles.map((f) => ({ scope: f.scope, path: f.path, set: [], unset: ['enabled'] }))

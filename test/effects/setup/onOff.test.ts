@@ -77,8 +77,8 @@ describe('turning memory off and on from the hub', () => {
     const p = await place({ user: { enabled: false }, project: { enabled: false, recall: { budget: 'low' } } });
     expect(p.load().config.enabled).toBe(false);
     const on = await p.flip(true, [true]);
-    expect(on.shown).toContain('~/.pi/agent/memory.json');
-    expect(on.shown).toContain('repo/.pi/memory.json');
+    expect(on.shown).toMatch(/^~\/\.pi\/agent\/memory\.json:$/m);
+    expect(on.shown).toMatch(/^\.pi\/memory\.json:$/m);
     expect(on.result.text).toBe('Memory is on in every project (enabled removed from ~/.pi/agent/memory.json and .pi/memory.json).');
     expect(on.enabled).toBe(true);
     expect(await p.read(p.userFile)).toEqual({});

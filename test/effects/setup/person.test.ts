@@ -66,6 +66,16 @@ describe('the config writer', () => {
     expect(files.read('project', project).data).toEqual({ setupComplete: true });
   });
 
+  it('names a file inside the project relative to it, one under the home with ~', () => {
+    const files = createMemoryConfigFiles({});
+    const plan = planWrite(files, [
+      { scope: 'user', path: user, set: [{ path: 'enabled', value: false }], unset: [] },
+      { scope: 'project', path: project, set: [{ path: 'enabled', value: false }], unset: [] },
+    ], '/home/p', '/work/repo');
+    if ('error' in plan) throw new Error(plan.error);
+    expect(plan.diff).toBe(['~/.pi/agent/memory.json (new file):', '  enabled: (not set) -> false', '.pi/memory.json (new file):', '  enabled: (not set) -> false'].join('\n'));
+  });
+
   it('puts the first file back when the second cannot be written', async () => {
     const twin = createMemoryConfigFiles({ [user]: '{"enabled":false}' });
     const refusing: ConfigFilePort = {
