@@ -7,7 +7,7 @@
  * and one commit for many requests). Pending operations found at start-up are resumed, so an
  * acknowledged async retain survives a crash.
  */
-import type { JsonValue } from '../codecs/codecs.js';
+import { isRecord, type JsonValue } from '../codecs/codecs.js';
 import type { FaultSet } from './faults.js';
 import type { Foreground, Turn } from './foreground.js';
 import type { Mutation, OperationRecord } from './store/model.js';
@@ -61,12 +61,12 @@ const READ_WAITS_FOR_CHARS = 256 * 1024;
 
 /** Characters of text an operation's payload carries (its items' contents), without walking more. */
 const payloadChars = (payload: JsonValue | undefined): number => {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 0;
-  const items = payload['items'];
+  const items = isRecord(payload) ? payload['items'] : undefined;
   if (!Array.isArray(items)) return 0;
   let chars = 0;
   for (const item of items) {
-    if (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['content'] === 'string') chars += item['content'].length;
+    const content = isRecord(item) ? item['content'] : undefined;
+    if (typeof content === 'string') chars += content.length;
   }
   return chars;
 };

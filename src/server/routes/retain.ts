@@ -18,21 +18,28 @@ const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cached_
 const supportsAppend = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
 const supportsOperationId = (server: ServerContext): boolean => server.mimic !== 'legacy-0.7';
 
+/** The documents items name (those without an id get one when planned). */
+const documentIdsOf = (items: readonly MemoryItem[]): string[] => items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id]));
+
+/** Plans items against the bank as it is now; `bankRecord` carries an earlier plan's bank in the same commit. */
+const planNow = (server: ServerContext, bankId: string, items: readonly MemoryItem[], documentTags: readonly string[], analyses: readonly ItemAnalysis[], bankRecord?: BankRecord): RetainPlan =>
+  planRetain({
+    bankId,
+    bank: server.store.bank(bankId),
+    items,
+    documentTags,
+    now: server.clock.now(),
+    newId: randomUUID,
+    appendSupported: supportsAppend(server),
+    analyses,
+    ...(bankRecord === undefined ? {} : { bankRecord }),
+  });
+
 /** Applies items to the bank now (a sync retain), serialised per bank so concurrent appends never lose a turn. */
 const retainNow = (server: ServerContext, bankId: string, items: readonly MemoryItem[], documentTags: readonly string[]): Promise<string[]> =>
   server.store.exclusive(bankId, async () => {
     // In slices, before the bank is read: the plan then reads the bank as it is when it runs.
-    const analyses = await analyseItems(items);
-    const plan = planRetain({
-      bankId,
-      bank: server.store.bank(bankId),
-      items,
-      documentTags,
-      now: server.clock.now(),
-      newId: randomUUID,
-      appendSupported: supportsAppend(server),
-      analyses,
-    });
+    const plan = planNow(server, bankId, items, documentTags, await analyseItems(items));
     await server.store.commit(plan.mutations);
     server.webhooks.retainCompleted({ bankId, operationId: randomUUID(), items: eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });
     return plan.documentIds;
@@ -103,7 +110,7 @@ const retainOperations = async (server: ServerContext, operations: readonly Oper
       continue;
     }
     const { items, document_tags: documentTags } = payload.right;
-    const documents = new Set(items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id])));
+    const documents = new Set(documentIdsOf(items));
     accepted.push({ operation, items, documentTags, analyses: await analyseItems(items, pause), documents });
   }
   if (refused.length > 0) await server.store.commit(refused);
@@ -114,17 +121,7 @@ const retainOperations = async (server: ServerContext, operations: readonly Oper
       let bankRecord: BankRecord | undefined;
       for (const retain of run) {
         try {
-          const plan = planRetain({
-            bankId,
-            bank: server.store.bank(bankId),
-            items: retain.items,
-            documentTags: retain.documentTags,
-            now: server.clock.now(),
-            newId: randomUUID,
-            appendSupported: supportsAppend(server),
-            analyses: retain.analyses,
-            ...(bankRecord === undefined ? {} : { bankRecord }),
-          });
+          const plan = planNow(server, bankId, retain.items, retain.documentTags, retain.analyses, bankRecord);
           bankRecord = plan.bank;
           mutations.push(...plan.mutations, ...server.operations.ended(retain.operation, { status: 'completed', metadata: { items_count: retain.items.length } }));
           planned.push({ retain, plan });
@@ -161,7 +158,7 @@ const submitAsync = async (
   documentTags: readonly string[],
   operationId: string | undefined,
 ): Promise<{ operationIds: string[]; itemsCount: number }> => {
-  const ids = items.flatMap((i) => (i.document_id === undefined || i.document_id === null ? [] : [i.document_id]));
+  const ids = documentIdsOf(items);
   const seen = new Set<string>();
   const duplicates = [...new Set(ids.filter((id) => seen.size === seen.add(id).size))];
   if (duplicates.length > 0) {
