@@ -5,44 +5,99 @@
  * per record instead of rebuilding every record into objects, and a snapshot moves the objects
  * into a segment and keeps only their numbers. Reads see a `ReadonlyMap`, so routes and the
  * ranking do not know which records are stored. A table restored from a segment may also defer
- * making its map until it is first used (`defer`), as `DeferredMap` does for plain maps.
+ * making its map until it is first used (`defer`): its map is a `DeferredMap`.
  */
 
-/**
- * Runs a deferred fill; if it throws (its lists could not be read), arms it again before the
- * error goes on, so every later use fails the same way instead of finding an empty table.
- */
-const rearmOnThrow = (fill: () => void, rearm: () => void): void => {
-  try {
-    fill();
-  } catch (error) {
-    rearm();
-    throw error;
+/** A Map whose entries are made by `fill` when it is first used. */
+export class DeferredMap<K, V> extends Map<K, V> {
+  private fill: (() => void) | undefined;
+
+  defer(fill: () => void): void {
+    this.fill = fill;
   }
-};
+
+  private ready(): void {
+    const fill = this.fill;
+    if (fill === undefined) return;
+    // Cleared first: fill adds its entries through this map.
+    this.fill = undefined;
+    try {
+      fill();
+    } catch (error) {
+      // Its lists could not be read: armed again, so every later use fails the same way
+      // instead of finding an empty map.
+      this.fill = fill;
+      throw error;
+    }
+  }
+
+  override get size(): number {
+    this.ready();
+    return super.size;
+  }
+
+  override get(key: K): V | undefined {
+    this.ready();
+    return super.get(key);
+  }
+
+  override has(key: K): boolean {
+    this.ready();
+    return super.has(key);
+  }
+
+  override set(key: K, value: V): this {
+    this.ready();
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    this.ready();
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.fill = undefined;
+    super.clear();
+  }
+
+  override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    this.ready();
+    super.forEach(fn, thisArg);
+  }
+
+  override keys(): MapIterator<K> {
+    this.ready();
+    return super.keys();
+  }
+
+  override values(): MapIterator<V> {
+    this.ready();
+    return super.values();
+  }
+
+  override entries(): MapIterator<[K, V]> {
+    this.ready();
+    return super.entries();
+  }
+
+  override [Symbol.iterator](): MapIterator<[K, V]> {
+    this.ready();
+    return super[Symbol.iterator]();
+  }
+}
 
 /** Reads stored record number `at`; throws if the files do not hold a valid record there. */
 export type StoredReader<T> = (at: number) => T;
 
 export class RecordTable<T extends object> implements ReadonlyMap<string, T> {
-  private readonly entriesById = new Map<string, T | number>();
-  private fill: (() => void) | undefined;
+  private readonly byId = new DeferredMap<string, T | number>();
 
   constructor(private readonly readStored: StoredReader<T>) {}
 
   /** `fill` makes the entries (with `setStored`) when the table is first used. */
   defer(fill: () => void): void {
-    this.fill = fill;
-  }
-
-  private get byId(): Map<string, T | number> {
-    const fill = this.fill;
-    if (fill !== undefined) {
-      // Cleared first: fill adds its entries through this getter.
-      this.fill = undefined;
-      rearmOnThrow(fill, () => (this.fill = fill));
-    }
-    return this.entriesById;
+    this.byId.defer(fill);
   }
 
   get size(): number {
@@ -112,76 +167,5 @@ export class FactTable<T extends object, H> extends RecordTable<T> {
     const value = this.held(id);
     if (value === undefined) return undefined;
     return typeof value === 'number' ? this.readStoredHead(value) : this.headOf(value);
-  }
-}
-
-/** A Map whose entries are made by `fill` when it is first used. */
-export class DeferredMap<K, V> extends Map<K, V> {
-  private fill: (() => void) | undefined;
-
-  defer(fill: () => void): void {
-    this.fill = fill;
-  }
-
-  private ready(): void {
-    const fill = this.fill;
-    if (fill === undefined) return;
-    this.fill = undefined;
-    rearmOnThrow(fill, () => (this.fill = fill));
-  }
-
-  override get size(): number {
-    this.ready();
-    return super.size;
-  }
-
-  override get(key: K): V | undefined {
-    this.ready();
-    return super.get(key);
-  }
-
-  override has(key: K): boolean {
-    this.ready();
-    return super.has(key);
-  }
-
-  override set(key: K, value: V): this {
-    this.ready();
-    return super.set(key, value);
-  }
-
-  override delete(key: K): boolean {
-    this.ready();
-    return super.delete(key);
-  }
-
-  override clear(): void {
-    this.fill = undefined;
-    super.clear();
-  }
-
-  override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
-    this.ready();
-    super.forEach(fn, thisArg);
-  }
-
-  override keys(): MapIterator<K> {
-    this.ready();
-    return super.keys();
-  }
-
-  override values(): MapIterator<V> {
-    this.ready();
-    return super.values();
-  }
-
-  override entries(): MapIterator<[K, V]> {
-    this.ready();
-    return super.entries();
-  }
-
-  override [Symbol.iterator](): MapIterator<[K, V]> {
-    this.ready();
-    return super[Symbol.iterator]();
   }
 }
