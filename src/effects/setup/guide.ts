@@ -83,7 +83,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
   const userPath = loaded.files.user.path;
   const projectPath = loaded.files.project.path;
   const userShown = displayPath(userPath, home);
-  const projectShown = projectPath.startsWith(`${loaded.cwd}/`) ? projectPath.slice(loaded.cwd.length + 1) : projectPath;
+  const projectShown = displayPath(projectPath, home, loaded.cwd);
   const userSets: { path: string; value: unknown }[] = [];
   const userUnsets: string[] = [];
   const projectSets: { path: string; value: unknown }[] = [];

@@ -46,7 +46,7 @@ const valueText = (field: Field, value: unknown): string => {
 const sourceText = (loaded: LoadedConfig, name: FieldName): string => {
   const source = loaded.sources[name];
   if (source === 'user') return displayPath(loaded.files.user.path, loaded.home);
-  if (source === 'project') return loaded.files.project.path.startsWith(`${loaded.cwd}/`) ? loaded.files.project.path.slice(loaded.cwd.length + 1) : loaded.files.project.path;
+  if (source === 'project') return displayPath(loaded.files.project.path, loaded.home, loaded.cwd);
   return source === 'env' ? 'the environment' : 'default';
 };
 
@@ -165,17 +165,14 @@ export const runSettings = async (deps: SettingsDeps): Promise<void> => {
   }
 };
 
-/** Where "Turn memory off" writes: this project's file or the user file (every project). */
-export type OffScope = FileScope;
-
 const setsOff = (file: LoadedConfig['files']['user']): boolean => isRecord(file.data) && file.data['enabled'] === false;
 
 /**
- * The hub's on/off. Off writes `enabled: false` where the person chose (this project's file or
- * the user file). On removes every `enabled: false` that keeps memory off, in both files, so
+ * The hub's on/off. Off writes `enabled: false` where the person chose (`offScope`: this
+ * project's file, or the user file for every project). On removes every `enabled: false` that keeps memory off, in both files, so
  * one answer is enough (the preview names each file).
  */
-export const switchMemory = async (deps: SettingsDeps, on: boolean, offScope: OffScope = 'user'): Promise<{ readonly text: string; readonly level: 'info' | 'warning'; readonly written: boolean }> => {
+export const switchMemory = async (deps: SettingsDeps, on: boolean, offScope: FileScope = 'user'): Promise<{ readonly text: string; readonly level: 'info' | 'warning'; readonly written: boolean }> => {
   const loaded = deps.loaded();
   if (loaded.sources.enabled === 'env') {
     return { text: `Memory is turned ${loaded.config.enabled ? 'on' : 'off'} by PI_MEMORY_ENABLED in the environment: change it there and start pi again.`, level: 'warning', written: false };

@@ -13,7 +13,8 @@ import { redact } from '../../config/redact.js';
 import { STARTER_MODELS, type AgentUse } from '../../config/starterModels.js';
 import { displayPath, commitWrite, planWrite } from '../../effects/setup/configWriter.js';
 import { runGuide } from '../../effects/setup/guide.js';
-import { runSettings, switchMemory, type OffScope, type SettingsDeps } from '../../effects/setup/settings.js';
+import { runSettings, switchMemory, type SettingsDeps } from '../../effects/setup/settings.js';
+import type { FileScope } from '../../config/resolve.js';
 import { systemClock } from '../../effects/ports/clock.js';
 import type { UiPort } from '../../effects/ports/ui.js';
 import { setupEvents } from '../../machines/setup/events.js';
@@ -224,7 +225,7 @@ const OFF_EVERYWHERE = 'In every project';
 export const switchOnOff = async (holder: RuntimeHolder, ctx: ExtensionContext, runtime: MemoryRuntime): Promise<void> => {
   const ui = uiOf(ctx);
   const on = !runtime.loaded.config.enabled;
-  let offScope: OffScope = 'user';
+  let offScope: FileScope = 'user';
   if (!on && runtime.loaded.sources.enabled !== 'env') {
     const where = await ui.select('Turn memory off where?', [OFF_HERE, OFF_EVERYWHERE, 'Back']);
     if (where !== OFF_HERE && where !== OFF_EVERYWHERE) return;

@@ -10,7 +10,8 @@ import { createManualClock } from '../../../src/adapters/clock/manualClock.js';
 import { fileConfigFiles } from '../../../src/adapters/fs/configFile.js';
 import { createScriptedUi, type ScriptedAnswer } from '../../../src/adapters/ui/scriptedUi.js';
 import { loadConfig, type LoadedConfig } from '../../../src/config/load.js';
-import { switchMemory, type OffScope } from '../../../src/effects/setup/settings.js';
+import type { FileScope } from '../../../src/config/resolve.js';
+import { switchMemory } from '../../../src/effects/setup/settings.js';
 import type { SetupEventInput } from '../../../src/machines/setup/events.js';
 
 const dirs: string[] = [];
@@ -31,7 +32,7 @@ const place = async (files: { user?: unknown; project?: unknown } = {}) => {
   if (files.project !== undefined) await writeFile(projectFile, JSON.stringify(files.project));
   const load = (): LoadedConfig => loadConfig({ cwd, home, env: {} });
   const read = async (file: string): Promise<unknown> => JSON.parse(await readFile(file, 'utf8').catch(() => 'null'));
-  const flip = async (on: boolean, answers: readonly ScriptedAnswer[], offScope?: OffScope) => {
+  const flip = async (on: boolean, answers: readonly ScriptedAnswer[], offScope?: FileScope) => {
     let loaded = load();
     const events: SetupEventInput[] = [];
     const ui = createScriptedUi(answers);
