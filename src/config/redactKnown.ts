@@ -16,6 +16,8 @@ const REPLACEMENT = '[REDACTED]';
 const known = new Set<string>();
 /** Every written form of every known value, longest first (a shorter form inside a longer one goes with it). */
 let forms: readonly string[] = [];
+/** Bumped whenever the set grows: text redacted before then may hold a value known since. */
+let generation = 0;
 
 /**
  * The base64 characters that encode `bytes` wherever they sit in a longer encoded text: at a
@@ -47,6 +49,7 @@ const variants = (value: string): string[] => {
  */
 const rebuild = (): void => {
   forms = [...new Set([...known].flatMap(variants))].sort((a, b) => b.length - a.length);
+  generation += 1;
 };
 
 /**
@@ -66,6 +69,9 @@ export const rememberSecretValues = (values: Iterable<string | undefined>): void
   }
   if (changed) rebuild();
 };
+
+/** Which set of known values `redactKnownValues` hides now: a later one may hide more. */
+export const knownValuesGeneration = (): number => generation;
 
 /** How many values are known (for diagnostics and tests; never the values). */
 export const knownSecretCount = (): number => known.size;

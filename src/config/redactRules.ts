@@ -19,10 +19,22 @@ export const REDACTED = '[REDACTED]';
  * the same characters touch. `test/security/redactionTime.test.ts` holds every rule to a time
  * per KB over adversarial inputs; `bench/redaction.bench.ts` measures the throughput.
  */
+/**
+ * Literals without one of which a rule cannot change a text: the rule is skipped when the text
+ * holds none of them (`ignoreCase`: in any ASCII case, as the regex's `i` flag matches them).
+ * A prefilter only: it never decides what is hidden, and `test/config/redactAnchors.test.ts`
+ * holds every rule's result with it to the result without it.
+ */
+export interface Anchors {
+  readonly any: readonly string[];
+  readonly ignoreCase: boolean;
+}
+
 /** A rule is a regex and its replacement, or a scanner where no regex shape is linear. */
-export type Rule =
+export type Rule = (
   | { readonly name: string; readonly pattern: RegExp; readonly replace: string | ((match: string, ...args: unknown[]) => string) }
-  | { readonly name: string; readonly scan: (text: string) => string };
+  | { readonly name: string; readonly scan: (text: string) => string }
+) & { readonly anchors?: Anchors };
 
 // Not preceded by a letter or digit: a key glued to `_` or `-` is still found.
 const START = '(?<![A-Za-z0-9])';
@@ -135,7 +147,12 @@ const hideProseValue = (match: string, args: readonly unknown[]): string => {
   return `${prefix}${REDACTED}${word.slice(kept)}`;
 };
 
-const provider = (name: string, body: string, flags = 'g'): Rule => ({ name, pattern: new RegExp(`${START}${body}`, flags), replace: REDACTED });
+const anyCase = (...any: string[]): Anchors => ({ any, ignoreCase: true });
+const exact = (...any: string[]): Anchors => ({ any, ignoreCase: false });
+/** Every secret word of `SECRET_WORD` holds one of these (and `[_.-]pass` holds `pass`). */
+const SECRET_ANCHORS = anyCase('key', 'token', 'secret', 'pass', 'pwd', 'credential');
+
+const provider = (name: string, body: string, anchors: Anchors): Rule => ({ name, pattern: new RegExp(`${START}${body}`, 'g'), replace: REDACTED, anchors });
 
 export const rules: readonly Rule[] = [
   // Any armoured private key: RSA, EC, OPENSSH, ENCRYPTED, PGP ... KEY BLOCK. An unterminated
@@ -144,57 +161,62 @@ export const rules: readonly Rule[] = [
     name: 'armoured private key',
     pattern: /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     replace: REDACTED,
+    anchors: exact('-----BEGIN '),
   },
   // A whole header line: the scheme may be anything (Bearer, Basic, Token, a raw key).
-  { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}` },
-  { name: 'api key header', pattern: new RegExp(String.raw`\b(x-api-key\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}` },
-  { name: 'cookie header', pattern: new RegExp(String.raw`\b((?:set-)?cookie\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}` },
-  { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}` },
-  { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}` },
+  { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
+  { name: 'api key header', pattern: new RegExp(String.raw`\b(x-api-key\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('x-api-key') },
+  { name: 'cookie header', pattern: new RegExp(String.raw`\b((?:set-)?cookie\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('cookie') },
+  { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('bearer') },
+  { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('basic') },
   // `scheme://user:pass@host` and `scheme://longtoken@host`; a plain `git@` stays readable.
-  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:]+):([^\s/@]*)@`, 'gi'), replace: `$1${REDACTED}@` },
-  { name: 'url token user', pattern: new RegExp(String.raw`${SCHEME}${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@` },
-  { name: 'url secret query parameter', scan: (text) => hideQuerySecrets(text) },
+  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:]+):([^\s/@]*)@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
+  { name: 'url token user', pattern: new RegExp(String.raw`${SCHEME}${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
+  { name: 'url secret query parameter', scan: (text) => hideQuerySecrets(text), anchors: anyCase('key', 'token', 'secret', 'pass', 'pwd', 'credential', 'sig') },
   // JSON-ish `"apiKey": "value"` (before the bare key=value rule so the quotes survive).
   {
     name: 'json secret field',
     // The name is checked by look-ahead (the word, then a separator or the closing quote) and then taken whole.
     pattern: new RegExp(String.raw`("(?=[^"\n]*?(?:${SECRET_WORD}|[_.-]pass)(?:[_.-]|"))${whole(String.raw`[^"\n]*`, 2)}"\s*:\s*")${FRESH}((?:[^"\\\n]|\\.)+)(")`, 'gi'),
     replace: `$1${REDACTED}$4`,
+    anchors: SECRET_ANCHORS,
   },
   // Provider-shaped keys, recognisable anywhere.
-  provider('openai/anthropic key', String.raw`sk-(?:proj-|ant-(?:api\d+-)?|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}`),
-  provider('stripe key', String.raw`(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`),
-  provider('stripe webhook secret', String.raw`whsec_[A-Za-z0-9]{20,}`),
-  provider('hindsight key', String.raw`(?:hs|hsk)[_-][A-Za-z0-9_-]{16,}`),
-  provider('github token', String.raw`(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`),
-  provider('gitlab token', String.raw`gl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}`),
-  provider('slack token', String.raw`xox[abposre]-[A-Za-z0-9-]{10,}`),
-  { name: 'slack webhook', pattern: /hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g, replace: REDACTED },
-  provider('aws access key id', String.raw`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}${END}`),
-  provider('google api key', String.raw`AIza[0-9A-Za-z_-]{35}`),
-  provider('npm token', String.raw`npm_[A-Za-z0-9]{36}${END}`),
-  provider('pypi token', String.raw`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}`),
-  provider('huggingface token', String.raw`hf_[A-Za-z0-9]{30,}`),
-  provider('sendgrid key', String.raw`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`),
-  provider('shopify token', String.raw`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`),
-  provider('digitalocean token', String.raw`do[opr]_v1_[a-f0-9]{64}`),
-  provider('databricks token', String.raw`dapi[a-f0-9]{32}`),
-  provider('twilio key', String.raw`SK[0-9a-fA-F]{32}${END}`),
+  provider('openai/anthropic key', String.raw`sk-(?:proj-|ant-(?:api\d+-)?|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}`, exact('sk-')),
+  provider('stripe key', String.raw`(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`, exact('sk_', 'rk_')),
+  provider('stripe webhook secret', String.raw`whsec_[A-Za-z0-9]{20,}`, exact('whsec_')),
+  provider('hindsight key', String.raw`(?:hs|hsk)[_-][A-Za-z0-9_-]{16,}`, exact('hs_', 'hs-', 'hsk_', 'hsk-')),
+  provider('github token', String.raw`(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`, exact('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_')),
+  provider('gitlab token', String.raw`gl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}`, exact('glpat-', 'gldt-', 'glptt-', 'glrt-', 'glcbt-', 'gloas-')),
+  provider('slack token', String.raw`xox[abposre]-[A-Za-z0-9-]{10,}`, exact('xox')),
+  { name: 'slack webhook', pattern: /hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g, replace: REDACTED, anchors: exact('hooks.slack.com/') },
+  provider('aws access key id', String.raw`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}${END}`, exact('A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AIPA', 'ANPA', 'ANVA', 'AROA', 'APKA', 'ASCA')),
+  provider('google api key', String.raw`AIza[0-9A-Za-z_-]{35}`, exact('AIza')),
+  provider('npm token', String.raw`npm_[A-Za-z0-9]{36}${END}`, exact('npm_')),
+  provider('pypi token', String.raw`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}`, exact('pypi-AgEIcHlwaS5vcmc')),
+  provider('huggingface token', String.raw`hf_[A-Za-z0-9]{30,}`, exact('hf_')),
+  provider('sendgrid key', String.raw`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, exact('SG.')),
+  provider('shopify token', String.raw`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`, exact('shp')),
+  provider('digitalocean token', String.raw`do[opr]_v1_[a-f0-9]{64}`, exact('_v1_')),
+  provider('databricks token', String.raw`dapi[a-f0-9]{32}`, exact('dapi')),
+  provider('twilio key', String.raw`SK[0-9a-fA-F]{32}${END}`, exact('SK')),
   // A dotted run of the token alphabet is taken whole (from where it starts) and searched for the
   // three segments by `hideJwts`: a regex of the shape would rescan `-eyJ-eyJ-eyJ…` from each `eyJ`.
-  { name: 'jwt', pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+/g, replace: (chain) => hideJwts(chain) },
+  // `hideJwts` gives back a chain without `.eyJ` unchanged.
+  { name: 'jwt', pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+/g, replace: (chain) => hideJwts(chain), anchors: exact('.eyJ') },
   // Azure storage / service bus connection strings: `AccountKey=...;`, `SharedAccessKey=...`.
   {
     name: 'azure connection string key',
     pattern: new RegExp(String.raw`\b((?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*)${FRESH}[^;\s"']+`, 'gi'),
     replace: `$1${REDACTED}`,
+    anchors: anyCase('accountkey', 'sharedaccess'),
   },
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {
     name: 'env secret assignment',
     pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*[:=]\s*["']?)${FRESH}([^\s"',;&)}\]]+)`, 'g'),
     replace: `$1${REDACTED}`,
+    anchors: exact('_PASS', '_PWD', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
   },
   // `NAME=value`, `password: value`, `token value` where the name looks secret.
   {
@@ -206,6 +228,7 @@ export const rules: readonly Rule[] = [
       'gi',
     ),
     replace: `$1${REDACTED}`,
+    anchors: SECRET_ANCHORS,
   },
   // Prose: "my password is hunter2", "the passphrase was: x". A password word makes the next
   // word the secret, whatever it looks like.
@@ -214,21 +237,49 @@ export const rules: readonly Rule[] = [
     // The value is the word taken whole, less its closing punctuation (`proseValue`).
     pattern: new RegExp(String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)\s+(?:is|was|will be|=|:)\s*(?:[:=]\s*)?["'\u2018\u201c]?)${FRESH}${whole(String.raw`[^\s"'\u2019\u201d]+`, 2)}(?=(["'\u2019\u201d]?))`, 'gi'),
     replace: (match, ...args) => hideProseValue(match, args),
+    anchors: anyCase('pass', 'pwd', 'pin code'),
   },
   {
     name: 'secret after key word',
     // A long hex/base64-looking run with at least one digit, right after a key-ish word.
     pattern: new RegExp(String.raw`(\b${SECRET_WORD}\s+(?:is\s+)?)${FRESH}(?=[A-Za-z0-9+/_=-]*\d)([A-Za-z0-9+/_=-]{20,})`, 'gi'),
     replace: `$1${REDACTED}`,
+    anchors: SECRET_ANCHORS,
   },
 ];
 
-/** Every rule applied in order. Idempotent: a rule never matches its own output. */
-export const redactPatterns = (text: string): string => {
+const applyRule = (rule: Rule, text: string): string => {
+  if ('scan' in rule) return rule.scan(text);
+  return typeof rule.replace === 'string' ? text.replace(rule.pattern, rule.replace) : text.replace(rule.pattern, rule.replace);
+};
+
+/**
+ * `ruleSet` applied in order, each only to a text that holds one of its anchors (a rule
+ * without anchors, to every text). The lower-cased copy the case-blind anchors are looked for
+ * in is made once, and again only after a rule changed the text. `toLowerCase` maps every
+ * ASCII capital to its small letter (and a few other letters to ASCII, such as the Kelvin sign
+ * to `k`): it can only add anchors, never hide one, so a rule is never skipped where it could
+ * match (a non-`u` regex's `i` flag matches ASCII letters only in ASCII).
+ */
+export const applyRules = (ruleSet: readonly Rule[], text: string): string => {
   let out = text;
-  for (const rule of rules) {
-    if ('scan' in rule) out = rule.scan(out);
-    else out = typeof rule.replace === 'string' ? out.replace(rule.pattern, rule.replace) : out.replace(rule.pattern, rule.replace);
+  let lower: string | undefined;
+  for (const rule of ruleSet) {
+    const anchors = rule.anchors;
+    if (anchors !== undefined) {
+      let haystack = out;
+      if (anchors.ignoreCase) haystack = lower ??= out.toLowerCase();
+      if (!anchors.any.some((anchor) => haystack.includes(anchor))) continue;
+    }
+    const next = applyRule(rule, out);
+    if (next !== out) lower = undefined;
+    out = next;
   }
   return out;
 };
+
+/** Every rule applied in order. Idempotent: a rule never matches its own output. */
+export const redactPatterns = (text: string): string => applyRules(rules, text);
+
+/** Every rule applied in order to the whole text, anchors ignored: what `redactPatterns` is held to in tests. */
+export const redactPatternsWithoutAnchors = (text: string): string => rules.reduce((out, rule) => applyRule(rule, out), text);

@@ -16,38 +16,32 @@ import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
-import { createMemoryServer } from '../adapters/server/client.js';
-import { openTraceJournal, runJournalPath, type TraceJournal } from '../adapters/journal/traceJournal.js';
-import { createBlockedServer } from '../adapters/server/blocked.js';
-import { jsonlTrace } from '../adapters/trace/jsonlTrace.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { redact, redactValue } from '../config/redact.js';
 import { resolveScope, type Scope } from '../config/scope.js';
-import { resolveApiKey, trustNotice } from '../config/trust.js';
-import { switchedOff } from '../config/switches.js';
 import type { Automation } from '../machines/session/events.js';
 import { replacesSession } from '../machines/session/context.js';
-import type { SessionView } from '../machines/session/selectors.js';
-import { setupState, type SetupState } from '../machines/setup/selectors.js';
+import { setupState } from '../machines/setup/selectors.js';
 import type { ToolContext } from '../tools/context.js';
 import { systemClock, type ClockPort } from '../effects/ports/clock.js';
 import type { IdsPort } from '../effects/ports/ids.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { TracePort } from '../effects/ports/trace.js';
 import { createRecaller } from '../effects/session/recall.js';
-import { openRetainQueue, type QueueStatus, type RetainQueue } from '../effects/retainDelivery/queue.js';
+import type { RetainQueue } from '../effects/retainDelivery/queue.js';
 import { startSessionEffects, type NotifyLevel, type SessionEffects, type SessionInput } from '../effects/session/session.js';
-import { footerText } from '../effects/session/footer.js';
-import { openRetainCursor } from '../adapters/queue/retainCursor.js';
-import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
-import { ensurePrivateDirSync } from '../adapters/fs/safeFile.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
 import { createToolContext } from './toolContext.js';
-import { fileRetainQueuePorts } from './retainQueueStore.js';
 import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
+import { runtimeServer } from './runtime/server.js';
+import { openRetainParts } from './runtime/retainParts.js';
+import { unavailableQueue, withRetainHealth } from './runtime/standIns.js';
+import { runtimeStatus, statusListeners, toolStatusView, type RuntimeStatus } from './runtime/status.js';
+import { openTraceFiles } from './runtime/traceFiles.js';
+
+export type { RuntimeStatus } from './runtime/status.js';
 
 export interface MemoryRuntimeOptions {
   readonly cwd: string;
@@ -71,21 +65,6 @@ export interface MemoryRuntimeOptions {
   readonly shutdownFlushMs?: number;
   /** The host's project-trust decision (pi 0.79+), joined with memory.trustedOrigins; undefined: the host has none. */
   readonly hostProjectTrusted?: () => boolean | undefined;
-}
-
-export interface RuntimeStatus {
-  readonly enabled: boolean;
-  readonly setup: { readonly state: SetupState; readonly detail: string | null };
-  readonly session: SessionView;
-  readonly queue: QueueStatus | undefined;
-  /** The footer line for the current style, or undefined when the footer is off. */
-  readonly footer: string | undefined;
-  readonly projectBank: string;
-  readonly projectTag: string;
-  /** Problems that keep memory from working fully (queue could not open, ...), redacted. */
-  readonly problems: readonly string[];
-  /** Why the last turn could not be made durable or queued (disk full, read-only); cleared when one is. */
-  readonly retainFailing?: string;
 }
 
 type Started = Extract<SessionInput, { readonly type: 'session.started' }>;
@@ -119,8 +98,6 @@ export interface MemoryRuntime {
   close(): Promise<void>;
 }
 
-const disabledQueueStatus = undefined;
-
 /** How long a replaced session's queue may finish a delivery in flight: pi's /new waits for it. */
 const REPLACED_CLOSE_MS = 250;
 
@@ -153,90 +130,37 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const refusal = unsafe.length === 0 ? undefined : `memory is off for this project: ${unsafe.map((f) => f.reason).join('; ')}`;
   if (refusal !== undefined) problems.push(refusal);
 
-  const key = resolveApiKey(loaded, env);
-  const distrust = trustNotice(loaded.trust);
-  if (distrust !== undefined) problems.push(distrust);
-  else if (key._tag === 'withheld') problems.push(key.reason);
-  const server =
-    options.server ??
-    // An untrusted origin never gets a client: no probe, no recall, no retain, no tool call.
-    (distrust !== undefined ? createBlockedServer(config.baseUrl, distrust) : undefined) ??
-    createMemoryServer({
-      baseUrl: config.baseUrl,
-      timeoutMs: config.timeoutMs,
-      clock,
-      // Shared with every process of this project: a new one does not pay a dead server again.
-      ...(refusal === undefined ? { healthFile: path.join(memoryDir, 'server-health.json') } : {}),
-      ...(key._tag === 'key' ? { apiKey: key.key } : {}),
-      ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
-    });
+  const { server, problem: serverProblem } = runtimeServer({
+    loaded,
+    env,
+    clock,
+    memoryDir,
+    refusal,
+    userAgent: options.userAgent,
+    given: options.server,
+  });
+  if (serverProblem !== undefined) problems.push(serverProblem);
 
-  // The trace directory holds diagnostics only (run journals, the opt-in trace): when it cannot
-  // be made (a read-only or full state dir, where Node's recursive mkdir says ENOENT) tracing is
-  // off for this runtime with one warning, and memory goes on without it.
-  const traceDir = path.join(memoryDir, 'trace');
-  let traceDirUsable: boolean | undefined;
-  const traceDirReady = (): boolean => {
-    if (traceDirUsable !== undefined) return traceDirUsable;
-    try {
-      ensurePrivateDirSync(traceDir);
-      traceDirUsable = true;
-    } catch (error) {
-      traceDirUsable = false;
-      const text = `Memory tracing is off in this session: ${traceDir} could not be created (${redact(error instanceof Error ? error.message : String(error))}); recall and retain go on without it. Run agent-memory doctor to check the state dir.`;
+  const traces = openTraceFiles({
+    memoryDir,
+    trace: options.trace,
+    journals: config.enabled && refusal === undefined,
+    clock,
+    onUnusable: (text) => {
       problems.push(text);
       notify('warning', text);
-    }
-    return traceDirUsable;
-  };
+    },
+  });
 
-  const traceFor = (name: string): TracePort | undefined => {
-    if (options.trace === undefined || options.trace === false) return undefined;
-    if (options.trace === true) return traceDirReady() ? jsonlTrace({ path: path.join(traceDir, `${name}.jsonl`), redact: redactValue }) : undefined;
-    return options.trace;
-  };
-
-  let queue: RetainQueue | undefined;
-  const queueTrace = traceFor('retain-delivery');
-  if (config.enabled && refusal === undefined) {
-    try {
-      queue = await openRetainQueue({
-        // Job keys live in a journal other processes read: always SHA-256, never a twin's digest.
-        ...fileRetainQueuePorts({ queuePath: config.queuePath }),
-        server,
-        mode: config.retainDelivery,
-        flushIntervalMs: config.retainFlushIntervalMs,
-        clock,
-        async: config.retainAsync,
-        onWarning: (message) => problems.push(redact(message)),
-        ...(queueTrace === undefined ? {} : { trace: queueTrace }),
-      });
-    } catch (error) {
-      problems.push(`retain queue could not open (${redact(error instanceof Error ? error.message : String(error))}); automatic retain is off until it can; each turn's messages wait behind the retain cursor and the next turn after a restart carries them`);
-    }
-  }
-
-  // Session and setup inputs go through the same dispatch -> journal -> fold path as the queue,
-  // into a trace-grade journal per runtime (`{state_dir}/memory/trace/<gate>.journal.<stamp>.jsonl`).
-  const journals: TraceJournal[] = [];
-  const journalFor = async (gate: string): Promise<TraceJournal | undefined> => {
-    // Nothing is written under a state dir that was refused (a planted link or device).
-    if (!config.enabled || refusal !== undefined || !traceDirReady()) return undefined;
-    const stamp = `${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
-    const journal = openTraceJournal({ path: await runJournalPath(traceDir, gate, stamp) });
-    journals.push(journal);
-    return journal;
-  };
-
-  let cursor: RetainCursor;
-  try {
-    if (refusal !== undefined) throw new Error(refusal);
-    cursor = openRetainCursor(memoryDir);
-  } catch (error) {
-    const reason = redact(error instanceof Error ? error.message : String(error));
-    if (refusal === undefined) problems.push(`the retain cursor could not open (${reason}); automatic retain is off in this session`);
-    cursor = refusingCursor(memoryDir, reason);
-  }
+  const { queue, cursor } = await openRetainParts({
+    config,
+    memoryDir,
+    refusal,
+    server,
+    clock,
+    trace: traces.traceFor('retain-delivery'),
+    onProblem: (text) => problems.push(text),
+  });
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());
@@ -245,8 +169,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     if (refusal === undefined) recordRetainFailing(memoryDir, reason, clock.now());
     emit();
   };
-  const setupTrace = traceFor('setup');
-  const setupJournal = await journalFor('setup');
+  const setupTrace = traces.traceFor('setup');
+  const setupJournal = await traces.journalFor('setup');
   const setup = await startSetupGate({
     server,
     clock,
@@ -254,8 +178,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     ...(setupTrace === undefined ? {} : { trace: setupTrace }),
   });
   const recaller = createRecaller({ server, clock });
-  const sessionTrace = traceFor('session');
-  const sessionJournal = await journalFor('session');
+  const sessionTrace = traces.traceFor('session');
+  const sessionJournal = await traces.journalFor('session');
   const session = await startSessionEffects({
     clock,
     ids: options.ids ?? nodeIds,
@@ -289,59 +213,25 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
 
   const status = (): RuntimeStatus => {
     const setupSnapshot = setup.getSnapshot();
-    const state = setupState(setupSnapshot);
-    const view = session.view();
-    const queueStatus = queue?.status() ?? disabledQueueStatus;
-    const { config: now, } = current.loaded;
-    const scope = current.scope;
-    const off = switchedOff(now, current.loaded.sources, current.loaded.trust.userFile);
-    return {
-      enabled: now.enabled,
-      setup: { state, detail: setupSnapshot.context.detail },
-      session: view,
-      queue: queueStatus,
-      footer: footerText(now, {
-        setup: state,
-        session: view,
-        queue: queueStatus,
-        ...(retainFailing === undefined ? {} : { retainFailing }),
-        ...(off.word === undefined ? {} : { switchedOff: off.word }),
-        projectId: scope.identity.id,
-        bankId: scope.projectBank.bankId,
-      }),
-      projectBank: scope.projectBank.bankId,
-      projectTag: scope.identity.tag,
-      problems: [...problems],
-      ...(retainFailing === undefined ? {} : { retainFailing }),
-    };
+    return runtimeStatus({
+      loaded: current.loaded,
+      scope: current.scope,
+      setup: { state: setupState(setupSnapshot), detail: setupSnapshot.context.detail },
+      session: session.view(),
+      queue: queue?.status(),
+      problems,
+      retainFailing,
+    });
   };
-
-  const listeners = new Set<(s: RuntimeStatus) => void>();
-  // One dispatch fires several transitions; the footer needs only the last state, so status is
-  // computed once per burst, after the hook that caused it has returned.
-  let emitPending = false;
-  const emitNow = (): void => {
-    emitPending = false;
-    if (closed || listeners.size === 0) return;
-    const current = status();
-    for (const listener of listeners) listener(current);
-  };
-  const emit = (): void => {
-    if (listeners.size === 0 || emitPending) return;
-    emitPending = true;
-    setImmediate(emitNow);
-  };
+  const listeners = statusListeners(status, () => closed);
+  const emit = listeners.emit;
   const unsubscribers: (() => void)[] = [
     setup.subscribe(() => {
       void session.send({ type: 'session.automation.changed', automation: automation(), reason: setupState(setup.getSnapshot()) });
       emit();
     }),
     session.gate.subscribe(() => emit()),
-    ...(queue === undefined
-      ? []
-      : [
-          queue.subscribe(() => emit()),
-        ]),
+    ...(queue === undefined ? [] : [queue.subscribe(() => emit())]),
   ];
 
   const configure = async (): Promise<void> => {
@@ -411,10 +301,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     recallFor: session.recallFor,
     retainTurn: session.retainTurn,
     status,
-    subscribe: (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: listeners.subscribe,
     toolContext: async (o = {}) => {
       const importStatus = await importStatusOf(current.loaded.config.importCheckpoint);
       const view = session.view();
@@ -434,20 +321,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
           retainAllowed: context.mode === 'normal',
           mode: context.mode,
         },
-        status: () => {
-          const s = status();
-          return {
-            setup: { state: s.setup.state, ...(s.setup.detail === null ? {} : { detail: s.setup.detail }) },
-            session: {
-              state: s.session.phase,
-              ...(s.session.activity === undefined ? {} : { activity: s.session.activity }),
-              nextRetainSkipped: s.session.nextOptOut,
-              ...(s.session.context.lastRecall === null ? {} : { lastRecall: { at: s.session.context.lastRecall.at, outcome: s.session.context.lastRecall.outcome, count: s.session.context.lastRecall.items } }),
-              ...(s.session.context.lastRetain === null ? {} : { lastRetain: { at: s.session.context.lastRetain.at, outcome: s.session.context.lastRetain.outcome, count: s.session.context.lastRetain.messages } }),
-            },
-            ...(importStatus === undefined ? {} : { import: importStatus }),
-          };
-        },
+        status: () => toolStatusView(status(), importStatus),
         reloadConfig,
         ...(o.signal === undefined ? {} : { signal: o.signal }),
         ...hostTrust(hostTrusted()),
@@ -460,40 +334,11 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       await session.idle();
       await session.stop();
       await setup.stop();
-      await Promise.all(journals.map((journal) => journal.close()));
+      await traces.close();
       // The gate decided at shutdown: a replaced session leaves delivery to the next one's queue.
       const replaced = replacesSession(session.view().context.shutdownReason);
       // A short grace lets a healthy delivery finish; a hung one is aborted and stays queued.
       await queue?.close(replaced ? { deadline: clock.now() + REPLACED_CLOSE_MS, flush: false } : { deadline: clock.now() + 1_000 });
     },
   };
-};
-
-/**
- * Stands in for a cursor that could not open (an unsafe or unwritable state dir): it remembers
- * nothing, so the retain path queues nothing through it (every run would repeat the last).
- */
-const refusingCursor = (memoryDir: string, reason: string): RetainCursor => ({
-  path: path.join(memoryDir, 'retain-cursors.json'),
-  refusal: `the retain cursor could not open (${reason})`,
-  seen: () => new Set<string>(),
-  advance: () => {
-    throw new Error(`the retain cursor is not open: ${reason}`);
-  },
-});
-
-/** The queue as tools see it, its status joined with why turns are not being saved. */
-const withRetainHealth = <Q extends { status(): object }>(queue: Q, failing: () => string | undefined): Q => ({
-  ...queue,
-  status: () => {
-    const reason = failing();
-    return reason === undefined ? queue.status() : { ...queue.status(), retainFailing: reason };
-  },
-});
-
-/** Stands in for a queue that could not open: tools say so instead of crashing. */
-const unavailableQueue = {
-  enqueue: () => Promise.reject(new Error('the retain queue is not open; run /memory:doctor')),
-  flush: () => Promise.resolve({ delivered: 0, remaining: 0, deadLettered: 0, error: 'the retain queue is not open' }),
-  status: () => ({ depth: 0, deadLetters: 0, state: 'closed' }),
 };

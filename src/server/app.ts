@@ -120,9 +120,10 @@ export const createRequestHandler =
         server,
       });
       const bankId = match.params['bank_id'];
-      if (method !== 'GET' && bankId !== undefined && (reply.status ?? 200) < 300) {
+      const action = actionOf(method, path);
+      if (action !== undefined && bankId !== undefined && (reply.status ?? 200) < 300) {
         server.audit.record({
-          action: actionOf(method, path),
+          action,
           bank_id: bankId,
           started_at: startedAt,
           ended_at: server.nowIso(),

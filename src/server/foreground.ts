@@ -27,8 +27,9 @@ export interface Foreground {
   /**
    * Resolves when background work may take its next slice: `quiet` after a pause in requests,
    * `overdue` when it waited its longest while they kept coming (take a small step then).
+   * Aborted, it stops looking and never resolves: the caller was given its turn another way.
    */
-  turn(): Promise<Turn>;
+  turn(signal?: AbortSignal): Promise<Turn>;
 }
 
 export const createForeground = (): Foreground => {
@@ -46,11 +47,14 @@ export const createForeground = (): Foreground => {
         lastActive = performance.now();
       };
     },
-    turn: () => {
+    turn: (signal) => {
       if (quietFor() >= QUIET_MS) return Promise.resolve('quiet');
       const asked = performance.now();
       return new Promise((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
         const check = (): void => {
+          if (signal?.aborted === true) return;
           const quiet = quietFor();
           const waited = performance.now() - asked;
           if (quiet >= QUIET_MS || waited >= MAX_WAIT_MS) {
@@ -58,7 +62,7 @@ export const createForeground = (): Foreground => {
             return;
           }
           // Look again when the pause could be long enough (or the wait has run out).
-          setTimeout(check, Math.max(1, Math.min(QUIET_MS - quiet, MAX_WAIT_MS - waited)));
+          timer = setTimeout(check, Math.max(1, Math.min(QUIET_MS - quiet, MAX_WAIT_MS - waited)));
         };
         check();
       });

@@ -260,16 +260,37 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
   const hurry = new Map<string, () => void>();
   /** Per bank: the operations its worker is running now. */
   const running = new Map<string, readonly OperationRecord[]>();
-  /** Banks whose waiting operations a read is waiting for: they run without waiting for a pause. */
-  const hurried = new Set<string>();
+  /** Per bank: how many operations its worker has finished since it started. */
+  const finished = new Map<string, number>();
+  /**
+   * Per bank: reads waiting for the operations there were when they came (the worker has
+   * finished `upTo` of them). Until then those run without waiting for a pause; operations
+   * queued after the read wait for one again, and the read does not wait for them.
+   */
+  const catchUps = new Map<string, { readonly upTo: number; readonly resolve: () => void }[]>();
+  const hurried = (bankId: string): boolean => (catchUps.get(bankId)?.length ?? 0) > 0;
+  const caughtUpTo = (bankId: string, count: number): void => {
+    finished.set(bankId, count);
+    const waiting = catchUps.get(bankId);
+    if (waiting === undefined) return;
+    const still = waiting.filter((w) => w.upTo > count);
+    for (const w of waiting) if (w.upTo <= count) w.resolve();
+    if (still.length > 0) catchUps.set(bankId, still);
+    else catchUps.delete(bankId);
+  };
 
   /** A pause in requests, or a read of the bank hurrying its operations on. */
   const turnFor = (bankId: string): Promise<Turn> => {
-    if (hurried.has(bankId)) return Promise.resolve('quiet');
+    if (hurried(bankId)) return Promise.resolve('quiet');
+    // A hurry ends the foreground's wait too, so its timers stop looking for a pause.
+    const wait = new AbortController();
     return new Promise<Turn>((resolve) => {
       hurry.set(bankId, () => resolve('quiet'));
-      void options.foreground.turn().then(resolve);
-    }).finally(() => hurry.delete(bankId));
+      void options.foreground.turn(wait.signal).then(resolve);
+    }).finally(() => {
+      hurry.delete(bankId);
+      wait.abort();
+    });
   };
 
   const pauseFor = async (bankId: string): Promise<void> => {
@@ -296,12 +317,14 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
       } finally {
         running.delete(bankId);
         inFlight -= taken.length;
+        caughtUpTo(bankId, (finished.get(bankId) ?? 0) + taken.length);
         settle();
       }
     }
     queues.delete(bankId);
     workers.delete(bankId);
-    hurried.delete(bankId);
+    caughtUpTo(bankId, Infinity);
+    finished.delete(bankId);
   };
 
   /** Queues an operation whose delay has passed; a bank's worker runs its queue in order. */
@@ -348,9 +371,12 @@ export const createOperationRunner = (options: OperationRunnerOptions): Operatio
         chars += payloadChars(operation.payload);
       }
       if (chars > READ_WAITS_FOR_CHARS) return Promise.resolve();
-      hurried.add(bankId);
+      const upTo = (finished.get(bankId) ?? 0) + (running.get(bankId)?.length ?? 0) + queue.length;
+      const caughtUp = new Promise<void>((resolve) => {
+        catchUps.set(bankId, [...(catchUps.get(bankId) ?? []), { upTo, resolve }]);
+      });
       hurry.get(bankId)?.();
-      return worker;
+      return caughtUp;
     },
     build: (request) => {
       const now = nowIso();

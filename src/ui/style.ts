@@ -1,3 +1,5 @@
+import { DIAGRAM_STYLE } from '../viz/diagramStyle.js';
+
 /** The memory browser's style sheet: system fonts only, nothing loaded from anywhere. */
 export const UI_STYLE = `
 * { box-sizing: border-box; }
@@ -45,20 +47,7 @@ tr.click { cursor: pointer; }
 .gate .view svg { width: 100%; height: 100%; display: block; }
 .slider input[type=range] { flex: 1; min-width: 200px; }
 .log-wrap { max-height: 320px; overflow: auto; border: 1px solid #dde1e8; border-radius: 8px; }
-svg.machine text { font: 12px system-ui, sans-serif; fill: #1d2433; }
-svg.machine .state rect { fill: #fff; stroke: #8a93a6; stroke-width: 1.2; }
-svg.machine .state.compound > rect { fill: #f2f4f8; }
-svg.machine .state.final rect { stroke-width: 3; }
-svg.machine .any-state rect { fill: #fff; stroke: #8a93a6; stroke-dasharray: 4 3; }
-svg.machine .compound-label { font-weight: 600; }
-svg.machine .transition path { fill: none; stroke: #8a93a6; stroke-width: 1.2; }
-svg.machine .transition text { fill: #4b5568; font-size: 11px; }
-svg.machine .arrowhead { fill: #8a93a6; }
-svg.machine .state.active > rect { fill: #dcebff; stroke: #1f6feb; stroke-width: 2.5; }
-svg.machine .state.compound.active > rect { fill: #eef5ff; }
-svg.machine .state.current > rect { fill: #ffe3b3; stroke: #d4731a; stroke-width: 3; }
-svg.machine .transition.taken path { stroke: #d4731a; stroke-width: 2.5; }
-svg.machine .transition.taken text { fill: #d4731a; font-weight: 600; }
+${DIAGRAM_STYLE}
 dialog { border: 1px solid #8a93a6; border-radius: 10px; max-width: 520px; }
 dialog textarea { width: 100%; }
 `;

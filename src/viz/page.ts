@@ -3,6 +3,7 @@
  * gate and, when a trace is given, a step-by-step replay that highlights the active states and
  * the transition each recorded event took.
  */
+import { DIAGRAM_STYLE } from './diagramStyle.js';
 import type { TraceRecord } from '../effects/ports/trace.js';
 
 export interface PageGate {
@@ -32,20 +33,7 @@ section h2 { font-size: 14px; margin: 0 0 8px; }
 .controls button { font: inherit; padding: 4px 10px; border-radius: 6px; border: 1px solid #8a93a6; background: #fff; cursor: pointer; }
 #step-info { font-family: ui-monospace, monospace; font-size: 12px; }
 #step-info.rejected { color: #b42318; }
-svg.machine text { font: 12px system-ui, sans-serif; fill: #1d2433; }
-svg.machine .state rect { fill: #fff; stroke: #8a93a6; stroke-width: 1.2; }
-svg.machine .state.compound > rect { fill: #f2f4f8; }
-svg.machine .state.final rect { stroke-width: 3; }
-svg.machine .any-state rect { fill: #fff; stroke: #8a93a6; stroke-dasharray: 4 3; }
-svg.machine .any-state text { font-style: italic; }
-svg.machine .compound-label { font-weight: 600; }
-svg.machine .transition path { fill: none; stroke: #8a93a6; stroke-width: 1.2; }
-svg.machine .transition text { fill: #4b5568; font-size: 11px; }
-svg.machine .arrowhead { fill: #8a93a6; }
-svg.machine .state.active > rect { fill: #dcebff; stroke: #1f6feb; stroke-width: 2.5; }
-svg.machine .state.compound.active > rect { fill: #eef5ff; }
-svg.machine .transition.taken path { stroke: #d4731a; stroke-width: 2.5; }
-svg.machine .transition.taken text { fill: #d4731a; font-weight: 600; }
+${DIAGRAM_STYLE}
 `;
 
 const SCRIPT = `

@@ -75,4 +75,19 @@ describe('audit log', () => {
     const stats = await call(server, 'GET', `${B}/audit-logs/stats?period=1d`);
     expect((stats.body.buckets as { total: number }[]).reduce((n, b) => n + b.total, 0)).toBe(all.body.total);
   });
+
+  it("names each request by upstream's action, and leaves out what upstream does not audit", async () => {
+    const A = '/v1/default/banks/audit-names';
+    await call(server, 'PUT', A, {});
+    await call(server, 'POST', `${A}/memories`, { items: [{ content: 'the deploy runs on Fridays', document_id: 'docs/deploy/notes.md' }] });
+    await call(server, 'POST', `${A}/memories/recall`, { query: 'when is the deploy' });
+    const model = await call(server, 'POST', `${A}/mental-models`, { name: 'deploys', source_query: 'deploy' });
+    await call(server, 'PATCH', `${A}/mental-models/${String(model.body.mental_model_id ?? model.body.id)}`, { name: 'deploy days' });
+    await call(server, 'POST', `${A}/directives`, { name: 'tone', content: 'Be brief.' });
+    await call(server, 'DELETE', `${A}/documents/docs/deploy/notes.md`);
+    expect((await call(server, 'POST', `${A}/knowledge-base/folders`, { name: 'notes' })).status).toBe(201);
+    const listed = await call(server, 'GET', `${A}/audit-logs`);
+    const actions = (listed.body.items as { action: string }[]).map((e) => e.action).reverse();
+    expect(actions).toEqual(['create_bank', 'retain', 'recall', 'create_mental_model', 'update_mental_model', 'create_directive', 'delete_document']);
+  });
 });

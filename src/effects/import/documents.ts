@@ -15,8 +15,9 @@ import retains. Pure and deterministic: the
  *   thinking and metadata entries. Secrets are redacted in every mode.
  */
 import { redact } from '../../config/redact.js';
+import { redactingScope, type RedactedJson } from '../../config/redactedJson.js';
 import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
-import { cleanText, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
+import { cleanTextWith, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
 import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
 import { estimateTokens } from '../../machines/import/decide.js';
 import type { SessionEntry, SessionHost, SessionRead } from '../ports/sessionFiles.js';
@@ -51,6 +52,8 @@ export interface BuiltDocument {
   /** For a branch other than the current one: the entry it forks off after. */
   readonly forkedAfter: string | null;
   readonly content: string;
+  /** `final` documents: the redactor's proof that every string of `content` is redacted (the queue then does not redact it again). */
+  readonly redactedContent?: RedactedJson;
   readonly timestamp: string | undefined;
   readonly items: number;
 }
@@ -63,6 +66,7 @@ export interface BuiltSession {
 interface Item {
   readonly entryId: string;
   readonly json: string;
+  readonly proof: RedactedJson | undefined;
   readonly timestamp: unknown;
 }
 
@@ -201,7 +205,9 @@ export const utf8Length = (text: string): number => {
 
 /** The documents of one session: branches segmented, entries projected, chunked by turns and bytes. */
 export const buildSessionDocuments = (session: SessionRead, options: ModeOptions, purpose: BuildPurpose = 'final'): BuiltSession => {
-  const clean = purpose === 'final' ? cleanText : (raw: string): string => raw;
+  // `final`: each text redacted once, where it is made; the scope proves it to the queue.
+  const scope = purpose === 'final' ? redactingScope() : undefined;
+  const clean = scope === undefined ? (raw: string): string => raw : cleanTextWith(scope.redact);
   const counters: Counters = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
   const documents: BuiltDocument[] = [];
   const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
@@ -217,7 +223,9 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
       const first = chunk[0];
       if (first === undefined) return;
       // The items' JSON, joined: the same text as JSON.stringify of the array, built once.
-      const content = `[${chunk.map((item) => item.json).join(',')}]`;
+      const proofs = chunk.flatMap((item) => (item.proof === undefined ? [] : [item.proof]));
+      const redactedContent = scope !== undefined && proofs.length === chunk.length ? scope.array(proofs) : undefined;
+      const content = redactedContent?.text ?? `[${chunk.map((item) => item.json).join(',')}]`;
       // Ids come from the session file: a secret in one must not reach the server in a document id, tag or context.
       documents.push({
         documentId: `${host}-import:${sessionId}:${redact(first.entryId)}`,
@@ -228,6 +236,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
         firstEntryId: redact(first.entryId),
         forkedAfter: segment.after === null ? null : redact(segment.after),
         content,
+        ...(redactedContent === undefined ? {} : { redactedContent }),
         timestamp: typeof first.timestamp === 'string' ? first.timestamp : undefined,
         items: chunk.length,
       });
@@ -239,12 +248,13 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
     for (const entry of segment.entries) {
       const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs, clean);
       if (projected === undefined) continue;
-      const json = JSON.stringify(projected);
+      const proof = scope?.json(projected);
+      const json = proof?.text ?? JSON.stringify(projected);
       const bytes = utf8Length(json);
       const isTurn = projected['role'] === 'user';
       if (chunk.length > 0 && ((isTurn && turns >= TURNS_PER_DOCUMENT) || chunkBytes + bytes > MAX_DOCUMENT_BYTES)) close();
       if (isTurn) turns += 1;
-      chunk.push({ entryId: entry.id, json, timestamp: projected['timestamp'] });
+      chunk.push({ entryId: entry.id, json, proof, timestamp: projected['timestamp'] });
       chunkBytes += bytes;
       counters.keptItems += 1;
     }

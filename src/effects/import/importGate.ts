@@ -193,6 +193,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         document_id: doc.documentId,
         update_mode: 'replace',
       },
+      ...(doc.redactedContent === undefined ? {} : { redactedContent: doc.redactedContent }),
     });
 
     /** This run's documents the server refused for good (dead-lettered), with why. */

@@ -7,7 +7,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { redact } from '../../config/redact.js';
-import { BankId, DocumentId } from '../../codecs/codecs.js';
+import { isRedactedJson, type RedactedJson } from '../../config/redactedJson.js';
+import { BankId, DocumentId, isRecord } from '../../codecs/codecs.js';
 import { decodeWith } from '../../codecs/decode.js';
 import { CHUNK_SIZE } from '../../machines/retainDelivery/context.js';
 import { RetainItem, UpdateMode, retainEvents, type RetainDeliveryEventInput, type RetainJob } from '../../machines/retainDelivery/events.js';
@@ -26,7 +27,14 @@ const Identity = t.partial({ identity: t.string });
 export const NewRetainJob = t.intersection([t.type({ bankId: BankId, documentId: DocumentId, updateMode: UpdateMode, item: RetainItem }), Identity]);
 /** What a caller hands to `enqueue`: plain strings, checked (and branded) on the way in. */
 export const NewRetainJobInput = t.intersection([t.type({ bankId: t.string, documentId: t.string, updateMode: UpdateMode, item: RetainItem }), Identity]);
-export type NewRetainJob = t.TypeOf<typeof NewRetainJobInput>;
+export type NewRetainJob = t.TypeOf<typeof NewRetainJobInput> & {
+  /**
+   * The redactor's proof that `item.content` went through `redact` as it was built (an import's
+   * documents): the content is then not redacted again. Anything else, or a proof of other
+   * text or of fewer known secret values, and the content is redacted here as always.
+   */
+  readonly redactedContent?: RedactedJson;
+};
 
 const decodeNewJobs = decodeWith(t.array(NewRetainJob), 'retain queue enqueue');
 
@@ -35,8 +43,8 @@ const decodeNewJobs = decodeWith(t.array(NewRetainJob), 'retain queue enqueue');
  * guard hides known values in the bytes on disk, but the job in memory is what reaches the
  * server. Tags, the document id, metadata keys and values, entities and observation scopes too.
  */
-const redactItem = (item: RetainItem): RetainItem => {
-  const out: RetainItem = { ...item, content: redact(item.content) };
+const redactItem = (item: RetainItem, contentRedacted: boolean): RetainItem => {
+  const out: RetainItem = { ...item, content: contentRedacted ? item.content : redact(item.content) };
   if (item.context !== undefined) out.context = redact(item.context);
   if (item.document_id !== undefined) out.document_id = redact(item.document_id);
   if (item.tags !== undefined) out.tags = item.tags.map(redact);
@@ -67,11 +75,16 @@ const jobKey = (
 /** Decodes and prepares jobs; the error names the bad field (e.g. `0.bankId`). */
 export const prepareJobs = (input: unknown, now: number, digest: Digest): E.Either<string, RetainJob[]> => {
   const decoded = decodeNewJobs(input);
+  // The proof is read from the caller's own job, never from a decoded copy.
+  const proofOf = (index: number): unknown => {
+    const job: unknown = Array.isArray(input) ? input[index] : undefined;
+    return isRecord(job) ? job['redactedContent'] : undefined;
+  };
   if (E.isLeft(decoded)) return E.left(decoded.left.message);
   const enqueuedAt = new Date(now).toISOString();
   return E.right(
     decoded.right.map((job, index) => {
-      const item = redactItem(job.item);
+      const item = redactItem(job.item, isRedactedJson(proofOf(index), job.item.content));
       const documentId = redact(job.documentId);
       const hash = digest(item.content);
       const key = jobKey({ bankId: job.bankId, documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` }, digest);

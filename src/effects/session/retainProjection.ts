@@ -55,8 +55,14 @@ const boundedClean = (clean: (raw: string) => string = cleanText): ((raw: string
   };
 };
 
+/** Private regions removed, invisible characters stripped, secrets redacted (by `redactText`). */
+export const cleanTextWith =
+  (redactText: (text: string) => string) =>
+  (raw: string): string =>
+    redactText(sanitizeMemoryText(raw.replace(PRIVATE, '')).text);
+
 /** Private regions removed, invisible characters stripped, secrets redacted. */
-export const cleanText = (raw: string): string => redact(sanitizeMemoryText(raw.replace(PRIVATE, '')).text);
+export const cleanText = cleanTextWith(redact);
 
 const iso = (ms: number | undefined, now: number): string => new Date(ms ?? now).toISOString();
 

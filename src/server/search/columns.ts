@@ -16,6 +16,21 @@ export const f64 = (column: Float64Array<ArrayBufferLike>, i: number): number =>
 
 export const u8 = (column: Uint8Array<ArrayBufferLike>, i: number): number => column[i] ?? outside(i, column.length);
 
+/**
+ * A sealed column of counts or term ids (never negative), as narrow as its largest value allows:
+ * term frequencies fit a byte, term ids two, where they took four (a third of the index's bytes).
+ */
+export type Counts = Uint8Array<ArrayBufferLike> | Uint16Array<ArrayBufferLike> | Int32Array<ArrayBufferLike>;
+
+export const count = (column: Counts, i: number): number => column[i] ?? outside(i, column.length);
+
+/** `values` (integers from 0) in the narrowest of Uint8Array, Uint16Array and Int32Array that holds them all. */
+export const narrowest = (values: readonly number[]): Counts => {
+  let max = 0;
+  for (const v of values) if (v > max) max = v;
+  return max <= 0xff ? Uint8Array.from(values) : max <= 0xffff ? Uint16Array.from(values) : Int32Array.from(values);
+};
+
 export const num = (list: readonly number[], i: number): number => list[i] ?? outside(i, list.length);
 
 export const item = <T>(list: readonly T[], i: number): T => {

@@ -19,7 +19,7 @@ import { analyze, stemWord, words } from './analyzer.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
-import { f64, i32, item, num, u8 } from './columns.js';
+import { count, f64, i32, item, narrowest, num, u8, type Counts } from './columns.js';
 
 const K1 = 1.2;
 /** Shortest word a misspelling is looked for (shorter ones are too often another word). */
@@ -109,13 +109,13 @@ export interface SealedIndex {
   readonly liveDocs: Int32Array<ArrayBufferLike>;
   readonly postStart: Int32Array<ArrayBufferLike>;
   readonly postDocs: Int32Array<ArrayBufferLike>;
-  readonly postTfs: Int32Array<ArrayBufferLike>;
+  readonly postTfs: Counts;
   readonly ctxStart: Int32Array<ArrayBufferLike>;
   readonly ctxDocs: Int32Array<ArrayBufferLike>;
-  readonly ctxTfs: Int32Array<ArrayBufferLike>;
+  readonly ctxTfs: Counts;
   readonly entStart: Int32Array<ArrayBufferLike>;
   readonly entDocs: Int32Array<ArrayBufferLike>;
-  readonly entTfs: Int32Array<ArrayBufferLike>;
+  readonly entTfs: Counts;
   readonly ids: readonly string[];
   /** FIELD_COUNT per document. */
   readonly lengths: Int32Array<ArrayBufferLike>;
@@ -134,7 +134,7 @@ export interface SealedIndex {
   readonly next: Int32Array<ArrayBufferLike>;
   /** Per document the terms it counts in (text terms first), CSR, and how many are text terms. */
   readonly docTermStart: Int32Array<ArrayBufferLike>;
-  readonly docTermIds: Int32Array<ArrayBufferLike>;
+  readonly docTermIds: Counts;
   readonly docTextTerms: Int32Array<ArrayBufferLike>;
   readonly speakerNames: readonly string[];
   /** Per document its speaker (-1: none). */
@@ -188,13 +188,13 @@ export class FieldIndex {
   private sealedTerms = 0;
   private postStart: I32 = new Int32Array(1);
   private postDocs: I32 = new Int32Array(0);
-  private postTfs: I32 = new Int32Array(0);
+  private postTfs: Counts = new Int32Array(0);
   private ctxStart: I32 = new Int32Array(1);
   private ctxDocs: I32 = new Int32Array(0);
-  private ctxTfs: I32 = new Int32Array(0);
+  private ctxTfs: Counts = new Int32Array(0);
   private entStart: I32 = new Int32Array(1);
   private entDocs: I32 = new Int32Array(0);
-  private entTfs: I32 = new Int32Array(0);
+  private entTfs: Counts = new Int32Array(0);
   private tails: (Tail | undefined)[] = [];
 
   // ---- documents: number n has slot n of every column
@@ -208,7 +208,7 @@ export class FieldIndex {
   private orders: F64 = new Float64Array(0);
   private derivedDocs: U8 = new Uint8Array(0);
   private docTermStart: I32 = new Int32Array(1);
-  private docTermIds: I32 = new Int32Array(0);
+  private docTermIds: Counts = new Int32Array(0);
   private docTermTail: (I32 | undefined)[] = [];
   private docTextTerms: I32 = new Int32Array(0);
 
@@ -441,7 +441,7 @@ export class FieldIndex {
   }
 
   /** The term ids document `n` counts in (text terms first). */
-  private docTerms(n: number): I32 {
+  private docTerms(n: number): Counts {
     if (n < this.sealedDocs) return this.docTermIds.subarray(i32(this.docTermStart, n), i32(this.docTermStart, n + 1));
     return this.docTermTail[n - this.sealedDocs] ?? NO_TERMS;
   }
@@ -456,7 +456,7 @@ export class FieldIndex {
     const mine = this.docTerms(n);
     const textTerms = i32(this.docTextTerms, n);
     for (let i = 0; i < mine.length; i += 1) {
-      const t = i32(mine, i);
+      const t = count(mine, i);
       this.liveDocs[t] = i32(this.liveDocs, t) - 1;
       if (i < textTerms) this.textDocs[t] = i32(this.textDocs, t) - 1;
     }
@@ -572,7 +572,7 @@ export class FieldIndex {
       const to = i32(remap, n);
       if (to < 0) continue;
       const mine = this.docTerms(n);
-      for (let i = 0; i < mine.length; i += 1) docTermIds.push(i32(termRemap, i32(mine, i)));
+      for (let i = 0; i < mine.length; i += 1) docTermIds.push(i32(termRemap, count(mine, i)));
       docTermStart[to + 1] = docTermIds.length;
     }
 
@@ -607,13 +607,13 @@ export class FieldIndex {
       liveDocs: Int32Array.from(liveDocs),
       postStart: Int32Array.from(postStart),
       postDocs: Int32Array.from(docsOut),
-      postTfs: Int32Array.from(tfsOut),
+      postTfs: narrowest(tfsOut),
       ctxStart: Int32Array.from(ctxStart),
       ctxDocs: Int32Array.from(ctxDocs),
-      ctxTfs: Int32Array.from(ctxTfs),
+      ctxTfs: narrowest(ctxTfs),
       entStart: Int32Array.from(entStart),
       entDocs: Int32Array.from(entDocs),
-      entTfs: Int32Array.from(entTfs),
+      entTfs: narrowest(entTfs),
       ids,
       lengths,
       orders,
@@ -625,7 +625,7 @@ export class FieldIndex {
       prev,
       next,
       docTermStart,
-      docTermIds: Int32Array.from(docTermIds),
+      docTermIds: narrowest(docTermIds),
       docTextTerms,
       speakerNames: [...this.speakerNames],
       speakerOf,
@@ -649,9 +649,9 @@ export class FieldIndex {
         const d = i32(this.postDocs, i);
         let ctx = 0;
         let ent = 0;
-        if (c < cEnd && this.ctxDocs[c] === d) ctx = i32(this.ctxTfs, c++);
-        if (e < eEnd && this.entDocs[e] === d) ent = i32(this.entTfs, e++);
-        fn(d, i32(this.postTfs, i), ctx, ent);
+        if (c < cEnd && this.ctxDocs[c] === d) ctx = count(this.ctxTfs, c++);
+        if (e < eEnd && this.entDocs[e] === d) ent = count(this.entTfs, e++);
+        fn(d, count(this.postTfs, i), ctx, ent);
       }
     }
     const tail = this.tails[t];
@@ -873,7 +873,7 @@ export class FieldIndex {
     if (kind === ALL_WORDS) {
       const mine = this.docTerms(n);
       const out = new Set<string>();
-      for (let i = 0; i < i32(this.docTextTerms, n) && i < mine.length; i += 1) out.add(item(this.terms, i32(mine, i)));
+      for (let i = 0; i < i32(this.docTextTerms, n) && i < mine.length; i += 1) out.add(item(this.terms, count(mine, i)));
       return out;
     }
     return new Set((some.get(n) ?? '').split(' ').filter((t) => t.length > 0));

@@ -9,21 +9,26 @@
  *
  * Layout: 8 bytes magic, u32 header length, u32 CRC-32 of everything after these 16 bytes,
  * the header (JSON: position, fingerprint, per bank its strings and where each array lies),
- * then the arrays, each starting on an 8-byte boundary.
+ * then the arrays, each starting on an 8-byte boundary. Since format 3 the count and term-id
+ * columns are as narrow as their values (1, 2 or 4 bytes, named in the header beside them).
  */
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SealedIndex } from './fieldIndex.js';
+import type { Counts } from './columns.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { isOneOf } from '../../codecs/codecs.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
-/** 2: thread names as their own JSON region among the arrays (1: in the header, still read). */
-const FORMAT = 2;
+/**
+ * 3: count and term-id columns in 1, 2 or 4 bytes; 2: thread names as their own JSON region
+ * among the arrays; 1: thread names in the header. 1 and 2 (4-byte columns) are still read.
+ */
+const FORMAT = 3;
 const PREFIX = 16;
 
 const INT32 = [
@@ -31,13 +36,10 @@ const INT32 = [
   'liveDocs',
   'postStart',
   'postDocs',
-  'postTfs',
   'ctxStart',
   'ctxDocs',
-  'ctxTfs',
   'entStart',
   'entDocs',
-  'entTfs',
   'lengths',
   'threadOf',
   'threadHead',
@@ -45,14 +47,17 @@ const INT32 = [
   'prev',
   'next',
   'docTermStart',
-  'docTermIds',
   'docTextTerms',
   'speakerOf',
 ] as const;
 const FLOAT64 = ['orders'] as const;
 const UINT8 = ['derived', 'ownKind', 'addressedKind'] as const;
-type ArrayName = (typeof INT32)[number] | (typeof FLOAT64)[number] | (typeof UINT8)[number];
-const ARRAY_NAMES: readonly ArrayName[] = [...INT32, ...FLOAT64, ...UINT8];
+/** Columns of 1, 2 or 4 bytes a value (`Counts`): the width is the third number of their place. */
+const COUNTS = ['postTfs', 'ctxTfs', 'entTfs', 'docTermIds'] as const;
+type ArrayName = (typeof INT32)[number] | (typeof FLOAT64)[number] | (typeof UINT8)[number] | (typeof COUNTS)[number];
+const ARRAY_NAMES: readonly ArrayName[] = [...INT32, ...FLOAT64, ...UINT8, ...COUNTS];
+/** Where an array lies: byte offset from the file's start, element count, and (COUNTS, format 3) bytes per element. */
+type Place = readonly [number, number] | readonly [number, number, number];
 
 interface BankHeader {
   readonly bankId: string;
@@ -67,8 +72,7 @@ interface BankHeader {
   readonly addressedSome: readonly (readonly [number, string])[];
   readonly statCount: number;
   readonly statLength: readonly number[];
-  /** Byte offset (from the file's start) and element count of each array. */
-  readonly arrays: Record<ArrayName, readonly [number, number]>;
+  readonly arrays: Record<ArrayName, Place>;
 }
 
 interface Header {
@@ -86,9 +90,12 @@ export interface SavedIndexes {
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-const shifted = (arrays: Record<ArrayName, readonly [number, number]>, shift: number): Record<ArrayName, readonly [number, number]> => {
+const shifted = (arrays: Record<ArrayName, Place>, shift: number): Record<ArrayName, Place> => {
   const out = { ...arrays };
-  for (const name of ARRAY_NAMES) out[name] = [arrays[name][0] + shift, arrays[name][1]];
+  for (const name of ARRAY_NAMES) {
+    const [offset, ...rest] = arrays[name];
+    out[name] = [offset + shift, ...rest];
+  }
   return out;
 };
 
@@ -98,10 +105,10 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
   const placed: { bank: BankHeader; sealed: SealedIndex; names: Buffer }[] = [];
   // Offsets are first counted from the end of the header, then shifted once its length is known.
   for (const [bankId, sealed] of banks) {
-    const arrays = {} as Record<ArrayName, readonly [number, number]>;
+    const arrays = {} as Record<ArrayName, Place>;
     for (const name of ARRAY_NAMES) {
       const a = sealed[name];
-      arrays[name] = [offset, a.length];
+      arrays[name] = isOneOf(COUNTS, name) ? [offset, a.length, a.BYTES_PER_ELEMENT] : [offset, a.length];
       offset = align8(offset + a.byteLength);
     }
     const { terms, ids, threadNames, speakerNames, ownSome, addressedSome, statCount, statLength } = sealed;
@@ -198,20 +205,33 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
   } catch {
     return { ok: false, reason: 'unreadable header' };
   }
-  if (header.format !== FORMAT && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
+  if (header.format !== FORMAT && header.format !== 2 && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
   if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
   // Float64 views need 8-byte alignment of the underlying buffer.
   const buf = body.byteOffset % 8 === 0 ? body : new Uint8Array(body);
   const banks = new Map<string, SealedIndex>();
   for (const bank of header.banks) {
+    const widthOf = (name: ArrayName): number => {
+      if (isOneOf(FLOAT64, name)) return 8;
+      if (isOneOf(UINT8, name)) return 1;
+      // Formats 1 and 2 wrote every count column in 4 bytes.
+      if (isOneOf(COUNTS, name) && header.format >= 3) return bank.arrays[name][2] ?? Number.NaN;
+      return 4;
+    };
     const at = (name: ArrayName): readonly [number, number] => {
       const [offset, length] = bank.arrays[name];
-      const width = isOneOf(FLOAT64, name) ? 8 : isOneOf(UINT8, name) ? 1 : 4;
+      const width = widthOf(name);
+      if (isOneOf(COUNTS, name) && width !== 1 && width !== 2 && width !== 4) throw new Error(`array ${name} has ${width}-byte values`);
       if (offset < start || offset % width !== 0 || offset - start + length * width > buf.length) throw new Error(`array ${name} out of bounds`);
       return [buf.byteOffset + offset - start, length];
     };
     const i32 = (name: (typeof INT32)[number]): Int32Array => new Int32Array(buf.buffer, ...at(name));
     const u8 = (name: (typeof UINT8)[number]): Uint8Array => new Uint8Array(buf.buffer, ...at(name));
+    const counts = (name: (typeof COUNTS)[number]): Counts => {
+      const width = widthOf(name);
+      const place = at(name);
+      return width === 1 ? new Uint8Array(buf.buffer, ...place) : width === 2 ? new Uint16Array(buf.buffer, ...place) : new Int32Array(buf.buffer, ...place);
+    };
     try {
       banks.set(bank.bankId, {
         terms: bank.terms,
@@ -226,13 +246,13 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
         liveDocs: i32('liveDocs'),
         postStart: i32('postStart'),
         postDocs: i32('postDocs'),
-        postTfs: i32('postTfs'),
+        postTfs: counts('postTfs'),
         ctxStart: i32('ctxStart'),
         ctxDocs: i32('ctxDocs'),
-        ctxTfs: i32('ctxTfs'),
+        ctxTfs: counts('ctxTfs'),
         entStart: i32('entStart'),
         entDocs: i32('entDocs'),
-        entTfs: i32('entTfs'),
+        entTfs: counts('entTfs'),
         lengths: i32('lengths'),
         threadOf: i32('threadOf'),
         threadHead: i32('threadHead'),
@@ -240,7 +260,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
         prev: i32('prev'),
         next: i32('next'),
         docTermStart: i32('docTermStart'),
-        docTermIds: i32('docTermIds'),
+        docTermIds: counts('docTermIds'),
         docTextTerms: i32('docTextTerms'),
         speakerOf: i32('speakerOf'),
         orders: new Float64Array(buf.buffer, ...at('orders')),

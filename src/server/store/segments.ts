@@ -3,12 +3,15 @@
  * the records (documents, chunks, facts) written since the previous one, one JSON value each,
  * back to back; then the locations of every live record (file, offset, length: little-endian
  * float64 triplets), which may point into older segments, and each fact's head (what a recall
- * filter reads: its type, whether it is invalidated, its tags) as two columns; then a JSON
- * footer (the log position, the files it points into, per bank its small records and the ids in
- * order); then a trailer with the sizes, a CRC of the records and one of everything after them.
+ * filter reads: its type, whether it is invalidated, its tags) as two columns; then per bank its
+ * document and chunk lists (a JSON region each); then a JSON footer (the log position, the files
+ * it points into, per bank its small records, its fact ids in order and where its lists lie);
+ * then a trailer with the sizes, a CRC of the records and one of everything after them.
+ * Format 1 (trailer `AMSEG001`) held the lists in the footer; it is still read.
  *
  * The newest segment is the whole state: start-up reads its footer and locations, checks the
- * CRC of every file it points into, and reads a record only when it is asked for. A snapshot
+ * CRC of every file it points into, and reads a record only when it is asked for; the lists
+ * are parsed only when the document tables are first used (a start followed by recalls never). A snapshot
  * writes only what changed since the last one; when the live records fill less than half of
  * the files, or the files are many, it copies every live record into the new segment instead
  * (compaction), and the files no longer pointed into are deleted. Each segment is written to a
@@ -23,7 +26,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/lib/Either.js';
-import { JsonValue } from '../../codecs/codecs.js';
+import { isRecord, JsonValue } from '../../codecs/codecs.js';
 import { decodeWith } from '../../codecs/decode.js';
 import { BankRecord, FactType, OperationRecord } from './model.js';
 import type { ServerState } from './state.js';
@@ -33,9 +36,12 @@ import { Locations, TRIPLET_BYTES } from './locations.js';
 
 const NAME = /^segment-(\d{12})-(\d{4})\.seg$/;
 const segmentName = (nextSeq: number, n: number): string => `segment-${String(nextSeq).padStart(12, '0')}-${String(n).padStart(4, '0')}.seg`;
-const MAGIC = Buffer.from('AMSEG001');
-/** float64 records length, u32 location count, u32 footer length, u32 records CRC, u32 locations+footer CRC, magic. */
-const TRAILER = 8 + 4 + 4 + 4 + 4 + MAGIC.length;
+const MAGIC_1 = Buffer.from('AMSEG001');
+/** Format 1: float64 records length, u32 location count, u32 footer length, u32 records CRC, u32 locations+footer CRC, magic. */
+const TRAILER_1 = 8 + 4 + 4 + 4 + 4 + MAGIC_1.length;
+const MAGIC = Buffer.from('AMSEG002');
+/** Format 2: format 1's fields, then u32 lists length, then the magic. */
+const TRAILER = TRAILER_1 + 4;
 /** Above this many files, or under half of their bytes live, a snapshot compacts. */
 const MAX_FILES = 8;
 /** Decoded records kept for repeated reads (a recall reads the same candidates again). */
@@ -70,20 +76,50 @@ const BankFooter = t.type({
 });
 export type BankFooter = t.TypeOf<typeof BankFooter>;
 
-const Footer = t.type({
-  segment: t.literal(1),
-  nextSeq: t.number,
-  files: t.array(t.string),
-  banks: t.array(BankFooter),
-  /** The heads' fact types and tag sets, by code. */
-  factTypes: t.array(FactType),
-  tagSets: t.array(t.array(t.string)),
+/** A bank's document and chunk lists, which start-up does not keep (BankHead). */
+const DocumentLists = t.type({
+  documents: t.array(t.string),
+  documentChunks: t.array(t.number),
+  chunks: t.array(t.string),
+  documentFacts: t.array(t.number),
 });
+export type DocumentLists = t.TypeOf<typeof DocumentLists>;
+
+/** Format 2: a bank's footer without its lists, which lie in their own region. */
+const BankFooter2 = t.type({
+  bank: BankRecord,
+  operations: t.array(OperationRecord),
+  records: t.array(t.tuple([t.string, t.string, JsonValue])),
+  facts: t.array(t.string),
+  at: t.number,
+  documentCount: t.number,
+  chunkCount: t.number,
+  /** The lists' region: byte offset in the file, length, CRC-32. */
+  lists: t.tuple([t.number, t.number, t.number]),
+});
+type BankFooter2 = t.TypeOf<typeof BankFooter2>;
+
+const footerOf = <B extends t.Mixed, V extends number>(segment: V, bank: B) =>
+  t.type({
+    segment: t.literal(segment),
+    nextSeq: t.number,
+    files: t.array(t.string),
+    banks: t.array(bank),
+    /** The heads' fact types and tag sets, by code. */
+    factTypes: t.array(FactType),
+    tagSets: t.array(t.array(t.string)),
+  });
+const Footer1 = footerOf(1, BankFooter);
+const Footer2 = footerOf(2, BankFooter2);
+const Footer = t.union([Footer2, Footer1]);
 type Footer = t.TypeOf<typeof Footer>;
 
 interface Trailer {
   readonly recordsLength: number;
   readonly locations: number;
+  readonly format: 1 | 2;
+  /** 0 in format 1. */
+  readonly listsLength: number;
   readonly footerLength: number;
   readonly recordsCrc: number;
   readonly footerCrc: number;
@@ -92,29 +128,36 @@ interface Trailer {
 const damaged = (path: string, why: string): Error =>
   new Error(`server data: ${path} is damaged (${why}); restore a backup of the data dir, or move it aside to start empty`);
 
+/** The trailer of a segment of either format (a segment may point into files written before format 2). */
 const readTrailer = (fd: number, path: string): Trailer => {
   const size = fstatSync(fd).size;
-  if (size < TRAILER) throw damaged(path, 'shorter than its trailer');
+  if (size < TRAILER_1) throw damaged(path, 'shorter than its trailer');
   const buf = Buffer.alloc(TRAILER);
-  readSync(fd, buf, 0, TRAILER, size - TRAILER);
-  if (!buf.subarray(TRAILER - MAGIC.length).equals(MAGIC)) throw damaged(path, 'no segment trailer');
+  const got = Math.min(TRAILER, size);
+  readSync(fd, buf, TRAILER - got, got, size - got);
+  const magic = buf.subarray(TRAILER - MAGIC.length);
+  const format = magic.equals(MAGIC) ? 2 : magic.equals(MAGIC_1) ? 1 : undefined;
+  if (format === undefined || (format === 2 && size < TRAILER)) throw damaged(path, 'no segment trailer');
+  const fields = format === 2 ? buf : buf.subarray(TRAILER - TRAILER_1);
   const trailer = {
-    recordsLength: buf.readDoubleLE(0),
-    locations: buf.readUInt32LE(8),
-    footerLength: buf.readUInt32LE(12),
-    recordsCrc: buf.readUInt32LE(16),
-    footerCrc: buf.readUInt32LE(20),
-  };
-  if (trailer.recordsLength + trailer.locations * PER_LOCATION + trailer.footerLength + TRAILER !== size) throw damaged(path, 'sizes do not add up');
+    recordsLength: fields.readDoubleLE(0),
+    locations: fields.readUInt32LE(8),
+    footerLength: fields.readUInt32LE(12),
+    recordsCrc: fields.readUInt32LE(16),
+    footerCrc: fields.readUInt32LE(20),
+    listsLength: format === 2 ? fields.readUInt32LE(24) : 0,
+    format,
+  } as const;
+  const trailerLength = format === 2 ? TRAILER : TRAILER_1;
+  if (trailer.recordsLength + trailer.locations * PER_LOCATION + trailer.listsLength + trailer.footerLength + trailerLength !== size) throw damaged(path, 'sizes do not add up');
   return trailer;
 };
 
-/** CRC of `[0, length)` of a file, read in chunks (a segment can be larger than memory should hold). */
-const crcOfRange = (fd: number, length: number): number => {
+/** CRC of `[from, from + length)` of a file, read in chunks (a segment can be larger than memory should hold). */
+const crcOfRange = (fd: number, length: number, from = 0, crc = 0): number => {
   const buf = Buffer.allocUnsafe(Math.min(WRITE_CHUNK, Math.max(1, length)));
-  let crc = 0;
   for (let at = 0; at < length; ) {
-    const n = readSync(fd, buf, 0, Math.min(buf.length, length - at), at);
+    const n = readSync(fd, buf, 0, Math.min(buf.length, length - at), from + at);
     if (n <= 0) break;
     crc = crc32(buf.subarray(0, n), crc);
     at += n;
@@ -193,20 +236,61 @@ export class StoredRecords {
   }
 }
 
-/** A bank's document and chunk lists, which start-up does not keep (BankHead). */
-export type DocumentLists = Pick<BankFooter, 'documents' | 'documentChunks' | 'chunks' | 'documentFacts'>;
-
 /**
  * A bank's footer as start-up keeps it: without its document and chunk lists (two strings and two
  * numbers per document: 8 MB at 100k one-item documents, ten times that at 1M), which only the
- * tables made when first used need. `documentLists` reads them again from the segment file;
- * the snapshot that could delete that file uses the tables first, so it is there until then.
+ * tables made when first used need. `documentLists` reads them from the segment file (format 2:
+ * their own region, never parsed at start-up; format 1: the footer again); the snapshot that
+ * could delete that file uses the tables first, so it is there until then.
  */
 export interface BankHead extends Omit<BankFooter, keyof DocumentLists> {
   readonly documentCount: number;
   readonly chunkCount: number;
   readonly documentLists: () => DocumentLists;
 }
+
+/** Bank `i` of a format 2 footer: its lists are read from their region, and checked, when first needed. */
+const headOf2 = (bank: BankFooter2, path: string, listsStart: number, listsEnd: number): BankHead => {
+  const [at, length, crc] = bank.lists;
+  if (!Number.isInteger(at) || !Number.isInteger(length) || at < listsStart || length < 0 || at + length > listsEnd) throw damaged(path, `the lists of bank ${bank.bank.bank_id} lie outside their region`);
+  const { documentCount, chunkCount } = bank;
+  return {
+    bank: bank.bank,
+    operations: bank.operations,
+    records: bank.records,
+    facts: bank.facts,
+    at: bank.at,
+    documentCount,
+    chunkCount,
+    documentLists: () => {
+      const lists = readListsRegion(path, at, length, crc);
+      if (lists === undefined || lists.documents.length !== documentCount || lists.chunks.length !== chunkCount || lists.documentChunks.length !== documentCount || lists.documentFacts.length !== documentCount) {
+        throw damaged(path, 'its document lists are no longer the ones checked at start-up');
+      }
+      return lists;
+    },
+  };
+};
+
+/** A bank's lists region, read, checked against its CRC and decoded; undefined if it cannot be. */
+const readListsRegion = (path: string, at: number, length: number, crc: number): DocumentLists | undefined => {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = Buffer.allocUnsafe(length);
+    if (readSync(fd, bytes, 0, length, at) !== length || crc32(bytes) !== crc) return undefined;
+    const raw: unknown = JSON.parse(bytes.toString('utf8'));
+    return DocumentLists.is(raw) ? raw : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+};
 
 const headOf = (bank: BankFooter, i: number, path: string, footerAt: number, footerLength: number): BankHead => {
   // Only counts and the id are kept for the check below: the closure must not hold the lists.
@@ -224,7 +308,7 @@ const headOf = (bank: BankFooter, i: number, path: string, footerAt: number, foo
     documentLists: () => {
       const lists = rereadLists(path, footerAt, footerLength, i);
       if (lists === undefined || lists.bank.bank_id !== bankId || lists.documents.length !== documentCount || lists.chunks.length !== chunkCount) {
-        throw damaged(path, 'its footer is no longer the one read at start-up');
+        throw damaged(path, 'its document lists are no longer the ones checked at start-up');
       }
       return lists;
     },
@@ -243,7 +327,7 @@ const rereadLists = (path: string, footerAt: number, footerLength: number, i: nu
     const bytes = Buffer.allocUnsafe(footerLength);
     if (readSync(fd, bytes, 0, footerLength, footerAt) !== footerLength) return undefined;
     const raw: unknown = JSON.parse(bytes.toString('utf8'));
-    return Footer.is(raw) ? raw.banks[i] : undefined;
+    return Footer1.is(raw) ? raw.banks[i] : undefined;
   } catch {
     return undefined;
   } finally {
@@ -286,11 +370,17 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
       },
     );
     at += trailer.locations * TRIPLET_BYTES;
-    for (const part of [new Uint8Array(tagSets.buffer), codes, footerBytes]) {
+    for (const part of [new Uint8Array(tagSets.buffer), codes]) {
       if (part.length > 0 && readSync(fd, part, 0, part.length, at) !== part.length) throw damaged(path, 'cut short');
       crc = crc32(part, crc);
       at += part.length;
     }
+    // The lists are checked here with everything else, but not kept: read a chunk at a time.
+    const listsAt = at;
+    crc = crcOfRange(fd, trailer.listsLength, at, crc);
+    at += trailer.listsLength;
+    if (footerBytes.length > 0 && readSync(fd, footerBytes, 0, footerBytes.length, at) !== footerBytes.length) throw damaged(path, 'cut short');
+    crc = crc32(footerBytes, crc);
     const footerCrc = crc;
     if (footerCrc !== trailer.footerCrc) throw damaged(path, 'footer checksum mismatch');
     let raw: unknown;
@@ -299,6 +389,8 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
     } catch {
       throw damaged(path, 'footer is not JSON');
     }
+    // A segment's format is its trailer's: a footer of the other format is damage, not a choice.
+    if (!isRecord(raw) || raw['segment'] !== trailer.format) throw damaged(path, `footer is not in its trailer's format ${trailer.format}`);
     const footer: Footer = Footer.is(raw)
       ? raw
       : E.getOrElseW((e: { message: string }) => {
@@ -326,8 +418,8 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
       if (code !== 0 && (footer.factTypes[(code & ~INVALIDATED) - 1] === undefined || footer.tagSets[tagSets[i] ?? 0] === undefined)) throw damaged(path, `head ${i} names no type or tags`);
     }
     const heads: Heads = { codes, tagSets, factTypes: footer.factTypes, tagSetList: footer.tagSets };
-    const footerAt = trailer.recordsLength + trailer.locations * PER_LOCATION;
-    const banks = footer.banks.map((bank, i) => headOf(bank, i, path, footerAt, trailer.footerLength));
+    const footerAt = listsAt + trailer.listsLength;
+    const banks = footer.segment === 2 ? footer.banks.map((bank) => headOf2(bank, path, listsAt, footerAt)) : footer.banks.map((bank, i) => headOf(bank, i, path, footerAt, trailer.footerLength));
     return { nextSeq: footer.nextSeq, banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name };
   } catch (error) {
     for (const other of new Set([fd, ...fds])) closeSync(other);
@@ -477,7 +569,7 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
     codes[i] = (type + 1) | (head.state === 'invalidated' ? INVALIDATED : 0);
     tagSets[i] = set;
   };
-  const banks: BankFooter[] = [];
+  const banks: BankFooter2[] = [];
   let recordsLength = 0;
   const tempPath = join(dir, `${name}.tmp`);
   const handle = await open(tempPath, 'w', 0o600);
@@ -494,42 +586,48 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
       if (!locations.set(i, ownSlot, out.offset, bytes.length)) throw new Error(`store: a ${bytes.length}-byte record does not fit a segment's locations`);
       await out.add(bytes);
     }
-    for (const p of pendingBanks) {
-      const bank = state.banks.get(p.bankId);
-      if (bank === undefined) continue;
-      const feature: [string, string, JsonValue][] = [];
-      for (const [kind, byId] of bank.records) for (const [id, value] of byId) feature.push([kind, id, value]);
-      banks.push({
-        bank: bank.bank,
-        operations: [...bank.operations.values()],
-        records: feature,
-        documents: p.ids.document,
-        documentChunks: p.documentChunks,
-        chunks: p.ids.chunk,
-        documentFacts: p.documentFacts,
-        facts: p.ids.fact,
-        at: p.at,
-      });
-    }
     recordsLength = out.offset;
     const recordsCrc = out.crc;
-    const footerBytes = Buffer.from(JSON.stringify({ segment: 1, nextSeq, files, banks, factTypes, tagSets: tagSetList } satisfies Footer));
     let footerCrc = 0;
     for (const part of locations.triplets()) {
       footerCrc = crc32(part, footerCrc);
       await out.add(part);
     }
-    const columns = [Buffer.from(tagSets.buffer, tagSets.byteOffset, tagSets.byteLength), Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), footerBytes];
-    for (const part of columns) {
+    for (const part of [Buffer.from(tagSets.buffer, tagSets.byteOffset, tagSets.byteLength), Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength)]) {
       footerCrc = crc32(part, footerCrc);
       await out.add(part);
     }
+    const listsAt = out.offset;
+    for (const p of pendingBanks) {
+      const bank = state.banks.get(p.bankId);
+      if (bank === undefined) continue;
+      const feature: [string, string, JsonValue][] = [];
+      for (const [kind, byId] of bank.records) for (const [id, value] of byId) feature.push([kind, id, value]);
+      const lists = Buffer.from(JSON.stringify({ documents: p.ids.document, documentChunks: p.documentChunks, chunks: p.ids.chunk, documentFacts: p.documentFacts } satisfies DocumentLists));
+      banks.push({
+        bank: bank.bank,
+        operations: [...bank.operations.values()],
+        records: feature,
+        facts: p.ids.fact,
+        at: p.at,
+        documentCount: p.ids.document.length,
+        chunkCount: p.ids.chunk.length,
+        lists: [out.offset, lists.length, crc32(lists)],
+      });
+      footerCrc = crc32(lists, footerCrc);
+      await out.add(lists);
+    }
+    const listsLength = out.offset - listsAt;
+    const footerBytes = Buffer.from(JSON.stringify({ segment: 2, nextSeq, files, banks, factTypes, tagSets: tagSetList } satisfies Footer));
+    footerCrc = crc32(footerBytes, footerCrc);
+    await out.add(footerBytes);
     const trailer = Buffer.alloc(TRAILER);
     trailer.writeDoubleLE(recordsLength, 0);
     trailer.writeUInt32LE(locations.count, 8);
     trailer.writeUInt32LE(footerBytes.length, 12);
     trailer.writeUInt32LE(recordsCrc, 16);
     trailer.writeUInt32LE(footerCrc, 20);
+    trailer.writeUInt32LE(listsLength, 24);
     MAGIC.copy(trailer, TRAILER - MAGIC.length);
     await out.add(trailer);
     await out.flush();

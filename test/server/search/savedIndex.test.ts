@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/server/search/analyzer.js';
@@ -23,7 +24,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-/** A saved index written by the code of format 1 (thread names in the header). */
+/** Saved indexes written by the code of format 1 (thread names in the header) and of format 2 (4-byte count columns). */
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/search-index', import.meta.url));
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'deploys', 'deploying', 'queue'];
@@ -128,6 +129,87 @@ describe('saved index (sealed arrays in a file)', () => {
     loaded.add(more);
     built.add(more);
     expect(observe(loaded)).toEqual(observe(built));
+  });
+
+  it('still reads a file of format 2 (every count column in 4 bytes), written by the code before format 3', () => {
+    const build = (): FieldIndex => {
+      const ix = new FieldIndex();
+      ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
+      ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
+      ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
+      ix.add({ id: 'd', text: 'epsilon', order: 4 });
+      return ix;
+    };
+    const file = readFileSync(join(FIXTURES, 'format-2.bin'));
+    expect(JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'))).toMatchObject({ format: 2 });
+    const read = decodeIndexFile(file, 'f1');
+    if (!read.ok) throw new Error(read.reason);
+    const sealed = read.saved.banks.get('b');
+    expect(sealed?.postTfs).toBeInstanceOf(Int32Array);
+    const loaded = FieldIndex.fromSealed(sealed as never);
+    const built = build();
+    expect(observe(loaded)).toEqual(observe(built));
+    const more = { id: 'e', text: 'beta queue', thread: 'my t2', order: 5, context: 'alpha alpha' };
+    loaded.add(more);
+    built.add(more);
+    expect(observe(loaded)).toEqual(observe(built));
+    // Sealed again (compaction), it goes over to the narrow columns and still answers the same.
+    const resealed = FieldIndex.fromSealed(loaded.seal());
+    expect(observe(resealed)).toEqual(observe(built));
+  });
+
+  it('keeps term frequencies and term ids in 1, 2 or 4 bytes, as their largest value needs, and reads each width back', () => {
+    // Letters only: the analyzer keeps such a word as it is.
+    const word = (i: number): string => {
+      let w = '';
+      for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) w = String.fromCharCode(97 + ((n - 1) % 26)) + w;
+      return `zq${w}`;
+    };
+    const cases = [
+      { name: 'small', repeats: 3, distinct: 10, width: { tfs: 1, ids: 1 } },
+      { name: 'tf over 255, terms over 255', repeats: 300, distinct: 400, width: { tfs: 2, ids: 2 } },
+      { name: 'tf over 65535, terms over 65535', repeats: 70_000, distinct: 100_000, width: { tfs: 4, ids: 4 } },
+    ];
+    for (const c of cases) {
+      const ix = new FieldIndex();
+      ix.add({ id: 'many', text: Array.from({ length: c.distinct }, (_, i) => word(i)).join(' '), order: 1 });
+      ix.add({ id: 'repeats', text: `${'alpha '.repeat(c.repeats)}beta`, context: 'alpha gamma', entities: ['Queue'], order: 2 });
+      ix.add({ id: 'once', text: 'alpha gamma', order: 3 });
+      const sealed = ix.seal();
+      expect([c.name, sealed.postTfs.BYTES_PER_ELEMENT, sealed.docTermIds.BYTES_PER_ELEMENT]).toEqual([c.name, c.width.tfs, c.width.ids]);
+      const read = decodeIndexFile(encodeIndexFile(1, 'f1', new Map([['b', sealed]])), 'f1');
+      if (!read.ok) throw new Error(read.reason);
+      const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
+      expect(loaded.seal().postTfs.BYTES_PER_ELEMENT).toBe(c.width.tfs);
+      for (const q of ['alpha', 'gamma', 'queue', word(c.distinct - 1)]) {
+        const scores = (index: FieldIndex): [string | undefined, number | undefined][] => {
+          const pass = index.score(analyze(q).map((term) => ({ term, weight: 1 })));
+          const out = topK(pass.touched.view(), pass.scores, () => true, 10).map((n): [string | undefined, number | undefined] => [index.idOf(n), pass.scores[n]]);
+          index.release(pass);
+          return out;
+        };
+        expect(scores(loaded)).toEqual(scores(ix));
+        expect(scores(loaded).length).toBeGreaterThan(0);
+      }
+      loaded.remove('once');
+      ix.remove('once');
+      expect(observe(loaded)).toEqual(observe(ix));
+    }
+  });
+
+  it('refuses a file whose header gives a count column a width it cannot have', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'a', text: 'alpha beta' });
+    const file = encodeIndexFile(1, 'f1', new Map([['b', ix.seal()]]));
+    const headerLength = file.readUInt32LE(8);
+    const header = file.subarray(16, 16 + headerLength).toString('utf8');
+    // Same length, so every offset still holds: the width of postTfs, 1, becomes 3.
+    const edited = header.replace(/("postTfs":\[\d+,\d+,)1\]/, '$13]');
+    expect(edited).not.toBe(header);
+    const bad = Buffer.from(file);
+    bad.write(edited, 16, 'utf8');
+    bad.writeUInt32LE(crc32(bad.subarray(16)), 12);
+    expect(decodeIndexFile(bad, 'f1')).toEqual({ ok: false, reason: 'array postTfs has 3-byte values' });
   });
 
   it('refuses a damaged file, another analyzer and a foreign file, naming why', () => {

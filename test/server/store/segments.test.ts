@@ -1,12 +1,16 @@
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, startTestServer } from '../../helpers/embeddedServer.js';
 import { encodeLine } from '../../../src/server/store/logFormat.js';
 import type { Mutation } from '../../../src/server/store/model.js';
 import type { ServerState } from '../../../src/server/store/state.js';
 import { openStore } from '../../../src/server/store/store.js';
+
+/** A data dir written by the code of segment format 1 (fixtures/segments-v1: the mutations are in the test reading it). */
+const FORMAT_1 = fileURLToPath(new URL('../../../fixtures/segments-v1', import.meta.url));
 
 const dirs: string[] = [];
 const tempDir = async (): Promise<string> => {
@@ -206,7 +210,7 @@ describe('segments', () => {
     try {
       const a = again.bank('a');
       await rename(join(dir, name), join(dir, `${name}.aside`));
-      const gone = new RegExp(`${name} is damaged \\(its footer is no longer the one read at start-up\\)`);
+      const gone = new RegExp(`${name} is damaged \\(its document lists are no longer the ones checked at start-up\\)`);
       expect(() => a?.documents.size).toThrow(gone);
       expect(() => a?.documents.size).toThrow(gone);
       expect(() => a?.chunksByDocument.get('d1')).toThrow(gone);
@@ -215,6 +219,81 @@ describe('segments', () => {
       expect(a?.facts.get('f1a')?.text).toBe('document 1 says the build uses rollup');
       await rename(join(dir, `${name}.aside`), join(dir, name));
       expect(picture(again.state)).toEqual(before);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('the lists region is checked at start-up with the footer, and again when the lists are read: damage stops start-up, or fails every use, naming the file', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a'), bankPut('b')]);
+    for (let i = 0; i < 6; i += 1) await store.commit([documentPut(i % 2 === 0 ? 'a' : 'b', i)]);
+    const before = picture(store.state);
+    await store.close();
+    const [name = ''] = await segmentFiles(dir);
+    const bytes = await readFile(join(dir, name));
+    // Format 2's trailer: ... u32 footer length at 12, u32 lists length at 24, then 'AMSEG002'.
+    const trailer = bytes.subarray(bytes.length - 36);
+    expect(trailer.subarray(28).toString('latin1')).toBe('AMSEG002');
+    const listsEnd = bytes.length - 36 - trailer.readUInt32LE(12);
+    const listsAt = listsEnd - trailer.readUInt32LE(24);
+    const lists = bytes.subarray(listsAt, listsEnd).toString('utf8');
+    expect(lists).toContain('"documents":["d0","d2","d4"]');
+    // Not parsed at start-up, but checked: a flipped byte in it stops start-up.
+    const flipped = Buffer.from(bytes);
+    const inside = listsAt + lists.indexOf('"d2"') + 2;
+    flipped[inside] = (flipped[inside] ?? 0) ^ 0x01;
+    await writeFile(join(dir, name), flipped);
+    await expect(openStore({ dataDir: dir })).rejects.toThrow(new RegExp(`${name} is damaged \\(footer checksum mismatch\\)`));
+    // Changed after start-up (nothing else may write a segment): the lists' own CRC refuses them.
+    await writeFile(join(dir, name), bytes);
+    const again = await openStore({ dataDir: dir });
+    try {
+      await writeFile(join(dir, name), flipped);
+      const changed = new RegExp(`${name} is damaged \\(its document lists are no longer the ones checked at start-up\\)`);
+      expect(() => again.bank('a')?.documents.size).toThrow(changed);
+      expect(() => again.bank('a')?.chunksByDocument.get('d0')).toThrow(changed);
+      expect(again.bank('a')?.facts.get('f0a')?.text).toBe('document 0 says the build uses rollup');
+      await writeFile(join(dir, name), bytes);
+      expect(picture(again.state)).toEqual(before);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('reads segments of format 1 (lists in the footer), written by the code before format 2, and writes format 2 beside them', async () => {
+    const dir = await tempDir();
+    await cp(FORMAT_1, dir, { recursive: true });
+    // The mutations that wrote the fixture (two segments: the second points into the first).
+    const memory = await openStore();
+    await memory.commit([bankPut('a'), bankPut('b')]);
+    for (let i = 0; i < 12; i += 1) await memory.commit([documentPut(i % 3 === 0 ? 'b' : 'a', i, i % 2 === 0 ? ['t'] : ['u', 'v'])]);
+    await memory.commit([observation('a', 'o1'), observation('a', 'o2', 'invalidated')]);
+    await memory.commit([{ type: 'record.put', bank_id: 'a', kind: 'mental_model', id: 'm1', value: { name: 'x', n: [1, 2] } }]);
+    await memory.commit([{ type: 'document.delete', bank_id: 'a', document_id: 'd4' }, { type: 'facts.delete', bank_id: 'a', ids: ['f5b'] }]);
+    await memory.commit([documentPut('a', 2, ['changed'])]);
+    const expected = picture(memory.state);
+    await memory.close();
+    const old = await segmentFiles(dir);
+    expect(old).toHaveLength(2);
+    for (const name of old) expect((await readFile(join(dir, name))).subarray(-8).toString('latin1')).toBe('AMSEG001');
+
+    const store = await openStore({ dataDir: dir });
+    expect(picture(store.state)).toEqual(expected);
+    await store.commit([documentPut('b', 20)]);
+    await store.close();
+    const files = await segmentFiles(dir);
+    const newest = files.at(-1) ?? '';
+    expect(old).not.toContain(newest);
+    expect((await readFile(join(dir, newest))).subarray(-8).toString('latin1')).toBe('AMSEG002');
+    const again = await openStore({ dataDir: dir });
+    try {
+      const bankB = again.bank('b');
+      expect(bankB?.documents.get('d20')?.id).toBe('d20');
+      expect(bankB?.chunksByDocument.get('d0')).toEqual(['b_d0_0', 'b_d0_1']);
+      expect(again.bank('a')?.factsByDocument.get('d2')).toEqual(['f2a', 'f2b']);
+      expect(again.bank('a')?.documents.has('d4')).toBe(false);
     } finally {
       await again.close();
     }

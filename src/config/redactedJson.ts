@@ -1,0 +1,72 @@
+/**
+ * JSON text whose every string went through `redact` where it was made: the proof the retain
+ * queue takes in place of redacting a whole document a second time (an import redacts each
+ * message as it builds the document; the queue redacted the joined JSON again).
+ *
+ * - Only this module issues a `RedactedJson` (a frozen object recorded in a private WeakSet):
+ *   no caller can make one over text that did not go through `redact`, and one whose text is
+ *   not the job's content proves nothing (`isRedactedJson` compares them).
+ * - A scope's `json` keeps a string as it is only when it is an output of the scope's own
+ *   `redact`; any other string (a tool name read from the session file, a summary cut after
+ *   redaction) is redacted there, and a key `redact` would change makes the whole text go
+ *   through `redact` as before.
+ * - Redacted under the rules and known secret values of one moment: once a new value is known
+ *   (`knownValuesGeneration` moved), an older proof is refused and the queue redacts again.
+ */
+import { redact } from './redact.js';
+import { knownValuesGeneration } from './redactKnown.js';
+
+export interface RedactedJson {
+  readonly text: string;
+  readonly generation: number;
+}
+
+const issued = new WeakSet<object>();
+
+const isIssued = (proof: unknown): proof is RedactedJson => typeof proof === 'object' && proof !== null && issued.has(proof);
+
+const issue = (text: string, generation: number): RedactedJson => {
+  const proof = Object.freeze({ text, generation });
+  issued.add(proof);
+  return proof;
+};
+
+/** True when `proof` was issued here, under the known values of now, for exactly `text`. */
+export const isRedactedJson = (proof: unknown, text: string): boolean => isIssued(proof) && proof.generation === knownValuesGeneration() && proof.text === text;
+
+export interface RedactingScope {
+  /** `redact`, its output remembered as redacted for this scope's `json`. */
+  readonly redact: (text: string) => string;
+  /** `JSON.stringify(value)` with every string in it redacted: kept when this scope's `redact` made it, redacted here otherwise. */
+  readonly json: (value: unknown) => RedactedJson;
+  /** The JSON array of `items` (`[a,b,…]`), each this scope's own proof; another item's text is redacted whole. */
+  readonly array: (items: readonly RedactedJson[]) => RedactedJson;
+}
+
+/** One document build's scope (its remembered outputs are dropped with it). */
+export const redactingScope = (): RedactingScope => {
+  const generation = knownValuesGeneration();
+  const outputs = new Set<string>();
+  const keyKept = new Map<string, boolean>();
+  const own = (proof: RedactedJson): boolean => isIssued(proof) && proof.generation === generation;
+  return {
+    redact: (text) => {
+      const out = redact(text);
+      outputs.add(out);
+      return out;
+    },
+    json: (value) => {
+      let keysKept = true;
+      const text = JSON.stringify(value, (key, v: unknown) => {
+        if (keysKept && key !== '') {
+          let kept = keyKept.get(key);
+          if (kept === undefined) keyKept.set(key, (kept = redact(key) === key));
+          keysKept = kept;
+        }
+        return typeof v === 'string' && !outputs.has(v) ? redact(v) : v;
+      });
+      return issue(keysKept ? text : redact(text), generation);
+    },
+    array: (items) => issue(`[${items.map((item) => (own(item) ? item.text : redact(item.text))).join(',')}]`, generation),
+  };
+};
