@@ -19,6 +19,7 @@ import { analyze, stemWord, words } from './analyzer.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
+import { StoredIds } from './storedIds.js';
 import { count, f64, i32, item, narrowest, num, u8, type Counts } from './columns.js';
 
 const K1 = 1.2;
@@ -116,7 +117,8 @@ export interface SealedIndex {
   readonly entStart: Int32Array<ArrayBufferLike>;
   readonly entDocs: Int32Array<ArrayBufferLike>;
   readonly entTfs: Counts;
-  readonly ids: readonly string[];
+  /** Document ids by number; a loaded index's as the file holds them, until the store's strings are taken for them. */
+  readonly ids: readonly string[] | StoredIds;
   /** FIELD_COUNT per document. */
   readonly lengths: Int32Array<ArrayBufferLike>;
   readonly orders: Float64Array<ArrayBufferLike>;
@@ -677,9 +679,9 @@ export class FieldIndex {
     this.entDocs = s.entDocs;
     this.entTfs = s.entTfs;
     this.tails = [];
-    this.ids = [...s.ids];
+    this.ids = s.ids instanceof StoredIds ? s.ids.resolve(undefined) : [...s.ids];
     this.numbers = undefined;
-    this.slots = s.ids.length;
+    this.slots = this.ids.length;
     this.sealedDocs = this.slots;
     this.lengths = s.lengths;
     this.orders = s.orders;

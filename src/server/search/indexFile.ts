@@ -11,6 +11,9 @@
  * the header (JSON: position, fingerprint, per bank its strings and where each array lies),
  * then the arrays, each starting on an 8-byte boundary. Since format 3 the count and term-id
  * columns are as narrow as their values (1, 2 or 4 bytes, named in the header beside them).
+ * Since format 4 the document ids are not in the header but in a region after the arrays (the
+ * header's `tail` says where it starts), read into a buffer of its own that is dropped once the
+ * ids are matched to the store's (storedIds.ts).
  */
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
@@ -18,17 +21,19 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SealedIndex } from './fieldIndex.js';
 import type { Counts } from './columns.js';
+import { StoredIds } from './storedIds.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
 import { errnoCode } from '../../codecs/errno.js';
-import { isOneOf } from '../../codecs/codecs.js';
+import { isOneOf, isRecord } from '../../codecs/codecs.js';
 
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
 /**
- * 3: count and term-id columns in 1, 2 or 4 bytes; 2: thread names as their own JSON region
- * among the arrays; 1: thread names in the header. 1 and 2 (4-byte columns) are still read.
+ * 4: document ids in their own region after the arrays; 3: count and term-id columns in 1, 2 or
+ * 4 bytes; 2: thread names as their own JSON region among the arrays; 1: thread names in the
+ * header. 1 to 3 (ids in the header; 1 and 2 with 4-byte columns) are still read.
  */
-const FORMAT = 3;
+const FORMAT = 4;
 const PREFIX = 16;
 
 const INT32 = [
@@ -62,7 +67,10 @@ type Place = readonly [number, number] | readonly [number, number, number];
 interface BankHeader {
   readonly bankId: string;
   readonly terms: readonly string[];
-  readonly ids: readonly string[];
+  /** Formats 1-3: the document ids themselves. */
+  readonly ids?: readonly string[];
+  /** Format 4: byte offset (in the file), length and count of the ids' region in the tail. */
+  readonly idsAt?: readonly [number, number, number];
   /** Format 1: the thread names themselves. */
   readonly threadNames?: readonly string[];
   /** Format 2: byte offset and length of the thread names' JSON array, read when first needed. */
@@ -77,6 +85,8 @@ interface BankHeader {
 
 interface Header {
   readonly format: number;
+  /** Format 4: where the ids' regions start (the end of the arrays); the file's end before. */
+  readonly tail?: number;
   readonly nextSeq: number;
   readonly fingerprint: string;
   readonly banks: readonly BankHeader[];
@@ -102,7 +112,7 @@ const shifted = (arrays: Record<ArrayName, Place>, shift: number): Record<ArrayN
 /** The file's bytes for `banks` at log position `nextSeq`. */
 export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: ReadonlyMap<string, SealedIndex>): Buffer => {
   let offset = 0;
-  const placed: { bank: BankHeader; sealed: SealedIndex; names: Buffer }[] = [];
+  const placed: { bank: BankHeader; sealed: SealedIndex; names: Buffer; idBytes: Buffer; idCount: number }[] = [];
   // Offsets are first counted from the end of the header, then shifted once its length is known.
   for (const [bankId, sealed] of banks) {
     const arrays = {} as Record<ArrayName, Place>;
@@ -115,18 +125,27 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
     const names = Buffer.from(JSON.stringify(typeof threadNames === 'function' ? threadNames() : threadNames), 'utf8');
     const threadNamesAt = [offset, names.length] as const;
     offset = align8(offset + names.length);
-    placed.push({ bank: { bankId, terms, ids, threadNamesAt, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed, names });
+    const idList = ids instanceof StoredIds ? ids.resolve(undefined) : ids;
+    placed.push({ bank: { bankId, terms, threadNamesAt, speakerNames, ownSome, addressedSome, statCount, statLength, arrays }, sealed, names, idBytes: StoredIds.encode(idList), idCount: idList.length });
+  }
+  // The ids' regions last, where the reader keeps them out of the arrays' buffer.
+  const tail = offset;
+  for (const p of placed) {
+    p.bank = { ...p.bank, idsAt: [offset, p.idBytes.length, p.idCount] };
+    offset += p.idBytes.length;
   }
   const draft = (shift: number): Buffer =>
     Buffer.from(
       JSON.stringify({
         format: FORMAT,
+        tail: tail + shift,
         nextSeq,
         fingerprint,
         banks: placed.map(({ bank }) => ({
           ...bank,
           arrays: shifted(bank.arrays, shift),
           ...(bank.threadNamesAt === undefined ? {} : { threadNamesAt: [bank.threadNamesAt[0] + shift, bank.threadNamesAt[1]] }),
+          ...(bank.idsAt === undefined ? {} : { idsAt: [bank.idsAt[0] + shift, bank.idsAt[1], bank.idsAt[2]] }),
         })),
       } satisfies Header),
       'utf8',
@@ -142,12 +161,13 @@ export const encodeIndexFile = (nextSeq: number, fingerprint: string, banks: Rea
   MAGIC.copy(out, 0);
   out.writeUInt32LE(header.length, 8);
   header.copy(out, PREFIX);
-  for (const { bank, sealed, names } of placed) {
+  for (const { bank, sealed, names, idBytes } of placed) {
     for (const name of ARRAY_NAMES) {
       const a = sealed[name];
       out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), bank.arrays[name][0] + shift);
     }
     if (bank.threadNamesAt !== undefined) names.copy(out, bank.threadNamesAt[0] + shift);
+    if (bank.idsAt !== undefined) idBytes.copy(out, bank.idsAt[0] + shift);
   }
   out.writeUInt32LE(crc32(out.subarray(PREFIX)), 12);
   return out;
@@ -186,26 +206,42 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.readUInt32LE(8);
   const start = Math.min(arraysStart(headerLength), view.length);
-  return decodeParts(view.subarray(0, start), view.subarray(start), fingerprint);
+  const head = view.subarray(0, start);
+  const tail = Math.max(start, Math.min(tailOf(head), view.length));
+  return decodeParts(head, view.subarray(start, tail), view.subarray(tail), fingerprint);
+};
+
+/** Where the ids' regions start (format 4), read from the header; the file's end if it names none. */
+const tailOf = (head: Buffer): number => {
+  try {
+    const header: unknown = JSON.parse(head.subarray(PREFIX, PREFIX + head.readUInt32LE(8)).toString('utf8'));
+    return isRecord(header) && typeof header['tail'] === 'number' && Number.isInteger(header['tail']) ? header['tail'] : Number.POSITIVE_INFINITY;
+  } catch {
+    // decodeParts says why the header cannot be read.
+    return Number.POSITIVE_INFINITY;
+  }
 };
 
 /**
- * Decodes the file from its two parts: `head` (prefix, header and the padding after it) and
- * `body` (the arrays, from arraysStart on). The arrays are views over `body` only, so a loaded
- * index does not keep the header's bytes (6.5 MB of JSON at 100k memories) alive.
+ * Decodes the file from its three parts: `head` (prefix, header and the padding after it),
+ * `body` (the arrays, from arraysStart on) and `tail` (format 4: the ids' regions, from the
+ * header's `tail` on). The arrays are views over `body` only, so a loaded index keeps neither
+ * the header's bytes nor the ids' (once matched to the store's strings).
  */
-const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadIndexFile => {
+const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: string): ReadIndexFile => {
   const headerLength = head.readUInt32LE(8);
   const start = arraysStart(headerLength);
   if (head.length !== start) return { ok: false, reason: 'cut short' };
-  if (crc32(body, crc32(head.subarray(PREFIX))) !== head.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
+  if (crc32(tail, crc32(body, crc32(head.subarray(PREFIX)))) !== head.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
   let header: Header;
   try {
     header = JSON.parse(head.subarray(PREFIX, PREFIX + headerLength).toString('utf8')) as Header;
   } catch {
     return { ok: false, reason: 'unreadable header' };
   }
-  if (header.format !== FORMAT && header.format !== 2 && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
+  if (header.format !== FORMAT && header.format !== 3 && header.format !== 2 && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
+  const tailAt = start + body.length;
+  if (header.format >= 4 ? header.tail !== tailAt : tail.length > 0) return { ok: false, reason: 'ids region misplaced' };
   if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
   // Float64 views need 8-byte alignment of the underlying buffer.
   const buf = body.byteOffset % 8 === 0 ? body : new Uint8Array(body);
@@ -232,10 +268,21 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
       const place = at(name);
       return width === 1 ? new Uint8Array(buf.buffer, ...place) : width === 2 ? new Uint16Array(buf.buffer, ...place) : new Int32Array(buf.buffer, ...place);
     };
+    const idsOf = (): readonly string[] | StoredIds => {
+      if (header.format < 4) {
+        if (bank.ids === undefined) throw new Error('ids missing');
+        return bank.ids;
+      }
+      const [offset, length, count] = bank.idsAt ?? [-1, 0, 0];
+      if (offset < tailAt || offset - tailAt + length > tail.length) throw new Error('ids out of bounds');
+      const ids = StoredIds.of(tail.subarray(offset - tailAt, offset - tailAt + length), count);
+      if (typeof ids === 'string') throw new Error(ids);
+      return ids;
+    };
     try {
       banks.set(bank.bankId, {
         terms: bank.terms,
-        ids: bank.ids,
+        ids: idsOf(),
         threadNames: threadNamesOf(bank, buf, start),
         speakerNames: bank.speakerNames,
         ownSome: bank.ownSome,
@@ -275,8 +322,8 @@ const decodeParts = (head: Buffer, body: Uint8Array, fingerprint: string): ReadI
   return { ok: true, saved: { nextSeq: header.nextSeq, banks } };
 };
 
-/** The file's head (prefix, header, padding) and its arrays, each read into its own buffer. */
-const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer } | ReadIndexFile> => {
+/** The file's head (prefix, header, padding), its arrays and (format 4) its ids, each read into its own buffer. */
+const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer; tail: Buffer } | ReadIndexFile> => {
   const handle = await open(path, 'r');
   try {
     const size = (await handle.stat()).size;
@@ -286,11 +333,15 @@ const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer } |
     if (start > size) return { ok: false, reason: 'cut short' };
     const head = Buffer.alloc(start);
     prefix.copy(head);
-    const body = Buffer.allocUnsafeSlow(size - start);
-    for (const [part, from] of [[head.subarray(PREFIX), PREFIX], [body, start]] as const) {
+    if (start > PREFIX && (await handle.read(head, PREFIX, start - PREFIX, PREFIX)).bytesRead !== start - PREFIX) return { ok: false, reason: 'cut short' };
+    const tailAt = Math.max(start, Math.min(tailOf(head), size));
+    // Three buffers: the arrays' stays as the index's storage; the head's and the ids' are dropped.
+    const body = Buffer.allocUnsafeSlow(tailAt - start);
+    const tail = Buffer.allocUnsafe(size - tailAt);
+    for (const [part, from] of [[body, start], [tail, tailAt]] as const) {
       if (part.length > 0 && (await handle.read(part, 0, part.length, from)).bytesRead !== part.length) return { ok: false, reason: 'cut short' };
     }
-    return { head, body };
+    return { head, body, tail };
   } finally {
     await handle.close();
   }
@@ -298,14 +349,14 @@ const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer } |
 
 /** Reads `search-index.bin` from `dir`; a missing or unreadable file is `{ok: false}` too (never rejects). */
 export const readIndexFile = async (dir: string, fingerprint: string): Promise<ReadIndexFile> => {
-  let parts: { head: Buffer; body: Buffer } | ReadIndexFile;
+  let parts: { head: Buffer; body: Buffer; tail: Buffer } | ReadIndexFile;
   try {
     parts = await readParts(join(dir, INDEX_FILE));
   } catch (error) {
     return { ok: false, reason: errnoCode(error) === 'ENOENT' ? 'none saved' : String(error) };
   }
   try {
-    return 'ok' in parts ? parts : decodeParts(parts.head, parts.body, fingerprint);
+    return 'ok' in parts ? parts : decodeParts(parts.head, parts.body, parts.tail, fingerprint);
   } catch (error) {
     // Never a rejection: start-up reads this beside the store and may not be waiting for it yet.
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };

@@ -17,6 +17,7 @@ import type { ServerStore } from '../store/store.js';
 import { analyze } from './analyzer.js';
 import { attributionOf } from './attribution.js';
 import { FieldIndex, type IndexedDocument, type SealedIndex } from './fieldIndex.js';
+import { StoredIds } from './storedIds.js';
 import { encodeIndexFile, writeIndexFile, type SavedIndexes } from './indexFile.js';
 import { rank, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
@@ -98,6 +99,7 @@ export interface SearchIndexes {
  * lookups of its hits in the store compare one string with itself instead of two equal ones.
  */
 const withStoreIds = (sealed: SealedIndex, facts: ReadonlyMap<string, unknown> | undefined): SealedIndex => {
+  if (sealed.ids instanceof StoredIds) return { ...sealed, ids: sealed.ids.resolve(facts === undefined ? undefined : () => facts.keys()) };
   if (facts === undefined) return sealed;
   const ids = [...sealed.ids];
   // Usually both list the facts in the same order: then no map of every id is made at start-up.

@@ -11,6 +11,7 @@ import { FieldIndex, type IndexedDocument } from '../../../src/server/search/fie
 import { topK } from '../../../src/server/search/topK.js';
 import { decodeIndexFile, encodeIndexFile, INDEX_FILE, readIndexFile } from '../../../src/server/search/indexFile.js';
 import { createSearchIndexes, indexFingerprint, type SearchIndexes } from '../../../src/server/search/indexes.js';
+import { StoredIds } from '../../../src/server/search/storedIds.js';
 import { openStore, type ServerStore } from '../../../src/server/store/store.js';
 import { call, startTestServer } from '../../helpers/embeddedServer.js';
 
@@ -24,7 +25,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-/** Saved indexes written by the code of format 1 (thread names in the header) and of format 2 (4-byte count columns). */
+/** Saved indexes written by the code of format 1 (thread names in the header), 2 (4-byte count columns) and 3 (ids in the header). */
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/search-index', import.meta.url));
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'deploys', 'deploying', 'queue'];
@@ -131,7 +132,10 @@ describe('saved index (sealed arrays in a file)', () => {
     expect(observe(loaded)).toEqual(observe(built));
   });
 
-  it('still reads a file of format 2 (every count column in 4 bytes), written by the code before format 3', () => {
+  it.each([
+    ['format-2.bin', 2, Int32Array],
+    ['format-3.bin', 3, Uint8Array],
+  ] as const)('still reads %s (ids in the header; format 2: every count column in 4 bytes), written by the code before format 4', (fixture, format, tfs) => {
     const build = (): FieldIndex => {
       const ix = new FieldIndex();
       ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
@@ -140,12 +144,13 @@ describe('saved index (sealed arrays in a file)', () => {
       ix.add({ id: 'd', text: 'epsilon', order: 4 });
       return ix;
     };
-    const file = readFileSync(join(FIXTURES, 'format-2.bin'));
-    expect(JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'))).toMatchObject({ format: 2 });
+    const file = readFileSync(join(FIXTURES, fixture));
+    expect(JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'))).toMatchObject({ format });
     const read = decodeIndexFile(file, 'f1');
     if (!read.ok) throw new Error(read.reason);
     const sealed = read.saved.banks.get('b');
-    expect(sealed?.postTfs).toBeInstanceOf(Int32Array);
+    expect(sealed?.postTfs).toBeInstanceOf(tfs);
+    expect(sealed?.ids).toEqual(['a', 'b', 'c', 'd']);
     const loaded = FieldIndex.fromSealed(sealed as never);
     const built = build();
     expect(observe(loaded)).toEqual(observe(built));
@@ -195,6 +200,40 @@ describe('saved index (sealed arrays in a file)', () => {
       ix.remove('once');
       expect(observe(loaded)).toEqual(observe(ix));
     }
+  });
+
+  it('keeps the ids out of the header, in a region read apart (format 4), and refuses one that does not hold its count of ids', () => {
+    const ix = new FieldIndex();
+    for (const id of ['a', 'é-ü', 'line\nbreak', '', 'zz']) ix.add({ id, text: `alpha ${id}` });
+    const file = encodeIndexFile(1, 'f1', new Map([['b', ix.seal()]]));
+    const headerLength = file.readUInt32LE(8);
+    const header = file.subarray(16, 16 + headerLength).toString('utf8');
+    const parsed = JSON.parse(header) as { format: number; tail: number; banks: { idsAt: [number, number, number] }[] };
+    expect(parsed.format).toBe(4);
+    expect(parsed.banks[0]).not.toHaveProperty('ids');
+    expect(parsed.banks[0]?.idsAt).toEqual([parsed.tail, file.length - parsed.tail, 5]);
+    const read = decodeIndexFile(file, 'f1');
+    if (!read.ok) throw new Error(read.reason);
+    const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
+    expect(observe(loaded)).toEqual(observe(ix));
+    // One id more than the region holds, the header's length kept (a digit for a digit).
+    const wrong = Buffer.from(file);
+    wrong.write(header.replace(/("idsAt":\[\d+,\d+,)5\]/, '$16]'), 16, 'utf8');
+    wrong.writeUInt32LE(crc32(wrong.subarray(16)), 12);
+    expect(decodeIndexFile(wrong, 'f1')).toEqual({ ok: false, reason: 'ids cut short' });
+  });
+
+  it('takes the store\'s own strings for the ids, in order or not, and reads the others as they are', () => {
+    const ids = ['f1', 'f2', 'ü-3', 'f4'];
+    const stored = StoredIds.of(StoredIds.encode(ids), ids.length);
+    if (typeof stored === 'string') throw new Error(stored);
+    expect(stored.resolve(undefined)).toEqual(ids);
+    expect(stored.resolve(() => ids)).toEqual(ids);
+    expect(stored.resolve(() => ['f1', 'f2', 'f4', 'ü-3'])).toEqual(ids);
+    expect(stored.resolve(() => ['f1', 'f2'])).toEqual(ids);
+    expect(stored.resolve(() => ['f1', 'f', 'ü-3x', 'f4', 'f5'])).toEqual(ids);
+    expect(StoredIds.of(StoredIds.encode(ids), 3)).toBe('ids do not fill their region');
+    expect(StoredIds.of(StoredIds.encode(ids).subarray(0, 10), 4)).toBe('ids cut short');
   });
 
   it('refuses a file whose header gives a count column a width it cannot have', () => {

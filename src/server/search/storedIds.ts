@@ -1,0 +1,79 @@
+/**
+ * A saved index's document ids as its file holds them (format 4): each id's UTF-8 bytes after
+ * their u32 length, in document order, in a region read apart from the arrays. Start-up takes
+ * the store's own string for each id (the store lists its facts in the same order, usually), so
+ * the ids are never all parsed into strings of their own: at 1M memories that was 40 MB of JSON
+ * in the header and a million strings, dropped as soon as the store's were found.
+ */
+export class StoredIds {
+  private constructor(
+    private readonly bytes: Buffer,
+    readonly count: number,
+  ) {}
+
+  /** The ids of `bytes`, or why they are not a list of `count` ids filling it exactly. */
+  static of(bytes: Buffer, count: number): StoredIds | string {
+    let at = 0;
+    for (let k = 0; k < count; k += 1) {
+      if (at + 4 > bytes.length) return 'ids cut short';
+      at += 4 + bytes.readUInt32LE(at);
+    }
+    return at === bytes.length ? new StoredIds(bytes, count) : 'ids do not fill their region';
+  }
+
+  /** The bytes of a list of ids. */
+  static encode(ids: readonly string[]): Buffer {
+    const parts = ids.map((id) => Buffer.from(id, 'utf8'));
+    const out = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.writeUInt32LE(p.length, at);
+      p.copy(out, at + 4);
+      at += 4 + p.length;
+    }
+    return out;
+  }
+
+  /**
+   * The ids in order, each as the string `own()` lists for it where it has it: compared in place
+   * while both go in the same order, then through a map of its strings (`own` is called again).
+   */
+  resolve(own: (() => Iterable<string>) | undefined): string[] {
+    const out = new Array<string>(this.count);
+    let at = 0;
+    let k = 0;
+    if (own !== undefined) {
+      for (const id of own()) {
+        if (k === this.count) break;
+        const length = this.bytes.readUInt32LE(at);
+        if (!this.holds(at + 4, length, id)) break;
+        out[k] = id;
+        at += 4 + length;
+        k += 1;
+      }
+    }
+    let strings: Map<string, string> | undefined;
+    for (; k < this.count; k += 1) {
+      const length = this.bytes.readUInt32LE(at);
+      const id = this.bytes.toString('utf8', at + 4, at + 4 + length);
+      if (own !== undefined && strings === undefined) {
+        strings = new Map();
+        for (const s of own()) strings.set(s, s);
+      }
+      out[k] = strings?.get(id) ?? id;
+      at += 4 + length;
+    }
+    return out;
+  }
+
+  /** Whether the `length` bytes at `start` are `id` in UTF-8 (compared in place when they are ASCII). */
+  private holds(start: number, length: number, id: string): boolean {
+    if (length < id.length) return false;
+    for (let i = 0; i < length; i += 1) {
+      const byte = this.bytes[start + i] ?? 0;
+      if (byte >= 0x80) return this.bytes.toString('utf8', start, start + length) === id;
+      if (i >= id.length || byte !== id.charCodeAt(i)) return false;
+    }
+    return length === id.length;
+  }
+}
