@@ -6,6 +6,7 @@
  * chosen before the token filter with the last one truncated, entities and source facts.
  */
 import type { ServerContext } from '../context.js';
+import { dropNulls } from '../http/json.js';
 import { entityId, isLive } from '../features/entities.js';
 import type { Stage } from '../search/ranker.js';
 import type { FactHead, FactRecord, FactType } from '../store/model.js';
@@ -32,23 +33,28 @@ interface Scores {
   readonly final: number;
 }
 
+/**
+ * One result as upstream shapes it, nulls dropped: an absent field is `undefined`, which JSON
+ * leaves out, so the route sends the body without copying it to drop them (app.ts dropNulls).
+ */
 const resultOf = (fact: FactRecord, scores: Scores | undefined, withEntities: boolean): Record<string, unknown> => ({
   id: fact.id,
   text: fact.text,
   type: fact.fact_type,
-  ...(withEntities && fact.entities !== undefined && fact.entities.length > 0 ? { entities: fact.entities.map((e) => e.text) } : {}),
-  context: fact.context ?? null,
-  occurred_start: fact.occurred_start ?? null,
-  occurred_end: fact.occurred_end ?? null,
-  mentioned_at: fact.mentioned_at ?? null,
-  document_id: fact.document_id,
-  metadata: fact.metadata ?? null,
-  chunk_id: fact.chunk_id,
+  entities: withEntities && fact.entities !== undefined && fact.entities.length > 0 ? fact.entities.map((e) => e.text) : undefined,
+  context: fact.context,
+  occurred_start: fact.occurred_start,
+  occurred_end: fact.occurred_end,
+  mentioned_at: fact.mentioned_at,
+  document_id: fact.document_id ?? undefined,
+  // What dropNulls made of it before (a copy without null values).
+  metadata: fact.metadata === undefined ? undefined : dropNulls(fact.metadata),
+  chunk_id: fact.chunk_id ?? undefined,
   tags: fact.tags,
   // An observation names the facts it was built from (upstream's result shape): a caller can
   // credit or show it through the turns it stands for.
-  ...(fact.fact_type === 'observation' && fact.source_fact_ids !== undefined ? { source_fact_ids: fact.source_fact_ids } : {}),
-  ...(scores === undefined ? {} : { scores }),
+  source_fact_ids: fact.fact_type === 'observation' ? fact.source_fact_ids : undefined,
+  scores,
 });
 
 export const runRecall = (server: ServerContext, bankId: string, options: RecallOptions): Record<string, unknown> => {

@@ -346,8 +346,9 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(now === undefined ? {} : { now }),
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
       });
-      const hits: SearchHit[] = [];
-      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(new LazyHit(bank.facts, h.id, h.score, h.final, h.stage));
+      // Every hit is a stored fact: `current` applied the bank's every change to the index, and a
+      // removed fact's number is out of it (asking the store again cost 0.2 ms a recall at 100k).
+      const hits: SearchHit[] = ranking.hits.map((h) => new LazyHit(bank.facts, h.id, h.score, h.final, h.stage));
       return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
     },
     buildAll: (saved) => {

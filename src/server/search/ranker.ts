@@ -30,10 +30,10 @@ import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
-import { topK } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
 import { timeCues, type TimeCue } from './temporal.js';
+import { topK } from './topK.js';
 import { isLemma, relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';

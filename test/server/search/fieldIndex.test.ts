@@ -1,7 +1,8 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/server/search/analyzer.js';
-import { DEFAULT_FIELDS, FieldIndex, topK, type WeightedTerm } from '../../../src/server/search/fieldIndex.js';
+import { DEFAULT_FIELDS, FieldIndex, type WeightedTerm } from '../../../src/server/search/fieldIndex.js';
+import { topK } from '../../../src/server/search/topK.js';
 
 const terms = (query: string): WeightedTerm[] => [...new Set(analyze(query))].map((term) => ({ term, weight: 1 }));
 
