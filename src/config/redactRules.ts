@@ -248,6 +248,21 @@ export const rules: readonly Rule[] = [
   },
 ];
 
+const scans = new WeakMap<readonly Rule[], RegExp | undefined>();
+
+/**
+ * One regex of every anchor of `ruleSet`, lower-cased (matched against the lower-cased text:
+ * an exact-case anchor found there may be a false hit, which only sends the text on to the
+ * per-rule check); undefined when a rule set has no anchors.
+ */
+const anchorScan = (ruleSet: readonly Rule[]): RegExp | undefined => {
+  if (scans.has(ruleSet)) return scans.get(ruleSet);
+  const anchors = [...new Set(ruleSet.flatMap((rule) => rule.anchors?.any.map((anchor) => anchor.toLowerCase()) ?? []))];
+  const scan = anchors.length === 0 ? undefined : new RegExp(anchors.map((anchor) => anchor.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'));
+  scans.set(ruleSet, scan);
+  return scan;
+};
+
 const applyRule = (rule: Rule, text: string): string => {
   if ('scan' in rule) return rule.scan(text);
   return typeof rule.replace === 'string' ? text.replace(rule.pattern, rule.replace) : text.replace(rule.pattern, rule.replace);
@@ -264,15 +279,23 @@ const applyRule = (rule: Rule, text: string): string => {
 export const applyRules = (ruleSet: readonly Rule[], text: string): string => {
   let out = text;
   let lower: string | undefined;
+  // One scan first: a text that holds no anchor of any rule skips every anchored rule at once.
+  const anyAnchor = anchorScan(ruleSet);
+  let skipAnchored = anyAnchor !== undefined && !anyAnchor.test((lower = out.toLowerCase()));
   for (const rule of ruleSet) {
     const anchors = rule.anchors;
     if (anchors !== undefined) {
+      if (skipAnchored) continue;
       let haystack = out;
       if (anchors.ignoreCase) haystack = lower ??= out.toLowerCase();
       if (!anchors.any.some((anchor) => haystack.includes(anchor))) continue;
     }
     const next = applyRule(rule, out);
-    if (next !== out) lower = undefined;
+    if (next !== out) {
+      // A rule without anchors may have written one: each rule looks for its own again.
+      lower = undefined;
+      skipAnchored = false;
+    }
     out = next;
   }
   return out;
