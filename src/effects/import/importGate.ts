@@ -256,66 +256,40 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           sinceFlush += bytes;
         }
       };
-      // A flush runs while the next sessions are built (a server in its own process takes them on
-      // another core); the next flush point, a stop and the end wait for it first, so at most
-      // two flushes' worth of documents are ever pending.
-      let delivering: Promise<boolean> | undefined;
-      const delivered = async (): Promise<boolean> => {
-        const pending = delivering;
-        delivering = undefined;
-        return pending === undefined ? true : pending;
-      };
-      /** Builds and queues every session; false when the run stopped (paused, interrupted). */
-      const queueSessions = async (): Promise<boolean> => {
-        for (const [file, docs] of bySession) {
-          const read = await readForImport(file);
-          const built = E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
-          let stopped = false;
-          for (const plannedDoc of docs) {
-            if (interrupted()) {
-              stopped = true;
-              break;
-            }
-            const doc = built.get(plannedDoc.documentId);
-            if (doc === undefined) {
-              await send(importEvents.documentSkipped({ at: clock.now(), documentId: plannedDoc.documentId, reason: 'gone-since-planning', bytes: plannedDoc.bytes }));
-              continue;
-            }
-            const { content, hash } = finalContent(doc);
-            const decision = decideDocument(gate.getSnapshot().context, runOptions, { documentId: doc.documentId, hash });
-            if (decision.action === 'skip') {
-              await send(importEvents.documentSkipped({ at: clock.now(), documentId: doc.documentId, reason: decision.reason, bytes: plannedDoc.bytes }));
-              continue;
-            }
-            const bytes = utf8Length(content);
-            batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes });
-            batchBytes += bytes;
+      for (const [file, docs] of bySession) {
+        const read = await readForImport(file);
+        const built = E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
+        let stopped = false;
+        for (const plannedDoc of docs) {
+          if (interrupted()) {
+            stopped = true;
+            break;
           }
-          batchSessions += 1;
-          if (stopped || batchBytes >= QUEUE_EVERY_BYTES || batchSessions >= QUEUE_EVERY_SESSIONS) await queueBatch();
-          if (stopped) {
-            if (await delivered()) await pauseInterrupted();
-            return false;
+          const doc = built.get(plannedDoc.documentId);
+          if (doc === undefined) {
+            await send(importEvents.documentSkipped({ at: clock.now(), documentId: plannedDoc.documentId, reason: 'gone-since-planning', bytes: plannedDoc.bytes }));
+            continue;
           }
-          if (sinceFlush >= FLUSH_EVERY_BYTES) {
-            sinceFlush = 0;
-            if (!(await delivered())) return false;
-            const started = deliver(queuedThisRun);
-            // Awaited at the next flush point; a rejection is seen there, not reported as unhandled now.
-            started.catch(() => undefined);
-            delivering = started;
+          const { content, hash } = finalContent(doc);
+          const decision = decideDocument(gate.getSnapshot().context, runOptions, { documentId: doc.documentId, hash });
+          if (decision.action === 'skip') {
+            await send(importEvents.documentSkipped({ at: clock.now(), documentId: doc.documentId, reason: decision.reason, bytes: plannedDoc.bytes }));
+            continue;
           }
+          const bytes = utf8Length(content);
+          batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes });
+          batchBytes += bytes;
         }
-        return true;
-      };
-      try {
-        if (!(await queueSessions())) return;
-      } finally {
-        // A throw mid-run still lets the flush under way finish before the run fails.
-        await delivering?.catch(() => undefined);
+        batchSessions += 1;
+        if (stopped || batchBytes >= QUEUE_EVERY_BYTES || batchSessions >= QUEUE_EVERY_SESSIONS) await queueBatch();
+        if (stopped) return pauseInterrupted();
+        if (sinceFlush >= FLUSH_EVERY_BYTES) {
+          sinceFlush = 0;
+          if (!(await deliver(queuedThisRun))) return;
+        }
       }
       await queueBatch();
-      if (!(await delivered()) || !(await deliver(queuedThisRun))) return;
+      if (!(await deliver(queuedThisRun))) return;
       const first = refused[0];
       if (first !== undefined) {
         await send(
