@@ -782,7 +782,11 @@ export class FieldIndex {
     const scores = into?.scores ?? this.scratch;
     const touched = into?.touched ?? this.touchedScratch;
     if (into === undefined) {
-      scores.fill(0, 0, this.slots);
+      // Only documents a pass touched have a score (the ranking's stages add to touched ones, or
+      // touch what they add to), so clearing those empties the array: a fill of every slot wrote
+      // 0.8 MB a query at 100k memories, 8 MB at 1M. Usually the ranking has cleared them already.
+      const last = touched.view();
+      for (let i = 0; i < last.length; i += 1) scores[i32(last, i)] = 0;
       touched.clear();
     }
     const live = Math.max(1, this.statCount);

@@ -85,6 +85,23 @@ describe('FieldIndex', () => {
     ix.release(pass);
   });
 
+  it('a new pass starts from zero scores even when the last one was not released', () => {
+    const ix = new FieldIndex();
+    const docs = ['alpha beta', 'beta gamma', 'gamma delta alpha', 'delta', 'alpha alpha epsilon'];
+    docs.forEach((text, i) => ix.add({ id: `d${i}`, text }));
+    const scoresOf = (query: string): number[] => {
+      const pass = ix.score(terms(query));
+      return docs.map((_, n) => pass.scores[n] ?? 0);
+    };
+    const alone = scoresOf('gamma delta');
+    ix.release(ix.score(terms('gamma delta')));
+    // Left dirty: 'alpha beta' touched documents 0, 1, 2 and 4, and the next pass must not count them.
+    scoresOf('alpha beta');
+    expect(scoresOf('gamma delta')).toEqual(alone);
+    expect(alone[0]).toBe(0);
+    expect(alone[2]).toBeGreaterThan(0);
+  });
+
   it('applies accept before the limit and breaks ties by insertion order', () => {
     const ix = new FieldIndex();
     for (const id of ['x1', 'x2', 'x3', 'x4']) ix.add({ id, text: 'same words here' });
