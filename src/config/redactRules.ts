@@ -19,6 +19,12 @@ export const REDACTED = '[REDACTED]';
  * the same characters touch. `test/security/redactionTime.test.ts` holds every rule to a time
  * per KB over adversarial inputs; `bench/redaction.bench.ts` measures the throughput.
  */
+/** A rule is a regex and its replacement, or a scanner where no regex shape is linear. */
+export type Rule = (
+  | { readonly name: string; readonly pattern: RegExp; readonly replace: string | ((match: string, ...args: unknown[]) => string) }
+  | { readonly name: string; readonly scan: (text: string) => string }
+) & { readonly anchors?: Anchors };
+
 /**
  * Literals without one of which a rule cannot change a text: the rule is skipped when the text
  * holds none of them (`ignoreCase`: in any ASCII case, as the regex's `i` flag matches them).
@@ -29,12 +35,6 @@ export interface Anchors {
   readonly any: readonly string[];
   readonly ignoreCase: boolean;
 }
-
-/** A rule is a regex and its replacement, or a scanner where no regex shape is linear. */
-export type Rule = (
-  | { readonly name: string; readonly pattern: RegExp; readonly replace: string | ((match: string, ...args: unknown[]) => string) }
-  | { readonly name: string; readonly scan: (text: string) => string }
-) & { readonly anchors?: Anchors };
 
 // Not preceded by a letter or digit: a key glued to `_` or `-` is still found.
 const START = '(?<![A-Za-z0-9])';
@@ -301,7 +301,11 @@ export const applyRules = (ruleSet: readonly Rule[], text: string): string => {
   return out;
 };
 
-/** Every rule applied in order. Idempotent: a rule never matches its own output. */
+/**
+ * Every rule applied in order. Not quite idempotent: the header rules take a value they have
+ * already hidden again after a space (`Authorization: [REDACTED]` -> `Authorization:[REDACTED]`,
+ * and the rest of the line with it), so a second pass over redacted text can cut it.
+ */
 export const redactPatterns = (text: string): string => applyRules(rules, text);
 
 /** Every rule applied in order to the whole text, anchors ignored: what `redactPatterns` is held to in tests. */
