@@ -43,7 +43,8 @@ const END = '(?![A-Za-z0-9])';
 // Words that make the value after them a secret: `password: x`, `API_KEY=x`, `"token": "x"`.
 // A name must end in the word (or continue after `_`, `.`, `-`): `maxTokens` is a count.
 const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
-// Not already redacted.
+// A value already redacted is left alone. A header's value is taken from its first non-space
+// character (\S), so the spaces before it cannot be given back to let it start at ` [REDACTED]`.
 const FRESH = String.raw`(?!\[REDACTED\])`;
 
 /** `run` matched whole, as group `group`: an atomic group, so a failure after it never re-splits the run. */
@@ -164,9 +165,9 @@ export const rules: readonly Rule[] = [
     anchors: exact('-----BEGIN '),
   },
   // A whole header line: the scheme may be anything (Bearer, Basic, Token, a raw key).
-  { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
-  { name: 'api key header', pattern: new RegExp(String.raw`\b(x-api-key\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('x-api-key') },
-  { name: 'cookie header', pattern: new RegExp(String.raw`\b((?:set-)?cookie\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('cookie') },
+  { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
+  { name: 'api key header', pattern: new RegExp(String.raw`\b(x-api-key\s*:\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('x-api-key') },
+  { name: 'cookie header', pattern: new RegExp(String.raw`\b((?:set-)?cookie\s*:\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('cookie') },
   { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('bearer') },
   { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('basic') },
   // `scheme://user:pass@host` and `scheme://longtoken@host`; a plain `git@` stays readable.
@@ -302,9 +303,10 @@ export const applyRules = (ruleSet: readonly Rule[], text: string): string => {
 };
 
 /**
- * Every rule applied in order. Not quite idempotent: the header rules take a value they have
- * already hidden again after a space (`Authorization: [REDACTED]` -> `Authorization:[REDACTED]`,
- * and the rest of the line with it), so a second pass over redacted text can cut it.
+ * Every rule applied in order. Idempotent (`test/config/redact.test.ts`): until 2026-11-27 the
+ * header rules took a value they had already hidden again after a space
+ * (`Authorization: [REDACTED]` -> `Authorization:[REDACTED]`, and the rest of the line with it),
+ * so the queue's second pass over a live turn cut the line.
  */
 export const redactPatterns = (text: string): string => applyRules(rules, text);
 
