@@ -7,8 +7,8 @@
  * peak RSS of the built CLI, `agent-memory import <dir> --json` as a user runs it, importing a
  * large set (IMPORT_RSS_MB, default 1024) into a server that keeps nothing. Target: under 200 MB.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { startEmbeddedServer } from '../src/server/index.js';
 import { writeResult, type Figure } from './lib/harness.js';
 import { startRetainSink } from './lib/retainSink.js';
 import { writeSessionSet } from './lib/sessionData.js';
+import { builtCli } from './lib/builtCli.js';
 
 const E2E = Number(process.env['IMPORT_E2E_MB'] ?? 40) * 1e6;
 const RSS = Number(process.env['IMPORT_RSS_MB'] ?? 1024) * 1e6;
@@ -109,12 +110,8 @@ try {
   await rm(e2eDir, { recursive: true, force: true });
 }
 
-// The measured process is the built CLI (no tsx in it); build it when this checkout has none.
-const cli = join(repo, 'dist', 'cli.mjs');
-if (!existsSync(cli)) {
-  const build = spawnSync('npm', ['run', '--silent', 'build:js'], { cwd: repo, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('npm run build:js failed');
-}
+// The measured process is the built CLI (no tsx in it), rebuilt when the sources are newer.
+const cli = builtCli(repo);
 const rssDir = await mkdtemp(join(tmpdir(), 'am-bench-import-rss-'));
 const sink = await startRetainSink('bench-import');
 try {
