@@ -1,12 +1,14 @@
 /**
- * End-to-end import into the embedded server (in-process, on loopback): generated pi sessions
- * (IMPORT_E2E_MB, default 40) scanned, planned, redacted, queued durably, delivered and
- * indexed; reported as MB/s and documents/s beside a raw read of the same files. Then the
+ * End-to-end import into the embedded server: generated pi sessions (IMPORT_E2E_MB, default 40)
+ * scanned, planned, redacted, queued durably and delivered; reported as MB/s and documents/s
+ * beside a raw read of the same files, twice: with the server in the importer's own process (in
+ * memory, on loopback: its indexing shares the importer's one thread), and with the server as a
+ * user runs it, `agent-memory serve` in its own process with a data dir (durable writes). Then the
  * peak RSS of the built CLI, `agent-memory import <dir> --json` as a user runs it, importing a
  * large set (IMPORT_RSS_MB, default 1024) into a server that keeps nothing. Target: under 200 MB.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { startEmbeddedServer } from '../src/server/index.js';
 import { writeResult, type Figure } from './lib/harness.js';
 import { startRetainSink } from './lib/retainSink.js';
 import { writeSessionSet } from './lib/sessionData.js';
+import { builtCli } from './lib/builtCli.js';
 
 const E2E = Number(process.env['IMPORT_E2E_MB'] ?? 40) * 1e6;
 const RSS = Number(process.env['IMPORT_RSS_MB'] ?? 1024) * 1e6;
@@ -34,42 +37,81 @@ const projectIn = (dir: string, baseUrl: string): { cwd: string; home: string; s
 
 const figures: Figure[] = [];
 const notes: string[] = [];
+const repo = fileURLToPath(new URL('..', import.meta.url));
 
-const e2eDir = await mkdtemp(join(tmpdir(), 'am-bench-import-e2e-'));
-const server = await startEmbeddedServer({ port: 0, host: '127.0.0.1' });
-try {
-  const project = projectIn(e2eDir, server.url);
+/** `agent-memory serve` in its own process with a data dir, as a user runs it; resolves once it listens. */
+const serveProcess = async (dataDir: string): Promise<{ readonly url: string; close(): Promise<void> }> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'src', 'hosts', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', dataDir], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1] !== undefined) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`agent-memory serve exited ${code} before listening: ${out}`)));
+  });
+  return {
+    url,
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+};
+
+/** Imports a fresh set of generated sessions into the server at `url`: documents, bytes and seconds. */
+const importInto = async (dir: string, url: string): Promise<{ documents: number; bytes: number; files: number; seconds: number; rawSeconds: number }> => {
+  const project = projectIn(dir, url);
   const set = writeSessionSet(project.sessions, project.cwd, E2E, 400_000);
   for (const name of await readdir(project.sessions)) await readFile(join(project.sessions, name));
   const rawStart = process.hrtime.bigint();
   for (const name of await readdir(project.sessions)) await readFile(join(project.sessions, name));
-  const rawMs = Number(process.hrtime.bigint() - rawStart) / 1e6;
-
+  const rawSeconds = Number(process.hrtime.bigint() - rawStart) / 1e9;
   const runtime = await createMemoryRuntime({ cwd: project.cwd, home: project.home, env: { HOME: project.home } });
   const importer = await openImporter(runtime, { home: project.home, env: { HOME: project.home } });
   const start = process.hrtime.bigint();
   const view = await importer.gate.run({ sources: [project.sessions], options: importer.options({ dryRun: false }) });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await importer.close();
   await runtime.close();
   if (view.state !== 'done' || view.queued !== view.documents) throw new Error(`import ended ${view.state}: ${view.queued}/${view.documents} queued`);
-  const seconds = ms / 1000;
-  figures.push(
-    { name: `end-to-end import of ${(set.bytes / 1e6).toFixed(0)} MB (${set.files} sessions) into the embedded server`, unit: 'MB/s', value: set.bytes / 1e6 / seconds, baseline: { name: 'raw read of the same files', value: set.bytes / 1e6 / (rawMs / 1000) } },
-    { name: `end-to-end import: documents per second (${view.documents} documents)`, unit: 'items/s', value: view.documents / seconds },
-  );
+  return { documents: view.documents, bytes: set.bytes, files: set.files, seconds, rawSeconds };
+};
+
+const e2eDir = await mkdtemp(join(tmpdir(), 'am-bench-import-e2e-'));
+try {
+  const server = await startEmbeddedServer({ port: 0, host: '127.0.0.1' });
+  try {
+    const run = await importInto(join(e2eDir, 'in-process'), server.url);
+    figures.push(
+      { name: `end-to-end import of ${(run.bytes / 1e6).toFixed(0)} MB (${run.files} sessions) into the embedded server`, unit: 'MB/s', value: run.bytes / 1e6 / run.seconds, baseline: { name: 'raw read of the same files', value: run.bytes / 1e6 / run.rawSeconds } },
+      { name: `end-to-end import: documents per second (${run.documents} documents)`, unit: 'items/s', value: run.documents / run.seconds },
+    );
+  } finally {
+    await server.close();
+  }
+  const served = await serveProcess(join(e2eDir, 'server-data'));
+  try {
+    const run = await importInto(join(e2eDir, 'own-process'), served.url);
+    figures.push({
+      name: `end-to-end import into \`agent-memory serve\` in its own process (data dir): documents per second (${run.documents} documents, ${(run.bytes / 1e6).toFixed(0)} MB)`,
+      unit: 'items/s',
+      value: run.documents / run.seconds,
+      target: '>= 1,000 (issue 30)',
+      pass: run.documents / run.seconds >= 1000,
+    });
+  } finally {
+    await served.close();
+  }
 } finally {
-  await server.close();
   await rm(e2eDir, { recursive: true, force: true });
 }
 
-// The measured process is the built CLI (no tsx in it); build it when this checkout has none.
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'dist', 'cli.mjs');
-if (!existsSync(cli)) {
-  const build = spawnSync('npm', ['run', '--silent', 'build:js'], { cwd: repo, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('npm run build:js failed');
-}
+// The measured process is the built CLI (no tsx in it), rebuilt when the sources are newer.
+const cli = builtCli(repo);
 const rssDir = await mkdtemp(join(tmpdir(), 'am-bench-import-rss-'));
 const sink = await startRetainSink('bench-import');
 try {

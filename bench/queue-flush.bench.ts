@@ -7,8 +7,7 @@
  * server is the built CLI's `serve --in-memory`, a fresh process per measurement.
  * Targets: distinct documents >= 0.8x direct, and >= 2,000 jobs/s through the queue.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,17 +17,14 @@ import { openRetainQueue } from '../src/effects/retainDelivery/queue.js';
 import { defaultBatchLimits, type BatchLimits } from '../src/machines/retainDelivery/batch.js';
 import { fileRetainQueuePorts } from '../src/hosts/retainQueueStore.js';
 import { writeResult } from './lib/harness.js';
+import { builtCli } from './lib/builtCli.js';
 
 const JOBS = 10_000;
 const DOCS = 100;
 const BATCH = 100;
 
-// The server a user runs: the built CLI (built here when this checkout has none).
-const cli = join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'cli.mjs');
-if (!existsSync(cli)) {
-  const build = spawnSync('npm', ['run', '--silent', 'build:js'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('npm run build:js failed');
-}
+// The server a user runs: the built CLI, rebuilt when the sources are newer.
+const cli = builtCli(fileURLToPath(new URL('..', import.meta.url)));
 
 const content = (n: number): string => `job ${n}: ${'lorem ipsum dolor sit amet '.repeat(8)}`;
 

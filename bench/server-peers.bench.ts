@@ -22,8 +22,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { percentiles, writeResult, type Figure } from './lib/harness.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
+import { builtCli } from './lib/builtCli.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
+// The server a user runs: the built CLI, rebuilt when the sources are newer.
+const cli = builtCli(repo);
 const peersDir = join(repo, 'bench', 'lib', 'peers');
 // 1M takes long on the shared machine: PEERS_1M=1 runs it alone (bench/results/server-peers-1m.json).
 const SIZES = process.env['PEERS_1M'] === '1' ? [1_000_000] : [10_000, 100_000];
@@ -132,7 +135,7 @@ const post = (url: string, body: string): Promise<number> =>
 const startServer = (dataDir: string): Promise<{ child: ChildProcess; url: string; listeningMs: number; start: bigint }> =>
   new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, [join(repo, 'dist', 'cli.mjs'), 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();

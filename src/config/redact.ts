@@ -14,7 +14,8 @@ export { MIN_KNOWN_SECRET_LENGTH, containsKnownValue, knownSecretCount, redactKn
 /**
  * Replaces every secret in `text` with `[REDACTED]`: first every known secret value (the
  * key this process resolved, the values of the variables the config names), then every
- * secret-looking shape. Idempotent.
+ * secret-looking shape. A second pass changes nothing: the retain queue redacts again what was
+ * redacted where it was made.
  */
 export const redact = (text: string): string => redactPatterns(redactKnownValues(text));
 

@@ -19,6 +19,12 @@ export const REDACTED = '[REDACTED]';
  * the same characters touch. `test/security/redactionTime.test.ts` holds every rule to a time
  * per KB over adversarial inputs; `bench/redaction.bench.ts` measures the throughput.
  */
+/** A rule is a regex and its replacement, or a scanner where no regex shape is linear. */
+export type Rule = (
+  | { readonly name: string; readonly pattern: RegExp; readonly replace: string | ((match: string, ...args: unknown[]) => string) }
+  | { readonly name: string; readonly scan: (text: string) => string }
+) & { readonly anchors?: Anchors };
+
 /**
  * Literals without one of which a rule cannot change a text: the rule is skipped when the text
  * holds none of them (`ignoreCase`: in any ASCII case, as the regex's `i` flag matches them).
@@ -30,12 +36,6 @@ export interface Anchors {
   readonly ignoreCase: boolean;
 }
 
-/** A rule is a regex and its replacement, or a scanner where no regex shape is linear. */
-export type Rule = (
-  | { readonly name: string; readonly pattern: RegExp; readonly replace: string | ((match: string, ...args: unknown[]) => string) }
-  | { readonly name: string; readonly scan: (text: string) => string }
-) & { readonly anchors?: Anchors };
-
 // Not preceded by a letter or digit: a key glued to `_` or `-` is still found.
 const START = '(?<![A-Za-z0-9])';
 const END = '(?![A-Za-z0-9])';
@@ -43,7 +43,8 @@ const END = '(?![A-Za-z0-9])';
 // Words that make the value after them a secret: `password: x`, `API_KEY=x`, `"token": "x"`.
 // A name must end in the word (or continue after `_`, `.`, `-`): `maxTokens` is a count.
 const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
-// Not already redacted.
+// A value already redacted is left alone. A header's value is taken from its first non-space
+// character (\S), so the spaces before it cannot be given back to let it start at ` [REDACTED]`.
 const FRESH = String.raw`(?!\[REDACTED\])`;
 
 /** `run` matched whole, as group `group`: an atomic group, so a failure after it never re-splits the run. */
@@ -164,9 +165,9 @@ export const rules: readonly Rule[] = [
     anchors: exact('-----BEGIN '),
   },
   // A whole header line: the scheme may be anything (Bearer, Basic, Token, a raw key).
-  { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
-  { name: 'api key header', pattern: new RegExp(String.raw`\b(x-api-key\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('x-api-key') },
-  { name: 'cookie header', pattern: new RegExp(String.raw`\b((?:set-)?cookie\s*:\s*)${FRESH}[^\r\n]+`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('cookie') },
+  { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
+  { name: 'api key header', pattern: new RegExp(String.raw`\b(x-api-key\s*:\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('x-api-key') },
+  { name: 'cookie header', pattern: new RegExp(String.raw`\b((?:set-)?cookie\s*:\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('cookie') },
   { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('bearer') },
   { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('basic') },
   // `scheme://user:pass@host` and `scheme://longtoken@host`; a plain `git@` stays readable.
@@ -248,6 +249,21 @@ export const rules: readonly Rule[] = [
   },
 ];
 
+const scans = new WeakMap<readonly Rule[], RegExp | undefined>();
+
+/**
+ * One regex of every anchor of `ruleSet`, lower-cased (matched against the lower-cased text:
+ * an exact-case anchor found there may be a false hit, which only sends the text on to the
+ * per-rule check); undefined when a rule set has no anchors.
+ */
+const anchorScan = (ruleSet: readonly Rule[]): RegExp | undefined => {
+  if (scans.has(ruleSet)) return scans.get(ruleSet);
+  const anchors = [...new Set(ruleSet.flatMap((rule) => rule.anchors?.any.map((anchor) => anchor.toLowerCase()) ?? []))];
+  const scan = anchors.length === 0 ? undefined : new RegExp(anchors.map((anchor) => anchor.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'));
+  scans.set(ruleSet, scan);
+  return scan;
+};
+
 const applyRule = (rule: Rule, text: string): string => {
   if ('scan' in rule) return rule.scan(text);
   return typeof rule.replace === 'string' ? text.replace(rule.pattern, rule.replace) : text.replace(rule.pattern, rule.replace);
@@ -264,21 +280,34 @@ const applyRule = (rule: Rule, text: string): string => {
 export const applyRules = (ruleSet: readonly Rule[], text: string): string => {
   let out = text;
   let lower: string | undefined;
+  // One scan first: a text that holds no anchor of any rule skips every anchored rule at once.
+  const anyAnchor = anchorScan(ruleSet);
+  let skipAnchored = anyAnchor !== undefined && !anyAnchor.test((lower = out.toLowerCase()));
   for (const rule of ruleSet) {
     const anchors = rule.anchors;
     if (anchors !== undefined) {
+      if (skipAnchored) continue;
       let haystack = out;
       if (anchors.ignoreCase) haystack = lower ??= out.toLowerCase();
       if (!anchors.any.some((anchor) => haystack.includes(anchor))) continue;
     }
     const next = applyRule(rule, out);
-    if (next !== out) lower = undefined;
+    if (next !== out) {
+      // A rule without anchors may have written one: each rule looks for its own again.
+      lower = undefined;
+      skipAnchored = false;
+    }
     out = next;
   }
   return out;
 };
 
-/** Every rule applied in order. Idempotent: a rule never matches its own output. */
+/**
+ * Every rule applied in order. Idempotent (`test/config/redact.test.ts`): until 2026-11-27 the
+ * header rules took a value they had already hidden again after a space
+ * (`Authorization: [REDACTED]` -> `Authorization:[REDACTED]`, and the rest of the line with it),
+ * so the queue's second pass over a live turn cut the line.
+ */
 export const redactPatterns = (text: string): string => applyRules(rules, text);
 
 /** Every rule applied in order to the whole text, anchors ignored: what `redactPatterns` is held to in tests. */

@@ -49,6 +49,21 @@ export const redactingScope = (): RedactingScope => {
   const outputs = new Set<string>();
   const keyKept = new Map<string, boolean>();
   const own = (proof: RedactedJson): boolean => isIssued(proof) && proof.generation === generation;
+  const keptKey = (key: string): boolean => {
+    let kept = keyKept.get(key);
+    if (kept === undefined) keyKept.set(key, (kept = redact(key) === key));
+    return kept;
+  };
+  /** True when every string `JSON.stringify` would write of `value` is an output of this scope (and every key stays as it is). */
+  const alreadyRedacted = (value: unknown, depth: number): boolean => {
+    if (typeof value === 'string') return outputs.has(value);
+    if (typeof value !== 'object' || value === null) return true;
+    // `toJSON` (a Date) or a deep value: left to the replacer, which sees what is written.
+    if (depth > 32 || 'toJSON' in value) return false;
+    if (Array.isArray(value)) return value.every((item: unknown) => alreadyRedacted(item, depth + 1));
+    for (const [key, item] of Object.entries(value)) if (!keptKey(key) || !alreadyRedacted(item, depth + 1)) return false;
+    return true;
+  };
   return {
     redact: (text) => {
       const out = redact(text);
@@ -56,13 +71,12 @@ export const redactingScope = (): RedactingScope => {
       return out;
     },
     json: (value) => {
+      // Most values hold only this scope's outputs and plain keys: checked by a walk, then
+      // written by the plain `JSON.stringify` (a replacer is called from native code per value).
+      if (alreadyRedacted(value, 0)) return issue(JSON.stringify(value), generation);
       let keysKept = true;
       const text = JSON.stringify(value, (key, v: unknown) => {
-        if (keysKept && key !== '') {
-          let kept = keyKept.get(key);
-          if (kept === undefined) keyKept.set(key, (kept = redact(key) === key));
-          keysKept = kept;
-        }
+        if (keysKept && key !== '') keysKept = keptKey(key);
         return typeof v === 'string' && !outputs.has(v) ? redact(v) : v;
       });
       return issue(keysKept ? text : redact(text), generation);

@@ -56,9 +56,11 @@ export interface AppOptions {
 const RETAIN_PATH = /^\/v1\/default\/banks\/[^/]+\/memories$/;
 
 /** Handles one request; a fault may leave it unanswered (stall) or drop its connection. */
-export const createRequestHandler =
-  (options: AppOptions) =>
-  async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+export const createRequestHandler = (options: AppOptions) => {
+  // The routes the mimicked version has: the version is the server's for its whole life, so they
+  // are chosen once, not filtered again on every request (about 10 us each).
+  const visible = options.routes.filter((r) => r.since === undefined || versionAtLeast(options.server.apiVersion, r.since));
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { server } = options;
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://embedded');
@@ -96,7 +98,6 @@ export const createRequestHandler =
         const auth = req.headers.authorization;
         checkApiKey(options.apiKey, Array.isArray(auth) ? auth[0] : auth);
       }
-      const visible = options.routes.filter((r) => r.since === undefined || versionAtLeast(server.apiVersion, r.since));
       const match = matchRoute(visible, method, path);
       if (match.kind === 'notFound') throw new HttpError(404, 'Not Found');
       if (match.kind === 'methodNotAllowed') throw new HttpError(405, 'Method Not Allowed');
@@ -159,3 +160,4 @@ export const createRequestHandler =
       leave?.();
     }
   };
+};

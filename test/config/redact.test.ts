@@ -54,6 +54,26 @@ describe('redact: headers, tokens and credentials', () => {
     expect(out).toContain(REDACTED);
   });
 
+  // The retain queue redacts a job that was redacted where it was made: a second pass must
+  // change nothing (a header rule took ` [REDACTED]` and the rest of the line again).
+  it.each(cases)('redacts a %s once: a second pass changes nothing, and keeps what follows', (_name, text) => {
+    for (const framed of [text, `${text}\nnext line stays`, JSON.stringify({ content: `${text}\nnext line stays`, more: 'kept' })]) {
+      const once = redact(framed);
+      expect(redact(once)).toBe(once);
+      expect(once).toMatch(/next line stays|^[^\n]*$/);
+    }
+  });
+
+  it('keeps a header value redacted once whatever the spaces before it', () => {
+    for (const header of ['Authorization:', 'x-api-key:', 'Set-Cookie:']) {
+      for (const gap of [' ', '   ', '\t']) {
+        const once = redact(`${header}${gap}Token abc123\nnext`);
+        expect(once).toBe(`${header}${gap}${REDACTED}\nnext`);
+        expect(redact(once)).toBe(once);
+      }
+    }
+  });
+
   it('keeps the example from the seed readable', () => {
     expect(redact('request failed: password: hunter2')).toBe(`request failed: password: ${REDACTED}`);
   });

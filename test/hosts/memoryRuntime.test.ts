@@ -15,7 +15,7 @@ import { readJournalFile } from '../../src/adapters/journal/traceJournal.js';
 import { vizGates } from '../../src/viz/gates.js';
 import { replayJournal } from '../../src/viz/journalReplay.js';
 import type { HostMessage } from '../../src/effects/session/messages.js';
-import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { waitUntil } from '../helpers/waitUntil.js';
 
 const user = (text: string, timestamp: number): HostMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp });
@@ -74,6 +74,27 @@ describe('createMemoryRuntime', () => {
     });
     // The same messages again: nothing new (the cursor never goes backwards).
     expect((await runtime.retainTurn([user('The CI cache key includes the lockfile hash.', 10), assistant('Understood.', 11)]).settled).outcome).toBe('nothing');
+  });
+
+  it('retains a turn that holds an Authorization header whole: the header redacted, every message after it kept', async () => {
+    const dirs = await project({ ...configured(), banks: { project: { bankId: 'rt-header' } } });
+    const runtime = await start(dirs);
+    await waitUntil(() => runtime.status().setup.state === 'ready');
+    await runtime.send({ type: 'session.started', sessionId: 'sess-h', reason: 'startup' });
+    const turn = runtime.retainTurn([
+      user('why does this 401?\ncurl -H "Authorization: Bearer abc123def456ghi" https://api.example/v1/items', 10),
+      assistant('The token expired; the deploy window for the new one is Friday 16:00.', 11),
+    ]);
+    expect((await turn.settled).outcome).toBe('queued');
+    await runtime.queue!.flush({ deadline: Date.now() + 5_000 });
+    const listed = await call(server, 'GET', '/v1/default/banks/rt-header/documents');
+    const ids = (listed.body.items as { id: string }[]).map((d) => d.id);
+    expect(ids.length).toBe(1);
+    const text = JSON.stringify((await call(server, 'GET', `/v1/default/banks/rt-header/documents/${encodeURIComponent(ids[0] ?? '')}`)).body);
+    expect(text).not.toContain('abc123def456ghi');
+    expect(text).toContain('Authorization: [REDACTED]');
+    // The queue redacts the turn's JSON again: a header rule took the rest of it with the header.
+    expect(text).toContain('Friday 16:00');
   });
 
   it('treats a second start of the same session as one session', async () => {

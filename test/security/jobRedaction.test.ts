@@ -73,6 +73,17 @@ describe('the job as sent is redacted (issue 26, item 8)', () => {
     for (const blob of blobs) expect(held).not.toContain(blob);
   });
 
+  it('memory_retain: a header is redacted once, and the text after it reaches the server whole', async () => {
+    await h.ok('memory_retain', {
+      content: 'curl -H "Authorization: Bearer abc123def456ghi" https://api.example/v1\nThe deploy window is Friday 16:00.',
+      context: 'a curl call',
+      documentId: 'header-line',
+    });
+    const held = await serverHolds(h, CODING_BANK);
+    expect(held).not.toContain('abc123def456ghi');
+    expect(held).toContain('The deploy window is Friday 16:00.');
+  });
+
   it('base64 of the key at every offset is hidden by redact', () => {
     for (const lead of ['', 'a', 'ab', 'abc', 'Authorization: Basic ']) {
       for (const tail of ['', '!', 'zz']) {

@@ -188,8 +188,13 @@ const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Count
   return projectMessage(m, { importToolResults: toolResults, importToolSummaryMaxChars: options.toolSummaryMaxChars, agentUse: 'coding' }, ms, cleanText);
 };
 
+// eslint-disable-next-line no-control-regex -- any character outside ASCII
+const NON_ASCII = /[^\u0000-\u007f]/;
+
 /** UTF-8 length without encoding (effects have no Buffer): 1-3 bytes a code unit, 4 a surrogate pair. */
 export const utf8Length = (text: string): number => {
+  // ASCII only (one regex scan, far faster than the loop below): one byte a character.
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);

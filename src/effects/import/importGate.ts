@@ -1,12 +1,13 @@
 /**
- * The import gate's effects: scan, plan, and queue documents a session at a time (one queue
- * write for all of a session's documents), over ports only.
+ * The import gate's effects: scan, plan, and queue documents whole sessions at a time (one
+ * queue write for about 1 MB of documents, or 8 sessions), over ports only.
  *
  * - Runs through the kernel (`startGate`): every outcome is an event, journaled in the
  *   checkpoint before the machine sees it; state after a crash is the fold of the checkpoint.
- * - A session's documents are queued (fsync'd in the durable retain queue, redacted first) in
- *   one write before their one `import.documents.queued` event; a crash between the two re-queues
- *   them on resume, and since imports replace by document id, the server still holds each once.
+ * - Whole sessions' documents are queued (fsync'd in the durable retain queue, redacted first)
+ *   in one write before their one `import.documents.queued` event; a crash between the two
+ *   re-queues them on resume, and since imports replace by document id, the server still holds
+ *   each once. A crash before the write leaves them unrecorded: the next run builds them again.
  * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
@@ -33,8 +34,14 @@ import { manifestWith } from './manifest.js';
 const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as const;
 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
-
 const FLUSH_EVERY_BYTES = 4_000_000;
+/**
+ * Queue documents (one write, one fsync, one checkpoint event) once this many bytes of them,
+ * or this many sessions, are built: a session of a few documents no longer costs two fsyncs
+ * alone, and a run of many small sessions still records its progress every few sessions.
+ */
+const QUEUE_EVERY_BYTES = 1_000_000;
+const QUEUE_EVERY_SESSIONS = 8;
 /** Malformed lines kept in the plan (the rest are counted). */
 const MALFORMED_KEPT = 200;
 
@@ -231,11 +238,27 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const queuedThisRun: string[] = [];
       refused.length = 0;
       let sinceFlush = 0;
+      // Documents built but not yet queued: they go to the queue in one write (one fsync), then
+      // are recorded in one checkpoint event, whole sessions at a time.
+      let batch: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
+      let batchBytes = 0;
+      let batchSessions = 0;
+      const queueBatch = async (): Promise<void> => {
+        if (batch.length === 0) return;
+        const taken = batch;
+        batch = [];
+        batchBytes = 0;
+        batchSessions = 0;
+        await queue.enqueue(taken.map((b) => b.job));
+        await send(importEvents.documentsQueued({ at: clock.now(), documents: taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
+        for (const { documentId, bytes } of taken) {
+          queuedThisRun.push(documentId);
+          sinceFlush += bytes;
+        }
+      };
       for (const [file, docs] of bySession) {
         const read = await readForImport(file);
         const built = E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
-        // A session's documents go to the queue in one write (one fsync), then each is recorded.
-        const batch: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
         let stopped = false;
         for (const plannedDoc of docs) {
           if (interrupted()) {
@@ -253,22 +276,19 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             await send(importEvents.documentSkipped({ at: clock.now(), documentId: doc.documentId, reason: decision.reason, bytes: plannedDoc.bytes }));
             continue;
           }
-          batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes: utf8Length(content) });
+          const bytes = utf8Length(content);
+          batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes });
+          batchBytes += bytes;
         }
-        if (batch.length > 0) await queue.enqueue(batch.map((b) => b.job));
-        if (batch.length > 0) {
-          await send(importEvents.documentsQueued({ at: clock.now(), documents: batch.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
-          for (const { documentId, bytes } of batch) {
-            queuedThisRun.push(documentId);
-            sinceFlush += bytes;
-          }
-        }
+        batchSessions += 1;
+        if (stopped || batchBytes >= QUEUE_EVERY_BYTES || batchSessions >= QUEUE_EVERY_SESSIONS) await queueBatch();
         if (stopped) return pauseInterrupted();
         if (sinceFlush >= FLUSH_EVERY_BYTES) {
           sinceFlush = 0;
           if (!(await deliver(queuedThisRun))) return;
         }
       }
+      await queueBatch();
       if (!(await deliver(queuedThisRun))) return;
       const first = refused[0];
       if (first !== undefined) {

@@ -1,5 +1,6 @@
 /** `POST {b}/memories/recall` (reference 1.6, 4). */
 import { badRequest, HttpError, unprocessable, valueError } from '../http/errors.js';
+import { dropNulls } from '../http/json.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import { observationsFor } from '../features/observationsFor.js';
 import { RecallRequest } from '../../wire/hindsight.js';
@@ -27,6 +28,7 @@ export const recallModule: RouteModule = {
     {
       method: 'POST',
       pattern: '/v1/default/banks/{bank_id}/memories/recall',
+      keepNulls: true,
       handler: async ({ params, body, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const request = decodeOr422(RecallRequest, body);
@@ -55,11 +57,16 @@ export const recallModule: RouteModule = {
         // Observations are consolidated lazily: bring them up to date before they are read.
         if (types.includes('observation') && server.store.bank(bankId) !== undefined) await observationsFor(server).ensureFresh(bankId);
         const headers = ignoredHeader(unknownFields(RecallRequest, body));
-        if (!explain) return { headers, body: runRecall(server, bankId, { request, types }) };
+        // The body has no nulls but in the trace and the explanation (keepNulls below): only
+        // those are walked to drop theirs, not a copy made of every result.
+        if (!explain) {
+          const { trace, ...rest } = runRecall(server, bankId, { request, types });
+          return { headers, body: trace === undefined ? rest : { ...rest, trace: dropNulls(trace) } };
+        }
         // The explanation is read off the trace; the trace stays in the body only if it was asked for.
         const { trace, ...rest } = runRecall(server, bankId, { request: { ...request, trace: true }, types });
         const explanation = explainRecall(server, bankId, request.query, { ...rest, trace });
-        return { headers, body: { ...rest, ...(request.trace === true ? { trace } : {}), explain: explanation } };
+        return { headers, body: { ...rest, ...(request.trace === true ? { trace: dropNulls(trace) } : {}), explain: dropNulls(explanation) } };
       },
     },
   ],

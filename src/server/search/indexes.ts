@@ -65,6 +65,8 @@ export interface SearchResult {
   /** The bank's participants the query names, and the attribution factor in the confidence. */
   readonly participants: Ranking['participants'];
   readonly attributed: number;
+  /** A search with a larger limit would begin with these same hits (Ranking['prefixOfLarger']). */
+  readonly prefixOfLarger: boolean;
 }
 
 export interface SearchOptions {
@@ -325,7 +327,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     search: (bankId, query, accept, limit, options = {}) => {
       const index = current(bankId);
       const bank = store.bank(bankId);
-      if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] }, participants: [], attributed: 1 };
+      if (index === undefined || bank === undefined) return { hits: [], confidence: 0, terms: { keyword: [], expansion: [], feedback: [] }, participants: [], attributed: 1, prefixOfLarger: true };
       // The head alone: a stored fact is not read to be filtered.
       const acceptId = (id: string): boolean => {
         const fact = bank.facts.head(id);
@@ -346,9 +348,10 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(now === undefined ? {} : { now }),
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),
       });
-      const hits: SearchHit[] = [];
-      for (const h of ranking.hits) if (bank.facts.has(h.id)) hits.push(new LazyHit(bank.facts, h.id, h.score, h.final, h.stage));
-      return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed };
+      // Every hit is a stored fact: `current` applied the bank's every change to the index, and a
+      // removed fact's number is out of it (asking the store again cost 0.2 ms a recall at 100k).
+      const hits: SearchHit[] = ranking.hits.map((h) => new LazyHit(bank.facts, h.id, h.score, h.final, h.stage));
+      return { hits, confidence: ranking.confidence, terms: ranking.terms, participants: ranking.participants, attributed: ranking.attributed, prefixOfLarger: ranking.prefixOfLarger };
     },
     buildAll: (saved) => {
       // The lexical database too: the first recall should not pay for opening it.

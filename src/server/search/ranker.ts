@@ -30,10 +30,10 @@ import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
-import { topK } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
 import { timeCues, type TimeCue } from './temporal.js';
+import { topK } from './topK.js';
 import { isLemma, relatedWords } from './wordnet.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
@@ -140,6 +140,11 @@ export interface Ranking {
   readonly participants: readonly string[];
   /** The attribution check's factor in the confidence (1: passed or not run; attributedShare). */
   readonly attributed: number;
+  /**
+   * Whether a larger limit's ranking begins with these same hits: true unless the answer-type
+   * stage ran, which boosts within the best max(pool, limit), so the limit changes what it boosts.
+   */
+  readonly prefixOfLarger: boolean;
 }
 
 export interface RankInput {
@@ -281,7 +286,7 @@ export const rank = (input: RankInput): Ranking => {
   const queryWords = [...new Set(words(query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
-  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1 };
+  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
   // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
@@ -439,6 +444,7 @@ export const rank = (input: RankInput): Ranking => {
     timeCues: cues.map((c) => c.cue),
     participants: [...named],
     attributed: judged.attributed,
+    prefixOfLarger: pool === undefined,
   };
 };
 

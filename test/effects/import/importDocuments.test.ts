@@ -6,10 +6,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { piSessionFiles } from '../../../src/adapters/sessions/piSessionFiles.js';
-import { buildSessionDocuments, segmentsOf, type ModeOptions } from '../../../src/effects/import/documents.js';
+import { buildSessionDocuments, segmentsOf, utf8Length, type ModeOptions } from '../../../src/effects/import/documents.js';
 import type { SessionRead } from '../../../src/effects/ports/sessionFiles.js';
 
 const fixtures = path.resolve(__dirname, '../../../fixtures/pi/sessions');
@@ -112,5 +113,19 @@ describe('import documents', () => {
     }
     const docs = buildSessionDocuments({ ...session, entries }, base).documents;
     expect(docs.map((d) => d.documentId)).toEqual([`pi-import:${session.sessionId}:u0000000`, `pi-import:${session.sessionId}:u0000012`, `pi-import:${session.sessionId}:u0000024`]);
+  });
+});
+
+describe('utf8Length', () => {
+  it('equals the encoded length for ASCII (its fast path) and for any well-formed text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })), (text) => {
+        // Lone surrogates become U+FFFD, as when the text is encoded.
+        const wellFormed = Buffer.from(text, 'utf8').toString('utf8');
+        expect(utf8Length(wellFormed)).toBe(Buffer.byteLength(wellFormed, 'utf8'));
+      }),
+      { numRuns: 2_000 },
+    );
+    for (const text of ['', 'plain ascii \u007f', '\u0080', 'café', '日本語', '\u{1F511} key', `${'a'.repeat(100_000)}é`]) expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
   });
 });

@@ -1,7 +1,8 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/server/search/analyzer.js';
-import { DEFAULT_FIELDS, FieldIndex, topK, type WeightedTerm } from '../../../src/server/search/fieldIndex.js';
+import { DEFAULT_FIELDS, FieldIndex, type WeightedTerm } from '../../../src/server/search/fieldIndex.js';
+import { topK } from '../../../src/server/search/topK.js';
 
 const terms = (query: string): WeightedTerm[] => [...new Set(analyze(query))].map((term) => ({ term, weight: 1 }));
 
@@ -82,6 +83,23 @@ describe('FieldIndex', () => {
     const pass = ix.score(terms('alpha beta'));
     expect([...pass.touched.view()].map((n) => ix.idOf(n))).toEqual(['a']);
     ix.release(pass);
+  });
+
+  it('a new pass starts from zero scores even when the last one was not released', () => {
+    const ix = new FieldIndex();
+    const docs = ['alpha beta', 'beta gamma', 'gamma delta alpha', 'delta', 'alpha alpha epsilon'];
+    docs.forEach((text, i) => ix.add({ id: `d${i}`, text }));
+    const scoresOf = (query: string): number[] => {
+      const pass = ix.score(terms(query));
+      return docs.map((_, n) => pass.scores[n] ?? 0);
+    };
+    const alone = scoresOf('gamma delta');
+    ix.release(ix.score(terms('gamma delta')));
+    // Left dirty: 'alpha beta' touched documents 0, 1, 2 and 4, and the next pass must not count them.
+    scoresOf('alpha beta');
+    expect(scoresOf('gamma delta')).toEqual(alone);
+    expect(alone[0]).toBe(0);
+    expect(alone[2]).toBeGreaterThan(0);
   });
 
   it('applies accept before the limit and breaks ties by insertion order', () => {
