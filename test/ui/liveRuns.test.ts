@@ -73,4 +73,42 @@ describe('live runs', () => {
     await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
     expect(live.runs().find((r) => r.run === `pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
   });
+
+  it('keeps the runs current with nobody watching, and streams again to the next watcher', async () => {
+    const cwd = path.join(root, 'project-idle');
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    await mkdir(dir, { recursive: true });
+    const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
+    const file = await runJournalPath(dir, 'setup', `2026-11-27T07-00-00-000Z-${process.pid}`);
+    const journal = openTraceJournal({ path: file });
+    const idle = watchLiveRuns(loaded);
+    try {
+      const at = Date.parse('2026-11-27T07:00:00Z');
+      const stepsOf = (): number => idle.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0;
+      const first: LiveStep[] = [];
+      const leave = idle.subscribe((change) => {
+        if ('step' in change) first.push(change.step);
+      });
+      journal.appendSync([{ type: 'setup.configured', at: '2026-11-27T07:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] } }]);
+      await journal.flush();
+      await waitUntil(() => first.length === 1, 5_000, 'the watched step');
+      leave();
+      // Nobody watching: read at the idle pace, still read.
+      journal.appendSync([{ type: 'setup.probe.succeeded', at: '2026-11-27T07:00:01.000Z', payload: { type: 'setup.probe.succeeded', at: at + 1000, apiVersion: '0.9.1', append: true, missingBanks: [] } }]);
+      await journal.flush();
+      await waitUntil(() => stepsOf() === 2, 5_000, 'the step written while nobody watched');
+      expect(first.length).toBe(1);
+      const next: LiveStep[] = [];
+      idle.subscribe((change) => {
+        if ('step' in change) next.push(change.step);
+      });
+      journal.appendSync([{ type: 'setup.server.lost', at: '2026-11-27T07:00:02.000Z', payload: { type: 'setup.server.lost', at: at + 2000, reason: 'gone', retryAt: at + 32_000 } }]);
+      await journal.flush();
+      await waitUntil(() => next.length === 1, 5_000, 'the step streamed to the next watcher');
+      expect(next[0]).toMatchObject({ from: 'ready', index: 2 });
+    } finally {
+      idle.close();
+      await journal.close();
+    }
+  });
 });

@@ -43,7 +43,9 @@ export interface LiveRuns {
 }
 
 const JOURNAL = /^(session|setup)\.journal\.(.+)-(\d+)\.jsonl$/;
+/** While a browser watches the machines; otherwise the runs are kept current at a slower pace. */
 const POLL_MS = 150;
+const IDLE_POLL_MS = 2_000;
 const MAX_STEPS = 5_000;
 
 interface Tail {
@@ -177,7 +179,15 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       busy = false;
     }
   };
-  const timer = setInterval(() => void poll(), POLL_MS);
+  // `agent-memory serve` holds this for its memory browser all day: nobody watching, it looks
+  // at the files every 2 s instead of every 150 ms.
+  let timer = setInterval(() => void poll(), IDLE_POLL_MS);
+  let closed = false;
+  const pace = (ms: number): void => {
+    if (closed) return;
+    clearInterval(timer);
+    timer = setInterval(() => void poll(), ms);
+  };
   void poll();
   let watcher: FSWatcher | undefined;
   try {
@@ -206,9 +216,17 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
     },
     subscribe: (listener) => {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      if (listeners.size === 1) {
+        pace(POLL_MS);
+        void poll();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) pace(IDLE_POLL_MS);
+      };
     },
     close: () => {
+      closed = true;
       clearInterval(timer);
       watcher?.close();
     },
