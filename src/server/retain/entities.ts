@@ -32,8 +32,37 @@ const FILE_PATH = /(?<![\w/.:-])(?:\.{0,2}\/)?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]
 const INSTALL = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s+((?:(?!(?:then|and|or|to|from|with|in|for)\b)[@\w./-]+[ \t]*)+)/g;
 const INSTALL_HINT = /\b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\s/;
 const FILE_HINT = /\/|\.[A-Za-z]{2,4}\b/;
+
+/** A character a path is made of: `[\w./-]`. */
+const isPathChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 47 || c === 45;
+const isLowerLetter = (c: number): boolean => c >= 97 && c <= 122;
+
+/** The [start, end) runs of path characters in `text` that hold a "/" or a "." before a lower-case letter. */
+const pathRuns = (text: string): Array<[number, number]> => {
+  const out: Array<[number, number]> = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isPathChar(text.charCodeAt(i))) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    let candidate = false;
+    for (; i < n; i += 1) {
+      const c = text.charCodeAt(i);
+      if (!isPathChar(c)) break;
+      if (c === 47 || (c === 46 && i + 1 < n && isLowerLetter(text.charCodeAt(i + 1)))) candidate = true;
+    }
+    if (candidate) out.push([start, i]);
+  }
+  return out;
+};
 const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
-const NOT_WORD = /[^a-z0-9+-]+/;
+/** A character of a word tool names are looked up among (`[a-z0-9+-]`; anything else separates words). */
+const isToolChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45;
+const TOOL_MIN = Math.min(...[...TOOLS].map((t) => t.length));
+const TOOL_MAX = Math.max(...[...TOOLS].map((t) => t.length));
 
 /**
  * Every fact of an item carries the item's entities and the index analyses them once per fact,
@@ -97,16 +126,38 @@ export function* extractEntitySteps(text: string): Generator<undefined, Entity[]
     }
   }
   if (!full() && FILE_HINT.test(urlFree)) {
-    for (const m of urlFree.matchAll(FILE_PATH)) {
+    // A path is made of `[\w./-]` and holds a "/" or a "." before a letter, so FILE_PATH runs only
+    // on the runs of those characters that hold one, each with the character either side (its
+    // look-behind and its final \b read them): the same matches, without trying every position
+    // of ordinary prose.
+    for (const [start, end] of pathRuns(urlFree)) {
       if (full()) break;
-      if (!m[0].startsWith('@')) add(m[0], 'FILE');
-      if (stepDue()) yield undefined;
+      const from = Math.max(0, start - 1);
+      const window = urlFree.slice(from, end + 1);
+      FILE_PATH.lastIndex = start - from;
+      for (let m = FILE_PATH.exec(window); m !== null && !full(); m = FILE_PATH.exec(window)) {
+        if (!m[0].startsWith('@')) add(m[0], 'FILE');
+        if (stepDue()) yield undefined;
+      }
     }
   }
   if (!full()) {
-    for (const word of urlFree.toLowerCase().split(NOT_WORD)) {
-      if (full()) break;
-      if (TOOLS.has(word)) add(word, 'TOOL');
+    // The lower-cased text's words, found by a character loop: only a word of a tool's length is
+    // cut out and looked up.
+    const lower = urlFree.toLowerCase();
+    const n = lower.length;
+    let i = 0;
+    while (i < n && !full()) {
+      if (!isToolChar(lower.charCodeAt(i))) {
+        i += 1;
+        continue;
+      }
+      const start = i;
+      while (i < n && isToolChar(lower.charCodeAt(i))) i += 1;
+      if (i - start >= TOOL_MIN && i - start <= TOOL_MAX) {
+        const word = lower.slice(start, i);
+        if (TOOLS.has(word)) add(word, 'TOOL');
+      }
       if (stepDue()) yield undefined;
     }
   }

@@ -63,32 +63,116 @@ const joinParticles = (text: string): string =>
 
 const SENTENCE_END = /[.!?:\n]\s*$/;
 
-/**
- * A word written as a name: capitalised ("Tom: ...", "ask Rob"), and for a stop word ("Will")
- * not the first of its sentence ("Will you ..." is the verb).
- */
-const asName = (text: string, raw: string, lower: string, at: number): boolean =>
-  /^\p{Lu}\p{Ll}/u.test(raw) && (!STOP_WORDS.has(lower) || (at > 0 && !SENTENCE_END.test(text.slice(Math.max(0, at - 4), at))));
+/** What a word gives the index wherever it stands: everything but the sentence context of a capitalised stop word. */
+interface WordReading {
+  /** Written as a name (`asName`'s capital test). */
+  readonly capital: boolean;
+  /** Its chat and coding reading is a stop word ("Will"): a name only when not first in its sentence. */
+  readonly stop: boolean;
+  /** `fullName` of its reading when read as a name, and whether that is skipped. */
+  readonly asName: string;
+  readonly skipAsName: boolean;
+  /** `fullName` of its reading otherwise, and whether that is skipped. */
+  readonly plain: string;
+  readonly skipPlain: boolean;
+  /** The identifier parts it adds after itself, when it is not a plain lower-case word. */
+  readonly parts: readonly string[];
+}
+
+// Words repeat heavily (a bank's vocabulary is small next to its text), so each distinct word is
+// read once: its chat, coding and name readings and its parts. Bounded like the stem cache.
+const readings = new Map<string, WordReading>();
+const READINGS_LIMIT = 200_000;
+const CAPITALISED = /^\p{Lu}\p{Ll}/u;
+
+const readingOf = (raw: string): WordReading => {
+  const hit = readings.get(raw);
+  if (hit !== undefined) return hit;
+  const chat = codingWord(chatWord(raw.toLowerCase()));
+  const asName = fullName(chat, true);
+  const plain = fullName(chat, false);
+  const split = raw.split(CAMEL).flatMap((p) => p.split('_'));
+  const parts: string[] = [];
+  if (split.length > 1) for (const p of split) if (p.length > 1 && !skip(p.toLowerCase())) parts.push(codingWord(p.toLowerCase()));
+  const reading: WordReading = { capital: CAPITALISED.test(raw), stop: STOP_WORDS.has(chat), asName, skipAsName: skip(asName), plain, skipPlain: skip(plain), parts };
+  if (readings.size >= READINGS_LIMIT) readings.clear();
+  readings.set(raw, reading);
+  return reading;
+};
+
+/** Adds the tokens of one word found at `at` in `text` to `out`. */
+const addWord = (out: string[], text: string, raw: string, at: number): void => {
+  const r = readingOf(raw);
+  // asName: a capital, and for a stop word ("Will") not the first of its sentence.
+  const named = r.capital && (!r.stop || (at > 0 && !SENTENCE_END.test(text.slice(Math.max(0, at - 4), at))));
+  const lower = named ? r.asName : r.plain;
+  if (!(named ? r.skipAsName : r.skipPlain)) out.push(lower);
+  // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
+  if (raw === lower && !raw.includes('_')) return;
+  for (const p of r.parts) out.push(p);
+};
+
+// Character classes of ASCII text for the loops below: 1 a letter or digit, 2 an underscore.
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c += 1) {
+  const ch = String.fromCharCode(c);
+  ASCII_CLASS[c] = /[A-Za-z0-9]/.test(ch) ? 1 : ch === '_' ? 2 : 0;
+}
+const isWordChar = (text: string, i: number): boolean => (ASCII_CLASS[text.charCodeAt(i)] ?? 0) !== 0;
+const isAlnum = (text: string, i: number): boolean => ASCII_CLASS[text.charCodeAt(i)] === 1;
+
+/** `WORD`'s matches in ASCII text, by a character loop: no match objects. */
+const asciiWords = (out: string[], text: string): void => {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isWordChar(text, i)) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    while (i < n && isWordChar(text, i)) i += 1;
+    addWord(out, text, text.slice(start, i), start);
+  }
+};
+
+/** `HYPHENATED`'s matches in ASCII text, hyphens removed and lower-cased, by a character loop. */
+const asciiHyphenated = (out: string[], text: string): void => {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isAlnum(text, i)) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    while (i < n && isAlnum(text, i)) i += 1;
+    let runs = 1;
+    // A match ends at a hyphen not followed by a letter or digit; starting later in the same
+    // first run would find the same end, so a run alone is passed over whole.
+    while (i + 1 < n && text.charCodeAt(i) === 45 && isAlnum(text, i + 1)) {
+      i += 1;
+      while (i < n && isAlnum(text, i)) i += 1;
+      runs += 1;
+    }
+    if (runs > 1) out.push(text.slice(start, i).replace(/-/g, '').toLowerCase());
+  }
+};
 
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
 export const words = (input: string): string[] => {
   const out: string[] = [];
   const joined = joinParticles(input);
-  // An emoji counts as the words of its name ("🎂" -> "birthday cake").
-  const text = NON_ASCII.test(joined) ? joined.replace(EMOJI, (e) => ` ${emojiName(e)} `) : joined;
-  for (const match of text.matchAll(WORD)) {
-    const raw = match[0];
-    // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
-    // and a nickname to the name it stands for ("kt", "Kate" -> "katherine").
-    const chat = codingWord(chatWord(raw.toLowerCase()));
-    const lower = fullName(chat, asName(text, raw, chat, match.index));
-    if (!skip(lower)) out.push(lower);
-    // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
-    // Most words are plain lower case: only those with an underscore or a capital are split.
-    if (raw === lower && !raw.includes('_')) continue;
-    const parts = raw.split(CAMEL).flatMap((p) => p.split('_'));
-    if (parts.length > 1) for (const p of parts) if (p.length > 1 && !skip(p.toLowerCase())) out.push(codingWord(p.toLowerCase()));
+  if (!NON_ASCII.test(joined)) {
+    asciiWords(out, joined);
+    if (joined.includes('-')) asciiHyphenated(out, joined);
+    return out;
   }
+  // An emoji counts as the words of its name ("🎂" -> "birthday cake").
+  const text = joined.replace(EMOJI, (e) => ` ${emojiName(e)} `);
+  // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
+  // and a nickname to the name it stands for ("kt", "Kate" -> "katherine").
+  for (const match of text.matchAll(WORD)) addWord(out, text, match[0], match.index);
   // A hyphenated compound also counts as one word ("on-call" gives "oncall", "e-mail" "email"),
   // after its parts so the parts keep their order for phrase matching.
   if (text.includes('-')) for (const match of text.matchAll(HYPHENATED)) out.push(match[0].replace(/-/g, '').toLowerCase());
