@@ -118,7 +118,8 @@ export function* extractEntitySteps(text: string): Generator<undefined, Entity[]
       if (stepDue()) yield undefined;
     }
   }
-  if (!full() && INSTALL_HINT.test(urlFree)) {
+  // Every install command names npm (or pnpm), yarn or bun: a plain substring search rules most texts out first.
+  if (!full() && (urlFree.includes('npm') || urlFree.includes('yarn') || urlFree.includes('bun')) && INSTALL_HINT.test(urlFree)) {
     for (const m of urlFree.matchAll(INSTALL)) {
       if (full()) break;
       for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
