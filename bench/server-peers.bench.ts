@@ -15,7 +15,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent, request, type ClientRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,13 +122,30 @@ const peer = async (name: string, bin: string, build: readonly string[], serveAr
 // ---- the embedded server, as a user runs it: the built CLI, `agent-memory serve`
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-const post = (url: string, body: string): Promise<number> =>
+/**
+ * Sent again once when a reused keep-alive socket turns out closed: the server's 5 s keep-alive
+ * timer can close an idle socket just as the next request is written, after an event-loop stall
+ * (a snapshot of a 1M bank seals and encodes its index synchronously, 3 s with the machine
+ * unloaded). The server never read that request, so sending it again does not repeat it.
+ */
+const onReusedReset = (req: ClientRequest, again: () => void, reject: (error: Error) => void): void => {
+  let retried = false;
+  req.on('error', (error: NodeJS.ErrnoException) => {
+    if (req.reusedSocket && error.code === 'ECONNRESET' && !retried) {
+      retried = true;
+      again();
+    } else reject(error);
+  });
+};
+
+const post = (url: string, body: string, retry = true): Promise<number> =>
   new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
-    req.on('error', reject);
+    if (retry) onReusedReset(req, () => void post(url, body, false).then(resolve, reject), reject);
+    else req.on('error', reject);
     req.end(body);
   });
 
@@ -146,14 +163,15 @@ const startServer = (dataDir: string): Promise<{ child: ChildProcess; url: strin
     child.on('exit', (code) => reject(new Error(`agent-memory serve exited ${code} before listening`)));
   });
 
-const getJson = (url: string): Promise<unknown> =>
+const getJson = (url: string, retry = true): Promise<unknown> =>
   new Promise((resolve, reject) => {
     const req = request(url, { method: 'GET', agent }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
       res.on('end', () => resolve(JSON.parse(text) as unknown));
     });
-    req.on('error', reject);
+    if (retry) onReusedReset(req, () => void getJson(url, false).then(resolve, reject), reject);
+    else req.on('error', reject);
     req.end();
   });
 
