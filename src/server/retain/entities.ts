@@ -61,8 +61,12 @@ const pathRuns = (text: string): Array<[number, number]> => {
 const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
 /** A character of a word tool names are looked up among (`[a-z0-9+-]`; anything else separates words). */
 const isToolChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45;
-const TOOL_MIN = Math.min(...[...TOOLS].map((t) => t.length));
+// A tool name's length, first and last character, marked in a table: a word whose shape no tool
+// has is passed over without being cut out of the text and looked up.
 const TOOL_MAX = Math.max(...[...TOOLS].map((t) => t.length));
+const toolShape = (length: number, first: number, last: number): number => (length * 128 + first) * 128 + last;
+const TOOL_SHAPES = new Uint8Array(toolShape(TOOL_MAX + 1, 0, 0));
+for (const t of TOOLS) TOOL_SHAPES[toolShape(t.length, t.charCodeAt(0), t.charCodeAt(t.length - 1))] = 1;
 
 /**
  * Every fact of an item carries the item's entities and the index analyses them once per fact,
@@ -118,7 +122,8 @@ export function* extractEntitySteps(text: string): Generator<undefined, Entity[]
       if (stepDue()) yield undefined;
     }
   }
-  if (!full() && INSTALL_HINT.test(urlFree)) {
+  // Every install command names npm (or pnpm), yarn or bun: a plain substring search rules most texts out first.
+  if (!full() && (urlFree.includes('npm') || urlFree.includes('yarn') || urlFree.includes('bun')) && INSTALL_HINT.test(urlFree)) {
     for (const m of urlFree.matchAll(INSTALL)) {
       if (full()) break;
       for (const name of (m[1] ?? '').split(/\s+/)) if (name.length > 0 && !name.startsWith('-')) add(name, 'PACKAGE');
@@ -142,7 +147,7 @@ export function* extractEntitySteps(text: string): Generator<undefined, Entity[]
     }
   }
   if (!full()) {
-    // The lower-cased text's words, found by a character loop: only a word of a tool's length is
+    // The lower-cased text's words, found by a character loop: only a word of a tool's shape is
     // cut out and looked up.
     const lower = urlFree.toLowerCase();
     const n = lower.length;
@@ -154,9 +159,10 @@ export function* extractEntitySteps(text: string): Generator<undefined, Entity[]
       }
       const start = i;
       while (i < n && isToolChar(lower.charCodeAt(i))) i += 1;
-      if (i - start >= TOOL_MIN && i - start <= TOOL_MAX) {
+      if (i - start <= TOOL_MAX && TOOL_SHAPES[toolShape(i - start, lower.charCodeAt(start), lower.charCodeAt(i - 1))] === 1) {
         const word = lower.slice(start, i);
-        if (TOOLS.has(word)) add(word, 'TOOL');
+        // A tool word is its own key (lower case, no trailing punctuation): one already found is passed over.
+        if (TOOLS.has(word) && !out.has(word)) add(word, 'TOOL');
       }
       if (stepDue()) yield undefined;
     }

@@ -80,9 +80,12 @@ interface WordReading {
 }
 
 // Words repeat heavily (a bank's vocabulary is small next to its text), so each distinct word is
-// read once: its chat, coding and name readings and its parts. Bounded like the stem cache.
+// read once: its chat, coding and name readings and its parts. Bounded like the stem cache; a
+// long token (a hash, an id) seldom comes back, so it is read every time instead of kept.
 const readings = new Map<string, WordReading>();
-const READINGS_LIMIT = 200_000;
+const READINGS_LIMIT = 100_000;
+const READING_MAX_CHARS = 30;
+const NO_PARTS: readonly string[] = [];
 const CAPITALISED = /^\p{Lu}\p{Ll}/u;
 
 const readingOf = (raw: string): WordReading => {
@@ -94,7 +97,8 @@ const readingOf = (raw: string): WordReading => {
   const split = raw.split(CAMEL).flatMap((p) => p.split('_'));
   const parts: string[] = [];
   if (split.length > 1) for (const p of split) if (p.length > 1 && !skip(p.toLowerCase())) parts.push(codingWord(p.toLowerCase()));
-  const reading: WordReading = { capital: CAPITALISED.test(raw), stop: STOP_WORDS.has(chat), asName, skipAsName: skip(asName), plain, skipPlain: skip(plain), parts };
+  const reading: WordReading = { capital: CAPITALISED.test(raw), stop: STOP_WORDS.has(chat), asName, skipAsName: skip(asName), plain, skipPlain: skip(plain), parts: parts.length === 0 ? NO_PARTS : parts };
+  if (raw.length > READING_MAX_CHARS) return reading;
   if (readings.size >= READINGS_LIMIT) readings.clear();
   readings.set(raw, reading);
   return reading;

@@ -41,6 +41,7 @@ const WRITTEN: readonly string[] = [
   'Melanie and Caroline went to the LGBTQ support group on 7 May 2023; Caro said Mel was there. Jon met John.',
   './a/b.c ../x.ts a/b/ foo.ts:12 e.g. x.TS README.md @scope/pkg/file.js :src/a.ts -a/b.md /etc/hosts.conf a.b.c/d.e.f v1.2.3 http:/x.io/y.md',
   'Run npm i lodash and pnpm add -D @types/node then yarn add react vue; bun install zod from npm. Docker, Git, NPM, kubectl+helm c++ go-lang',
+  'aVeryLongIdentifierNameThatGoesOnAndOnForever_withUnderscores_too sha 3f786850e387550fdab836ed7e6dc881de23001b VeryLongCamelCaseWordWithTRAcronymInsideIt x',
   'Ask Jane Doe and Mary-Ann Smith; The Quick Brown Fox Jumps Over Lazy Dogs Today; Dr Who; Ivan the Terrible; Node Vitest Postgres.',
   '\u0000\u000b\u007f tab\there and\r\nlines \u00a0nbsp\u2028sep 𝐀a 𝐀𝐁𝐂 Ⅻ ½ ٣ ߊ',
 ];
