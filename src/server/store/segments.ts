@@ -272,8 +272,8 @@ const headOf2 = (bank: BankFooter2, path: string, listsStart: number, listsEnd: 
   };
 };
 
-/** A bank's lists region, read, checked against its CRC and decoded; undefined if it cannot be. */
-const readListsRegion = (path: string, at: number, length: number, crc: number): DocumentLists | undefined => {
+/** `length` bytes at `at` in `path` as JSON (checked against `crc` when given); undefined if they cannot be read. */
+const readJsonRegion = (path: string, at: number, length: number, crc?: number): unknown => {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -282,14 +282,19 @@ const readListsRegion = (path: string, at: number, length: number, crc: number):
   }
   try {
     const bytes = Buffer.allocUnsafe(length);
-    if (readSync(fd, bytes, 0, length, at) !== length || crc32(bytes) !== crc) return undefined;
-    const raw: unknown = JSON.parse(bytes.toString('utf8'));
-    return DocumentLists.is(raw) ? raw : undefined;
+    if (readSync(fd, bytes, 0, length, at) !== length || (crc !== undefined && crc32(bytes) !== crc)) return undefined;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+};
+
+/** A bank's lists region, read, checked against its CRC and decoded; undefined if it cannot be. */
+const readListsRegion = (path: string, at: number, length: number, crc: number): DocumentLists | undefined => {
+  const raw = readJsonRegion(path, at, length, crc);
+  return DocumentLists.is(raw) ? raw : undefined;
 };
 
 const headOf = (bank: BankFooter, i: number, path: string, footerAt: number, footerLength: number): BankHead => {
@@ -317,22 +322,8 @@ const headOf = (bank: BankFooter, i: number, path: string, footerAt: number, foo
 
 /** Bank `i` of the footer at `footerAt` in `path`, read and decoded again; undefined if it cannot be. */
 const rereadLists = (path: string, footerAt: number, footerLength: number, i: number): BankFooter | undefined => {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const bytes = Buffer.allocUnsafe(footerLength);
-    if (readSync(fd, bytes, 0, footerLength, footerAt) !== footerLength) return undefined;
-    const raw: unknown = JSON.parse(bytes.toString('utf8'));
-    return Footer1.is(raw) ? raw.banks[i] : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const raw = readJsonRegion(path, footerAt, footerLength);
+  return Footer1.is(raw) ? raw.banks[i] : undefined;
 };
 
 export interface LoadedSegments {
