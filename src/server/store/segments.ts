@@ -283,7 +283,8 @@ const readJsonRegion = (path: string, at: number, length: number, crc?: number):
   try {
     const bytes = Buffer.allocUnsafe(length);
     if (readSync(fd, bytes, 0, length, at) !== length || (crc !== undefined && crc32(bytes) !== crc)) return undefined;
-    return JSON.parse(bytes.toString('utf8')) as unknown;
+    const raw: unknown = JSON.parse(bytes.toString('utf8'));
+    return raw;
   } catch {
     return undefined;
   } finally {
