@@ -254,23 +254,30 @@ const headOf2 = (bank: BankFooter2, path: string, listsStart: number, listsEnd: 
   const [at, length, crc] = bank.lists;
   if (!Number.isInteger(at) || !Number.isInteger(length) || at < listsStart || length < 0 || at + length > listsEnd) throw damaged(path, `the lists of bank ${bank.bank.bank_id} lie outside their region`);
   const { documentCount, chunkCount } = bank;
-  return {
-    bank: bank.bank,
-    operations: bank.operations,
-    records: bank.records,
-    facts: bank.facts,
-    at: bank.at,
-    documentCount,
-    chunkCount,
-    documentLists: () => {
-      const lists = readListsRegion(path, at, length, crc);
-      if (lists === undefined || lists.documents.length !== documentCount || lists.chunks.length !== chunkCount || lists.documentChunks.length !== documentCount || lists.documentFacts.length !== documentCount) {
-        throw damaged(path, 'its document lists are no longer the ones checked at start-up');
-      }
-      return lists;
-    },
-  };
+  return headWith(bank, documentCount, chunkCount, path, () => {
+    const lists = readListsRegion(path, at, length, crc);
+    return lists !== undefined && lists.documents.length === documentCount && lists.chunks.length === chunkCount && lists.documentChunks.length === documentCount && lists.documentFacts.length === documentCount ? lists : undefined;
+  });
 };
+
+/**
+ * A bank's head: the footer's fields, and its lists read again when first needed by `reread`,
+ * which answers undefined when they are not the ones checked at start-up.
+ */
+const headWith = (bank: Omit<BankHead, 'documentCount' | 'chunkCount' | 'documentLists'>, documentCount: number, chunkCount: number, path: string, reread: () => DocumentLists | undefined): BankHead => ({
+  bank: bank.bank,
+  operations: bank.operations,
+  records: bank.records,
+  facts: bank.facts,
+  at: bank.at,
+  documentCount,
+  chunkCount,
+  documentLists: () => {
+    const lists = reread();
+    if (lists === undefined) throw damaged(path, 'its document lists are no longer the ones checked at start-up');
+    return lists;
+  },
+});
 
 /** `length` bytes at `at` in `path` as JSON (checked against `crc` when given); undefined if they cannot be read. */
 const readJsonRegion = (path: string, at: number, length: number, crc?: number): unknown => {
@@ -303,22 +310,10 @@ const headOf = (bank: BankFooter, i: number, path: string, footerAt: number, foo
   const documentCount = bank.documents.length;
   const chunkCount = bank.chunks.length;
   const bankId = bank.bank.bank_id;
-  return {
-    bank: bank.bank,
-    operations: bank.operations,
-    records: bank.records,
-    facts: bank.facts,
-    at: bank.at,
-    documentCount,
-    chunkCount,
-    documentLists: () => {
-      const lists = rereadLists(path, footerAt, footerLength, i);
-      if (lists === undefined || lists.bank.bank_id !== bankId || lists.documents.length !== documentCount || lists.chunks.length !== chunkCount) {
-        throw damaged(path, 'its document lists are no longer the ones checked at start-up');
-      }
-      return lists;
-    },
-  };
+  return headWith(bank, documentCount, chunkCount, path, () => {
+    const lists = rereadLists(path, footerAt, footerLength, i);
+    return lists !== undefined && lists.bank.bank_id === bankId && lists.documents.length === documentCount && lists.chunks.length === chunkCount ? lists : undefined;
+  });
 };
 
 /** Bank `i` of the footer at `footerAt` in `path`, read and decoded again; undefined if it cannot be. */
