@@ -70,6 +70,12 @@ export interface IndexedDocument {
   readonly own?: string | undefined;
   /** What the speaker says to and of the one spoken to (attribution.ts `addressedWords`). */
   readonly addressed?: string | undefined;
+  /**
+   * What the caller files the document under, 1-255 (absent or 0: not known), read back by
+   * `kindOf`: indexes.ts keeps a memory's fact type and state here, so a filter on those alone
+   * is answered without asking the store about each candidate.
+   */
+  readonly kind?: number | undefined;
 }
 
 export interface WeightedTerm {
@@ -123,6 +129,8 @@ export interface SealedIndex {
   readonly lengths: Int32Array<ArrayBufferLike>;
   readonly orders: Float64Array<ArrayBufferLike>;
   readonly derived: Uint8Array<ArrayBufferLike>;
+  /** Per document its kind (IndexedDocument `kind`; 0: not known). */
+  readonly kinds: Uint8Array<ArrayBufferLike>;
   /**
    * Thread names by number, or a function that reads them: a loaded index has them read only
    * when a new document joins a thread or the index is sealed (a recall goes by number).
@@ -209,6 +217,7 @@ export class FieldIndex {
   private lengths: I32 = new Int32Array(0);
   private orders: F64 = new Float64Array(0);
   private derivedDocs: U8 = new Uint8Array(0);
+  private kinds: U8 = new Uint8Array(0);
   private docTermStart: I32 = new Int32Array(1);
   private docTermIds: Counts = new Int32Array(0);
   /**
@@ -361,6 +370,8 @@ export class FieldIndex {
     this.lengths = grownI32(this.lengths, (n + 1) * FIELD_COUNT);
     this.orders = grownF64(this.orders, n + 1);
     this.derivedDocs = grownU8(this.derivedDocs, n + 1);
+    this.kinds = grownU8(this.kinds, n + 1);
+    this.kinds[n] = doc.kind ?? 0;
     this.docTextTerms = grownI32(this.docTextTerms, n + 1);
     this.threadOfDoc = grownI32(this.threadOfDoc, n + 1, -1);
     this.prev = grownI32(this.prev, n + 1, -1);
@@ -552,6 +563,7 @@ export class FieldIndex {
     const lengths = new Int32Array(live * FIELD_COUNT);
     const orders = new Float64Array(live);
     const derived = new Uint8Array(live);
+    const kinds = new Uint8Array(live);
     const speakerOf = new Int32Array(live);
     const ownKind = new Uint8Array(live);
     const addressedKind = new Uint8Array(live);
@@ -564,6 +576,7 @@ export class FieldIndex {
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths[to * FIELD_COUNT + f] = i32(this.lengths, n * FIELD_COUNT + f);
       orders[to] = f64(this.orders, n);
       derived[to] = u8(this.derivedDocs, n);
+      kinds[to] = u8(this.kinds, n);
       speakerOf[to] = i32(this.speakerOfDoc, n);
       ownKind[to] = u8(this.ownKind, n);
       addressedKind[to] = u8(this.addressedKind, n);
@@ -671,6 +684,7 @@ export class FieldIndex {
       lengths,
       orders,
       derived,
+      kinds,
       threadNames,
       threadOf,
       threadHead: Int32Array.from(threadHead),
@@ -737,6 +751,7 @@ export class FieldIndex {
     this.lengths = s.lengths;
     this.orders = s.orders;
     this.derivedDocs = s.derived;
+    this.kinds = s.kinds;
     this.docTermStart = s.docTermStart;
     this.docTermIds = s.docTermIds;
     this.tailTermIds = new Int32Array(0);
@@ -921,6 +936,20 @@ export class FieldIndex {
 
   isDerived(n: number): boolean {
     return this.derivedDocs[n] === 1;
+  }
+
+  /** Document n's kind (IndexedDocument `kind`), 0 if not known. */
+  kindOf(n: number): number {
+    return this.kinds[n] ?? 0;
+  }
+
+  /**
+   * Files live document n under `kind` (1-255) when it was not known: a saved index of an older
+   * format has none, and they are filled in as the caller learns them. A document keeps its kind
+   * while its number lives (an edit re-adds it under a new number).
+   */
+  learnKind(n: number, kind: number): void {
+    if (n < this.slots && this.ids[n] !== undefined && this.kinds[n] === 0) this.kinds[n] = kind;
   }
 
   /** Who said document `n`, if it is a transcript line. */
