@@ -17,7 +17,7 @@ const SPACE = 0x20;
 const NEWLINE = 0x0a;
 
 /** The key as the bytes a latin1 encoding gives: a character above U+00FF keeps its low byte. */
-const asLatin1 = (key: string): string => (/[^\u0001-\u00ff]/.test(key) ? Buffer.from(key, 'latin1').toString('latin1') : key);
+const asLatin1 = (key: string): string => (/[\u0100-\uffff]/.test(key) ? Buffer.from(key, 'latin1').toString('latin1') : key);
 
 /** Compares the first field of the line at `start` with `key` (latin1), like strcmp. */
 const compareAt = (bytes: Buffer, start: number, end: number, key: string): number => {
