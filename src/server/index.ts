@@ -170,8 +170,9 @@ export const startEmbeddedServer = async (options: EmbeddedServerOptions = {}): 
     throw error;
   }
   operations.resumeAll();
-  // Banks built from the store are saved soon, so the next start loads them (a snapshot would
-  // save them too, but a server that is never closed cleanly may not reach one for long).
+  // Banks built from the store (or loaded without their kinds) are saved soon, so the next start
+  // loads them whole (a snapshot would save them too, but a server that is never closed cleanly
+  // may not reach one for long).
   let unsaved = rebuilt > 0 && store.persistent;
   const saveTimer = unsaved
     ? setTimeout(() => {

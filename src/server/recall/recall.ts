@@ -91,6 +91,9 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagGroups: request.tag_groups ?? null,
   };
   const accept = (fact: FactHead): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
+  // Without tags (an empty list is no filter, but under 'exact', which keeps the untagged) the
+  // filter reads only a memory's type and state: the index answers it from each memory's kind.
+  const tagFree = (filter.tags ?? []).length === 0 && filter.tagsMatch !== 'exact' && (filter.tagGroups ?? []).length === 0;
   // Relative dates in the query ("last week") are read from query_timestamp, else from now.
   const at = request.query_timestamp === undefined || request.query_timestamp === null ? Number.NaN : Date.parse(request.query_timestamp);
   const now = Number.isNaN(at) ? server.clock.now() : at;
@@ -111,6 +114,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
           observations: typeSet.has('observation'),
           // Everything `accept` reads from the request: searches with the same filter share its verdicts.
           acceptKey: JSON.stringify([[...typeSet].sort(), filter.tags, filter.tagsMatch, filter.tagGroups]),
+          ...(tagFree ? { liveOfTypes: [...typeSet] } : {}),
         });
 
   /** The hits in the order they are returned (scores, observations in place of their facts, floors), and those that fit max_tokens. */

@@ -77,6 +77,10 @@ interface WordReading {
   readonly skipPlain: boolean;
   /** The identifier parts it adds after itself, when it is not a plain lower-case word. */
   readonly parts: readonly string[];
+  /** `stemWord` of `asName`, `plain` and each of `parts`: indexing wants the words and their terms. */
+  readonly stemAsName: string;
+  readonly stemPlain: string;
+  readonly stemParts: readonly string[];
 }
 
 // Words repeat heavily (a bank's vocabulary is small next to its text), so each distinct word is
@@ -97,23 +101,47 @@ const readingOf = (raw: string): WordReading => {
   const split = raw.split(CAMEL).flatMap((p) => p.split('_'));
   const parts: string[] = [];
   if (split.length > 1) for (const p of split) if (p.length > 1 && !skip(p.toLowerCase())) parts.push(codingWord(p.toLowerCase()));
-  const reading: WordReading = { capital: CAPITALISED.test(raw), stop: STOP_WORDS.has(chat), asName, skipAsName: skip(asName), plain, skipPlain: skip(plain), parts: parts.length === 0 ? NO_PARTS : parts };
+  const reading: WordReading = {
+    capital: CAPITALISED.test(raw),
+    stop: STOP_WORDS.has(chat),
+    asName,
+    skipAsName: skip(asName),
+    plain,
+    skipPlain: skip(plain),
+    parts: parts.length === 0 ? NO_PARTS : parts,
+    stemAsName: stemWord(asName),
+    stemPlain: stemWord(plain),
+    stemParts: parts.length === 0 ? NO_PARTS : parts.map(stemWord),
+  };
   if (raw.length > READING_MAX_CHARS) return reading;
   if (readings.size >= READINGS_LIMIT) readings.clear();
   readings.set(raw, reading);
   return reading;
 };
 
-/** Adds the tokens of one word found at `at` in `text` to `out`. */
-const addWord = (out: string[], text: string, raw: string, at: number): void => {
+/**
+ * Adds the tokens of one word found at `at` in `text` to `out`, and their stems to `stems` when
+ * given (in step: `stems[i]` is `stemWord(out[i])`).
+ */
+const addWord = (out: string[], stems: string[] | undefined, text: string, raw: string, at: number): void => {
   const r = readingOf(raw);
   // asName: a capital, and for a stop word ("Will") not the first of its sentence.
   const named = r.capital && (!r.stop || (at > 0 && !SENTENCE_END.test(text.slice(Math.max(0, at - 4), at))));
   const lower = named ? r.asName : r.plain;
-  if (!(named ? r.skipAsName : r.skipPlain)) out.push(lower);
+  if (!(named ? r.skipAsName : r.skipPlain)) {
+    out.push(lower);
+    stems?.push(named ? r.stemAsName : r.stemPlain);
+  }
   // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
   if (raw === lower && !raw.includes('_')) return;
   for (const p of r.parts) out.push(p);
+  if (stems !== undefined) for (const p of r.stemParts) stems.push(p);
+};
+
+/** A compound's token, and its stem when `stems` is given. */
+const addCompound = (out: string[], stems: string[] | undefined, compound: string): void => {
+  out.push(compound);
+  stems?.push(stemWord(compound));
 };
 
 // Character classes of ASCII text for the loops below: 1 a letter or digit, 2 an underscore.
@@ -126,7 +154,7 @@ const isWordChar = (text: string, i: number): boolean => (ASCII_CLASS[text.charC
 const isAlnum = (text: string, i: number): boolean => ASCII_CLASS[text.charCodeAt(i)] === 1;
 
 /** `WORD`'s matches in ASCII text, by a character loop: no match objects. */
-const asciiWords = (out: string[], text: string): void => {
+const asciiWords = (out: string[], stems: string[] | undefined, text: string): void => {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -136,12 +164,12 @@ const asciiWords = (out: string[], text: string): void => {
     }
     const start = i;
     while (i < n && isWordChar(text, i)) i += 1;
-    addWord(out, text, text.slice(start, i), start);
+    addWord(out, stems, text, text.slice(start, i), start);
   }
 };
 
 /** `HYPHENATED`'s matches in ASCII text, hyphens removed and lower-cased, by a character loop. */
-const asciiHyphenated = (out: string[], text: string): void => {
+const asciiHyphenated = (out: string[], stems: string[] | undefined, text: string): void => {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -159,29 +187,45 @@ const asciiHyphenated = (out: string[], text: string): void => {
       while (i < n && isAlnum(text, i)) i += 1;
       runs += 1;
     }
-    if (runs > 1) out.push(text.slice(start, i).replace(/-/g, '').toLowerCase());
+    if (runs > 1) addCompound(out, stems, text.slice(start, i).replace(/-/g, '').toLowerCase());
   }
 };
 
-/** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
-export const words = (input: string): string[] => {
-  const out: string[] = [];
+/** The word tokens of `input` into `out`, and their stems into `stems` when given. */
+const scan = (input: string, out: string[], stems: string[] | undefined): void => {
   const joined = joinParticles(input);
   if (!NON_ASCII.test(joined)) {
-    asciiWords(out, joined);
-    if (joined.includes('-')) asciiHyphenated(out, joined);
-    return out;
+    asciiWords(out, stems, joined);
+    if (joined.includes('-')) asciiHyphenated(out, stems, joined);
+    return;
   }
   // An emoji counts as the words of its name ("🎂" -> "birthday cake").
   const text = joined.replace(EMOJI, (e) => ` ${emojiName(e)} `);
   // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
   // and a nickname to the name it stands for ("kt", "Kate" -> "katherine").
-  for (const match of text.matchAll(WORD)) addWord(out, text, match[0], match.index);
+  for (const match of text.matchAll(WORD)) addWord(out, stems, text, match[0], match.index);
   // A hyphenated compound also counts as one word ("on-call" gives "oncall", "e-mail" "email"),
   // after its parts so the parts keep their order for phrase matching.
-  if (text.includes('-')) for (const match of text.matchAll(HYPHENATED)) out.push(match[0].replace(/-/g, '').toLowerCase());
+  if (text.includes('-')) for (const match of text.matchAll(HYPHENATED)) addCompound(out, stems, match[0].replace(/-/g, '').toLowerCase());
+};
+
+/** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
+export const words = (input: string): string[] => {
+  const out: string[] = [];
+  scan(input, out, undefined);
   return out;
 };
 
+/**
+ * `words(input)` and, in step, each one's `stemWord`: indexing needs both, and the stems come
+ * with each word's memoised reading instead of a second lookup per word.
+ */
+export const wordsAndTerms = (input: string): { readonly words: string[]; readonly terms: string[] } => {
+  const out: string[] = [];
+  const stems: string[] = [];
+  scan(input, out, stems);
+  return { words: out, terms: stems };
+};
+
 /** Index terms of a text, in order, duplicates kept (term frequency counts them). */
-export const analyze = (text: string): string[] => words(text).map(stemWord);
+export const analyze = (text: string): string[] => wordsAndTerms(text).terms;

@@ -15,7 +15,7 @@
  * Maps); a flat index like this one 5.5 s and 0.34 ms p50; the targets are < 10 ms p50 recall
  * and < 2 s start-up.
  */
-import { analyze, stemWord, words } from './analyzer.js';
+import { analyze, stemWord, wordsAndTerms } from './analyzer.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
@@ -71,6 +71,12 @@ export interface IndexedDocument {
   readonly own?: string | undefined;
   /** What the speaker says to and of the one spoken to (attribution.ts `addressedWords`). */
   readonly addressed?: string | undefined;
+  /**
+   * What the caller files the document under, 1-255 (absent or 0: not known), read back by
+   * `kindOf`: indexes.ts keeps a memory's fact type and state here, so a filter on those alone
+   * is answered without asking the store about each candidate.
+   */
+  readonly kind?: number | undefined;
 }
 
 export interface WeightedTerm {
@@ -126,6 +132,8 @@ export interface SealedIndex {
   readonly lengths: Int32Array<ArrayBufferLike>;
   readonly orders: Float64Array<ArrayBufferLike>;
   readonly derived: Uint8Array<ArrayBufferLike>;
+  /** Per document its kind (IndexedDocument `kind`; 0: not known). */
+  readonly kinds: Uint8Array<ArrayBufferLike>;
   /**
    * Thread names by number, or a function that reads them: a loaded index has them read only
    * when a new document joins a thread or the index is sealed (a recall goes by number).
@@ -208,14 +216,23 @@ export class FieldIndex {
   /** Id -> number, made when first needed (a loaded index answers searches without it). */
   private numbers: Map<string, number> | undefined = new Map();
   private slots = 0;
-  /** Documents below this number have their terms in the sealed CSR; the others in `docTermTail`. */
+  /** Documents below this number have their terms in the sealed CSR; the others in `tailTermIds`. */
   private sealedDocs = 0;
   private lengths: I32 = new Int32Array(0);
   private orders: F64 = new Float64Array(0);
   private derivedDocs: U8 = new Uint8Array(0);
+  private kinds: U8 = new Uint8Array(0);
   private docTermStart: I32 = new Int32Array(1);
   private docTermIds: Counts = new Int32Array(0);
-  private docTermTail: (I32 | undefined)[] = [];
+  /**
+   * The term ids of the documents added since (number `sealedDocs + k`), back to back in one
+   * column: document k's are at [tailTermFrom[k], tailTermTo[k]), from -1 once removed. One typed
+   * array per document was a buffer outside the heap per document for the collector to track.
+   */
+  private tailTermIds: I32 = new Int32Array(0);
+  private tailTermCount = 0;
+  private tailTermFrom: I32 = new Int32Array(0);
+  private tailTermTo: I32 = new Int32Array(0);
   private docTextTerms: I32 = new Int32Array(0);
 
   // ---- threads: names, and per thread a doubly linked list of its members in order
@@ -337,6 +354,8 @@ export class FieldIndex {
     this.lengths = grownI32(this.lengths, (n + 1) * FIELD_COUNT);
     this.orders = grownF64(this.orders, n + 1);
     this.derivedDocs = grownU8(this.derivedDocs, n + 1);
+    this.kinds = grownU8(this.kinds, n + 1);
+    this.kinds[n] = doc.kind ?? 0;
     this.docTextTerms = grownI32(this.docTextTerms, n + 1);
     this.threadOfDoc = grownI32(this.threadOfDoc, n + 1, -1);
     this.prev = grownI32(this.prev, n + 1, -1);
@@ -347,8 +366,8 @@ export class FieldIndex {
     const derived = doc.derived === true;
     this.derivedDocs[n] = derived ? 1 : 0;
     if (!derived) this.statCount += 1;
-    const said = words(doc.text);
-    const text = countTerms(said.map(stemWord));
+    const { words: said, terms: saidTerms } = wordsAndTerms(doc.text);
+    const text = countTerms(saidTerms);
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
@@ -360,7 +379,13 @@ export class FieldIndex {
       this.lengths[n * FIELD_COUNT + f] = l;
       if (!derived) this.statLength[f] = (this.statLength[f] ?? 0) + l;
     });
-    const mine: number[] = [];
+    const k = n - this.sealedDocs;
+    const from = this.tailTermCount;
+    const mine = (t: number): void => {
+      this.tailTermIds = grownI32(this.tailTermIds, this.tailTermCount + 1);
+      this.tailTermIds[this.tailTermCount] = t;
+      this.tailTermCount += 1;
+    };
     for (const [term, tf] of text.counts) {
       const t = this.termId(term);
       const tail = this.tailOf(t);
@@ -369,10 +394,10 @@ export class FieldIndex {
       if (!derived) {
         this.textDocs[t] = i32(this.textDocs, t) + 1;
         this.liveDocs[t] = i32(this.liveDocs, t) + 1;
-        mine.push(t);
+        mine(t);
       }
     }
-    this.docTextTerms[n] = mine.length;
+    this.docTextTerms[n] = this.tailTermCount - from;
     const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
       if (counts === undefined) return;
       for (const [term, tf] of counts) {
@@ -383,7 +408,7 @@ export class FieldIndex {
           tail.tfs.push(0);
           if (!derived) {
             this.liveDocs[t] = i32(this.liveDocs, t) + 1;
-            mine.push(t);
+            mine(t);
           }
         }
         (tail[field] ??= new Map()).set(n, tf);
@@ -391,7 +416,10 @@ export class FieldIndex {
     };
     sparse(context?.counts, 'context');
     sparse(entities?.counts, 'entities');
-    this.docTermTail[n - this.sealedDocs] = Int32Array.from(mine);
+    this.tailTermFrom = grownI32(this.tailTermFrom, k + 1);
+    this.tailTermTo = grownI32(this.tailTermTo, k + 1);
+    this.tailTermFrom[k] = from;
+    this.tailTermTo[k] = this.tailTermCount;
     this.orders[n] = doc.order ?? n;
     // A derived document (an observation) quotes others: it is nobody's line.
     const speaker = derived ? undefined : doc.speaker;
@@ -449,7 +477,9 @@ export class FieldIndex {
   /** The term ids document `n` counts in (text terms first). */
   private docTerms(n: number): Counts {
     if (n < this.sealedDocs) return this.docTermIds.subarray(i32(this.docTermStart, n), i32(this.docTermStart, n + 1));
-    return this.docTermTail[n - this.sealedDocs] ?? NO_TERMS;
+    const k = n - this.sealedDocs;
+    const from = k < this.tailTermFrom.length ? i32(this.tailTermFrom, k) : -1;
+    return from < 0 ? NO_TERMS : this.tailTermIds.subarray(from, i32(this.tailTermTo, k));
   }
 
   remove(id: string): void {
@@ -466,7 +496,7 @@ export class FieldIndex {
       this.liveDocs[t] = i32(this.liveDocs, t) - 1;
       if (i < textTerms) this.textDocs[t] = i32(this.textDocs, t) - 1;
     }
-    if (n >= this.sealedDocs) this.docTermTail[n - this.sealedDocs] = undefined;
+    if (n >= this.sealedDocs) this.tailTermFrom[n - this.sealedDocs] = -1;
     const s = i32(this.speakerOfDoc, n);
     if (s >= 0) {
       const speaker = item(this.speakerNames, s);
@@ -505,6 +535,7 @@ export class FieldIndex {
     const lengths = new Int32Array(live * FIELD_COUNT);
     const orders = new Float64Array(live);
     const derived = new Uint8Array(live);
+    const kinds = new Uint8Array(live);
     const speakerOf = new Int32Array(live);
     const ownKind = new Uint8Array(live);
     const addressedKind = new Uint8Array(live);
@@ -517,6 +548,7 @@ export class FieldIndex {
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths[to * FIELD_COUNT + f] = i32(this.lengths, n * FIELD_COUNT + f);
       orders[to] = f64(this.orders, n);
       derived[to] = u8(this.derivedDocs, n);
+      kinds[to] = u8(this.kinds, n);
       speakerOf[to] = i32(this.speakerOfDoc, n);
       ownKind[to] = u8(this.ownKind, n);
       addressedKind[to] = u8(this.addressedKind, n);
@@ -624,6 +656,7 @@ export class FieldIndex {
       lengths,
       orders,
       derived,
+      kinds,
       threadNames,
       threadOf,
       threadHead: Int32Array.from(threadHead),
@@ -700,9 +733,13 @@ export class FieldIndex {
     this.lengths = s.lengths;
     this.orders = s.orders;
     this.derivedDocs = s.derived;
+    this.kinds = s.kinds;
     this.docTermStart = s.docTermStart;
     this.docTermIds = s.docTermIds;
-    this.docTermTail = [];
+    this.tailTermIds = new Int32Array(0);
+    this.tailTermCount = 0;
+    this.tailTermFrom = new Int32Array(0);
+    this.tailTermTo = new Int32Array(0);
     this.docTextTerms = s.docTextTerms;
     if (typeof s.threadNames === 'function') {
       this.threadNameList = undefined;
@@ -880,6 +917,20 @@ export class FieldIndex {
 
   isDerived(n: number): boolean {
     return this.derivedDocs[n] === 1;
+  }
+
+  /** Document n's kind (IndexedDocument `kind`), 0 if not known. */
+  kindOf(n: number): number {
+    return this.kinds[n] ?? 0;
+  }
+
+  /**
+   * Files live document n under `kind` (1-255) when it was not known: a saved index of an older
+   * format has none, and they are filled in as the caller learns them. A document keeps its kind
+   * while its number lives (an edit re-adds it under a new number).
+   */
+  learnKind(n: number, kind: number): void {
+    if (n < this.slots && this.ids[n] !== undefined && this.kinds[n] === 0) this.kinds[n] = kind;
   }
 
   /** Who said document `n`, if it is a transcript line. */

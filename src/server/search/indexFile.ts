@@ -13,7 +13,9 @@
  * columns are as narrow as their values (1, 2 or 4 bytes, named in the header beside them).
  * Since format 4 the document ids are not in the header but in a region after the arrays (the
  * header's `tail` says where it starts), read into a buffer of its own that is dropped once the
- * ids are matched to the store's (storedIds.ts).
+ * ids are matched to the store's (storedIds.ts). Since format 5 each document's kind (its fact
+ * type and state, fieldIndex.ts `kindOf`) is a column; an older file loads with every kind
+ * unknown, and its next save writes them.
  */
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
@@ -30,11 +32,12 @@ import { isOneOf, isRecord } from '../../codecs/codecs.js';
 export const INDEX_FILE = 'search-index.bin';
 const MAGIC = Buffer.from('AMSIDX01', 'latin1');
 /**
- * 4: document ids in their own region after the arrays; 3: count and term-id columns in 1, 2 or
+ * 5: a kind per document (`kinds`); 4: document ids in their own region after the arrays; 3: count and term-id columns in 1, 2 or
  * 4 bytes; 2: thread names as their own JSON region among the arrays; 1: thread names in the
- * header. 1 to 3 (ids in the header; 1 and 2 with 4-byte columns) are still read.
+ * header. 1 to 4 are still read (1 to 3: ids in the header; 1 and 2: 4-byte columns; 1 to 4: no
+ * kinds).
  */
-const FORMAT = 4;
+const FORMAT = 5;
 const PREFIX = 16;
 
 const INT32 = [
@@ -57,7 +60,7 @@ const INT32 = [
   'speakerOf',
 ] as const;
 const FLOAT64 = ['orders'] as const;
-const UINT8 = ['derived', 'ownKind', 'addressedKind'] as const;
+const UINT8 = ['derived', 'kinds', 'ownKind', 'addressedKind'] as const;
 /** Columns of 1, 2 or 4 bytes a value (`Counts`): the width is the third number of their place. */
 const COUNTS = ['postTfs', 'ctxTfs', 'entTfs', 'docTermIds'] as const;
 type ArrayName = (typeof INT32)[number] | (typeof FLOAT64)[number] | (typeof UINT8)[number] | (typeof COUNTS)[number];
@@ -266,7 +269,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
   } catch {
     return { ok: false, reason: 'unreadable header' };
   }
-  if (header.format !== FORMAT && header.format !== 3 && header.format !== 2 && header.format !== 1) return { ok: false, reason: `format ${String(header.format)}` };
+  if (!Number.isInteger(header.format) || header.format < 1 || header.format > FORMAT) return { ok: false, reason: `format ${String(header.format)}` };
   const tailAt = start + bodyBytes;
   if (header.format >= 4 ? header.tail !== tailAt : tail.length > 0) return { ok: false, reason: 'ids region misplaced' };
   if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
@@ -349,6 +352,8 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
         speakerOf: i32('speakerOf'),
         orders: new Float64Array(buf.buffer, ...at('orders')),
         derived: u8('derived'),
+        // Formats 1-4 kept no kinds: all unknown, one per document (as many as text-term counts).
+        kinds: header.format >= 5 ? u8('kinds') : new Uint8Array(at('docTextTerms')[1]),
         ownKind: u8('ownKind'),
         addressedKind: u8('addressedKind'),
       });
@@ -390,6 +395,8 @@ const postingColumns = (head: Buffer, start: number, tailAt: number): [number, n
     const arrays = bank['arrays'];
     for (const name of ARRAY_NAMES) {
       const place: unknown = arrays[name];
+      // An array a format lacks (kinds before format 5) is not in the file.
+      if (place === undefined) continue;
       if (!Array.isArray(place)) return [];
       const [offset, length] = place;
       const width = widthIn(format, name, place);

@@ -13,6 +13,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { FactHead, FactRecord } from '../store/model.js';
+import type { FactType } from '../../wire/hindsight.js';
 import type { ServerStore } from '../store/store.js';
 import { analyze } from './analyzer.js';
 import { attributionOf } from './attribution.js';
@@ -80,6 +81,11 @@ export interface SearchOptions {
    * `accept`'s verdicts per memory, so a repeated filter is asked only about new memories.
    */
   readonly acceptKey?: string;
+  /**
+   * Set when `accept` keeps exactly the live (not invalidated) memories of these fact types and
+   * reads nothing else (no tags): the index answers it from each memory's kind, not the store.
+   */
+  readonly liveOfTypes?: readonly FactType[];
 }
 
 export interface SearchIndexes {
@@ -88,7 +94,8 @@ export interface SearchIndexes {
   /**
    * Makes every bank's index now (start-up, before the server listens): from `saved` where it
    * can be brought forward to the store's state, else from the store. Returns how many banks
-   * were built from the store.
+   * the file did not hold whole: built from the store, or loaded without their memories' kinds
+   * (a file of format 4 or older; the next save writes them).
    */
   buildAll(saved?: SavedIndexes): number;
   /** Writes the saved index file for the store's current state (no-op without a data dir). */
@@ -120,11 +127,24 @@ const withStoreIds = (sealed: SealedIndex, facts: ReadonlyMap<string, unknown> |
   return { ...sealed, ids };
 };
 
+/**
+ * A memory's kind in its index (fieldIndex.ts `kindOf`): 1 + its fact type's place here, plus
+ * INVALIDATED_KIND once invalidated. Saved indexes hold these codes: a change to them must bump
+ * the index file's format.
+ */
+const KIND_TYPES: readonly FactType[] = ['world', 'experience', 'observation'];
+const INVALIDATED_KIND = 0x80;
+const kindOfHead = (head: FactHead): number => (KIND_TYPES.indexOf(head.fact_type) + 1) | (head.state === 'invalidated' ? INVALIDATED_KIND : 0);
+
+/** The kinds' bits (1 << kind) of the live memories of `types`. */
+const liveKindsOf = (types: readonly FactType[]): number => types.reduce((bits, type) => bits | (1 << (KIND_TYPES.indexOf(type) + 1)), 0);
+
 /** Neighbours share a thread: the context names the session, else the document does. */
 const indexedDocument = (f: FactRecord): IndexedDocument => {
   const at = Date.parse(f.mentioned_at ?? f.created_at);
   return {
     id: f.id,
+    kind: kindOfHead(f),
     text: f.text,
     context: f.context,
     entities: f.entities?.map((e) => e.text),
@@ -215,6 +235,21 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     return entry.verdicts;
   };
 
+  /**
+   * Kinds the index does not know (a saved index of format 4 or older has none), from the
+   * store's heads: done before a save, so the file written holds every kind.
+   */
+  const learnKinds = (bankId: string, index: FieldIndex): void => {
+    const facts = store.bank(bankId)?.facts;
+    if (facts === undefined) return;
+    for (let n = 0; n < index.capacity; n += 1) {
+      if (index.kindOf(n) !== 0) continue;
+      const id = index.idOf(n);
+      const head = id === undefined ? undefined : facts.head(id);
+      if (head !== undefined) index.learnKind(n, kindOfHead(head));
+    }
+  };
+
   /** Per bank, in commit order: facts to take out, then facts to add (`next`: how many added so far). */
   const queued = new Map<string, { removed: readonly FactRecord[] | undefined; added: readonly FactRecord[]; next: number }[]>();
   let draining = false;
@@ -303,6 +338,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       const sealed = new Map<string, SealedIndex>();
       for (const [bankId, index] of indexes) {
         apply(bankId, index);
+        learnKinds(bankId, index);
         sealed.set(bankId, index.seal());
       }
       const bytes = encodeIndexFile(nextSeq, fingerprint, sealed);
@@ -345,11 +381,24 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         const fact = bank.facts.get(id);
         return fact === undefined ? '' : searchableText(fact);
       };
-      const { now, observations = true, acceptKey } = options;
+      const { now, observations = true, acceptKey, liveOfTypes } = options;
+      const liveKinds = liveOfTypes === undefined ? 0 : liveKindsOf(liveOfTypes);
+      // By the memory's kind: the store's head is read only for one the index does not know yet.
+      const acceptKind = (n: number): boolean => {
+        let kind = index.kindOf(n);
+        if (kind === 0) {
+          const head = bank.facts.head(index.liveIdOf(n));
+          if (head === undefined) return false;
+          kind = kindOfHead(head);
+          index.learnKind(n, kind);
+        }
+        return (kind & INVALIDATED_KIND) === 0 && (liveKinds & (1 << kind)) !== 0;
+      };
       const ranking = rank({
         index,
         query,
         accept: acceptId,
+        ...(liveOfTypes === undefined ? {} : { acceptDocument: acceptKind }),
         limit,
         textOf,
         derived: observations,
@@ -365,12 +414,17 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       // The lexical database too: the first recall should not pay for opening it.
       loadWordNet();
       const replayed = store.takeReplayed();
+      // Banks the file did not hold whole: built from the store, or loaded without kinds.
+      const unsaved = new Set<string>();
       const position = store.logPosition();
       // Usable when the log still holds every entry after the saved position (replayed from the snapshot on).
       if (saved !== undefined && position !== undefined && saved.nextSeq >= store.loadReport.snapshotSeq && saved.nextSeq <= position) {
         // The loaded banks read their postings from the file until the indexes close.
         postingsFile = saved.postingsFile;
-        for (const [bankId, sealed] of saved.banks) indexes.set(bankId, FieldIndex.fromSealed(withStoreIds(sealed, store.bank(bankId)?.facts)));
+        for (const [bankId, sealed] of saved.banks) {
+          indexes.set(bankId, FieldIndex.fromSealed(withStoreIds(sealed, store.bank(bankId)?.facts)));
+          if (sealed.kinds.includes(0)) unsaved.add(bankId);
+        }
         // Banks built from the store below already hold every later change.
         const fresh = new Set<string>();
         for (const { seq, change } of replayed) {
@@ -393,13 +447,12 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       } else if (saved?.postingsFile !== undefined) {
         void saved.postingsFile.close().catch(closeFailed);
       }
-      let built = 0;
       for (const bankId of store.state.banks.keys()) {
         if (indexes.has(bankId)) continue;
         build(bankId);
-        built += 1;
+        unsaved.add(bankId);
       }
-      return built;
+      return [...unsaved].filter((bankId) => indexes.has(bankId)).length;
     },
     save: async () => {
       const position = store.logPosition();

@@ -151,6 +151,11 @@ export interface RankInput {
   readonly index: FieldIndex;
   readonly query: string;
   readonly accept: (id: string) => boolean;
+  /**
+   * Asked instead of `accept` when given, by document number (only about live documents): a
+   * filter the index can answer from its own columns (indexes.ts, by each memory's kind).
+   */
+  readonly acceptDocument?: (n: number) => boolean;
   readonly limit: number;
   /** All searchable text of a document (text, context, entities), for feedback and coverage. */
   readonly textOf: (id: string) => string;
@@ -296,11 +301,12 @@ export const rank = (input: RankInput): Ranking => {
   const accepted = kept ?? acceptScratch;
   const asked = askedScratch;
   asked.clear();
+  const { acceptDocument } = input;
   const acceptN = (n: number): boolean => {
     const known = accepted[n] ?? 0;
     if (known !== 0) return known === 1;
     const id = index.idOf(n);
-    const ok = id !== undefined && !(skipDerived && index.isDerived(n)) && input.accept(id);
+    const ok = id !== undefined && !(skipDerived && index.isDerived(n)) && (acceptDocument === undefined ? input.accept(id) : acceptDocument(n));
     accepted[n] = ok ? 1 : 2;
     // Only needed to reset verdicts that last one query.
     if (kept === undefined) asked.push(n);

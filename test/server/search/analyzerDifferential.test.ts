@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyze, stemWord, words } from '../../../src/server/search/analyzer.js';
+import { analyze, stemWord, words, wordsAndTerms } from '../../../src/server/search/analyzer.js';
 import { extractEntities } from '../../../src/server/retain/entities.js';
 import { referenceWords } from './reference/words.js';
 import { referenceEntities } from './reference/entities.js';
@@ -69,6 +69,8 @@ describe('analyzer fast paths against the reference tokeniser', () => {
         const expected = referenceWords(text);
         expect(words(text), text).toEqual(expected);
         expect(analyze(text), text).toEqual(expected.map(stemWord));
+        // What indexing reads: the words and, in step, their stems from the memoised readings.
+        expect(wordsAndTerms(text), text).toEqual({ words: expected, terms: expected.map(stemWord) });
         tokens += expected.length;
       }
     }

@@ -70,6 +70,9 @@ describe('relativeSpanWords: weeks and months named relative to the memory resol
     expect(relativeSpanWords('went hiking last week', MAY_8)).toEqual(['april', 'may']);
     expect(relativeSpanWords('busy this week', MAY_8)).toEqual(['may']);
     expect(relativeSpanWords('flying out nxt wk? no, next week', MAY_8)).toEqual(['may']);
+    // In any case: the words are looked for in the lower-cased text (the Kelvin sign lower-cases to "k").
+    expect(relativeSpanWords('Went hiking LAST WEEK', MAY_8)).toEqual(['april', 'may']);
+    expect(relativeSpanWords('busy this w\u212a', MAY_8)).toEqual(['may']);
   });
 
   it('"last weekend" and "the other day" at the start of a month reach back into the one before', () => {

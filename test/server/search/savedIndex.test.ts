@@ -25,7 +25,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-/** Saved indexes written by the code of format 1 (thread names in the header), 2 (4-byte count columns) and 3 (ids in the header). */
+/** Saved indexes written by the code of format 1 (thread names in the header), 2 (4-byte count columns), 3 (ids in the header) and 4 (no kinds). */
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/search-index', import.meta.url));
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'deploys', 'deploying', 'queue'];
@@ -44,6 +44,7 @@ const observe = (ix: FieldIndex): unknown => {
     return {
       id,
       derived: ix.isDerived(n),
+      kind: ix.kindOf(n),
       speaker: ix.speakerOf(n) ?? null,
       own: [...(ix.ownTermsOf(n) ?? ['<none>'])].sort(),
       addressed: [...(ix.addressedTermsOf(n) ?? ['<none>'])].sort(),
@@ -71,6 +72,7 @@ const docArb = fc.record({
   // Always given, as for every fact (its time): a missing order defaults to the document's number, which renumbering changes.
   order: fc.integer({ min: 0, max: 50 }),
   derived: fc.boolean(),
+  kind: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
   speaker: fc.option(fc.constantFrom('Priya', 'Sam'), { nil: undefined }),
   own: fc.option(fc.constantFrom('alpha beta', 'gamma', ''), { nil: undefined }),
   addressed: fc.option(fc.constantFrom('delta', ''), { nil: undefined }),
@@ -163,6 +165,37 @@ describe('saved index (sealed arrays in a file)', () => {
     expect(observe(resealed)).toEqual(observe(built));
   });
 
+  it('still reads format-4.bin (no kinds), written by the code before format 5: every kind unknown until learnt, then saved', () => {
+    const build = (): FieldIndex => {
+      const ix = new FieldIndex();
+      ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
+      ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
+      ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
+      ix.add({ id: 'd', text: 'epsilon', order: 4 });
+      return ix;
+    };
+    const file = readFileSync(join(FIXTURES, 'format-4.bin'));
+    expect(JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'))).toMatchObject({ format: 4 });
+    const read = decodeIndexFile(file, 'f1');
+    if (!read.ok) throw new Error(read.reason);
+    const sealed = read.saved.banks.get('b');
+    expect([...(sealed?.kinds ?? [])]).toEqual([0, 0, 0, 0]);
+    const loaded = FieldIndex.fromSealed(sealed as never);
+    const built = build();
+    expect(observe(loaded)).toEqual(observe(built));
+    // Learnt once: a known kind is not overwritten, and a dead document's is not set.
+    loaded.learnKind(1, 2);
+    loaded.learnKind(1, 3);
+    loaded.remove('c');
+    loaded.learnKind(2, 1);
+    const more = { id: 'e', text: 'beta queue', thread: 't2', order: 5, kind: 129 };
+    loaded.add(more);
+    expect([0, 1, 2, 3, 4].map((n) => loaded.kindOf(n))).toEqual([0, 2, 0, 0, 129]);
+    const again = decodeIndexFile(encodeIndexFile(4, 'f1', new Map([['b', loaded.seal()]])), 'f1');
+    if (!again.ok) throw new Error(again.reason);
+    expect([...(again.saved.banks.get('b')?.kinds ?? [])]).toEqual([0, 2, 0, 129]);
+  });
+
   it('keeps term frequencies and term ids in 1, 2 or 4 bytes, as their largest value needs, and reads each width back', () => {
     // Letters only: the analyzer keeps such a word as it is.
     const word = (i: number): string => {
@@ -202,14 +235,14 @@ describe('saved index (sealed arrays in a file)', () => {
     }
   });
 
-  it('keeps the ids out of the header, in a region read apart (format 4), and refuses one that does not hold its count of ids', () => {
+  it('keeps the ids out of the header, in a region read apart (format 4 on), and refuses one that does not hold its count of ids', () => {
     const ix = new FieldIndex();
     for (const id of ['a', 'é-ü', 'line\nbreak', '', 'zz']) ix.add({ id, text: `alpha ${id}` });
     const file = encodeIndexFile(1, 'f1', new Map([['b', ix.seal()]]));
     const headerLength = file.readUInt32LE(8);
     const header = file.subarray(16, 16 + headerLength).toString('utf8');
     const parsed = JSON.parse(header) as { format: number; tail: number; banks: { idsAt: [number, number, number] }[] };
-    expect(parsed.format).toBe(4);
+    expect(parsed.format).toBe(5);
     expect(parsed.banks[0]).not.toHaveProperty('ids');
     expect(parsed.banks[0]?.idsAt).toEqual([parsed.tail, file.length - parsed.tail, 5]);
     const read = decodeIndexFile(file, 'f1');
@@ -417,5 +450,24 @@ describe('saved index: postings left on disk', () => {
     await read.saved.postingsFile?.close();
     // 'beta' was never read (a read term may be answered from the reader's cache).
     expect(() => loaded.score([{ term: analyze('beta')[0] ?? '', weight: 1 }])).toThrow(/saved index file was closed/);
+  });
+});
+
+describe('saved index: postings left on disk, in files of every format', () => {
+  it.each(['format-1.bin', 'format-2.bin', 'format-3.bin', 'format-4.bin'])('%s read from disk answers as the same file read into memory, its postings not in memory', async (name) => {
+    const bytes = readFileSync(join(FIXTURES, name));
+    const dir = await tempDir();
+    await writeFile(join(dir, INDEX_FILE), bytes);
+    const inMemory = decodeIndexFile(bytes, 'f1');
+    const fromDisk = await readIndexFile(dir, 'f1');
+    if (!inMemory.ok || !fromDisk.ok) throw new Error('fixture unreadable');
+    for (const [bankId, sealed] of fromDisk.saved.banks) {
+      const whole = inMemory.saved.banks.get(bankId);
+      if (whole === undefined) throw new Error(`no bank ${bankId}`);
+      expect(sealed.postDocs.length).toBe(0);
+      expect(sealed.postingsOnDisk?.length).toBe(whole.postDocs.length);
+      expect(observe(FieldIndex.fromSealed(sealed))).toEqual(observe(FieldIndex.fromSealed(whole)));
+    }
+    await fromDisk.saved.postingsFile?.close();
   });
 });
