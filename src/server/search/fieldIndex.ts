@@ -335,6 +335,26 @@ export class FieldIndex {
     return t;
   }
 
+  /** Per term id, its count in the text of the document being added; zero between adds. */
+  private tfScratch: I32 = new Int32Array(0);
+
+  /**
+   * The distinct term ids of `terms` in order of first occurrence (ids given in that order),
+   * each one's count left in `tfScratch` for the caller to read and zero: a Map of counts per
+   * document was a third of what indexing allocated.
+   */
+  private countIds(terms: readonly string[]): number[] {
+    const ids: number[] = [];
+    for (const term of terms) {
+      const t = this.termId(term);
+      this.tfScratch = grownI32(this.tfScratch, t + 1);
+      const seen = i32(this.tfScratch, t);
+      if (seen === 0) ids.push(t);
+      this.tfScratch[t] = seen + 1;
+    }
+    return ids;
+  }
+
   private tailOf(t: number): Tail {
     let tail = this.tails[t];
     if (tail === undefined) {
@@ -367,14 +387,24 @@ export class FieldIndex {
     this.derivedDocs[n] = derived ? 1 : 0;
     if (!derived) this.statCount += 1;
     const { words: said, terms: saidTerms } = wordsAndTerms(doc.text);
-    const text = countTerms(saidTerms);
+    const textIds = this.countIds(saidTerms);
+    try {
+      this.addCounted(doc, n, derived, said, saidTerms.length, textIds);
+    } finally {
+      for (const t of textIds) this.tfScratch[t] = 0;
+    }
+  }
+
+  /** The rest of `add`, with the text's term ids counted (`countIds`). */
+  private addCounted(doc: IndexedDocument, n: number, derived: boolean, said: readonly string[], textLength: number, textIds: readonly number[]): void {
+    const inText = (t: number): boolean => (this.tfScratch[t] ?? 0) > 0;
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
     const days = [...relativeDayWords(said, doc.order), ...relativeSpanWords(doc.text, doc.order)];
     const named = [...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...days.map(stemWord)];
     const entities = named.length === 0 ? undefined : countTerms(named);
-    const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];
+    const lengths = [textLength, context?.total ?? 0, entities?.total ?? 0];
     lengths.forEach((l, f) => {
       this.lengths[n * FIELD_COUNT + f] = l;
       if (!derived) this.statLength[f] = (this.statLength[f] ?? 0) + l;
@@ -386,11 +416,10 @@ export class FieldIndex {
       this.tailTermIds[this.tailTermCount] = t;
       this.tailTermCount += 1;
     };
-    for (const [term, tf] of text.counts) {
-      const t = this.termId(term);
+    for (const t of textIds) {
       const tail = this.tailOf(t);
       tail.docs.push(n);
-      tail.tfs.push(tf);
+      tail.tfs.push(i32(this.tfScratch, t));
       if (!derived) {
         this.textDocs[t] = i32(this.textDocs, t) + 1;
         this.liveDocs[t] = i32(this.liveDocs, t) + 1;
@@ -400,10 +429,12 @@ export class FieldIndex {
     this.docTextTerms[n] = this.tailTermCount - from;
     const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
       if (counts === undefined) return;
-      for (const [term, tf] of counts) {
+      // `forEach`, not `for (const [term, tf] of ...)`: that allocated each entry (4 KB per
+      // document when the text's counts were read so).
+      counts.forEach((tf, term) => {
         const t = this.termId(term);
         const tail = this.tailOf(t);
-        if (!text.counts.has(term) && tail.docs[tail.docs.length - 1] !== n) {
+        if (!inText(t) && tail.docs[tail.docs.length - 1] !== n) {
           tail.docs.push(n);
           tail.tfs.push(0);
           if (!derived) {
@@ -412,7 +443,7 @@ export class FieldIndex {
           }
         }
         (tail[field] ??= new Map()).set(n, tf);
-      }
+      });
     };
     sparse(context?.counts, 'context');
     sparse(entities?.counts, 'entities');
@@ -431,8 +462,9 @@ export class FieldIndex {
         this.speakerIds.set(speaker, s);
       }
       this.speakerOfDoc[n] = s;
-      this.setWords(n, ownString(doc.own ?? '', text.counts, speaker), this.ownKind, this.ownSome);
-      this.setWords(n, ownString(doc.addressed ?? '', text.counts, speaker), this.addressedKind, this.addressedSome);
+      const textTerms = textIds.map((t) => item(this.terms, t));
+      this.setWords(n, ownString(doc.own ?? '', textTerms, speaker), this.ownKind, this.ownSome);
+      this.setWords(n, ownString(doc.addressed ?? '', textTerms, speaker), this.addressedKind, this.addressedSome);
       this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     }
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
@@ -1045,11 +1077,11 @@ export class FieldIndex {
 const ALL = '*';
 
 /** The distinct terms of a line's own (or addressed) words as " a b c " ('' when none, ALL when all its text's). */
-const ownString = (own: string, textTerms: ReadonlyMap<string, number>, speaker: string): string => {
+const ownString = (own: string, textTerms: readonly string[], speaker: string): string => {
   const terms = new Set(analyze(own));
   if (terms.size === 0) return '';
   const label = new Set(analyze(speaker));
-  for (const t of textTerms.keys()) if (!terms.has(t) && !label.has(t)) return ` ${[...terms].join(' ')} `;
+  for (const t of textTerms) if (!terms.has(t) && !label.has(t)) return ` ${[...terms].join(' ')} `;
   return ALL;
 };
 
