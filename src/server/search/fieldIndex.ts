@@ -21,6 +21,7 @@ import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
 import { StoredIds } from './storedIds.js';
 import { count, f64, i32, item, narrowest, num, u8, type Counts } from './columns.js';
+import type { DiskPostings, PostingRun } from './diskPostings.js';
 
 const K1 = 1.2;
 /** Shortest word a misspelling is looked for (shorter ones are too often another word). */
@@ -117,6 +118,8 @@ export interface SealedIndex {
   readonly postStart: Int32Array<ArrayBufferLike>;
   readonly postDocs: Int32Array<ArrayBufferLike>;
   readonly postTfs: Counts;
+  /** A loaded index's postings left in its file: then `postDocs` and `postTfs` are empty and these are read instead. */
+  readonly postingsOnDisk?: DiskPostings;
   readonly ctxStart: Int32Array<ArrayBufferLike>;
   readonly ctxDocs: Int32Array<ArrayBufferLike>;
   readonly ctxTfs: Counts;
@@ -199,6 +202,7 @@ export class FieldIndex {
   private postStart: I32 = new Int32Array(1);
   private postDocs: I32 = new Int32Array(0);
   private postTfs: Counts = new Int32Array(0);
+  private diskPostings: DiskPostings | undefined = undefined;
   private ctxStart: I32 = new Int32Array(1);
   private ctxDocs: I32 = new Int32Array(0);
   private ctxTfs: Counts = new Int32Array(0);
@@ -705,6 +709,14 @@ export class FieldIndex {
     };
   }
 
+  /** Sealed term `t`'s documents and text frequencies: views over the arrays, or read from the saved file (valid until the next read). */
+  private sealedPostings(t: number): PostingRun {
+    const from = i32(this.postStart, t);
+    const to = i32(this.postStart, t + 1);
+    if (this.diskPostings !== undefined) return this.diskPostings.read(from, to);
+    return { docs: this.postDocs.subarray(from, to), tfs: this.postTfs.subarray(from, to) };
+  }
+
   /** Every posting of term `t` in document order: document, text tf, context tf, entity tf. */
   private forEachPosting(t: number, fn: (d: number, tf: number, context: number, entities: number) => void): void {
     if (t < this.sealedTerms) {
@@ -712,13 +724,14 @@ export class FieldIndex {
       const cEnd = i32(this.ctxStart, t + 1);
       let e = i32(this.entStart, t);
       const eEnd = i32(this.entStart, t + 1);
-      for (let i = i32(this.postStart, t), end = i32(this.postStart, t + 1); i < end; i += 1) {
-        const d = i32(this.postDocs, i);
+      const { docs, tfs } = this.sealedPostings(t);
+      for (let i = 0; i < docs.length; i += 1) {
+        const d = i32(docs, i);
         let ctx = 0;
         let ent = 0;
         if (c < cEnd && this.ctxDocs[c] === d) ctx = count(this.ctxTfs, c++);
         if (e < eEnd && this.entDocs[e] === d) ent = count(this.entTfs, e++);
-        fn(d, count(this.postTfs, i), ctx, ent);
+        fn(d, count(tfs, i), ctx, ent);
       }
     }
     const tail = this.tails[t];
@@ -737,6 +750,7 @@ export class FieldIndex {
     this.postStart = s.postStart;
     this.postDocs = s.postDocs;
     this.postTfs = s.postTfs;
+    this.diskPostings = s.postingsOnDisk;
     this.ctxStart = s.ctxStart;
     this.ctxDocs = s.ctxDocs;
     this.ctxTfs = s.ctxTfs;
@@ -893,13 +907,12 @@ export class FieldIndex {
         const cEnd = i32(this.ctxStart, t + 1);
         let e = i32(this.entStart, t);
         const eEnd = i32(this.entStart, t + 1);
-        const docs = this.postDocs;
-        const tfs = this.postTfs;
+        const { docs, tfs } = this.sealedPostings(t);
         const ctxDocs = this.ctxDocs;
         const ctxTfs = this.ctxTfs;
         const entDocs = this.entDocs;
         const entTfs = this.entTfs;
-        for (let i = i32(this.postStart, t), end = i32(this.postStart, t + 1); i < end; i += 1) {
+        for (let i = 0, end = docs.length; i < end; i += 1) {
           const d = Number(docs[i]);
           let ctx = 0;
           let ent = 0;
