@@ -5,6 +5,7 @@
  * `X-Ignored-Params`).
  */
 import * as t from 'io-ts';
+import { decodesToItself } from '../../codecs/identityCodec.js';
 import { HttpError } from './errors.js';
 import type { ValidationIssue } from './errors.js';
 
@@ -48,6 +49,8 @@ const toIssues = (errors: t.Errors, root = 'body'): ValidationIssue[] => {
 
 /** Decodes `input` or throws a 422 naming each bad field. */
 export const decodeOr422 = <A>(codec: t.Decoder<unknown, A>, input: unknown, root = 'body'): A => {
+  // Valid input to a codec that never transforms is its own decoding (`decodeWith` does the same).
+  if (codec instanceof t.Type && decodesToItself(codec) && codec.is(input)) return input;
   const result = codec.decode(input);
   if (result._tag === 'Left') throw new HttpError(422, toIssues(result.left, root));
   return result.right;

@@ -1,38 +1,45 @@
 /** Wire codecs of `POST {b}/memories` (reference 1.5), decoded at the HTTP boundary and again when an async operation runs. */
 import * as t from 'io-ts';
 import { nullable } from '../../codecs/codecs.js';
+import { registerIdentityCodec } from '../../codecs/identityCodec.js';
 import { StringMap } from '../../codecs/codecs.js';
 import { ObservationScopes, UpdateMode } from '../../wire/hindsight.js';
 
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
+// The custom types below are registered as decoding a valid value to itself (`is` accepts exactly
+// what `validate` returns unchanged), so a well-formed request is checked by `is` alone
+// (`decodeOr422`): a retain's full decode allocated 8 KB per item, most of it io-ts trying
+// every absent optional field (`t.partial` validates undefined too) against both branches of
+// its `nullable` union.
+
 /** A non-blank string ("content cannot be empty"). */
-const Content = new t.Type<string, string, unknown>(
+const Content = registerIdentityCodec(new t.Type<string, string, unknown>(
   'Content',
   (u): u is string => typeof u === 'string' && u.trim().length > 0,
   (u, c) => (typeof u !== 'string' ? t.failure(u, c) : u.trim().length === 0 ? t.failure(u, c, 'content cannot be empty') : t.success(u)),
   t.identity,
-);
+));
 
-/** ISO date-time, or "unset" in any case (store no date). */
-export const RetainTimestamp = new t.Type<string, string, unknown>(
+const isIsoDateTime = (u: string): boolean => ISO_DATE_TIME.test(u) && !Number.isNaN(Date.parse(u));
+
+/** ISO date-time, or "unset" in any case (store no date). `is`: only what decodes to itself ("unset" in lower case). */
+export const RetainTimestamp = registerIdentityCodec(new t.Type<string, string, unknown>(
   'RetainTimestamp',
-  (u): u is string => typeof u === 'string',
+  (u): u is string => typeof u === 'string' && (u === 'unset' || isIsoDateTime(u)),
   (u, c) => {
     if (typeof u !== 'string') return t.failure(u, c);
     if (u.toLowerCase() === 'unset') return t.success('unset');
-    return ISO_DATE_TIME.test(u) && !Number.isNaN(Date.parse(u))
-      ? t.success(u)
-      : t.failure(u, c, `Invalid timestamp '${u.slice(0, 40)}': expected an ISO 8601 datetime or 'unset'`);
+    return isIsoDateTime(u) ? t.success(u) : t.failure(u, c, `Invalid timestamp '${u.slice(0, 40)}': expected an ISO 8601 datetime or 'unset'`);
   },
   t.identity,
-);
+));
 
 /** A list of strings; a JSON-encoded list or a bare string is coerced, as upstream does. */
 const isStrings = (list: readonly unknown[]): list is string[] => list.every((x) => typeof x === 'string');
 
-export const TagList = new t.Type<string[], string[], unknown>(
+export const TagList = registerIdentityCodec(new t.Type<string[], string[], unknown>(
   'TagList',
   (u): u is string[] => Array.isArray(u) && u.every((x) => typeof x === 'string'),
   (u, c) => {
@@ -49,7 +56,7 @@ export const TagList = new t.Type<string[], string[], unknown>(
     return t.failure(u, c);
   },
   t.identity,
-);
+));
 
 const EntityInput = t.intersection([t.type({ text: t.string }), t.partial({ type: nullable(t.string) })]);
 
@@ -74,12 +81,12 @@ export type MemoryItem = t.TypeOf<typeof MemoryItem>;
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
-const OperationIdField = new t.Type<string, string, unknown>(
+const OperationIdField = registerIdentityCodec(new t.Type<string, string, unknown>(
   'OperationId',
   (u): u is string => typeof u === 'string' && UUID.test(u),
   (u, c) => (typeof u === 'string' && UUID.test(u) ? t.success(u) : t.failure(u, c, 'operation_id must be a valid UUID')),
   t.identity,
-);
+));
 
 export const RetainRequest = t.intersection([
   t.type({ items: t.array(MemoryItem) }),

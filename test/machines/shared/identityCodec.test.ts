@@ -8,7 +8,8 @@ import { JournalRecord, JsonValue, nullable } from '../../../src/codecs/codecs.j
 import { KnowledgeNode, RecallResult, RetainRequest, VersionInfo } from '../../../src/wire/hindsight.js';
 import { TagGroup } from '../../../src/config/tagFilter.js';
 import { SessionEvent } from '../../../src/machines/session/events.js';
-import { RetainTimestamp } from '../../../src/server/retain/codecs.js';
+import { RetainRequest as ServerRetainRequest, RetainTimestamp } from '../../../src/server/retain/codecs.js';
+import { decodeOr422 } from '../../../src/server/http/validation.js';
 
 const Trimmed = new t.Type<string, string, unknown>(
   'Trimmed',
@@ -26,7 +27,6 @@ describe('decodesToItself', () => {
 
   it('refuses anything that may transform: custom types, exact, readonly, and what contains them', () => {
     expect(decodesToItself(Trimmed)).toBe(false);
-    expect(decodesToItself(RetainTimestamp)).toBe(false);
     expect(decodesToItself(t.exact(t.type({ a: t.string })))).toBe(false);
     expect(decodesToItself(t.readonly(t.type({ a: t.string })))).toBe(false);
     expect(decodesToItself(t.type({ a: t.array(nullable(Trimmed)) }))).toBe(false);
@@ -38,6 +38,58 @@ describe('decodesToItself', () => {
     expect(decodesToItself(t.array(Opaque))).toBe(false);
     registerIdentityCodec(Opaque);
     expect(decodesToItself(Opaque)).toBe(true);
+  });
+});
+
+describe("the server's retain request: checked by `is` when well formed", () => {
+  it('is made of identity codecs only (its custom types are registered)', () => {
+    expect(decodesToItself(ServerRetainRequest)).toBe(true);
+  });
+
+  it('RetainTimestamp accepts by `is` exactly the strings that decode to themselves', () => {
+    const samples = fc.oneof(fc.constantFrom('unset', 'UNSET', 'Unset', '2024-01-02', '2024-01-02T03:04:05Z', '2024-01-02 03:04:05.123+02:00', '2024-13-45', '2024-02-30T00:00:00Z', ''), fc.string());
+    fc.assert(
+      fc.property(samples, (s) => {
+        const decoded = RetainTimestamp.decode(s);
+        expect(RetainTimestamp.is(s)).toBe(E.isRight(decoded) && decoded.right === s);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('decodeOr422 gives what the full decode gives: the same value, or a 422', () => {
+    const item = fc.record(
+      {
+        content: fc.oneof(fc.string(), fc.constant('  '), fc.integer()),
+        timestamp: fc.oneof(fc.constantFrom('unset', 'UNSET', '2024-01-02T03:04:05Z', 'yesterday'), fc.constant(null)),
+        tags: fc.oneof(fc.array(fc.string(), { maxLength: 3 }), fc.constant('["a","b"]'), fc.constant('solo'), fc.constant(null), fc.constant([1])),
+        document_id: fc.oneof(fc.string(), fc.constant(null)),
+        metadata: fc.oneof(fc.dictionary(fc.string(), fc.string()), fc.constant(null), fc.constant({ n: 1 })),
+        update_mode: fc.constantFrom('replace', 'append', 'merge'),
+        entities: fc.oneof(fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }), fc.constant(null)),
+      },
+      { requiredKeys: ['content'] },
+    );
+    const body = fc.oneof(
+      fc.record({ items: fc.array(item, { maxLength: 4 }), async: fc.boolean(), document_tags: fc.oneof(fc.array(fc.string()), fc.constant('t')) }, { requiredKeys: ['items'] }),
+      fc.anything(),
+    );
+    const attempt = (input: unknown): { ok: unknown } | { status: number } => {
+      try {
+        return { ok: decodeOr422(ServerRetainRequest, input) };
+      } catch (error) {
+        return { status: error instanceof Error && 'status' in error ? Number(error.status) : -1 };
+      }
+    };
+    fc.assert(
+      fc.property(body, (input) => {
+        const full = ServerRetainRequest.decode(input);
+        const fast = attempt(input);
+        if (E.isRight(full)) expect(fast).toEqual({ ok: full.right });
+        else expect(fast).toEqual({ status: 422 });
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
