@@ -4,12 +4,12 @@
  * with SQLite FTS5's serve step (bench/lib/peers/sqlitePeer.mjs) after each round: on a shared
  * machine the load moves every figure, so only the ratios of one round are read.
  *
- *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--prof DIR] [--data DIR]
+ *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR]
  *
  * `--old` is a build of the code before (a copy of its `dist/`, beside a `node_modules`); the new
  * build is this worktree's (`dist/cli.mjs`, rebuilt when the sources are newer) unless `--new` names another. Each round starts
  * both servers afresh (a new server's filter verdicts are cold, as in server-peers), 20 warm-up
- * recalls, then the queries once. `--prof DIR` runs the new server under `--cpu-prof` and
+ * recalls (`--warmup N`: more, new queries), then the queries once. `--prof DIR` runs the new server under `--cpu-prof` and
  * `--heap-prof` into DIR. `--data DIR` keeps the corpus, the SQLite file and the old build's bank
  * there and takes them from there on the next run (the new build's copy is always made afresh). Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
  */
@@ -27,13 +27,14 @@ import { builtCli } from './lib/builtCli.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' } } });
+const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' } } });
 if (values.old === undefined || !existsSync(values.old)) throw new Error('paired-recall: --old must name the old build\'s dist/cli.mjs');
 const OLD = values.old;
 const NEW = values.new ?? builtCli(repo);
 const ROUNDS = Number(values.rounds ?? 3);
 const N = Number(values.items ?? 100_000);
 const QUERIES = 300;
+const WARMUP = Number(values.warmup ?? 20);
 const BANK = 'peers';
 
 const since = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
@@ -136,7 +137,11 @@ const main = async (): Promise<void> => {
         { name: 'old', ...(await startServer(OLD, oldDir)), latencies: [] as number[], cpu: 0, bytes: 0 },
         { name: 'new', ...(await startServer(NEW, newDir, profArgs)), latencies: [] as number[], cpu: 0, bytes: 0 },
       ];
-      for (let i = 0; i < 20; i += 1) for (const s of servers) await post(`${s.url}/v1/default/banks/${BANK}/memories/recall`, body(queries[i] ?? ''));
+      // Warm-up queries are new ones (after the timed set) beyond the first 20, as server-peers' 20 are its first.
+      for (let i = 0; i < WARMUP; i += 1) {
+        const q = i < 20 ? (queries[i] ?? '') : corpus.query();
+        for (const s of servers) await post(`${s.url}/v1/default/banks/${BANK}/memories/recall`, body(q));
+      }
       const cpuBefore = servers.map((s) => cpuMs(s.child.pid ?? 0));
       for (let i = 0; i < queries.length; i += 1) {
         // Alternate which goes first, so neither always follows the other's scheduling.
