@@ -11,7 +11,7 @@ import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Counts } from './columns.js';
 
-/** The open saved-index file its banks' postings are read from; closed once with the search indexes. */
+/** The open saved-index file its banks' postings (and thread names) are read from; closed once with the search indexes. */
 export class PostingsFile {
   private closed = false;
   constructor(private readonly handle: FileHandle) {}
@@ -19,6 +19,18 @@ export class PostingsFile {
   get fd(): number {
     if (this.closed) throw new Error('search index: the saved index file was closed while its postings were still in use');
     return this.handle.fd;
+  }
+
+  /** `length` bytes from `position` (a region start-up checked and left here, as a bank's thread names). */
+  bytesAt(position: number, length: number): Buffer {
+    const out = Buffer.alloc(length);
+    let done = 0;
+    while (done < length) {
+      const read = readSync(this.fd, out, done, length - done, position + done);
+      if (read === 0) throw new Error('search index: the saved index file ends before a region it names');
+      done += read;
+    }
+    return out;
   }
 
   async close(): Promise<void> {

@@ -188,16 +188,20 @@ const isStringList = (u: unknown): u is string[] => Array.isArray(u) && u.every(
  * of `body` (format 2; `start` is the body's offset in the file). The region was covered by the
  * file's CRC; a parse that fails later throws, as a damaged column read would.
  */
-const threadNamesOf = (bank: BankHeader, body: Uint8Array, local: (offset: number) => number): readonly string[] | (() => readonly string[]) => {
+const threadNamesOf = (bank: BankHeader, body: Uint8Array, local: (offset: number) => number, disk: { file: PostingsFile; end: number } | undefined): readonly string[] | (() => readonly string[]) => {
   if (bank.threadNames !== undefined) return bank.threadNames;
   const at = bank.threadNamesAt;
   if (at === undefined) throw new Error('thread names missing');
   const [offset, length] = at;
   const from = local(offset);
-  if (from < 0 || from + length > body.length) throw new Error('thread names out of bounds');
-  const region = body.subarray(from, from + length);
+  // Left in the file by readParts (checked by its CRC there): read from it when first needed.
+  const onDisk = from < 0 && disk !== undefined;
+  if (onDisk ? offset + length > disk.end : from < 0 || from + length > body.length) throw new Error('thread names out of bounds');
+  const region = onDisk ? undefined : body.subarray(from, from + length);
   return () => {
-    const names: unknown = JSON.parse(Buffer.from(region.buffer, region.byteOffset, region.byteLength).toString('utf8'));
+    const bytes = region === undefined ? disk?.file.bytesAt(offset, length) : Buffer.from(region.buffer, region.byteOffset, region.byteLength);
+    if (bytes === undefined) throw new Error('search index: thread names missing');
+    const names: unknown = JSON.parse(bytes.toString('utf8'));
     if (!isStringList(names)) throw new Error('search index: thread names are not a list of strings');
     return names;
   };
@@ -229,10 +233,10 @@ const tailOf = (head: Buffer): number => {
   }
 };
 
-/** What readParts left out of the arrays' buffer: the postings columns, read from the open file instead. */
+/** What readParts left out of the arrays' buffer: the postings columns and thread names, read from the open file instead. */
 interface LeftOnDisk {
   readonly file: PostingsFile;
-  /** Byte ranges of the file not in `body` (each a postings column with its padding), in file order. */
+  /** Byte ranges of the file not in `body` (each a postings column or thread names, with its padding), in file order. */
   readonly skipped: readonly (readonly [number, number])[];
   /** The CRC over the head (after the prefix), the whole arrays' part and the tail, taken while reading. */
   readonly crc: number;
@@ -243,7 +247,8 @@ interface LeftOnDisk {
  * `body` (the arrays, from arraysStart on) and `tail` (format 4: the ids' regions, from the
  * header's `tail` on). The arrays are views over `body` only, so a loaded index keeps neither
  * the header's bytes nor the ids' (once matched to the store's strings). With `disk`, `body`
- * lacks the postings columns: they are read from the file when a query asks for a term.
+ * lacks the postings columns and thread names: they are read from the file when a query asks
+ * for a term, and when a write or a seal first needs the names.
  */
 const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: string, disk: LeftOnDisk | undefined): ReadIndexFile => {
   const headerLength = head.readUInt32LE(8);
@@ -288,6 +293,8 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
       const [offset, length] = bank.arrays[name];
       const width = widthOf(name);
       if (isOneOf(COUNTS, name) && width !== 1 && width !== 2 && width !== 4) throw new Error(`array ${name} has ${width}-byte values`);
+      // An empty array may share its offset with a region left on disk: it has no bytes to find.
+      if (length === 0 && offset >= start && offset <= tailAt) return [buf.byteOffset, 0];
       const from = local(offset);
       if (from < 0 || offset % width !== 0 || from + length * width > buf.length) throw new Error(`array ${name} out of bounds`);
       return [buf.byteOffset + from, length];
@@ -295,7 +302,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
     /** The bank's postings, from the file when readParts left them there. */
     const postings = (): Pick<SealedIndex, 'postDocs' | 'postTfs' | 'postingsOnDisk'> => {
       const [docsAt, length] = bank.arrays.postDocs;
-      if (disk === undefined || local(docsAt) >= 0) return { postDocs: i32('postDocs'), postTfs: counts('postTfs') };
+      if (disk === undefined || length === 0 || local(docsAt) >= 0) return { postDocs: i32('postDocs'), postTfs: counts('postTfs') };
       const [tfsAt, tfLength] = bank.arrays.postTfs;
       const width = widthOf('postTfs');
       if ((width !== 1 && width !== 2 && width !== 4) || tfLength !== length || local(tfsAt) >= 0) throw new Error('postings out of place');
@@ -324,7 +331,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
       banks.set(bank.bankId, {
         terms: bank.terms,
         ids: idsOf(),
-        threadNames: threadNamesOf(bank, buf, local),
+        threadNames: threadNamesOf(bank, buf, local, disk === undefined ? undefined : { file: disk.file, end: tailAt }),
         speakerNames: bank.speakerNames,
         ownSome: bank.ownSome,
         addressedSome: bank.addressedSome,
@@ -374,10 +381,10 @@ const widthIn = (format: unknown, name: ArrayName, place: readonly unknown[]): n
 };
 
 /**
- * The byte ranges of every bank's postings columns (documents and text frequencies, each with
- * the padding to the next array), in file order, for readParts to leave on disk: none when the
- * header cannot be read or a range would reach into another array (decodeParts then reads the
- * whole file as before, and says what is wrong with it).
+ * The byte ranges of every bank's postings columns (documents and text frequencies) and thread
+ * names, each with the padding to the next region, in file order, for readParts to leave on disk:
+ * none when the header cannot be read or a range would reach into another array (decodeParts
+ * then reads the whole file as before, and says what is wrong with it).
  */
 const postingColumns = (head: Buffer, start: number, tailAt: number): [number, number][] => {
   let header: unknown;
@@ -404,8 +411,9 @@ const postingColumns = (head: Buffer, start: number, tailAt: number): [number, n
       const column = name === 'postDocs' || name === 'postTfs';
       (column ? columns : others).push([offset, column ? offset + align8(length * width) : offset + length * width]);
     }
+    // Format 2 on: the thread names' JSON, parsed only when a write or a seal needs them.
     const names = bank['threadNamesAt'];
-    if (Array.isArray(names) && typeof names[0] === 'number' && typeof names[1] === 'number') others.push([names[0], names[0] + names[1]]);
+    if (Array.isArray(names) && Number.isInteger(names[0]) && Number.isInteger(names[1]) && typeof names[0] === 'number' && typeof names[1] === 'number') columns.push([names[0], names[0] + align8(names[1])]);
   }
   columns.sort((a, b) => a[0] - b[0]);
   for (const [i, [from, to]] of columns.entries()) {
@@ -424,8 +432,8 @@ interface Parts {
 
 /**
  * The file's head (prefix, header, padding), its arrays and (format 4) its ids, each read into
- * its own buffer. The postings columns are read for the CRC only, a MiB at a time, and left out
- * of the arrays' buffer: the file stays open for the index to read them from.
+ * its own buffer. The postings columns and thread names are read for the CRC only, a MiB at a
+ * time, and left out of the arrays' buffer: the file stays open for the index to read them from.
  */
 const readParts = async (path: string): Promise<Parts | ReadIndexFile> => {
   const handle = await open(path, 'r');
