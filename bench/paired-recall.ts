@@ -4,7 +4,7 @@
  * with SQLite FTS5's serve step (bench/lib/peers/sqlitePeer.mjs) after each round: on a shared
  * machine the load moves every figure, so only the ratios of one round are read.
  *
- *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR]
+ *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR] [--prewarm N]
  *
  * `--old` is a build of the code before (a copy of its `dist/`, beside a `node_modules`); the new
  * build is this worktree's (`dist/cli.mjs`, rebuilt when the sources are newer) unless `--new` names another. Each round starts
@@ -27,7 +27,7 @@ import { builtCli } from './lib/builtCli.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' } } });
+const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' }, prewarm: { type: 'string' } } });
 if (values.old === undefined || !existsSync(values.old)) throw new Error('paired-recall: --old must name the old build\'s dist/cli.mjs');
 const OLD = values.old;
 const NEW = values.new ?? builtCli(repo);
@@ -35,6 +35,8 @@ const ROUNDS = Number(values.rounds ?? 3);
 const N = Number(values.items ?? 100_000);
 const QUERIES = 300;
 const WARMUP = Number(values.warmup ?? 20);
+/** Extra recalls (new queries) sent to the new server alone before the warm-up: what a start-up warm-up of that many recalls would be worth, at most. */
+const PREWARM = Number(values.prewarm ?? 0);
 const BANK = 'peers';
 
 const since = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
@@ -137,6 +139,8 @@ const main = async (): Promise<void> => {
         { name: 'old', ...(await startServer(OLD, oldDir)), latencies: [] as number[], cpu: 0, bytes: 0 },
         { name: 'new', ...(await startServer(NEW, newDir, profArgs)), latencies: [] as number[], cpu: 0, bytes: 0 },
       ];
+      const fresh = servers[1];
+      for (let i = 0; i < PREWARM && fresh !== undefined; i += 1) await post(`${fresh.url}/v1/default/banks/${BANK}/memories/recall`, body(corpus.query()));
       // Warm-up queries are new ones (after the timed set) beyond the first 20, as server-peers' 20 are its first.
       for (let i = 0; i < WARMUP; i += 1) {
         const q = i < 20 ? (queries[i] ?? '') : corpus.query();

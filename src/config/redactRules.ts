@@ -250,18 +250,59 @@ export const rules: readonly Rule[] = [
 ];
 
 const scans = new WeakMap<readonly Rule[], RegExp | undefined>();
+const ruleScans = new WeakMap<Anchors, RegExp>();
+
+const escaped = (anchor: string): string => anchor.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+interface TrieNode {
+  end: boolean;
+  readonly next: Map<string, TrieNode>;
+}
 
 /**
- * One regex of every anchor of `ruleSet`, lower-cased (matched against the lower-cased text:
- * an exact-case anchor found there may be a false hit, which only sends the text on to the
- * per-rule check); undefined when a rule set has no anchors.
+ * A regex source that a text holds some word of `words` against, shared prefixes factored out
+ * (`s(?:ecret|ig|k)`): the engine tests one character class where a position starts no word
+ * instead of every word in turn (a fifth less time than the flat alternation on session text). A
+ * word with a shorter word as its prefix is left out: whatever holds it holds the shorter one.
+ */
+const trieSource = (words: readonly string[]): string => {
+  const root: TrieNode = { end: false, next: new Map() };
+  for (const word of words) {
+    let node = root;
+    for (const ch of word) {
+      let child = node.next.get(ch);
+      if (child === undefined) node.next.set(ch, (child = { end: false, next: new Map() }));
+      node = child;
+    }
+    node.end = true;
+  }
+  const source = (node: TrieNode): string => {
+    if (node.end) return '';
+    const branches = [...node.next].map(([ch, child]) => `${escaped(ch)}${source(child)}`);
+    return branches.length === 1 ? (branches[0] ?? '') : `(?:${branches.join('|')})`;
+  };
+  return source(root);
+};
+
+/**
+ * One regex of every anchor of `ruleSet`, in any ASCII case (an exact-case anchor found in
+ * another case is a false hit, which only sends the text on to the per-rule check); undefined
+ * when a rule set has no anchors.
  */
 const anchorScan = (ruleSet: readonly Rule[]): RegExp | undefined => {
   if (scans.has(ruleSet)) return scans.get(ruleSet);
   const anchors = [...new Set(ruleSet.flatMap((rule) => rule.anchors?.any.map((anchor) => anchor.toLowerCase()) ?? []))];
-  const scan = anchors.length === 0 ? undefined : new RegExp(anchors.map((anchor) => anchor.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'));
+  const scan = anchors.length === 0 ? undefined : new RegExp(trieSource(anchors), 'i');
   scans.set(ruleSet, scan);
   return scan;
+};
+
+/** True when `text` holds one of `anchors`: as written, or in any ASCII case when `ignoreCase`. */
+const holdsAnchor = (anchors: Anchors, text: string): boolean => {
+  if (!anchors.ignoreCase) return anchors.any.some((anchor) => text.includes(anchor));
+  let scan = ruleScans.get(anchors);
+  if (scan === undefined) ruleScans.set(anchors, (scan = new RegExp(anchors.any.map(escaped).join('|'), 'i')));
+  return scan.test(text);
 };
 
 const applyRule = (rule: Rule, text: string): string => {
@@ -271,32 +312,23 @@ const applyRule = (rule: Rule, text: string): string => {
 
 /**
  * `ruleSet` applied in order, each only to a text that holds one of its anchors (a rule
- * without anchors, to every text). The lower-cased copy the case-blind anchors are looked for
- * in is made once, and again only after a rule changed the text. `toLowerCase` maps every
- * ASCII capital to its small letter (and a few other letters to ASCII, such as the Kelvin sign
- * to `k`): it can only add anchors, never hide one, so a rule is never skipped where it could
- * match (a non-`u` regex's `i` flag matches ASCII letters only in ASCII).
+ * without anchors, to every text). Case-blind anchors are looked for by a regex with the `i`
+ * flag and without `u`, which matches ASCII letters in either ASCII case and nothing else
+ * (not the Kelvin sign for `k`, not the long s for `s`): exactly the letters the rules' own
+ * `i` regexes match, so a rule is never skipped where it could match, and no lower-cased copy
+ * of the text is made.
  */
 export const applyRules = (ruleSet: readonly Rule[], text: string): string => {
   let out = text;
-  let lower: string | undefined;
   // One scan first: a text that holds no anchor of any rule skips every anchored rule at once.
   const anyAnchor = anchorScan(ruleSet);
-  let skipAnchored = anyAnchor !== undefined && !anyAnchor.test((lower = out.toLowerCase()));
+  let skipAnchored = anyAnchor !== undefined && !anyAnchor.test(out);
   for (const rule of ruleSet) {
     const anchors = rule.anchors;
-    if (anchors !== undefined) {
-      if (skipAnchored) continue;
-      let haystack = out;
-      if (anchors.ignoreCase) haystack = lower ??= out.toLowerCase();
-      if (!anchors.any.some((anchor) => haystack.includes(anchor))) continue;
-    }
+    if (anchors !== undefined && (skipAnchored || !holdsAnchor(anchors, out))) continue;
     const next = applyRule(rule, out);
-    if (next !== out) {
-      // A rule without anchors may have written one: each rule looks for its own again.
-      lower = undefined;
-      skipAnchored = false;
-    }
+    // A rule without anchors may have written one: each rule looks for its own again.
+    if (next !== out) skipAnchored = false;
     out = next;
   }
   return out;

@@ -54,9 +54,14 @@ export const redactingScope = (): RedactingScope => {
     if (kept === undefined) keyKept.set(key, (kept = redact(key) === key));
     return kept;
   };
-  /** True when every string `JSON.stringify` would write of `value` is an output of this scope (and every key stays as it is). */
+  /**
+   * True when every string `JSON.stringify` would write of `value` is an output of this scope
+   * (and every key stays as it is). A string that is not yet one (a role, a timestamp, a tool
+   * name) is redacted here: when `redact` leaves it as it is, it is an output from now on, and
+   * the plain `JSON.stringify` writes what the replacer would.
+   */
   const alreadyRedacted = (value: unknown, depth: number): boolean => {
-    if (typeof value === 'string') return outputs.has(value);
+    if (typeof value === 'string') return outputs.has(value) || scopeRedact(value) === value;
     if (typeof value !== 'object' || value === null) return true;
     // `toJSON` (a Date) or a deep value: left to the replacer, which sees what is written.
     if (depth > 32 || 'toJSON' in value) return false;
@@ -64,12 +69,13 @@ export const redactingScope = (): RedactingScope => {
     for (const [key, item] of Object.entries(value)) if (!keptKey(key) || !alreadyRedacted(item, depth + 1)) return false;
     return true;
   };
+  const scopeRedact = (text: string): string => {
+    const out = redact(text);
+    outputs.add(out);
+    return out;
+  };
   return {
-    redact: (text) => {
-      const out = redact(text);
-      outputs.add(out);
-      return out;
-    },
+    redact: scopeRedact,
     json: (value) => {
       // Most values hold only this scope's outputs and plain keys: checked by a walk, then
       // written by the plain `JSON.stringify` (a replacer is called from native code per value).

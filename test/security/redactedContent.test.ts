@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED, redact, rememberSecretValues } from '../../src/config/redact.js';
 import { isRedactedJson, redactingScope, type RedactedJson } from '../../src/config/redactedJson.js';
@@ -86,6 +87,26 @@ describe('the queue trusts only a proof the redactor issued for exactly this con
     expect(proof.text).not.toContain(STRIPE.slice(0, 20));
     expect(proof.text).toContain('plain text');
     expect(queued(proof.text, proof)).toBe(proof.text);
+  });
+
+  it('whatever mix of its own outputs and other strings a value holds, the proof is the text every string redacted gives (3,000 generated values)', () => {
+    // The scope writes a value whose strings `redact` leaves alone with the plain JSON.stringify;
+    // held here to the replacer that redacts every string it writes, keys and nesting included.
+    const word = fc.constantFrom('user', 'toolResult', '2026-11-20T10:00:01.000Z', 'plain text', 'Bearer abcdefgh12345', 'Authorization: x', GITHUB, STRIPE, 'password=hunter2', ONCE, REDACTED, '\u212Aey=abc', '');
+    const str = fc.oneof(word, fc.array(word, { maxLength: 4 }).map((ws) => ws.join(' ')), fc.string({ maxLength: 8 }));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, str, fc.integer(), fc.constant(null), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('role', 'content', 'toolName', 'timestamp'), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.array(str, { maxLength: 4 }), (input, own) => {
+        const scope = redactingScope();
+        const mine = own.map((text) => scope.redact(text));
+        const whole = { input, mine };
+        const expected = JSON.stringify(whole, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v));
+        expect(scope.json(whole).text).toBe(expected);
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('a JSON key that redact would change: the whole text is redacted, as the queue did', () => {

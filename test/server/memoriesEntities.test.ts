@@ -56,9 +56,15 @@ describe('PATCH /memories/{id}', () => {
     // Recall also brings related memories (query expansion, issue 14): the edited one comes first.
     expect((await recall())[0]).toBe('Bob deploys on Thursdays.');
 
+    const reflected = async (): Promise<string[]> =>
+      ((await call(server, 'POST', `${B}/reflect`, { query: 'Thursdays deploys', fact_types: ['world'], include: { facts: {} } })).body.based_on.memories as Item[]).map((m) => m.text);
+    expect(await reflected()).toContain('Bob deploys on Thursdays.');
+
     const invalidated = await call(server, 'PATCH', `${B}/memories/${id}`, { state: 'invalidated', reason: 'wrong day' });
     expect(invalidated.body).toMatchObject({ state: 'invalidated', invalidation_reason: 'wrong day' });
     expect(await recall()).not.toContain('Bob deploys on Thursdays.');
+    // Upstream moves an invalidated fact out of the table recall and reflect read: reflect never cites it either.
+    expect(await reflected()).not.toContain('Bob deploys on Thursdays.');
     expect((await call(server, 'GET', `${B}/memories/${id}`)).body.state).toBe('invalidated');
     expect((await call(server, 'PATCH', `${B}/memories/${id}`, { text: 'x' })).body.detail).toBe("Cannot edit an invalidated memory; revert it to 'valid' first.");
 
@@ -67,6 +73,7 @@ describe('PATCH /memories/{id}', () => {
     expect(reverted.body).not.toHaveProperty('invalidation_reason');
     // Reverted, it leads again: the edits and the invalidation left the index's counts (idf) right.
     expect((await recall())[0]).toBe('Bob deploys on Thursdays.');
+    expect(await reflected()).toContain('Bob deploys on Thursdays.');
   });
 
   it('refuses bad values with 400 and the upstream detail, and changes nothing', async () => {

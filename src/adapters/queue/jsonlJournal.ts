@@ -21,7 +21,7 @@ import type { JournalDamage, JournalEntry, JournalLoad } from '../../effects/por
 import type { ForeignRecords, SharedJournal } from '../../effects/ports/retainQueueStore.js';
 import { createDirLock, type DirLock } from '../fs/dirLock.js';
 import { forEachLineSync } from '../fs/fileLines.js';
-import { decodeLine, encodeRecord } from './recordCodec.js';
+import { decodeLine, encodeRecord, encodeRecordBytes } from './recordCodec.js';
 import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
 import { ensurePrivateDirSync, openStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
@@ -203,14 +203,14 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       return locked(() => {
         keepForeign(catchUp());
         const records: JournalRecord[] = [];
-        const lines: string[] = [];
+        const lines: Buffer[] = [];
         for (const entry of entries) {
-          const { record, line } = encodeRecord(entry, nextSeq);
+          const { record, bytes } = encodeRecordBytes(entry, nextSeq);
           nextSeq += 1;
           records.push(record);
-          lines.push(line);
+          lines.push(bytes);
         }
-        const data = Buffer.from(lines.join(''), 'utf8');
+        const data = lines.length === 1 && lines[0] !== undefined ? lines[0] : Buffer.concat(lines);
         const before = position.end;
         try {
           journalFs.appendDurable(files.journal, data);

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { closeSync, fstatSync, fsyncSync } from 'node:fs';
 import { fsyncDirectorySync } from '../fs/atomicFile.js';
-import { redactKnownValues } from '../../config/redact.js';
+import { knownSecretCount, redactKnownValues } from '../../config/redact.js';
 import { openStateFileSync, writeAllSync } from '../fs/safeFile.js';
 
 export interface QueueFiles {
@@ -37,6 +37,8 @@ export const queueFiles = (journalPath: string): QueueFiles => {
 
 const redacted = (raw: Buffer): Buffer => {
   // Dead letters and quarantined bytes too: no known secret value is appended to any queue file.
+  // With none known, `redactKnownValues` returns every text as it is: the bytes need no decoding.
+  if (knownSecretCount() === 0) return raw;
   const text = raw.toString('utf8');
   const clean = redactKnownValues(text);
   return clean === text ? raw : Buffer.from(clean);

@@ -17,15 +17,41 @@ const CHECKSUM_FIELD = ',"checksum":"';
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
-/** The record for `entry` at `seq`, and its line (with the trailing newline). */
-export const encodeRecord = (entry: JournalEntry, seq: number): { record: JournalRecord; line: string } => {
+/** The payload with known secret values removed, and the line's text before `,"checksum"`. */
+const headOf = (entry: JournalEntry, seq: number): { payload: JournalRecord['payload']; head: string } => {
   // Known secret values never reach the journal, whatever event carries them (a failure
   // reason echoing the key); done before the checksum, so the line still verifies.
   const payload = redactKnownInValue(entry.payload);
-  const head = `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${JSON.stringify(payload)}`;
+  return { payload, head: `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${JSON.stringify(payload)}` };
+};
+
+const recordOf = (entry: JournalEntry, seq: number, payload: JournalRecord['payload'], checksum: string): JournalRecord =>
+  ({ v: 1, seq, type: entry.type, at: entry.at, payload, checksum }) as JournalRecord;
+
+/** The record for `entry` at `seq`, and its line (with the trailing newline). */
+export const encodeRecord = (entry: JournalEntry, seq: number): { record: JournalRecord; line: string } => {
+  const { payload, head } = headOf(entry, seq);
   const checksum = digest(head);
-  const record = { v: 1, seq, type: entry.type, at: entry.at, payload, checksum } as JournalRecord;
-  return { record, line: `${head}${CHECKSUM_FIELD}${checksum}"}\n` };
+  return { record: recordOf(entry, seq, payload, checksum), line: `${head}${CHECKSUM_FIELD}${checksum}"}\n` };
+};
+
+// The line's end after the checksum's 16 hex characters.
+const LINE_END = '"}\n';
+const TAIL_BYTES = CHECKSUM_FIELD.length + 16 + LINE_END.length;
+
+/**
+ * `encodeRecord` with the line as the UTF-8 bytes appended: the same bytes as
+ * `Buffer.from(line)`, encoded once (the checksum is taken over those bytes, which is what
+ * hashing the text does), where the text was encoded once to hash and again to write.
+ */
+export const encodeRecordBytes = (entry: JournalEntry, seq: number): { record: JournalRecord; bytes: Buffer } => {
+  const { payload, head } = headOf(entry, seq);
+  const headBytes = Buffer.byteLength(head, 'utf8');
+  const bytes = Buffer.allocUnsafe(headBytes + TAIL_BYTES);
+  bytes.write(head, 0, 'utf8');
+  const checksum = createHash('sha256').update(bytes.subarray(0, headBytes)).digest('hex').slice(0, 16);
+  bytes.write(`${CHECKSUM_FIELD}${checksum}${LINE_END}`, headBytes, 'utf8');
+  return { record: recordOf(entry, seq, payload, checksum), bytes };
 };
 
 // The shared `JournalRecord` envelope, except that the payload is not walked again: it came

@@ -171,13 +171,12 @@ const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Count
     if (m.isError === true) {
       counters.keptToolErrors += 1;
     } else {
-      const text = messageText(m);
       const noisy = options.mode === 'curated' && NOISY_TOOLS.has(m.toolName ?? '');
-      const strictDrop =
-        options.mode === 'curated' &&
-        options.qualityProfile === 'strict' &&
-        (text.length > STRICT_MAX_TOOL_CHARS || PROCESS_LIKE.test(text) || seenToolText.has(text));
-      seenToolText.add(text);
+      // Only the strict profile reads a result's text here (and remembers it, for repeats).
+      const strict = options.mode === 'curated' && options.qualityProfile === 'strict';
+      const text = strict ? messageText(m) : '';
+      const strictDrop = strict && (text.length > STRICT_MAX_TOOL_CHARS || PROCESS_LIKE.test(text) || seenToolText.has(text));
+      if (strict) seenToolText.add(text);
       if (noisy || strictDrop || (options.mode === 'curated' && options.toolResults === 'errors-only')) {
         counters.droppedToolResults += 1;
         return undefined;

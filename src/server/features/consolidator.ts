@@ -8,6 +8,7 @@
  * between a retain and its consolidation.
  */
 import { consolidateSteps, diffObservations, emptyTextAnalysisCache, sentencesOfText, termsOfText } from './observations.js';
+import { isLive } from './entities.js';
 import { mapSliced, runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
 import type { FactRecord } from '../store/model.js';
@@ -108,7 +109,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     // other banks' requests are served meanwhile; the bank is then read as it is now.
     const cache = emptyTextAnalysisCache();
     await mapSliced([...(store.bank(bankId)?.facts.values() ?? [])], (fact) => {
-      if (fact.fact_type === 'observation') return;
+      if (fact.fact_type === 'observation' || !isLive(fact)) return;
       termsOfText(cache, fact.text);
       sentencesOfText(cache, fact.text);
     });
@@ -119,7 +120,9 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     const previous: Observation[] = [];
     for (const fact of bank.facts.values()) {
       if (fact.fact_type === 'observation') previous.push(asObservation(fact));
-      else sources.push(sourceOf(bank, fact));
+      // An invalidated fact is out of consolidation's reach, as in upstream's archive: the
+      // observations built from it go with the diff, and come back if it is reverted.
+      else if (isLive(fact)) sources.push(sourceOf(bank, fact));
     }
     const next = await runSliced(consolidateSteps(sources, { bankId, cache }));
     // The scopes ran in slices: facts that changed meanwhile (a write outside this bank's

@@ -21,7 +21,7 @@ import { FieldIndex, type IndexedDocument, type SealedIndex } from './fieldIndex
 import { StoredIds } from './storedIds.js';
 import { encodeIndexFile, writeIndexFile, type SavedIndexes } from './indexFile.js';
 import type { PostingsFile } from './diskPostings.js';
-import { rank, type Ranking, type Stage } from './ranker.js';
+import { rank, type DocumentFilter, type Ranking, type Stage } from './ranker.js';
 import { loadWordNet } from './wordnet.js';
 import { sliceTimer, yieldToLoop } from '../slices.js';
 
@@ -138,6 +138,29 @@ const kindOfHead = (head: FactHead): number => (KIND_TYPES.indexOf(head.fact_typ
 
 /** The kinds' bits (1 << kind) of the live memories of `types`. */
 const liveKindsOf = (types: readonly FactType[]): number => types.reduce((bits, type) => bits | (1 << (KIND_TYPES.indexOf(type) + 1)), 0);
+
+/**
+ * Live memories of some fact types, by the memory's kind: the store's head is read only for one
+ * the index does not know yet. A class (see ranker's DocumentFilter): topK calls it in its loop.
+ */
+class KindFilter implements DocumentFilter {
+  constructor(
+    private readonly index: FieldIndex,
+    private readonly facts: { head(id: string): FactHead | undefined },
+    private readonly liveKinds: number,
+  ) {}
+
+  accepts(n: number): boolean {
+    let kind = this.index.kindOf(n);
+    if (kind === 0) {
+      const head = this.facts.head(this.index.liveIdOf(n));
+      if (head === undefined) return false;
+      kind = kindOfHead(head);
+      this.index.learnKind(n, kind);
+    }
+    return (kind & INVALIDATED_KIND) === 0 && (this.liveKinds & (1 << kind)) !== 0;
+  }
+}
 
 /** Neighbours share a thread: the context names the session, else the document does. */
 const indexedDocument = (f: FactRecord): IndexedDocument => {
@@ -383,22 +406,11 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
       };
       const { now, observations = true, acceptKey, liveOfTypes } = options;
       const liveKinds = liveOfTypes === undefined ? 0 : liveKindsOf(liveOfTypes);
-      // By the memory's kind: the store's head is read only for one the index does not know yet.
-      const acceptKind = (n: number): boolean => {
-        let kind = index.kindOf(n);
-        if (kind === 0) {
-          const head = bank.facts.head(index.liveIdOf(n));
-          if (head === undefined) return false;
-          kind = kindOfHead(head);
-          index.learnKind(n, kind);
-        }
-        return (kind & INVALIDATED_KIND) === 0 && (liveKinds & (1 << kind)) !== 0;
-      };
       const ranking = rank({
         index,
         query,
         accept: acceptId,
-        ...(liveOfTypes === undefined ? {} : { acceptDocument: acceptKind }),
+        ...(liveOfTypes === undefined ? {} : { acceptDocument: new KindFilter(index, bank.facts, liveKinds) }),
         limit,
         textOf,
         derived: observations,

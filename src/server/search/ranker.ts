@@ -147,6 +147,14 @@ export interface Ranking {
   readonly prefixOfLarger: boolean;
 }
 
+/**
+ * A filter by document number. An object of one class, not a closure made per query: the call
+ * runs inside topK's optimised loop, where a new closure each query is a new call target to V8.
+ */
+export interface DocumentFilter {
+  accepts(n: number): boolean;
+}
+
 export interface RankInput {
   readonly index: FieldIndex;
   readonly query: string;
@@ -155,7 +163,7 @@ export interface RankInput {
    * Asked instead of `accept` when given, by document number (only about live documents): a
    * filter the index can answer from its own columns (indexes.ts, by each memory's kind).
    */
-  readonly acceptDocument?: (n: number) => boolean;
+  readonly acceptDocument?: DocumentFilter;
   readonly limit: number;
   /** All searchable text of a document (text, context, entities), for feedback and coverage. */
   readonly textOf: (id: string) => string;
@@ -190,7 +198,48 @@ const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neig
 // Reused across queries (one query runs at a time: ranking is synchronous).
 let stageScratch = new Uint8Array(0);
 let acceptScratch = new Uint8Array(0);
-const askedScratch = new DocList();
+
+const refuse = (): boolean => false;
+
+/**
+ * The query's filter, asked once per document (verdicts 1 = kept, 2 = not). One instance and one
+ * `accepts` for every query: topK's call of a closure made anew per query met a new target each
+ * time, and V8 threw topK's optimised code away at it ("wrong call target", seven times in a new
+ * server's first 320 recalls at 100k).
+ */
+class Verdicts {
+  index: FieldIndex | undefined = undefined;
+  accepted: Uint8Array = new Uint8Array(0);
+  /** The caller keeps the verdicts: none is reset, so none is listed in `asked`. */
+  kept = false;
+  skipDerived = false;
+  accept: (id: string) => boolean = refuse;
+  acceptDocument: DocumentFilter | undefined = undefined;
+  readonly asked = new DocList();
+
+  readonly accepts = (n: number): boolean => {
+    const known = this.accepted[n] ?? 0;
+    if (known !== 0) return known === 1;
+    const { index } = this;
+    if (index === undefined) return false;
+    const id = index.idOf(n);
+    const ok = id !== undefined && !(this.skipDerived && index.isDerived(n)) && (this.acceptDocument === undefined ? this.accept(id) : this.acceptDocument.accepts(n));
+    this.accepted[n] = ok ? 1 : 2;
+    if (!this.kept) this.asked.push(n);
+    return ok;
+  };
+
+  /** Forgets the query's verdicts (unless kept) and lets go of its index and filter. */
+  reset(): void {
+    const askedView = this.asked.view();
+    for (let i = 0; i < askedView.length; i += 1) this.accepted[i32(askedView, i)] = 0;
+    this.asked.clear();
+    this.index = undefined;
+    this.accept = refuse;
+    this.acceptDocument = undefined;
+  }
+}
+const verdicts = new Verdicts();
 
 interface Expansion {
   readonly terms: WeightedTerm[];
@@ -298,20 +347,14 @@ export const rank = (input: RankInput): Ranking => {
   // unless the caller keeps the verdicts).
   if (acceptScratch.length < index.capacity) acceptScratch = new Uint8Array(Math.max(index.capacity, acceptScratch.length * 2));
   const kept = input.verdicts !== undefined && input.verdicts.length >= index.capacity ? input.verdicts : undefined;
-  const accepted = kept ?? acceptScratch;
-  const asked = askedScratch;
-  asked.clear();
-  const { acceptDocument } = input;
-  const acceptN = (n: number): boolean => {
-    const known = accepted[n] ?? 0;
-    if (known !== 0) return known === 1;
-    const id = index.idOf(n);
-    const ok = id !== undefined && !(skipDerived && index.isDerived(n)) && (acceptDocument === undefined ? input.accept(id) : acceptDocument(n));
-    accepted[n] = ok ? 1 : 2;
-    // Only needed to reset verdicts that last one query.
-    if (kept === undefined) asked.push(n);
-    return ok;
-  };
+  verdicts.reset();
+  verdicts.index = index;
+  verdicts.accepted = kept ?? acceptScratch;
+  verdicts.kept = kept !== undefined;
+  verdicts.skipDerived = skipDerived;
+  verdicts.accept = input.accept;
+  verdicts.acceptDocument = input.acceptDocument;
+  const acceptN = verdicts.accepts;
   // Stage codes by document number; a touched document's slot is reset before returning.
   if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
   const stageOf = stageScratch;
@@ -355,7 +398,7 @@ export const rank = (input: RankInput): Ranking => {
       } else if (boost > f64(scores, m)) stageOf[m] = 3;
       scores[m] = f64(scores, m) + boost;
     }
-    strong = topK([...new Set([...strong, ...boosts.keys()])], scores, acceptN, params.neighbourSources);
+    strong = topK(Int32Array.from(new Set([...strong, ...boosts.keys()])), scores, acceptN, params.neighbourSources);
   }
 
   if (stages.session && params.threadWeight > 0) {
@@ -416,7 +459,7 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  const best = topK(pool ?? touched.view(), scores, acceptN, input.limit);
+  const best = topK(pool === undefined ? touched.view() : Int32Array.from(pool), scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;
@@ -441,8 +484,7 @@ export const rank = (input: RankInput): Ranking => {
     scores[n] = 0;
     stageOf[n] = 0;
   }
-  const askedView = asked.view();
-  for (let i = 0; i < askedView.length; i += 1) accepted[i32(askedView, i)] = 0;
+  verdicts.reset();
   return {
     hits,
     confidence,

@@ -36,7 +36,7 @@ const pick = (at: number, n: number): void => {
  * The best `limit` of `candidates` (distinct document numbers) by `scores` that `accept` keeps,
  * best first, ties by lower number.
  */
-export const topK = (candidates: ArrayLike<number>, scores: Float64Array, accept: (n: number) => boolean, limit: number): number[] => {
+export const topK = (candidates: Int32Array, scores: Float64Array, accept: (n: number) => boolean, limit: number): number[] => {
   if (limit <= 0) return [];
   const m = candidates.length;
   let count = 0;
@@ -95,8 +95,10 @@ export const topK = (candidates: ArrayLike<number>, scores: Float64Array, accept
   // the best `limit` are moved to the front, then only they are sorted.
   if (count > limit) selectBest(picked, 0, count - 1, limit, scores);
   sortBest(picked, 0, Math.min(limit, count) - 1, scores);
-  const out: number[] = new Array<number>(Math.min(limit, count));
-  for (let i = 0; i < out.length; i += 1) out[i] = i32(picked, i);
+  // Pushed, not `new Array(n)`: a holey array would come back as the next call's candidates.
+  const out: number[] = [];
+  const n = Math.min(limit, count);
+  for (let i = 0; i < n; i += 1) out.push(i32(picked, i));
   return out;
 };
 

@@ -3,7 +3,7 @@ import * as fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
 import { openJsonlJournal, nodeJournalFs, type JournalFs } from '../../../src/adapters/queue/jsonlJournal.js';
-import { decodeLine, encodeRecord } from '../../../src/adapters/queue/recordCodec.js';
+import { decodeLine, encodeRecord, encodeRecordBytes } from '../../../src/adapters/queue/recordCodec.js';
 import type { JournalEntry } from '../../../src/effects/ports/journal.js';
 import type { JsonValue } from '../../../src/codecs/codecs.js';
 import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
@@ -200,6 +200,23 @@ describe('jsonlJournal', () => {
         await journal.close();
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it('property: a record appended is the bytes of its line, unchanged format (any payload, non-ASCII and lone surrogates included)', () => {
+    // The journal encodes each line once and hashes those bytes; the line format and checksum
+    // must stay what `encodeRecord` writes and every older queue holds.
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), fc.string({ unit: 'binary' }), fc.nat(), (payload, text, seq) => {
+        const e = { type: 'retain.enqueued', at: '2026-11-22T10:00:00.000Z', payload: { payload: JSON.parse(JSON.stringify(payload)) as JsonValue, text } };
+        const { record, line } = encodeRecord(e, seq);
+        const bytes = encodeRecordBytes(e, seq);
+        expect(bytes.bytes.equals(Buffer.from(line, 'utf8'))).toBe(true);
+        expect(bytes.record).toEqual(record);
+        const decoded = decodeLine(bytes.bytes.toString('utf8').slice(0, -1));
+        expect(E.isRight(decoded)).toBe(true);
+      }),
+      { numRuns: 1_000 },
     );
   });
 

@@ -63,6 +63,31 @@ describe('observation consolidator over the store', () => {
     }
   });
 
+  it('builds no observation from an invalidated fact, and builds it again once the fact is reverted', async () => {
+    const store = await openStore();
+    const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 60_000 });
+    const turbo = (): FactRecord | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'));
+    try {
+      const f2 = fact('f2', 'Turbo caching saves minutes.', 'd2');
+      await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [f2])]);
+      await consolidator.ensureFresh('b');
+      expect(turbo()?.source_fact_ids?.sort()).toEqual(['f1', 'f2']);
+
+      // Upstream moves an invalidated fact to its archive, out of consolidation's reach, and sweeps the observations built from it.
+      await store.commit([{ type: 'facts.put', bank_id: 'b', facts: [{ ...f2, state: 'invalidated', invalidated_at: NOW }] }]);
+      expect(consolidator.isDirty('b')).toBe(true);
+      await consolidator.ensureFresh('b');
+      expect(turbo()).toBeUndefined();
+
+      await store.commit([{ type: 'facts.put', bank_id: 'b', facts: [f2] }]);
+      await consolidator.ensureFresh('b');
+      expect(turbo()?.source_fact_ids?.sort()).toEqual(['f1', 'f2']);
+    } finally {
+      await consolidator.close();
+      await store.close();
+    }
+  });
+
   it('reads observation scopes from the document retain params', async () => {
     const store = await openStore();
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 60_000 });

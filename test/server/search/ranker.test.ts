@@ -385,4 +385,19 @@ describe('rank: confidence and final scores', () => {
     const fresh = rank({ index, query: 'database tests', accept: () => true, limit: 10, textOf });
     expect(again.hits).toEqual(fresh.hits);
   });
+
+  it('a filter that throws leaves no verdict behind for the next query', () => {
+    const { index, textOf } = indexOf(project);
+    const everything = rank({ index, query: 'database tests', accept: () => true, limit: 10, textOf });
+    expect(everything.hits.map((h) => h.id)).toContain('db');
+    // 'db' is refused, then the filter fails on the next document it is asked about.
+    let asked = 0;
+    const failing = (id: string): boolean => {
+      asked += 1;
+      if (asked > 1) throw new Error('filter failed');
+      return id !== 'db' && id !== 'ci';
+    };
+    expect(() => rank({ index, query: 'database tests', accept: failing, limit: 10, textOf })).toThrow('filter failed');
+    expect(rank({ index, query: 'database tests', accept: () => true, limit: 10, textOf }).hits).toEqual(everything.hits);
+  });
 });
