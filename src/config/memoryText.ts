@@ -31,6 +31,9 @@ const FENCE_NAMES = [RECALL_TAG, MODELS_TAG, 'system-reminder', 'system', 'instr
 );
 const FENCE_LIKE = new RegExp(String.raw`(?![>=+(\[{])[\p{Sm}\p{Ps}\p{Pi}]([^\p{L}\p{N}\n]{0,3})(${FENCE_NAMES.join('|')})(?![\p{L}\p{N}])`, 'giu');
 
+// Any character but printable ASCII, tab and newline.
+const NOT_PLAIN_ASCII = /[^\t\n\u0020-\u007e]/;
+
 export interface Sanitized {
   readonly text: string;
   /** How many characters were removed or escaped: shown in the last-recall sidecar. */
@@ -44,13 +47,19 @@ export const sanitizeMemoryText = (raw: string): Sanitized => {
       removed += 1;
       return typeof replacement === 'string' ? replacement : replacement(...(args as [string, ...string[]]));
     });
-  // NFKC first: fullwidth `＜／`, small-form and compatibility look-alikes become the ASCII they
-  // imitate, so one detector sees them.
-  let text = raw.normalize('NFKC');
-  text = count(ANSI, '')(text);
-  text = count(INVISIBLE, '')(text);
-  text = count(SEPARATOR, '\n')(text);
-  text = count(ODD_SPACE, ' ')(text);
+  let text = raw;
+  // Printable ASCII, tab and newline only (most text): NFKC and the four removals below change
+  // nothing in it (every escape, control, format character, separator and odd space lies outside), so
+  // only the fence detector runs.
+  if (NOT_PLAIN_ASCII.test(text)) {
+    // NFKC first: fullwidth `＜／`, small-form and compatibility look-alikes become the ASCII they
+    // imitate, so one detector sees them.
+    text = text.normalize('NFKC');
+    text = count(ANSI, '')(text);
+    text = count(INVISIBLE, '')(text);
+    text = count(SEPARATOR, '\n')(text);
+    text = count(ODD_SPACE, ' ')(text);
+  }
   // A `<` inside the gap (`<< /memory-recall>`) is escaped too: the match consumed it.
   text = count(FENCE_LIKE, (_m, gap = '', name = '') => `&lt;${gap.replace(/\s/g, '').replace(/</g, '&lt;')}${name}`)(text);
   text = text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
