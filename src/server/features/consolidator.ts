@@ -8,6 +8,7 @@
  * between a retain and its consolidation.
  */
 import { consolidateSteps, diffObservations, emptyTextAnalysisCache, sentencesOfText, termsOfText } from './observations.js';
+import { performance } from 'node:perf_hooks';
 import { isLive } from './entities.js';
 import { mapSliced, runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
@@ -34,11 +35,15 @@ export interface ConsolidatorOptions {
    */
   readonly settleMs?: number;
   /**
-   * Banks with more facts than this are consolidated only when an observation read needs it,
-   * never in the background: a full pass over a very large bank holds the event loop for
-   * seconds, which other requests should not pay for (default 20,000).
+   * Banks with more facts than this are large: a pass over one takes seconds (3.4 s at 100k
+   * facts), past the automatic recall's 1.5 s deadline, so a read does not wait for it. It
+   * answers with the observations the bank has, and the pass runs in the background, in
+   * slices, at most once per `largeBankIntervalMs` (upstream consolidates asynchronously too).
+   * Smaller banks are brought up to date before a read (default 20,000).
    */
   readonly backgroundLimit?: number;
+  /** Least time between two passes over one large bank (default 60 s). */
+  readonly largeBankIntervalMs?: number;
   /**
    * True while the bank has writes waiting to be applied (async retains): background
    * consolidation waits for them, since each pass reads the whole bank (default: never).
@@ -93,16 +98,28 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const { store, nowIso } = options;
   const settleMs = options.settleMs ?? 1_000;
   const backgroundLimit = options.backgroundLimit ?? 20_000;
+  const largeBankIntervalMs = options.largeBankIntervalMs ?? 60_000;
   const dirty = new Set<string>();
+  /** When the last pass over each large bank started (wall time). */
+  const lastLargePass = new Map<string, number>();
+  const inBackground = new Set<string>();
+  const isLarge = (bankId: string): boolean => (store.bank(bankId)?.facts.size ?? 0) > backgroundLimit;
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
   /** Fact changes seen per bank: a consolidation run in slices checks nothing changed under it. */
   const changes = new Map<string, number>();
   let closed = false;
 
-  /** Resolves true when observations changed. */
-  const runNow = async (bankId: string): Promise<boolean> => {
-    if (!dirty.has(bankId)) return false;
+  /** One pass worked out from the bank as it was (`seen` changes in); written only if it still is. */
+  interface Pass {
+    readonly bank: BankState;
+    readonly seen: number;
+    readonly previous: readonly Observation[];
+    readonly next: readonly Observation[];
+  }
+
+  const computePass = async (bankId: string): Promise<Pass | undefined> => {
+    if (!dirty.has(bankId)) return undefined;
     // Cleared first: a write landing while this runs marks the bank again.
     dirty.delete(bankId);
     // The facts' terms and sentences first, in slices (they grow with the bank's text), so
@@ -114,7 +131,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       sentencesOfText(cache, fact.text);
     });
     const bank = store.bank(bankId);
-    if (bank === undefined) return false;
+    if (bank === undefined) return undefined;
     const seen = changes.get(bankId) ?? 0;
     const sources: ObservationSourceFact[] = [];
     const previous: Observation[] = [];
@@ -125,6 +142,12 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       else if (isLive(fact)) sources.push(sourceOf(bank, fact));
     }
     const next = await runSliced(consolidateSteps(sources, { bankId, cache }));
+    return { bank, seen, previous, next };
+  };
+
+  /** Resolves true when observations changed. */
+  const applyPass = async (bankId: string, pass: Pass): Promise<boolean> => {
+    const { bank, seen, previous, next } = pass;
     // The scopes ran in slices: facts that changed meanwhile (a write outside this bank's
     // exclusive section, a bank deleted) make this result stale; the next run redoes it.
     if ((changes.get(bankId) ?? 0) !== seen || store.bank(bankId) !== bank) {
@@ -144,14 +167,30 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     return true;
   };
 
+  /**
+   * A small bank's pass holds the bank's exclusive section throughout (a read waits for it, and
+   * gets what it waited for). A large bank's is worked out outside it, since its seconds would
+   * hold up the bank's writes, async retains' acknowledgements included; only the write of its
+   * result takes the section, and a write that came meanwhile makes it wait for the next pass.
+   */
+  const runPass = async (bankId: string, large: boolean): Promise<boolean> => {
+    if (!large) {
+      return store.exclusive(bankId, async () => {
+        const pass = await computePass(bankId);
+        return pass === undefined ? false : applyPass(bankId, pass);
+      });
+    }
+    const pass = await computePass(bankId);
+    return pass === undefined ? false : store.exclusive(bankId, () => applyPass(bankId, pass));
+  };
+
   const track = (work: Promise<void>): Promise<void> => {
     running.add(work);
     void work.finally(() => running.delete(work));
     return work;
   };
 
-  const ensureFresh = (bankId: string): Promise<void> => {
-    if (!dirty.has(bankId)) return Promise.resolve();
+  const consolidateNow = (bankId: string, large: boolean): Promise<void> => {
     const timer = timers.get(bankId);
     if (timer !== undefined) {
       clearTimeout(timer);
@@ -159,33 +198,69 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     }
     const onConsolidated = options.onConsolidated;
     return track(
-      store.exclusive(bankId, () => runNow(bankId)).then(async (changed) => {
+      runPass(bankId, large).then(async (changed) => {
         if (changed && onConsolidated !== undefined && !closed) await onConsolidated(bankId);
       }),
     );
   };
 
-  const markDirty = (bankId: string): void => {
-    dirty.add(bankId);
+  const inTheBackground = (bankId: string, large: boolean): void => {
+    inBackground.add(bankId);
+    consolidateNow(bankId, large)
+      .catch((error: unknown) => {
+        // The bank stays dirty, so the next observation read or write retries.
+        dirty.add(bankId);
+        console.error(`embedded server: observation consolidation failed for bank ${bankId}: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        inBackground.delete(bankId);
+        // Written to while the pass ran: one more pass, after the wait a large bank keeps.
+        if (dirty.has(bankId) && !closed && !timers.has(bankId)) schedule(bankId, settleMs);
+      });
+  };
+
+  /** A pass for `bankId` once `delayMs` has gone by with no new write (a write restarts the wait). */
+  const schedule = (bankId: string, delayMs: number): void => {
     if (closed) return;
     const previous = timers.get(bankId);
     if (previous !== undefined) clearTimeout(previous);
     const timer = setTimeout(() => {
       timers.delete(bankId);
-      if ((store.bank(bankId)?.facts.size ?? 0) > backgroundLimit) return;
+      if (!dirty.has(bankId) || inBackground.has(bankId)) return;
       // More writes are coming: one pass after them, not one between every two of their batches.
       if (options.writesWaiting?.(bankId) === true) {
-        markDirty(bankId);
+        schedule(bankId, settleMs);
         return;
       }
-      ensureFresh(bankId).catch((error: unknown) => {
-        // The bank stays dirty, so the next observation read retries.
-        dirty.add(bankId);
-        console.error(`embedded server: observation consolidation failed for bank ${bankId}: ${error instanceof Error ? error.message : String(error)}`);
-      });
-    }, settleMs);
+      const large = isLarge(bankId);
+      if (large) {
+        const wait = (lastLargePass.get(bankId) ?? Number.NEGATIVE_INFINITY) + largeBankIntervalMs - performance.now();
+        if (wait > 0) {
+          schedule(bankId, wait);
+          return;
+        }
+        lastLargePass.set(bankId, performance.now());
+      }
+      inTheBackground(bankId, large);
+    }, delayMs);
     timer.unref();
     timers.set(bankId, timer);
+  };
+
+  const ensureFresh = (bankId: string): Promise<void> => {
+    if (!dirty.has(bankId)) return Promise.resolve();
+    if (isLarge(bankId)) {
+      // Answered with the observations the bank has; its pass is already on its way (a write
+      // or the start-up scheduled it), or starts now if none is.
+      if (!timers.has(bankId) && !inBackground.has(bankId)) schedule(bankId, 0);
+      return Promise.resolve();
+    }
+    return consolidateNow(bankId, false);
+  };
+
+  const markDirty = (bankId: string): void => {
+    dirty.add(bankId);
+    schedule(bankId, settleMs);
   };
 
   const unsubscribe = store.onFactChange((change) => {

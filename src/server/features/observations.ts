@@ -180,25 +180,33 @@ const newestMention = (facts: readonly ObservationSourceFact[]): string | null =
 
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+// Facts handled between two steps of a scope: one scope of a 100k bank is seconds of work,
+// and a step is where a sliced run may hand the event loop back.
+const FACTS_PER_STEP = 2_000;
+
 /**
  * Groups one scope's facts. Three passes keep big banks cheap: count term frequencies, pick
  * each fact's keys and count group sizes, then collect facts only for the groups kept.
  */
-const groupScope = (
+function* groupScope(
   facts: readonly ObservationSourceFact[],
   termsOf: (fact: ObservationSourceFact) => readonly string[],
   termsPerFact: number,
   maxGroups: number,
-): Group[] => {
+): Generator<undefined, Group[]> {
   const df = new Map<string, number>();
-  for (const fact of facts) for (const term of termsOf(fact)) df.set(term, (df.get(term) ?? 0) + 1);
+  for (const [i, fact] of facts.entries()) {
+    if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
+    for (const term of termsOf(fact)) df.set(term, (df.get(term) ?? 0) + 1);
+  }
   // A term in most facts of a big scope says nothing about any of them.
   const tooCommon = facts.length >= 5 ? Math.ceil(facts.length * 0.6) : Number.POSITIVE_INFINITY;
 
   const chosen: string[][] = [];
   const size = new Map<string, number>();
   const labels = new Map<string, string>();
-  for (const fact of facts) {
+  for (const [i, fact] of facts.entries()) {
+    if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
     const keys: string[] = [];
     // A set, not `keys.includes`: a fact carries up to 256 entities, and a scope of 700
     // facts of one big item made that check 46 million comparisons in one step.
@@ -243,7 +251,7 @@ const groupScope = (
     for (const key of chosen[i] ?? []) groups.get(key)?.facts.push(fact);
   });
   return [...groups.values()];
-};
+}
 
 /**
  * Consolidates the facts of one bank into observations, one scope per step: the generator
@@ -273,7 +281,7 @@ export function* consolidateSteps(facts: readonly ObservationSourceFact[], optio
   for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => compareKeys(a, b))) {
     yield undefined;
     const ordered = [...scope.facts].sort(compareFacts);
-    const groups = groupScope(ordered, termsOf, termsPerFact, maxPerScope);
+    const groups = yield* groupScope(ordered, termsOf, termsPerFact, maxPerScope);
     for (const group of groups) {
       out.push({
         id: stableUuid(options.bankId, scopeKey, group.key),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createConsolidator } from '../../../src/server/features/consolidator.js';
 import { newBank } from '../../../src/server/routes/bankOps.js';
 import type { FactRecord, Mutation } from '../../../src/server/store/model.js';
@@ -82,6 +82,69 @@ describe('observation consolidator over the store', () => {
       await store.commit([{ type: 'facts.put', bank_id: 'b', facts: [f2] }]);
       await consolidator.ensureFresh('b');
       expect(turbo()?.source_fact_ids?.sort()).toEqual(['f1', 'f2']);
+    } finally {
+      await consolidator.close();
+      await store.close();
+    }
+  });
+
+  it('a large bank: a read does not wait for its pass, which runs in the background at most once per interval', async () => {
+    const store = await openStore();
+    // Two facts are "large" here; at the default, 20,000 (a pass over 100k took 3.4 s, past the recall deadline).
+    const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 60_000 });
+    const turbo = (): readonly string[] | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
+    try {
+      await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [fact('f2', 'Turbo caching saves minutes.', 'd2')])]);
+      await consolidator.ensureFresh('b');
+      // Answered at once with what the bank had: nothing consolidated yet.
+      expect(observations(store)).toEqual([]);
+      expect(consolidator.isDirty('b')).toBe(true);
+      await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2']));
+      expect(consolidator.isDirty('b')).toBe(false);
+
+      // A write inside the interval: reads answer with the observations as they were, and no pass runs before the interval ends.
+      await store.commit([documentPut('d3', [fact('f3', 'Turbo caching needs a remote cache.', 'd3')])]);
+      await consolidator.ensureFresh('b');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(consolidator.isDirty('b')).toBe(true);
+      expect(turbo()).toEqual(['f1', 'f2']);
+    } finally {
+      await consolidator.close();
+      await store.close();
+    }
+  });
+
+  it("a large bank's pass leaves the bank's exclusive section free while it works (writes are not held up)", async () => {
+    const store = await openStore();
+    const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 0, backgroundLimit: 1 });
+    try {
+      const services = ['billing', 'search', 'ledger', 'invoices', 'gateway', 'mailer', 'reports', 'uploads', 'payroll', 'catalog'];
+      const tools = ['webpack', 'esbuild', 'rollup', 'vite', 'turbopack', 'parcel', 'swc'];
+      const facts = Array.from({ length: 20_000 }, (_, i) => fact(`f${i}`, `The ${services[i % services.length] ?? ''} service builds with ${tools[i % tools.length] ?? ''}.`, 'd1'));
+      await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', facts)]);
+      await consolidator.ensureFresh('b');
+      // The pass has started (it clears the mark first) and works in slices; the section is taken at once.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(consolidator.isDirty('b')).toBe(false);
+      const seenInside = await store.exclusive('b', () => Promise.resolve(observations(store).length));
+      expect(seenInside).toBe(0);
+      await vi.waitFor(() => expect(observations(store).length).toBeGreaterThan(0), { timeout: 20_000 });
+    } finally {
+      await consolidator.close();
+      await store.close();
+    }
+  });
+
+  it('a large bank is passed over again once the interval has gone by', async () => {
+    const store = await openStore();
+    const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 150 });
+    const turbo = (): readonly string[] | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
+    try {
+      await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [fact('f2', 'Turbo caching saves minutes.', 'd2')])]);
+      await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2']));
+      await store.commit([documentPut('d3', [fact('f3', 'Turbo caching needs a remote cache.', 'd3')])]);
+      await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2', 'f3']));
+      expect(consolidator.isDirty('b')).toBe(false);
     } finally {
       await consolidator.close();
       await store.close();
