@@ -15,21 +15,34 @@ const verdicts = new WeakMap<FactRecord, boolean>();
 export const onlyQuotesItsFacts = (observation: FactRecord, factOf: (id: string) => FactRecord | undefined): boolean => {
   const known = verdicts.get(observation);
   if (known !== undefined) return known;
+  // Its sources are read only as far as the quoted sentences need: they quote the first facts of
+  // the group, in source order, and a large bank's observation names thousands of facts.
+  const ids = observation.source_fact_ids ?? [];
   const sources: string[] = [];
-  for (const id of observation.source_fact_ids ?? []) {
-    const fact = factOf(id);
-    if (fact !== undefined) sources.push(fact.text);
-  }
+  let unread = 0;
+  const readNext = (): string | undefined => {
+    while (unread < ids.length) {
+      const fact = factOf(ids[unread] ?? '');
+      unread += 1;
+      if (fact !== undefined) {
+        sources.push(fact.text);
+        return fact.text;
+      }
+    }
+    return undefined;
+  };
+  const quotes = (sentence: string): boolean => {
+    if (sources.some((text) => text.includes(sentence))) return true;
+    for (let text = readNext(); text !== undefined; text = readNext()) if (text.includes(sentence)) return true;
+    return false;
+  };
   const [heading, ...lines] = observation.text.split('\n');
-  let verdict = sources.length > 0 && heading !== undefined && HEADING.test(heading.trim());
+  let verdict = readNext() !== undefined && heading !== undefined && HEADING.test(heading.trim());
   for (const line of lines) {
     if (!verdict) break;
     const quoted = /^- (.*)$/u.exec(line.trim())?.[1]?.trim();
     if (quoted === undefined) verdict = false;
-    else if (!MORE.test(quoted)) {
-      const sentence = quoted.endsWith('…') ? quoted.slice(0, -1).trimEnd() : quoted;
-      verdict = sources.some((text) => text.includes(sentence));
-    }
+    else if (!MORE.test(quoted)) verdict = quotes(quoted.endsWith('…') ? quoted.slice(0, -1).trimEnd() : quoted);
   }
   verdicts.set(observation, verdict);
   return verdict;

@@ -123,8 +123,10 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     const superseded = new Set<string>();
     const echoes = new Set<string>();
     if (preferObservations && bank !== undefined) {
+      // By the hit's type: reading every hit's fact to learn it read 600 stored facts a recall
+      // (2.2 ms of the extension's request at 100k memories).
       for (const h of hits) {
-        if (h.fact.fact_type !== 'observation') continue;
+        if (h.factType !== 'observation') continue;
         if (onlyQuotesItsFacts(h.fact, (id) => bank.facts.get(id))) echoes.add(h.fact.id);
         else for (const id of h.fact.source_fact_ids ?? []) superseded.add(id);
       }
@@ -135,7 +137,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     const hitScores = preferObservations ? new Map(hits.map((h) => [h.id, { keyword: h.score, final: h.final }])) : undefined;
     const scoresOf = (h: SearchHit): Scores => {
       let best: Scores = { keyword: h.score, final: h.final };
-      if (hitScores === undefined || h.fact.fact_type !== 'observation') return best;
+      if (hitScores === undefined || h.factType !== 'observation') return best;
       for (const id of h.fact.source_fact_ids ?? []) {
         const s = hitScores.get(id);
         if (s !== undefined && s.keyword > best.keyword) best = s;

@@ -29,6 +29,8 @@ export interface SearchHit {
   readonly id: string;
   /** Read when first asked for: a stored fact past the caller's token budget is never read. */
   readonly fact: FactRecord;
+  /** The fact's type, from its head: a caller sorting hits by type reads no stored fact. */
+  readonly factType: FactType;
   /** BM25F score after every stage, relative within a query. */
   readonly score: number;
   /** confidence x score / best score: 0-1, comparable across queries. */
@@ -45,7 +47,7 @@ class LazyHit implements SearchHit {
   private read: FactRecord | undefined;
 
   constructor(
-    private readonly facts: ReadonlyMap<string, FactRecord>,
+    private readonly facts: { get(id: string): FactRecord | undefined; head(id: string): FactHead | undefined },
     readonly id: string,
     readonly score: number,
     readonly final: number,
@@ -56,6 +58,10 @@ class LazyHit implements SearchHit {
     this.read ??= this.facts.get(this.id);
     if (this.read === undefined) throw new Error(`search: fact ${this.id} was deleted before its hit was read`);
     return this.read;
+  }
+
+  get factType(): FactType {
+    return this.read?.fact_type ?? this.facts.head(this.id)?.fact_type ?? this.fact.fact_type;
   }
 }
 

@@ -78,6 +78,10 @@ describe('a filter on fact type and state, answered from the index (kinds)', () 
       expect(kind).toEqual(head);
       expect((kind as [string, number][]).map(([id]) => id)).toEqual(expected(types));
     }
+    // A hit's type comes from the fact's head (no stored fact read) and is the fact's.
+    const hits = first.search.search(BANK, 'zebra crossing', () => true, 50).hits;
+    expect(hits.length).toBe(FACTS.length);
+    for (const h of hits) expect(h.factType).toBe(FACTS.find((f) => f.id === h.id)?.fact_type);
     await first.search.save();
     first.search.close();
     await first.store.close();
