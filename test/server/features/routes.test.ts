@@ -125,6 +125,8 @@ describe('observations', () => {
       const stats = (await call(server, 'GET', `${b}/stats`)).body;
       expect(stats.total_observations).toBeGreaterThan(0);
       expect(stats.nodes_by_fact_type.observation).toBe(stats.total_observations);
+      expect(stats.nodes_by_fact_type.world).toBe(1);
+      expect(stats.nodes_by_fact_type.world + stats.nodes_by_fact_type.experience + stats.nodes_by_fact_type.observation).toBe(stats.total_nodes);
       expect(stats.total_documents).toBe(1);
     } finally {
       await server.dispose();
