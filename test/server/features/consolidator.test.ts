@@ -90,7 +90,7 @@ describe('observation consolidator over the store', () => {
 
   it('a large bank: a read does not wait for its pass, which runs in the background at most once per interval', async () => {
     const store = await openStore();
-    // Two facts are "large" here; at the default, 20,000 (a pass over 100k took 3.4 s, past the recall deadline).
+    // Two facts are "large" here; at the default, 2,000 (a pass over 100k took 3.4 s, past the recall deadline).
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 60_000 });
     const turbo = (): readonly string[] | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
     try {
