@@ -7,7 +7,7 @@
  * the diff is written. Banks are marked dirty at start-up, since a crash may have come
  * between a retain and its consolidation.
  */
-import { consolidateSteps, diffObservations, emptyTextAnalysisCache, sentencesOfText, termsOfText } from './observations.js';
+import { consolidateSteps, diffObservations, emptyTextAnalysisCache, termsOfText } from './observations.js';
 import { performance } from 'node:perf_hooks';
 import { isLive } from './entities.js';
 import { mapSliced, runSliced } from '../slices.js';
@@ -36,14 +36,19 @@ export interface ConsolidatorOptions {
   readonly settleMs?: number;
   /**
    * Banks with more facts than this are large: a pass costs about 70 us a fact (0.7-1 s at 10k,
-   * 3.4 s at 100k), against the automatic recall's 1.5 s deadline, so a read does not wait for
-   * it. It answers with the observations the bank has, and the pass runs in the background, in
-   * slices, at most once per `largeBankIntervalMs` (upstream consolidates asynchronously too).
-   * Smaller banks are brought up to date before a read, a pass of about 0.15 s at most
-   * (default 2,000).
+   * 3.4 s at 100k, over a minute and a gigabyte at 1M), against the automatic recall's 1.5 s
+   * deadline, so a read does not wait for it. It answers with the observations the bank has and
+   * asks for a pass, which runs in the background in slices (upstream consolidates
+   * asynchronously too). Only a read that wants observations asks: writes and start-up do not,
+   * so a large bank nobody asks observations of never pays for them. Smaller banks are brought up
+   * to date before a read, a pass of about 0.15 s at most (default 2,000).
    */
   readonly backgroundLimit?: number;
-  /** Least time between two passes over one large bank (default 60 s). */
+  /**
+   * Least time between two passes over one large bank (default 60 s), and at least
+   * `LARGE_PASS_SPACING` times the last pass's own length, so passes take a bounded share of
+   * the server's time however large the bank.
+   */
   readonly largeBankIntervalMs?: number;
   /**
    * True while the bank has writes waiting to be applied (async retains): background
@@ -95,15 +100,20 @@ const toFact = (o: Observation, createdAt: string): FactRecord => ({
   ...(o.mentionedAt === null ? {} : { mentioned_at: o.mentionedAt }),
 });
 
+/** A large bank's passes are spaced at least this many times a pass's own length apart (at most 1/20 of the time). */
+const LARGE_PASS_SPACING = 20;
+
 export const createConsolidator = (options: ConsolidatorOptions): Consolidator => {
   const { store, nowIso } = options;
   const settleMs = options.settleMs ?? 1_000;
   const backgroundLimit = options.backgroundLimit ?? 2_000;
   const largeBankIntervalMs = options.largeBankIntervalMs ?? 60_000;
   const dirty = new Set<string>();
-  /** When the last pass over each large bank started (wall time). */
-  const lastLargePass = new Map<string, number>();
+  /** When each large bank may next be passed over (wall time). */
+  const nextLargePass = new Map<string, number>();
   const inBackground = new Set<string>();
+  /** Large banks a read has asked observations of since their last pass began. */
+  const asked = new Set<string>();
   const isLarge = (bankId: string): boolean => (store.bank(bankId)?.facts.size ?? 0) > backgroundLimit;
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
@@ -128,8 +138,9 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     const cache = emptyTextAnalysisCache();
     await mapSliced([...(store.bank(bankId)?.facts.values() ?? [])], (fact) => {
       if (fact.fact_type === 'observation' || !isLive(fact)) return;
+      // Sentences are split when a group quotes its fact (a few per group): splitting every
+      // fact's held a large bank's whole text a second time.
       termsOfText(cache, fact.text);
-      sentencesOfText(cache, fact.text);
     });
     const bank = store.bank(bankId);
     if (bank === undefined) return undefined;
@@ -207,6 +218,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
 
   const inTheBackground = (bankId: string, large: boolean): void => {
     inBackground.add(bankId);
+    asked.delete(bankId);
+    const started = performance.now();
     consolidateNow(bankId, large)
       .catch((error: unknown) => {
         // The bank stays dirty, so the next observation read or write retries.
@@ -215,8 +228,10 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       })
       .finally(() => {
         inBackground.delete(bankId);
-        // Written to while the pass ran: one more pass, after the wait a large bank keeps.
-        if (dirty.has(bankId) && !closed && !timers.has(bankId)) schedule(bankId, settleMs);
+        const ended = performance.now();
+        if (large) nextLargePass.set(bankId, started + Math.max(largeBankIntervalMs, LARGE_PASS_SPACING * (ended - started)));
+        // Written to while the pass ran: one more pass (a large bank's only if a read asked meanwhile).
+        if (dirty.has(bankId) && !closed && !timers.has(bankId) && (!large || asked.has(bankId))) schedule(bankId, large ? 0 : settleMs);
       });
   };
 
@@ -235,12 +250,13 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       }
       const large = isLarge(bankId);
       if (large) {
-        const wait = (lastLargePass.get(bankId) ?? Number.NEGATIVE_INFINITY) + largeBankIntervalMs - performance.now();
+        // Scheduled while it was small: a large bank waits for a read that wants observations.
+        if (!asked.has(bankId)) return;
+        const wait = (nextLargePass.get(bankId) ?? Number.NEGATIVE_INFINITY) - performance.now();
         if (wait > 0) {
           schedule(bankId, wait);
           return;
         }
-        lastLargePass.set(bankId, performance.now());
       }
       inTheBackground(bankId, large);
     }, delayMs);
@@ -251,8 +267,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const ensureFresh = (bankId: string): Promise<void> => {
     if (!dirty.has(bankId)) return Promise.resolve();
     if (isLarge(bankId)) {
-      // Answered with the observations the bank has; its pass is already on its way (a write
-      // or the start-up scheduled it), or starts now if none is.
+      // Answered with the observations the bank has; a pass follows when the spacing allows.
+      asked.add(bankId);
       if (!timers.has(bankId) && !inBackground.has(bankId)) schedule(bankId, 0);
       return Promise.resolve();
     }
@@ -261,7 +277,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
 
   const markDirty = (bankId: string): void => {
     dirty.add(bankId);
-    schedule(bankId, settleMs);
+    // A large bank is passed over when a read asks for observations, not after every write.
+    if (!isLarge(bankId)) schedule(bankId, settleMs);
   };
 
   const unsubscribe = store.onFactChange((change) => {

@@ -135,14 +135,19 @@ describe('observation consolidator over the store', () => {
     }
   });
 
-  it('a large bank is passed over again once the interval has gone by', async () => {
+  it('a large bank is passed over when a read asks, and again once the interval has gone by', async () => {
     const store = await openStore();
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 150 });
     const turbo = (): readonly string[] | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
     try {
       await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [fact('f2', 'Turbo caching saves minutes.', 'd2')])]);
+      // Writes alone never start a large bank's pass: a read that wants observations does.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(observations(store)).toEqual([]);
+      await consolidator.ensureFresh('b');
       await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2']));
       await store.commit([documentPut('d3', [fact('f3', 'Turbo caching needs a remote cache.', 'd3')])]);
+      await consolidator.ensureFresh('b');
       await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2', 'f3']));
       expect(consolidator.isDirty('b')).toBe(false);
     } finally {
