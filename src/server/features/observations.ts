@@ -264,7 +264,8 @@ export function* consolidateSteps(facts: readonly ObservationSourceFact[], optio
   const termsPerFact = options.termsPerFact ?? DEFAULT_TERMS_PER_FACT;
   const maxSentences = options.maxSentences ?? DEFAULT_MAX_SENTENCES;
   const byScope = new Map<string, { tags: string[]; facts: ObservationSourceFact[] }>();
-  for (const fact of facts) {
+  for (const [i, fact] of facts.entries()) {
+    if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
     if (fact.type === 'observation') continue;
     for (const scope of scopesOf(fact.tags, fact.observationScopes)) {
       const scopeKey = JSON.stringify(scope);
