@@ -149,7 +149,15 @@ const post = (url: string, body: string, retry = true, method = 'POST'): Promise
     req.end(body);
   });
 
-const startServer = (dataDir: string): Promise<{ child: ChildProcess; url: string; listeningMs: number; start: bigint }> =>
+/** A spawned `agent-memory serve`: its address, and when it was spawned and began listening. */
+interface Started {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly listeningMs: number;
+  readonly start: bigint;
+}
+
+const startServer = (dataDir: string): Promise<Started> =>
   new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -250,13 +258,13 @@ const stopServer = async (child: ChildProcess): Promise<void> => {
  */
 const EXTENSION_REQUEST = { budget: 'mid', max_tokens: 800, types: ['world', 'experience', 'observation'], prefer_observations: true };
 
-const extensionRequest = async (dataDir: string, queries: readonly string[]): Promise<{ firstMs: number; latencies: number[] }> => {
-  const server = await startServer(dataDir);
+/** A started server's first recall (timed from its spawn), 20 warm-ups, then every query timed. */
+const timeRecalls = async (server: Started, request: Record<string, unknown>, queries: readonly string[]): Promise<{ firstMs: number; latencies: number[] }> => {
   const recall = `${server.url}/v1/default/banks/${BANK}/memories/recall`;
-  const body = (q: string): string => JSON.stringify({ query: q, ...EXTENSION_REQUEST });
+  const body = (q: string): string => JSON.stringify({ query: q, ...request });
   const first = await post(recall, body(queries[0] ?? ''));
   const firstMs = since(server.start);
-  if (first !== 200) throw new Error(`first recall (extension request) failed with HTTP ${first}`);
+  if (first !== 200) throw new Error(`first recall (${JSON.stringify(request)}) failed with HTTP ${first}`);
   for (let i = 0; i < 20; i += 1) await post(recall, body(queries[i % queries.length] ?? ''));
   const latencies: number[] = [];
   for (const q of queries) {
@@ -264,8 +272,14 @@ const extensionRequest = async (dataDir: string, queries: readonly string[]): Pr
     await post(recall, body(q));
     latencies.push(since(t));
   }
-  await stopServer(server.child);
   return { firstMs, latencies };
+};
+
+const extensionRequest = async (dataDir: string, queries: readonly string[]): Promise<{ firstMs: number; latencies: number[] }> => {
+  const server = await startServer(dataDir);
+  const timed = await timeRecalls(server, EXTENSION_REQUEST, queries);
+  await stopServer(server.child);
+  return timed;
 };
 
 const ours = async (
@@ -292,18 +306,7 @@ const ours = async (
   const asyncIngested = await asyncIngest(dir, bodies, items.length);
 
   const server = await startServer(dataDir);
-  const recall = `${server.url}/v1/default/banks/${BANK}/memories/recall`;
-  const body = (q: string): string => JSON.stringify({ query: q, types: ['world'] });
-  const first = await post(recall, body(queries[0] ?? ''));
-  const firstMs = since(server.start);
-  if (first !== 200) throw new Error(`first recall failed with HTTP ${first}`);
-  for (let i = 0; i < 20; i += 1) await post(recall, body(queries[i % queries.length] ?? ''));
-  const latencies: number[] = [];
-  for (const q of queries) {
-    const t = process.hrtime.bigint();
-    await post(recall, body(q));
-    latencies.push(since(t));
-  }
+  const { firstMs, latencies } = await timeRecalls(server, { types: ['world'] }, queries);
   const peakRssMb = peakRssOf(server.child.pid as number);
   await stopServer(server.child);
   const extension = await extensionRequest(dataDir, queries);
