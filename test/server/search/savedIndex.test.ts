@@ -28,6 +28,16 @@ afterAll(async () => {
 /** Saved indexes written by the code of format 1 (thread names in the header), 2 (4-byte count columns), 3 (ids in the header) and 4 (no kinds). */
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/search-index', import.meta.url));
 
+/** The index every `format-N.bin` fixture was written from, by the code of its format. */
+const fixtureIndex = (): FieldIndex => {
+  const ix = new FieldIndex();
+  ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
+  ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
+  ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
+  ix.add({ id: 'd', text: 'epsilon', order: 4 });
+  return ix;
+};
+
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'deploys', 'deploying', 'queue'];
 
 /** Everything the ranker reads from an index, by document id (numbers may differ). */
@@ -115,18 +125,10 @@ describe('saved index (sealed arrays in a file)', () => {
   });
 
   it('still reads a file of format 1 (thread names in the header), written by the code before format 2', () => {
-    const build = (): FieldIndex => {
-      const ix = new FieldIndex();
-      ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
-      ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
-      ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
-      ix.add({ id: 'd', text: 'epsilon', order: 4 });
-      return ix;
-    };
     const read = decodeIndexFile(readFileSync(join(FIXTURES, 'format-1.bin')), 'f1');
     if (!read.ok) throw new Error(read.reason);
     const loaded = FieldIndex.fromSealed(read.saved.banks.get('b') as never);
-    const built = build();
+    const built = fixtureIndex();
     expect(observe(loaded)).toEqual(observe(built));
     const more = { id: 'e', text: 'beta queue', thread: 't2', order: 5 };
     loaded.add(more);
@@ -138,14 +140,6 @@ describe('saved index (sealed arrays in a file)', () => {
     ['format-2.bin', 2, Int32Array],
     ['format-3.bin', 3, Uint8Array],
   ] as const)('still reads %s (ids in the header; format 2: every count column in 4 bytes), written by the code before format 4', (fixture, format, tfs) => {
-    const build = (): FieldIndex => {
-      const ix = new FieldIndex();
-      ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
-      ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
-      ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
-      ix.add({ id: 'd', text: 'epsilon', order: 4 });
-      return ix;
-    };
     const file = readFileSync(join(FIXTURES, fixture));
     expect(JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'))).toMatchObject({ format });
     const read = decodeIndexFile(file, 'f1');
@@ -154,7 +148,7 @@ describe('saved index (sealed arrays in a file)', () => {
     expect(sealed?.postTfs).toBeInstanceOf(tfs);
     expect(sealed?.ids).toEqual(['a', 'b', 'c', 'd']);
     const loaded = FieldIndex.fromSealed(sealed as never);
-    const built = build();
+    const built = fixtureIndex();
     expect(observe(loaded)).toEqual(observe(built));
     const more = { id: 'e', text: 'beta queue', thread: 'my t2', order: 5, context: 'alpha alpha' };
     loaded.add(more);
@@ -166,14 +160,6 @@ describe('saved index (sealed arrays in a file)', () => {
   });
 
   it('still reads format-4.bin (no kinds), written by the code before format 5: every kind unknown until learnt, then saved', () => {
-    const build = (): FieldIndex => {
-      const ix = new FieldIndex();
-      ix.add({ id: 'a', text: 'alpha beta', thread: 't1', order: 1 });
-      ix.add({ id: 'b', text: 'gamma deploys', thread: 't1', order: 2 });
-      ix.add({ id: 'c', text: 'queue delta', thread: 't2', order: 3, context: 'alpha' });
-      ix.add({ id: 'd', text: 'epsilon', order: 4 });
-      return ix;
-    };
     const file = readFileSync(join(FIXTURES, 'format-4.bin'));
     expect(JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8'))).toMatchObject({ format: 4 });
     const read = decodeIndexFile(file, 'f1');
@@ -181,7 +167,7 @@ describe('saved index (sealed arrays in a file)', () => {
     const sealed = read.saved.banks.get('b');
     expect([...(sealed?.kinds ?? [])]).toEqual([0, 0, 0, 0]);
     const loaded = FieldIndex.fromSealed(sealed as never);
-    const built = build();
+    const built = fixtureIndex();
     expect(observe(loaded)).toEqual(observe(built));
     // Learnt once: a known kind is not overwritten, and a dead document's is not set.
     loaded.learnKind(1, 2);
