@@ -6,10 +6,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { ServerContext } from '../context.js';
+import { recallable } from '../recall/recall.js';
 import { matchesTagFilter } from '../recall/tagFilter.js';
 import type { TagFilter } from '../recall/tagFilter.js';
 import type { FactRecord } from '../store/model.js';
-import { isLive } from './entities.js';
 import { DIRECTIVE_KIND, DirectiveRecord, directivesForReflect } from './directives.js';
 import { GENERATING, MENTAL_MODEL_KIND, MentalModelRecord } from './mentalModels.js';
 import { observationsFor } from './observationsFor.js';
@@ -73,7 +73,7 @@ export const runReflect = async (server: ServerContext, bankId: string, run: Ref
 
   const recallStart = performance.now();
   const limit = REFLECT_FACTS[run.budget];
-  const hits = server.search.search(bankId, run.query, (fact) => types.includes(fact.fact_type) && isLive(fact) && matchesTagFilter(run.filter, fact.tags), limit, { observations: types.includes('observation') }).hits;
+  const hits = server.search.search(bankId, run.query, recallable(new Set(types), run.filter), limit, { observations: types.includes('observation') }).hits;
   const recallMs = performance.now() - recallStart;
   // An observation whose every source fact was recalled too adds nothing but repetition.
   const recalledIds = new Set(hits.map((h) => h.fact.id));

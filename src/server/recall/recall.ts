@@ -15,12 +15,22 @@ import type { BankState } from '../store/state.js';
 import type { RecallRequest } from '../../wire/hindsight.js';
 import { onlyQuotesItsFacts } from './quotedObservation.js';
 import { matchesTagFilter } from './tagFilter.js';
+import type { TagFilter } from './tagFilter.js';
 import { countTokens, truncateToTokens } from './tokens.js';
 
 const STAGES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
 const THINKING_BUDGET = { low: 100, mid: 300, high: 1000 } as const;
 export const ALL_FACT_TYPES: readonly FactType[] = ['world', 'experience', 'observation'];
+
+/**
+ * What a recall and a reflect may return: the live memories of these types in the tag scope
+ * (upstream moves an invalidated memory out of the table both read).
+ */
+export const recallable =
+  (types: ReadonlySet<FactType>, filter: TagFilter) =>
+  (fact: FactHead): boolean =>
+    types.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
 
 export interface RecallOptions {
   readonly request: RecallRequest;
@@ -90,7 +100,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     tagsMatch: request.tags_match ?? 'any',
     tagGroups: request.tag_groups ?? null,
   };
-  const accept = (fact: FactHead): boolean => typeSet.has(fact.fact_type) && isLive(fact) && matchesTagFilter(filter, fact.tags);
+  const accept = recallable(typeSet, filter);
   // Without tags (an empty list is no filter, but under 'exact', which keeps the untagged) the
   // filter reads only a memory's type and state: the index answers it from each memory's kind.
   const tagFree = (filter.tags ?? []).length === 0 && filter.tagsMatch !== 'exact' && (filter.tagGroups ?? []).length === 0;
