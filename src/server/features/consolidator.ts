@@ -1,11 +1,12 @@
 /**
  * Keeps each bank's observation facts in step with its world/experience facts. A change to
- * source facts marks the bank dirty; consolidation then runs (a) in the background after
- * writes settle, and (b) before any read that needs observations (`ensureFresh`), so a
- * recall right after a sync retain already sees them. Results are written as ordinary
- * `observation` facts through the store (durable, indexed by recall like any fact); only
- * the diff is written. Banks are marked dirty at start-up, since a crash may have come
- * between a retain and its consolidation.
+ * source facts marks the bank dirty. A small bank is then consolidated (a) in the background
+ * after writes settle, and (b) before any read that needs observations (`ensureFresh`), so a
+ * recall right after a sync retain already sees them. A large bank (`backgroundLimit`) is
+ * never waited for: a read that needs observations asks for a pass, which runs in the
+ * background, spaced by its cost. Results are written as ordinary `observation` facts through
+ * the store (durable, indexed by recall like any fact); only the diff is written. Banks are
+ * marked dirty at start-up, since a crash may have come between a retain and its consolidation.
  */
 import { consolidateSteps, diffObservations, emptyTextAnalysisCache, termsOfText } from './observations.js';
 import { performance } from 'node:perf_hooks';

@@ -36,6 +36,10 @@ const documentPut = (documentId: string, facts: FactRecord[], scopes?: string): 
 const observations = (store: Awaited<ReturnType<typeof openStore>>): FactRecord[] =>
   [...(store.bank('b')?.facts.values() ?? [])].filter((f) => f.fact_type === 'observation');
 
+/** The sources of the observation the tests' facts share ("turbo caching"), if it exists. */
+const turboSources = (store: Awaited<ReturnType<typeof openStore>>): readonly string[] | undefined =>
+  observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
+
 describe('observation consolidator over the store', () => {
   it('marks a bank dirty on source-fact changes and writes the observation diff on ensureFresh', async () => {
     const store = await openStore();
@@ -66,22 +70,21 @@ describe('observation consolidator over the store', () => {
   it('builds no observation from an invalidated fact, and builds it again once the fact is reverted', async () => {
     const store = await openStore();
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 60_000 });
-    const turbo = (): FactRecord | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'));
     try {
       const f2 = fact('f2', 'Turbo caching saves minutes.', 'd2');
       await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [f2])]);
       await consolidator.ensureFresh('b');
-      expect(turbo()?.source_fact_ids?.sort()).toEqual(['f1', 'f2']);
+      expect([...(turboSources(store) ?? [])].sort()).toEqual(['f1', 'f2']);
 
       // Upstream moves an invalidated fact to its archive, out of consolidation's reach, and sweeps the observations built from it.
       await store.commit([{ type: 'facts.put', bank_id: 'b', facts: [{ ...f2, state: 'invalidated', invalidated_at: NOW }] }]);
       expect(consolidator.isDirty('b')).toBe(true);
       await consolidator.ensureFresh('b');
-      expect(turbo()).toBeUndefined();
+      expect(turboSources(store)).toBeUndefined();
 
       await store.commit([{ type: 'facts.put', bank_id: 'b', facts: [f2] }]);
       await consolidator.ensureFresh('b');
-      expect(turbo()?.source_fact_ids?.sort()).toEqual(['f1', 'f2']);
+      expect([...(turboSources(store) ?? [])].sort()).toEqual(['f1', 'f2']);
     } finally {
       await consolidator.close();
       await store.close();
@@ -92,14 +95,13 @@ describe('observation consolidator over the store', () => {
     const store = await openStore();
     // Two facts are "large" here; at the default, 2,000 (a pass over 100k took 3.4 s, past the recall deadline).
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 60_000 });
-    const turbo = (): readonly string[] | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
     try {
       await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [fact('f2', 'Turbo caching saves minutes.', 'd2')])]);
       await consolidator.ensureFresh('b');
       // Answered at once with what the bank had: nothing consolidated yet.
       expect(observations(store)).toEqual([]);
       expect(consolidator.isDirty('b')).toBe(true);
-      await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2']));
+      await vi.waitFor(() => expect(turboSources(store)).toEqual(['f1', 'f2']));
       expect(consolidator.isDirty('b')).toBe(false);
 
       // A write inside the interval: reads answer with the observations as they were, and no pass runs before the interval ends.
@@ -107,7 +109,7 @@ describe('observation consolidator over the store', () => {
       await consolidator.ensureFresh('b');
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(consolidator.isDirty('b')).toBe(true);
-      expect(turbo()).toEqual(['f1', 'f2']);
+      expect(turboSources(store)).toEqual(['f1', 'f2']);
     } finally {
       await consolidator.close();
       await store.close();
@@ -138,17 +140,16 @@ describe('observation consolidator over the store', () => {
   it('a large bank is passed over when a read asks, and again once the interval has gone by', async () => {
     const store = await openStore();
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 150 });
-    const turbo = (): readonly string[] | undefined => observations(store).find((o) => o.text.startsWith('**turbo**'))?.source_fact_ids;
     try {
       await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [fact('f1', 'Builds use turbo caching.', 'd1')]), documentPut('d2', [fact('f2', 'Turbo caching saves minutes.', 'd2')])]);
       // Writes alone never start a large bank's pass: a read that wants observations does.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(observations(store)).toEqual([]);
       await consolidator.ensureFresh('b');
-      await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2']));
+      await vi.waitFor(() => expect(turboSources(store)).toEqual(['f1', 'f2']));
       await store.commit([documentPut('d3', [fact('f3', 'Turbo caching needs a remote cache.', 'd3')])]);
       await consolidator.ensureFresh('b');
-      await vi.waitFor(() => expect(turbo()).toEqual(['f1', 'f2', 'f3']));
+      await vi.waitFor(() => expect(turboSources(store)).toEqual(['f1', 'f2', 'f3']));
       expect(consolidator.isDirty('b')).toBe(false);
     } finally {
       await consolidator.close();
