@@ -9,6 +9,7 @@ import { rememberSecretValues } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import { newLaunchToken } from '../../ui/security.js';
+import { collectStartupGarbage } from '../startupGarbage.js';
 import type { UiHandler } from '../../ui/uiHandler.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
@@ -142,6 +143,7 @@ export const serveCommand: Command = {
       if (error instanceof UnsafeBindError) return fail(error.message);
       throw error;
     }
+    collectStartupGarbage();
     console.log(`listening on ${server.url}`);
     if (mount !== undefined) {
       address = { url: server.url, port: server.port };
