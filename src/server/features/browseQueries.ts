@@ -34,11 +34,12 @@ const factsOf = (bank: BankState | undefined, entries: readonly FactEntry[]): Fa
   });
 
 /** `GET {b}/memories/list`: newest first, filtered, one page. */
-export const memoryPage = (bank: BankState | undefined, index: FactIndex | undefined, filter: MemoryFilter, limit: number, offset: number): Page<FactRecord> => {
+export const memoryPage = async (bank: BankState | undefined, index: FactIndex | undefined, filter: MemoryFilter, limit: number, offset: number): Promise<Page<FactRecord>> => {
   const { type, documentId, entityId, state, q, tags, tagsMatch } = filter;
+  const texts = q === undefined ? undefined : await index?.lowerTexts();
+  // After any wait: the entities and order as they are now.
   const mentioning = entityId === undefined ? undefined : new Set(index?.entities().get(entityId)?.factIds ?? []);
   const ordered = index?.newestFirst() ?? [];
-  const texts = q === undefined ? undefined : index?.lowerTexts();
   // The browser's poll (no filter) only slices; `tags_match=exact` alone is a filter (untagged only).
   const unfiltered = [type, documentId, entityId, state, q, tags].every((f) => f === undefined) && tagsMatch !== 'exact';
   const matched = unfiltered
@@ -66,9 +67,9 @@ export interface GraphFilter {
 }
 
 /** `GET {b}/graph`'s units: live facts, most recently created first, up to `limit`. */
-export const graphUnits = (bank: BankState | undefined, index: FactIndex | undefined, filter: GraphFilter, limit: number): Page<FactRecord> => {
+export const graphUnits = async (bank: BankState | undefined, index: FactIndex | undefined, filter: GraphFilter, limit: number): Promise<Page<FactRecord>> => {
   const { type, q, documentId, chunkId, tags, tagsMatch } = filter;
-  const texts = q === undefined ? undefined : index?.lowerTexts();
+  const texts = q === undefined ? undefined : await index?.lowerTexts();
   const matched = (index?.createdFirst() ?? []).filter(
     (f) =>
       f.live &&

@@ -3,7 +3,7 @@
  * in the list's order and in step with every document written or deleted. The list read every
  * stored document, text and all, on each call before (0.3-0.4 s at 100k one-item documents);
  * now it filters these entries and reads only the documents of the page it answers. Built from
- * the bank on first use.
+ * the bank on first use, in slices.
  */
 import type { BankState } from '../store/state.js';
 import { SortedEntries } from './sortedEntries.js';
@@ -27,14 +27,27 @@ export class DocumentIndex {
   private readonly tagLists = new Map<string, readonly string[]>();
   private readonly order = new SortedEntries<DocumentEntry>(recentlyUpdated, (id) => this.entries.get(id));
 
-  constructor(private readonly bank: BankState) {
-    for (const id of bank.documents.keys()) this.update(id);
+  /** Empty until `fill` has run. */
+  constructor(private readonly bank: BankState) {}
+
+  /**
+   * Reads every document of the bank, one step each (run in slices). Writes that land meanwhile
+   * are given to `update` after it, in order, which leaves the entries in the table's order.
+   */
+  *fill(): Generator<undefined, void> {
+    for (const id of [...this.bank.documents.keys()]) {
+      this.update(id, this.bank.documents.has(id));
+      yield undefined;
+    }
     this.order.reset(this.entries.values());
   }
 
-  /** Follows a document.put or document.delete of `id`, reading the document as the table has it now. */
-  update(id: string): void {
-    const document = this.bank.documents.get(id);
+  /**
+   * Follows a document.put (`present`) or document.delete of `id`. A put reads the document as
+   * the table has it now (a later write is given here too); it keeps its place if it was there.
+   */
+  update(id: string, present: boolean): void {
+    const document = present ? this.bank.documents.get(id) : undefined;
     const old = this.entries.get(id);
     if (document === undefined) this.entries.delete(id);
     else this.entries.set(id, { id, seq: old?.seq ?? this.nextSeq++, updatedAt: this.sharedTime(document.updated_at), tags: this.sharedTags(document.tags) });

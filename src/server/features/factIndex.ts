@@ -16,6 +16,8 @@ import type { FactRecord, FactType } from '../store/model.js';
 import type { BankState, FactChange } from '../store/state.js';
 import { entityId } from './entities.js';
 import type { BankEntity, Cooccurrence } from './entities.js';
+import { runSliced, sliceTimer } from '../slices.js';
+import type { SliceTimer } from '../slices.js';
 import { SortedEntries } from './sortedEntries.js';
 
 export interface FactEntry {
@@ -69,13 +71,30 @@ export class FactIndex {
   private readonly entityIds = new Map<string, string>();
   private texts: Map<string, string> | undefined;
   private textsTimer: NodeJS.Timeout | undefined;
+  /** The texts being read, and the writes to apply to them once read. */
+  private textsReading: { readonly ready: Promise<Map<string, string>>; readonly writes: [string, string | undefined][] } | undefined;
 
+  /** Empty until `fill` has run. */
   constructor(
     private readonly bankId: string,
     private readonly bank: BankState,
-  ) {
+    /** How long a read of the texts runs between two turns of the event loop. */
+    private readonly slice: () => SliceTimer = sliceTimer,
+  ) {}
+
+  /**
+   * Reads every fact of the bank, one step each (run in slices: at 100k the reads take 0.3-0.4 s,
+   * which would hold the agent's recalls). Writes that land meanwhile are given to `apply` after
+   * it, in order: a fact it read in its old place and a write moved is moved again, so the
+   * entries end in the table's order.
+   */
+  *fill(): Generator<undefined, void> {
     // The table's own id strings: a stored fact read back carries a copy of its id.
-    for (const [id, fact] of bank.facts) this.put(id, fact);
+    for (const id of [...this.bank.facts.keys()]) {
+      const fact = this.bank.facts.get(id);
+      if (fact !== undefined) this.put(id, fact);
+      yield undefined;
+    }
     this.newest.reset(this.entries.values());
     this.created.reset(this.entries.values());
   }
@@ -92,13 +111,16 @@ export class FactIndex {
       for (const fact of change.removed) {
         this.entries.delete(fact.id);
         this.texts?.delete(fact.id);
+        this.textsReading?.writes.push([fact.id, undefined]);
         this.newest.touch(fact.id);
         this.created.touch(fact.id);
       }
     }
     for (const fact of change.added) {
       this.put(fact.id, fact);
-      this.texts?.set(fact.id, fact.text.toLowerCase());
+      const text = fact.text.toLowerCase();
+      this.texts?.set(fact.id, text);
+      this.textsReading?.writes.push([fact.id, text]);
       this.newest.touch(fact.id);
       this.created.touch(fact.id);
     }
@@ -114,27 +136,57 @@ export class FactIndex {
     return this.created.entries();
   }
 
-  /** Each fact's text lowercased, for the text filter: read from the bank at the first search. */
-  lowerTexts(): ReadonlyMap<string, string> {
-    let texts = this.texts;
-    if (texts === undefined) {
-      texts = new Map();
-      for (const [id, fact] of this.bank.facts) texts.set(id, fact.text.toLowerCase());
-      this.texts = texts;
-      this.textsTimer = setTimeout(() => {
-        this.texts = undefined;
-        this.textsTimer = undefined;
-      }, TEXTS_KEPT_MS);
-      // Never what keeps a process alive.
-      this.textsTimer.unref();
-    } else this.textsTimer?.refresh();
+  /**
+   * Each fact's text lowercased, for the text filter: read from the bank at the first search, in
+   * slices (writes landing meanwhile are applied after), and kept while searches come.
+   */
+  lowerTexts(): Promise<ReadonlyMap<string, string>> {
+    if (this.texts !== undefined) {
+      this.textsTimer?.refresh();
+      return Promise.resolve(this.texts);
+    }
+    if (this.textsReading !== undefined) return this.textsReading.ready;
+    const writes: [string, string | undefined][] = [];
+    const ready = runSliced(this.readTexts(), this.slice()).then((texts) => {
+      for (const [id, text] of writes) {
+        if (text === undefined) texts.delete(id);
+        else texts.set(id, text);
+      }
+      if (this.textsReading?.ready === ready) {
+        this.textsReading = undefined;
+        this.keepTexts(texts);
+      }
+      return texts;
+    });
+    this.textsReading = { ready, writes };
+    return ready;
+  }
+
+  private *readTexts(): Generator<undefined, Map<string, string>> {
+    const texts = new Map<string, string>();
+    for (const id of [...this.bank.facts.keys()]) {
+      const fact = this.bank.facts.get(id);
+      if (fact !== undefined) texts.set(id, fact.text.toLowerCase());
+      yield undefined;
+    }
     return texts;
   }
 
-  /** Stops the timer that drops the texts (the bank went away). */
+  private keepTexts(texts: Map<string, string>): void {
+    this.texts = texts;
+    this.textsTimer = setTimeout(() => {
+      this.texts = undefined;
+      this.textsTimer = undefined;
+    }, TEXTS_KEPT_MS);
+    // Never what keeps a process alive.
+    this.textsTimer.unref();
+  }
+
+  /** Stops the timer that drops the texts (the index is dropped). */
   dispose(): void {
     if (this.textsTimer !== undefined) clearTimeout(this.textsTimer);
     this.texts = undefined;
+    this.textsReading = undefined;
   }
 
   /**

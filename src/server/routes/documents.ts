@@ -34,7 +34,7 @@ export const documentsModule: RouteModule = {
     {
       method: 'GET',
       pattern: '/v1/default/banks/{bank_id}/documents',
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bank = server.store.bank(params['bank_id'] ?? '');
         const q = stringParam(query, 'q')?.toLowerCase();
         const tags = listParam(query, 'tags');
@@ -44,7 +44,7 @@ export const documentsModule: RouteModule = {
         const limit = intParam(query, 'limit', 100);
         const offset = intParam(query, 'offset', 0);
         // From the bank's index: only the page's documents are read, not every document's text.
-        const index = browseIndexes(server.store).documents(params['bank_id'] ?? '');
+        const index = await browseIndexes(server.store).documents(params['bank_id'] ?? '');
         const { items: shown, total } = documentPage(bank, index, q, tags, mode, limit, offset);
         const items = shown.map((d) => ({
           id: d.id,

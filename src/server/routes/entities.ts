@@ -28,12 +28,12 @@ export const entitiesModule: RouteModule = {
     {
       method: 'GET',
       pattern: `${BANK}/entities`,
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const limit = intParam(query, 'limit', 100, 1, 1000);
         const offset = intParam(query, 'offset', 0);
         const q = query.get('q')?.toLowerCase();
-        const all = [...(browseIndexes(server.store).facts(bankId)?.entities().values() ?? [])]
+        const all = [...((await browseIndexes(server.store).facts(bankId))?.entities().values() ?? [])]
           .filter((e) => q === undefined || e.canonicalName.toLowerCase().includes(q))
           .sort(byMentions);
         return { body: { items: all.slice(offset, offset + limit).map(itemOf), total: all.length, limit, offset } };
@@ -42,11 +42,11 @@ export const entitiesModule: RouteModule = {
     {
       method: 'GET',
       pattern: `${BANK}/entities/graph`,
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const limit = intParam(query, 'limit', 1000, 1, 10000);
         const minCount = intParam(query, 'min_count', 1, 1);
-        const index = browseIndexes(server.store).facts(bankId);
+        const index = await browseIndexes(server.store).facts(bankId);
         const entities = index?.entities() ?? new Map<string, BankEntity>();
         const edges = (index?.cooccurrences() ?? [])
           .filter((p) => p.count >= minCount)
@@ -67,11 +67,11 @@ export const entitiesModule: RouteModule = {
     {
       method: 'GET',
       pattern: `${BANK}/entities/{entity_id}`,
-      handler: ({ params, server }) => {
+      handler: async ({ params, server }) => {
         const bankId = params['bank_id'] ?? '';
         const id = params['entity_id'] ?? '';
         if (!UUID.test(id)) throw badRequest(`Invalid entity_id: '${id}' is not a valid UUID`);
-        const entity = browseIndexes(server.store).facts(bankId)?.entities().get(id.toLowerCase());
+        const entity = (await browseIndexes(server.store).facts(bankId))?.entities().get(id.toLowerCase());
         if (entity === undefined) throw notFound(`Entity '${id}' not found`);
         // Entity summaries moved to mental models upstream; the list stays empty there too.
         return { body: { ...itemOf(entity), observations: [] } };

@@ -18,7 +18,7 @@ export const graphModule: RouteModule = {
     {
       method: 'GET',
       pattern: '/v1/default/banks/{bank_id}/graph',
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const type = stringParam(query, 'type');
         const limit = intParam(query, 'limit', 1000, 1, 100_000);
@@ -30,7 +30,8 @@ export const graphModule: RouteModule = {
         const chunkId = stringParam(query, 'chunk_id');
         const filter = { type, q, documentId, chunkId, tags, tagsMatch: mode };
         // From the bank's index, in its created_at order: only the units shown are read.
-        const { items: units, total } = graphUnits(server.store.bank(bankId), browseIndexes(server.store).facts(bankId), filter, limit);
+        const index = await browseIndexes(server.store).facts(bankId);
+        const { items: units, total } = await graphUnits(server.store.bank(bankId), index, filter, limit);
         const byEntity = new Map<string, FactRecord[]>();
         for (const f of units) {
           for (const e of f.entities ?? []) {

@@ -182,7 +182,8 @@ export const memoriesModule: RouteModule = {
         const limit = intParam(query, 'limit', 100);
         const offset = intParam(query, 'offset', 0);
         // From the bank's index: only the page's facts are read (the browser polls the newest page each second).
-        const { items, total } = memoryPage(server.store.bank(bankId), browseIndexes(server.store).facts(bankId), filter, limit, offset);
+        const index = await browseIndexes(server.store).facts(bankId);
+        const { items, total } = await memoryPage(server.store.bank(bankId), index, filter, limit, offset);
         return { body: { items: items.map(itemOf), total, limit, offset } };
       },
     },

@@ -3,9 +3,9 @@
  * exactly what the old scans of every stored record answered (`browseScan.ts`), on generated
  * banks: documents written, rewritten (their unchanged facts keeping their ids) and deleted,
  * facts edited in place, invalidated and restored, observations added, facts deleted; dates
- * drawn from a few values so orders tie, tags and entity names in two cases. The index is made
- * part way through (built from the bank, then following its writes) and again after a restart
- * (every fact then read from the segment files). Every filter of the memory list, the graph and
+ * drawn from a few values so orders tie, tags and entity names in two cases. The indexes (and
+ * the texts) are read one record a turn of the event loop while writes land, then follow later
+ * writes, and are made again after a restart (every fact then read from the segment files). Every filter of the memory list, the graph and
  * the documents list is asked with paging at its edges (first, inside, the last item, past the end).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { browseIndexes } from '../../../src/server/features/browseIndexes.js';
+import { createBrowseIndexes } from '../../../src/server/features/browseIndexes.js';
+import type { BrowseIndexes } from '../../../src/server/features/browseIndexes.js';
 import { documentPage, graphUnits, memoryPage } from '../../../src/server/features/browseQueries.js';
 import type { GraphFilter, MemoryFilter } from '../../../src/server/features/browseQueries.js';
 import type { TagsMatch } from '../../../src/server/recall/tagFilter.js';
@@ -141,24 +142,28 @@ const pages = (total: number): [number, number][] => [
   [5, total + 2],
 ];
 
-const expectSameAnswers = (store: ServerStore): void => {
+/** Builds that hand the loop back after every fact or document they read, so writes land in the middle. */
+const stepBySlices = (store: ServerStore): BrowseIndexes => createBrowseIndexes(store, () => ({ due: () => true, restart: () => undefined }));
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const expectSameAnswers = async (store: ServerStore, indexes: BrowseIndexes): Promise<void> => {
   const bank = store.bank(BANK);
-  const index = browseIndexes(store).facts(BANK);
-  const documents = browseIndexes(store).documents(BANK);
+  const index = await indexes.facts(BANK);
+  const documents = await indexes.documents(BANK);
   const entities = scanEntities(BANK, bank);
   expect(index?.entities()).toEqual(entities);
   expect(index?.cooccurrences()).toEqual(scanCooccurrences(BANK, bank));
   for (const filter of memoryFilters([...entities.keys()])) {
     const total = scanMemoryPage(BANK, bank, filter, 0, 0).total;
     for (const [limit, offset] of pages(total)) {
-      const got = memoryPage(bank, index, filter, limit, offset);
+      const got = await memoryPage(bank, index, filter, limit, offset);
       const want = scanMemoryPage(BANK, bank, filter, limit, offset);
       expect({ filter, limit, offset, ids: ids(got.items), total: got.total }).toEqual({ filter, limit, offset, ids: ids(want.items), total: want.total });
     }
   }
   for (const filter of graphFilters) {
     for (const limit of [1, 3, 1000]) {
-      const got = graphUnits(bank, index, filter, limit);
+      const got = await graphUnits(bank, index, filter, limit);
       const want = scanGraphUnits(bank, filter, limit);
       expect({ filter, limit, ids: ids(got.items), total: got.total }).toEqual({ filter, limit, ids: ids(want.items), total: want.total });
     }
@@ -176,27 +181,42 @@ const expectSameAnswers = (store: ServerStore): void => {
 };
 
 describe('browse indexes answer as the old scans did', () => {
-  it('on generated banks, made part way and followed through writes, and after a restart', async () => {
+  it('on generated banks: built while writes land, followed through later writes, and after a restart', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.array(op, { maxLength: 20 }), fc.boolean(), async (before, after, restart) => {
+      fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.array(op, { maxLength: 12 }), fc.array(op, { maxLength: 12 }), fc.boolean(), async (before, during, after, restart) => {
         const dir = restart ? await mkdtemp(join(tmpdir(), 'am-browse-')) : undefined;
         let store = await openStore(dir === undefined ? {} : { dataDir: dir });
         const n = { next: 0 };
         try {
           await store.commit([bankPut]);
           for (const o of before) await apply(store, o, n);
-          // Made from the bank as it is, then kept in step with each write below.
-          expectSameAnswers(store);
+          let indexes = stepBySlices(store);
+          // The builds read one record a turn; these writes land while they read.
+          const built = Promise.all([indexes.facts(BANK), indexes.documents(BANK)]);
+          for (const o of during) {
+            await apply(store, o, n);
+            await turn();
+          }
+          const [index] = await built;
+          // The texts too are read a fact a turn, with writes landing meanwhile.
+          const texts = index?.lowerTexts();
+          for (const o of during) {
+            await apply(store, o, n);
+            await turn();
+          }
+          await texts;
+          await expectSameAnswers(store, indexes);
           for (const o of after) {
             await apply(store, o, n);
-            expectSameAnswers(store);
+            await expectSameAnswers(store, indexes);
           }
           if (dir !== undefined) {
             await store.close();
             store = await openStore({ dataDir: dir });
-            expectSameAnswers(store);
+            indexes = stepBySlices(store);
+            await expectSameAnswers(store, indexes);
             for (const o of after) await apply(store, o, n);
-            expectSameAnswers(store);
+            await expectSameAnswers(store, indexes);
           }
         } finally {
           await store.close();
@@ -211,13 +231,14 @@ describe('browse indexes answer as the old scans did', () => {
     const store = await openStore({});
     try {
       const n = { next: 0 };
+      const indexes = stepBySlices(store);
       await store.commit([bankPut]);
       await apply(store, { kind: 'document', doc: 1, facts: [{ word: 'alpha', type: 'world', tags: ['a'], mentioned: undefined, created: at, names: ['Ada'], keepId: false }], tags: [], updated: at }, n);
-      expectSameAnswers(store);
+      await expectSameAnswers(store, indexes);
       await store.commit([{ type: 'bank.delete', bank_id: BANK }, bankPut]);
-      expectSameAnswers(store);
-      expect(browseIndexes(store).facts(BANK)?.size).toBe(0);
-      expect(documentPage(store.bank(BANK), browseIndexes(store).documents(BANK), undefined, undefined, 'any', 10, 0).total).toBe(0);
+      await expectSameAnswers(store, indexes);
+      expect((await indexes.facts(BANK))?.size).toBe(0);
+      expect(documentPage(store.bank(BANK), await indexes.documents(BANK), undefined, undefined, 'any', 10, 0).total).toBe(0);
     } finally {
       await store.close();
     }
