@@ -162,6 +162,10 @@ export class FactIndex {
       return texts;
     });
     this.textsReading = { ready, writes };
+    // A failed read (damaged files) is not kept: the next search tries again.
+    ready.catch(() => {
+      if (this.textsReading?.ready === ready) this.textsReading = undefined;
+    });
     return ready;
   }
 
