@@ -1,7 +1,8 @@
 /**
  * A real import's plan builds the documents it will queue and the import uses them, so each
  * session is read once; a session whose file changed between the plan and the import is read
- * again and its newer content is what reaches the server. Over the real session reader (with
+ * again and its newer content is what reaches the server. A server that stops answering
+ * pauses the import with the documents safe in the queue. Over the real session reader (with
  * reads counted), retain queue, checkpoint files and the embedded server.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { piSessionFiles } from '../../../src/adapters/sessions/piSessionFiles.js
 import { startImportGate } from '../../../src/effects/import/importGate.js';
 import { systemClock } from '../../../src/effects/ports/clock.js';
 import type { SessionFilesPort } from '../../../src/effects/ports/sessionFiles.js';
+import type { RetainQueue } from '../../../src/effects/retainDelivery/queue.js';
 import { importOptionsFrom } from '../../../src/hosts/importer.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
@@ -35,8 +37,15 @@ describe('import: the plan builds what the import queues', () => {
     await server.dispose();
   });
 
-  /** A project with two of pi's recorded sessions; `files` wraps the real reader. */
-  const importWith = async (wrap: (files: SessionFilesPort) => SessionFilesPort, dryRun = false) => {
+  interface Project {
+    readonly cwd: string;
+    readonly home: string;
+    readonly sessions: string;
+    readonly bank: string;
+  }
+
+  /** A project with two of pi's recorded sessions, and `copies` more of the linear one under other session ids. */
+  const makeProject = async (copies = 0): Promise<Project> => {
     counter += 1;
     const root = await mkdtemp(path.join(tmpdir(), 'am-import-plan-'));
     const cwd = path.join(root, 'project');
@@ -46,11 +55,20 @@ describe('import: the plan builds what the import queues', () => {
     const bank = `plan-bank-${counter}`;
     writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
     writeFileSync(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 5000 }, banks: { project: { bankId: bank } }, scope: { projectId: `plan-${counter}` }, setupComplete: true }));
-    for (const fixture of ['pi073-linear.jsonl', 'pi073-branched.jsonl']) {
+    const record = (fixture: string, as: string, id?: string): void => {
       const lines = readFileSync(path.join(FIXTURES, fixture), 'utf8').split('\n');
-      const head = { ...(JSON.parse(lines[0] ?? '{}') as Record<string, unknown>), cwd };
-      writeFileSync(path.join(sessions, fixture), [JSON.stringify(head), ...lines.slice(1)].join('\n'));
-    }
+      const head = { ...(JSON.parse(lines[0] ?? '{}') as Record<string, unknown>), cwd, ...(id === undefined ? {} : { id }) };
+      writeFileSync(path.join(sessions, as), [JSON.stringify(head), ...lines.slice(1)].join('\n'));
+    };
+    record('pi073-linear.jsonl', 'pi073-linear.jsonl');
+    record('pi073-branched.jsonl', 'pi073-branched.jsonl');
+    for (let i = 0; i < copies; i += 1) record('pi073-linear.jsonl', `copy-${String(i).padStart(2, '0')}.jsonl`, `copy-session-${i}`);
+    return { cwd, home, sessions, bank };
+  };
+
+  /** One run over `project`; `wrap` wraps the real reader (and sees the run's queue). */
+  const importInto = async (project: Project, wrap: (files: SessionFilesPort, queue: RetainQueue) => SessionFilesPort, dryRun = false) => {
+    const { cwd, home, sessions, bank } = project;
     const runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home } });
     runtimes.push(runtime);
     const queue = runtime.queue;
@@ -58,7 +76,7 @@ describe('import: the plan builds what the import queues', () => {
     const { config } = runtime.loaded;
     const journal = await openJsonlJournal({ path: config.importCheckpoint });
     const gate = await startImportGate({
-      files: wrap(piSessionFiles),
+      files: wrap(piSessionFiles, queue),
       queue,
       journal,
       clock: systemClock,
@@ -68,12 +86,14 @@ describe('import: the plan builds what the import queues', () => {
     try {
       const view = await gate.run({ sources: [sessions], options: importOptionsFrom(config, bank, { dryRun }) });
       const plan = (dryRun ? gate.lastDryRun() : gate.gate.getSnapshot())?.context.run?.plan;
-      return { view, plan, bank, sessions };
+      return { view, plan, bank, sessions, queue };
     } finally {
       await gate.stop();
       await journal.close();
     }
   };
+
+  const importWith = async (wrap: (files: SessionFilesPort, queue: RetainQueue) => SessionFilesPort, dryRun = false) => importInto(await makeProject(), wrap, dryRun);
 
   const texts = async (bank: string): Promise<Map<string, string>> => {
     const list = await call(server, 'GET', `${B}/${bank}/documents?limit=1000`);
@@ -134,5 +154,21 @@ describe('import: the plan builds what the import queues', () => {
     expect(view).toMatchObject({ state: 'done', queued: 2 });
     expect(Object.fromEntries(reads)).toEqual({ 'pi073-linear.jsonl': 2, 'pi073-branched.jsonl': 1 });
     expect([...(await texts(bank)).values()].join('\n')).toContain(grown);
+  });
+  it('a server that stops answering pauses the import with its documents queued; once it answers, the next run finishes, each document once', async () => {
+    const project = await makeProject(3);
+    server.setFaults([{ method: 'POST', path: `${B}/${project.bank}/memories`, kind: 'status', status: 503 }]);
+    let first;
+    try {
+      first = await importInto(project, (files) => files);
+    } finally {
+      server.setFaults([]);
+    }
+    expect(first.view).toMatchObject({ state: 'paused', pause: { cause: 'serverDown' }, queued: 5 });
+    expect(first.queue.status().depth).toBe(5);
+    expect(await texts(project.bank)).toHaveProperty('size', 0);
+    const second = await importInto(project, (files) => files);
+    expect(second.view).toMatchObject({ state: 'done', queued: 0, skippedBy: { 'already-imported': 5 } });
+    expect([...(await texts(project.bank)).keys()].sort()).toEqual(first.plan?.documents.map((d) => d.documentId).sort());
   });
 });
