@@ -13,8 +13,9 @@
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
  *   queued): the run is `paused`, and the same command resumes it.
  * - A real run's plan builds the first sessions' documents as they will be queued and keeps
- *   them (up to `KEEP_PLANNED_BYTES`), so those sessions are read and built once; a session
- *   whose file changed since (size or modification time) is read again, as every other is.
+ *   them (up to `KEEP_PLANNED_CHARS`), so those sessions are read and built once; a session
+ *   whose file changed since (size or modification time) is read again, as every session
+ *   past the budget is.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
@@ -50,7 +51,7 @@ const QUEUE_EVERY_SESSIONS = 8;
  * an import of tens of MB to read each session once, small enough that a 1 GB import stays
  * under its 200 MB of RSS (sessions past it are planned by estimate and read again).
  */
-const KEEP_PLANNED_BYTES = 24_000_000;
+const KEEP_PLANNED_CHARS = 24_000_000;
 /** Malformed lines kept in the plan (the rest are counted). */
 const MALFORMED_KEPT = 200;
 
@@ -181,7 +182,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         for (const d of session.damaged) if (malformed.length < MALFORMED_KEPT) malformed.push({ path: file, line: d.line, reason: redact(d.reason) });
         // A dry run estimates (nothing is redacted or kept); a real run builds the documents it
         // will queue while the budget lasts, so its plan names exactly the documents it imports.
-        const keep = !runOptions.dryRun && keptChars < KEEP_PLANNED_BYTES;
+        const keep = !runOptions.dryRun && keptChars < KEEP_PLANNED_CHARS;
         const built = buildSessionDocuments(session, runOptions, keep ? 'final' : 'estimate');
         if (keep && built.documents.length > 0) {
           builtByPlan.set(file, { stamp: session.stamp, documents: new Map(built.documents.map((d) => [d.documentId, d])) });
