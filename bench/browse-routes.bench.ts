@@ -17,6 +17,8 @@ import { startEmbeddedServer } from '../src/server/index.js';
 import { syntheticCorpus, seededRandom } from '../src/server/syntheticCorpus.js';
 
 const SIZES = [10_000, 100_000];
+/** Texts searched one after another, none within another (no search narrows the last one's). */
+const SEARCHED = ['kalo', 'mire', 'tusha', 'vone', 'pidor', 'quazel', 'figar', 'huix', 'renka', 'lomi', 'shavo', 'nepi', 'dorqua', 'zelfi', 'garhu', 'ixren', 'kamiren'];
 const CALLS = 15;
 const BATCH = 500;
 
@@ -116,16 +118,18 @@ const measure = async (count: number): Promise<Figure[]> => {
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const heapBefore = heapAfterGc();
-    const routes: [string, string][] = [
-      ['memory list, newest 100 (the browser poll)', `${bank}/memories/list?limit=100`],
-      ['memory list, type world, 50 from offset 50', `${bank}/memories/list?type=world&limit=50&offset=50`],
-      ['memory list, tag user:alice (all)', `${bank}/memories/list?tags=user:alice&tags_match=all&limit=50`],
-      ['memory list, state invalidated', `${bank}/memories/list?state=invalidated&limit=50`],
-      ['memory list, text filter', `${bank}/memories/list?q=ka&limit=50`],
-      ['memory list, last page', `${bank}/memories/list?limit=50&offset=${count - 20}`],
-      ['entities', `${bank}/entities?limit=100`],
-      ['documents', `${bank}/documents?limit=100`],
-      ['graph', `${bank}/graph`],
+    // Each route's URL for call i (the same but for the text searched anew each call).
+    const routes: [string, (i: number) => string][] = [
+      ['memory list, newest 100 (the browser poll)', () => `${bank}/memories/list?limit=100`],
+      ['memory list, type world, 50 from offset 50', () => `${bank}/memories/list?type=world&limit=50&offset=50`],
+      ['memory list, tag user:alice (all)', () => `${bank}/memories/list?tags=user:alice&tags_match=all&limit=50`],
+      ['memory list, state invalidated', () => `${bank}/memories/list?state=invalidated&limit=50`],
+      ['memory list, text filter, the same text paged', (i) => `${bank}/memories/list?q=ka&limit=50&offset=${((i + 5) % 5) * 50}`],
+      ['memory list, text filter, a new text each call', (i) => `${bank}/memories/list?q=${SEARCHED[(i + 1) % SEARCHED.length] ?? 'ka'}&limit=50`],
+      ['memory list, last page', () => `${bank}/memories/list?limit=50&offset=${count - 20}`],
+      ['entities', () => `${bank}/entities?limit=100`],
+      ['documents', () => `${bank}/documents?limit=100`],
+      ['graph', () => `${bank}/graph`],
     ];
     const stats = `${bank}/stats`;
     const figures: Figure[] = [];
@@ -138,7 +142,7 @@ const measure = async (count: number): Promise<Figure[]> => {
       const other = (async () => {
         while (building) others.push(await timed(`${server.url}/version`, callOther));
       })();
-      const first = await timed(url);
+      const first = await timed(url(-1));
       building = false;
       await other;
       figures.push({ name: `${label}: longest other request during the first call, ${count} memories`, unit: 'ms', value: Math.max(...others) });
@@ -146,7 +150,7 @@ const measure = async (count: number): Promise<Figure[]> => {
       for (let i = 0; i < CALLS; i += 1) {
         // Interleaved with the baseline, so both see the same load.
         statsRuns.push(await timed(stats));
-        runs.push(await timed(url));
+        runs.push(await timed(url(i)));
       }
       figures.push({ name: `${label}: first call, ${count} memories`, unit: 'ms', value: first });
       figures.push({ name: `${label}: median, ${count} memories`, unit: 'ms', value: median(runs) });

@@ -36,12 +36,11 @@ const factsOf = (bank: BankState | undefined, entries: readonly FactEntry[]): Fa
 /** `GET {b}/memories/list`: newest first, filtered, one page. */
 export const memoryPage = async (bank: BankState | undefined, index: FactIndex | undefined, filter: MemoryFilter, limit: number, offset: number): Promise<Page<FactRecord>> => {
   const { type, documentId, entityId, state, q, tags, tagsMatch } = filter;
-  const texts = q === undefined ? undefined : await index?.lowerTexts();
-  // After any wait: the entities and order as they are now.
+  // The text first (it may wait for the texts to be read), then the rest as the index is now.
+  const ordered = q === undefined ? (index?.newestFirst() ?? []) : ((await index?.textMatches(q)) ?? []);
   const mentioning = entityId === undefined ? undefined : new Set(index?.entities().get(entityId)?.factIds ?? []);
-  const ordered = index?.newestFirst() ?? [];
   // The browser's poll (no filter) only slices; `tags_match=exact` alone is a filter (untagged only).
-  const unfiltered = [type, documentId, entityId, state, q, tags].every((f) => f === undefined) && tagsMatch !== 'exact';
+  const unfiltered = [type, documentId, entityId, state, tags].every((f) => f === undefined) && tagsMatch !== 'exact';
   const matched = unfiltered
     ? ordered
     : ordered.filter(
@@ -50,7 +49,6 @@ export const memoryPage = async (bank: BankState | undefined, index: FactIndex |
           (documentId === undefined || f.documentId === documentId) &&
           (mentioning === undefined || mentioning.has(f.id)) &&
           (state === undefined || (f.live ? 'valid' : 'invalidated') === state) &&
-          (q === undefined || (texts?.get(f.id) ?? '').includes(q)) &&
           matchesFlat(tags, tagsMatch, f.tags),
       );
   return { items: factsOf(bank, matched.slice(offset, offset + limit)), total: matched.length };
@@ -69,12 +67,12 @@ export interface GraphFilter {
 /** `GET {b}/graph`'s units: live facts, most recently created first, up to `limit`. */
 export const graphUnits = async (bank: BankState | undefined, index: FactIndex | undefined, filter: GraphFilter, limit: number): Promise<Page<FactRecord>> => {
   const { type, q, documentId, chunkId, tags, tagsMatch } = filter;
-  const texts = q === undefined ? undefined : await index?.lowerTexts();
+  const holdsText = q === undefined ? undefined : await index?.holdsText(q);
   const matched = (index?.createdFirst() ?? []).filter(
     (f) =>
       f.live &&
       (type === undefined || f.type === type) &&
-      (q === undefined || (texts?.get(f.id) ?? '').includes(q)) &&
+      (holdsText === undefined || holdsText(f)) &&
       (documentId === undefined || f.documentId === documentId) &&
       matchesFlat(tags, tagsMatch, f.tags) &&
       // No index holds chunks: this rare filter reads the candidates' facts.

@@ -106,13 +106,19 @@ const apply = async (store: ServerStore, o: Op, n: { next: number }): Promise<vo
 const ids = (items: readonly { readonly id: string }[]): string[] => items.map((item) => item.id);
 
 const memoryFilters = (entityIds: readonly string[]): MemoryFilter[] => [
+  // The text the last round ended with, asked again after the writes between rounds.
+  { q: 'beta', tagsMatch: 'any' },
   { tagsMatch: 'any' },
   { tagsMatch: 'exact' },
   { type: 'world', tagsMatch: 'any' },
   { type: 'observation', tagsMatch: 'any' },
   { state: 'valid', tagsMatch: 'any' },
   { state: 'invalidated', tagsMatch: 'any' },
+  // Typed on, as in the search box: each text found among the last one's matches.
+  { q: 'a', tagsMatch: 'any' },
+  { q: 'al', tagsMatch: 'any' },
   { q: 'alpha', tagsMatch: 'any' },
+  { q: 'alpha b', tagsMatch: 'any' },
   { q: 'a b', tagsMatch: 'any' },
   { q: '', tagsMatch: 'any' },
   { documentId: 'Doc-1', tagsMatch: 'any' },
@@ -199,7 +205,7 @@ describe('browse indexes answer as the old scans did', () => {
           }
           const [index] = await built;
           // The texts too are read a fact a turn, with writes landing meanwhile.
-          const texts = index?.lowerTexts();
+          const texts = index?.textMatches('');
           for (const o of during) {
             await apply(store, o, n);
             await turn();
