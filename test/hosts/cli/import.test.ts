@@ -21,7 +21,6 @@ let server: TestServer;
 
 const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home } });
 const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json');
-const queueFile = path.join(project, '.pi', 'memory', 'retain-queue.jsonl');
 
 beforeAll(async () => {
   server = await startTestServer({ persist: false });
@@ -69,9 +68,9 @@ describe('agent-memory import', () => {
     });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    // Interrupt once documents are queued: the plan queues them as it reads the sessions.
+    // Interrupt once the checkpoint records queued documents.
     const poll = setInterval(() => {
-      if (existsSync(queueFile) && readFileSync(queueFile, 'utf8').includes('"retain.enqueued"')) {
+      if (existsSync(checkpoint) && readFileSync(checkpoint, 'utf8').includes('"import.documents.queued"')) {
         clearInterval(poll);
         child.kill('SIGINT');
       }
