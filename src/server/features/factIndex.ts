@@ -64,6 +64,8 @@ export class FactIndex {
   private readonly strings = new Map<string, string>();
   /** Entity names as written, by number. */
   private readonly names: string[] = [];
+  /** Each name's entity id (hashed once, when the name is first seen), by the name's number. */
+  private readonly nameIds: string[] = [];
   /** Changes since the index was made: the derived entities are kept until the next one. */
   private version = 0;
   private entityCache: { readonly version: number; readonly entities: Map<string, BankEntity> } | undefined;
@@ -233,7 +235,7 @@ export class FactIndex {
       const at = fact.mentionedAt ?? fact.createdAt;
       for (const n of fact.names) {
         const name = this.names[n] ?? '';
-        const id = this.entityIdOf(name);
+        const id = this.nameIds[n] ?? '';
         let entity = out.get(id);
         if (entity === undefined) {
           entity = { id, canonicalName: name, factIds: [], firstSeen: at, lastSeen: at };
@@ -254,7 +256,7 @@ export class FactIndex {
     const pairs = new Map<string, Cooccurrence>();
     for (const fact of this.entries.values()) {
       if (fact.type === 'observation' || !fact.live) continue;
-      const ids = [...new Set(fact.names.map((n) => this.entityIdOf(this.names[n] ?? '')))].sort();
+      const ids = [...new Set(fact.names.map((n) => this.nameIds[n] ?? ''))].sort();
       const at = fact.mentionedAt ?? fact.createdAt;
       for (let i = 0; i < ids.length; i += 1) {
         for (let j = i + 1; j < ids.length; j += 1) {
@@ -325,6 +327,7 @@ export class FactIndex {
     let n = this.nameNumbers.get(name);
     if (n === undefined) {
       n = this.names.push(name) - 1;
+      this.nameIds.push(this.entityIdOf(name));
       this.nameNumbers.set(name, n);
     }
     return n;
