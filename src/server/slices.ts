@@ -16,7 +16,12 @@ const SLICE_MS = 20;
 export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A slice timer: `due()` says the current slice has run its time. */
-export const sliceTimer = (): { due(): boolean; restart(): void } => {
+export interface SliceTimer {
+  due(): boolean;
+  restart(): void;
+}
+
+export const sliceTimer = (): SliceTimer => {
   let started = performance.now();
   return {
     due: () => performance.now() - started >= SLICE_MS,

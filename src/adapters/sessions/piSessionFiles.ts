@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import type { FoundFile, ReadOptions, ScanOptions, ScanResult, SessionEntry, SessionFilesPort, SessionRead, Skip } from '../../effects/ports/sessionFiles.js';
+import type { FileStamp, FoundFile, ReadOptions, ScanOptions, ScanResult, SessionEntry, SessionFilesPort, SessionRead, Skip } from '../../effects/ports/sessionFiles.js';
 import { foreignParserFor, type ForeignLineParser } from './foreignSession.js';
 import { sessionLineParser } from './sessionFile.js';
 import { errnoCode } from '../../codecs/errno.js';
@@ -120,6 +120,7 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
       damaged: lines.damaged,
       pendingTailBytes: carry.length,
       bytes: consumed,
+      stamp: { size: stat.size, mtimeMs: stat.mtimeMs },
     });
   } catch (error) {
     return skip('unreadable', code(error));
@@ -180,9 +181,20 @@ const scan = async (paths: readonly string[], options: ScanOptions): Promise<Sca
   return { files, skipped };
 };
 
+const stamp = async (file: string): Promise<FileStamp | undefined> => {
+  try {
+    const stat = await fs.lstat(file);
+    return stat.isFile() ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
+  } catch {
+    // Gone or unreadable: the caller reads the file again, and that read says why.
+    return undefined;
+  }
+};
+
 export const piSessionFiles: SessionFilesPort = {
   scan,
   read: readSession,
+  stamp,
   digest: (text) => createHash('sha256').update(text).digest('hex'),
 };
 

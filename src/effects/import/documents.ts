@@ -1,6 +1,5 @@
 /**
- * A session read from disk -> the documents an import { redact } from '../../config/redact.js';
-import retains. Pure and deterministic: the
+ * A session read from disk -> the documents an import retains. Pure and deterministic: the
  * same file and options give the same ids, contents and hashes on every run and machine.
  *
  * - Branches: `current-only` is the path from the root to the last entry (pi's leaf when it

@@ -12,6 +12,10 @@
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
  *   queued): the run is `paused`, and the same command resumes it.
+ * - A real run's plan builds the first sessions' documents as they will be queued and keeps
+ *   them (up to `KEEP_PLANNED_CHARS`), so those sessions are read and built once; a session
+ *   whose file changed since (size or modification time) is read again, as every session
+ *   past the budget is.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
@@ -25,7 +29,7 @@ import { startGate, type GateRuntime } from '../kernel/startGate.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { ImportManifestPort } from '../ports/importManifest.js';
 import type { JournalPort } from '../ports/journal.js';
-import type { SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
+import type { FileStamp, SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
 import type { TracePort } from '../ports/trace.js';
 import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
 import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument } from './documents.js';
@@ -42,6 +46,12 @@ const FLUSH_EVERY_BYTES = 4_000_000;
  */
 const QUEUE_EVERY_BYTES = 1_000_000;
 const QUEUE_EVERY_SESSIONS = 8;
+/**
+ * Documents the plan of a real run keeps for the import, in characters of content: enough for
+ * an import of tens of MB to read each session once, small enough that a 1 GB import stays
+ * under its 200 MB of RSS (sessions past it are planned by estimate and read again).
+ */
+const KEEP_PLANNED_CHARS = 24_000_000;
 /** Malformed lines kept in the plan (the rest are counted). */
 const MALFORMED_KEPT = 200;
 
@@ -99,6 +109,8 @@ export interface ImportGate {
 
 const RESTING = new Set(['idle', 'planned', 'done', 'paused', 'failed']);
 
+const sameStamp = (a: FileStamp, b: FileStamp | undefined): boolean => b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
 const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error));
 
 export const startImportGate = async (options: StartImportGateOptions): Promise<ImportGate> => {
@@ -132,6 +144,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     // Files found by the scan, kept between scan and plan in this process only (they are
     // cheap to find again after a restart, which starts a new run anyway).
     let foundFiles: readonly string[] = [];
+    // Sessions the plan built as they will be queued, by path, with their file's stamp then:
+    // kept between plan and import in this process only, like the files above.
+    let builtByPlan = new Map<string, { readonly stamp: FileStamp; readonly documents: ReadonlyMap<string, BuiltDocument> }>();
     const scan = async (): Promise<void> => {
       if (request === undefined) return fail('no import request in this process');
       const found = await files.scan(request.sources, { maxBytes, ...(request.sinceMs === undefined ? {} : { sinceMs: request.sinceMs }) });
@@ -148,6 +163,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const malformed: Unbranded<typeof MalformedLine>[] = [];
       const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
       const seenSessions = new Map<string, string>();
+      builtByPlan = new Map();
+      let keptChars = 0;
       for (const file of foundFiles) {
         if (interrupted()) return pauseInterrupted();
         const read = await readForImport(file);
@@ -163,7 +180,14 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
         seenSessions.set(session.sessionId, file);
         for (const d of session.damaged) if (malformed.length < MALFORMED_KEPT) malformed.push({ path: file, line: d.line, reason: redact(d.reason) });
-        const built = buildSessionDocuments(session, runOptions, 'estimate');
+        // A dry run estimates (nothing is redacted or kept); a real run builds the documents it
+        // will queue while the budget lasts, so its plan names exactly the documents it imports.
+        const keep = !runOptions.dryRun && keptChars < KEEP_PLANNED_CHARS;
+        const built = buildSessionDocuments(session, runOptions, keep ? 'final' : 'estimate');
+        if (keep && built.documents.length > 0) {
+          builtByPlan.set(file, { stamp: session.stamp, documents: new Map(built.documents.map((d) => [d.documentId, d])) });
+          for (const doc of built.documents) keptChars += doc.content.length;
+        }
         stats.rawMessages += built.stats.rawMessages;
         stats.keptItems += built.stats.keptItems;
         stats.droppedToolResults += built.stats.droppedToolResults;
@@ -256,9 +280,19 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           sinceFlush += bytes;
         }
       };
-      for (const [file, docs] of bySession) {
+      // Taken over by this run: what it does not use is let go when it ends.
+      const fromPlan = builtByPlan;
+      builtByPlan = new Map();
+      /** The session's documents as they will be queued: the plan's, when its file is as the plan read it. */
+      const documentsOf = async (file: string): Promise<ReadonlyMap<string, BuiltDocument>> => {
+        const kept = fromPlan.get(file);
+        fromPlan.delete(file);
+        if (kept !== undefined && sameStamp(kept.stamp, await files.stamp(file))) return kept.documents;
         const read = await readForImport(file);
-        const built = E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
+        return E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
+      };
+      for (const [file, docs] of bySession) {
+        const built = await documentsOf(file);
         let stopped = false;
         for (const plannedDoc of docs) {
           if (interrupted()) {

@@ -34,6 +34,12 @@ export interface FoundFile {
   readonly mtimeMs: number;
 }
 
+/** A file's size and modification time: a later look tells whether it changed since. */
+export interface FileStamp {
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
 export interface ScanResult {
   readonly files: readonly FoundFile[];
   readonly skipped: readonly Skip[];
@@ -71,6 +77,8 @@ export interface SessionRead {
   readonly pendingTailBytes: number;
   /** Bytes read (complete lines). */
   readonly bytes: number;
+  /** The file as the read found it when it began. */
+  readonly stamp: FileStamp;
 }
 
 export interface ScanOptions {
@@ -91,6 +99,8 @@ export interface SessionFilesPort {
   scan(paths: readonly string[], options: ScanOptions): Promise<ScanResult>;
   /** Streams one session file; a skip names why it cannot be imported at all. */
   read(file: string, options: ReadOptions): Promise<E.Either<Skip, SessionRead>>;
+  /** The file's stamp now (never following a symlink); undefined when it is gone or not a regular file. */
+  stamp(file: string): Promise<FileStamp | undefined>;
   /** A stable content hash (hex). */
   digest(text: string): string;
 }

@@ -23,6 +23,11 @@ export interface Consolidator {
   ensureFresh(bankId: string): Promise<void>;
   /** True when the bank has source-fact changes not yet consolidated. */
   isDirty(bankId: string): boolean;
+  /**
+   * How many of the bank's source facts (world/experience) were written since the last pass
+   * that took them in: the stats' `pending_consolidation`, which drains to 0 as upstream's does.
+   */
+  pendingCount(bankId: string): number;
   close(): Promise<void>;
 }
 
@@ -120,6 +125,29 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const running = new Set<Promise<void>>();
   /** Fact changes seen per bank: a consolidation run in slices checks nothing changed under it. */
   const changes = new Map<string, number>();
+  /**
+   * Source facts written since the last pass began, per bank, and those a running pass is taking
+   * in (back to pending if its result is thrown away). Kept as ids, so a fact written twice counts
+   * once and a deleted one drops out: the count costs nothing to read.
+   */
+  const pending = new Map<string, Set<string>>();
+  const inPass = new Map<string, Set<string>>();
+  const idsOf = (sets: Map<string, Set<string>>, bankId: string): Set<string> => {
+    let ids = sets.get(bankId);
+    if (ids === undefined) {
+      ids = new Set();
+      sets.set(bankId, ids);
+    }
+    return ids;
+  };
+  /** A pass that did not write its result leaves what it took in pending again. */
+  const backToPending = (bankId: string): void => {
+    const taken = inPass.get(bankId);
+    inPass.delete(bankId);
+    if (taken === undefined || store.bank(bankId) === undefined) return;
+    const ids = idsOf(pending, bankId);
+    for (const id of taken) ids.add(id);
+  };
   let closed = false;
 
   /** One pass worked out from the bank as it was (`seen` changes in); written only if it still is. */
@@ -138,6 +166,10 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     dirty.delete(bankId);
     const bank = store.bank(bankId);
     if (bank === undefined) return undefined;
+    backToPending(bankId);
+    const taking = pending.get(bankId);
+    pending.delete(bankId);
+    if (taking !== undefined) inPass.set(bankId, taking);
     const seen = changes.get(bankId) ?? 0;
     // Every fact is read, and its terms found, in slices: a large bank's facts are read from
     // disk (0.4 s at 100k in one go held every request that long), and other requests are
@@ -169,11 +201,16 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     // The scopes ran in slices: facts that changed meanwhile (a write outside this bank's
     // exclusive section, a bank deleted) make this result stale; the next run redoes it.
     if ((changes.get(bankId) ?? 0) !== seen || store.bank(bankId) !== bank) {
+      backToPending(bankId);
       if (store.bank(bankId) !== undefined) markDirty(bankId);
       return false;
     }
     const diff = diffObservations(previous, next);
-    if (diff.upserts.length === 0 && diff.deletes.length === 0) return false;
+    if (diff.upserts.length === 0 && diff.deletes.length === 0) {
+      // Nothing to write: what the pass took in is covered as it is.
+      inPass.delete(bankId);
+      return false;
+    }
     const now = nowIso();
     await store.commit([
       ...(diff.deletes.length > 0 ? [{ type: 'facts.delete' as const, bank_id: bankId, ids: [...diff.deletes] }] : []),
@@ -181,6 +218,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
         ? [{ type: 'facts.put' as const, bank_id: bankId, facts: diff.upserts.map((o) => toFact(o, created.get(o.id) ?? now)) }]
         : []),
     ]);
+    inPass.delete(bankId);
     return true;
   };
 
@@ -191,14 +229,20 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
    * result takes the section, and a write that came meanwhile makes it wait for the next pass.
    */
   const runPass = async (bankId: string, large: boolean): Promise<boolean> => {
-    if (!large) {
-      return store.exclusive(bankId, async () => {
-        const pass = await computePass(bankId);
-        return pass === undefined ? false : applyPass(bankId, pass);
-      });
+    try {
+      if (!large) {
+        return await store.exclusive(bankId, async () => {
+          const pass = await computePass(bankId);
+          return pass === undefined ? false : applyPass(bankId, pass);
+        });
+      }
+      const pass = await computePass(bankId);
+      return pass === undefined ? false : await store.exclusive(bankId, () => applyPass(bankId, pass));
+    } catch (error) {
+      // A failed pass covered nothing (the bank stays dirty and is passed over again).
+      backToPending(bankId);
+      throw error;
     }
-    const pass = await computePass(bankId);
-    return pass === undefined ? false : store.exclusive(bankId, () => applyPass(bankId, pass));
   };
 
   const track = (work: Promise<void>): Promise<void> => {
@@ -289,6 +333,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const unsubscribe = store.onFactChange((change) => {
     changes.set(change.bankId, (changes.get(change.bankId) ?? 0) + 1);
     if (change.bankDeleted === true) {
+      pending.delete(change.bankId);
+      inPass.delete(change.bankId);
       dirty.delete(change.bankId);
       const timer = timers.get(change.bankId);
       if (timer !== undefined) clearTimeout(timer);
@@ -296,6 +342,14 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       return;
     }
     const touchesSources = change.added.some((f) => f.fact_type !== 'observation') || change.removed.some((f) => f.fact_type !== 'observation');
+    if (touchesSources) {
+      const written = idsOf(pending, change.bankId);
+      for (const f of change.removed) {
+        written.delete(f.id);
+        inPass.get(change.bankId)?.delete(f.id);
+      }
+      for (const f of change.added) if (f.fact_type !== 'observation') written.add(f.id);
+    }
     if (touchesSources) markDirty(change.bankId);
   });
 
@@ -304,6 +358,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   return {
     ensureFresh,
     isDirty: (bankId) => dirty.has(bankId),
+    pendingCount: (bankId) => (pending.get(bankId)?.size ?? 0) + (inPass.get(bankId)?.size ?? 0),
     close: async () => {
       closed = true;
       unsubscribe();

@@ -79,7 +79,7 @@ const statsBody = (server: ServerContext, bankId: string): Record<string, unknow
     pending_operations: (byStatus['pending'] ?? 0) + (byStatus['processing'] ?? 0),
     failed_operations: byStatus['failed'] ?? 0,
     operations_by_status: byStatus,
-    pending_consolidation: 0,
+    pending_consolidation: bank === undefined ? 0 : observationsFor(server).pendingCount(bankId),
     failed_consolidation: 0,
     total_observations: byType['observation'] ?? 0,
   };

@@ -3,10 +3,12 @@ import * as t from 'io-ts';
 import { HttpError, notFound } from '../http/errors.js';
 import { intParam, listParam, page, stringParam } from '../http/query.js';
 import { decodeOr422 } from '../http/validation.js';
-import { matchesFlat, TagsMatch } from '../recall/tagFilter.js';
+import { TagsMatch } from '../recall/tagFilter.js';
 import type { DocumentRecord, Mutation } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import { touchBank } from './bankOps.js';
+import { browseIndexes } from '../features/browseIndexes.js';
+import { documentPage } from '../features/browseQueries.js';
 import type { RouteModule } from './module.js';
 import { extractEntities, mergeEntities } from '../retain/entities.js';
 
@@ -32,7 +34,7 @@ export const documentsModule: RouteModule = {
     {
       method: 'GET',
       pattern: '/v1/default/banks/{bank_id}/documents',
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bank = server.store.bank(params['bank_id'] ?? '');
         const q = stringParam(query, 'q')?.toLowerCase();
         const tags = listParam(query, 'tags');
@@ -41,10 +43,10 @@ export const documentsModule: RouteModule = {
         const mode = TagsMatch.is(rawMode) ? rawMode : 'any';
         const limit = intParam(query, 'limit', 100);
         const offset = intParam(query, 'offset', 0);
-        const all = [...(bank?.documents.values() ?? [])]
-          .filter((d) => (q === undefined || d.id.toLowerCase().includes(q)) && matchesFlat(tags, mode, d.tags))
-          .sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.id.localeCompare(b.id));
-        const items = page(all, limit, offset).map((d) => ({
+        // From the bank's index: only the page's documents are read, not every document's text.
+        const index = await browseIndexes(server.store).documents(params['bank_id'] ?? '');
+        const { items: shown, total } = documentPage(bank, index, q, tags, mode, limit, offset);
+        const items = shown.map((d) => ({
           id: d.id,
           bank_id: params['bank_id'],
           content_hash: d.content_hash,
@@ -56,7 +58,7 @@ export const documentsModule: RouteModule = {
           document_metadata: metadataOf(d),
           tags: d.tags,
         }));
-        return { body: { items, total: all.length, limit, offset } };
+        return { body: { items, total, limit, offset } };
       },
     },
     {

@@ -1,12 +1,14 @@
 /**
  * `GET {b}/entities`, `{b}/entities/graph` and `{b}/entities/{entity_id}` (reference 1.11):
- * the entities the bank's facts name, counted and linked by co-occurrence, read from the
- * store on each call (nothing to keep in step). Regenerate stays 410, as upstream answers.
+ * the entities the bank's facts name, counted and linked by co-occurrence, derived from the
+ * bank's fact index (`features/factIndex.ts`; reading every stored fact on each call took 0.4 s
+ * at 100k memories). Regenerate stays 410, as upstream answers.
  */
 import { badRequest, notFound } from '../http/errors.js';
 import { intParam } from '../http/query.js';
-import { bankEntities, byMentions, cooccurrences } from '../features/entities.js';
+import { byMentions } from '../features/entities.js';
 import type { BankEntity } from '../features/entities.js';
+import { browseIndexes } from '../features/browseIndexes.js';
 import type { RouteModule } from './module.js';
 
 const BANK = '/v1/default/banks/{bank_id}';
@@ -26,12 +28,12 @@ export const entitiesModule: RouteModule = {
     {
       method: 'GET',
       pattern: `${BANK}/entities`,
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const limit = intParam(query, 'limit', 100, 1, 1000);
         const offset = intParam(query, 'offset', 0);
         const q = query.get('q')?.toLowerCase();
-        const all = [...bankEntities(bankId, server.store.bank(bankId)).values()]
+        const all = [...((await browseIndexes(server.store).facts(bankId))?.entities().values() ?? [])]
           .filter((e) => q === undefined || e.canonicalName.toLowerCase().includes(q))
           .sort(byMentions);
         return { body: { items: all.slice(offset, offset + limit).map(itemOf), total: all.length, limit, offset } };
@@ -40,13 +42,13 @@ export const entitiesModule: RouteModule = {
     {
       method: 'GET',
       pattern: `${BANK}/entities/graph`,
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const limit = intParam(query, 'limit', 1000, 1, 10000);
         const minCount = intParam(query, 'min_count', 1, 1);
-        const bank = server.store.bank(bankId);
-        const entities = bankEntities(bankId, bank);
-        const edges = cooccurrences(bankId, bank)
+        const index = await browseIndexes(server.store).facts(bankId);
+        const entities = index?.entities() ?? new Map<string, BankEntity>();
+        const edges = (index?.cooccurrences() ?? [])
           .filter((p) => p.count >= minCount)
           .slice(0, limit);
         const nodeIds = [...new Set(edges.flatMap((p) => [p.source, p.target]))];
@@ -65,11 +67,11 @@ export const entitiesModule: RouteModule = {
     {
       method: 'GET',
       pattern: `${BANK}/entities/{entity_id}`,
-      handler: ({ params, server }) => {
+      handler: async ({ params, server }) => {
         const bankId = params['bank_id'] ?? '';
         const id = params['entity_id'] ?? '';
         if (!UUID.test(id)) throw badRequest(`Invalid entity_id: '${id}' is not a valid UUID`);
-        const entity = bankEntities(bankId, server.store.bank(bankId)).get(id.toLowerCase());
+        const entity = (await browseIndexes(server.store).facts(bankId))?.entities().get(id.toLowerCase());
         if (entity === undefined) throw notFound(`Entity '${id}' not found`);
         // Entity summaries moved to mental models upstream; the list stays empty there too.
         return { body: { ...itemOf(entity), observations: [] } };

@@ -4,9 +4,9 @@
  * the upstream UI shows beside the graph.
  */
 import { intParam, listParam, stringParam } from '../http/query.js';
-import { matchesFlat } from '../recall/tagFilter.js';
+import { graphUnits } from '../features/browseQueries.js';
 import type { TagsMatch } from '../recall/tagFilter.js';
-import { isLive } from '../features/entities.js';
+import { browseIndexes } from '../features/browseIndexes.js';
 import type { FactRecord } from '../store/model.js';
 import type { RouteModule } from './module.js';
 import { isOneOf } from '../../codecs/codecs.js';
@@ -18,7 +18,7 @@ export const graphModule: RouteModule = {
     {
       method: 'GET',
       pattern: '/v1/default/banks/{bank_id}/graph',
-      handler: ({ params, query, server }) => {
+      handler: async ({ params, query, server }) => {
         const bankId = params['bank_id'] ?? '';
         const type = stringParam(query, 'type');
         const limit = intParam(query, 'limit', 1000, 1, 100_000);
@@ -28,18 +28,19 @@ export const graphModule: RouteModule = {
         const mode = isOneOf(MODES, rawMode) ? rawMode : 'all_strict';
         const documentId = stringParam(query, 'document_id');
         const chunkId = stringParam(query, 'chunk_id');
-        const all = [...(server.store.bank(bankId)?.facts.values() ?? [])].filter(
-          (f) =>
-            isLive(f) &&
-            (type === undefined || f.fact_type === type) &&
-            (q === undefined || f.text.toLowerCase().includes(q)) &&
-            (documentId === undefined || f.document_id === documentId) &&
-            (chunkId === undefined || f.chunk_id === chunkId) &&
-            matchesFlat(tags, mode, f.tags),
-        );
-        const units = all.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
+        const filter = { type, q, documentId, chunkId, tags, tagsMatch: mode };
+        // From the bank's index, in its created_at order: only the units shown are read.
+        const index = await browseIndexes(server.store).facts(bankId);
+        const { items: units, total } = await graphUnits(server.store.bank(bankId), index, filter, limit);
         const byEntity = new Map<string, FactRecord[]>();
-        for (const f of units) for (const e of f.entities ?? []) byEntity.set(e.text.toLowerCase(), [...(byEntity.get(e.text.toLowerCase()) ?? []), f]);
+        for (const f of units) {
+          for (const e of f.entities ?? []) {
+            const key = e.text.toLowerCase();
+            const facts = byEntity.get(key);
+            if (facts === undefined) byEntity.set(key, [f]);
+            else facts.push(f);
+          }
+        }
         const edges = new Map<string, { from: string; to: string; type: string; weight: number }>();
         for (const facts of byEntity.values()) {
           for (let i = 0; i < facts.length; i += 1) {
@@ -64,7 +65,7 @@ export const graphModule: RouteModule = {
               date: f.mentioned_at ?? '',
               entities: (f.entities ?? []).map((e) => `${e.text} (${e.type ?? 'CONCEPT'})`).join(', '),
             })),
-            total_units: all.length,
+            total_units: total,
             limit,
           },
         };

@@ -7,10 +7,10 @@ import * as t from 'io-ts';
 import { nullable } from '../../codecs/codecs.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
-import { bankEntities } from '../features/entities.js';
+import { browseIndexes } from '../features/browseIndexes.js';
 import type { ServerContext } from '../context.js';
-import { enumParam, intParam, listParam, page, stringParam } from '../http/query.js';
-import { matchesFlat } from '../recall/tagFilter.js';
+import { enumParam, intParam, listParam, stringParam } from '../http/query.js';
+import { memoryPage } from '../features/browseQueries.js';
 import type { TagsMatch } from '../recall/tagFilter.js';
 import { observationsFor } from '../features/observationsFor.js';
 import type { FactRecord } from '../store/model.js';
@@ -159,16 +159,6 @@ const curate = (server: ServerContext, fact: FactRecord, req: UpdateMemoryReques
   return next;
 };
 
-/** `mentioned_at` desc with nulls last, then `created_at` desc. */
-const newestFirst = (a: FactRecord, b: FactRecord): number => {
-  if (a.mentioned_at !== b.mentioned_at) {
-    if (a.mentioned_at === undefined) return 1;
-    if (b.mentioned_at === undefined) return -1;
-    return b.mentioned_at.localeCompare(a.mentioned_at);
-  }
-  return b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id);
-};
-
 export const memoriesModule: RouteModule = {
   routes: [
     {
@@ -180,28 +170,21 @@ export const memoriesModule: RouteModule = {
         if ((type === undefined || type === 'observation') && server.store.bank(bankId) !== undefined) {
           await observationsFor(server).ensureFresh(bankId);
         }
-        const bank = server.store.bank(bankId);
-        const q = stringParam(query, 'q')?.toLowerCase();
-        const documentId = stringParam(query, 'document_id');
-        const entity = stringParam(query, 'entity_id');
-        const mentioning = entity === undefined ? undefined : new Set(bankEntities(bankId, bank).get(entity)?.factIds ?? []);
-        const state = stringParam(query, 'state');
-        const tags = listParam(query, 'tags');
-        const mode = enumParam(query, 'tags_match', TAG_MODES, 'any');
+        const filter = {
+          type,
+          documentId: stringParam(query, 'document_id'),
+          entityId: stringParam(query, 'entity_id'),
+          state: stringParam(query, 'state'),
+          q: stringParam(query, 'q')?.toLowerCase(),
+          tags: listParam(query, 'tags'),
+          tagsMatch: enumParam(query, 'tags_match', TAG_MODES, 'any'),
+        };
         const limit = intParam(query, 'limit', 100);
         const offset = intParam(query, 'offset', 0);
-        const all = [...(bank?.facts.values() ?? [])]
-          .filter(
-            (f) =>
-              (type === undefined || f.fact_type === type) &&
-              (documentId === undefined || f.document_id === documentId) &&
-              (mentioning === undefined || mentioning.has(f.id)) &&
-              (state === undefined || (f.state ?? 'valid') === state) &&
-              (q === undefined || f.text.toLowerCase().includes(q)) &&
-              matchesFlat(tags, mode, f.tags),
-          )
-          .sort(newestFirst);
-        return { body: { items: page(all, limit, offset).map(itemOf), total: all.length, limit, offset } };
+        // From the bank's index: only the page's facts are read (the browser polls the newest page each second).
+        const index = await browseIndexes(server.store).facts(bankId);
+        const { items, total } = await memoryPage(server.store.bank(bankId), index, filter, limit, offset);
+        return { body: { items: items.map(itemOf), total, limit, offset } };
       },
     },
     {

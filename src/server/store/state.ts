@@ -31,6 +31,14 @@ export interface FactChange {
   readonly removed: readonly FactRecord[];
   /** The whole bank went away (bank.delete): indexes drop it. */
   readonly bankDeleted?: boolean;
+  /**
+   * facts.put: an added fact whose id was there replaced it in its place in the table's order
+   * (other mutations remove facts before adding theirs, which go to the end), so an index
+   * that follows the table's order can keep it.
+   */
+  readonly inPlace?: boolean;
+  /** The document a document.put or document.delete wrote, for an index of documents. */
+  readonly document?: string;
 }
 
 export class ServerState {
@@ -150,14 +158,14 @@ export class ServerState {
           m.facts.map((f) => f.id),
         );
         for (const f of m.facts) state.facts.set(f.id, f);
-        return { bankId: m.bank_id, added: m.facts, removed };
+        return { bankId: m.bank_id, added: m.facts, removed, document: m.document.id };
       }
       case 'document.delete': {
         const state = this.banks.get(m.bank_id);
         if (state === undefined) return undefined;
         const removed = this.dropDocument(state, m.document_id);
         state.documents.delete(m.document_id);
-        return { bankId: m.bank_id, added: [], removed };
+        return { bankId: m.bank_id, added: [], removed, document: m.document_id };
       }
       case 'facts.put': {
         const state = this.requireBank(m.bank_id);
@@ -167,7 +175,7 @@ export class ServerState {
           if (old !== undefined) removed.push(old);
           state.facts.set(f.id, f);
         }
-        return { bankId: m.bank_id, added: m.facts, removed };
+        return { bankId: m.bank_id, added: m.facts, removed, inPlace: true };
       }
       case 'facts.delete': {
         const state = this.banks.get(m.bank_id);

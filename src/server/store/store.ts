@@ -60,7 +60,7 @@ export interface ServerStore {
   commit(mutations: readonly Mutation[]): Promise<void>;
   /** Runs `fn` with no other exclusive section of the same bank running. */
   exclusive<T>(bankId: string, fn: () => Promise<T>): Promise<T>;
-  /** Called after each applied mutation that added or removed facts. */
+  /** Called after each applied mutation that added or removed facts, or wrote a document. */
   onFactChange(listener: (change: FactChange) => void): () => void;
   snapshotNow(): Promise<void>;
   close(): Promise<void>;
@@ -80,7 +80,8 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
   const applyAll = (mutations: readonly Mutation[]): void => {
     for (const m of mutations) {
       const change = state.apply(m);
-      if (change !== undefined && (change.added.length > 0 || change.removed.length > 0 || change.bankDeleted === true)) {
+      // A document written without facts still changes the bank's list of documents.
+      if (change !== undefined && (change.added.length > 0 || change.removed.length > 0 || change.bankDeleted === true || change.document !== undefined)) {
         for (const l of listeners) l(change);
       }
     }

@@ -116,6 +116,31 @@ describe('observation consolidator over the store', () => {
     }
   });
 
+  it('counts the source facts written since the last pass (stats pending_consolidation), draining to 0 when a large bank is passed over', async () => {
+    const store = await openStore();
+    const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 10, backgroundLimit: 1, largeBankIntervalMs: 60_000 });
+    try {
+      const f1 = fact('f1', 'Builds use turbo caching.', 'd1');
+      await store.commit([{ type: 'bank.put', bank: newBank('b', NOW) }, documentPut('d1', [f1]), documentPut('d2', [fact('f2', 'Turbo caching saves minutes.', 'd2')])]);
+      expect(consolidator.pendingCount('b')).toBe(2);
+      // A fact written twice is queued once.
+      await store.commit([{ type: 'facts.put', bank_id: 'b', facts: [{ ...f1, text: 'Builds use turbo caching remotely.' }] }]);
+      expect(consolidator.pendingCount('b')).toBe(2);
+      await consolidator.ensureFresh('b');
+      await vi.waitFor(() => expect(turboSources(store)).toEqual(['f1', 'f2']));
+      expect(consolidator.pendingCount('b')).toBe(0);
+      // Writing the observations queued nothing; a new source fact is queued, and drops out when deleted.
+      await store.commit([documentPut('d3', [fact('f3', 'Turbo caching needs a remote cache.', 'd3')])]);
+      expect(consolidator.pendingCount('b')).toBe(1);
+      await store.commit([{ type: 'document.delete', bank_id: 'b', document_id: 'd3' }]);
+      expect(consolidator.pendingCount('b')).toBe(0);
+      expect(consolidator.pendingCount('other')).toBe(0);
+    } finally {
+      await consolidator.close();
+      await store.close();
+    }
+  });
+
   it("a large bank's pass leaves the bank's exclusive section free while it works (writes are not held up)", async () => {
     const store = await openStore();
     const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 0, backgroundLimit: 1 });

@@ -3,7 +3,7 @@
  * observation consolidation (including across a restart), mental-model staleness, knowledge
  * node edits, version hiding, and that refused requests leave no state behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, startTestServer } from '../../helpers/embeddedServer.js';
 import type { TestServer } from '../../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../../src/server/index.js';
@@ -128,10 +128,28 @@ describe('observations', () => {
       expect(stats.nodes_by_fact_type.world).toBe(1);
       expect(stats.nodes_by_fact_type.world + stats.nodes_by_fact_type.experience + stats.nodes_by_fact_type.observation).toBe(stats.total_nodes);
       expect(stats.total_documents).toBe(1);
+      // Brought up to date before the answer (a small bank): nothing waits for consolidation.
+      expect(stats.pending_consolidation).toBe(0);
     } finally {
       await server.dispose();
     }
   });
+
+  it("stats say how many facts a large bank's observations do not cover yet, down to 0 once its background pass is written", async () => {
+    const server = await startTestServer({ persist: false });
+    try {
+      const b = bank('pending');
+      // Over 2,000 facts: a large bank, whose pass a read asks for but does not wait for.
+      const items = Array.from({ length: 2_001 }, (_, i) => ({ content: `Service ${i} caches sessions in Redis.`, document_id: `d${i}` }));
+      expect((await call(server, 'POST', `${b}/memories`, { items })).status).toBe(200);
+      const asked = (await call(server, 'GET', `${b}/stats`)).body;
+      expect(asked.pending_consolidation).toBe(2_001);
+      await vi.waitFor(async () => expect((await call(server, 'GET', `${b}/stats`)).body.pending_consolidation).toBe(0), { timeout: 30_000, interval: 100 });
+      expect((await call(server, 'GET', `${b}/stats`)).body.total_observations).toBeGreaterThan(0);
+    } finally {
+      await server.dispose();
+    }
+  }, 60_000);
 });
 
 describe('mental models and knowledge pages', () => {

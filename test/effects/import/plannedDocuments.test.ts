@@ -1,0 +1,174 @@
+/**
+ * A real import's plan builds the documents it will queue and the import uses them, so each
+ * session is read once; a session whose file changed between the plan and the import is read
+ * again and its newer content is what reaches the server. A server that stops answering
+ * pauses the import with the documents safe in the queue. Over the real session reader (with
+ * reads counted), retain queue, checkpoint files and the embedded server.
+ */
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openJsonlJournal } from '../../../src/adapters/queue/jsonlJournal.js';
+import { readJsonFile, writeJsonFile } from '../../../src/adapters/fs/stateFiles.js';
+import { piSessionFiles } from '../../../src/adapters/sessions/piSessionFiles.js';
+import { startImportGate } from '../../../src/effects/import/importGate.js';
+import { systemClock } from '../../../src/effects/ports/clock.js';
+import type { SessionFilesPort } from '../../../src/effects/ports/sessionFiles.js';
+import type { RetainQueue } from '../../../src/effects/retainDelivery/queue.js';
+import { importOptionsFrom } from '../../../src/hosts/importer.js';
+import { createMemoryRuntime, type MemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
+import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+
+const FIXTURES = path.resolve(__dirname, '../../../fixtures/pi/sessions');
+const B = '/v1/default/banks';
+
+describe('import: the plan builds what the import queues', () => {
+  let server: TestServer;
+  const runtimes: MemoryRuntime[] = [];
+  let counter = 0;
+
+  beforeAll(async () => {
+    server = await startTestServer({ persist: false });
+  });
+  afterAll(async () => {
+    for (const runtime of runtimes) await runtime.close();
+    await server.dispose();
+  });
+
+  interface Project {
+    readonly cwd: string;
+    readonly home: string;
+    readonly sessions: string;
+    readonly bank: string;
+  }
+
+  /** A project with two of pi's recorded sessions, and `copies` more of the linear one under other session ids. */
+  const makeProject = async (copies = 0): Promise<Project> => {
+    counter += 1;
+    const root = await mkdtemp(path.join(tmpdir(), 'am-import-plan-'));
+    const cwd = path.join(root, 'project');
+    const home = path.join(root, 'home');
+    const sessions = path.join(root, 'sessions');
+    for (const d of [path.join(cwd, '.pi'), path.join(home, '.pi', 'agent'), sessions]) mkdirSync(d, { recursive: true });
+    const bank = `plan-bank-${counter}`;
+    writeFileSync(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
+    writeFileSync(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 5000 }, banks: { project: { bankId: bank } }, scope: { projectId: `plan-${counter}` }, setupComplete: true }));
+    const record = (fixture: string, as: string, id?: string): void => {
+      const lines = readFileSync(path.join(FIXTURES, fixture), 'utf8').split('\n');
+      const head = { ...(JSON.parse(lines[0] ?? '{}') as Record<string, unknown>), cwd, ...(id === undefined ? {} : { id }) };
+      writeFileSync(path.join(sessions, as), [JSON.stringify(head), ...lines.slice(1)].join('\n'));
+    };
+    record('pi073-linear.jsonl', 'pi073-linear.jsonl');
+    record('pi073-branched.jsonl', 'pi073-branched.jsonl');
+    for (let i = 0; i < copies; i += 1) record('pi073-linear.jsonl', `copy-${String(i).padStart(2, '0')}.jsonl`, `copy-session-${i}`);
+    return { cwd, home, sessions, bank };
+  };
+
+  /** One run over `project`; `wrap` wraps the real reader (and sees the run's queue). */
+  const importInto = async (project: Project, wrap: (files: SessionFilesPort, queue: RetainQueue) => SessionFilesPort, dryRun = false) => {
+    const { cwd, home, sessions, bank } = project;
+    const runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home } });
+    runtimes.push(runtime);
+    const queue = runtime.queue;
+    if (queue === undefined) throw new Error('the retain queue did not open');
+    const { config } = runtime.loaded;
+    const journal = await openJsonlJournal({ path: config.importCheckpoint });
+    const gate = await startImportGate({
+      files: wrap(piSessionFiles, queue),
+      queue,
+      journal,
+      clock: systemClock,
+      project: { cwd, bankId: bank, tags: runtime.scope.projectRetainTags },
+      manifest: { path: config.importManifest, read: () => readJsonFile(config.importManifest), write: (data) => writeJsonFile(config.importManifest, data) },
+    });
+    try {
+      const view = await gate.run({ sources: [sessions], options: importOptionsFrom(config, bank, { dryRun }) });
+      const plan = (dryRun ? gate.lastDryRun() : gate.gate.getSnapshot())?.context.run?.plan;
+      return { view, plan, bank, sessions, queue };
+    } finally {
+      await gate.stop();
+      await journal.close();
+    }
+  };
+
+  const importWith = async (wrap: (files: SessionFilesPort, queue: RetainQueue) => SessionFilesPort, dryRun = false) => importInto(await makeProject(), wrap, dryRun);
+
+  const texts = async (bank: string): Promise<Map<string, string>> => {
+    const list = await call(server, 'GET', `${B}/${bank}/documents?limit=1000`);
+    const ids = (list.body.items as { id: string }[]).map((d) => d.id);
+    const out = new Map<string, string>();
+    for (const id of ids) out.set(id, (await call(server, 'GET', `${B}/${bank}/documents/${encodeURIComponent(id)}`)).body.original_text as string);
+    return out;
+  };
+
+  /** The real reader, counting reads per file name. */
+  const counting = (reads: Map<string, number>) => (files: SessionFilesPort): SessionFilesPort => ({
+    ...files,
+    read: (file, options) => {
+      reads.set(path.basename(file), (reads.get(path.basename(file)) ?? 0) + 1);
+      return files.read(file, options);
+    },
+  });
+
+  it('reads each unchanged session once, and the server holds exactly the planned documents', async () => {
+    const reads = new Map<string, number>();
+    const { view, plan, bank } = await importWith(counting(reads));
+    expect(view).toMatchObject({ state: 'done', documents: 2, queued: 2 });
+    expect(Object.fromEntries(reads)).toEqual({ 'pi073-linear.jsonl': 1, 'pi073-branched.jsonl': 1 });
+    const held = await texts(bank);
+    expect([...held.keys()].sort()).toEqual(plan?.documents.map((d) => d.documentId).sort());
+    // Secrets in the recorded sessions were redacted in the documents the plan kept.
+    expect([...held.values()].join('\n')).not.toContain('sk-live-abcdefghijklmnop1234');
+  });
+
+  it('a dry run still reads each session once and keeps nothing', async () => {
+    const reads = new Map<string, number>();
+    const { view } = await importWith(counting(reads), true);
+    expect(view).toMatchObject({ state: 'planned', documents: 2 });
+    expect(Object.fromEntries(reads)).toEqual({ 'pi073-linear.jsonl': 1, 'pi073-branched.jsonl': 1 });
+  });
+
+  it('a session that grew between the plan and the import is read again: its newer content is imported', async () => {
+    const reads = new Map<string, number>();
+    const grown = 'PLAN-REUSE-MARKER the answer written after the plan';
+    let appended = false;
+    const { view, bank } = await importWith((files) => {
+      const counted = counting(reads)(files);
+      return {
+        ...counted,
+        // The import looks at the file's stamp before using the plan's documents: grow it first.
+        stamp: async (file) => {
+          if (!appended && path.basename(file) === 'pi073-linear.jsonl') {
+            appended = true;
+            const last = readFileSync(file, 'utf8').trim().split('\n').pop() ?? '{}';
+            const parentId = (JSON.parse(last) as { id: string }).id;
+            appendFileSync(file, `${JSON.stringify({ type: 'message', id: 'grown001', parentId, timestamp: '2026-11-24T01:00:00.000Z', message: { role: 'assistant', content: [{ type: 'text', text: grown }], timestamp: 1795481943000 } })}\n`);
+          }
+          return counted.stamp(file);
+        },
+      };
+    });
+    expect(appended).toBe(true);
+    expect(view).toMatchObject({ state: 'done', queued: 2 });
+    expect(Object.fromEntries(reads)).toEqual({ 'pi073-linear.jsonl': 2, 'pi073-branched.jsonl': 1 });
+    expect([...(await texts(bank)).values()].join('\n')).toContain(grown);
+  });
+  it('a server that stops answering pauses the import with its documents queued; once it answers, the next run finishes, each document once', async () => {
+    const project = await makeProject(3);
+    server.setFaults([{ method: 'POST', path: `${B}/${project.bank}/memories`, kind: 'status', status: 503 }]);
+    let first;
+    try {
+      first = await importInto(project, (files) => files);
+    } finally {
+      server.setFaults([]);
+    }
+    expect(first.view).toMatchObject({ state: 'paused', pause: { cause: 'serverDown' }, queued: 5 });
+    expect(first.queue.status().depth).toBe(5);
+    expect(await texts(project.bank)).toHaveProperty('size', 0);
+    const second = await importInto(project, (files) => files);
+    expect(second.view).toMatchObject({ state: 'done', queued: 0, skippedBy: { 'already-imported': 5 } });
+    expect([...(await texts(project.bank)).keys()].sort()).toEqual(first.plan?.documents.map((d) => d.documentId).sort());
+  });
+});
