@@ -26,7 +26,7 @@ import type { Counts } from './columns.js';
 import { StoredIds } from './storedIds.js';
 import { DiskPostings, PostingsFile } from './diskPostings.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
-import { READ_CHUNK } from '../store/chunkedRead.js';
+import { READ_CHUNK, READ_WHOLE_ABOVE } from '../store/chunkedRead.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { isOneOf, isRecord } from '../../codecs/codecs.js';
 
@@ -221,7 +221,7 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   const head = view.subarray(0, start);
   const tail = Math.max(start, Math.min(tailOf(head), view.length));
   const crc = crc32(view.subarray(tail), crc32(view.subarray(start, tail), crc32(head.subarray(PREFIX))));
-  return decodeParts(head, view.subarray(start, tail), view.toString('latin1', tail), crc, fingerprint, undefined);
+  return decodeParts(head, view.subarray(start, tail), view.subarray(tail), crc, fingerprint, undefined);
 };
 
 /** Where the ids' regions start (format 4), read from the header; the file's end if it names none. */
@@ -245,14 +245,14 @@ interface LeftOnDisk {
 /**
  * Decodes the file from its three parts: `head` (prefix, header and the padding after it),
  * `body` (the arrays, from arraysStart on) and `tail` (format 4: the ids' regions, from the
- * header's `tail` on, as latin1 characters: storedIds.ts). `crc` is the file's CRC over the
+ * header's `tail` on, a buffer or latin1 characters: storedIds.ts). `crc` is the file's CRC over the
  * head after the prefix, the whole arrays' part and the tail, taken while reading. The arrays
  * are views over `body` only, so a loaded index keeps neither the header's bytes nor the ids'
  * (once matched to the store's strings). With `disk`, `body` lacks the postings columns and
  * thread names: they are read from the file when a query asks for a term, and when a write or a
  * seal first needs the names.
  */
-const decodeParts = (head: Buffer, body: Uint8Array, tail: string, crc: number, fingerprint: string, disk: LeftOnDisk | undefined): ReadIndexFile => {
+const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer | string, crc: number, fingerprint: string, disk: LeftOnDisk | undefined): ReadIndexFile => {
   const headerLength = head.readUInt32LE(8);
   const start = arraysStart(headerLength);
   if (head.length !== start) return { ok: false, reason: 'cut short' };
@@ -324,7 +324,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: string, crc: number, 
       }
       const [offset, length, count] = bank.idsAt ?? [-1, 0, 0];
       if (offset < tailAt || offset - tailAt + length > tail.length) throw new Error('ids out of bounds');
-      const ids = StoredIds.of(tail.slice(offset - tailAt, offset - tailAt + length), count);
+      const ids = StoredIds.of(typeof tail === 'string' ? tail.slice(offset - tailAt, offset - tailAt + length) : tail.subarray(offset - tailAt, offset - tailAt + length), count);
       if (typeof ids === 'string') throw new Error(ids);
       return ids;
     };
@@ -427,8 +427,8 @@ const postingColumns = (head: Buffer, start: number, tailAt: number): [number, n
 interface Parts {
   readonly head: Buffer;
   readonly body: Buffer;
-  /** The ids' regions, a latin1 character per byte. */
-  readonly tail: string;
+  /** The ids' regions: a latin1 character per byte, or (over READ_WHOLE_ABOVE) the buffer read whole. */
+  readonly tail: Buffer | string;
   readonly crc: number;
   readonly disk: LeftOnDisk | undefined;
 }
@@ -473,6 +473,14 @@ const readParts = async (path: string): Promise<Parts | ReadIndexFile> => {
         at += length;
       }
       from = columnTo;
+    }
+    // Over READ_WHOLE_ABOVE (a 1M-memory bank's 40 MB) the ids are read whole into a buffer:
+    // its chunks and their join would hold them twice.
+    if (size - tailAt > READ_WHOLE_ABOVE) {
+      const whole = Buffer.allocUnsafe(size - tailAt);
+      if (!(await readFully(whole, 0, whole.length, tailAt))) return { ok: false, reason: 'cut short' };
+      kept = skipped.length > 0;
+      return { head, body, tail: whole, crc: crc32(whole, crc), disk: kept ? { file: new PostingsFile(handle), skipped } : undefined };
     }
     const tail: string[] = [];
     for (let at = tailAt; at < size; ) {

@@ -3,20 +3,20 @@
  * their u32 length, in document order, in a region read apart from the arrays. Start-up takes
  * the store's own string for each id (the store lists its facts in the same order, usually), so
  * the ids are never all parsed into strings of their own: at 1M memories that was 40 MB of JSON
- * in the header and a million strings, dropped as soon as the store's were found. The region is
- * held as a latin1 string, one character per byte, read a chunk at a time: a 4 MB buffer of it
- * (at 100k memories), once freed, kept malloc's arenas larger for the process's life
- * (store/chunkedRead.ts).
+ * in the header and a million strings, dropped as soon as the store's were found. A region read
+ * a chunk at a time is held as a latin1 string, one character per byte: a 4 MB buffer of it (at
+ * 100k memories), once freed, kept malloc's arenas larger for the process's life; one over
+ * 32 MiB is read whole and held as its buffer (store/chunkedRead.ts).
  */
 export class StoredIds {
   private constructor(
-    /** The region's bytes, one latin1 character each. */
-    private readonly bytes: string,
+    /** The region's bytes: a buffer, or a latin1 string of one character per byte. */
+    private readonly bytes: Buffer | string,
     readonly count: number,
   ) {}
 
-  /** The ids of `bytes` (latin1, a character per byte), or why they are not a list of `count` ids filling it exactly. */
-  static of(bytes: string, count: number): StoredIds | string {
+  /** The ids of `bytes`, or why they are not a list of `count` ids filling it exactly. */
+  static of(bytes: Buffer | string, count: number): StoredIds | string {
     let at = 0;
     for (let k = 0; k < count; k += 1) {
       if (at + 4 > bytes.length) return 'ids cut short';
@@ -74,7 +74,7 @@ export class StoredIds {
   private holds(start: number, length: number, id: string): boolean {
     if (length < id.length) return false;
     for (let i = 0; i < length; i += 1) {
-      const byte = this.bytes.charCodeAt(start + i);
+      const byte = typeof this.bytes === 'string' ? this.bytes.charCodeAt(start + i) : (this.bytes[start + i] ?? 0);
       if (byte >= 0x80) return utf8Of(this.bytes, start, start + length) === id;
       if (i >= id.length || byte !== id.charCodeAt(i)) return false;
     }
@@ -82,8 +82,10 @@ export class StoredIds {
   }
 }
 
-/** The little-endian u32 at `at` of latin1 `bytes`. */
-const u32At = (bytes: string, at: number): number => (bytes.charCodeAt(at) | (bytes.charCodeAt(at + 1) << 8) | (bytes.charCodeAt(at + 2) << 16) | (bytes.charCodeAt(at + 3) << 24)) >>> 0;
+/** The little-endian u32 at `at` of `bytes`. */
+const u32At = (bytes: Buffer | string, at: number): number =>
+  typeof bytes === 'string' ? (bytes.charCodeAt(at) | (bytes.charCodeAt(at + 1) << 8) | (bytes.charCodeAt(at + 2) << 16) | (bytes.charCodeAt(at + 3) << 24)) >>> 0 : bytes.readUInt32LE(at);
 
-/** The UTF-8 text of latin1 `bytes` from `start` to `end`. */
-const utf8Of = (bytes: string, start: number, end: number): string => Buffer.from(bytes.slice(start, end), 'latin1').toString('utf8');
+/** The UTF-8 text of `bytes` from `start` to `end`. */
+const utf8Of = (bytes: Buffer | string, start: number, end: number): string =>
+  typeof bytes === 'string' ? Buffer.from(bytes.slice(start, end), 'latin1').toString('utf8') : bytes.toString('utf8', start, end);

@@ -5,19 +5,23 @@
  * largest block it has given back to the system (up to 64 MB): once start-up had freed 4 MB
  * buffers, each of its thread arenas, where V8's optimising compiler works, kept up to 8 MB of
  * freed memory resident (about 10 MB more at 100k memories, after a few hundred recalls). Blocks
- * under its first threshold, 128 KiB, never raise it.
+ * under its first threshold, 128 KiB, never raise it, nor do blocks over 32 MiB: a region that
+ * large (a 1M-memory bank's footer or ids, 40 MB) is read whole, since its chunks and their join
+ * would hold it twice at once.
  */
 import { readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 export const READ_CHUNK = 64 * 1024;
+/** glibc's largest dynamic mmap threshold: a block over it, freed, leaves the thresholds as they are. */
+export const READ_WHOLE_ABOVE = 32 * 1024 * 1024;
 
 /**
  * `length` bytes at `from` of `fd` as text, each chunk handed to `seen` (a CRC) as it is read;
  * undefined if the file ends first.
  */
 export const readTextSync = (fd: number, from: number, length: number, encoding: 'utf8' | 'latin1', seen?: (chunk: Buffer) => void): string | undefined => {
-  const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, length)));
+  const chunk = Buffer.allocUnsafe(length > READ_WHOLE_ABOVE ? length : Math.min(READ_CHUNK, Math.max(1, length)));
   const decoder = new StringDecoder(encoding);
   const parts: string[] = [];
   for (let at = 0; at < length; ) {
