@@ -2,7 +2,8 @@
  * Two builds of `agent-memory serve` answering the same recalls, interleaved query by query on
  * one keep-alive client, each on its own copy of one 100k bank (server-peers' corpus and request),
  * with SQLite FTS5's serve step (bench/lib/peers/sqlitePeer.mjs) after each round: on a shared
- * machine the load moves every figure, so only the ratios of one round are read.
+ * machine the load moves every figure, so only the ratios of one round are read. Each server's
+ * peak RSS (VmHWM, which the load does not move) is read at the end of its round.
  *
  *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR] [--prewarm N]
  *
@@ -71,6 +72,9 @@ const stopServer = async (child: ChildProcess): Promise<void> => {
   child.kill('SIGTERM');
   await exited;
 };
+
+/** Peak RSS so far of a running child (VmHWM), MB. */
+const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 
 /** User + system CPU of a running child so far, ms (100 ticks per second). */
 const cpuMs = (pid: number): number => {
@@ -159,6 +163,7 @@ const main = async (): Promise<void> => {
         }
       }
       servers.forEach((s, k) => (s.cpu = (cpuMs(s.child.pid ?? 0) - (cpuBefore[k] ?? 0)) / queries.length));
+      const peaks = servers.map((s) => peakRssMb(s.child.pid ?? 0));
       for (const s of servers) await stopServer(s.child);
       const served = runSqlite(['serve', join(dir, 'sqlite.db'), queriesPath]).find((l) => l['step'] === 'served');
       const sq = percentiles((served?.['latencies'] ?? []) as number[]);
@@ -168,7 +173,7 @@ const main = async (): Promise<void> => {
       console.log(
         `round ${round + 1} (load ${loadBefore.toFixed(1)} -> ${(loadavg()[0] ?? 0).toFixed(1)}): ` +
           `p50 old ${f(o.p.p50)} new ${f(n.p.p50)} sqlite ${f(sq.p50)} | new/old ${(n.p.p50 / o.p.p50).toFixed(3)} old/sqlite ${(o.p.p50 / sq.p50).toFixed(2)} new/sqlite ${(n.p.p50 / sq.p50).toFixed(2)} | ` +
-          `p99 old ${f(o.p.p99)} new ${f(n.p.p99)} sqlite ${f(sq.p99)} | CPU/recall old ${o.cpu.toFixed(2)} new ${n.cpu.toFixed(2)} (${(n.cpu / o.cpu).toFixed(3)}) | bytes/answer old ${Math.round(o.bytes / queries.length)} new ${Math.round(n.bytes / queries.length)}`,
+          `p99 old ${f(o.p.p99)} new ${f(n.p.p99)} sqlite ${f(sq.p99)} | CPU/recall old ${o.cpu.toFixed(2)} new ${n.cpu.toFixed(2)} (${(n.cpu / o.cpu).toFixed(3)}) | bytes/answer old ${Math.round(o.bytes / queries.length)} new ${Math.round(n.bytes / queries.length)} | peak RSS old ${peaks[0]?.toFixed(1)} new ${peaks[1]?.toFixed(1)} MB`,
       );
     }
   } finally {

@@ -20,11 +20,12 @@ const main = async (argv: readonly string[]): Promise<number> => {
     console.log(usage());
     return name === undefined ? 2 : 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) {
+  const entry = commands.find((c) => c.name === name);
+  if (entry === undefined) {
     console.error(`agent-memory: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(command.usage);
     return 0;

@@ -5,12 +5,12 @@
  * routes read every stored fact on each call before (0.33-0.44 s at 100k memories, and the
  * memory browser polls the list once a second); now a call filters these entries and reads
  * only the facts of the page it answers. Built from the bank on first use (one read of every
- * fact), so a server nobody browses never holds it.
+ * fact, in slices), so a server nobody browses never holds it.
  *
  * The answers are the old scans' own: the orders break ties by the table's order (`seq`), as
  * the old stable sorts over the table did, and the entities are derived in that order too.
  * Lowercased texts for the text filter are kept only while text searches come (a user typing
- * in the search box), then dropped: they are the largest part (about 14 MB at 100k).
+ * in the search box), then dropped: they are about as large as the rest (22 MB at 100k, 26 MB).
  */
 import type { FactRecord, FactType } from '../store/model.js';
 import type { BankState, FactChange } from '../store/state.js';
@@ -64,6 +64,8 @@ export class FactIndex {
   private readonly strings = new Map<string, string>();
   /** Entity names as written, by number. */
   private readonly names: string[] = [];
+  /** Each name's entity id (hashed once, when the name is first seen), by the name's number. */
+  private readonly nameIds: string[] = [];
   /** Changes since the index was made: the derived entities are kept until the next one. */
   private version = 0;
   private entityCache: { readonly version: number; readonly entities: Map<string, BankEntity> } | undefined;
@@ -124,9 +126,12 @@ export class FactIndex {
     }
     for (const fact of change.added) {
       const seq = this.put(fact.id, fact);
-      const text = fact.text.toLowerCase();
-      if (this.texts !== undefined) this.texts[seq] = text;
-      this.textsReading?.writes.push([seq, text]);
+      // Lowercased only while texts are held or being read (an import writes many facts).
+      if (this.texts !== undefined || this.textsReading !== undefined) {
+        const text = fact.text.toLowerCase();
+        if (this.texts !== undefined) this.texts[seq] = text;
+        this.textsReading?.writes.push([seq, text]);
+      }
       this.newest.touch(fact.id);
       this.created.touch(fact.id);
     }
@@ -162,6 +167,10 @@ export class FactIndex {
       return texts;
     });
     this.textsReading = { ready, writes };
+    // A failed read (damaged files) is not kept: the next search tries again.
+    ready.catch(() => {
+      if (this.textsReading?.ready === ready) this.textsReading = undefined;
+    });
     return ready;
   }
 
@@ -229,7 +238,7 @@ export class FactIndex {
       const at = fact.mentionedAt ?? fact.createdAt;
       for (const n of fact.names) {
         const name = this.names[n] ?? '';
-        const id = this.entityIdOf(name);
+        const id = this.nameIds[n] ?? '';
         let entity = out.get(id);
         if (entity === undefined) {
           entity = { id, canonicalName: name, factIds: [], firstSeen: at, lastSeen: at };
@@ -250,7 +259,7 @@ export class FactIndex {
     const pairs = new Map<string, Cooccurrence>();
     for (const fact of this.entries.values()) {
       if (fact.type === 'observation' || !fact.live) continue;
-      const ids = [...new Set(fact.names.map((n) => this.entityIdOf(this.names[n] ?? '')))].sort();
+      const ids = [...new Set(fact.names.map((n) => this.nameIds[n] ?? ''))].sort();
       const at = fact.mentionedAt ?? fact.createdAt;
       for (let i = 0; i < ids.length; i += 1) {
         for (let j = i + 1; j < ids.length; j += 1) {
@@ -321,6 +330,7 @@ export class FactIndex {
     let n = this.nameNumbers.get(name);
     if (n === undefined) {
       n = this.names.push(name) - 1;
+      this.nameIds.push(this.entityIdOf(name));
       this.nameNumbers.set(name, n);
     }
     return n;

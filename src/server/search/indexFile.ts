@@ -12,8 +12,8 @@
  * then the arrays, each starting on an 8-byte boundary. Since format 3 the count and term-id
  * columns are as narrow as their values (1, 2 or 4 bytes, named in the header beside them).
  * Since format 4 the document ids are not in the header but in a region after the arrays (the
- * header's `tail` says where it starts), read into a buffer of its own that is dropped once the
- * ids are matched to the store's (storedIds.ts). Since format 5 each document's kind (its fact
+ * header's `tail` says where it starts), read apart from the arrays and dropped once the ids
+ * are matched to the store's (storedIds.ts). Since format 5 each document's kind (its fact
  * type and state, fieldIndex.ts `kindOf`) is a column; an older file loads with every kind
  * unknown, and its next save writes them.
  */
@@ -26,6 +26,7 @@ import type { Counts } from './columns.js';
 import { StoredIds } from './storedIds.js';
 import { DiskPostings, PostingsFile } from './diskPostings.js';
 import { replaceFileDurably } from '../store/replaceFile.js';
+import { READ_CHUNK } from '../store/chunkedRead.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { isOneOf, isRecord } from '../../codecs/codecs.js';
 
@@ -219,7 +220,8 @@ export const decodeIndexFile = (bytes: Uint8Array, fingerprint: string): ReadInd
   const start = Math.min(arraysStart(headerLength), view.length);
   const head = view.subarray(0, start);
   const tail = Math.max(start, Math.min(tailOf(head), view.length));
-  return decodeParts(head, view.subarray(start, tail), view.subarray(tail), fingerprint, undefined);
+  const crc = crc32(view.subarray(tail), crc32(view.subarray(start, tail), crc32(head.subarray(PREFIX))));
+  return decodeParts(head, view.subarray(start, tail), view.toString('latin1', tail), crc, fingerprint, undefined);
 };
 
 /** Where the ids' regions start (format 4), read from the header; the file's end if it names none. */
@@ -238,24 +240,23 @@ interface LeftOnDisk {
   readonly file: PostingsFile;
   /** Byte ranges of the file not in `body` (each a postings column or thread names, with its padding), in file order. */
   readonly skipped: readonly (readonly [number, number])[];
-  /** The CRC over the head (after the prefix), the whole arrays' part and the tail, taken while reading. */
-  readonly crc: number;
 }
 
 /**
  * Decodes the file from its three parts: `head` (prefix, header and the padding after it),
  * `body` (the arrays, from arraysStart on) and `tail` (format 4: the ids' regions, from the
- * header's `tail` on). The arrays are views over `body` only, so a loaded index keeps neither
- * the header's bytes nor the ids' (once matched to the store's strings). With `disk`, `body`
- * lacks the postings columns and thread names: they are read from the file when a query asks
- * for a term, and when a write or a seal first needs the names.
+ * header's `tail` on, as latin1 characters: storedIds.ts). `crc` is the file's CRC over the
+ * head after the prefix, the whole arrays' part and the tail, taken while reading. The arrays
+ * are views over `body` only, so a loaded index keeps neither the header's bytes nor the ids'
+ * (once matched to the store's strings). With `disk`, `body` lacks the postings columns and
+ * thread names: they are read from the file when a query asks for a term, and when a write or a
+ * seal first needs the names.
  */
-const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: string, disk: LeftOnDisk | undefined): ReadIndexFile => {
+const decodeParts = (head: Buffer, body: Uint8Array, tail: string, crc: number, fingerprint: string, disk: LeftOnDisk | undefined): ReadIndexFile => {
   const headerLength = head.readUInt32LE(8);
   const start = arraysStart(headerLength);
   if (head.length !== start) return { ok: false, reason: 'cut short' };
   const skipped = disk?.skipped ?? [];
-  const crc = disk?.crc ?? crc32(tail, crc32(body, crc32(head.subarray(PREFIX))));
   if (crc !== head.readUInt32LE(12)) return { ok: false, reason: 'checksum mismatch' };
   /** Where a file offset of the arrays' part lies in `body` (-1 inside a skipped column). */
   const local = (offset: number): number => {
@@ -323,7 +324,7 @@ const decodeParts = (head: Buffer, body: Uint8Array, tail: Buffer, fingerprint: 
       }
       const [offset, length, count] = bank.idsAt ?? [-1, 0, 0];
       if (offset < tailAt || offset - tailAt + length > tail.length) throw new Error('ids out of bounds');
-      const ids = StoredIds.of(tail.subarray(offset - tailAt, offset - tailAt + length), count);
+      const ids = StoredIds.of(tail.slice(offset - tailAt, offset - tailAt + length), count);
       if (typeof ids === 'string') throw new Error(ids);
       return ids;
     };
@@ -426,14 +427,17 @@ const postingColumns = (head: Buffer, start: number, tailAt: number): [number, n
 interface Parts {
   readonly head: Buffer;
   readonly body: Buffer;
-  readonly tail: Buffer;
+  /** The ids' regions, a latin1 character per byte. */
+  readonly tail: string;
+  readonly crc: number;
   readonly disk: LeftOnDisk | undefined;
 }
 
 /**
- * The file's head (prefix, header, padding), its arrays and (format 4) its ids, each read into
- * its own buffer. The postings columns and thread names are read for the CRC only, a MiB at a
- * time, and left out of the arrays' buffer: the file stays open for the index to read them from.
+ * The file's head (prefix, header, padding) and its arrays, each read into its own buffer, and
+ * (format 4) its ids, read a chunk at a time into a string (store/chunkedRead.ts says why). The
+ * postings columns and thread names are read for the CRC only, a chunk at a time, and left out
+ * of the arrays' buffer: the file stays open for the index to read them from.
  */
 const readParts = async (path: string): Promise<Parts | ReadIndexFile> => {
   const handle = await open(path, 'r');
@@ -452,8 +456,7 @@ const readParts = async (path: string): Promise<Parts | ReadIndexFile> => {
     const skippedBytes = skipped.reduce((sum, [from, to]) => sum + to - from, 0);
     // Three buffers: the arrays' stays as the index's storage; the head's and the ids' are dropped.
     const body = Buffer.allocUnsafeSlow(tailAt - start - skippedBytes);
-    const tail = Buffer.allocUnsafe(size - tailAt);
-    const scratch = skipped.length > 0 ? Buffer.allocUnsafe(Math.min(1 << 20, skippedBytes)) : body;
+    const scratch = Buffer.allocUnsafe(READ_CHUNK);
     const readFully = async (into: Buffer, at: number, length: number, from: number): Promise<boolean> => length === 0 || (await handle.read(into, at, length, from)).bytesRead === length;
     let crc = crc32(head.subarray(PREFIX));
     let from = start;
@@ -471,10 +474,16 @@ const readParts = async (path: string): Promise<Parts | ReadIndexFile> => {
       }
       from = columnTo;
     }
-    if (!(await readFully(tail, 0, tail.length, tailAt))) return { ok: false, reason: 'cut short' };
-    crc = crc32(tail, crc);
+    const tail: string[] = [];
+    for (let at = tailAt; at < size; ) {
+      const length = Math.min(scratch.length, size - at);
+      if (!(await readFully(scratch, 0, length, at))) return { ok: false, reason: 'cut short' };
+      crc = crc32(scratch.subarray(0, length), crc);
+      tail.push(scratch.toString('latin1', 0, length));
+      at += length;
+    }
     kept = skipped.length > 0;
-    return { head, body, tail, disk: kept ? { file: new PostingsFile(handle), skipped, crc } : undefined };
+    return { head, body, tail: tail.join(''), crc, disk: kept ? { file: new PostingsFile(handle), skipped } : undefined };
   } finally {
     if (!kept) await handle.close();
   }
@@ -491,7 +500,7 @@ export const readIndexFile = async (dir: string, fingerprint: string): Promise<R
   if ('ok' in parts) return parts;
   let read: ReadIndexFile;
   try {
-    read = decodeParts(parts.head, parts.body, parts.tail, fingerprint, parts.disk);
+    read = decodeParts(parts.head, parts.body, parts.tail, parts.crc, fingerprint, parts.disk);
   } catch (error) {
     // Never a rejection: start-up reads this beside the store and may not be waiting for it yet.
     read = { ok: false, reason: error instanceof Error ? error.message : String(error) };

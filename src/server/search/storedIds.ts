@@ -3,20 +3,24 @@
  * their u32 length, in document order, in a region read apart from the arrays. Start-up takes
  * the store's own string for each id (the store lists its facts in the same order, usually), so
  * the ids are never all parsed into strings of their own: at 1M memories that was 40 MB of JSON
- * in the header and a million strings, dropped as soon as the store's were found.
+ * in the header and a million strings, dropped as soon as the store's were found. The region is
+ * held as a latin1 string, one character per byte, read a chunk at a time: a 4 MB buffer of it
+ * (at 100k memories), once freed, kept malloc's arenas larger for the process's life
+ * (store/chunkedRead.ts).
  */
 export class StoredIds {
   private constructor(
-    private readonly bytes: Buffer,
+    /** The region's bytes, one latin1 character each. */
+    private readonly bytes: string,
     readonly count: number,
   ) {}
 
-  /** The ids of `bytes`, or why they are not a list of `count` ids filling it exactly. */
-  static of(bytes: Buffer, count: number): StoredIds | string {
+  /** The ids of `bytes` (latin1, a character per byte), or why they are not a list of `count` ids filling it exactly. */
+  static of(bytes: string, count: number): StoredIds | string {
     let at = 0;
     for (let k = 0; k < count; k += 1) {
       if (at + 4 > bytes.length) return 'ids cut short';
-      at += 4 + bytes.readUInt32LE(at);
+      at += 4 + u32At(bytes, at);
     }
     return at === bytes.length ? new StoredIds(bytes, count) : 'ids do not fill their region';
   }
@@ -45,7 +49,7 @@ export class StoredIds {
     if (own !== undefined) {
       for (const id of own()) {
         if (k === this.count) break;
-        const length = this.bytes.readUInt32LE(at);
+        const length = u32At(this.bytes, at);
         if (!this.holds(at + 4, length, id)) break;
         out[k] = id;
         at += 4 + length;
@@ -54,8 +58,8 @@ export class StoredIds {
     }
     let strings: Map<string, string> | undefined;
     for (; k < this.count; k += 1) {
-      const length = this.bytes.readUInt32LE(at);
-      const id = this.bytes.toString('utf8', at + 4, at + 4 + length);
+      const length = u32At(this.bytes, at);
+      const id = utf8Of(this.bytes, at + 4, at + 4 + length);
       if (own !== undefined && strings === undefined) {
         strings = new Map();
         for (const s of own()) strings.set(s, s);
@@ -70,10 +74,16 @@ export class StoredIds {
   private holds(start: number, length: number, id: string): boolean {
     if (length < id.length) return false;
     for (let i = 0; i < length; i += 1) {
-      const byte = this.bytes[start + i] ?? 0;
-      if (byte >= 0x80) return this.bytes.toString('utf8', start, start + length) === id;
+      const byte = this.bytes.charCodeAt(start + i);
+      if (byte >= 0x80) return utf8Of(this.bytes, start, start + length) === id;
       if (i >= id.length || byte !== id.charCodeAt(i)) return false;
     }
     return length === id.length;
   }
 }
+
+/** The little-endian u32 at `at` of latin1 `bytes`. */
+const u32At = (bytes: string, at: number): number => (bytes.charCodeAt(at) | (bytes.charCodeAt(at + 1) << 8) | (bytes.charCodeAt(at + 2) << 16) | (bytes.charCodeAt(at + 3) << 24)) >>> 0;
+
+/** The UTF-8 text of latin1 `bytes` from `start` to `end`. */
+const utf8Of = (bytes: string, start: number, end: number): string => Buffer.from(bytes.slice(start, end), 'latin1').toString('utf8');

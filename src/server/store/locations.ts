@@ -1,22 +1,31 @@
 /**
  * Where each stored record of the segment files lies: its file, offset and length. On disk a
  * segment holds them as little-endian float64 triplets (segments.ts); in memory they are three
- * columns, 13 bytes a record instead of 24 (3M records at 1M memories: 40 MB instead of 74), and
+ * columns, 9 bytes a record instead of 24 (3M records at 1M memories: 27 MB instead of 74), and
  * they are converted a chunk at a time on the way in and out, so the triplets never exist whole.
+ * An offset takes four bytes while every offset is a whole number under 4 GiB (a segment file
+ * is tens of MB); the first that is not widens the column to float64, which holds any.
  */
+import { READ_CHUNK } from './chunkedRead.js';
+
 export const TRIPLET_BYTES = 24;
-/** Records converted at a time between the disk form and the columns. */
-const CHUNK = 1 << 16;
+/** Records converted at a time between the disk form and the columns: a buffer under malloc's mmap threshold (chunkedRead.ts). */
+const CHUNK = Math.floor(READ_CHUNK / TRIPLET_BYTES);
 
 export class Locations {
   readonly files: Uint8Array;
-  readonly offsets: Float64Array;
+  private offsetColumn: Uint32Array | Float64Array;
   readonly lengths: Uint32Array;
 
   constructor(readonly count: number) {
     this.files = new Uint8Array(count);
-    this.offsets = new Float64Array(count);
+    this.offsetColumn = new Uint32Array(count);
     this.lengths = new Uint32Array(count);
+  }
+
+  /** Bytes the offsets take per record: 4, or 8 once one needed float64. */
+  get offsetBytes(): number {
+    return this.offsetColumn.BYTES_PER_ELEMENT;
   }
 
   file(at: number): number {
@@ -24,7 +33,12 @@ export class Locations {
   }
 
   offset(at: number): number {
-    return this.offsets[at] ?? 0;
+    return this.offsetColumn[at] ?? 0;
+  }
+
+  private setOffset(at: number, offset: number): void {
+    if (this.offsetColumn instanceof Uint32Array && !(Number.isInteger(offset) && offset >= 0 && offset <= 0xffffffff)) this.offsetColumn = Float64Array.from(this.offsetColumn);
+    this.offsetColumn[at] = offset;
   }
 
   length(at: number): number {
@@ -35,14 +49,14 @@ export class Locations {
   set(at: number, file: number, offset: number, length: number): boolean {
     if (!Number.isInteger(file) || file < 0 || file > 0xff || !Number.isInteger(length) || length < 0 || length > 0xffffffff) return false;
     this.files[at] = file;
-    this.offsets[at] = offset;
+    this.setOffset(at, offset);
     this.lengths[at] = length;
     return true;
   }
 
   copyFrom(from: Locations, source: number, at: number): void {
     this.files[at] = from.files[source] ?? 0;
-    this.offsets[at] = from.offsets[source] ?? 0;
+    this.setOffset(at, from.offset(source));
     this.lengths[at] = from.lengths[source] ?? 0;
   }
 
@@ -74,7 +88,7 @@ export class Locations {
       const scratch = Buffer.allocUnsafe(n * TRIPLET_BYTES);
       for (let i = 0; i < n; i += 1) {
         scratch.writeDoubleLE(this.files[first + i] ?? 0, i * TRIPLET_BYTES);
-        scratch.writeDoubleLE(this.offsets[first + i] ?? 0, i * TRIPLET_BYTES + 8);
+        scratch.writeDoubleLE(this.offset(first + i), i * TRIPLET_BYTES + 8);
         scratch.writeDoubleLE(this.lengths[first + i] ?? 0, i * TRIPLET_BYTES + 16);
       }
       yield scratch;

@@ -10,7 +10,7 @@ const tripletsOf = (rows: readonly (readonly [number, number, number])[]): Buffe
 };
 
 describe('segment record locations as columns', () => {
-  // More records than one conversion chunk (65,536), offsets past 4 GiB, lengths up to 4 GiB - 1.
+  // More records than one conversion chunk (2,730), offsets past 4 GiB, lengths up to 4 GiB - 1.
   const rows = Array.from({ length: 150_000 }, (_, i) => [i % 9, i * 70_001 + (i === 7 ? 2 ** 40 : 0), i === 9 ? 0xffffffff : (i * 37) % 5000] as const);
   const disk = tripletsOf(rows);
 
@@ -32,6 +32,28 @@ describe('segment record locations as columns', () => {
     // Buffer#equals: a deep toEqual over 3.6 MB walks it byte by byte for seconds.
     expect(Buffer.concat([...locations.triplets()]).equals(disk)).toBe(true);
     expect(disk.length).toBe(rows.length * TRIPLET_BYTES);
+  });
+
+  it('keeps offsets in four bytes while each is a whole number under 4 GiB, and widens them, losing none, at the first that is not', () => {
+    const small = tripletsOf(rows.map(([file, , length], i) => [file, i * 9_001, length] as const));
+    const narrow = new Locations(rows.length);
+    expect(narrow.readFrom((buffer, length, position) => small.copy(buffer, 0, position, position + length), () => undefined)).toBe(-1);
+    expect(narrow.offsetBytes).toBe(4);
+    expect(Buffer.concat([...narrow.triplets()]).equals(small)).toBe(true);
+    // Past 4 GiB, and a fraction (damage that start-up's bounds check must still see as it is),
+    // in the second conversion chunk: the offsets before it are kept through the widening.
+    for (const odd of [2 ** 32, 2 ** 40 + 3, 10.5]) {
+      const late = tripletsOf(rows.map(([file, , length], i) => [file, i === 100_000 ? odd : i * 9_001, length] as const));
+      const wide = new Locations(rows.length);
+      expect(wide.readFrom((buffer, length, position) => late.copy(buffer, 0, position, position + length), () => undefined)).toBe(-1);
+      expect(wide.offsetBytes).toBe(8);
+      expect(wide.offset(100_000)).toBe(odd);
+      expect(Buffer.concat([...wide.triplets()]).equals(late)).toBe(true);
+      const copy = new Locations(2);
+      copy.copyFrom(narrow, 5, 0);
+      copy.copyFrom(wide, 100_000, 1);
+      expect([copy.offsetBytes, copy.offset(0), copy.offset(1)]).toEqual([8, 5 * 9_001, odd]);
+    }
   });
 
   it('names the first triplet the columns cannot hold: a file number that is not a small integer, a length over 4 GiB', () => {

@@ -4,8 +4,6 @@ import { DEAD_LETTERS_USAGE, deadLettersCommand } from '../../../tools/commands/
 import { withRuntime } from '../runtimeCommand.js';
 
 export const deadLettersCliCommand: Command = {
-  name: 'dead-letters',
-  summary: 'retain jobs the server refused for good: list with reasons, requeue or drop them',
   usage: [
     `usage: agent-memory ${DEAD_LETTERS_USAGE} [--json]`,
     '',

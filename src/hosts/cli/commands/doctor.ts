@@ -42,8 +42,6 @@ const inspectOrExplain = async (name: string, json: boolean): Promise<Inspection
 };
 
 export const doctorCliCommand: Command = {
-  name: 'doctor',
-  summary: 'diagnose memory in this directory: server, floor, key (never shown), banks, queue, state dir',
   usage: 'usage: agent-memory doctor [--json]\n\nRead-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file; turns failing to save), 0 otherwise.',
   run: async (argv) => {
     const options = parse(argv, 'doctor');
@@ -72,8 +70,6 @@ export const doctorCliCommand: Command = {
 };
 
 export const statusCliCommand: Command = {
-  name: 'status',
-  summary: 'memory status of this directory: setup, banks, queue, last recall and retain (read-only)',
   usage: 'usage: agent-memory status [--json]\n\nRead-only: never queues, delivers or writes anything.',
   run: async (argv) => {
     const options = parse(argv, 'status');

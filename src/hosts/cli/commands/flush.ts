@@ -5,8 +5,6 @@ import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
 
 export const flushCommand: Command = {
-  name: 'flush',
-  summary: 'deliver queued retain jobs now (progress bar), then report what is left and why',
   usage: 'usage: agent-memory flush [--timeout-ms N]\n\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued',
   run: async (argv) => {
     const at = argv.indexOf('--timeout-ms');

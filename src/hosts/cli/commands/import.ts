@@ -98,8 +98,6 @@ const progressBar = (enabled: boolean) => {
 };
 
 export const importCommand: Command = {
-  name: 'import',
-  summary: 'import past sessions of this project (pi, Claude Code, Codex) into memory (dry run, progress, resumable)',
   usage: USAGE,
   run: async (argv) => {
     const args = parseArgs(argv);

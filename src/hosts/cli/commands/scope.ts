@@ -4,8 +4,6 @@ import { configReport } from '../report/configReport.js';
 import { loadCliContext } from '../loadContext.js';
 
 export const scopeCommand: Command = {
-  name: 'scope',
-  summary: 'show the effective config and the banks and tags of this directory',
   usage: 'usage: agent-memory scope [--all] [--cwd DIR]\n\n  --all      list every config field, not only those set\n  --cwd DIR  report on DIR instead of the current directory',
   run: async (argv) => {
     const cwdIndex = argv.indexOf('--cwd');

@@ -9,7 +9,8 @@ import { rememberSecretValues } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import { newLaunchToken } from '../../ui/security.js';
-import { createUiHandler, type UiHandler } from '../../ui/uiHandler.js';
+import { collectStartupGarbage } from '../startupGarbage.js';
+import type { UiHandler } from '../../ui/uiHandler.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
 
@@ -42,8 +43,6 @@ const integer = (raw: string | undefined, fallback: number, name: string): numbe
 };
 
 export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'run the embedded Hindsight-compatible memory server',
   usage,
   run: async (argv) => {
     let values;
@@ -87,8 +86,21 @@ export const serveCommand: Command = {
     if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
     const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(piAgentDir(homedir(), process.env), 'memory-server'));
 
-    // The browser is built once the server listens (it needs the server's address); until then /ui answers 503.
-    let ui: UiHandler | undefined;
+    // The browser is built at its first request, not at start: building it loads the HTTP client
+    // and the browser's modules (about 10 MB resident), which a server nobody browses never needs.
+    // It needs the server's address; until the server listens /ui answers 503.
+    let address: { readonly url: string; readonly port: number } | undefined;
+    let ui: Promise<UiHandler | Error> | undefined;
+    const buildUi = async (at: { readonly url: string; readonly port: number }): Promise<UiHandler | Error> => {
+      try {
+        const { createUiHandler } = await import('../../ui/uiHandler.js');
+        return createUiHandler({ cwd: process.cwd(), token, port: () => at.port, server: { baseUrl: at.url, ...(apiKey === undefined ? {} : { apiKey }) } });
+      } catch (error) {
+        const off = new Error(`the memory browser at /ui is off: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(`agent-memory serve: ${off.message}`);
+        return off;
+      }
+    };
     const token = newLaunchToken();
     const mount =
       values['no-ui'] === true
@@ -96,9 +108,16 @@ export const serveCommand: Command = {
         : {
             prefix: '/ui',
             handle: async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-              if (ui !== undefined) return ui.handle(req, res);
+              if (address === undefined) {
+                res.writeHead(503, { 'Content-Type': 'application/json' });
+                res.end('{"detail":"the memory browser is starting; reload in a moment"}');
+                return;
+              }
+              ui ??= buildUi(address);
+              const built = await ui;
+              if (!(built instanceof Error)) return built.handle(req, res);
               res.writeHead(503, { 'Content-Type': 'application/json' });
-              res.end('{"detail":"the memory browser is starting; reload in a moment"}');
+              res.end(JSON.stringify({ detail: built.message }));
             },
           };
     // V8 moves an allocation site's objects straight to the old generation once most of them
@@ -124,15 +143,11 @@ export const serveCommand: Command = {
       if (error instanceof UnsafeBindError) return fail(error.message);
       throw error;
     }
+    collectStartupGarbage();
     console.log(`listening on ${server.url}`);
     if (mount !== undefined) {
-      const port = server.port;
-      try {
-        ui = createUiHandler({ cwd: process.cwd(), token, port: () => port, server: { baseUrl: server.url, ...(apiKey === undefined ? {} : { apiKey }) } });
-        console.log(`memory browser: ${server.url}/ui/?token=${token}`);
-      } catch (error) {
-        console.error(`agent-memory serve: the memory browser at /ui is off: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      address = { url: server.url, port: server.port };
+      console.log(`memory browser: ${server.url}/ui/?token=${token}`);
     }
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
     return new Promise<number>((resolve) => {
@@ -141,8 +156,8 @@ export const serveCommand: Command = {
         if (stopping) return;
         stopping = true;
         console.error(`${signal}: closing`);
-        ui?.close();
-        server.close().then(
+        const closed = (ui ?? Promise.resolve(undefined)).then((built) => (built instanceof Error ? undefined : built?.close()));
+        closed.then(() => server.close()).then(
           () => resolve(0),
           (error: unknown) => {
             console.error(`agent-memory serve: close failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,8 +4,6 @@ import { configReport } from '../report/configReport.js';
 import { loadCliContext } from '../loadContext.js';
 
 export const startCommand: Command = {
-  name: 'start',
-  summary: 'run the main job: a pi session with memory, end to end, on the embedded server',
   usage: 'usage: agent-memory start [--workspace DIR]\n\n  --workspace DIR  where the run keeps its server data, queue, traces and visualiser (default: a new temp dir)',
   run: async (argv) => {
     const at = argv.indexOf('--workspace');

@@ -21,8 +21,6 @@ const fail = (message: string): number => {
 };
 
 export const uiCommand: Command = {
-  name: 'ui',
-  summary: 'browse, search, explain and correct memories; manage the queue; watch live sessions',
   usage,
   run: async (argv) => {
     let values;

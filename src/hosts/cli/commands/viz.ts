@@ -23,8 +23,6 @@ const USAGE = `usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|
   --out FILE     where to write; default .pi/memory/visualiser.html for html, standard output otherwise`;
 
 export const vizCommand: Command = {
-  name: 'viz',
-  summary: 'draw the state machines, or replay a recorded trace in the browser',
   usage: USAGE,
   run: async (argv) => {
     const { values } = parseArgs({
