@@ -17,7 +17,7 @@ import { jsonCopy } from '../codecs/codecs.js';
 import type { SessionImporter } from '../tools/commands/commandContext.js';
 import { importTable } from '../tools/commands/importReport.js';
 import type { MemoryConfig } from '../config/fields.js';
-import { importSummary, importView, type ImportView } from '../machines/import/selectors.js';
+import { importProgress, importSummary, importView, type ImportView } from '../machines/import/selectors.js';
 import type { RuntimeStatusView } from '../tools/context.js';
 import type { ImportOptions } from '../machines/import/events.js';
 import { readImportState } from '../effects/import/importState.js';
@@ -154,7 +154,8 @@ export const hubImporter = (runtime: MemoryRuntime, options: HubImporterOptions)
     const sources = [options.sessionFile === undefined ? importer.sessionDir : path.dirname(options.sessionFile), ...importer.otherAgentDirs];
     const unsubscribe = importer.gate.subscribe((snapshot) => {
       const view = importView(snapshot);
-      options.onProgress?.(`memory import: ${view.state} ${view.done}/${view.documents}`);
+      const progress = importProgress(view);
+      options.onProgress?.(`memory import: ${view.state} ${progress.value}/${progress.total}${progress.unit === 'files' ? ' files' : ''}`);
     });
     try {
       const view = await importer.gate.run({ sources, options: importer.options({ dryRun }) });

@@ -12,10 +12,15 @@
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
  *   queued): the run is `paused`, and the same command resumes it.
- * - A real run's plan builds the first sessions' documents as they will be queued and keeps
- *   them (up to `KEEP_PLANNED_CHARS`), so those sessions are read and built once; a session
- *   whose file changed since (size or modification time) is read again, as every session
- *   past the budget is.
+ * - A real run's plan builds each session's documents as they will be queued and queues
+ *   them as it goes (same batches, back-pressure and durability as the import's own), so the
+ *   server works while the plan reads on; the import then records them in the checkpoint. A
+ *   crash or Ctrl+C before that record leaves them queued but unrecorded: the next run queues
+ *   them again, and the server still holds each once (replace by document id).
+ * - Documents the plan did not queue (the queue stopped delivering, or a resume decides to
+ *   skip them) are kept for the import up to `KEEP_PLANNED_CHARS`, so those sessions are
+ *   read and built once too; a session whose file changed since (size or modification time)
+ *   is read again, as every session past the budget is.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { SnapshotFrom } from 'xstate';
@@ -147,6 +152,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     // Sessions the plan built as they will be queued, by path, with their file's stamp then:
     // kept between plan and import in this process only, like the files above.
     let builtByPlan = new Map<string, { readonly stamp: FileStamp; readonly documents: ReadonlyMap<string, BuiltDocument> }>();
+    // Documents the plan queued (id -> content hash and bytes), for the import to record.
+    let queuedByPlan = new Map<string, { readonly hash: string; readonly bytes: number }>();
     const scan = async (): Promise<void> => {
       if (request === undefined) return fail('no import request in this process');
       const found = await files.scan(request.sources, { maxBytes, ...(request.sinceMs === undefined ? {} : { sinceMs: request.sinceMs }) });
@@ -164,15 +171,54 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
       const seenSessions = new Map<string, string>();
       builtByPlan = new Map();
+      queuedByPlan = new Map();
       let keptChars = 0;
+      // Jobs built and not yet queued; queued a session at a time (see QUEUE_EVERY_*).
+      let early: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
+      let earlyBytes = 0;
+      let earlySessions = 0;
+      let sinceFlush = 0;
+      // Off for a dry run, and once the queue stops delivering (the import then pauses as before).
+      let queueing = !runOptions.dryRun;
+      // Session files looked at so far and the bytes read: the run's progress while it plans.
+      let filesRead = 0;
+      let bytesRead = 0;
+      const queueEarly = async (): Promise<void> => {
+        if (early.length === 0) return;
+        const taken = early;
+        early = [];
+        earlyBytes = 0;
+        earlySessions = 0;
+        await queue.enqueue(taken.map((b) => b.job));
+        for (const { documentId, hash, bytes } of taken) {
+          queuedByPlan.set(documentId, { hash, bytes });
+          sinceFlush += bytes;
+        }
+        // With each queue write, so a progress bar moves while the plan reads on.
+        await send(importEvents.planProgressed({ at: clock.now(), files: filesRead, bytes: bytesRead }));
+        if (sinceFlush < FLUSH_EVERY_BYTES) return;
+        sinceFlush = 0;
+        // Back-pressure, as in the import: what is queued is delivered before more is built.
+        await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
+        const state = queue.status().state;
+        if (state === 'paused' || state === 'backingOff') queueing = false;
+      };
       for (const file of foundFiles) {
-        if (interrupted()) return pauseInterrupted();
+        if (interrupted()) {
+          // What the plan queued is recorded before the run pauses: the plan then names the
+          // sessions read so far, and the import records their queued documents and stops.
+          await queueEarly();
+          if (queuedByPlan.size === 0) return pauseInterrupted();
+          break;
+        }
         const read = await readForImport(file);
+        filesRead += 1;
         if (E.isLeft(read)) {
           skipped.push({ ...read.left, detail: redact(read.left.detail) });
           continue;
         }
         const session = read.right;
+        bytesRead += session.bytes;
         const twin = seenSessions.get(session.sessionId);
         if (twin !== undefined) {
           skipped.push({ path: file, reason: 'duplicate-session', detail: `same session id as ${twin}` });
@@ -182,11 +228,27 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         for (const d of session.damaged) if (malformed.length < MALFORMED_KEPT) malformed.push({ path: file, line: d.line, reason: redact(d.reason) });
         // A dry run estimates (nothing is redacted or kept); a real run builds the documents it
         // will queue while the budget lasts, so its plan names exactly the documents it imports.
-        const keep = !runOptions.dryRun && keptChars < KEEP_PLANNED_CHARS;
-        const built = buildSessionDocuments(session, runOptions, keep ? 'final' : 'estimate');
-        if (keep && built.documents.length > 0) {
-          builtByPlan.set(file, { stamp: session.stamp, documents: new Map(built.documents.map((d) => [d.documentId, d])) });
-          for (const doc of built.documents) keptChars += doc.content.length;
+        const final = queueing || (!runOptions.dryRun && keptChars < KEEP_PLANNED_CHARS);
+        const built = buildSessionDocuments(session, runOptions, final ? 'final' : 'estimate');
+        if (final && built.documents.length > 0) {
+          const kept = new Map<string, BuiltDocument>();
+          for (const doc of built.documents) {
+            if (queueing) {
+              const { content, hash } = finalContent(doc);
+              if (decideDocument(gate.getSnapshot().context, runOptions, { documentId: doc.documentId, hash }).action === 'import') {
+                const bytes = utf8Length(content);
+                early.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes });
+                earlyBytes += bytes;
+                continue;
+              }
+            }
+            // Kept for the import to decide (a resume's skip) or to queue (when the queue stopped).
+            kept.set(doc.documentId, doc);
+            keptChars += doc.content.length;
+          }
+          if (kept.size > 0) builtByPlan.set(file, { stamp: session.stamp, documents: kept });
+          earlySessions += 1;
+          if (earlyBytes >= QUEUE_EVERY_BYTES || earlySessions >= QUEUE_EVERY_SESSIONS) await queueEarly();
         }
         stats.rawMessages += built.stats.rawMessages;
         stats.keptItems += built.stats.keptItems;
@@ -201,6 +263,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, bytes: utf8Length(doc.content), tokens: documentTokens(doc.content) });
         }
       }
+      await queueEarly();
       await send(importEvents.planReady({ at: clock.now(), sessions, documents, skipped, malformed, stats }));
     };
 
@@ -264,7 +327,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       let sinceFlush = 0;
       // Documents built but not yet queued: they go to the queue in one write (one fsync), then
       // are recorded in one checkpoint event, whole sessions at a time.
-      let batch: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
+      // `job` is absent for a document the plan queued already: it is only recorded.
+      let batch: { readonly job?: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
       let batchBytes = 0;
       let batchSessions = 0;
       const queueBatch = async (): Promise<void> => {
@@ -273,16 +337,19 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         batch = [];
         batchBytes = 0;
         batchSessions = 0;
-        await queue.enqueue(taken.map((b) => b.job));
+        const jobs = taken.flatMap((b) => (b.job === undefined ? [] : [b.job]));
+        if (jobs.length > 0) await queue.enqueue(jobs);
         await send(importEvents.documentsQueued({ at: clock.now(), documents: taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
-        for (const { documentId, bytes } of taken) {
+        for (const { job, documentId, bytes } of taken) {
           queuedThisRun.push(documentId);
-          sinceFlush += bytes;
+          if (job !== undefined) sinceFlush += bytes;
         }
       };
       // Taken over by this run: what it does not use is let go when it ends.
       const fromPlan = builtByPlan;
       builtByPlan = new Map();
+      const queuedEarly = queuedByPlan;
+      queuedByPlan = new Map();
       /** The session's documents as they will be queued: the plan's, when its file is as the plan read it. */
       const documentsOf = async (file: string): Promise<ReadonlyMap<string, BuiltDocument>> => {
         const kept = fromPlan.get(file);
@@ -292,9 +359,17 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         return E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
       };
       for (const [file, docs] of bySession) {
-        const built = await documentsOf(file);
+        // A session whose every document the plan queued is not looked at again.
+        const built = docs.every((d) => queuedEarly.has(d.documentId)) ? new Map<string, BuiltDocument>() : await documentsOf(file);
         let stopped = false;
         for (const plannedDoc of docs) {
+          // Queued already: recorded even after Ctrl+C, so the checkpoint says what is queued.
+          const queued = queuedEarly.get(plannedDoc.documentId);
+          if (queued !== undefined) {
+            batch.push({ documentId: plannedDoc.documentId, hash: queued.hash, bytes: queued.bytes });
+            batchBytes += queued.bytes;
+            continue;
+          }
           if (interrupted()) {
             stopped = true;
             break;
@@ -323,6 +398,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
       }
       await queueBatch();
+      if (interrupted()) return pauseInterrupted();
       if (!(await deliver(queuedThisRun))) return;
       const first = refused[0];
       if (first !== undefined) {

@@ -12,6 +12,9 @@ export interface RunProgress {
   readonly documentsQueued: number;
   readonly documentsSkipped: number;
   readonly bytesDone: number;
+  /** Session files the plan has read, and their bytes (against the scan's totals). */
+  readonly filesPlanned: number;
+  readonly bytesPlanned: number;
   /** Skips by reason (`already-imported`, ...). */
   readonly skippedBy: Readonly<Record<string, number>>;
 }
@@ -48,4 +51,4 @@ export interface ImportContext {
 
 export const initialImportContext: ImportContext = { run: null, imported: {}, runs: 0 };
 
-export const emptyProgress: RunProgress = { documentsDone: 0, documentsQueued: 0, documentsSkipped: 0, bytesDone: 0, skippedBy: {} };
+export const emptyProgress: RunProgress = { documentsDone: 0, documentsQueued: 0, documentsSkipped: 0, bytesDone: 0, filesPlanned: 0, bytesPlanned: 0, skippedBy: {} };

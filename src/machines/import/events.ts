@@ -76,6 +76,8 @@ const events = defineGateEvents(
   {
     requested: fields({ runId: NonEmptyString, options: ImportOptions, sources: t.array(t.string) }),
     'scan.finished': fields({ files: NonNegativeInt, bytes: NonNegativeInt, skipped: t.array(SkippedSource) }),
+    /** A real run's plan so far: session files read and their bytes (it queues as it reads). */
+    'plan.progressed': fields({ files: NonNegativeInt, bytes: NonNegativeInt }),
     'plan.ready': fields({
       sessions: t.array(PlannedSession),
       documents: t.array(PlannedDocument),

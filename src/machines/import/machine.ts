@@ -34,6 +34,12 @@ export const importMachine = setup({
       const e = event;
       if (draft.run !== null) draft.run.scanned = { files: e.files, bytes: e.bytes, skipped: e.skipped };
     }),
+    notePlanProgress: assign((draft, { event }) => {
+      assertEvent(event, 'import.plan.progressed');
+      if (draft.run === null) return;
+      draft.run.progress.filesPlanned = event.files;
+      draft.run.progress.bytesPlanned = event.bytes;
+    }),
     notePlan: assign((draft, { event }) => {
       assertEvent(event, 'import.plan.ready');
       const e = event;
@@ -126,6 +132,7 @@ export const importMachine = setup({
     },
     planning: {
       on: {
+        'import.plan.progressed': { actions: 'notePlanProgress' },
         'import.plan.ready': [
           { guard: 'dryRun', target: 'planned', actions: ['notePlan', 'noteFinished'] },
           { target: 'importing', actions: ['notePlan', 'importDocuments'] },

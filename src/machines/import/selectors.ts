@@ -26,6 +26,9 @@ export interface ImportView {
   readonly skipped: number;
   readonly skippedBy: Readonly<Record<string, number>>;
   readonly bytesDone: number;
+  /** Session files the scan found, and how many of them the plan has read so far. */
+  readonly files: number;
+  readonly filesPlanned: number;
   readonly sourcesSkipped: number;
   readonly malformedLines: number;
   readonly pause: { readonly cause: string; readonly reason: string } | null;
@@ -54,6 +57,8 @@ export const importView = (snapshot: SnapshotFrom<ImportMachine>): ImportView =>
     skipped: run?.progress.documentsSkipped ?? 0,
     skippedBy: run?.progress.skippedBy ?? {},
     bytesDone: run?.progress.bytesDone ?? 0,
+    files: run?.scanned?.files ?? 0,
+    filesPlanned: run?.progress.filesPlanned ?? 0,
     sourcesSkipped: (run?.scanned?.skipped.length ?? 0) + (plan?.skipped.length ?? 0),
     malformedLines: plan?.malformed.length ?? 0,
     pause: run?.pause ?? null,
@@ -69,14 +74,22 @@ export const importRate = (snapshot: SnapshotFrom<ImportMachine>, now: number): 
   return rateAndEta(run.progress.bytesDone, run.plan.bytes, now - run.startedAt);
 };
 
+/**
+ * How far a run has come, for a progress bar or footer: session files read while a real run
+ * plans (it queues documents as it reads them), documents after.
+ */
+export const importProgress = (view: ImportView): { readonly value: number; readonly total: number; readonly unit: 'files' | 'docs' } =>
+  view.state === 'planning' && view.filesPlanned > 0 ? { value: view.filesPlanned, total: view.files, unit: 'files' } : { value: view.done, total: view.documents, unit: 'docs' };
+
 /** One line for status, doctor and the footer. */
 export const importSummary = (view: ImportView): string => {
   switch (view.state) {
     case 'idle':
       return 'never run';
     case 'scanning':
-    case 'planning':
       return `${view.state} (run ${view.runId ?? '?'})`;
+    case 'planning':
+      return view.filesPlanned > 0 ? `planning: ${view.filesPlanned}/${view.files} session file(s) read, their documents queued (run ${view.runId ?? '?'})` : `planning (run ${view.runId ?? '?'})`;
     case 'planned':
       return `dry run: ${view.sessions} session(s), ${view.documents} document(s), ${view.bytes} bytes, ~${view.tokens} tokens`;
     case 'importing':

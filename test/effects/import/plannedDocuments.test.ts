@@ -1,9 +1,10 @@
 /**
- * A real import's plan builds the documents it will queue and the import uses them, so each
- * session is read once; a session whose file changed between the plan and the import is read
- * again and its newer content is what reaches the server. A server that stops answering
- * pauses the import with the documents safe in the queue. Over the real session reader (with
- * reads counted), retain queue, checkpoint files and the embedded server.
+ * A real import's plan builds the documents it will queue and queues them as it goes, so each
+ * session is read once and the server works while the plan reads on; documents it keeps for
+ * the import (a resume's skips) are used only while their file is unchanged, else read again.
+ * A server that stops answering pauses the import with the documents safe in the queue. Over
+ * the real session reader (with reads counted), retain queue, checkpoint files and the
+ * embedded server.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { startImportGate } from '../../../src/effects/import/importGate.js';
 import { systemClock } from '../../../src/effects/ports/clock.js';
 import type { SessionFilesPort } from '../../../src/effects/ports/sessionFiles.js';
 import type { RetainQueue } from '../../../src/effects/retainDelivery/queue.js';
+import { importView, type ImportView } from '../../../src/machines/import/selectors.js';
 import { importOptionsFrom } from '../../../src/hosts/importer.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
@@ -67,7 +69,7 @@ describe('import: the plan builds what the import queues', () => {
   };
 
   /** One run over `project`; `wrap` wraps the real reader (and sees the run's queue). */
-  const importInto = async (project: Project, wrap: (files: SessionFilesPort, queue: RetainQueue) => SessionFilesPort, dryRun = false) => {
+  const importInto = async (project: Project, wrap: (files: SessionFilesPort, queue: RetainQueue) => SessionFilesPort, dryRun = false, watch?: (view: ImportView) => void) => {
     const { cwd, home, sessions, bank } = project;
     const runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home } });
     runtimes.push(runtime);
@@ -83,11 +85,13 @@ describe('import: the plan builds what the import queues', () => {
       project: { cwd, bankId: bank, tags: runtime.scope.projectRetainTags },
       manifest: { path: config.importManifest, read: () => readJsonFile(config.importManifest), write: (data) => writeJsonFile(config.importManifest, data) },
     });
+    const unsubscribe = gate.subscribe((snapshot) => watch?.(importView(snapshot)));
     try {
       const view = await gate.run({ sources: [sessions], options: importOptionsFrom(config, bank, { dryRun }) });
       const plan = (dryRun ? gate.lastDryRun() : gate.gate.getSnapshot())?.context.run?.plan;
       return { view, plan, bank, sessions, queue };
     } finally {
+      unsubscribe();
       await gate.stop();
       await journal.close();
     }
@@ -130,11 +134,13 @@ describe('import: the plan builds what the import queues', () => {
     expect(Object.fromEntries(reads)).toEqual({ 'pi073-linear.jsonl': 1, 'pi073-branched.jsonl': 1 });
   });
 
-  it('a session that grew between the plan and the import is read again: its newer content is imported', async () => {
+  it('a rerun keeps what its plan skips; a session that grew before the import looks at it is read again and its new text imported', async () => {
+    const project = await makeProject();
+    await importInto(project, (files) => files);
     const reads = new Map<string, number>();
     const grown = 'PLAN-REUSE-MARKER the answer written after the plan';
     let appended = false;
-    const { view, bank } = await importWith((files) => {
+    const { view } = await importInto(project, (files) => {
       const counted = counting(reads)(files);
       return {
         ...counted,
@@ -151,10 +157,36 @@ describe('import: the plan builds what the import queues', () => {
       };
     });
     expect(appended).toBe(true);
-    expect(view).toMatchObject({ state: 'done', queued: 2 });
+    expect(view).toMatchObject({ state: 'done', queued: 1, skippedBy: { 'already-imported': 1 } });
     expect(Object.fromEntries(reads)).toEqual({ 'pi073-linear.jsonl': 2, 'pi073-branched.jsonl': 1 });
-    expect([...(await texts(bank)).values()].join('\n')).toContain(grown);
+    expect([...(await texts(project.bank)).values()].join('\n')).toContain(grown);
   });
+
+  it('queues the documents of the sessions it has planned while it reads the rest', async () => {
+    const project = await makeProject(9);
+    let seenBeforeLast: { depth: number; delivered: number } | undefined;
+    const planning: number[] = [];
+    const watch = (v: ImportView): void => {
+      if (v.state === 'planning') planning.push(v.filesPlanned);
+    };
+    const { view, plan } = await importInto(project, (files, queue) => ({
+      ...files,
+      read: (file, options) => {
+        // The last file in the plan's (sorted) order: eight sessions were planned before it.
+        if (path.basename(file) === 'pi073-linear.jsonl') {
+          const status = queue.status();
+          seenBeforeLast = { depth: status.depth, delivered: status.sinceOpen?.delivered ?? 0 };
+        }
+        return files.read(file, options);
+      },
+    }), false, watch);
+    expect(view).toMatchObject({ state: 'done', sessions: 11, queued: 11 });
+    // The progress shown while it planned: 8 files read at the first queue write, all 11 at the last.
+    expect(planning.filter((n) => n > 0)).toEqual([8, 11]);
+    expect((seenBeforeLast?.depth ?? 0) + (seenBeforeLast?.delivered ?? 0)).toBeGreaterThanOrEqual(8);
+    expect([...(await texts(project.bank)).keys()].sort()).toEqual(plan?.documents.map((d) => d.documentId).sort());
+  });
+
   it('a server that stops answering pauses the import with its documents queued; once it answers, the next run finishes, each document once', async () => {
     const project = await makeProject(3);
     server.setFaults([{ method: 'POST', path: `${B}/${project.bank}/memories`, kind: 'status', status: 503 }]);

@@ -21,6 +21,7 @@ let server: TestServer;
 
 const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home } });
 const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json');
+const queueFile = path.join(project, '.pi', 'memory', 'retain-queue.jsonl');
 
 beforeAll(async () => {
   server = await startTestServer({ persist: false });
@@ -68,9 +69,9 @@ describe('agent-memory import', () => {
     });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    // Interrupt once the checkpoint records queued documents.
+    // Interrupt once documents are queued: the plan queues them as it reads the sessions.
     const poll = setInterval(() => {
-      if (existsSync(checkpoint) && readFileSync(checkpoint, 'utf8').includes('"import.documents.queued"')) {
+      if (existsSync(queueFile) && readFileSync(queueFile, 'utf8').includes('"retain.enqueued"')) {
         clearInterval(poll);
         child.kill('SIGINT');
       }

@@ -5,7 +5,7 @@ import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { decideDocument, rateAndEta } from '../../../src/machines/import/decide.js';
 import { ImportEvent, importEvents } from '../../../src/machines/import/events.js';
 import { importMachine, type ImportMachine } from '../../../src/machines/import/machine.js';
-import { importState, importView, resumable } from '../../../src/machines/import/selectors.js';
+import { importProgress, importState, importSummary, importView, resumable } from '../../../src/machines/import/selectors.js';
 import { decodeWith } from '../../../src/codecs/decode.js';
 
 type Snapshot = SnapshotFrom<ImportMachine>;
@@ -64,6 +64,21 @@ describe('import machine', () => {
     expect(actions).toContain('runEnded');
     const view = importView(s);
     expect(view).toMatchObject({ documents: 2, done: 2, queued: 1, skipped: 1, skippedBy: { 'already-imported': 1 }, imported: { total: 1, completed: 1 }, sourcesSkipped: 1 });
+  });
+
+  it('a real run\'s plan reports the session files it has read; the progress shown moves from files to documents', () => {
+    let s = start();
+    expect(importProgress(importView(s))).toEqual({ value: 0, total: 0, unit: 'docs' });
+    const [progressed, actions] = step(s, importEvents.planProgressed({ at: 2, files: 1, bytes: 200 }));
+    s = progressed;
+    expect(importState(s)).toBe('planning');
+    expect(actions).toEqual([]);
+    const planning = importView(s);
+    expect(planning).toMatchObject({ files: 2, filesPlanned: 1 });
+    expect(importProgress(planning)).toEqual({ value: 1, total: 2, unit: 'files' });
+    expect(importSummary(planning)).toBe('planning: 1/2 session file(s) read, their documents queued (run r1)');
+    [s] = step(s, plan());
+    expect(importProgress(importView(s))).toEqual({ value: 0, total: 2, unit: 'docs' });
   });
 
   it('a session\'s documents queued in one event count as each queued on its own', () => {

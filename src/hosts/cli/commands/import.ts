@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Presets, SingleBar } from 'cli-progress';
 import { escapeControls, terminalJson } from '../../../config/memoryText.js';
 import { redact } from '../../../config/redact.js';
-import { importRate, importView, type ImportView } from '../../../machines/import/selectors.js';
+import { importProgress, importRate, importView, type ImportView } from '../../../machines/import/selectors.js';
 import type { SnapshotFrom } from 'xstate';
 import type { ImportMachine } from '../../../machines/import/machine.js';
 import type { Command } from '../commands.js';
@@ -66,7 +66,7 @@ const parseArgs = (argv: readonly string[]): Args | string => {
 const progressBar = (enabled: boolean) => {
   if (!enabled) return { update: (_s: SnapshotFrom<ImportMachine>) => undefined, stop: () => undefined };
   const bar = new SingleBar(
-    { format: '{phase} [{bar}] {value}/{total} docs | {sessions} sessions | {bytes} | {rate}/s | ETA {eta_text}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: process.stderr },
+    { format: '{phase} [{bar}] {value}/{total} {unit} | {sessions} sessions | {bytes} | {rate}/s | ETA {eta_text}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: process.stderr },
     Presets.shades_classic,
   );
   let started = false;
@@ -74,19 +74,21 @@ const progressBar = (enabled: boolean) => {
     update: (snapshot: SnapshotFrom<ImportMachine>) => {
       const view = importView(snapshot);
       const rate = importRate(snapshot, Date.now());
+      const progress = importProgress(view);
       const payload = {
         phase: view.state,
+        unit: progress.unit,
         sessions: view.sessions,
         bytes: `${mb(view.bytesDone)}/${mb(view.bytes)}`,
         rate: rate === undefined ? '-' : mb(rate.bytesPerSecond),
         eta_text: rate === undefined ? '-' : duration(rate.etaMs),
       };
       if (!started) {
-        bar.start(Math.max(1, view.documents), view.done, payload);
+        bar.start(Math.max(1, progress.total), progress.value, payload);
         started = true;
       } else {
-        bar.setTotal(Math.max(1, view.documents));
-        bar.update(view.done, payload);
+        bar.setTotal(Math.max(1, progress.total));
+        bar.update(progress.value, payload);
       }
     },
     stop: () => {
