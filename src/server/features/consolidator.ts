@@ -349,8 +349,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
         inPass.get(change.bankId)?.delete(f.id);
       }
       for (const f of change.added) if (f.fact_type !== 'observation') written.add(f.id);
+      markDirty(change.bankId);
     }
-    if (touchesSources) markDirty(change.bankId);
   });
 
   for (const [bankId, bank] of store.state.banks) if (bank.facts.size > 0) markDirty(bankId);
