@@ -6,6 +6,7 @@
  * the bank on first use, in slices.
  */
 import type { BankState } from '../store/state.js';
+import { Interned } from './interned.js';
 import { SortedEntries } from './sortedEntries.js';
 
 export interface DocumentEntry {
@@ -23,8 +24,9 @@ export const recentlyUpdated = (a: DocumentEntry, b: DocumentEntry): number =>
 export class DocumentIndex {
   private readonly entries = new Map<string, DocumentEntry>();
   private nextSeq = 0;
-  private readonly times = new Map<string, string>();
-  private readonly tagLists = new Map<string, readonly string[]>();
+  /** One copy of each: the documents of one retain share their update time, and a bank has few tag sets. */
+  private readonly times = new Interned<string>((time) => time);
+  private readonly tagLists = new Interned<readonly string[]>((tags) => JSON.stringify(tags));
   private readonly order = new SortedEntries<DocumentEntry>(recentlyUpdated, (id) => this.entries.get(id));
 
   /** Empty until `fill` has run. */
@@ -50,25 +52,8 @@ export class DocumentIndex {
     const document = present ? this.bank.documents.get(id) : undefined;
     const old = this.entries.get(id);
     if (document === undefined) this.entries.delete(id);
-    else this.entries.set(id, { id, seq: old?.seq ?? this.nextSeq++, updatedAt: this.sharedTime(document.updated_at), tags: this.sharedTags(document.tags) });
+    else this.entries.set(id, { id, seq: old?.seq ?? this.nextSeq++, updatedAt: this.times.of(document.updated_at), tags: this.tagLists.of(document.tags) });
     this.order.touch(id);
-  }
-
-  /** One copy of each: the documents of one retain share their update time. */
-  private sharedTime(value: string): string {
-    const known = this.times.get(value);
-    if (known !== undefined) return known;
-    this.times.set(value, value);
-    return value;
-  }
-
-  /** One copy of each tag set: a bank has few. */
-  private sharedTags(tags: readonly string[]): readonly string[] {
-    const key = JSON.stringify(tags);
-    const known = this.tagLists.get(key);
-    if (known !== undefined) return known;
-    this.tagLists.set(key, tags);
-    return tags;
   }
 
   /** Every document, most recently updated first. */

@@ -18,6 +18,7 @@ import { entityId } from './entities.js';
 import type { BankEntity, Cooccurrence } from './entities.js';
 import { runSliced, sliceTimer } from '../slices.js';
 import type { SliceTimer } from '../slices.js';
+import { Interned } from './interned.js';
 import { SortedEntries } from './sortedEntries.js';
 
 export interface FactEntry {
@@ -58,10 +59,10 @@ export class FactIndex {
   private nextSeq = 0;
   private readonly newest = new SortedEntries<FactEntry>(newestFirst, (id) => this.entries.get(id));
   private readonly created = new SortedEntries<FactEntry>(createdFirst, (id) => this.entries.get(id));
-  /** Tag lists and names are few and repeated: one copy each. */
-  private readonly tagLists = new Map<string, readonly string[]>();
+  /** Tag lists and creation times are few and repeated: one copy each. */
+  private readonly tagLists = new Interned<readonly string[]>((tags) => JSON.stringify(tags), (tags) => [...tags]);
+  private readonly times = new Interned<string>((time) => time);
   private readonly nameNumbers = new Map<string, number>();
-  private readonly strings = new Map<string, string>();
   /** Entity names as written, by number. */
   private readonly names: string[] = [];
   /** Each name's entity id (hashed once, when the name is first seen), by the name's number. */
@@ -300,30 +301,14 @@ export class FactIndex {
       seq,
       type: fact.fact_type,
       live: fact.state !== 'invalidated',
-      tags: this.tagList(fact.tags),
+      tags: this.tagLists.of(fact.tags),
       mentionedAt: fact.mentioned_at,
       // One retain's facts share their creation time: one copy of it.
-      createdAt: this.shared(fact.created_at),
+      createdAt: this.times.of(fact.created_at),
       documentId: fact.document_id,
       names: fact.entities === undefined || fact.entities.length === 0 ? NO_NAMES : fact.entities.map((e) => this.nameNumber(e.text)),
     });
     return seq;
-  }
-
-  private shared(value: string): string {
-    const known = this.strings.get(value);
-    if (known !== undefined) return known;
-    this.strings.set(value, value);
-    return value;
-  }
-
-  private tagList(tags: readonly string[]): readonly string[] {
-    const key = JSON.stringify(tags);
-    const known = this.tagLists.get(key);
-    if (known !== undefined) return known;
-    const copy = [...tags];
-    this.tagLists.set(key, copy);
-    return copy;
   }
 
   private nameNumber(name: string): number {
