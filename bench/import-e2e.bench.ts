@@ -3,9 +3,11 @@
  * scanned, planned, redacted, queued durably and delivered; reported as MB/s and documents/s
  * beside a raw read of the same files, twice: with the server in the importer's own process (in
  * memory, on loopback: its indexing shares the importer's one thread), and with the server as a
- * user runs it, `agent-memory serve` in its own process with a data dir (durable writes). Then the
- * peak RSS of the built CLI, `agent-memory import <dir> --json` as a user runs it, importing a
- * large set (IMPORT_RSS_MB, default 1024) into a server that keeps nothing. Target: under 200 MB.
+ * user runs it, `agent-memory serve` in its own process with a data dir (durable writes), where it
+ * also reports the time until every imported document is searchable (the server's operations all
+ * finished: the acknowledged rate is not its indexing speed). Then the peak RSS of the built CLI,
+ * `agent-memory import <dir> --json` as a user runs it, importing a large set (IMPORT_RSS_MB,
+ * default 1024) into a server that keeps nothing. Target: under 200 MB.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -62,8 +64,28 @@ const serveProcess = async (dataDir: string): Promise<{ readonly url: string; cl
   };
 };
 
-/** Imports a fresh set of generated sessions into the server at `url`: documents, bytes and seconds. */
-const importInto = async (dir: string, url: string): Promise<{ documents: number; bytes: number; files: number; seconds: number; rawSeconds: number }> => {
+/** Retain operations of the bench's bank not finished yet (pending or processing). */
+const openOperations = async (url: string): Promise<number> => {
+  let open = 0;
+  for (const status of ['pending', 'processing']) {
+    const res = await fetch(`${url}/v1/default/banks/bench-import/operations?status=${status}&type=retain&limit=1`);
+    const body: unknown = await res.json();
+    open += typeof body === 'object' && body !== null && 'total' in body && typeof body.total === 'number' ? body.total : Number.NaN;
+  }
+  return open;
+};
+
+/**
+ * Imports a fresh set of generated sessions into the server at `url`: documents, bytes and
+ * seconds until every document is acknowledged (the import's own end), and, with
+ * `untilSearchable`, until the server has finished every operation, polled every 20 ms (an
+ * acknowledged async retain is in the server's log, not yet searchable).
+ */
+const importInto = async (
+  dir: string,
+  url: string,
+  untilSearchable = false,
+): Promise<{ documents: number; bytes: number; files: number; seconds: number; searchableSeconds: number; rawSeconds: number }> => {
   const project = projectIn(dir, url);
   const set = writeSessionSet(project.sessions, project.cwd, E2E, 400_000);
   for (const name of await readdir(project.sessions)) await readFile(join(project.sessions, name));
@@ -75,10 +97,12 @@ const importInto = async (dir: string, url: string): Promise<{ documents: number
   const start = process.hrtime.bigint();
   const view = await importer.gate.run({ sources: [project.sessions], options: importer.options({ dryRun: false }) });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (untilSearchable) while ((await openOperations(url)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  const searchableSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   await importer.close();
   await runtime.close();
   if (view.state !== 'done' || view.queued !== view.documents) throw new Error(`import ended ${view.state}: ${view.queued}/${view.documents} queued`);
-  return { documents: view.documents, bytes: set.bytes, files: set.files, seconds, rawSeconds };
+  return { documents: view.documents, bytes: set.bytes, files: set.files, seconds, searchableSeconds, rawSeconds };
 };
 
 const e2eDir = await mkdtemp(join(tmpdir(), 'am-bench-import-e2e-'));
@@ -95,14 +119,23 @@ try {
   }
   const served = await serveProcess(join(e2eDir, 'server-data'));
   try {
-    const run = await importInto(join(e2eDir, 'own-process'), served.url);
-    figures.push({
-      name: `end-to-end import into \`agent-memory serve\` in its own process (data dir): documents per second (${run.documents} documents, ${(run.bytes / 1e6).toFixed(0)} MB)`,
-      unit: 'items/s',
-      value: run.documents / run.seconds,
-      target: '>= 1,000 (issue 30)',
-      pass: run.documents / run.seconds >= 1000,
-    });
+    const run = await importInto(join(e2eDir, 'own-process'), served.url, true);
+    figures.push(
+      {
+        name: `end-to-end import into \`agent-memory serve\` in its own process (data dir): documents per second (${run.documents} documents, ${(run.bytes / 1e6).toFixed(0)} MB)`,
+        unit: 'items/s',
+        value: run.documents / run.seconds,
+        target: '>= 1,000 (issue 30)',
+        pass: run.documents / run.seconds >= 1000,
+      },
+      // The figure above ends at the last acknowledgement; the server indexes after it.
+      {
+        name: `same import, until every imported document is searchable (all of the server's operations finished): documents per second`,
+        unit: 'items/s',
+        value: run.documents / run.searchableSeconds,
+      },
+    );
+    notes.push(`into \`agent-memory serve\`: ${run.seconds.toFixed(2)} s to the last acknowledgement, ${run.searchableSeconds.toFixed(2)} s until every operation finished`);
   } finally {
     await served.close();
   }

@@ -61,7 +61,7 @@ export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput
   const fromQuery = method === 'GET' ? (url.searchParams.get('token') ?? undefined) : undefined;
   const presented = fromHeader ?? fromQuery ?? '';
   if (presented.length === 0 || !timingSafeEqual(digest(presented), digest(input.token))) {
-    throw new HttpError(401, 'This page needs the token printed by agent-memory ui (open the URL it printed)');
+    throw new HttpError(401, 'This page needs the token that agent-memory ui or agent-memory serve printed (open the URL it printed)');
   }
   if (method !== 'GET' && method !== 'POST') throw new HttpError(405, 'Method Not Allowed');
   guardContentType(method, req.headers, false);

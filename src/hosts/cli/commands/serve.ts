@@ -1,5 +1,4 @@
 /** `agent-memory serve`: runs the embedded memory server until SIGTERM or SIGINT. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,7 +9,7 @@ import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import { newLaunchToken } from '../../ui/security.js';
 import { collectStartupGarbage } from '../startupGarbage.js';
-import type { UiHandler } from '../../ui/uiHandler.js';
+import { lazyUiMount } from '../lazyUiMount.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
 
@@ -86,40 +85,17 @@ export const serveCommand: Command = {
     if (values['in-memory'] === true && values['data-dir'] !== undefined) return fail('--in-memory and --data-dir exclude each other');
     const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(piAgentDir(homedir(), process.env), 'memory-server'));
 
-    // The browser is built at its first request, not at start: building it loads the HTTP client
-    // and the browser's modules (about 10 MB resident), which a server nobody browses never needs.
-    // It needs the server's address; until the server listens /ui answers 503.
-    let address: { readonly url: string; readonly port: number } | undefined;
-    let ui: Promise<UiHandler | Error> | undefined;
-    const buildUi = async (at: { readonly url: string; readonly port: number }): Promise<UiHandler | Error> => {
-      try {
-        const { createUiHandler } = await import('../../ui/uiHandler.js');
-        return createUiHandler({ cwd: process.cwd(), token, port: () => at.port, server: { baseUrl: at.url, ...(apiKey === undefined ? {} : { apiKey }) } });
-      } catch (error) {
-        const off = new Error(`the memory browser at /ui is off: ${error instanceof Error ? error.message : String(error)}`);
-        console.error(`agent-memory serve: ${off.message}`);
-        return off;
-      }
-    };
     const token = newLaunchToken();
     const mount =
       values['no-ui'] === true
         ? undefined
-        : {
-            prefix: '/ui',
-            handle: async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-              if (address === undefined) {
-                res.writeHead(503, { 'Content-Type': 'application/json' });
-                res.end('{"detail":"the memory browser is starting; reload in a moment"}');
-                return;
-              }
-              ui ??= buildUi(address);
-              const built = await ui;
-              if (!(built instanceof Error)) return built.handle(req, res);
-              res.writeHead(503, { 'Content-Type': 'application/json' });
-              res.end(JSON.stringify({ detail: built.message }));
+        : lazyUiMount(
+            async (at) => {
+              const { createUiHandler } = await import('../../ui/uiHandler.js');
+              return createUiHandler({ cwd: process.cwd(), token, port: () => at.port, server: { baseUrl: at.url, ...(apiKey === undefined ? {} : { apiKey }) } });
             },
-          };
+            (message) => console.error(`agent-memory serve: ${message}`),
+          );
     // V8 moves an allocation site's objects straight to the old generation once most of them
     // survive a scavenge. A server's scavenges run between requests, while the last request's
     // objects are still held, so its per-request sites were pretenured: every recall's garbage
@@ -146,7 +122,7 @@ export const serveCommand: Command = {
     collectStartupGarbage();
     console.log(`listening on ${server.url}`);
     if (mount !== undefined) {
-      address = { url: server.url, port: server.port };
+      mount?.listening({ url: server.url, port: server.port });
       console.log(`memory browser: ${server.url}/ui/?token=${token}`);
     }
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
@@ -156,8 +132,7 @@ export const serveCommand: Command = {
         if (stopping) return;
         stopping = true;
         console.error(`${signal}: closing`);
-        const closed = (ui ?? Promise.resolve(undefined)).then((built) => (built instanceof Error ? undefined : built?.close()));
-        closed.then(() => server.close()).then(
+        (mount?.close() ?? Promise.resolve()).then(() => server.close()).then(
           () => resolve(0),
           (error: unknown) => {
             console.error(`agent-memory serve: close failed: ${error instanceof Error ? error.message : String(error)}`);
