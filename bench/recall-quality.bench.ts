@@ -202,7 +202,7 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false, typos: false };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, replies: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false, typos: false };
 const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
 const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
@@ -218,16 +218,18 @@ const variants: Variant[] = [
   { name: '+ WordNet expansion', make: (c) => directRanker(c, { ...NONE, wordnet: true }) },
   { name: '+ coding thesaurus', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true }) },
   { name: '+ neighbouring turns', make: (c) => directRanker(c, { ...NONE, wordnet: true, coding: true, neighbours: true }) },
-  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false, speakers: false, attribution: false, answerTypes: false }) },
-  { name: '+ temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false, attribution: false, answerTypes: false }) },
-  { name: '+ speakers', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false, answerTypes: false }) },
-  { name: '+ attribution check in the confidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, answerTypes: false }) },
+  { name: '+ session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, replies: false, temporal: false, speakers: false, attribution: false, answerTypes: false }) },
+  { name: '+ temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, replies: false, speakers: false, attribution: false, answerTypes: false }) },
+  { name: '+ speakers', make: (c) => directRanker(c, { ...DEFAULT_STAGES, replies: false, attribution: false, answerTypes: false }) },
+  { name: '+ attribution check in the confidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, replies: false, answerTypes: false }) },
+  { name: '+ replies and split messages', make: (c) => directRanker(c, { ...DEFAULT_STAGES, answerTypes: false }) },
   { name: '+ answer types (= server default)', make: (c) => directRanker(c, DEFAULT_STAGES) },
   { name: 'default + pseudo-relevance feedback', make: (c) => directRanker(c, ALL_STAGES) },
   { name: 'default + context field (BM25F weight 0.3)', make: (c) => directRanker(c, DEFAULT_STAGES, { ...DEFAULT_FIELDS, weight: [1, 0.3, 0.5] }) },
   { name: 'default but WordNet', make: (c) => directRanker(c, { ...DEFAULT_STAGES, wordnet: false }) },
   { name: 'default but coding thesaurus', make: (c) => directRanker(c, { ...DEFAULT_STAGES, coding: false }) },
   { name: 'default but neighbours', make: (c) => directRanker(c, { ...DEFAULT_STAGES, neighbours: false }) },
+  { name: 'default but replies and split messages', make: (c) => directRanker(c, { ...DEFAULT_STAGES, replies: false }) },
   { name: 'default but session evidence', make: (c) => directRanker(c, { ...DEFAULT_STAGES, session: false }) },
   { name: 'default but temporal cues', make: (c) => directRanker(c, { ...DEFAULT_STAGES, temporal: false }) },
   { name: 'default but speakers (the check stays)', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false }) },
@@ -430,15 +432,17 @@ const main = async (): Promise<void> => {
     { corpus: codingCorpus('coding-holdout-6.json', 'coding-holdout-6'), label: 'coding set 7 (data platform; written blind, then guided changes)' },
   ];
   // Messy language (issue 31): chat sets scored by a gold turn in the top 10, coding-session sets
-  // (stored as pi stores a run) by the fact in the top 3. Held out: chat sets 2-6 (3 to 6 are
-  // larger, written 2026-11-27 closer to messaging-app logs) and coding-session sets 2, 4 and 6.
+  // (stored as pi stores a run) by the fact in the top 3. Held out: chat sets 2, 5 and 6 and
+  // coding-session sets 2, 4 and 6. Chat sets 3 to 6 are larger, written 2026-11-27 closer to
+  // messaging-app logs; 3 and 4 were measured once held out, then tuned on from the eleventh
+  // round (docs/recall.md).
   // A quick run leaves the held-out sets out, so iterating never reads them.
   const withHeldOut = !quick || process.argv.includes('--held-out');
   const chats = [
     { corpus: chatCorpus('chat-1.json'), label: 'chat set 1 (friends texting; tuned on)', heldOut: false },
     { corpus: chatCorpus('chat-2.json'), label: 'chat set 2 (flatmates texting; held out)', heldOut: true },
-    { corpus: chatCorpus('chat-3.json'), label: 'chat set 3 (three friends: a trip and a house move; held out)', heldOut: true },
-    { corpus: chatCorpus('chat-4.json'), label: 'chat set 4 (long-distance couple: a new job, a father in hospital; held out)', heldOut: true },
+    { corpus: chatCorpus('chat-3.json'), label: 'chat set 3 (three friends: a trip and a house move; measured once, then tuned on)', heldOut: false },
+    { corpus: chatCorpus('chat-4.json'), label: 'chat set 4 (long-distance couple: a new job, a father in hospital; measured once, then tuned on)', heldOut: false },
     { corpus: chatCorpus('chat-5.json'), label: 'chat set 5 (siblings and a cousin: a grandmother turning 80, a kitchen refit; held out)', heldOut: true },
     { corpus: chatCorpus('chat-6.json'), label: 'chat set 6 (student flat: a broken boiler, a deposit, exams; held out)', heldOut: true },
   ].filter((e) => withHeldOut || !e.heldOut);

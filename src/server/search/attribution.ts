@@ -94,6 +94,44 @@ export const attributionOf = (text: string): { speaker?: string; own?: string; a
   return { speaker, own, addressed };
 };
 
+/** Words that open a question: "how many lessons have u had", "wat do u need". */
+const INTERROGATIVES: ReadonlySet<string> = new Set('how hows what whats wat wut when whens where wheres which who whos whom whose why'.split(' '));
+/** Verbs that open a question when a subject follows ("can we go", "did u hear"; "will do" is no question). */
+const AUXILIARIES: ReadonlySet<string> = new Set(
+  'am are r is was were do does did can could will would shall should have has had may might dont doesnt didnt isnt arent wasnt werent cant couldnt wont wouldnt shouldnt havent hasnt'.split(' '),
+);
+const SUBJECTS: ReadonlySet<string> = new Set('u you ya ye we i they he she it ur your the this that these those there anyone anybody someone somebody everyone ppl people'.split(' '));
+/** Words chat puts before a question without changing it ("ok so when is it"). */
+const OPENERS: ReadonlySet<string> = new Set('ok okay k so and but also btw wait hey oh omg lol haha um hmm well anyway then'.split(' '));
+
+/**
+ * Whether a transcript line asks the one spoken to something, so that the next speaker's line
+ * answers it: its last sentence ends with a question mark, or (chat leaves the mark out) opens,
+ * after an "ok" or "so", with a question word or with a verb followed by its subject ("how many
+ * lessons have u had now", "can we go to the lake one again"). A sentence ending in "." or "!"
+ * does not ("did it!"), nor one that opens with a verb and no subject ("will do").
+ */
+export const asksQuestion = (line: string): boolean => {
+  const sentences = bodyOf(line)
+    .split(SENTENCE_END)
+    .map((x) => x.trim())
+    // An emoji after the question is no sentence of its own ("schlachtensee? 😂").
+    .filter((x) => /[\p{L}\p{N}]/u.test(x));
+  const last = sentences[sentences.length - 1];
+  if (last === undefined) return false;
+  if (/\?[^\p{L}\p{N}]*$/u.test(last)) return true;
+  if (/[.!][^\p{L}\p{N}]*$/u.test(last)) return false;
+  const opening = last
+    .toLowerCase()
+    .replace(/['’]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+  let at = 0;
+  while (at < 2 && OPENERS.has(opening[at] ?? '')) at += 1;
+  const first = opening[at] ?? '';
+  return INTERROGATIVES.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(opening[at + 1] ?? ''));
+};
+
 /** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */
 export const MIN_LINES = 2;
 

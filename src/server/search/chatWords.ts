@@ -19,6 +19,9 @@ const TABLE: Readonly<Record<string, string>> = {
   thx: 'thanks', thnx: 'thanks', thanx: 'thanks', ty: 'thanks', tysm: 'thanks',
   sry: 'sorry', srry: 'sorry', soz: 'sorry',
   ppl: 'people', msg: 'message', msgs: 'messages', pic: 'photo', pics: 'photos', pix: 'photos', selfie: 'photo', vid: 'video', vids: 'videos',
+  // Everyday clippings of health, study and care that WordNet lacks ("the physio said", "hes on meds").
+  physio: 'physiotherapist', physios: 'physiotherapists', meds: 'medication', hosp: 'hospital', chemo: 'chemotherapy', rehab: 'rehabilitation',
+  uni: 'university', unis: 'universities',
   gf: 'girlfriend', bf: 'boyfriend', bff: 'friend', sis: 'sister', bro: 'brother', mum: 'mom', gramma: 'grandma',
   fav: 'favorite', fave: 'favorite', favs: 'favorites', faves: 'favorites', recs: 'recommendations', bc: 'because', bcuz: 'because', cuz: 'because', coz: 'because',
   abt: 'about', thru: 'through', tho: 'though', altho: 'although', b4: 'before', l8r: 'later', gr8: 'great', obvs: 'obviously', obvi: 'obviously',

@@ -16,6 +16,7 @@
  * and < 2 s start-up.
  */
 import { analyze, stemWord, wordsAndTerms } from './analyzer.js';
+import { asksQuestion } from './attribution.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
@@ -104,6 +105,9 @@ const NOT_A_LINE = 0;
 const NO_WORDS = 1;
 const ALL_WORDS = 2;
 const SOME_WORDS = 3;
+/** Bits of a line's `addressedKind` that say how its words are kept; the bit above says it asks a question. */
+const WORDS_KEPT = 3;
+const ASKS = 4;
 
 /**
  * A sealed index: every array a loaded or compacted index starts from. Postings are CSR:
@@ -479,6 +483,7 @@ export class FieldIndex {
       const textTerms = textIds.map((t) => item(this.terms, t));
       this.setWords(n, ownString(doc.own ?? '', textTerms, speaker), this.ownKind, this.ownSome);
       this.setWords(n, ownString(doc.addressed ?? '', textTerms, speaker), this.addressedKind, this.addressedSome);
+      if (asksQuestion(doc.text)) this.addressedKind[n] = u8(this.addressedKind, n) | ASKS;
       this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     }
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
@@ -1046,7 +1051,7 @@ export class FieldIndex {
   }
 
   private termsOf(n: number, kinds: U8, some: ReadonlyMap<number, string>): ReadonlySet<string> | undefined {
-    const kind = n < this.slots ? u8(kinds, n) : NOT_A_LINE;
+    const kind = n < this.slots ? u8(kinds, n) & WORDS_KEPT : NOT_A_LINE;
     if (kind === NOT_A_LINE) return undefined;
     if (kind === NO_WORDS) return new Set();
     if (kind === ALL_WORDS) {
@@ -1056,6 +1061,27 @@ export class FieldIndex {
       return out;
     }
     return new Set((some.get(n) ?? '').split(' ').filter((t) => t.length > 0));
+  }
+
+  /** Whether line `n` speaks to the one spoken to ("you", their name): it has addressed words. */
+  speaksToListener(n: number): boolean {
+    const kind = n < this.slots ? u8(this.addressedKind, n) & WORDS_KEPT : NOT_A_LINE;
+    return kind === ALL_WORDS || kind === SOME_WORDS;
+  }
+
+  /** Whether line `n` asks the one spoken to something (attribution.ts `asksQuestion`). */
+  asks(n: number): boolean {
+    return n < this.slots && (u8(this.addressedKind, n) & ASKS) !== 0;
+  }
+
+  /** Whether `term` is a word of document `n`'s text (a short line's words are read one by one). */
+  hasTextTerm(n: number, term: string): boolean {
+    const t = this.termIds.get(term);
+    if (t === undefined || n >= this.slots) return false;
+    const mine = this.docTerms(n);
+    const end = Math.min(i32(this.docTextTerms, n), mine.length);
+    for (let i = 0; i < end; i += 1) if (count(mine, i) === t) return true;
+    return false;
   }
 
   /** Whether line `n` has own words: its speaker speaks of themselves in it. */
@@ -1110,6 +1136,17 @@ export class FieldIndex {
   /** Number of document slots, live or dead (an upper bound for per-document scratch arrays). */
   get capacity(): number {
     return this.slots;
+  }
+
+  /** The live document right after `n` in its thread if no further than `maxGap` away in order, else -1. */
+  following(n: number, maxGap = Number.POSITIVE_INFINITY): number {
+    if (n >= this.slots || i32(this.threadOfDoc, n) < 0) return -1;
+    const at = f64(this.orders, n);
+    for (let m = i32(this.next, n); m >= 0; m = i32(this.next, m)) {
+      if (this.ids[m] === undefined) continue;
+      return f64(this.orders, m) - at > maxGap ? -1 : m;
+    }
+    return -1;
   }
 
   /**

@@ -16,7 +16,7 @@ import type { FactHead, FactRecord } from '../store/model.js';
 import type { FactType } from '../../wire/hindsight.js';
 import type { ServerStore } from '../store/store.js';
 import { analyze } from './analyzer.js';
-import { attributionOf } from './attribution.js';
+import { asksQuestion, attributionOf } from './attribution.js';
 import { FieldIndex, type IndexedDocument, type SealedIndex } from './fieldIndex.js';
 import { StoredIds } from './storedIds.js';
 import { encodeIndexFile, writeIndexFile, type SavedIndexes } from './indexFile.js';
@@ -201,11 +201,12 @@ export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '
 /**
  * What a saved index depends on besides the facts: the analyzer and the fact -> document
  * mapping, read from probe memories that exercise stemming, compounds, identifiers, chat
- * spellings, emoji, nicknames, relative days, speakers and threads. A change to either gives
+ * spellings, emoji, nicknames, relative days, speakers, questions and threads. A change to either gives
  * another fingerprint, and saved indexes are rebuilt. A change the probes do not reach must
  * bump INDEX_GENERATION.
  */
-const INDEX_GENERATION = 1;
+// 2: everyday clippings in the chat table ("physio", "meds", "uni"), which the probes do not say.
+const INDEX_GENERATION = 2;
 export const indexFingerprint = (): string => {
   const probe: FactRecord[] = [
     {
@@ -232,7 +233,9 @@ export const indexFingerprint = (): string => {
   ];
   const shape = probe.map((f) => {
     const d = indexedDocument(f);
-    return [analyze(d.text), d.context === undefined ? null : analyze(d.context), d.entities ?? null, d.thread ?? null, d.order ?? null, d.derived ?? null, d.speaker ?? null, d.own ?? null, d.addressed ?? null];
+    // Whether a line asks something is read by the index itself (fieldIndex.ts `asks`).
+    const asks = d.speaker === undefined ? null : asksQuestion(d.text);
+    return [analyze(d.text), d.context === undefined ? null : analyze(d.context), d.entities ?? null, d.thread ?? null, d.order ?? null, d.derived ?? null, d.speaker ?? null, d.own ?? null, d.addressed ?? null, asks];
   });
   return `${INDEX_GENERATION}:${crc32(JSON.stringify(shape)).toString(16)}`;
 };

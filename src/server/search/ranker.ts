@@ -9,6 +9,10 @@
  *    characterise the first results, weighted by their score and rarity, at a low weight.
  * 4. neighbour: a memory right before or after a strong result in the same thread (session)
  *    gets a share of its score: the answer often sits in the turn next to the words asked for.
+ *    On transcript lines (replies), the answer to a strong line that asks something, and the
+ *    lines its speaker sends right after it, inherit the words of it they lack: "like 38 ?"
+ *    answers "how many lessons have u had now", "easyjet from gatwick, 10:25 out" follows the
+ *    same person's "flights done!!".
  * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
  *    session that is about the question rise together (passage + document evidence).
  * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
@@ -43,6 +47,8 @@ export interface RankStages {
   readonly coding: boolean;
   readonly feedback: boolean;
   readonly neighbours: boolean;
+  /** A reply inherits the words of the question it answers, a line those of its speaker's line just before. */
+  readonly replies: boolean;
   readonly session: boolean;
   readonly temporal: boolean;
   readonly speakers: boolean;
@@ -72,6 +78,11 @@ export interface RankParams {
   readonly neighbourSpan: number;
   /** Neighbours further apart than this (ms) are separate notes, not one conversation. */
   readonly neighbourMaxGapMs: number;
+  /** Share of a strong line's score that its reply, or its speaker's next lines, inherit (for the words they lack). */
+  readonly replyWeight: number;
+  /** How many of a speaker's lines after a strong one inherit from it, each sent within `runMaxGapMs` of the last. */
+  readonly runLines: number;
+  readonly runMaxGapMs: number;
   /** Share of its thread's best score a matching document gets (session-level evidence). */
   readonly threadWeight: number;
   /** A matching document dated as the query asks ("in May") gets this share more score. */
@@ -92,7 +103,7 @@ export interface RankParams {
   readonly typoCredit: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true, typos: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, replies: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true, typos: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -111,6 +122,9 @@ const DEFAULT_PARAMS: RankParams = {
   neighbourSources: 100,
   neighbourSpan: 1,
   neighbourMaxGapMs: 30 * 60_000,
+  replyWeight: 1,
+  runLines: 3,
+  runMaxGapMs: 5 * 60_000,
   threadWeight: 0.5,
   temporalBoost: 0.5,
   speakerBoost: 0.5,
@@ -340,6 +354,8 @@ export const rank = (input: RankInput): Ranking => {
   const queryWords = [...new Set(words(query))];
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
+  // The participants the query names, when the bank's memories are transcript lines.
+  const named = (stages.speakers || stages.attribution || stages.replies) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
   const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
@@ -384,13 +400,17 @@ export const rank = (input: RankInput): Ranking => {
   const { scores } = pass;
   const touched = pass.touched;
   // The strongest documents, found once: only a neighbour boost can lift another among them.
-  let strong = stages.neighbours || stages.session ? topK(touched.view(), scores, acceptN, params.neighbourSources) : [];
-  if (stages.neighbours && params.neighbourWeight > 0) {
+  let strong = stages.neighbours || stages.session || stages.replies ? topK(touched.view(), scores, acceptN, params.neighbourSources) : [];
+  const inherited = stages.replies && params.replyWeight > 0 && index.participants.size > 0 ? inherit(index, strong, scores, [...keywordTerms, ...expansion.terms], namesOf(named), params) : new Map<number, Inherited>();
+  if ((stages.neighbours && params.neighbourWeight > 0) || inherited.size > 0) {
     const boosts = new Map<number, number>();
-    for (const n of strong) {
-      const share = params.neighbourWeight * f64(scores, n);
-      for (const m of index.neighbours(n, params.neighbourSpan, params.neighbourMaxGapMs)) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
+    if (stages.neighbours) {
+      for (const n of strong) {
+        const share = params.neighbourWeight * f64(scores, n);
+        for (const m of index.neighbours(n, params.neighbourSpan, params.neighbourMaxGapMs)) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
+      }
     }
+    for (const [m, { share }] of inherited) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
     for (const [m, boost] of boosts) {
       if (scores[m] === 0) {
         touched.push(m);
@@ -416,13 +436,11 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  // The participants the query names, when the bank's memories are transcript lines.
-  const named = (stages.speakers || stages.attribution) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
   if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
     const view = touched.view();
     for (let i = 0; i < view.length; i += 1) {
       const n = i32(view, i);
-      if (speaksOfSelf(index, n, named)) scores[n] = f64(scores, n) * (1 + params.speakerBoost);
+      if (speaksOfSelf(index, n, named) || answers(index, n, named, inherited)) scores[n] = f64(scores, n) * (1 + params.speakerBoost);
     }
   }
 
@@ -471,7 +489,7 @@ export const rank = (input: RankInput): Ranking => {
     });
     lines = { named, mine: spoken.filter((l) => named.has(l.speaker)).map((l) => l.n), others: spoken.filter((l) => !named.has(l.speaker)).map((l) => l.n) };
   }
-  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, pool?.[0] ?? top, original, expansion, dates, lines);
+  const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, pool?.[0] ?? top, original, expansion, dates, lines, inherited);
   const { confidence } = judged;
   const topScore = top === undefined ? 1 : f64(scores, top);
   const hits = best.map((n) => {
@@ -511,6 +529,90 @@ const withParticipantNames = (query: string, index: FieldIndex): string => {
     if (participants.includes(word) || index.documentFrequency(stemWord(word.toLowerCase())) > 0) return word;
     return participantFor(word, participants) ?? word;
   });
+};
+
+/** What a line inherits from the strong line before it (`inherit`). */
+interface Inherited {
+  /** Score added: the share of the earlier line's score that its words the line lacks carry. */
+  readonly share: number;
+  readonly from: number;
+  /** The earlier line is another speaker's question (else the same speaker's line). */
+  readonly reply: boolean;
+}
+
+/** The index terms of the participants' names (who said a line is not what it is about). */
+const namesOf = (participants: ReadonlySet<string>): Set<string> => new Set([...participants].flatMap((p) => analyze(p)));
+
+/**
+ * The replies part of the neighbour stage. People split what they say over several short
+ * lines and answer a question without repeating it: "how many lessons have u had now" ->
+ * "like 38 ?"; "flights done!!" -> "easyjet from gatwick fri 4th, 10:25 out" -> "£87 each".
+ * So among the strong lines, one that asks something (attribution.ts `asksQuestion`) passes
+ * its words to the other speaker's line right after it, and any passes them to the next
+ * `runLines` lines its own speaker sends without a pause (`runMaxGapMs`) and without anyone
+ * in between. A line inherits only the words it lacks: the share of the earlier line's score
+ * that the earlier line's matching words, names aside and weighted by idf, carry when missing
+ * from it. A reply that repeats the question ("I baked a loaf at the baking class" after "Did
+ * you bake a loaf at the baking class?") gains nothing, while a statement followed by another
+ * speaker's remark (Priya's kitten, Tom's "So cute! I love grey cats.") passes nothing.
+ */
+const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Array, terms: readonly WeightedTerm[], names: ReadonlySet<string>, params: RankParams): Map<number, Inherited> => {
+  const out = new Map<number, Inherited>();
+  for (const n of strong) {
+    const speaker = index.speakerOf(n);
+    if (speaker === undefined) continue;
+    const next = index.following(n, params.neighbourMaxGapMs);
+    if (next < 0) continue;
+    const nextSpeaker = index.speakerOf(next);
+    const reply = nextSpeaker !== speaker;
+    if (nextSpeaker === undefined || (reply && !index.asks(n))) continue;
+    const topic: { term: string; weight: number }[] = [];
+    let total = 0;
+    for (const t of terms) {
+      if (names.has(t.term) || !index.hasTextTerm(n, t.term)) continue;
+      const weight = t.weight * index.idf(t.term);
+      topic.push({ term: t.term, weight });
+      total += weight;
+    }
+    if (total <= 0) continue;
+    const share = params.replyWeight * f64(scores, n);
+    const give = (m: number): void => {
+      let lacking = 0;
+      for (const t of topic) if (!index.hasTextTerm(m, t.term)) lacking += t.weight;
+      const carried = (share * lacking) / total;
+      if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply });
+    };
+    if (reply) {
+      give(next);
+      continue;
+    }
+    for (let m = next, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === speaker; m = index.following(m, params.runMaxGapMs), k += 1) {
+      if (k === 0 && (index.orderOf(m) ?? 0) - (index.orderOf(n) ?? 0) > params.runMaxGapMs) break;
+      give(m);
+    }
+  }
+  return out;
+};
+
+/**
+ * Line `n` answers a question that one of `speakers` was asked: a named participant's reply to
+ * a line that spoke to them ("how many lessons have u had now" -> "like 38 ?"). It speaks of its
+ * speaker as their own words do, though a bare answer says no "I".
+ */
+const answers = (index: FieldIndex, n: number, speakers: ReadonlySet<string>, inherited: ReadonlyMap<number, Inherited>): boolean => {
+  const from = inherited.get(n);
+  return from !== undefined && from.reply && speakers.has(index.speakerOf(n) ?? '') && index.speaksToListener(from.from);
+};
+
+/**
+ * The words a line counts as covering through the line it inherits from: the words a question
+ * addressed to its speaker (what the asker says of the one asked), or its speaker's own words in
+ * the line before. Another speaker's story ("We're going camping next month. Any fun plans?")
+ * stays theirs.
+ */
+const inheritedTerms = (index: FieldIndex, from: Inherited | undefined): Iterable<string> => {
+  if (from === undefined) return [];
+  return (from.reply ? index.addressedTermsOf(from.from) : index.ownTermsOf(from.from)) ?? [];
 };
 
 /** Speakers of enough lines to be participants rather than labels. */
@@ -563,7 +665,7 @@ interface Lines {
  * then, and as covered when the best result is. When the query names participants of the
  * bank's transcript lines, the result is multiplied by attributedShare.
  */
-const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords, lines?: Lines): { confidence: number; attributed: number } => {
+const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>, expansion: Expansion, dates: DatedWords, lines: Lines | undefined, inherited: ReadonlyMap<number, Inherited>): { confidence: number; attributed: number } => {
   // A query word the bank lacks still counts as known, at its weight, through an expansion it has.
   const vocabulary = new Map<string, number>();
   for (const q of original) if (input.index.documentFrequency(q) > 0) vocabulary.set(q, 1);
@@ -583,7 +685,7 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
   const at = input.index.orderOf(n);
   const dated = new Set<string>();
   if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
-  const present = new Set([...analyze(input.textOf(input.index.liveIdOf(n))), ...dated]);
+  const present = new Set([...analyze(input.textOf(input.index.liveIdOf(n))), ...dated, ...inheritedTerms(input.index, inherited.get(n))]);
   const share = total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
   const attributed = lines === undefined ? 1 : attributedShare(input.index, n, lines, original, expansion, weights);
   return { confidence: share * attributed, attributed };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressedWords, attributionOf, namedParticipants, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
+import { addressedWords, asksQuestion, attributionOf, namedParticipants, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
 
 describe('speakerOf', () => {
   it('reads the name that labels a transcript line', () => {
@@ -58,6 +58,27 @@ describe('ownWords', () => {
     expect(attributionOf('Tom: I sold my old car.')).toEqual({ speaker: 'Tom', own: ' I sold my old car.', addressed: '' });
     expect(attributionOf('Tom: I sold my old car. Do you need a bike?')).toEqual({ speaker: 'Tom', own: ' I sold my old car.', addressed: 'Do you need a bike?' });
     expect(attributionOf('We decided to bundle with rollup.')).toEqual({});
+  });
+});
+
+describe('asksQuestion', () => {
+  it('reads a question with or without its mark, as chat writes it', () => {
+    expect(asksQuestion('Tomasz: how many lessons have u had now')).toBe(true);
+    expect(asksQuestion('Nadia: can we go to the lake one again')).toBe(true);
+    expect(asksQuestion('Priya: wat do u need for the hosue')).toBe(true);
+    expect(asksQuestion('Ewan: ok so when do u land')).toBe(true);
+    expect(asksQuestion('Tomasz: 40??')).toBe(true);
+    expect(asksQuestion('Ewan: schlachtensee? 😂')).toBe(true);
+    expect(asksQuestion('Melanie: Thanks! We are going camping next month. Any fun plans for the summer?')).toBe(true);
+  });
+
+  it('takes no statement for a question: a verb with no subject after it, a sentence ending in "." or "!", a question asked before the line goes on', () => {
+    expect(asksQuestion('Dani: will do')).toBe(false);
+    expect(asksQuestion('Tom: did it!')).toBe(false);
+    expect(asksQuestion('Ewan: u just started ur job')).toBe(false);
+    expect(asksQuestion('Priya: I adopted a grey kitten from the animal shelter.')).toBe(false);
+    expect(asksQuestion('Priya: How was it? I loved the concert.')).toBe(false);
+    expect(asksQuestion('Tom: 😂')).toBe(false);
   });
 });
 

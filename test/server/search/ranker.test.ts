@@ -136,6 +136,70 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'baking class loaf').hits[0]?.id).toBe('ask');
   });
 
+  it('replies: the answer to a strong line that asks something inherits the words it lacks, above the asked one\'s other short lines', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('p0', 'Priya: driving test is tmrw at 9', 0),
+      chatLine('p1', 'Priya: cant sleep', 1),
+      chatLine('t1', 'Tomasz: how many lessons have u had now', 2),
+      chatLine('p2', 'Priya: like 38 ?', 3),
+      chatLine('p3', 'Priya: plus my dad in the carpark', 4),
+      chatLine('p4', 'Priya: im gonna throw up', 5),
+      chatLine('t2', 'Tomasz: u got this', 6),
+      chatLine('p5', 'Priya: lol', 7),
+      chatLine('x1', 'Priya: the cake was good', 10),
+      chatLine('x2', 'Tomasz: i baked it', 11),
+    ];
+    const question = 'How many driving lessons had Priya taken?';
+    const on = ranked(chat, question).hits.map((h) => h.id);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false }).hits.map((h) => h.id);
+    // Without the stage the answer is the last of Priya's short lines of that session.
+    for (const other of ['p3', 'p4', 'p5']) expect(off.indexOf('p2')).toBeGreaterThan(off.indexOf(other));
+    expect(on.slice(0, 3)).toContain('p2');
+    for (const other of ['p3', 'p4', 'p5']) expect(on.indexOf('p2')).toBeLessThan(on.indexOf(other));
+  });
+
+  it('replies: a line its speaker sends right after a strong one inherits it, not after a pause or another speaker\'s line', () => {
+    const at = Date.UTC(2025, 2, 10);
+    const line = (id: string, text: string, minutes: number): IndexedDocument => ({ id, text, thread: 's1', order: at + minutes * MIN, ...attributionOf(text) });
+    const chat: IndexedDocument[] = [
+      line('a1', 'Priya: flights done!!', 0),
+      line('a2', 'Priya: easyjet from gatwick fri 4th, 10:25 out', 0.5),
+      line('a3', 'Priya: back mon 7th at 19:40', 1),
+      line('b1', 'Dee: ur a star', 2),
+      line('a4', 'Priya: also the hotel has a pool', 3),
+      { id: 'c1', text: 'Tomasz: my flight home got moved', thread: 's2', order: at + 60 * MIN, ...attributionOf('Tomasz: my flight home got moved') },
+      // Ten minutes later: a new thought, not the rest of the message.
+      { id: 'c2', text: 'Tomasz: so annoying', thread: 's2', order: at + 70 * MIN, ...attributionOf('Tomasz: so annoying') },
+    ];
+    const question = 'Which flight did they book?';
+    const on = ranked(chat, question);
+    const byId = new Map(on.hits.map((h) => [h.id, h]));
+    expect(byId.get('a2')?.stage).toBe('neighbour');
+    expect(byId.get('a3')?.stage).toBe('neighbour');
+    expect(byId.get('a2')?.score).toBeGreaterThanOrEqual(byId.get('a1')?.score ?? Number.POSITIVE_INFINITY);
+    expect(byId.get('a3')?.score).toBeGreaterThanOrEqual(byId.get('a1')?.score ?? Number.POSITIVE_INFINITY);
+    // After Dee's line, Priya's next line is no longer the same message; after a pause neither.
+    expect(byId.has('a4')).toBe(false);
+    expect(byId.get('c2')?.score).toBeLessThan(byId.get('c1')?.score ?? 0);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(off.hits.some((h) => h.id === 'a3')).toBe(false);
+    expect(off.hits.find((h) => h.id === 'a2')?.score).toBeLessThan(off.hits.find((h) => h.id === 'a1')?.score ?? 0);
+  });
+
+  it('replies: a line that repeats what it answers, or a remark after a statement, inherits nothing', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
+      chatLine('t1', 'Tom: So cute! I love grey cats.', 1),
+      chatLine('t2', 'Tom: Did you bake a loaf at the baking class?', 10),
+      chatLine('p2', 'Priya: I baked a loaf at the baking class.', 11),
+    ];
+    for (const question of ['Which kitten did Tom adopt from the shelter?', 'What did Priya bake at the baking class?']) {
+      const on = ranked(chat, question).hits.map((h) => [h.id, h.score]);
+      const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false }).hits.map((h) => [h.id, h.score]);
+      expect(on).toEqual(off);
+    }
+  });
+
   it('feedback (off by default) adds the terms of the first results and records them', () => {
     const docs: IndexedDocument[] = [
       { id: 'a', text: 'the deploy script uploads artefacts to the bucket' },

@@ -59,6 +59,8 @@ const observe = (ix: FieldIndex): unknown => {
       own: [...(ix.ownTermsOf(n) ?? ['<none>'])].sort(),
       addressed: [...(ix.addressedTermsOf(n) ?? ['<none>'])].sort(),
       hasOwn: ix.hasOwnWords(n),
+      asks: ix.asks(n),
+      speaksToListener: ix.speaksToListener(n),
       order: ix.orderOf(n),
       thread: thread ?? null,
       members: thread === undefined ? [] : ix.threadMembersOf(thread).filter((m) => ix.idOf(m) !== undefined).map(byId),
@@ -75,7 +77,8 @@ const observe = (ix: FieldIndex): unknown => {
 };
 
 const docArb = fc.record({
-  text: fc.array(fc.constantFrom(...WORDS, 'I', 'you', 'my', 'your'), { minLength: 1, maxLength: 6 }).map((w) => w.join(' ')),
+  // "how" first: a line that asks something (fieldIndex.ts `asks`).
+  text: fc.array(fc.constantFrom(...WORDS, 'I', 'you', 'my', 'your', 'how'), { minLength: 1, maxLength: 6 }).map((w) => w.join(' ')),
   context: fc.option(fc.constantFrom(...WORDS), { nil: undefined }),
   entities: fc.option(fc.array(fc.constantFrom('Priya', 'Queue'), { maxLength: 2 }), { nil: undefined }),
   thread: fc.option(fc.constantFrom('t1', 't2', 't3'), { nil: undefined }),
