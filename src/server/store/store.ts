@@ -22,7 +22,7 @@ import type { BankState, FactChange } from './state.js';
 export interface StoreOptions {
   /** Undefined keeps everything in memory. */
   readonly dataDir?: string;
-  /** Mutations between snapshots (default 20,000); past 30,000 live records it grows with them, up to five times. */
+  /** Mutations between snapshots (default 20,000); past 30,000 live records it grows with them, up to three times. */
   readonly snapshotEvery?: number;
 }
 
@@ -75,7 +75,7 @@ const DEFAULT_SNAPSHOT_EVERY = 20_000;
  */
 const GROWTH_RECORDS = 30_000;
 /** ...up to this many times `snapshotEvery`: what a crash leaves to replay, and the records held as objects meanwhile, stay bounded. */
-const MAX_GROWTH = 5;
+const MAX_GROWTH = 3;
 
 export const openStore = async (options: StoreOptions = {}): Promise<ServerStore> => {
   const state = new ServerState();
