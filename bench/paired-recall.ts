@@ -5,14 +5,15 @@
  * machine the load moves every figure, so only the ratios of one round are read. Each server's
  * peak RSS (VmHWM, which the load does not move) is read at the end of its round.
  *
- *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR] [--prewarm N]
+ *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR] [--prewarm N] [--own-bank]
  *
  * `--old` is a build of the code before (a copy of its `dist/`, beside a `node_modules`); the new
  * build is this worktree's (`dist/cli.mjs`, rebuilt when the sources are newer) unless `--new` names another. Each round starts
  * both servers afresh (a new server's filter verdicts are cold, as in server-peers), 20 warm-up
  * recalls (`--warmup N`: more, new queries), then the queries once. `--prof DIR` runs the new server under `--cpu-prof` and
  * `--heap-prof` into DIR. `--data DIR` keeps the corpus, the SQLite file and the old build's bank
- * there and takes them from there on the next run (the new build's copy is always made afresh). Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
+ * there and takes them from there on the next run (the new build's copy is always made afresh). `--own-bank`: the new build
+ * ingests its own bank (the same items) instead of a copy of the old build's, for a change to how a bank is written. Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ import { builtCli } from './lib/builtCli.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' }, prewarm: { type: 'string' } } });
+const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' }, prewarm: { type: 'string' }, 'own-bank': { type: 'boolean' } } });
 if (values.old === undefined || !existsSync(values.old)) throw new Error('paired-recall: --old must name the old build\'s dist/cli.mjs');
 const OLD = values.old;
 const NEW = values.new ?? builtCli(repo);
@@ -94,6 +95,16 @@ const runSqlite = (args: readonly string[]): Record<string, unknown>[] => {
 };
 
 /** The corpus and queries as files, SQLite's database, and the old build's bank (100-item retains). */
+/** One build's bank: the items as 100-item sync retains into a fresh server, closed (its last snapshot written). */
+const ingestWith = async (cli: string, dataDir: string, items: readonly string[]): Promise<void> => {
+  const builder = await startServer(cli, dataDir);
+  for (let i = 0; i < items.length; i += 100) {
+    const r = await post(`${builder.url}/v1/default/banks/${BANK}/memories`, `{"items":[${items.slice(i, i + 100).join(',')}]}`);
+    if (r.status !== 200) throw new Error(`ingest failed with HTTP ${r.status}`);
+  }
+  await stopServer(builder.child);
+};
+
 const ingestAll = async (dir: string, items: readonly string[], itemsPath: string, queries: readonly string[], queriesPath: string, oldDir: string): Promise<void> => {
   await mkdir(dir, { recursive: true });
   await new Promise<void>((resolve, reject) => {
@@ -104,12 +115,7 @@ const ingestAll = async (dir: string, items: readonly string[], itemsPath: strin
   });
   await writeFile(queriesPath, JSON.stringify(queries));
   runSqlite(['ingest', join(dir, 'sqlite.db'), itemsPath]);
-  const builder = await startServer(OLD, oldDir);
-  for (let i = 0; i < items.length; i += 100) {
-    const r = await post(`${builder.url}/v1/default/banks/${BANK}/memories`, `{"items":[${items.slice(i, i + 100).join(',')}]}`);
-    if (r.status !== 200) throw new Error(`ingest failed with HTTP ${r.status}`);
-  }
-  await stopServer(builder.child);
+  await ingestWith(OLD, oldDir, items);
 };
 
 const main = async (): Promise<void> => {
@@ -126,7 +132,8 @@ const main = async (): Promise<void> => {
     const newDir = join(dir, 'new');
     if (!reuse) await ingestAll(dir, items, itemsPath, queries, queriesPath, oldDir);
     await rm(newDir, { recursive: true, force: true });
-    await cp(oldDir, newDir, { recursive: true });
+    if (values['own-bank'] === true) await ingestWith(NEW, newDir, items);
+    else await cp(oldDir, newDir, { recursive: true });
     // The new build converts or rebuilds the old build's saved index on a first start if its
     // format moved: that start is not measured.
     const primer = await startServer(NEW, newDir);

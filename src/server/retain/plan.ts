@@ -50,7 +50,19 @@ export interface RetainPlan {
 }
 
 /** Hindsight writes timestamps with an explicit offset. */
-const isoOf = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
+const isoOfMs = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
+
+// A plan writes the same instant many times (the request's time on every item without a
+// timestamp, and on the document and bank records): the last one is kept.
+let lastMs = Number.NaN;
+let lastIso = '';
+const isoOf = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = isoOfMs(ms);
+    lastMs = ms;
+  }
+  return lastIso;
+};
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 

@@ -24,11 +24,11 @@ export type Counts = Uint8Array<ArrayBufferLike> | Uint16Array<ArrayBufferLike> 
 
 export const count = (column: Counts, i: number): number => column[i] ?? outside(i, column.length);
 
-/** `values` (integers from 0) in the narrowest of Uint8Array, Uint16Array and Int32Array that holds them all. */
-export const narrowest = (values: readonly number[]): Counts => {
+/** A copy of `values` (integers from 0) in the narrowest of Uint8Array, Uint16Array and Int32Array that holds them all. */
+export const narrowed = (values: Int32Array<ArrayBufferLike>): Counts => {
   let max = 0;
-  for (const v of values) if (v > max) max = v;
-  return max <= 0xff ? Uint8Array.from(values) : max <= 0xffff ? Uint16Array.from(values) : Int32Array.from(values);
+  for (let i = 0; i < values.length; i += 1) max = Math.max(max, values[i] ?? 0);
+  return max <= 0xff ? Uint8Array.from(values) : max <= 0xffff ? Uint16Array.from(values) : values.slice();
 };
 
 export const num = (list: readonly number[], i: number): number => list[i] ?? outside(i, list.length);

@@ -21,7 +21,7 @@ import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
 import { StoredIds } from './storedIds.js';
-import { count, f64, i32, item, narrowest, num, u8, type Counts } from './columns.js';
+import { count, f64, i32, item, narrowed, num, u8, type Counts } from './columns.js';
 import type { DiskPostings, PostingRun } from './diskPostings.js';
 
 const K1 = 1.2;
@@ -368,18 +368,16 @@ export class FieldIndex {
     return tail;
   }
 
-  add(doc: IndexedDocument): void {
-    if (this.numberMap().has(doc.id)) this.remove(doc.id);
-    const n = this.slots;
-    this.slots += 1;
-    this.ids.push(doc.id);
-    this.numberMap().set(doc.id, n);
-    this.liveCount += 1;
+  /** Slots every per-document column has room for (they grow together). */
+  private docCapacity = 0;
+
+  /** Grows every per-document column to hold document `n`. */
+  private roomFor(n: number): void {
+    if (n < this.docCapacity && this.lengths.length >= (n + 1) * FIELD_COUNT) return;
     this.lengths = grownI32(this.lengths, (n + 1) * FIELD_COUNT);
     this.orders = grownF64(this.orders, n + 1);
     this.derivedDocs = grownU8(this.derivedDocs, n + 1);
     this.kinds = grownU8(this.kinds, n + 1);
-    this.kinds[n] = doc.kind ?? 0;
     this.docTextTerms = grownI32(this.docTextTerms, n + 1);
     this.threadOfDoc = grownI32(this.threadOfDoc, n + 1, -1);
     this.prev = grownI32(this.prev, n + 1, -1);
@@ -387,6 +385,30 @@ export class FieldIndex {
     this.speakerOfDoc = grownI32(this.speakerOfDoc, n + 1, -1);
     this.ownKind = grownU8(this.ownKind, n + 1);
     this.addressedKind = grownU8(this.addressedKind, n + 1);
+    this.docCapacity = Math.min(
+      this.orders.length,
+      this.derivedDocs.length,
+      this.kinds.length,
+      this.docTextTerms.length,
+      this.threadOfDoc.length,
+      this.prev.length,
+      this.next.length,
+      this.speakerOfDoc.length,
+      this.ownKind.length,
+      this.addressedKind.length,
+    );
+  }
+
+  add(doc: IndexedDocument): void {
+    const numbers = this.numberMap();
+    if (numbers.has(doc.id)) this.remove(doc.id);
+    const n = this.slots;
+    this.slots += 1;
+    this.ids.push(doc.id);
+    numbers.set(doc.id, n);
+    this.liveCount += 1;
+    this.roomFor(n);
+    this.kinds[n] = doc.kind ?? 0;
     const derived = doc.derived === true;
     this.derivedDocs[n] = derived ? 1 : 0;
     if (!derived) this.statCount += 1;
@@ -399,27 +421,37 @@ export class FieldIndex {
     }
   }
 
+  /** Appends term `t` to the term ids of the document being added (room made beforehand). */
+  private countIn(t: number): void {
+    this.tailTermIds[this.tailTermCount] = t;
+    this.tailTermCount += 1;
+  }
+
   /** The rest of `add`, with the text's term ids counted (`countIds`). */
   private addCounted(doc: IndexedDocument, n: number, derived: boolean, said: readonly string[], textLength: number, textIds: readonly number[]): void {
-    const inText = (t: number): boolean => (this.tfScratch[t] ?? 0) > 0;
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
-    const days = [...relativeDayWords(said, doc.order), ...relativeSpanWords(doc.text, doc.order)];
-    const named = [...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...days.map(stemWord)];
-    const entities = named.length === 0 ? undefined : countTerms(named);
-    const lengths = [textLength, context?.total ?? 0, entities?.total ?? 0];
-    lengths.forEach((l, f) => {
-      this.lengths[n * FIELD_COUNT + f] = l;
-      if (!derived) this.statLength[f] = (this.statLength[f] ?? 0) + l;
-    });
+    const dayWords = relativeDayWords(said, doc.order);
+    const spanWords = relativeSpanWords(doc.text, doc.order);
+    // Most documents name no entity and no relative day: nothing to count then.
+    const entities =
+      doc.entities === undefined && dayWords.length === 0 && spanWords.length === 0
+        ? undefined
+        : countTerms([...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...[...dayWords, ...spanWords].map(stemWord)]);
+    const at = n * FIELD_COUNT;
+    this.lengths[at] = textLength;
+    this.lengths[at + 1] = context?.total ?? 0;
+    this.lengths[at + 2] = entities?.total ?? 0;
+    if (!derived) {
+      this.statLength[0] = (this.statLength[0] ?? 0) + textLength;
+      this.statLength[1] = (this.statLength[1] ?? 0) + (context?.total ?? 0);
+      this.statLength[2] = (this.statLength[2] ?? 0) + (entities?.total ?? 0);
+    }
     const k = n - this.sealedDocs;
     const from = this.tailTermCount;
-    const mine = (t: number): void => {
-      this.tailTermIds = grownI32(this.tailTermIds, this.tailTermCount + 1);
-      this.tailTermIds[this.tailTermCount] = t;
-      this.tailTermCount += 1;
-    };
+    // Room for every term the document can count in: its text's, its context's and its entities'.
+    this.tailTermIds = grownI32(this.tailTermIds, from + textIds.length + (context?.counts.size ?? 0) + (entities?.counts.size ?? 0));
     for (const t of textIds) {
       const tail = this.tailOf(t);
       tail.docs.push(n);
@@ -427,30 +459,12 @@ export class FieldIndex {
       if (!derived) {
         this.textDocs[t] = i32(this.textDocs, t) + 1;
         this.liveDocs[t] = i32(this.liveDocs, t) + 1;
-        mine(t);
+        this.countIn(t);
       }
     }
     this.docTextTerms[n] = this.tailTermCount - from;
-    const sparse = (counts: Map<string, number> | undefined, field: 'context' | 'entities'): void => {
-      if (counts === undefined) return;
-      // `forEach`, not `for (const [term, tf] of ...)`: that allocated each entry (4 KB per
-      // document when the text's counts were read so).
-      counts.forEach((tf, term) => {
-        const t = this.termId(term);
-        const tail = this.tailOf(t);
-        if (!inText(t) && tail.docs[tail.docs.length - 1] !== n) {
-          tail.docs.push(n);
-          tail.tfs.push(0);
-          if (!derived) {
-            this.liveDocs[t] = i32(this.liveDocs, t) + 1;
-            mine(t);
-          }
-        }
-        (tail[field] ??= new Map()).set(n, tf);
-      });
-    };
-    sparse(context?.counts, 'context');
-    sparse(entities?.counts, 'entities');
+    if (context !== undefined) this.addSparse(context.counts, 'context', n, derived);
+    if (entities !== undefined) this.addSparse(entities.counts, 'entities', n, derived);
     this.tailTermFrom = grownI32(this.tailTermFrom, k + 1);
     this.tailTermTo = grownI32(this.tailTermTo, k + 1);
     this.tailTermFrom[k] = from;
@@ -473,6 +487,26 @@ export class FieldIndex {
       this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     }
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
+  }
+
+  /** Document n's counts in a sparse field (context or entities), after its text terms are in. */
+  private addSparse(counts: Map<string, number>, field: 'context' | 'entities', n: number, derived: boolean): void {
+    // `forEach`, not `for (const [term, tf] of ...)`: that allocated each entry (4 KB per
+    // document when the text's counts were read so).
+    counts.forEach((tf, term) => {
+      const t = this.termId(term);
+      const tail = this.tailOf(t);
+      // Not in the text (its count there is zero between adds) and not yet listed for n.
+      if ((this.tfScratch[t] ?? 0) === 0 && tail.docs[tail.docs.length - 1] !== n) {
+        tail.docs.push(n);
+        tail.tfs.push(0);
+        if (!derived) {
+          this.liveDocs[t] = i32(this.liveDocs, t) + 1;
+          this.countIn(t);
+        }
+      }
+      (tail[field] ??= new Map()).set(n, tf);
+    });
   }
 
   private setWords(n: number, words: string, kinds: U8, some: Map<number, string>): void {
@@ -590,65 +624,112 @@ export class FieldIndex {
       ownKind[to] = u8(this.ownKind, n);
       addressedKind[to] = u8(this.addressedKind, n);
       docTextTerms[to] = i32(this.docTextTerms, n);
-      const own = this.ownSome.get(n);
+      // Most banks hold no transcript lines: no lookup per document then.
+      const own = this.ownSome.size === 0 ? undefined : this.ownSome.get(n);
       if (own !== undefined) ownSome.push([to, own]);
-      const addressed = this.addressedSome.get(n);
+      const addressed = this.addressedSome.size === 0 ? undefined : this.addressedSome.get(n);
       if (addressed !== undefined) addressedSome.push([to, addressed]);
     }
 
-    // Postings: terms keep their order; a term with no live document is dropped.
+    // Postings: terms keep their order; a term with no live document is dropped. Written into
+    // typed arrays sized beforehand (an upper bound: dead documents' postings are skipped), not
+    // pushed to lists of numbers and copied: a save seals every bank's whole index.
+    let postings = i32(this.postStart, this.sealedTerms);
+    let ctxPostings = i32(this.ctxStart, this.sealedTerms);
+    let entPostings = i32(this.entStart, this.sealedTerms);
+    for (const tail of this.tails) {
+      if (tail === undefined) continue;
+      postings += tail.docs.length;
+      ctxPostings += tail.context?.size ?? 0;
+      entPostings += tail.entities?.size ?? 0;
+    }
     const termRemap = new Int32Array(this.terms.length).fill(-1);
     const terms: string[] = [];
-    const docsOut: number[] = [];
-    const tfsOut: number[] = [];
-    const ctxDocs: number[] = [];
-    const ctxTfs: number[] = [];
-    const entDocs: number[] = [];
-    const entTfs: number[] = [];
+    const docsOut = new Int32Array(postings);
+    const tfsOut = new Int32Array(postings);
+    const ctxDocs = new Int32Array(ctxPostings);
+    const ctxTfs = new Int32Array(ctxPostings);
+    const entDocs = new Int32Array(entPostings);
+    const entTfs = new Int32Array(entPostings);
+    let p = 0;
+    let pc = 0;
+    let pe = 0;
     const postStart: number[] = [0];
     const ctxStart: number[] = [0];
     const entStart: number[] = [0];
     const textDocs: number[] = [];
     const liveDocs: number[] = [];
+    let text = 0;
+    let counted = 0;
+    /** One posting of the term being sealed, renumbered (a dead document's is dropped). */
+    const emit = (d: number, tf: number, ctx: number, ent: number): void => {
+      const to = i32(remap, d);
+      if (to < 0) return;
+      docsOut[p] = to;
+      tfsOut[p] = tf;
+      p += 1;
+      if (ctx !== 0) {
+        ctxDocs[pc] = to;
+        ctxTfs[pc] = ctx;
+        pc += 1;
+      }
+      if (ent !== 0) {
+        entDocs[pe] = to;
+        entTfs[pe] = ent;
+        pe += 1;
+      }
+      if (derived[to] === 1) return;
+      counted += 1;
+      if (tf > 0) text += 1;
+    };
     for (let t = 0; t < this.terms.length; t += 1) {
-      const before = docsOut.length;
-      let text = 0;
-      let counted = 0;
-      this.forEachPosting(t, (d, tf, ctx, ent) => {
-        const to = i32(remap, d);
-        if (to < 0) return;
-        docsOut.push(to);
-        tfsOut.push(tf);
-        if (ctx !== 0) {
-          ctxDocs.push(to);
-          ctxTfs.push(ctx);
+      const before = p;
+      text = 0;
+      counted = 0;
+      if (t < this.sealedTerms) {
+        let c = i32(this.ctxStart, t);
+        const cEnd = i32(this.ctxStart, t + 1);
+        let e = i32(this.entStart, t);
+        const eEnd = i32(this.entStart, t + 1);
+        const { docs, tfs } = this.sealedPostings(t);
+        for (let i = 0; i < docs.length; i += 1) {
+          const d = i32(docs, i);
+          let ctx = 0;
+          let ent = 0;
+          if (c < cEnd && this.ctxDocs[c] === d) ctx = count(this.ctxTfs, c++);
+          if (e < eEnd && this.entDocs[e] === d) ent = count(this.entTfs, e++);
+          emit(d, count(tfs, i), ctx, ent);
         }
-        if (ent !== 0) {
-          entDocs.push(to);
-          entTfs.push(ent);
+      }
+      const tail = this.tails[t];
+      if (tail !== undefined) {
+        const { docs, tfs, context, entities } = tail;
+        for (let i = 0; i < docs.length; i += 1) {
+          const d = num(docs, i);
+          emit(d, num(tfs, i), context?.get(d) ?? 0, entities?.get(d) ?? 0);
         }
-        if (derived[to] === 1) return;
-        counted += 1;
-        if (tf > 0) text += 1;
-      });
-      if (docsOut.length === before) continue;
+      }
+      if (p === before) continue;
       termRemap[t] = terms.length;
       terms.push(item(this.terms, t));
       textDocs.push(text);
       liveDocs.push(counted);
-      postStart.push(docsOut.length);
-      ctxStart.push(ctxDocs.length);
-      entStart.push(entDocs.length);
+      postStart.push(p);
+      ctxStart.push(pc);
+      entStart.push(pe);
     }
 
     const docTermStart = new Int32Array(live + 1);
-    const docTermIds: number[] = [];
+    let docTermCount = 0;
+    for (let n = 0; n < this.slots; n += 1) if (i32(remap, n) >= 0) docTermCount += this.docTerms(n).length;
+    const docTermIds = new Int32Array(docTermCount);
+    let q = 0;
     for (let n = 0; n < this.slots; n += 1) {
       const to = i32(remap, n);
       if (to < 0) continue;
       const mine = this.docTerms(n);
-      for (let i = 0; i < mine.length; i += 1) docTermIds.push(i32(termRemap, count(mine, i)));
-      docTermStart[to + 1] = docTermIds.length;
+      for (let i = 0; i < mine.length; i += 1) docTermIds[q++] = i32(termRemap, count(mine, i));
+      docTermStart[to + 1] = q;
     }
 
     // Threads: live members only, in their order; a thread with none is dropped.
@@ -681,14 +762,14 @@ export class FieldIndex {
       textDocs: Int32Array.from(textDocs),
       liveDocs: Int32Array.from(liveDocs),
       postStart: Int32Array.from(postStart),
-      postDocs: Int32Array.from(docsOut),
-      postTfs: narrowest(tfsOut),
+      postDocs: docsOut.slice(0, p),
+      postTfs: narrowed(tfsOut.subarray(0, p)),
       ctxStart: Int32Array.from(ctxStart),
-      ctxDocs: Int32Array.from(ctxDocs),
-      ctxTfs: narrowest(ctxTfs),
+      ctxDocs: ctxDocs.slice(0, pc),
+      ctxTfs: narrowed(ctxTfs.subarray(0, pc)),
       entStart: Int32Array.from(entStart),
-      entDocs: Int32Array.from(entDocs),
-      entTfs: narrowest(entTfs),
+      entDocs: entDocs.slice(0, pe),
+      entTfs: narrowed(entTfs.subarray(0, pe)),
       ids,
       lengths,
       orders,
@@ -701,7 +782,7 @@ export class FieldIndex {
       prev,
       next,
       docTermStart,
-      docTermIds: narrowest(docTermIds),
+      docTermIds: narrowed(docTermIds),
       docTextTerms,
       speakerNames: [...this.speakerNames],
       speakerOf,
@@ -720,28 +801,6 @@ export class FieldIndex {
     const to = i32(this.postStart, t + 1);
     if (this.diskPostings !== undefined) return this.diskPostings.read(from, to);
     return { docs: this.postDocs.subarray(from, to), tfs: this.postTfs.subarray(from, to) };
-  }
-
-  /** Every posting of term `t` in document order: document, text tf, context tf, entity tf. */
-  private forEachPosting(t: number, fn: (d: number, tf: number, context: number, entities: number) => void): void {
-    if (t < this.sealedTerms) {
-      let c = i32(this.ctxStart, t);
-      const cEnd = i32(this.ctxStart, t + 1);
-      let e = i32(this.entStart, t);
-      const eEnd = i32(this.entStart, t + 1);
-      const { docs, tfs } = this.sealedPostings(t);
-      for (let i = 0; i < docs.length; i += 1) {
-        const d = i32(docs, i);
-        let ctx = 0;
-        let ent = 0;
-        if (c < cEnd && this.ctxDocs[c] === d) ctx = count(this.ctxTfs, c++);
-        if (e < eEnd && this.entDocs[e] === d) ent = count(this.entTfs, e++);
-        fn(d, count(tfs, i), ctx, ent);
-      }
-    }
-    const tail = this.tails[t];
-    if (tail === undefined) return;
-    tail.docs.forEach((d, i) => fn(d, num(tail.tfs, i), tail.context?.get(d) ?? 0, tail.entities?.get(d) ?? 0));
   }
 
   /** Starts over from sealed arrays (used as they are: a loaded file's views stay views). */
@@ -767,6 +826,8 @@ export class FieldIndex {
     this.numbers = undefined;
     this.slots = this.ids.length;
     this.sealedDocs = this.slots;
+    // The columns below are the sealed ones now: `roomFor` measures them again.
+    this.docCapacity = 0;
     this.lengths = s.lengths;
     this.orders = s.orders;
     this.derivedDocs = s.derived;

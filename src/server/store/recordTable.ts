@@ -165,7 +165,11 @@ export class FactTable<T extends object, H> extends RecordTable<T> {
 
   head(id: string): H | undefined {
     const value = this.held(id);
-    if (value === undefined) return undefined;
+    return value === undefined ? undefined : this.headOfHeld(value);
+  }
+
+  /** The head of a record as `held` gave it (a snapshot's walk has it in hand: no second lookup). */
+  headOfHeld(value: T | number): H | undefined {
     return typeof value === 'number' ? this.readStoredHead(value) : this.headOf(value);
   }
 }

@@ -143,6 +143,30 @@ describe('segments', () => {
     }
   });
 
+  it('snapshots grow apart once the state is large (each one walks every live record), up to five times the interval', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir, snapshotEvery: 100 });
+    const cuts: number[] = [];
+    store.onSnapshot((nextSeq) => {
+      cuts.push(nextSeq);
+      return undefined;
+    });
+    await store.commit([bankPut('a')]);
+    // 90,000 live records (a document, two chunks and two facts each) in one commit: one snapshot.
+    await store.commit(Array.from({ length: 18_000 }, (_, i) => documentPut('a', i)));
+    await store.commit([bankPut('a')]);
+    expect(cuts).toHaveLength(1);
+    expect(store.state.storedRecords()?.count).toBe(90_000);
+    // 90,000 records are three times the 30,000 the interval grows from: 300 mutations, not 100.
+    const small = (): Mutation[] => Array.from({ length: 10 }, () => bankPut('a'));
+    for (let i = 0; i < 29; i += 1) await store.commit(small());
+    expect(cuts).toHaveLength(1);
+    await store.commit(small());
+    await store.commit([bankPut('a')]);
+    expect(cuts).toHaveLength(2);
+    await store.close();
+  });
+
   it('reads running while a compacting snapshot ends never see new positions in the old files (a 500 under load before)', async () => {
     const dir = await tempDir();
     const store = await openStore({ dataDir: dir });
