@@ -113,6 +113,8 @@ const SETS = [
   { file: 'chat-4.json', answers: true },
   { file: 'chat-5.json', answers: true },
   { file: 'chat-6.json', answers: true },
+  { file: 'chat-7.json', answers: true },
+  { file: 'chat-8.json', answers: true },
 ];
 
 describe('recall-quality chat sets', () => {

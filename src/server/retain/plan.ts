@@ -6,7 +6,7 @@
  * entities, so a shared document never widens who can see an item. Facts whose text is
  * unchanged keep their ids (the 0.4.21 delta).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { JsonValue } from '../../codecs/codecs.js';
 import { badRequest } from '../http/errors.js';
 import type { BankRecord, ChunkRecord, DocumentRecord, Entity, FactRecord, Mutation } from '../store/model.js';
@@ -64,7 +64,8 @@ const isoOf = (ms: number): string => {
   return lastIso;
 };
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+// One-shot `hash` (Node 20.12+): half the CPU of a Hash object per document.
+const sha256 = (text: string): string => hash('sha256', text, 'hex');
 
 const union = (lists: readonly (readonly string[] | null | undefined)[]): string[] => {
   const out: string[] = [];

@@ -34,11 +34,17 @@ const NON_ASCII = /[^\t\n\r\u0020-\u007e]/;
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 200_000;
 
+// Porter turns a final "y" into "i" only when a vowel comes before it, so "cried" and "tried"
+// stem to "cri" and "tri" but "cry", "crying" and "try" keep their "y" and never meet them.
+// As Porter2 does, a "y" after a consonant that is not the word's first letter is an "i" too
+// ("by" stays).
+const CONSONANT_Y = /(?<=^[a-z]+[b-df-hj-np-tv-xz])y$/;
+
 export const stemWord = (word: string): string => {
   const hit = cache.get(word);
   if (hit !== undefined) return hit;
   // Digits and very long tokens (hashes, ids) are kept as they are.
-  const out = word.length > 30 || /^\d/.test(word) ? word : stem(americanSpelling(verbOfPast(word)));
+  const out = word.length > 30 || /^\d/.test(word) ? word : stem(americanSpelling(verbOfPast(word))).replace(CONSONANT_Y, 'i');
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(word, out);
   return out;

@@ -23,6 +23,8 @@ const TABLE: Readonly<Record<string, string>> = {
   physio: 'physiotherapist', physios: 'physiotherapists', meds: 'medication', hosp: 'hospital', chemo: 'chemotherapy', rehab: 'rehabilitation',
   uni: 'university', unis: 'universities',
   gf: 'girlfriend', bf: 'boyfriend', bff: 'friend', sis: 'sister', bro: 'brother', mum: 'mom', gramma: 'grandma',
+  // What a family calls its grandmother, which WordNet lacks (it has "nan" and "nanna"; "nan" stays, as code's NaN).
+  nana: 'grandmother', nanas: 'grandmothers',
   fav: 'favorite', fave: 'favorite', favs: 'favorites', faves: 'favorites', recs: 'recommendations', bc: 'because', bcuz: 'because', cuz: 'because', coz: 'because',
   abt: 'about', thru: 'through', tho: 'though', altho: 'although', b4: 'before', l8r: 'later', gr8: 'great', obvs: 'obviously', obvi: 'obviously',
   prolly: 'probably', probs: 'probably', defo: 'definitely', deffo: 'definitely', rly: 'really', srsly: 'seriously', ofc: 'course',

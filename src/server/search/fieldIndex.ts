@@ -1084,6 +1084,20 @@ export class FieldIndex {
     return false;
   }
 
+  /** How many index terms document `n`'s text has (its length in BM25's sense). */
+  textLengthOf(n: number): number {
+    return n < this.slots ? i32(this.lengths, n * FIELD_COUNT) : 0;
+  }
+
+  /** Whether document `n`'s text has a number among its terms ("£650", "5-7", "9am"). */
+  hasNumber(n: number): boolean {
+    if (n >= this.slots) return false;
+    const mine = this.docTerms(n);
+    const end = Math.min(i32(this.docTextTerms, n), mine.length);
+    for (let i = 0; i < end; i += 1) if (/^\d/.test(item(this.terms, count(mine, i)))) return true;
+    return false;
+  }
+
   /** Whether line `n` has own words: its speaker speaks of themselves in it. */
   hasOwnWords(n: number): boolean {
     const kind = n < this.slots ? this.ownKind[n] : NOT_A_LINE;

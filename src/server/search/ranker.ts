@@ -584,6 +584,8 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     };
     if (reply) {
       give(next);
+      // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
+      if (isReaction(index, next, nextSpeaker)) for (let m = index.following(next, params.runMaxGapMs), k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === nextSpeaker; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
       continue;
     }
     for (let m = next, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === speaker; m = index.following(m, params.runMaxGapMs), k += 1) {
@@ -593,6 +595,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
   }
   return out;
 };
+
+/**
+ * Line `n` of `speaker` only reacts: it asks nothing, holds no number and says at most one word
+ * besides its speaker's name ("...", "hmm", "wait", "ugh"). A bare number ("£650", "like 38") is
+ * an answer, and a reply of two words ("oh yeah", "ok i think") often starts one.
+ */
+const isReaction = (index: FieldIndex, n: number, speaker: string): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 1;
 
 /**
  * Line `n` answers a question that one of `speakers` was asked: a named participant's reply to

@@ -16,6 +16,8 @@ describe('chat spelling meets the words notes and questions use', () => {
     ['physio', 'physiotherapist'],
     ['meds', 'medication'],
     ['uni', 'university'],
+    ['nana', 'grandmother'],
+    ['nanas', 'grandmothers'],
     ['recs', 'recommendations'],
     ['sooo', 'so'],
     ['yesss', 'yes'],

@@ -84,3 +84,21 @@ describe('a verb and particle that notes spell as one word meet that word', () =
     expect(analyze('look out for ice')).toContain('look');
   });
 });
+
+describe('a final y after a consonant meets its inflections (Porter keeps it only where no vowel comes before)', () => {
+  it.each([
+    ['cry', 'cried'],
+    ['crying', 'cries'],
+    ['try', 'tried'],
+    ['fly', 'flies'],
+    ['dry', 'dried'],
+    ['spy', 'spied'],
+  ])('%s meets %s', (a, b) => {
+    expect(analyze(a)).toEqual(analyze(b));
+  });
+
+  it('leaves a two-letter word and a y after a vowel as Porter has them', () => {
+    expect(analyze('by the bay, days and keys')).toEqual(['bai', 'dai', 'kei']);
+    expect(analyze('my gym')).toEqual(['gym']);
+  });
+});

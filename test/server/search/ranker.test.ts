@@ -186,6 +186,33 @@ describe('rank: stages', () => {
     expect(off.hits.find((h) => h.id === 'a2')?.score).toBeLessThan(off.hits.find((h) => h.id === 'a1')?.score ?? 0);
   });
 
+  it('replies: after a reply that only reacts ("..."), the replier\'s next lines inherit the question; not after a bare answer', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('b1', 'Bea: heating is on, flat is 19 degrees', 0),
+      chatLine('a1', 'Aisha: ok also. who set the fire alarm off at 3am', 1),
+      chatLine('o1', 'Ollie: ...', 2),
+      chatLine('o2', 'Ollie: it was a cheese toastie', 3),
+      chatLine('o3', 'Ollie: sorry', 4),
+      chatLine('a2', 'Aisha: how much was the pizza', 10),
+      chatLine('o4', 'Ollie: £12', 11),
+      chatLine('o5', 'Ollie: it was a cheese one', 12),
+      chatLine('x1', 'Bea: the toastie maker is in the cupboard', 20),
+      chatLine('x2', 'Ollie: the alarm test is on friday', 21),
+    ];
+    const question = 'Who set off the fire alarm in the night, and how?';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    const rankOf = (r: typeof on, id: string): number => r.hits.findIndex((h) => h.id === id);
+    expect(on.hits.find((h) => h.id === 'o2')?.stage).toBe('neighbour');
+    expect(rankOf(on, 'o2')).toBeLessThan(rankOf(on, 'x1'));
+    expect(rankOf(on, 'o2')).toBeLessThan(rankOf(on, 'x2'));
+    expect(rankOf(off, 'o2') < 0 || rankOf(off, 'o2') > rankOf(off, 'x2')).toBe(true);
+    // "£12" answers the pizza question itself: the line after it is no part of the answer.
+    const pizza = ranked(chat, 'How much was the pizza?');
+    const pizzaOff = ranked(chat, 'How much was the pizza?', { ...DEFAULT_STAGES, replies: false });
+    expect(pizza.hits.find((h) => h.id === 'o5')?.score ?? 0).toBe(pizzaOff.hits.find((h) => h.id === 'o5')?.score ?? 0);
+  });
+
   it('replies: a line that repeats what it answers, or a remark after a statement, inherits nothing', () => {
     const chat: IndexedDocument[] = [
       chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
