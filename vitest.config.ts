@@ -9,6 +9,8 @@ export const baseTest = {
   // vitest's default on 2 cores is one file at a time; most long files wait on child
   // processes (pi, the CLI, a server), so three run side by side.
   maxWorkers: 3,
+  // Every temp dir of the run in one place, removed at its end (test/helpers/tempRoot.ts).
+  globalSetup: 'test/helpers/tempRoot.ts',
 } as const;
 
 /** `npm test`: every test, longest files first. */

@@ -13,10 +13,12 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium as playwright, type Browser } from 'playwright-core';
+import { OUTER_TMPDIR } from './tempRoot.js';
 
 const privateDir = (): string => {
   const uid = process.getuid?.() ?? 0;
-  const dir = join(tmpdir(), `agent-memory-chromium-${uid}`);
+  // Outside the run's own temp dir (tempRoot.ts), which is removed when the run ends.
+  const dir = join(process.env[OUTER_TMPDIR] ?? tmpdir(), `agent-memory-chromium-${uid}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
