@@ -50,14 +50,27 @@ interface Kept {
   readonly scores: Scores;
 }
 
+interface Ranked {
+  readonly hit: SearchHit;
+  readonly stage: Stage;
+  readonly scores: Scores;
+}
+
 interface Walked {
   readonly hits: readonly SearchHit[];
-  readonly ranked: readonly { readonly hit: SearchHit; readonly stage: Stage; readonly scores: Scores }[];
+  /** Made when asked for (the chunks and the trace): a plain recall only walks its hits. */
+  readonly ranked: () => readonly Ranked[];
   readonly kept: readonly Kept[];
   readonly used: number;
   /** The walk took every ranked hit without reaching max_tokens. */
   readonly exhausted: boolean;
 }
+
+/** Whether the hits are in descending keyword score (ties in any order: a stable sort keeps them). */
+const byKeywordScore = (hits: readonly SearchHit[]): boolean => {
+  for (let i = 1; i < hits.length; i += 1) if ((hits[i - 1]?.score ?? 0) < (hits[i]?.score ?? 0)) return false;
+  return true;
+};
 
 /** Hits a plain recall ranks first (runRecall): more than max_tokens' default 4,096 holds of most memories. */
 const FIRST_HITS = 200;
@@ -154,6 +167,22 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
       }
       return best;
     };
+    // Nothing to stand in, no floors, and the ranking's order already by keyword score (what the
+    // sort below would keep, being stable): the hits are walked as they are, with no list of
+    // them made per recall.
+    if (!preferObservations && minKeyword === undefined && minFinal === undefined && byKeywordScore(hits)) {
+      const kept: Kept[] = [];
+      let used = 0;
+      const ranked = (): readonly Ranked[] => hits.map((h) => ({ hit: h, stage: h.stage, scores: { keyword: h.score, final: h.final } }));
+      for (const h of hits) {
+        const fact = h.fact;
+        const cost = countTokens(fact.text);
+        if (used + cost > maxTokens) return { hits, ranked, kept, used, exhausted: false };
+        used += cost;
+        kept.push({ fact, stage: h.stage, scores: { keyword: h.score, final: h.final } });
+      }
+      return { hits, ranked, kept, used, exhausted: true };
+    }
     const ranked = hits
       .filter((h) => !superseded.has(h.id) && !echoes.has(h.id))
       // The hit, not its fact: a stored fact is read only if the token budget reaches it.
@@ -168,11 +197,11 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     for (const r of ranked) {
       const fact = r.hit.fact;
       const cost = countTokens(fact.text);
-      if (used + cost > maxTokens) return { hits, ranked, kept, used, exhausted: false };
+      if (used + cost > maxTokens) return { hits, ranked: () => ranked, kept, used, exhausted: false };
       used += cost;
       kept.push({ fact, stage: r.stage, scores: r.scores });
     }
-    return { hits, ranked, kept, used, exhausted: true };
+    return { hits, ranked: () => ranked, kept, used, exhausted: true };
   };
 
   // The trace, the chunks and prefer_observations read every hit. A plain recall returns the best
@@ -193,7 +222,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     search = searchFor(limit);
     walked = walk(search);
   }
-  const { hits, ranked, kept, used } = walked;
+  const { hits, kept, used } = walked;
 
   const body: Record<string, unknown> = { results: kept.map((r) => resultOf(r.fact, r.scores, withEntities)) };
 
@@ -217,7 +246,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
     // Chosen from the ranked list before the token filter, so max_tokens: 0 still returns chunks.
     let remaining = include.chunks.max_tokens ?? 8192;
     const chunks: Record<string, unknown> = {};
-    for (const r of ranked) {
+    for (const r of walked.ranked()) {
       if (remaining <= 0) break;
       const id = r.hit.fact.chunk_id;
       if (id === null || Object.hasOwn(chunks, id)) continue;
@@ -262,6 +291,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
   }
 
   if (request.trace === true) {
+    const ranked = walked.ranked();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     body['trace'] = {
       query: {

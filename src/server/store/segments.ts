@@ -209,6 +209,11 @@ export class StoredRecords {
 
   /** The raw bytes of location `at`, valid until the next read. */
   bytes(at: number): Buffer {
+    return this.scratch.subarray(0, this.readScratch(at));
+  }
+
+  /** Reads location `at` into the start of `scratch`; answers its length. */
+  private readScratch(at: number): number {
     const file = this.locations.file(at);
     const offset = this.locations.offset(at);
     const length = this.locations.length(at);
@@ -217,7 +222,7 @@ export class StoredRecords {
     if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
     const n = readSync(fd, this.scratch, 0, length, offset);
     if (n !== length) throw damaged(join(this.dir, this.files[file] ?? ''), `record at ${offset} cut short`);
-    return this.scratch.subarray(0, length);
+    return length;
   }
 
   /** Record `at`, decoded and checked by `is` (kept in a small cache: records never change). */
@@ -228,7 +233,8 @@ export class StoredRecords {
     const file = this.files[this.locations.file(at)] ?? '';
     let value: unknown;
     try {
-      value = JSON.parse(this.bytes(at).toString('utf8'));
+      // Decoded from the scratch buffer in place: no `subarray` view made per record.
+      value = JSON.parse(this.scratch.toString('utf8', 0, this.readScratch(at)));
     } catch {
       throw damaged(join(this.dir, file), `stored ${kind} ${at} is not JSON`);
     }
