@@ -538,6 +538,8 @@ interface Inherited {
   readonly from: number;
   /** The earlier line is another speaker's question (else the same speaker's line). */
   readonly reply: boolean;
+  /** Reached over another speaker's question that says none of its words: ranked, not counted as covered. */
+  readonly prompted?: boolean;
 }
 
 /** The index terms of the participants' names (who said a line is not what it is about). */
@@ -564,8 +566,12 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const next = index.following(n, params.neighbourMaxGapMs);
     if (next < 0) continue;
     const nextSpeaker = index.speakerOf(next);
-    const reply = nextSpeaker !== speaker;
-    if (nextSpeaker === undefined || (reply && !index.asks(n))) continue;
+    if (nextSpeaker === undefined) continue;
+    const reply = nextSpeaker !== speaker && index.asks(n);
+    // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
+    // after a short news line, in none of its words, is answered by the one who sent it.
+    const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS;
+    if (nextSpeaker !== speaker && !reply && !prompted) continue;
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
     for (const t of terms) {
@@ -580,8 +586,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       let lacking = 0;
       for (const t of topic) if (!index.hasTextTerm(m, t.term)) lacking += t.weight;
       const carried = (share * lacking) / total;
-      if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply });
+      if (carried > (out.get(m)?.share ?? 0)) out.set(m, prompted ? { share: carried, from: n, reply, prompted } : { share: carried, from: n, reply });
     };
+    if (prompted) {
+      if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
+      for (let m = index.following(next, params.runMaxGapMs), k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === speaker; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
+      continue;
+    }
     if (reply) {
       give(next);
       // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
@@ -595,6 +606,9 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
   }
   return out;
 };
+
+/** The most words a news line has besides its speaker's name for a question after it to ask about it ("exam done"). */
+const PROMPTED_WORDS = 5;
 
 /**
  * Line `n` of `speaker` only reacts: it asks nothing, holds no number and says at most one word
@@ -620,7 +634,9 @@ const answers = (index: FieldIndex, n: number, speakers: ReadonlySet<string>, in
  * stays theirs.
  */
 const inheritedTerms = (index: FieldIndex, from: Inherited | undefined): Iterable<string> => {
-  if (from === undefined) return [];
+  // Over another's question the line is ranked as an answer, but is no evidence of coverage: counted,
+  // it let off-topic prompts through (docs/recall.md, thirteenth round).
+  if (from === undefined || from.prompted === true) return [];
   return (from.reply ? index.addressedTermsOf(from.from) : index.ownTermsOf(from.from)) ?? [];
 };
 
