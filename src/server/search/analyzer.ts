@@ -98,9 +98,14 @@ const READING_MAX_CHARS = 30;
 const NO_PARTS: readonly string[] = [];
 const CAPITALISED = /^\p{Lu}\p{Ll}/u;
 
-const readingOf = (raw: string): WordReading => {
-  const hit = readings.get(raw);
+// An acronym used as a verb is the acronym ("DJed", "DJing", "CCed", "DMing"): split at its
+// capitals it read as "D" and "Jed", and "Who DJed at the party?" missed "my mate djs".
+const ACRONYM_VERB = /^(\p{Lu}{2,5})(?:ed|ing)$/u;
+
+const readingOf = (token: string): WordReading => {
+  const hit = readings.get(token);
   if (hit !== undefined) return hit;
+  const raw = ACRONYM_VERB.exec(token)?.[1] ?? token;
   const chat = codingWord(chatWord(raw.toLowerCase()));
   const asName = fullName(chat, true);
   const plain = fullName(chat, false);
@@ -119,9 +124,9 @@ const readingOf = (raw: string): WordReading => {
     stemPlain: stemWord(plain),
     stemParts: parts.length === 0 ? NO_PARTS : parts.map(stemWord),
   };
-  if (raw.length > READING_MAX_CHARS) return reading;
+  if (token.length > READING_MAX_CHARS) return reading;
   if (readings.size >= READINGS_LIMIT) readings.clear();
-  readings.set(raw, reading);
+  readings.set(token, reading);
   return reading;
 };
 

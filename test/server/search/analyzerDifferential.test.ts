@@ -31,6 +31,7 @@ const WRITTEN: readonly string[] = [
   'sooo coool, yesss, thx ppl, bday pics of Katie and katies dog, Mike\'s car, I\'ve been there, don\'t.',
   'Kate logged in to the dashboard, then signed up via SSO. We set up the backup and rolled back the rollout; log in again.',
   'retainQueue retain_queue src/server/search/analyzer.ts TRDeadlockDetected URLs PRs __init__ _private x_y a_b_c',
+  'who DJed? DJing all night, CCed the PMs, SEEDED, OKed it, my mate djs, Ned, IDing, HTTPSing, ABCDEFed',
   'at Object.<anonymous> (/home/dev/app/node_modules/pkg/index.js:42:17)\n    at Module._compile (node:internal/modules/cjs/loader:1105:14)',
   'TypeError: Cannot read properties of undefined (reading \'id\') at fetchUser (src/api/users.ts:88:3)',
   'npm install -D vitest@2 @types/node then run `npx tsc -p .`; see https://github.com/acme/api/pull/12 and @alice, @bob_smith.',

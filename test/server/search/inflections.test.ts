@@ -102,3 +102,16 @@ describe('a final y after a consonant meets its inflections (Porter keeps it onl
     expect(analyze('my gym')).toEqual(['gym']);
   });
 });
+
+describe('an acronym used as a verb is the acronym', () => {
+  it('reads "DJed", "DJing", "CCed" as "DJ" and "CC", not as "D" and "Jed"', () => {
+    expect(analyze('Who DJed at the party?')).toEqual(analyze('dj party'));
+    expect(analyze('DJing')).toEqual(analyze('djs'));
+    expect(analyze('I CCed Sam')).toEqual(analyze('cc sam'));
+  });
+
+  it('leaves a word shouted in capitals and a plural acronym as they were', () => {
+    expect(analyze('SEEDED')).toEqual(['seed']);
+    expect(analyze('PRs URLs')).toEqual(['pr', 'url']);
+  });
+});

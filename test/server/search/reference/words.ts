@@ -56,7 +56,8 @@ export const referenceWords = (input: string): string[] => {
   // An emoji counts as the words of its name ("🎂" -> "birthday cake").
   const text = NON_ASCII.test(joined) ? joined.replace(EMOJI, (e) => ` ${emojiName(e)} `) : joined;
   for (const match of text.matchAll(WORD)) {
-    const raw = match[0];
+    // An acronym used as a verb is the acronym ("DJed" -> "DJ").
+    const raw = /^(\p{Lu}{2,5})(?:ed|ing)$/u.exec(match[0])?.[1] ?? match[0];
     // Chat spelling to the word it stands for ("tmrw" -> "tomorrow", "sooo" -> "so").
     // and a nickname to the name it stands for ("kt", "Kate" -> "katherine").
     const chat = codingWord(chatWord(raw.toLowerCase()));
