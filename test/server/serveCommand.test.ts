@@ -49,6 +49,30 @@ describe('agent-memory serve', () => {
     }
   });
 
+  it('closes cleanly on SIGHUP too (its terminal was closed), leaving a snapshot, so the next start replays nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'am-serve-hup-'));
+    dirs.push(dir);
+    const server = await spawnServerProcess(['--data-dir', dir]);
+    try {
+      expect((await call(server, 'POST', '/v1/default/banks/s/memories', { items: [{ content: 'kept across a closed terminal' }] })).status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+      server.child.kill('SIGHUP');
+      expect(await exited).toBe(0);
+      const files = await readdir(dir);
+      expect(files.some((n) => /^segment-\d{12}-\d{4}\.seg$/.test(n))).toBe(true);
+      expect(files).not.toContain('server.lock');
+    } finally {
+      await server.kill();
+    }
+    const again = await spawnServerProcess(['--data-dir', dir]);
+    try {
+      const listed = await call(again, 'GET', '/v1/default/banks/s/memories/list');
+      expect(JSON.stringify(listed.body)).toContain('kept across a closed terminal');
+    } finally {
+      await again.kill();
+    }
+  });
+
   it('keeps its data in pi\'s agent dir by default, following PI_CODING_AGENT_DIR', async () => {
     const root = await mkdtemp(join(tmpdir(), 'am-serve-agentdir-'));
     dirs.push(root);

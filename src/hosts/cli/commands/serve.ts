@@ -1,4 +1,4 @@
-/** `agent-memory serve`: runs the embedded memory server until SIGTERM or SIGINT. */
+/** `agent-memory serve`: runs the embedded memory server until SIGTERM, SIGINT or SIGHUP. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -142,6 +142,13 @@ export const serveCommand: Command = {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      // The terminal it runs in was closed. By default that ended the process at once, with no
+      // snapshot: the next start replayed every write since the last one (seconds at 100k).
+      // Nothing printed can reach anyone now, and a write to the gone terminal must not throw.
+      process.once('SIGHUP', () => {
+        for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+        stop('SIGHUP');
+      });
     });
   },
 };
