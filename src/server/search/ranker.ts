@@ -36,6 +36,7 @@ import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
+import { STOP_WORDS } from './stopwords.js';
 import { timeCues, type TimeCue } from './temporal.js';
 import { topK } from './topK.js';
 import { isLemma, relatedWords } from './wordnet.js';
@@ -261,6 +262,18 @@ interface Expansion {
   readonly origin: Map<string, { readonly of: string; readonly weight: number }[]>;
 }
 
+/**
+ * Clippings: a query word of at least CLIP_MIN_WORD letters also searches the bank's words that
+ * are its first CLIP_MIN letters or more, up to CLIP_MAX_SHARE of it. A longer opening is most
+ * often a stem of the same family ("defin" of "definition") or a compound's first word, which
+ * the other stages read; a short one is a clipping. Ranked at CLIP_WEIGHT, never counted in the
+ * confidence (as a typo's nearest spelling is not).
+ */
+const CLIP_MIN_WORD = 9;
+const CLIP_MIN = 5;
+const CLIP_MAX_SHARE = 0.45;
+const CLIP_WEIGHT = 0.5;
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -285,6 +298,20 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
       // letters swapped, one letter too many) are stemmed and looked up.
       const terms = near.terms.length > 0 ? near.terms : slipsOf(word).filter((t) => t !== of && index.documentFrequency(t) > 0);
       if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
+  if (stages.typos) {
+    // A long word is often written clipped ("micro" for "microeconomics", "physio" for
+    // "physiotherapist"): its opening letters, if the bank has them as a word, are searched too.
+    for (const word of queryWords) {
+      if (word.length < CLIP_MIN_WORD || /\d/.test(word)) continue;
+      const of = stemWord(word);
+      for (let end = CLIP_MIN; end <= word.length * CLIP_MAX_SHARE; end += 1) {
+        const clip = word.slice(0, end);
+        if (STOP_WORDS.has(clip)) continue;
+        const term = stemWord(clip);
+        if (term !== of && index.documentFrequency(term) > 0) addTerm(term, of, CLIP_WEIGHT, 0);
+      }
     }
   }
   if (stages.coding) {

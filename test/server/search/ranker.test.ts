@@ -237,6 +237,22 @@ describe('rank: stages', () => {
     expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
   });
 
+  it('clippings: a long query word also searches its short opening the bank has ("micro" for "microeconomics"), not a longer stem of its family', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('o1', 'Ollie: micro tmrw at 2, parkinson building', 0),
+      chatLine('o2', 'Ollie: the exam hall is freezing', 10),
+      chatLine('o3', 'Ollie: exam timetables came out today', 20),
+      chatLine('o4', 'Ollie: define the terms first', 30),
+    ];
+    const r = ranked(chat, 'When was the microeconomics exam?');
+    expect(r.terms.expansion).toContainEqual({ term: 'micro', weight: 0.5 });
+    expect(r.hits.some((h) => h.id === 'o1')).toBe(true);
+    const off = ranked(chat, 'When was the microeconomics exam?', { ...DEFAULT_STAGES, typos: false });
+    expect(off.hits.some((h) => h.id === 'o1')).toBe(false);
+    // "defin" is half of "definition": a stem of its family, left to the other stages (WordNet relates it at 0.3).
+    expect(ranked(chat, 'What is the definition?').terms.expansion.find((t) => t.term === 'defin')?.weight ?? 0).toBeLessThan(0.5);
+  });
+
   it('replies: a line that repeats what it answers, or a remark after a statement, inherits nothing', () => {
     const chat: IndexedDocument[] = [
       chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
