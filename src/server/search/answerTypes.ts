@@ -35,8 +35,11 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
 const UNITS_OF_TIME = '(?:ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)';
 const NUMBER_WORDS = '(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)';
 
+// A duration often names which kind of time it counts ("5-7 working days", "two more weeks").
+const KIND_OF_TIME = '(?:(?:working|business|calendar|school|full|whole|more|extra)\\s+)?';
+
 const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
-  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${UNITS_OF_TIME}\\b`, 'i'), DURATION],
+  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${KIND_OF_TIME}${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${KIND_OF_TIME}${UNITS_OF_TIME}\\b`, 'i'), DURATION],
   [/\bevery\b|\b(?:daily|weekly|nightly|hourly|monthly|yearly|annually|quarterly|biweekly)\b|\b(?:once|twice) (?:a|per)\b|\bper (?:day|week|hour|minute|month|sprint)\b|\bcron\b/i, FREQUENCY],
   [/\b\d+(?:[.,]\d+)?\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?)\b/i, SIZE],
   [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b/i, CLOCK_TIME],

@@ -120,7 +120,7 @@ export const asksQuestion = (line: string): boolean => {
   const last = sentences[sentences.length - 1];
   if (last === undefined) return false;
   if (/\?[^\p{L}\p{N}]*$/u.test(last)) return true;
-  if (/[.!][^\p{L}\p{N}]*$/u.test(last)) return false;
+  if (/\.[^\p{L}\p{N}]*$/u.test(last)) return false;
   const opening = last
     .toLowerCase()
     .replace(/['’]/g, '')
@@ -129,7 +129,11 @@ export const asksQuestion = (line: string): boolean => {
   let at = 0;
   while (at < 2 && OPENERS.has(opening[at] ?? '')) at += 1;
   const first = opening[at] ?? '';
-  return INTERROGATIVES.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(opening[at + 1] ?? ''));
+  const second = opening[at + 1] ?? '';
+  // Chat ends an eager question with "!" ("how was it!!!", "where are u!!"): a question word and
+  // then a verb asks whatever the mark; "what a day!", "how cool is that!" exclaim.
+  if (/![^\p{L}\p{N}]*$/u.test(last)) return INTERROGATIVES.has(first) && AUXILIARIES.has(second);
+  return INTERROGATIVES.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(second));
 };
 
 /** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */

@@ -208,7 +208,8 @@ export const searchableText = (f: FactRecord): string => [f.text, f.context ?? '
 // 2: everyday clippings in the chat table ("physio", "meds", "uni"), which the probes do not say.
 // 3: a final "y" after a consonant stems as "i" ("cry" meets "cried"), which the probes do not say.
 // 4: an acronym used as a verb is the acronym ("DJed" -> "dj"), which the probes do not say.
-const INDEX_GENERATION = 4;
+// 5: a question word and a verb ending in "!" asks ("how was it!!!"), which the probes do not say.
+const INDEX_GENERATION = 5;
 export const indexFingerprint = (): string => {
   const probe: FactRecord[] = [
     {

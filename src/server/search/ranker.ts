@@ -36,6 +36,7 @@ import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
+import { STOP_WORDS } from './stopwords.js';
 import { timeCues, type TimeCue } from './temporal.js';
 import { topK } from './topK.js';
 import { isLemma, relatedWords } from './wordnet.js';
@@ -261,6 +262,18 @@ interface Expansion {
   readonly origin: Map<string, { readonly of: string; readonly weight: number }[]>;
 }
 
+/**
+ * Clippings: a query word of at least CLIP_MIN_WORD letters also searches the bank's words that
+ * are its first CLIP_MIN letters or more, up to CLIP_MAX_SHARE of it. A longer opening is most
+ * often a stem of the same family ("defin" of "definition") or a compound's first word, which
+ * the other stages read; a short one is a clipping. Ranked at CLIP_WEIGHT, never counted in the
+ * confidence (as a typo's nearest spelling is not).
+ */
+const CLIP_MIN_WORD = 9;
+const CLIP_MIN = 5;
+const CLIP_MAX_SHARE = 0.45;
+const CLIP_WEIGHT = 0.5;
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -285,6 +298,20 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
       // letters swapped, one letter too many) are stemmed and looked up.
       const terms = near.terms.length > 0 ? near.terms : slipsOf(word).filter((t) => t !== of && index.documentFrequency(t) > 0);
       if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
+  if (stages.typos) {
+    // A long word is often written clipped ("micro" for "microeconomics", "physio" for
+    // "physiotherapist"): its opening letters, if the bank has them as a word, are searched too.
+    for (const word of queryWords) {
+      if (word.length < CLIP_MIN_WORD || /\d/.test(word)) continue;
+      const of = stemWord(word);
+      for (let end = CLIP_MIN; end <= word.length * CLIP_MAX_SHARE; end += 1) {
+        const clip = word.slice(0, end);
+        if (STOP_WORDS.has(clip)) continue;
+        const term = stemWord(clip);
+        if (term !== of && index.documentFrequency(term) > 0) addTerm(term, of, CLIP_WEIGHT, 0);
+      }
     }
   }
   if (stages.coding) {
@@ -538,6 +565,8 @@ interface Inherited {
   readonly from: number;
   /** The earlier line is another speaker's question (else the same speaker's line). */
   readonly reply: boolean;
+  /** Reached over another speaker's question that says none of its words: ranked, not counted as covered. */
+  readonly prompted?: boolean;
 }
 
 /** The index terms of the participants' names (who said a line is not what it is about). */
@@ -564,8 +593,12 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const next = index.following(n, params.neighbourMaxGapMs);
     if (next < 0) continue;
     const nextSpeaker = index.speakerOf(next);
-    const reply = nextSpeaker !== speaker;
-    if (nextSpeaker === undefined || (reply && !index.asks(n))) continue;
+    if (nextSpeaker === undefined) continue;
+    const reply = nextSpeaker !== speaker && index.asks(n);
+    // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
+    // after a short news line, in none of its words, is answered by the one who sent it.
+    const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS;
+    if (nextSpeaker !== speaker && !reply && !prompted) continue;
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
     for (const t of terms) {
@@ -580,8 +613,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       let lacking = 0;
       for (const t of topic) if (!index.hasTextTerm(m, t.term)) lacking += t.weight;
       const carried = (share * lacking) / total;
-      if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply });
+      if (carried > (out.get(m)?.share ?? 0)) out.set(m, prompted ? { share: carried, from: n, reply, prompted } : { share: carried, from: n, reply });
     };
+    if (prompted) {
+      if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
+      for (let m = index.following(next, params.runMaxGapMs), k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === speaker; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
+      continue;
+    }
     if (reply) {
       give(next);
       // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
@@ -595,6 +633,9 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
   }
   return out;
 };
+
+/** The most words a news line has besides its speaker's name for a question after it to ask about it ("exam done"). */
+const PROMPTED_WORDS = 5;
 
 /**
  * Line `n` of `speaker` only reacts: it asks nothing, holds no number and says at most one word
@@ -620,7 +661,9 @@ const answers = (index: FieldIndex, n: number, speakers: ReadonlySet<string>, in
  * stays theirs.
  */
 const inheritedTerms = (index: FieldIndex, from: Inherited | undefined): Iterable<string> => {
-  if (from === undefined) return [];
+  // Over another's question the line is ranked as an answer, but is no evidence of coverage: counted,
+  // it let off-topic prompts through (docs/recall.md, thirteenth round).
+  if (from === undefined || from.prompted === true) return [];
   return (from.reply ? index.addressedTermsOf(from.from) : index.ownTermsOf(from.from)) ?? [];
 };
 

@@ -27,6 +27,11 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Raw readings are kept for 400 days.')).toBe(DURATION);
     expect(valueAnswerTypes('The lease lasts two weeks.')).toBe(DURATION);
     expect(valueAnswerTypes('The cache TTL is 30s.')).toBe(DURATION);
+    // A duration that names which kind of time it counts.
+    expect(valueAnswerTypes('Aisha: 5-7 working days 😭')).toBe(DURATION);
+    expect(valueAnswerTypes('Refunds settle in 3 business days.')).toBe(DURATION);
+    expect(valueAnswerTypes('ok two more weeks then')).toBe(DURATION);
+    expect(valueAnswerTypes('working late again, more meetings')).toBe(0);
     expect(valueAnswerTypes('Sprint planning happens every other Wednesday.')).toBe(FREQUENCY);
     expect(valueAnswerTypes('Backups run nightly.')).toBe(FREQUENCY);
     expect(valueAnswerTypes('The image must stay under 820 KB.')).toBe(SIZE);

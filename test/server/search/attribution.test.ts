@@ -80,6 +80,14 @@ describe('asksQuestion', () => {
     expect(asksQuestion('Priya: How was it? I loved the concert.')).toBe(false);
     expect(asksQuestion('Tom: 😂')).toBe(false);
   });
+
+  it('reads a question word and a verb as a question though chat ends it with "!"; an exclamation stays one', () => {
+    expect(asksQuestion('Aisha: how was it!!!')).toBe(true);
+    expect(asksQuestion('Bea: where are u!! 😭')).toBe(true);
+    expect(asksQuestion('Ollie: what a day!')).toBe(false);
+    expect(asksQuestion('Rhys: how cool is that!')).toBe(false);
+    expect(asksQuestion('Tom: did it!')).toBe(false);
+  });
 });
 
 describe('namedParticipants', () => {

@@ -213,6 +213,46 @@ describe('rank: stages', () => {
     expect(pizza.hits.find((h) => h.id === 'o5')?.score ?? 0).toBe(pizzaOff.hits.find((h) => h.id === 'o5')?.score ?? 0);
   });
 
+  it('replies: a short news line\'s sender answers the question asked after it in none of its words; not after a long line', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('o1', 'Ollie: econometrics exam done', 0),
+      chatLine('a1', 'Aisha: how was it!!!', 1),
+      chatLine('o2', 'Ollie: ok i think', 2),
+      chatLine('o3', 'Ollie: question 3 was evil, regression with dummy variables', 3),
+      chatLine('b1', 'Bea: but u finished?', 4),
+      chatLine('x1', 'Ollie: my econometrics notes are on the desk', 10),
+      chatLine('x2', 'Ollie: the exam hall is freezing', 20),
+      // A long line is a story, not news a question asks after.
+      chatLine('l1', 'Ollie: the econometrics exam is next tuesday at nine in the great hall and i have not started', 30),
+      chatLine('l2', 'Bea: how is it', 31),
+      chatLine('l3', 'Ollie: the library closes at ten', 32),
+    ];
+    const question = 'What did Ollie find hard in his econometrics exam?';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    const rankOf = (r: typeof on, id: string): number => r.hits.findIndex((h) => h.id === id);
+    expect(on.hits.find((h) => h.id === 'o3')?.stage).toBe('neighbour');
+    expect(rankOf(on, 'o3')).toBeLessThan(rankOf(on, 'x2'));
+    expect(rankOf(off, 'o3') < 0 || rankOf(off, 'o3') > rankOf(off, 'x2')).toBe(true);
+    expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
+  });
+
+  it('clippings: a long query word also searches its short opening the bank has ("micro" for "microeconomics"), not a longer stem of its family', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('o1', 'Ollie: micro tmrw at 2, parkinson building', 0),
+      chatLine('o2', 'Ollie: the exam hall is freezing', 10),
+      chatLine('o3', 'Ollie: exam timetables came out today', 20),
+      chatLine('o4', 'Ollie: define the terms first', 30),
+    ];
+    const r = ranked(chat, 'When was the microeconomics exam?');
+    expect(r.terms.expansion).toContainEqual({ term: 'micro', weight: 0.5 });
+    expect(r.hits.some((h) => h.id === 'o1')).toBe(true);
+    const off = ranked(chat, 'When was the microeconomics exam?', { ...DEFAULT_STAGES, typos: false });
+    expect(off.hits.some((h) => h.id === 'o1')).toBe(false);
+    // "defin" is half of "definition": a stem of its family, left to the other stages (WordNet relates it at 0.3).
+    expect(ranked(chat, 'What is the definition?').terms.expansion.find((t) => t.term === 'defin')?.weight ?? 0).toBeLessThan(0.5);
+  });
+
   it('replies: a line that repeats what it answers, or a remark after a statement, inherits nothing', () => {
     const chat: IndexedDocument[] = [
       chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),
