@@ -49,14 +49,14 @@ describe('agent-memory serve', () => {
     }
   });
 
-  it('closes cleanly on SIGHUP too (its terminal was closed), leaving a snapshot, so the next start replays nothing', async () => {
+  it.each(['SIGHUP', 'SIGINT'] as const)('closes cleanly on %s too (its terminal closed, Ctrl+C), leaving a snapshot, so the next start replays nothing', async (signal) => {
     const dir = await mkdtemp(join(tmpdir(), 'am-serve-hup-'));
     dirs.push(dir);
     const server = await spawnServerProcess(['--data-dir', dir]);
     try {
       expect((await call(server, 'POST', '/v1/default/banks/s/memories', { items: [{ content: 'kept across a closed terminal' }] })).status).toBe(200);
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
-      server.child.kill('SIGHUP');
+      server.child.kill(signal);
       expect(await exited).toBe(0);
       const files = await readdir(dir);
       expect(files.some((n) => /^segment-\d{12}-\d{4}\.seg$/.test(n))).toBe(true);
