@@ -12,7 +12,6 @@
  * runs the new server under `--cpu-prof` into DIR. Not a `*.bench.ts`: `npm run bench` has no
  * old build to run it with.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -21,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtCli } from './lib/builtCli.js';
+import { startServe, stopServe } from './lib/serveCli.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -50,24 +50,6 @@ const send = (method: string, url: string, body?: string): Promise<{ status: num
     req.end(body);
   });
 
-const startServer = (cli: string, dataDir: string, nodeArgs: readonly string[]): Promise<{ child: ChildProcess; url: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url !== undefined) resolve({ child, url });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`${cli} serve exited ${code} before listening`)));
-  });
-
-const stopServer = async (child: ChildProcess): Promise<void> => {
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  await exited;
-};
 
 /** User + system CPU of a running child so far, ms (100 ticks per second). */
 const cpuMs = (pid: number): number => {
@@ -96,7 +78,7 @@ interface Run {
 const ingest = async (cli: string, bodies: readonly string[], prof: readonly string[]): Promise<Run> => {
   const dir = await mkdtemp(join(tmpdir(), 'paired-ingest-'));
   try {
-    const { child, url } = await startServer(cli, dir, prof);
+    const { child, url } = await startServe(cli, dir, prof);
     const pid = child.pid ?? 0;
     const made = await send('PUT', `${url}/v1/default/banks/${BANK}`, '{}');
     if (made.status !== 200 && made.status !== 201) throw new Error(`creating bank failed with HTTP ${made.status}`);
@@ -113,7 +95,7 @@ const ingest = async (cli: string, bodies: readonly string[], prof: readonly str
     const wallMs = since(start);
     const used = cpuMs(pid) - before;
     const rss = peakRssMb(pid);
-    await stopServer(child);
+    await stopServe(child);
     return { cpuMsPerItem: used / bodies.length / BATCH, wallMs, peakRssMb: rss };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@
  * there and takes them from there on the next run (the new build's copy is always made afresh). `--own-bank`: the new build
  * ingests its own bank (the same items) instead of a copy of the old build's, for a change to how a bank is written. Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { percentiles } from './lib/harness.js';
 import { builtCli } from './lib/builtCli.js';
+import { startServe, stopServe } from './lib/serveCli.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -55,24 +56,6 @@ const post = (url: string, body: string): Promise<{ status: number; bytes: numbe
     req.end(body);
   });
 
-const startServer = (cli: string, dataDir: string, nodeArgs: readonly string[] = []): Promise<{ child: ChildProcess; url: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url !== undefined) resolve({ child, url });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`${cli} serve exited ${code} before listening`)));
-  });
-
-const stopServer = async (child: ChildProcess): Promise<void> => {
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  await exited;
-};
 
 /** Peak RSS so far of a running child (VmHWM), MB. */
 const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
@@ -97,12 +80,12 @@ const runSqlite = (args: readonly string[]): Record<string, unknown>[] => {
 /** The corpus and queries as files, SQLite's database, and the old build's bank (100-item retains). */
 /** One build's bank: the items as 100-item sync retains into a fresh server, closed (its last snapshot written). */
 const ingestWith = async (cli: string, dataDir: string, items: readonly string[]): Promise<void> => {
-  const builder = await startServer(cli, dataDir);
+  const builder = await startServe(cli, dataDir);
   for (let i = 0; i < items.length; i += 100) {
     const r = await post(`${builder.url}/v1/default/banks/${BANK}/memories`, `{"items":[${items.slice(i, i + 100).join(',')}]}`);
     if (r.status !== 200) throw new Error(`ingest failed with HTTP ${r.status}`);
   }
-  await stopServer(builder.child);
+  await stopServe(builder.child);
 };
 
 const ingestAll = async (dir: string, items: readonly string[], itemsPath: string, queries: readonly string[], queriesPath: string, oldDir: string): Promise<void> => {
@@ -136,10 +119,10 @@ const main = async (): Promise<void> => {
     else await cp(oldDir, newDir, { recursive: true });
     // The new build converts or rebuilds the old build's saved index on a first start if its
     // format moved: that start is not measured.
-    const primer = await startServer(NEW, newDir);
+    const primer = await startServe(NEW, newDir);
     await post(`${primer.url}/v1/default/banks/${BANK}/memories/recall`, JSON.stringify({ query: queries[0], types: ['world'] }));
     await new Promise((r) => setTimeout(r, 8000));
-    await stopServer(primer.child);
+    await stopServe(primer.child);
 
     const body = (q: string): string => JSON.stringify({ query: q, types: ['world'] });
     console.log(`old ${OLD}, new ${NEW}, ${N} memories, ${QUERIES} queries, ${ROUNDS} rounds`);
@@ -147,8 +130,8 @@ const main = async (): Promise<void> => {
       const loadBefore = loadavg()[0] ?? 0;
       const profArgs = values.prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', values.prof, '--heap-prof', '--heap-prof-dir', values.prof];
       const servers = [
-        { name: 'old', ...(await startServer(OLD, oldDir)), latencies: [] as number[], cpu: 0, bytes: 0 },
-        { name: 'new', ...(await startServer(NEW, newDir, profArgs)), latencies: [] as number[], cpu: 0, bytes: 0 },
+        { name: 'old', ...(await startServe(OLD, oldDir)), latencies: [] as number[], cpu: 0, bytes: 0 },
+        { name: 'new', ...(await startServe(NEW, newDir, profArgs)), latencies: [] as number[], cpu: 0, bytes: 0 },
       ];
       const fresh = servers[1];
       for (let i = 0; i < PREWARM && fresh !== undefined; i += 1) await post(`${fresh.url}/v1/default/banks/${BANK}/memories/recall`, body(corpus.query()));
@@ -171,7 +154,7 @@ const main = async (): Promise<void> => {
       }
       servers.forEach((s, k) => (s.cpu = (cpuMs(s.child.pid ?? 0) - (cpuBefore[k] ?? 0)) / queries.length));
       const peaks = servers.map((s) => peakRssMb(s.child.pid ?? 0));
-      for (const s of servers) await stopServer(s.child);
+      for (const s of servers) await stopServe(s.child);
       const served = runSqlite(['serve', join(dir, 'sqlite.db'), queriesPath]).find((l) => l['step'] === 'served');
       const sq = percentiles((served?.['latencies'] ?? []) as number[]);
       const [o, n] = servers.map((s) => ({ ...s, p: percentiles(s.latencies) }));
