@@ -615,21 +615,23 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       const carried = (share * lacking) / total;
       if (carried > (out.get(m)?.share ?? 0)) out.set(m, prompted ? { share: carried, from: n, reply, prompted } : { share: carried, from: n, reply });
     };
+    /** The run of lines `who` sends from `first` on: at most `runLines`, each within `runMaxGapMs` of the one before. */
+    const giveRun = (first: number, who: string): void => {
+      for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
+    };
     if (prompted) {
       if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
-      for (let m = index.following(next, params.runMaxGapMs), k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === speaker; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
+      giveRun(index.following(next, params.runMaxGapMs), speaker);
       continue;
     }
     if (reply) {
       give(next);
       // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
-      if (isReaction(index, next, nextSpeaker)) for (let m = index.following(next, params.runMaxGapMs), k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === nextSpeaker; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
+      if (isReaction(index, next, nextSpeaker)) giveRun(index.following(next, params.runMaxGapMs), nextSpeaker);
       continue;
     }
-    for (let m = next, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === speaker; m = index.following(m, params.runMaxGapMs), k += 1) {
-      if (k === 0 && (index.orderOf(m) ?? 0) - (index.orderOf(n) ?? 0) > params.runMaxGapMs) break;
-      give(m);
-    }
+    // The speaker's own next lines, the first of them within `runMaxGapMs` too.
+    giveRun(index.following(n, params.runMaxGapMs), speaker);
   }
   return out;
 };
