@@ -167,21 +167,25 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
       }
       return best;
     };
+    /** Keeps `items` in order until the next would overflow max_tokens: no skipping ahead to smaller ones. */
+    const spend = <T>(items: readonly T[], keep: (item: T) => Kept, ranked: () => readonly Ranked[]): Walked => {
+      const kept: Kept[] = [];
+      let used = 0;
+      for (const item of items) {
+        const k = keep(item);
+        const cost = countTokens(k.fact.text);
+        if (used + cost > maxTokens) return { hits, ranked, kept, used, exhausted: false };
+        used += cost;
+        kept.push(k);
+      }
+      return { hits, ranked, kept, used, exhausted: true };
+    };
     // Nothing to stand in, no floors, and the ranking's order already by keyword score (what the
     // sort below would keep, being stable): the hits are walked as they are, with no list of
     // them made per recall.
     if (!preferObservations && minKeyword === undefined && minFinal === undefined && byKeywordScore(hits)) {
-      const kept: Kept[] = [];
-      let used = 0;
-      const ranked = (): readonly Ranked[] => hits.map((h) => ({ hit: h, stage: h.stage, scores: { keyword: h.score, final: h.final } }));
-      for (const h of hits) {
-        const fact = h.fact;
-        const cost = countTokens(fact.text);
-        if (used + cost > maxTokens) return { hits, ranked, kept, used, exhausted: false };
-        used += cost;
-        kept.push({ fact, stage: h.stage, scores: { keyword: h.score, final: h.final } });
-      }
-      return { hits, ranked, kept, used, exhausted: true };
+      const asRanked = (h: SearchHit): Ranked => ({ hit: h, stage: h.stage, scores: { keyword: h.score, final: h.final } });
+      return spend(hits, (h) => ({ fact: h.fact, stage: h.stage, scores: { keyword: h.score, final: h.final } }), () => hits.map(asRanked));
     }
     const ranked = hits
       .filter((h) => !superseded.has(h.id) && !echoes.has(h.id))
@@ -190,18 +194,7 @@ export const runRecall = (server: ServerContext, bankId: string, options: Recall
       // Stable: equal scores keep the ranking's order.
       .sort((a, b) => b.scores.keyword - a.scores.keyword)
       .filter((r) => (minKeyword === undefined || r.scores.keyword >= minKeyword) && (minFinal === undefined || r.scores.final >= minFinal));
-
-    // Stop at the first result that would overflow: no skipping ahead to smaller ones.
-    const kept: Kept[] = [];
-    let used = 0;
-    for (const r of ranked) {
-      const fact = r.hit.fact;
-      const cost = countTokens(fact.text);
-      if (used + cost > maxTokens) return { hits, ranked: () => ranked, kept, used, exhausted: false };
-      used += cost;
-      kept.push({ fact, stage: r.stage, scores: r.scores });
-    }
-    return { hits, ranked: () => ranked, kept, used, exhausted: true };
+    return spend(ranked, (r) => ({ fact: r.hit.fact, stage: r.stage, scores: r.scores }), () => ranked);
   };
 
   // The trace, the chunks and prefer_observations read every hit. A plain recall returns the best
