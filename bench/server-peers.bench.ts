@@ -13,7 +13,7 @@
  * over loopback HTTP (what the pi extension pays); the peers' are in-process calls.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request, type ClientRequest } from 'node:http';
 import { createRequire } from 'node:module';
@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { percentiles, writeResult, type Figure } from './lib/harness.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 import { builtCli } from './lib/builtCli.js';
+import { childCpuMs, childPeakRssMb, openRetainOperations } from './lib/childStats.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 // The server a user runs: the built CLI, rebuilt when the sources are newer.
@@ -48,14 +49,6 @@ const bytesUnder = (path: string): number => {
   const s = statSync(path);
   if (!s.isDirectory()) return s.size;
   return readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0);
-};
-
-/** Peak RSS so far of a running child (VmHWM), in MB. */
-const peakRssOf = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmHWM:'));
-  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? Number.NaN) / 1024;
 };
 
 interface Served {
@@ -192,16 +185,6 @@ const createBank = async (url: string): Promise<void> => {
   if (status !== 200 && status !== 201) throw new Error(`creating bank ${BANK} failed with HTTP ${status}`);
 };
 
-/** Operations of the bank not finished yet (pending or processing). */
-const openOperations = async (url: string): Promise<number> => {
-  let open = 0;
-  for (const status of ['pending', 'processing']) {
-    const body = await getJson(`${url}/v1/default/banks/${BANK}/operations?status=${status}&type=retain&limit=1`);
-    open += typeof body === 'object' && body !== null && 'total' in body && typeof body.total === 'number' ? body.total : Number.NaN;
-  }
-  return open;
-};
-
 interface AsyncIngested {
   /** Acknowledged (each request's operation fsync'd) per second. */
   readonly acknowledgedPerSecond: number;
@@ -228,7 +211,7 @@ const asyncIngest = async (dir: string, bodies: readonly string[], items: number
     if (status !== 200) throw new Error(`async ingest failed with HTTP ${status}`);
   }
   const acknowledgedMs = since(start);
-  while ((await openOperations(server.url)) > 0) await new Promise((r) => setTimeout(r, 20));
+  while ((await openRetainOperations(server.url, BANK, getJson)) > 0) await new Promise((r) => setTimeout(r, 20));
   const searchableMs = since(start);
   const cpuMs = childCpuMs(server.child.pid as number) - cpuBefore;
   await stopServer(server.child);
@@ -307,7 +290,7 @@ const ours = async (
 
   const server = await startServer(dataDir);
   const { firstMs, latencies } = await timeRecalls(server, { types: ['world'] }, queries);
-  const peakRssMb = peakRssOf(server.child.pid as number);
+  const peakRssMb = childPeakRssMb(server.child.pid as number);
   await stopServer(server.child);
   const extension = await extensionRequest(dataDir, queries);
   return {
@@ -322,12 +305,6 @@ const ours = async (
     latencies,
     peakRssMb,
   };
-};
-
-/** User + system CPU of a running child so far (from /proc, in ms at 100 ticks per second). */
-const childCpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
 const writeLines = (path: string, lines: readonly string[]): Promise<void> =>
