@@ -21,6 +21,7 @@ import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../../src/server/index.js';
 import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 import { hostLine } from './hostLine.js';
 
 const repo = path.resolve(__dirname, '../../..');
@@ -118,6 +119,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url, trustedProjects: [p.cwd] } });
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ setupComplete: true, agentUse: 'coding', banks: { profile: 'project-only', project: { bankId: 'coding' } }, scope: { mode: 'domain-tagged' } });
       await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
+      // Nothing was told before setup, so the footer says ready (it said "nothing new").
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: ready', 10_000, `footer "memory: ready", not ${pi.statuses.get('memory')}`);
 
       const from = pi.notices.length;
       pi.prompt('Which port does the staging API use?');
@@ -357,6 +360,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.script(turnOn());
       pi.prompt('/memory');
       await pi.notice(/Memory is on in this project \(enabled removed from \.pi\/memory\.json\)\./);
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: ready', 10_000, `footer "memory: ready", not ${pi.statuses.get('memory')}`);
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).not.toHaveProperty('enabled');
 
       pi.script([
