@@ -12,11 +12,11 @@
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
  *   queued): the run is `paused`, and the same command resumes it.
- * - A real run's plan builds each session's documents as they will be queued and queues
- *   them as it goes (same batches, back-pressure and durability as the import's own), so the
- *   server works while the plan reads on; the import then records them in the checkpoint. A
- *   crash or Ctrl+C before that record leaves them queued but unrecorded: the next run queues
- *   them again, and the server still holds each once (replace by document id).
+ * - A real run's plan builds each session's documents as they will be queued, queues them as
+ *   it goes and records them in the checkpoint with its progress (one `import.documents.queued`
+ *   per queue write), so the server works while the plan reads on; the import phase writes
+ *   nothing more for them. A crash before that record leaves them queued but unrecorded: the
+ *   next run queues them again, and the server still holds each once (replace by document id).
  * - Documents the plan did not queue (the queue stopped delivering, or a resume decides to
  *   skip them) are kept for the import up to `KEEP_PLANNED_CHARS`, so those sessions are
  *   read and built once too; a session whose file changed since (size or modification time)
@@ -152,8 +152,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     // Sessions the plan built as they will be queued, by path, with their file's stamp then:
     // kept between plan and import in this process only, like the files above.
     let builtByPlan = new Map<string, { readonly stamp: FileStamp; readonly documents: ReadonlyMap<string, BuiltDocument> }>();
-    // Documents the plan queued (id -> content hash and bytes), for the import to record.
-    let queuedByPlan = new Map<string, { readonly hash: string; readonly bytes: number }>();
+    // Documents the plan queued and recorded, for the import to pass over.
+    let queuedByPlan = new Set<string>();
     const scan = async (): Promise<void> => {
       if (request === undefined) return fail('no import request in this process');
       const found = await files.scan(request.sources, { maxBytes, ...(request.sinceMs === undefined ? {} : { sinceMs: request.sinceMs }) });
@@ -171,7 +171,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
       const seenSessions = new Map<string, string>();
       builtByPlan = new Map();
-      queuedByPlan = new Map();
+      queuedByPlan = new Set();
       let keptChars = 0;
       // Jobs built and not yet queued; queued a session at a time (see QUEUE_EVERY_*).
       let early: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
@@ -190,12 +190,12 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         earlyBytes = 0;
         earlySessions = 0;
         await queue.enqueue(taken.map((b) => b.job));
-        for (const { documentId, hash, bytes } of taken) {
-          queuedByPlan.set(documentId, { hash, bytes });
-          sinceFlush += bytes;
-        }
-        // With each queue write, so a progress bar moves while the plan reads on.
-        await send(importEvents.planProgressed({ at: clock.now(), files: filesRead, bytes: bytesRead }));
+        for (const { documentId } of taken) queuedByPlan.add(documentId);
+        // Recorded now, with the plan's progress (the bar moves while the plan reads on); the
+        // import phase passes over them. A crash before this record queues them again next run.
+        const documents = taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes }));
+        await send(importEvents.documentsQueued({ at: clock.now(), documents, planned: { files: filesRead, bytes: bytesRead } }));
+        sinceFlush += taken.reduce((sum, b) => sum + b.bytes, 0);
         if (sinceFlush < FLUSH_EVERY_BYTES) return;
         sinceFlush = 0;
         // Back-pressure, as in the import: what is queued is delivered before more is built.
@@ -205,8 +205,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       };
       for (const file of foundFiles) {
         if (interrupted()) {
-          // What the plan queued is recorded before the run pauses: the plan then names the
-          // sessions read so far, and the import records their queued documents and stops.
+          // What the plan built is queued and recorded before the run pauses: the plan then
+          // names the sessions read so far, and the import passes over them and stops.
           await queueEarly();
           if (queuedByPlan.size === 0) return pauseInterrupted();
           break;
@@ -327,8 +327,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       let sinceFlush = 0;
       // Documents built but not yet queued: they go to the queue in one write (one fsync), then
       // are recorded in one checkpoint event, whole sessions at a time.
-      // `job` is absent for a document the plan queued already: it is only recorded.
-      let batch: { readonly job?: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
+      let batch: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
       let batchBytes = 0;
       let batchSessions = 0;
       const queueBatch = async (): Promise<void> => {
@@ -337,19 +336,18 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         batch = [];
         batchBytes = 0;
         batchSessions = 0;
-        const jobs = taken.flatMap((b) => (b.job === undefined ? [] : [b.job]));
-        if (jobs.length > 0) await queue.enqueue(jobs);
+        await queue.enqueue(taken.map((b) => b.job));
         await send(importEvents.documentsQueued({ at: clock.now(), documents: taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
-        for (const { job, documentId, bytes } of taken) {
+        for (const { documentId, bytes } of taken) {
           queuedThisRun.push(documentId);
-          if (job !== undefined) sinceFlush += bytes;
+          sinceFlush += bytes;
         }
       };
       // Taken over by this run: what it does not use is let go when it ends.
       const fromPlan = builtByPlan;
       builtByPlan = new Map();
       const queuedEarly = queuedByPlan;
-      queuedByPlan = new Map();
+      queuedByPlan = new Set();
       /** The session's documents as they will be queued: the plan's, when its file is as the plan read it. */
       const documentsOf = async (file: string): Promise<ReadonlyMap<string, BuiltDocument>> => {
         const kept = fromPlan.get(file);
@@ -363,11 +361,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         const built = docs.every((d) => queuedEarly.has(d.documentId)) ? new Map<string, BuiltDocument>() : await documentsOf(file);
         let stopped = false;
         for (const plannedDoc of docs) {
-          // Queued already: recorded even after Ctrl+C, so the checkpoint says what is queued.
-          const queued = queuedEarly.get(plannedDoc.documentId);
-          if (queued !== undefined) {
-            batch.push({ documentId: plannedDoc.documentId, hash: queued.hash, bytes: queued.bytes });
-            batchBytes += queued.bytes;
+          // Queued and recorded by the plan already: counted as sent, nothing more to write.
+          if (queuedEarly.has(plannedDoc.documentId)) {
+            queuedThisRun.push(plannedDoc.documentId);
             continue;
           }
           if (interrupted()) {

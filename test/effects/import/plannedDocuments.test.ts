@@ -89,7 +89,7 @@ describe('import: the plan builds what the import queues', () => {
     try {
       const view = await gate.run({ sources: [sessions], options: importOptionsFrom(config, bank, { dryRun }) });
       const plan = (dryRun ? gate.lastDryRun() : gate.gate.getSnapshot())?.context.run?.plan;
-      return { view, plan, bank, sessions, queue };
+      return { view, plan, bank, sessions, queue, checkpoint: config.importCheckpoint };
     } finally {
       unsubscribe();
       await gate.stop();
@@ -169,7 +169,7 @@ describe('import: the plan builds what the import queues', () => {
     const watch = (v: ImportView): void => {
       if (v.state === 'planning') planning.push(v.filesPlanned);
     };
-    const { view, plan } = await importInto(project, (files, queue) => ({
+    const { view, plan, checkpoint } = await importInto(project, (files, queue) => ({
       ...files,
       read: (file, options) => {
         // The last file in the plan's (sorted) order: eight sessions were planned before it.
@@ -183,6 +183,14 @@ describe('import: the plan builds what the import queues', () => {
     expect(view).toMatchObject({ state: 'done', sessions: 11, queued: 11 });
     // The progress shown while it planned: 8 files read at the first queue write, all 11 at the last.
     expect(planning.filter((n) => n > 0)).toEqual([8, 11]);
+    // One checkpoint record per queue write, made by the plan with its progress; the import
+    // phase writes none for them (each record is an fsync).
+    const records = readFileSync(checkpoint, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { type: string; payload: { planned?: unknown } });
+    const types = records.map((r) => r.type);
+    expect(types.filter((t) => t === 'import.documents.queued')).toHaveLength(2);
+    expect(types.indexOf('import.plan.ready')).toBeGreaterThan(types.lastIndexOf('import.documents.queued'));
+    expect(records.filter((r) => r.type === 'import.documents.queued').map((r) => r.payload.planned)).toEqual([{ files: 8, bytes: expect.any(Number) }, { files: 11, bytes: expect.any(Number) }]);
+    expect(types).not.toContain('import.plan.progressed');
     expect((seenBeforeLast?.depth ?? 0) + (seenBeforeLast?.delivered ?? 0)).toBeGreaterThanOrEqual(8);
     expect([...(await texts(project.bank)).keys()].sort()).toEqual(plan?.documents.map((d) => d.documentId).sort());
   });
