@@ -59,6 +59,7 @@ const importRun = async (tree: string, prof: readonly string[]): Promise<Run> =>
       const out = execFileSync(wrap[0] ?? process.execPath, [...wrap.slice(1), ...(wrap.length > 0 ? [process.execPath] : []), ...prof, '--import', 'tsx', join(repo, 'bench', 'lib', 'importOnce.ts'), '--tree', tree, '--dir', dir, '--url', url, '--server-pid', String(child.pid)], { cwd: tree, encoding: 'utf8' });
       const line = out.trim().split('\n').at(-1) ?? '';
       const run: Run = JSON.parse(line);
+      if (prof.length > 0) console.log(`profiled run: ${line}`);
       return run;
     } finally {
       await stopServe(child);

@@ -8,14 +8,17 @@
  *   in one write before their one `import.documents.queued` event; a crash between the two
  *   re-queues them on resume, and since imports replace by document id, the server still holds
  *   each once. A crash before the write leaves them unrecorded: the next run builds them again.
- * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
+ * - Back-pressure: the plan waits while more than a few MB of its documents are undelivered,
+ *   and the import phase flushes the queue every few MB, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
  *   queued): the run is `paused`, and the same command resumes it.
  * - A real run's plan builds each session's documents as they will be queued, queues them as
  *   it goes and records them in the checkpoint with its progress (one `import.documents.queued`
  *   per queue write), so the server works while the plan reads on; the import phase writes
- *   nothing more for them. A crash before that record leaves them queued but unrecorded: the
+ *   nothing more for them. The plan does not wait for the queue to drain: it builds on while
+ *   at most PLAN_BACKLOG_BYTES of its documents wait, and gives the delivery a few event-loop
+ *   turns between sessions. A crash before that record leaves them queued but unrecorded: the
  *   next run queues them again, and the server still holds each once (replace by document id).
  * - Documents the plan did not queue (the queue stopped delivering, or a resume decides to
  *   skip them) are kept for the import up to `KEEP_PLANNED_CHARS`, so those sessions are
@@ -45,6 +48,19 @@ const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
 const FLUSH_EVERY_BYTES = 4_000_000;
 /**
+ * The plan builds on while the queue delivers, as long as at most this many bytes of its
+ * documents wait undelivered: the next request is ready when an acknowledgement comes, and
+ * what waits in memory stays under what the 4 MB drains allowed.
+ */
+const PLAN_BACKLOG_BYTES = 3_000_000;
+/**
+ * Event-loop turns the plan gives away before each session it reads while it queues. Building
+ * a session runs without a break; the delivery needs a few turns per request (the answer, its
+ * journal record, the next batch, the send), and without them it waited behind whole sessions
+ * (60-400 ms a request while the plan built, 10-20 ms while it waited).
+ */
+const TURNS_BETWEEN_SESSIONS = 4;
+/**
  * Queue documents (one write, one fsync, one checkpoint event) once this many bytes of them,
  * or this many sessions, are built: a session of a few documents no longer costs two fsyncs
  * alone, and a run of many small sessions still records its progress every few sessions.
@@ -65,6 +81,8 @@ export interface ImportQueue {
   enqueue(jobs: readonly NewRetainJob[]): Promise<readonly unknown[]>;
   flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
   status(): QueueStatus;
+  /** Told of every change of the queue's status; returns the function that stops it. */
+  subscribe(listener: (status: QueueStatus) => void): () => void;
   /** Jobs the server refused for good (a 4xx such as 413): their documents are not imported. */
   deadLetters(): Promise<readonly { readonly job: { readonly documentId: string }; readonly reason: string }[]>;
 }
@@ -115,6 +133,8 @@ export interface ImportGate {
 const RESTING = new Set(['idle', 'planned', 'done', 'paused', 'failed']);
 
 const sameStamp = (a: FileStamp, b: FileStamp | undefined): boolean => b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error));
 
@@ -177,7 +197,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       let early: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
       let earlyBytes = 0;
       let earlySessions = 0;
-      let sinceFlush = 0;
+      // Bytes the plan queued, as running sums in queue order: the queue delivers in order, so
+      // its depth says how many of the last ones still wait.
+      const queuedSums: number[] = [0];
       // Off for a dry run, and once the queue stops delivering (the import then pauses as before).
       let queueing = !runOptions.dryRun;
       // Session files looked at so far and the bytes read: the run's progress while it plans.
@@ -195,13 +217,41 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         // import phase passes over them. A crash before this record queues them again next run.
         const documents = taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes }));
         await send(importEvents.documentsQueued({ at: clock.now(), documents, planned: { files: filesRead, bytes: bytesRead } }));
-        sinceFlush += taken.reduce((sum, b) => sum + b.bytes, 0);
-        if (sinceFlush < FLUSH_EVERY_BYTES) return;
-        sinceFlush = 0;
-        // Back-pressure, as in the import: what is queued is delivered before more is built.
-        await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
-        const state = queue.status().state;
+        for (const { bytes } of taken) queuedSums.push((queuedSums.at(-1) ?? 0) + bytes);
+        // Back-pressure without a drain: the plan waits only while more than
+        // PLAN_BACKLOG_BYTES of its documents are undelivered.
+        const state = await backlogAtMost(PLAN_BACKLOG_BYTES);
         if (state === 'paused' || state === 'backingOff') queueing = false;
+      };
+      /** Bytes of the plan's documents still in the queue: the last `depth` it queued, at most. */
+      const waitingBytes = (depth: number): number => {
+        const count = queuedSums.length - 1;
+        return (queuedSums.at(-1) ?? 0) - (queuedSums[count - Math.min(depth, count)] ?? 0);
+      };
+      /**
+       * Resolves, with the queue's state, once at most `limit` bytes of the plan's documents
+       * wait, the queue stops delivering (idle, paused, backing off) or the deadline passes. A
+       * queue not delivering now (one that delivers only when asked, or whose lease another
+       * process holds) is flushed and waited for, as the drains did.
+       */
+      const backlogAtMost = async (limit: number): Promise<QueueStatus['state']> => {
+        const now = queue.status();
+        if (waitingBytes(now.depth) <= limit) return now.state;
+        if (now.state !== 'delivering') {
+          await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
+          return queue.status().state;
+        }
+        return new Promise((resolve) => {
+          const done = (state: QueueStatus['state']): void => {
+            stop();
+            cancel();
+            resolve(state);
+          };
+          const stop = queue.subscribe((status) => {
+            if (status.state !== 'delivering' || waitingBytes(status.depth) <= limit) done(status.state);
+          });
+          const cancel = clock.setTimer(clock.now() + deliverTimeoutMs, () => done(queue.status().state));
+        });
       };
       for (const file of foundFiles) {
         if (interrupted()) {
@@ -211,6 +261,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           if (queuedByPlan.size === 0) return pauseInterrupted();
           break;
         }
+        if (queueing) for (let turn = 0; turn < TURNS_BETWEEN_SESSIONS; turn += 1) await nextTurn();
         const read = await readForImport(file);
         filesRead += 1;
         if (E.isLeft(read)) {

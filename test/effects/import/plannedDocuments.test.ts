@@ -22,6 +22,7 @@ import { importView, type ImportView } from '../../../src/machines/import/select
 import { importOptionsFrom } from '../../../src/hosts/importer.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { sessionText } from '../../../bench/lib/sessionData.js';
 
 const FIXTURES = path.resolve(__dirname, '../../../fixtures/pi/sessions');
 const B = '/v1/default/banks';
@@ -194,6 +195,37 @@ describe('import: the plan builds what the import queues', () => {
     expect((seenBeforeLast?.depth ?? 0) + (seenBeforeLast?.delivered ?? 0)).toBeGreaterThanOrEqual(8);
     expect([...(await texts(project.bank)).keys()].sort()).toEqual(plan?.documents.map((d) => d.documentId).sort());
   });
+
+  it('builds on while requests are in flight: it never waits for the queue to empty, and never queues everything ahead of the server', async () => {
+    const project = await makeProject();
+    // About 16 MB of sessions, 6-7 MB of documents: well past the 4 MB at which the plan used
+    // to wait until the queue was empty, with every request held 200 ms by the server.
+    for (let i = 0; i < 40; i += 1) writeFileSync(path.join(project.sessions, `big-${String(i).padStart(2, '0')}.jsonl`), sessionText(i, project.cwd, 400_000));
+    server.setFaults([{ method: 'POST', path: `${B}/${project.bank}/memories`, kind: 'latency', ms: 200 }]);
+    // The queue's depth at each session read once the plan has queued something.
+    const depths: number[] = [];
+    let result;
+    try {
+      result = await importInto(project, (files, queue) => ({
+        ...files,
+        read: (file, options) => {
+          const status = queue.status();
+          if (status.depth + (status.sinceOpen?.delivered ?? 0) > 0) depths.push(status.depth);
+          return files.read(file, options);
+        },
+      }));
+    } finally {
+      server.setFaults([]);
+    }
+    expect(result.view).toMatchObject({ state: 'done', sessions: 42 });
+    expect(result.view.queued).toBe(result.view.documents);
+    expect(depths.length).toBeGreaterThan(30);
+    // A drain would have let a read find the queue empty; the plan only waited for the backlog.
+    expect(Math.min(...depths)).toBeGreaterThan(0);
+    // It did wait: never were all the documents queued ahead of the server.
+    expect(Math.max(...depths)).toBeLessThan(result.view.documents);
+    expect((await texts(project.bank)).size).toBe(result.view.documents);
+  }, 60_000);
 
   it('a server that stops answering pauses the import with its documents queued; once it answers, the next run finishes, each document once', async () => {
     const project = await makeProject(3);
