@@ -1,5 +1,6 @@
 import { builtinModules } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import esbuild from 'rollup-plugin-esbuild';
 import commonjs from '@rollup/plugin-commonjs';
 import json from '@rollup/plugin-json';
@@ -20,6 +21,21 @@ const sourcemap = process.env.SOURCE_MAPS === 'true';
 const js = () => esbuild({ target: 'node20', sourceMap: sourcemap });
 const jsOnly = process.env.JS_ONLY === 'true';
 
+// Chunk names carry a content hash, so a rebuild after a change writes new files beside the old
+// ones, and `npm pack` would ship both. The old ones are removed only after the new ones are
+// written: a process starting on the new entry never finds a chunk missing.
+const pruneStaleChunks = (subdir) => ({
+  name: 'prune-stale-chunks',
+  writeBundle(options, bundle) {
+    const dir = join(options.dir, subdir);
+    const kept = (name) => (subdir === '' ? name : `${subdir}/${name}`) in bundle;
+    for (const name of readdirSync(dir)) {
+      const chunk = name.endsWith('.mjs.map') ? name.slice(0, -'.map'.length) : name;
+      if (chunk.endsWith('.mjs') && !kept(chunk)) rmSync(join(dir, name));
+    }
+  },
+});
+
 const library = {
   input: 'src/index.ts',
   external,
@@ -33,7 +49,7 @@ const library = {
 const cli = {
   input: 'src/hosts/cli/main.ts',
   external,
-  plugins: [js()],
+  plugins: [js(), pruneStaleChunks('cli')],
   // Chunks, not inlined dynamic imports: a command loads only what it uses (`status` needs
   // neither pi's binding and typebox nor the visualiser's layout engine).
   output: { dir: 'dist', format: 'es', sourcemap, entryFileNames: 'cli.mjs', chunkFileNames: 'cli/[name]-[hash].mjs', banner: (chunk) => (chunk.isEntry ? '#!/usr/bin/env node' : '') },
@@ -49,7 +65,7 @@ const piExtension = {
   // `serve`: the embedded server beside the extension (`node dist/pi/serve.mjs`), self-contained too.
   input: { index: 'src/hosts/pi/extension.ts', serve: 'src/hosts/pi/serve.ts' },
   external: hostProvided,
-  plugins: [nodeResolve({ exportConditions: ['node', 'import', 'default'], preferBuiltins: true }), commonjs(), json(), js()],
+  plugins: [nodeResolve({ exportConditions: ['node', 'import', 'default'], preferBuiltins: true }), commonjs(), json(), js(), pruneStaleChunks('')],
   // PI_OUT: the pack test and the load benchmark build the entry into a scratch dir.
   output: { dir: process.env.PI_OUT ?? 'dist/pi', format: 'es', sourcemap, entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
   onwarn: (warning, warn) => {

@@ -171,7 +171,8 @@ export const rules: readonly Rule[] = [
   { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('bearer') },
   { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('basic') },
   // `scheme://user:pass@host` and `scheme://longtoken@host`; a plain `git@` stays readable.
-  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:]+):([^\s/@]*)@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
+  // The user may be empty: `redis://:password@host`.
+  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:]*):([^\s/@]*)@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
   { name: 'url token user', pattern: new RegExp(String.raw`${SCHEME}${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
   { name: 'url secret query parameter', scan: (text) => hideQuerySecrets(text), anchors: anyCase('key', 'token', 'secret', 'pass', 'pwd', 'credential', 'sig') },
   // JSON-ish `"apiKey": "value"` (before the bare key=value rule so the quotes survive).
@@ -182,6 +183,14 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}$4`,
     anchors: SECRET_ANCHORS,
   },
+  // The same field in JSON escaped inside a string: kubectl's last-applied-configuration, a JSON
+  // log line quoted in another (`\"password\":\"x\"`). The value ends at the next `\"`.
+  {
+    name: 'escaped json secret field',
+    pattern: new RegExp(String.raw`(\\"(?=[^"\\\n]*?(?:${SECRET_WORD}|[_.-]pass)(?:[_.-]|\\"))${whole(String.raw`[^"\\\n]*`, 2)}\\"\s*:\s*\\")${FRESH}${whole(String.raw`(?:[^"\\\n]|\\(?!"))+`, 3)}(?=\\")`, 'gi'),
+    replace: `$1${REDACTED}`,
+    anchors: SECRET_ANCHORS,
+  },
   // Provider-shaped keys, recognisable anywhere.
   provider('openai/anthropic key', String.raw`sk-(?:proj-|ant-(?:api\d+-)?|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}`, exact('sk-')),
   provider('stripe key', String.raw`(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`, exact('sk_', 'rk_')),
@@ -190,6 +199,7 @@ export const rules: readonly Rule[] = [
   provider('github token', String.raw`(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`, exact('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_')),
   provider('gitlab token', String.raw`gl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}`, exact('glpat-', 'gldt-', 'glptt-', 'glrt-', 'glcbt-', 'gloas-')),
   provider('slack token', String.raw`xox[abposre]-[A-Za-z0-9-]{10,}`, exact('xox')),
+  { name: 'discord webhook', pattern: /(discord(?:app)?\.com\/api\/webhooks\/\d+\/)[A-Za-z0-9_-]{20,}/g, replace: `$1${REDACTED}`, anchors: exact('/api/webhooks/') },
   { name: 'slack webhook', pattern: /hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g, replace: REDACTED, anchors: exact('hooks.slack.com/') },
   provider('aws access key id', String.raw`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}${END}`, exact('A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AIPA', 'ANPA', 'ANVA', 'AROA', 'APKA', 'ASCA')),
   provider('google api key', String.raw`AIza[0-9A-Za-z_-]{35}`, exact('AIza')),
@@ -200,6 +210,8 @@ export const rules: readonly Rule[] = [
   provider('shopify token', String.raw`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`, exact('shp')),
   provider('digitalocean token', String.raw`do[opr]_v1_[a-f0-9]{64}`, exact('_v1_')),
   provider('databricks token', String.raw`dapi[a-f0-9]{32}`, exact('dapi')),
+  provider('docker hub token', String.raw`dckr_pat_[A-Za-z0-9_-]{20,}`, exact('dckr_pat_')),
+  provider('google oauth access token', String.raw`ya29\.[A-Za-z0-9_-]{20,}`, exact('ya29.')),
   provider('twilio key', String.raw`SK[0-9a-fA-F]{32}${END}`, exact('SK')),
   // A dotted run of the token alphabet is taken whole (from where it starts) and searched for the
   // three segments by `hideJwts`: a regex of the shape would rescan `-eyJ-eyJ-eyJ…` from each `eyJ`.
@@ -211,6 +223,42 @@ export const rules: readonly Rule[] = [
     pattern: new RegExp(String.raw`\b((?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*)${FRESH}[^;\s"']+`, 'gi'),
     replace: `$1${REDACTED}`,
     anchors: anyCase('accountkey', 'sharedaccess'),
+  },
+  // A quoted value under a secret name is taken to its closing quote, spaces and all:
+  // `DB_PASSWORD="correct horse battery staple"`, `password: 'two words'`.
+  {
+    name: 'quoted secret assignment',
+    pattern: new RegExp(
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}\s*[:=]\s*(["']))${FRESH}${whole(String.raw`[^"'\n]+`, 4)}(?=\3)`,
+      'gi',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: SECRET_ANCHORS,
+  },
+  // A command-line flag whose name ends in a secret word, its value after a space:
+  // `--password x`, `--api-key "x"`. `--token-file path` names a file, not a secret.
+  {
+    name: 'secret command-line flag',
+    pattern: new RegExp(
+      String.raw`((?<![A-Za-z0-9_-])--${whole('[A-Za-z0-9-]+', 2)}(?<=-(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-key|secret-key|credentials?))[ \t]+(["']?))${FRESH}(?!-)${whole(String.raw`[^\s"']+`, 4)}`,
+      'gi',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: SECRET_ANCHORS,
+  },
+  // `curl -u user:password`, `--user`, `--proxy-user`, `-U`; `-u 1000:1000` (a uid:gid) stays.
+  {
+    name: 'command-line user and password',
+    pattern: new RegExp(String.raw`((?<![A-Za-z0-9_-])(?:-u|-U|--user|--proxy-user)[ \t]+(["']?)[^\s:"'@]+:)${FRESH}(?![0-9]+(?![^\s"']))${whole(String.raw`[^\s"']+`, 3)}`, 'g'),
+    replace: `$1${REDACTED}`,
+    anchors: exact('-u', '-U'),
+  },
+  // An XML element named like a secret: Maven's `<password>x</password>`, `<apiKey>x</apiKey>`.
+  {
+    name: 'xml secret element',
+    pattern: new RegExp(String.raw`(<${whole('[A-Za-z0-9_.:-]+', 2)}(?<=(?:${SECRET_WORD}|[_.-]pass))>)${FRESH}${whole(String.raw`[^<\n]+`, 3)}(?=<\/)`, 'gi'),
+    replace: `$1${REDACTED}`,
+    anchors: SECRET_ANCHORS,
   },
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {

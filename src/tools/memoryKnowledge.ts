@@ -11,7 +11,7 @@ import { describeFailure, type CreatePageRequest, type KnowledgeNode, type Menta
 import type { ToolContext } from './context.js';
 import { TAXONOMY_MAX_TOKENS, TAXONOMY_PAGES, taxonomyTrigger } from './knowledgeTaxonomy.js';
 import { defaultObjectTags } from './memoryMentalModel.js';
-import { int, nullable, oneOf, text, toolParams } from './params.js';
+import { int, nullable, objectId, oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { callOptions, failureOutcome, loadCapabilities, missingFeatures, runCall } from './serverCall.js';
 import { bankParam, dryRunParam, tagsMatchParam, tagsParam } from './sharedParams.js';
@@ -26,12 +26,12 @@ export const MemoryKnowledgeParams = toolParams(
   { action: oneOf(ACTIONS, 'search then get is preferred for routine questions; export gives a portable full-bank markdown bundle. Mutations preview unless dryRun is false.') },
   {
     bank: bankParam,
-    id: text('Page or folder id (get, update, delete).', 256),
+    id: objectId('Page or folder id (get, update, delete).', 256),
     query: text('Search text (search).', 1000),
     limit: int('Search result limit (default 10).', 1, 50, 10),
     name: text('Page or folder name.', 256),
     sourceQuery: text('The page question (create_page, update).', 2000),
-    parentId: nullable(text('Parent folder id. Omit for root on create; null on update moves to root.', 256)),
+    parentId: nullable(objectId('Parent folder id. Omit for root on create; null on update moves to root.', 256)),
     tags: tagsParam('Page tags. Project-tier create_page defaults to source:pi plus the project: tag.'),
     maxTokens: int('Page length cap in tokens.', 256, 8192),
     tagsMatch: tagsMatchParam,

@@ -8,7 +8,7 @@ import type * as t from 'io-ts';
 import { resolveBank, type BankTarget } from '../config/scope.js';
 import type { CreateMentalModelRequest, MentalModel, MentalModelTrigger, UpdateMentalModelRequest } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
-import { int, oneOf, text, toolParams } from './params.js';
+import { int, objectId, oneOf, text, toolParams } from './params.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { callOptions, failureOutcome, requireFeatures, runCall } from './serverCall.js';
 import { bankParam, dryRunParam, tagsMatchParam, tagsParam } from './sharedParams.js';
@@ -21,7 +21,7 @@ export const MemoryMentalModelParams = toolParams(
   { action: oneOf(['list', 'get', 'create', 'update', 'refresh', 'delete'], 'What to do. create, update, refresh and delete preview unless dryRun is false.') },
   {
     bank: bankParam,
-    id: text('Mental model id (get, update, refresh, delete).', 256),
+    id: objectId('Mental model id (get, update, refresh, delete).', 256),
     name: text('Model name (create, update).', 256),
     sourceQuery: text('The question the model answers (create, update).', 2000),
     tags: tagsParam('Model tags. Project-tier create defaults to source:pi plus the project: tag.'),

@@ -35,6 +35,21 @@ export const textCodec = (maxLength: number): t.Type<string, string, unknown> =>
   );
 };
 
+/** An object's id, which goes into a request path: text that is not `.` or `..` (a path step the URL parser would resolve). */
+export const objectIdCodec = (maxLength: number): t.Type<string, string, unknown> => {
+  const base = textCodec(maxLength);
+  const valid = (u: unknown): u is string => base.is(u) && u !== '.' && u !== '..';
+  return new t.Type<string, string, unknown>(
+    `id(1..${maxLength})`,
+    valid,
+    (u, c) => (valid(u) ? t.success(u) : t.failure(u, c, u === '.' || u === '..' ? `an id, not the path step ${JSON.stringify(u)}` : `non-blank text of at most ${maxLength} characters without control characters`)),
+    t.identity,
+  );
+};
+
+export const objectId = (description: string, maxLength: number): Param<t.Type<string, string, unknown>> =>
+  param(objectIdCodec(maxLength), withDescription({ type: 'string', minLength: 1, maxLength, not: { enum: ['.', '..'] } }, description));
+
 export const text = (description: string, maxLength = 4096): Param<t.Type<string, string, unknown>> =>
   param(textCodec(maxLength), withDescription({ type: 'string', minLength: 1, maxLength }, description));
 

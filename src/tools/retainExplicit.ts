@@ -11,7 +11,7 @@ import type { BankTarget } from '../config/scope.js';
 import { redact } from '../config/redact.js';
 import type { RetainItem } from '../effects/ports/memoryServer.js';
 import type { ToolContext } from './context.js';
-import { custom, flag, oneOf, stringMap, text, textCodec, type Param } from './params.js';
+import { custom, flag, objectId, oneOf, stringMap, text, textCodec, type Param } from './params.js';
 import type { RetainJobInput } from '../effects/ports/toolQueue.js';
 import { fail, ok, type ToolOutcome } from './result.js';
 import { tagsParam } from './sharedParams.js';
@@ -46,7 +46,7 @@ export const retainParamDefs = (contextDescription: string) => ({
       { type: 'array', maxItems: 64, items: { type: 'object', properties: { text: { type: 'string' }, type: { type: 'string' } }, required: ['text'], additionalProperties: false } },
       'Entities to associate: [{text, type?}].',
     ),
-    documentId: text('Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document.', 512),
+    documentId: objectId('Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document.', 512),
     timestamp: custom(retainTimestamp, { type: 'string' }, 'ISO timestamp of the memory, or the literal "unset"; passed through as given.'),
     metadata: stringMap('Caller metadata (string values). cwd, host_session_file, source and retainSource are set by the service and cannot be overridden.'),
     updateMode: oneOf(['append', 'replace'], 'replace (default) rewrites the document; append adds to it.', 'replace'),

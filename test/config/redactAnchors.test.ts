@@ -66,6 +66,8 @@ describe('redaction anchors: identical results with and without the prefilter', 
       `pypi-AgEIcHlwaS5vcmc${rep('a', 40)}`, `hf_${rep('a1', 15)}`, `SG.${rep('a', 16)}.${rep('b', 16)}`, `shpss_${rep('a1', 16)}`,
       `dor_v1_${rep('a1', 32)}`, `dapi${rep('a1', 16)}`, `SK${rep('a1', 16)}`, `x.eyJhbGciOiJ.eyJzdWIiOi.sign`, 'eyJhbGciOiJ.eyJzdWIiOi.sign', 'sharedAccessSignature=x',
       'DB_CREDENTIALS=x', 'my-PWD=x', 'PIN CODE is 1234', `CREDENTIAL ${rep('a1', 11)}`,
+      'redis://:pw@h', '{\\"Password\\":\\"x\\"}', `dckr_pat_${rep('a1', 10)}`, `ya29.${rep('a1', 10)}`, `discord.com/api/webhooks/1/${rep('a1', 10)}`,
+      "API_TOKEN='two words'", '--PASSWORD x', 'curl -U u:p', '<Db.Password>x</Db.Password>',
     ];
     for (const sample of samples) {
       const changedBy = rules.filter((rule) => alone(rule, sample) !== sample);

@@ -115,6 +115,8 @@ const SETS = [
   { file: 'chat-6.json', answers: true },
   { file: 'chat-7.json', answers: true },
   { file: 'chat-8.json', answers: true },
+  { file: 'chat-9.json', answers: true },
+  { file: 'chat-10.json', answers: true },
 ];
 
 describe('recall-quality chat sets', () => {

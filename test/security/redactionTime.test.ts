@@ -45,6 +45,8 @@ const FRAGMENTS = [
   'eyJ', 'eyJa.', 'sk-', 'hs_', 'ghp_', 'AKIA', 'SG.', 'xoxb-', 'Bearer ', 'basic ', 'Authorization: ', 'Cookie: ', 'AccountKey=',
   'DB_PASS=', '"apiKey": "', 'https://', 'user:pw@', '?sig=', '-----BEGIN RSA PRIVATE KEY-----', '-----END ', '<private', '[REDACTED]',
   '\u2028', '\u{E0041}', '\u200b', 'Ｐ',
+  // The eighth session's rules: escaped JSON, command-line flags, XML elements, quoted values, webhooks.
+  '\\"password\\":\\"', '--password ', '--token-', '-u ', 'a:', '<password>', '</', "DB_PASSWORD='", 'redis://:', '/api/webhooks/1/', 'ya29.', 'dckr_pat_',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
@@ -61,6 +63,11 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('.', n, 'my password is ', 'x'));
     withinBudget((n) => repeatTo(' ', n, 'password is'));
     withinBudget((n) => repeatTo('"token_', n));
+    withinBudget((n) => repeatTo('\\"password\\":\\"a\\\\', n));
+    withinBudget((n) => repeatTo('--password-', n));
+    withinBudget((n) => repeatTo('-u a:', n));
+    withinBudget((n) => repeatTo('<a.pass', n));
+    withinBudget((n) => repeatTo('password: "', n));
   }, 120_000);
 
   it('any repeated unit of what the rules look for, between any prefix and suffix (property)', () => {

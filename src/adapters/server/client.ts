@@ -40,6 +40,7 @@ import {
 } from './capabilities.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, failureFromStatus, failureFromTransport } from './failures.js';
 import { createTransport, type HttpMethod, type HttpRequest, type HttpResponse, type QueryValue, type RetryPlan, type SendResult } from './http.js';
+import { dotSegment, dotSegmentRefusal } from './pathStep.js';
 import {
   AsyncSubmission,
   BankConfig,
@@ -146,6 +147,10 @@ const bankPath = (bankId: string, rest = ''): string => `${API}/banks/${encodeUR
 const refuseInput = (call: { readonly bankId?: string; readonly bodyCodec?: t.Mixed; readonly body?: unknown; readonly method: string; readonly path: string }): ServerFailure | undefined => {
   if (call.bankId !== undefined && !BankId.is(call.bankId)) {
     return { _tag: 'invalidRequest', status: 400, detail: `bankId: expected 1-128 letters, digits, '.', '_', ':' or '-' starting with a letter or digit, got ${JSON.stringify(call.bankId.slice(0, 40))}` };
+  }
+  const step = dotSegment(call.path);
+  if (step !== undefined) {
+    return { _tag: 'invalidRequest', status: 400, detail: dotSegmentRefusal(step, call.method) };
   }
   if (call.bodyCodec === undefined) return undefined;
   const decoded = decodeWith(call.bodyCodec, `${call.method} request`)(call.body);

@@ -5,6 +5,7 @@
  * parsed JSON with their status; a transport failure is a 502 naming the server, never thrown.
  */
 import { createTransport, type HttpMethod, type QueryValue } from '../../adapters/server/http.js';
+import { dotSegment, dotSegmentRefusal } from '../../adapters/server/pathStep.js';
 import type { LoadedConfig } from '../../config/load.js';
 import { rememberSecretValues } from '../../config/redact.js';
 import { resolveApiKey, trustNotice } from '../../config/trust.js';
@@ -49,6 +50,9 @@ export const hindsightLine = (loaded: LoadedConfig, env: NodeJS.ProcessEnv, own?
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     call: async (method, path, options = {}) => {
+      // A memory's document id comes from the server: `..` must not turn a delete into the bank's.
+      const step = dotSegment(path);
+      if (step !== undefined) return { status: 400, body: { detail: dotSegmentRefusal(step, method) }, embedded: false };
       const sent = await transport.send({ method, path, ...(options.query === undefined ? {} : { query: options.query }), ...(options.body === undefined ? {} : { body: options.body }) }, { timeoutMs: TIMEOUT_MS });
       if (!sent.ok) return { status: 502, body: { detail: `the memory server at ${baseUrl} did not answer (${sent.facts.code ?? sent.facts.name}); is it running?` }, embedded: false };
       let body: unknown = sent.response.body;

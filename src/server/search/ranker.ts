@@ -14,7 +14,8 @@
  *    On transcript lines (replies), the answer to a strong line that asks something, and the
  *    lines its speaker sends right after it, inherit the words of it they lack: "like 38 ?"
  *    answers "how many lessons have u had now", "easyjet from gatwick, 10:25 out" follows the
- *    same person's "flights done!!".
+ *    same person's "flights done!!"; the asker's own first line back after the answer ("ok green
+ *    it is") closes the exchange and inherits half of the question.
  * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
  *    session that is about the question rise together (passage + document evidence).
  * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
@@ -89,6 +90,12 @@ export interface RankParams {
   /** How many of a speaker's lines after a strong one inherit from it, each sent within `runMaxGapMs` of the last. */
   readonly runLines: number;
   readonly runMaxGapMs: number;
+  /**
+   * Share of an asking line's score that the asker's own first line back after the answer
+   * inherits (for the words it lacks): "paint for the hallway - grey or green?" -> "grey shows
+   * every scuff" -> "ok green it is" closes the exchange with what it settled.
+   */
+  readonly closingWeight: number;
   /** Share of its thread's best score a matching document gets (session-level evidence). */
   readonly threadWeight: number;
   /** A matching document dated as the query asks ("in May") gets this share more score. */
@@ -138,6 +145,7 @@ const DEFAULT_PARAMS: RankParams = {
   replyWeight: 1,
   runLines: 3,
   runMaxGapMs: 5 * 60_000,
+  closingWeight: 0.5,
   threadWeight: 0.5,
   temporalBoost: 0.5,
   speakerBoost: 0.5,
@@ -600,7 +608,10 @@ interface Inherited {
   readonly from: number;
   /** The earlier line is another speaker's question (else the same speaker's line). */
   readonly reply: boolean;
-  /** Reached over another speaker's question that says none of its words: ranked, not counted as covered. */
+  /**
+   * Reached over another speaker's line (a question that says none of its words, or the answer
+   * the asker closes): ranked, not counted as covered.
+   */
   readonly prompted?: boolean;
 }
 
@@ -644,11 +655,20 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     }
     if (total <= 0) continue;
     const share = params.replyWeight * f64(scores, n);
-    const give = (m: number): void => {
+    /** The share of the strong line's score that its words line `m` lacks carry. */
+    const carriedTo = (m: number): number => {
       let lacking = 0;
       for (const t of topic) if (!index.hasTextTerm(m, t.term)) lacking += t.weight;
-      const carried = (share * lacking) / total;
+      return (share * lacking) / total;
+    };
+    const give = (m: number): void => {
+      const carried = carriedTo(m);
       if (carried > (out.get(m)?.share ?? 0)) out.set(m, prompted ? { share: carried, from: n, reply, prompted } : { share: carried, from: n, reply });
+    };
+    /** The asker's line that closes the exchange: a lesser share (`closingWeight`), ranked but not counted as covered. */
+    const giveClosing = (m: number): void => {
+      const carried = params.closingWeight * carriedTo(m);
+      if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply: false, prompted: true });
     };
     /** The run of lines `who` sends from `first` on: at most `runLines`, each within `runMaxGapMs` of the one before. */
     const giveRun = (first: number, who: string): void => {
@@ -663,12 +683,28 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       give(next);
       // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
       if (isReaction(index, next, nextSpeaker)) giveRun(index.following(next, params.runMaxGapMs), nextSpeaker);
+      const closing = closingLine(index, next, speaker, params);
+      if (closing >= 0) giveClosing(closing);
       continue;
     }
     // The speaker's own next lines, the first of them within `runMaxGapMs` too.
     giveRun(index.following(n, params.runMaxGapMs), speaker);
   }
   return out;
+};
+
+/**
+ * The asker's first line after the answer to their question, within the `runLines` lines that
+ * follow the reply (each within `runMaxGapMs` of the last), or -1. Conversation closes a
+ * question's exchange with a third turn by the asker, a decision or an acknowledgement ("ok
+ * green it is"), that often holds what the exchange settled; a new question
+ * ("and the skirting?") opens another exchange instead.
+ */
+const closingLine = (index: FieldIndex, reply: number, asker: string, params: RankParams): number => {
+  for (let m = index.following(reply, params.runMaxGapMs), k = 0; m >= 0 && k < params.runLines; m = index.following(m, params.runMaxGapMs), k += 1) {
+    if (index.speakerOf(m) === asker) return index.asks(m) ? -1 : m;
+  }
+  return -1;
 };
 
 /** The most words a news line has besides its speaker's name for a question after it to ask about it ("exam done"). */

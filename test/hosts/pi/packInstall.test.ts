@@ -45,12 +45,17 @@ const pi = (cwd: string, env: Record<string, string>, args: readonly string[]): 
     });
   });
 
+const STALE_CHUNK = 'runtime-STALE000.mjs';
+
 /** Builds the pi entry into a staging copy of the package and packs it; returns the unpacked dir. */
 const packAndUnpack = async (root: string): Promise<{ dir: string; tarball: string }> => {
   const staging = path.join(root, 'staging');
   await mkdir(staging, { recursive: true });
   await copyFile(path.join(repo, 'package.json'), path.join(staging, 'package.json'));
   await copyFile(path.join(repo, 'README.md'), path.join(staging, 'README.md'));
+  // A chunk an older build left behind (its hash no longer named by any entry).
+  await mkdir(path.join(staging, 'dist', 'pi'), { recursive: true });
+  await writeFile(path.join(staging, 'dist', 'pi', STALE_CHUNK), 'export const stale = 1;\n');
   await run(process.execPath, [path.join(repo, 'node_modules/rollup/dist/bin/rollup'), '-c', 'rollup.config.mjs', '--silent'], {
     cwd: repo,
     env: { ...process.env, PI_ONLY: 'true', PI_OUT: path.join(staging, 'dist', 'pi') },
@@ -84,6 +89,8 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
     expect(existsSync(path.join(pkg.dir, 'node_modules'))).toBe(false);
     // No source maps: they were two thirds of the unpacked package.
     expect((await readdir(pkg.dir, { recursive: true })).filter((f) => f.endsWith('.map'))).toEqual([]);
+    // The build removed the chunk an older build left, so the tarball ships only what the entry loads.
+    expect(await readdir(path.join(pkg.dir, 'dist', 'pi'))).not.toContain(STALE_CHUNK);
 
     const agentDir = path.join(root, 'agent');
     const home = path.join(root, 'home');

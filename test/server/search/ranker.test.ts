@@ -237,6 +237,42 @@ describe('rank: stages', () => {
     expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
   });
 
+  it('replies: the asker\'s first line back after the answer closes the exchange and inherits part of the question; a new question or a late line does not', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('m1', 'Mara: paint for the hallway - grey or green?', 0),
+      chatLine('j1', 'Jonas: grey shows every scuff', 1),
+      chatLine('j2', 'Jonas: my sister regrets hers', 2),
+      chatLine('m2', 'Mara: ok green it is, sage from the hardware shop', 3),
+      chatLine('j3', 'Jonas: 👍', 4),
+      chatLine('x1', 'Mara: the hallway light is broken too', 10),
+      // The asker comes back with another question: a new exchange, not the decision.
+      chatLine('m3', 'Mara: which tiles for the bathroom floor?', 20),
+      chatLine('j4', 'Jonas: the slate ones', 21),
+      chatLine('m4', 'Mara: and the skirting boards?', 22),
+      // The asker comes back only after the replier's run: too late to close it.
+      chatLine('m5', 'Mara: what rug for the landing?', 30),
+      chatLine('j5', 'Jonas: wool', 31),
+      chatLine('j6', 'Jonas: not jute', 32),
+      chatLine('j7', 'Jonas: it sheds', 33),
+      chatLine('j8', 'Jonas: everywhere', 34),
+      chatLine('m6', 'Mara: ordered the striped one', 35),
+    ];
+    const rankOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.findIndex((h) => h.id === id);
+    const question = 'Which colour did they choose for the hallway paint?';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'm2')?.stage).toBe('neighbour');
+    expect(rankOf(on, 'm2')).toBeLessThan(rankOf(on, 'x1'));
+    expect(rankOf(off, 'm2')).toBe(-1);
+    // Half the question's share: the answer that replies to it keeps the full one.
+    expect(on.hits.find((h) => h.id === 'm2')?.score ?? 0).toBeLessThan(on.hits.find((h) => h.id === 'j1')?.score ?? 0);
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const floor = ranked(chat, 'Which tiles for the bathroom floor, and the skirting?');
+    expect(scoreOf(floor, 'm4')).toBe(scoreOf(ranked(chat, 'Which tiles for the bathroom floor, and the skirting?', { ...DEFAULT_STAGES, replies: false }), 'm4'));
+    const rug = ranked(chat, 'What rug did Mara want for the landing?');
+    expect(scoreOf(rug, 'm6')).toBe(scoreOf(ranked(chat, 'What rug did Mara want for the landing?', { ...DEFAULT_STAGES, replies: false }), 'm6'));
+  });
+
   it('clippings: a long query word also searches its short opening the bank has ("micro" for "microeconomics"), not a longer stem of its family', () => {
     const chat: IndexedDocument[] = [
       chatLine('o1', 'Ollie: micro tmrw at 2, parkinson building', 0),
