@@ -40,7 +40,7 @@ import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
 import { STOP_WORDS } from './stopwords.js';
-import { timeCues, type TimeCue } from './temporal.js';
+import { isCalendarName, timeCues, type TimeCue } from './temporal.js';
 import { topK } from './topK.js';
 import { isLemma, relatedWords } from './wordnet.js';
 import { neighboursOf } from './wordNeighbours.js';
@@ -356,10 +356,12 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
   // GloVe learnt general English (news, Wikipedia): a conversation speaks it, while a project's
   // notes give words their domain sense ("deploy" -> "troops" cost coding set 2 questions). A
   // word the bank says often finds its lines by itself; one it says seldom may be said otherwise.
+  // A month or weekday name is a date (the temporal stage), and its neighbours are the others.
   if (stages.vectors && participantsOf(index).length >= 2) {
     for (const word of queryWords) {
       const of = stemWord(word);
       if (word.length < 3 || /\d/.test(word) || (stages.coding && codingKnows(word)) || index.documentFrequency(of) > params.vectorRareDocs) continue;
+      if (isCalendarName(word)) continue;
       let taken = 0;
       for (const { word: near, cosine } of neighboursOf(word)) {
         if (taken >= params.vectorNeighbours || cosine < params.vectorMinCosine) break;

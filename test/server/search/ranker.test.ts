@@ -306,7 +306,7 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'What about the lorry?', { ...DEFAULT_STAGES, vectors: false }).hits).toEqual([]);
   });
 
-  it('vectors: not for a word the bank says often, and not in notes that are no conversation', () => {
+  it('vectors: not for a word the bank says often, nor a month name, and not in notes that are no conversation', () => {
     const chat: IndexedDocument[] = [
       chatLine('s1', 'Sam: the truck finally turned up with all our boxes', 0),
       chatLine('j1', 'Jo: that lorry is parked outside again', 10),
@@ -314,6 +314,9 @@ describe('rank: stages', () => {
       chatLine('j2', 'Jo: the lorry is still there', 30),
     ];
     expect(ranked(chat, 'Where is the lorry?').terms.expansion.map((t) => t.term)).not.toContain('truck');
+    // A month is a date to the temporal stage; its nearest words are the other months.
+    const months = [chatLine('m1', 'Sam: the flat viewing moved to february', 0), chatLine('m2', 'Jo: ok works for me', 1), chatLine('m3', 'Sam: and the deposit is due then too', 2), chatLine('m4', 'Jo: noted', 3)];
+    expect(ranked(months, 'What happens in January?').terms.expansion.map((t) => t.term)).not.toContain('februari');
     const notes: IndexedDocument[] = [
       { id: 'n1', text: 'The truck finally turned up with all the boxes.' },
       { id: 'n2', text: 'Milk is in the fridge.' },
