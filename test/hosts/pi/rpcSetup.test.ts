@@ -281,11 +281,11 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
-        { when: /^recall\.maxTokens \(positive-int\)/, answer: { text: 'lots' } },
+        { when: /^recall\.maxTokens \(a whole number above 0\)$/, answer: { text: 'lots' } },
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
-        { when: /^recall\.maxTokens \(positive-int\)/, answer: { text: '1200' } },
+        { when: /^recall\.maxTokens \(a whole number above 0\)$/, answer: { text: '1200' } },
         { when: /^Change recall\.maxTokens\?/, answer: { confirm: true } },
         { when: /^Memory settings$/, answer: { option: 'Show advanced settings' } },
         { when: /^Memory settings$/, answer: { option: 'Connection' } },
@@ -300,8 +300,9 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     } finally {
       await pi.close();
     }
-    const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: expected'));
-    expect(refused?.text).toContain('nothing was written');
+    // Said in words, with what was typed and where to try again (it said "expected PositiveInt").
+    const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: "lots"'));
+    expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose it again in /memory settings.');
     const change = pi.dialogs.find((d) => d.dialog.title === 'Change recall.maxTokens?');
     expect(change?.dialog.method === 'confirm' ? change.dialog.message : '').toContain('recall.maxTokens: (not set) -> 1200');
     const reset = pi.dialogs.find((d) => d.dialog.title === 'Reset memory.apiKey?');
