@@ -122,6 +122,14 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
       // Nothing was told before setup, so the footer says ready (it said "nothing new").
       await waitUntil(() => pi.statuses.get('memory') === 'memory: ready', 10_000, `footer "memory: ready", not ${pi.statuses.get('memory')}`);
+      // The hub's mental models: the list is a choice, and the chosen one is read in full.
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'Mental models' } },
+        { when: /^Mental models$/, answer: { option: 'List' } },
+        { when: /^Mental models: choose one to read \(3\)$/, answer: { option: 'Architecture (' } },
+      ]);
+      pi.prompt('/memory');
+      expect(await pi.notice(/^Mental model mm-/)).toMatch(/^Mental model mm-[\w-]+: Architecture\n/);
 
       const from = pi.notices.length;
       pi.prompt('Which port does the staging API use?');
