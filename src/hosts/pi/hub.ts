@@ -38,7 +38,7 @@ const glance = (runtime: MemoryRuntime): string => {
   const state = runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off';
   return [
     `Memory: ${state}${status.setup.detail === null || state === 'ready' ? '' : ` (${status.setup.detail})`}`,
-    `Bank ${status.projectBank}, project ${status.projectTag}${queue === undefined ? '' : `; ${queue.depth} queued, ${queue.deadLetters} dead letter(s)`}`,
+    `Bank ${status.projectBank}, tagged ${status.projectTag}${queue === undefined ? '' : `; ${queue.depth} queued, ${queue.deadLetters} dead letter(s)`}`,
   ].join('\n');
 };
 

@@ -101,7 +101,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const p = await freshProject('fresh-repo');
     const pi = open(p, ['The staging API listens on port 8443.'], setupRules(server.url));
     try {
-      await pi.notice(/Memory is on: bank coding/, { ms: 60_000 });
+      // The project is named by its tag once ("project project:fresh-repo" before).
+      await pi.notice(/^Memory is on: bank coding, tagged project:fresh-repo\.$/m, { ms: 60_000 });
       expect(pi.unanswered).toEqual([]);
       // Answers a person gave: one per dialog.
       expect(pi.dialogs.length).toBeLessThanOrEqual(8);
@@ -376,6 +377,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('/memory');
       await pi.notice(/Memory is on in every project \(enabled removed from .*memory\.json\)\./);
       expect(pi.unanswered).toEqual([]);
+      expect(pi.dialogs.some((d) => d.dialog.title.includes('\nBank hub-bank, tagged project:hub-repo; '))).toBe(true);
     } finally {
       await pi.close();
     }
