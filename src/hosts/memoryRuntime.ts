@@ -28,7 +28,7 @@ import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { TracePort } from '../effects/ports/trace.js';
 import { createRecaller } from '../effects/session/recall.js';
 import type { RetainQueue } from '../effects/retainDelivery/queue.js';
-import { startSessionEffects, type NotifyLevel, type SessionEffects, type SessionInput } from '../effects/session/session.js';
+import { startSessionEffects, type NotifyLevel, type SessionEffects, type SessionEffectsOptions, type SessionInput } from '../effects/session/session.js';
 import { prepareRetainHealth, recordRetainFailing } from '../adapters/queue/retainHealth.js';
 import { checkStateDir } from '../adapters/fs/stateDirCheck.js';
 import { setupFacts, startSetupGate, type SetupGate } from '../effects/setup/setup.js';
@@ -57,6 +57,8 @@ export interface MemoryRuntimeOptions {
   readonly server?: MemoryServer;
   /** Where user-facing notices go (pi: `ctx.ui.notify`). */
   readonly notify?: (level: NotifyLevel, text: string) => void;
+  /** Host port: marks a skipped run not kept in the host's session file (pi: `appendEntry`). */
+  readonly markNotKept?: SessionEffectsOptions['markNotKept'];
   /** Opt-in inspection trace of every gate (`{state_dir}/memory/trace/<name>.jsonl` when `true`). */
   readonly trace?: boolean | TracePort;
   readonly readGit?: (cwd: string) => Promise<GitInfo>;
@@ -195,6 +197,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     ...(sessionJournal === undefined ? {} : { journal: sessionJournal }),
     ...(options.shutdownFlushMs === undefined ? {} : { shutdownFlushMs: options.shutdownFlushMs }),
     onRetainFailure,
+    ...(options.markNotKept === undefined ? {} : { markNotKept: options.markNotKept }),
   });
 
   /** What config and the setup gate allow now. */
@@ -208,6 +211,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
       recall: usable && current.scope.automatic.read.length > 0,
       retain: usable && current.scope.automatic.write.length > 0,
       ...(awaitingSetup ? { awaitingSetup } : {}),
+      ...(now.enabled ? {} : { off: true }),
     };
   };
 

@@ -21,7 +21,7 @@ type SessionHeader = t.TypeOf<typeof SessionHeader>;
 
 export const SessionEntry = t.intersection([
   t.type({ type: t.string }),
-  t.partial({ id: t.string, parentId: t.union([t.string, t.null]), timestamp: t.string, message: t.unknown, customType: t.string, summary: t.string, content: t.unknown, fromId: t.string }),
+  t.partial({ id: t.string, parentId: t.union([t.string, t.null]), timestamp: t.string, message: t.unknown, customType: t.string, summary: t.string, content: t.unknown, fromId: t.string, data: t.unknown }),
 ]);
 export type SessionEntry = t.TypeOf<typeof SessionEntry> & { readonly id: string; readonly parentId: string | null };
 

@@ -16,6 +16,7 @@
 import { redact } from '../../config/redact.js';
 import { redactingScope, type RedactedJson } from '../../config/redactedJson.js';
 import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
+import { NOT_KEPT_CUSTOM_TYPE, NotKeptData } from '../session/notKept.js';
 import { cleanTextWith, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
 import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
 import { estimateTokens } from '../../machines/import/decide.js';
@@ -94,6 +95,45 @@ const pathTo = (byId: ReadonlyMap<string, SessionEntry>, leaf: SessionEntry): Se
   return out.reverse();
 };
 
+/**
+ * A not-kept mark the live session left (see `../session/notKept.ts`). Every `agent-memory`
+ * entry counts, whatever its data: it is the only entry the extension writes, and a damaged
+ * one must not let the run it marks through.
+ */
+const isNotKeptMark = (entry: SessionEntry): boolean => entry.type === 'custom' && entry.customType === NOT_KEPT_CUSTOM_TYPE;
+
+const isUserTurn = (entry: SessionEntry): boolean => {
+  const m: unknown = entry.message;
+  return entry.type === 'message' && typeof m === 'object' && m !== null && 'role' in m && m.role === 'user';
+};
+
+/**
+ * The entries of runs the person chose not to keep (next-opt-out, memory off), dropped in
+ * every mode, and how many runs. A mark drops its path back to the entry it names; a mark that
+ * names none on its path, or does not decode, drops back to the last user turn before it, so a
+ * damaged mark never lets an opted-out run through.
+ */
+export const notKeptEntries = (session: Pick<SessionRead, 'entries'>): { readonly ids: ReadonlySet<string>; readonly runs: number } => {
+  const ids = new Set<string>();
+  const marks = session.entries.filter(isNotKeptMark);
+  // Nearly every session has none: no map is built for it.
+  if (marks.length === 0) return { ids, runs: 0 };
+  const byId = new Map(session.entries.map((e) => [e.id, e]));
+  for (const mark of marks) {
+    const decoded = NotKeptData.decode(mark.data);
+    const from = decoded._tag === 'Right' ? decoded.right.notKept.fromEntryId : undefined;
+    const path = pathTo(byId, mark);
+    const named = from === undefined ? -1 : path.findIndex((e) => e.id === from);
+    let start = named;
+    if (start === -1) {
+      start = path.length - 1;
+      while (start > 0 && !isUserTurn(path[start] ?? mark)) start -= 1;
+    }
+    for (const e of path.slice(start)) ids.add(e.id);
+  }
+  return { ids, runs: marks.length };
+};
+
 interface Segment {
   readonly leafId: string;
   /** The entry the segment continues from (a fork point), when it is not a whole branch. */
@@ -125,6 +165,7 @@ export const segmentsOf = (session: Pick<SessionRead, 'entries'>, branches: Impo
 };
 
 interface Counters {
+  runsNotKept: number;
   rawMessages: number;
   keptItems: number;
   droppedToolResults: number;
@@ -211,7 +252,8 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
   // `final`: each text redacted once, where it is made; the scope proves it to the queue.
   const scope = purpose === 'final' ? redactingScope() : undefined;
   const clean = scope === undefined ? (raw: string): string => raw : cleanTextWith(scope.redact);
-  const counters: Counters = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
+  const notKept = notKeptEntries(session);
+  const counters: Counters = { runsNotKept: notKept.runs, rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
   const documents: BuiltDocument[] = [];
   const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
   const host = session.host ?? 'pi';
@@ -249,6 +291,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
       seenToolText = new Set<string>();
     };
     for (const entry of segment.entries) {
+      if (notKept.ids.has(entry.id)) continue;
       const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs, clean);
       if (projected === undefined) continue;
       const proof = scope?.json(projected);

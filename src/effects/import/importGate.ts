@@ -188,7 +188,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const documents: Unbranded<typeof PlannedDocument>[] = [];
       const skipped: Unbranded<typeof SkippedSource>[] = [];
       const malformed: Unbranded<typeof MalformedLine>[] = [];
-      const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
+      const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0, runsNotKept: 0 };
       const seenSessions = new Map<string, string>();
       builtByPlan = new Map();
       queuedByPlan = new Set();
@@ -305,6 +305,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         stats.keptItems += built.stats.keptItems;
         stats.droppedToolResults += built.stats.droppedToolResults;
         stats.keptToolErrors += built.stats.keptToolErrors;
+        stats.runsNotKept = (stats.runsNotKept ?? 0) + (built.stats.runsNotKept ?? 0);
         if (built.documents.length === 0) {
           skipped.push({ path: file, reason: 'empty-projection', detail: `nothing to keep in ${runOptions.mode} mode` });
           continue;

@@ -56,6 +56,8 @@ export interface SessionEntry {
   readonly summary?: string;
   readonly content?: unknown;
   readonly fromId?: string;
+  /** A `custom` entry's data (an extension's own state). */
+  readonly data?: unknown;
 }
 
 /** The agent that wrote a session file. */

@@ -15,6 +15,7 @@ import type { IdsPort } from '../ports/ids.js';
 import type { RetainCursor } from '../ports/retainCursor.js';
 import type { SessionQueue } from '../ports/sessionQueue.js';
 import type { HostMessage } from './messages.js';
+import { notKeptReasonOf, type NotKept } from './notKept.js';
 import type { InFlight } from './inFlight.js';
 import { buildRetainJobs, fingerprint, queueJobsOfRun, type RetainJobDraft } from './retainProjection.js';
 import type { Notify, RetainTurn, RetainTurnOptions, RetainTurnResult, SessionGate, SessionSettings } from './types.js';
@@ -28,6 +29,8 @@ export interface RetainPathDeps {
   readonly notify: Notify;
   readonly gate: () => SessionGate;
   readonly inFlight: InFlight;
+  /** Host port: records in the host's session that a skipped run is not kept (pi: `appendEntry`). */
+  readonly markNotKept?: (mark: NotKept) => void;
   /** Told when retain starts failing (the reason) and when it works again (undefined). */
   readonly onRetainFailure?: (reason: string | undefined) => void;
 }
@@ -50,6 +53,7 @@ interface EndingRun {
   readonly fingerprints: readonly string[];
   readonly at: number;
   readonly context: SessionContext;
+  readonly runStart: string | undefined;
   /** What the action decided; read once the dispatch returns. */
   turn?: RetainTurn;
 }
@@ -155,6 +159,14 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     if (run === undefined || run.runId !== runId) return;
     // Skipped messages are never retained later.
     advance(run.sessionId, run.fingerprints, run.at);
+    const marked = notKeptReasonOf(reason);
+    if (marked !== undefined && run.delta.length > 0) {
+      try {
+        deps.markNotKept?.({ reason: marked, ...(run.runStart === undefined ? {} : { fromEntryId: run.runStart }) });
+      } catch (error) {
+        notify('warning', `Memory could not mark this run as not kept in the session file (${redact(error instanceof Error ? error.message : String(error))}); an import of this session would bring it back.`);
+      }
+    }
     run.turn = { durable: false, settled: done({ outcome: reason === 'next-opt-out' ? 'optedOut' : 'skipped', messages: 0, reason }) };
   };
 
@@ -201,7 +213,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     const runId = o.runId ?? `run-${++runCounter}`;
     const at = clock.now();
     if (!snapshot.matches('active')) return lateRun(snapshot.context, sessionId, messages, at);
-    const run: EndingRun = { runId, sessionId, ...deltaOf(sessionId, messages), at, context: snapshot.context };
+    const run: EndingRun = { runId, sessionId, ...deltaOf(sessionId, messages), at, context: snapshot.context, runStart: o.runStart };
     if (o.handOver === true && run.delta.length === 0) return { durable: false, settled: done({ outcome: 'nothing', messages: 0 }) };
     ending = run;
     let refused: string | undefined;

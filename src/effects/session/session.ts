@@ -81,7 +81,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
         case 'session.automation.changed': {
           const now = context.automation;
           const { automation } = input;
-          if (now.recall === automation.recall && now.retain === automation.retain && now.awaitingSetup === automation.awaitingSetup) return;
+          if (now.recall === automation.recall && now.retain === automation.retain && now.awaitingSetup === automation.awaitingSetup && now.off === automation.off) return;
           break;
         }
         default:

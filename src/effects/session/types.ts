@@ -9,6 +9,7 @@ import type { IdsPort } from '../ports/ids.js';
 import type { JournalPort } from '../ports/journal.js';
 import type { RetainCursor } from '../ports/retainCursor.js';
 import type { SessionQueue } from '../ports/sessionQueue.js';
+import type { NotKept } from './notKept.js';
 import type { TracePort } from '../ports/trace.js';
 import type { GateRuntime } from '../kernel/startGate.js';
 import type { HostMessage } from './messages.js';
@@ -41,6 +42,8 @@ export interface SessionEffectsOptions {
   readonly shutdownFlushMs?: number;
   /** Told when a turn could not be made durable or queued (the reason), and when retain works again (undefined). */
   readonly onRetainFailure?: (reason: string | undefined) => void;
+  /** Host port: records in the host's session that a skipped run is not kept (pi: `appendEntry`). */
+  readonly markNotKept?: (mark: NotKept) => void;
 }
 
 /** An event without its time: the session stamps it with its clock when it is sent. */
@@ -74,6 +77,8 @@ export interface RetainTurnOptions {
    * "nothing new" for a turn nobody took.
    */
   readonly handOver?: boolean;
+  /** The host's id of the run's first entry (pi: its session entry), named by a not-kept mark. */
+  readonly runStart?: string;
 }
 
 export interface RetainTurn {

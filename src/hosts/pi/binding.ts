@@ -10,6 +10,7 @@ import { loadConfig } from '../../config/load.js';
 import { trustNotice } from '../../config/trust.js';
 import type { HostInput, MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
 import { HostMessage } from '../../effects/session/messages.js';
+import { NOT_KEPT_CUSTOM_TYPE } from '../../effects/session/notKept.js';
 import { registerMemoryCommands } from './commands.js';
 import { createHolder, type RuntimeHolder } from './holder.js';
 import { ShutdownReason, type StartReason } from '../../machines/session/events.js';
@@ -27,6 +28,24 @@ const errorText = (error: unknown): string => redact(error instanceof Error ? er
 
 /** The messages pi handed over that this library can read; pi's own objects pass through untouched. */
 const readable = (messages: readonly unknown[]): HostMessage[] => messages.filter((m): m is HostMessage => HostMessage.is(m));
+
+/**
+ * The session entry of the run's first message (its role and timestamp, found from the leaf
+ * back), for the not-kept mark; undefined when it is not on the branch (the importer then
+ * drops from the last user turn before the mark).
+ */
+const runStartOf = (ctx: ExtensionContext, messages: readonly HostMessage[]): string | undefined => {
+  const first = messages[0];
+  if (first === undefined || first.timestamp === undefined) return undefined;
+  const branch = ctx.sessionManager.getBranch();
+  for (let i = branch.length - 1; i >= 0; i -= 1) {
+    const entry = branch[i];
+    if (entry?.type !== 'message') continue;
+    const m: unknown = entry.message;
+    if (HostMessage.is(m) && m.role === first.role && m.timestamp === first.timestamp) return entry.id;
+  }
+  return undefined;
+};
 
 const settleWithin = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -119,8 +138,10 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   return runtime;
 };
 
-export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOptions = {}): RuntimeHolder => {
+export const registerAgentMemory = (pi: ExtensionAPI, given: AgentMemoryOptions = {}): RuntimeHolder => {
   const holder = createHolder();
+  // Called synchronously from agent_end, so the entry lands right after the run it marks.
+  const options: AgentMemoryOptions = { ...given, markNotKept: (notKept) => pi.appendEntry(NOT_KEPT_CUSTOM_TYPE, { notKept }) };
   registerMemoryTools(pi, holder);
   registerMemoryCommands(pi, holder);
 
@@ -231,7 +252,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
 
   const hold = createRetryHold();
   /** Hands a run to the runtime: on disk before this returns, even if pi dies right after. */
-  const retain = (messages: readonly HostMessage[], ctx: ExtensionContext, o: { readonly runId?: string } = {}): Promise<void> | undefined => {
+  const retain = (messages: readonly HostMessage[], ctx: ExtensionContext, o: { readonly runId?: string; readonly runStart?: string } = {}): Promise<void> | undefined => {
     // After shutdown the closed runtime still writes the run to its hand-off log.
     const runtime = holder.runtime ?? holder.closed;
     if (runtime === undefined || messages.length === 0) return undefined;
@@ -273,7 +294,10 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     }
     const run = hold.ended(messages, payload.willRetry);
     if (run === undefined) return renamed;
-    return renamed === undefined ? retain(run, ctx) : renamed.then(() => retain(run, ctx));
+    // Found now, before any await: the mark a skipped run leaves must name this run's entries.
+    const runStart = runStartOf(ctx, run);
+    const o = runStart === undefined ? {} : { runStart };
+    return renamed === undefined ? retain(run, ctx, o) : renamed.then(() => retain(run, ctx, o));
   });
 
   // pi 0.80.5+: nothing continues this run; a failed attempt pi did not retry is retained now.

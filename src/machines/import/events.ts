@@ -57,12 +57,16 @@ export const PlannedSession = t.type({
 });
 export type PlannedSession = t.TypeOf<typeof PlannedSession>;
 
-export const PlanStats = t.type({
-  rawMessages: NonNegativeInt,
-  keptItems: NonNegativeInt,
-  droppedToolResults: NonNegativeInt,
-  keptToolErrors: NonNegativeInt,
-});
+export const PlanStats = t.intersection([
+  t.type({
+    rawMessages: NonNegativeInt,
+    keptItems: NonNegativeInt,
+    droppedToolResults: NonNegativeInt,
+    keptToolErrors: NonNegativeInt,
+  }),
+  // Runs the live session marked not kept (next-opt-out, memory off), dropped. Optional: older plans lack it.
+  t.partial({ runsNotKept: NonNegativeInt }),
+]);
 export type PlanStats = t.TypeOf<typeof PlanStats>;
 
 export const PauseCause = t.keyof({ interrupted: null, serverDown: null, unauthorized: null });

@@ -17,7 +17,9 @@ export const Automation = t.intersection([
   t.type({ recall: t.boolean, retain: t.boolean }),
   // The project is not set up yet (and the person did not decline it): a finished run is held
   // behind the retain cursor, so setup delivers it instead of it being marked and lost.
-  t.partial({ awaitingSetup: t.boolean }),
+  // Memory is off in this project (`enabled: false`): a finished run is marked not kept, so an
+  // import later does not bring back what the person took with memory off.
+  t.partial({ awaitingSetup: t.boolean, off: t.boolean }),
 ]);
 export type Automation = t.TypeOf<typeof Automation>;
 

@@ -39,7 +39,10 @@ const runEnded = (fromIdle: boolean) =>
     {
       actions: [
         'noteRetainSkipped',
-        { type: 'skipRun', params: (a: { event: SessionEvent }) => ({ runId: runIdOf(a), reason: 'not retained' }) },
+        {
+          type: 'skipRun',
+          params: (a: { event: SessionEvent; context: SessionContext }) => ({ runId: runIdOf(a), reason: a.context.automation.off === true ? 'off' : 'not retained' }),
+        },
       ],
     },
   ] as const;
@@ -60,7 +63,10 @@ export const sessionMachine = setup({
   actions: {
     /** Effect: project the run's delta, hand it to the retain queue, advance the cursor. */
     retainRun: (_, _params: { runId: string }) => undefined,
-    /** Effect: advance the retain cursor past the run without retaining it. */
+    /**
+     * Effect: advance the retain cursor past the run without retaining it; a run skipped for
+     * next-opt-out or with memory off (`reason` 'off') is also marked not kept in the host's session.
+     */
     skipRun: (_, _params: { runId: string; reason: string }) => undefined,
     /** Effect: leave the run behind the retain cursor (setup is not finished) and say so once. */
     holdRun: (_, _params: { runId: string }) => undefined,
