@@ -41,7 +41,7 @@ export const retainParamDefs = (contextDescription: string) => ({
     context: text(contextDescription, 2000),
   },
   optional: {
-    tags: tagsParam('Tags added to the automatic scope tags.'),
+    tags: tagsParam('Tags added to the automatic scope tags. A project: or repo: tag naming another project is refused.'),
     entities: custom(
       maxList(Entity, 64),
       { type: 'array', maxItems: 64, items: { type: 'object', properties: { text: { type: 'string' }, type: { type: 'string' } }, required: ['text'], additionalProperties: false } },

@@ -19,6 +19,8 @@ import { encodeRecord } from '../../src/adapters/queue/recordCodec.js';
 import type { JournalEntry } from '../../src/effects/ports/journal.js';
 import { runCli } from '../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
+import { waitUntil } from '../helpers/waitUntil.js';
+import { runPi } from './support/piRun.js';
 
 const BANK = 'shared-bank';
 const VICTIM_TAG = 'project:github.com/acme/victim';
@@ -54,6 +56,8 @@ const forgedJournal = (jobId: string, content = POISON): string => {
 
 interface Clone {
   readonly cwd: string;
+  readonly home: string;
+  readonly agentDir: string;
   readonly env: Record<string, string>;
   readonly memoryDir: string;
 }
@@ -73,7 +77,7 @@ const clone = (name: string, files: Readonly<Record<string, string>>): Clone => 
   git('remote', 'add', 'origin', `https://github.com/evil/${name}.git`);
   git('add', '-f', '.pi');
   git('-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '-q', '--allow-empty', '-m', 'init');
-  return { cwd, memoryDir, env: { HOME: home, PI_CODING_AGENT_DIR: agentDir } };
+  return { cwd, home, agentDir, memoryDir, env: { HOME: home, PI_CODING_AGENT_DIR: agentDir } };
 };
 
 const serverHolds = async (): Promise<string> => JSON.stringify((await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list?limit=1000`)).body);
@@ -128,4 +132,14 @@ describe('a queue journal a cloned repository commits', () => {
     expect(flush.stdout).toContain('delivered 1');
     expect(await serverHolds()).toContain('staging database is on port 5433');
   }, 60_000);
+
+  it('a real pi session in the clone: its own turn is kept, the planted job never reaches the server', async () => {
+    const repo = clone('pi-session', { 'retain-queue.jsonl': forgedJournal('1f0a0e5c-0000-4000-8000-000000000004') });
+    const run = await runPi({ cwd: repo.cwd, home: repo.home, agentDir: repo.agentDir, prompt: 'Which port does the staging proxy use?', script: ['The staging proxy listens on port 8443.'] });
+    expect(run.stderr).not.toContain('Extension error');
+    expect(run.code).toBe(0);
+    await waitUntil(async () => (await serverHolds()).includes('8443'), 20_000, "the session's own turn on the server");
+    expect(await serverHolds()).not.toContain('POISON');
+    expect(readdirSync(repo.memoryDir).some((f) => f.startsWith('retain-queue.untrusted-'))).toBe(true);
+  }, 120_000);
 });

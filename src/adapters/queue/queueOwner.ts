@@ -9,7 +9,7 @@
  * never delivered, and the user is told where it is and how to take it back.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, readdirSync, rmSync, writeSync, constants } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, writeSync, constants } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
 import { readStateFileSync, tempNameFor, trustUserDir } from '../fs/safeFile.js';
@@ -27,6 +27,8 @@ const KEY_HEX = /^[0-9a-f]{64}$/;
 export const readOwnerKey = (agentDir: string): string => {
   const file = ownerKeyFile(agentDir);
   trustUserDir(agentDir);
+  // `agent-memory flush` may run before pi ever made its agent dir.
+  mkdirSync(agentDir, { recursive: true, mode: 0o700 });
   const existing = readStateFileSync(file, 4096);
   if (existing !== undefined) {
     const key = existing.trim();
@@ -53,7 +55,7 @@ export const readOwnerKey = (agentDir: string): string => {
 
 /** The mark of the journal at `journalPath` under `key`. */
 export const ownerMark = (key: string, journalPath: string): string =>
-  createHmac('sha256', Buffer.from(key, 'hex')).update(`agent-memory retain queue\n${path.resolve(journalPath)}`).digest('hex');
+  createHmac('sha256', Buffer.from(key, 'hex')).update(`agent-memory/retain-queue-owner\n${path.resolve(journalPath)}`).digest('hex');
 
 /** The queue files set aside beside the journal at `journalPath` (`retain-queue.untrusted-….jsonl`, `retain-queue.dead.untrusted-….jsonl`). */
 export const setAsideQueueFiles = (journalPath: string): readonly string[] => {

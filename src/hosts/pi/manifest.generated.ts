@@ -208,7 +208,7 @@ export const piManifest: PiManifest = {
             },
             "minItems": 0,
             "maxItems": 64,
-            "description": "Tags added to the automatic scope tags."
+            "description": "Tags added to the automatic scope tags. A project: or repo: tag naming another project is refused."
           },
           "entities": {
             "type": "array",
@@ -234,6 +234,12 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 512,
+            "not": {
+              "enum": [
+                ".",
+                ".."
+              ]
+            },
             "description": "Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document."
           },
           "timestamp": {
@@ -332,7 +338,7 @@ export const piManifest: PiManifest = {
             },
             "minItems": 0,
             "maxItems": 64,
-            "description": "Tags added to the automatic scope tags."
+            "description": "Tags added to the automatic scope tags. A project: or repo: tag naming another project is refused."
           },
           "entities": {
             "type": "array",
@@ -358,6 +364,12 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 512,
+            "not": {
+              "enum": [
+                ".",
+                ".."
+              ]
+            },
             "description": "Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document."
           },
           "timestamp": {
@@ -1151,6 +1163,12 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 256,
+            "not": {
+              "enum": [
+                ".",
+                ".."
+              ]
+            },
             "description": "Mental model id (get, update, refresh, delete)."
           },
           "name": {
@@ -1238,6 +1256,12 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 256,
+            "not": {
+              "enum": [
+                ".",
+                ".."
+              ]
+            },
             "description": "Page or folder id (get, update, delete)."
           },
           "query": {
@@ -1270,7 +1294,13 @@ export const piManifest: PiManifest = {
               {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 256
+                "maxLength": 256,
+                "not": {
+                  "enum": [
+                    ".",
+                    ".."
+                  ]
+                }
               },
               {
                 "type": "null"
