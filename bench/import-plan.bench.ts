@@ -32,7 +32,7 @@ try {
   const refuse = () => Promise.reject(new Error('a dry run never queues'));
   const gate = await startImportGate({
     files: piSessionFiles,
-    queue: { enqueue: refuse, flush: refuse, status: () => ({ depth: 0, deadLetters: 0, state: 'idle', damaged: 0 }), deadLetters: refuse },
+    queue: { enqueue: refuse, flush: refuse, status: () => ({ depth: 0, deadLetters: 0, state: 'idle', damaged: 0 }), subscribe: () => () => undefined, deadLetters: refuse },
     manifest: { path: join(dir, 'manifest.json'), read: async () => ({}), write: async () => undefined },
     journal: createMemoryJournal(),
     clock: systemClock,

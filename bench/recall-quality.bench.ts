@@ -202,7 +202,7 @@ const okapiRanker = (corpus: Corpus, stem: boolean): Ranker => {
   return (query, limit) => ({ ids: index.search(query, limit) });
 };
 
-const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, replies: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false, typos: false };
+const NONE: RankStages = { wordnet: false, coding: false, feedback: false, neighbours: false, replies: false, session: false, temporal: false, speakers: false, attribution: false, answerTypes: false, typos: false, vectors: false };
 const TEXT_ONLY: FieldWeights = { ...DEFAULT_FIELDS, weight: [1, 0, 0] };
 const PLAIN_FIELDS: FieldWeights = { ...TEXT_ONLY, b: [0.75, 0.75, 0.5] };
 
@@ -235,6 +235,7 @@ const variants: Variant[] = [
   { name: 'default but speakers (the check stays)', make: (c) => directRanker(c, { ...DEFAULT_STAGES, speakers: false }) },
   { name: 'default but the attribution check', make: (c) => directRanker(c, { ...DEFAULT_STAGES, attribution: false }) },
   { name: 'default but answer types', make: (c) => directRanker(c, { ...DEFAULT_STAGES, answerTypes: false }) },
+  { name: 'default but word vectors', make: (c) => directRanker(c, { ...DEFAULT_STAGES, vectors: false }) },
 ];
 
 /** A recall request's options: the bench's old one (world facts only) or the extension's own. */

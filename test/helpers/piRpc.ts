@@ -23,7 +23,8 @@ export type Answer = { readonly option: string } | { readonly text: string } | {
 export interface Rule {
   /** Matched against the dialog's title (and a confirm's message). */
   readonly when: RegExp;
-  readonly answer: Answer | ((dialog: Dialog) => Answer);
+  /** A function may act first (start a server the dialog asked for) and answer when done. */
+  readonly answer: Answer | ((dialog: Dialog) => Answer | Promise<Answer>);
   /** Use at most once (then the next matching rule answers). Default: true. */
   readonly once?: boolean;
 }
@@ -111,7 +112,20 @@ export const startPiRpc = (o: PiRpcOptions): PiRpc => {
       return;
     }
     used.add(rule);
-    const answer = typeof rule.answer === 'function' ? rule.answer(dialog) : rule.answer;
+    const answering = typeof rule.answer === 'function' ? rule.answer(dialog) : rule.answer;
+    if (answering instanceof Promise) {
+      answering.then(
+        (answer) => answerWith(dialog, answer),
+        (error: unknown) => {
+          unanswered.push({ ...dialog, title: `${dialog.title} [${error instanceof Error ? error.message : String(error)}]` });
+          send({ type: 'extension_ui_response', id: dialog.id, cancelled: true });
+        },
+      );
+      return;
+    }
+    answerWith(dialog, answering);
+  };
+  const answerWith = (dialog: Dialog, answer: Answer): void => {
     let response: Record<string, unknown>;
     try {
       response = respond(dialog, answer);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,30 @@ describe('agent-memory serve', () => {
     const key = await runServe(['--api-key-env', 'AM_TEST_UNSET_KEY', '--in-memory'], { AM_TEST_UNSET_KEY: '' });
     expect(key.code).toBe(2);
     expect(key.out).toContain('AM_TEST_UNSET_KEY: that environment variable is not set');
+  });
+
+  it('says why it cannot start (a busy port, a data dir that is a file) and what to do, with exit code 1 and no stack trace', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'am-serve-fail-'));
+    dirs.push(dir);
+    const first = await spawnServerProcess(['--data-dir', join(dir, 'first')]);
+    try {
+      const port = new URL(first.url).port;
+      const busy = await runServe(['--port', port, '--data-dir', join(dir, 'second')]);
+      expect(busy.code).toBe(1);
+      expect(busy.out).toContain(`agent-memory serve: port ${port} is already in use`);
+      expect(busy.out).toContain('choose another port with --port N');
+      expect(busy.out).not.toMatch(/^\s+at /m);
+      // The data dir it opened before the port was refused is free again.
+      expect(await readdir(join(dir, 'second'))).not.toContain('server.lock');
+    } finally {
+      await first.kill();
+    }
+    await writeFile(join(dir, 'a-file'), 'not a directory');
+    const file = await runServe(['--port', '0', '--data-dir', join(dir, 'a-file')]);
+    expect(file.code).toBe(1);
+    expect(file.out).toContain(`agent-memory serve: cannot use the data dir ${join(dir, 'a-file')}`);
+    expect(file.out).toContain('choose another with --data-dir DIR');
+    expect(file.out).not.toMatch(/^\s+at /m);
   });
 
   it('serves with a key from the environment and closes cleanly on SIGTERM, leaving a snapshot', async () => {

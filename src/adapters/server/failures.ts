@@ -162,7 +162,7 @@ export const failureFromTransport = (facts: TransportFacts, context: { aborted: 
   if (facts.name === 'AbortError' || facts.code === 'ERR_ABORTED') return { _tag: 'aborted' };
   // Node refuses a header value with control characters before sending: only the key can have one.
   if (facts.code === 'ERR_INVALID_CHAR' || facts.code === 'ERR_INVALID_HTTP_TOKEN') {
-    return { _tag: 'unauthorized', detail: 'the API key contains characters an HTTP header cannot carry (a newline?); fix the value of the variable named by apiKeyEnv' };
+    return { _tag: 'unauthorized', detail: 'the API key contains characters an HTTP header cannot carry (a newline?); fix the value of the variable named by memory.apiKeyEnv' };
   }
   if (facts.code !== undefined && UNREACHABLE_CODES.has(facts.code)) {
     return { _tag: 'unreachable', message: `${context.route}: ${facts.code}` };

@@ -8,15 +8,18 @@
  *   in one write before their one `import.documents.queued` event; a crash between the two
  *   re-queues them on resume, and since imports replace by document id, the server still holds
  *   each once. A crash before the write leaves them unrecorded: the next run builds them again.
- * - Back-pressure: every few MB the queue is flushed, so a large import never piles up in
+ * - Back-pressure: the plan waits while more than a few MB of its documents are undelivered,
+ *   and the import phase flushes the queue every few MB, so a large import never piles up in
  *   memory; a paused queue (401/403) or a server that stopped answering pauses the import.
  * - Ctrl+C (the abort signal) stops after the current document (those read before it are
  *   queued): the run is `paused`, and the same command resumes it.
- * - A real run's plan builds each session's documents as they will be queued and queues
- *   them as it goes (same batches, back-pressure and durability as the import's own), so the
- *   server works while the plan reads on; the import then records them in the checkpoint. A
- *   crash or Ctrl+C before that record leaves them queued but unrecorded: the next run queues
- *   them again, and the server still holds each once (replace by document id).
+ * - A real run's plan builds each session's documents as they will be queued, queues them as
+ *   it goes and records them in the checkpoint with its progress (one `import.documents.queued`
+ *   per queue write), so the server works while the plan reads on; the import phase writes
+ *   nothing more for them. The plan does not wait for the queue to drain: it builds on while
+ *   at most PLAN_BACKLOG_BYTES of its documents wait, and gives the delivery a few event-loop
+ *   turns between sessions. A crash before that record leaves them queued but unrecorded: the
+ *   next run queues them again, and the server still holds each once (replace by document id).
  * - Documents the plan did not queue (the queue stopped delivering, or a resume decides to
  *   skip them) are kept for the import up to `KEEP_PLANNED_CHARS`, so those sessions are
  *   read and built once too; a session whose file changed since (size or modification time)
@@ -45,6 +48,19 @@ const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as 
 /** Flush the queue after this many bytes of queued documents (bounds memory and pending work). */
 const FLUSH_EVERY_BYTES = 4_000_000;
 /**
+ * The plan builds on while the queue delivers, as long as at most this many bytes of its
+ * documents wait undelivered: the next request is ready when an acknowledgement comes, and
+ * what waits in memory stays under what the 4 MB drains allowed.
+ */
+const PLAN_BACKLOG_BYTES = 3_000_000;
+/**
+ * Event-loop turns the plan gives away before each session it reads while it queues. Building
+ * a session runs without a break; the delivery needs a few turns per request (the answer, its
+ * journal record, the next batch, the send), and without them it waited behind whole sessions
+ * (60-400 ms a request while the plan built, 10-20 ms while it waited).
+ */
+const TURNS_BETWEEN_SESSIONS = 4;
+/**
  * Queue documents (one write, one fsync, one checkpoint event) once this many bytes of them,
  * or this many sessions, are built: a session of a few documents no longer costs two fsyncs
  * alone, and a run of many small sessions still records its progress every few sessions.
@@ -65,6 +81,8 @@ export interface ImportQueue {
   enqueue(jobs: readonly NewRetainJob[]): Promise<readonly unknown[]>;
   flush(o?: { readonly deadline?: number; readonly force?: boolean }): Promise<FlushReport>;
   status(): QueueStatus;
+  /** Told of every change of the queue's status; returns the function that stops it. */
+  subscribe(listener: (status: QueueStatus) => void): () => void;
   /** Jobs the server refused for good (a 4xx such as 413): their documents are not imported. */
   deadLetters(): Promise<readonly { readonly job: { readonly documentId: string }; readonly reason: string }[]>;
 }
@@ -116,6 +134,8 @@ const RESTING = new Set(['idle', 'planned', 'done', 'paused', 'failed']);
 
 const sameStamp = (a: FileStamp, b: FileStamp | undefined): boolean => b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const message = (error: unknown): string => redact(error instanceof Error ? error.message : String(error));
 
 export const startImportGate = async (options: StartImportGateOptions): Promise<ImportGate> => {
@@ -152,8 +172,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     // Sessions the plan built as they will be queued, by path, with their file's stamp then:
     // kept between plan and import in this process only, like the files above.
     let builtByPlan = new Map<string, { readonly stamp: FileStamp; readonly documents: ReadonlyMap<string, BuiltDocument> }>();
-    // Documents the plan queued (id -> content hash and bytes), for the import to record.
-    let queuedByPlan = new Map<string, { readonly hash: string; readonly bytes: number }>();
+    // Documents the plan queued and recorded, for the import to pass over.
+    let queuedByPlan = new Set<string>();
     const scan = async (): Promise<void> => {
       if (request === undefined) return fail('no import request in this process');
       const found = await files.scan(request.sources, { maxBytes, ...(request.sinceMs === undefined ? {} : { sinceMs: request.sinceMs }) });
@@ -171,13 +191,15 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
       const seenSessions = new Map<string, string>();
       builtByPlan = new Map();
-      queuedByPlan = new Map();
+      queuedByPlan = new Set();
       let keptChars = 0;
       // Jobs built and not yet queued; queued a session at a time (see QUEUE_EVERY_*).
       let early: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
       let earlyBytes = 0;
       let earlySessions = 0;
-      let sinceFlush = 0;
+      // Bytes the plan queued, as running sums in queue order: the queue delivers in order, so
+      // its depth says how many of the last ones still wait.
+      const queuedSums: number[] = [0];
       // Off for a dry run, and once the queue stops delivering (the import then pauses as before).
       let queueing = !runOptions.dryRun;
       // Session files looked at so far and the bytes read: the run's progress while it plans.
@@ -190,27 +212,56 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         earlyBytes = 0;
         earlySessions = 0;
         await queue.enqueue(taken.map((b) => b.job));
-        for (const { documentId, hash, bytes } of taken) {
-          queuedByPlan.set(documentId, { hash, bytes });
-          sinceFlush += bytes;
-        }
-        // With each queue write, so a progress bar moves while the plan reads on.
-        await send(importEvents.planProgressed({ at: clock.now(), files: filesRead, bytes: bytesRead }));
-        if (sinceFlush < FLUSH_EVERY_BYTES) return;
-        sinceFlush = 0;
-        // Back-pressure, as in the import: what is queued is delivered before more is built.
-        await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
-        const state = queue.status().state;
+        for (const { documentId } of taken) queuedByPlan.add(documentId);
+        // Recorded now, with the plan's progress (the bar moves while the plan reads on); the
+        // import phase passes over them. A crash before this record queues them again next run.
+        const documents = taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes }));
+        await send(importEvents.documentsQueued({ at: clock.now(), documents, planned: { files: filesRead, bytes: bytesRead } }));
+        for (const { bytes } of taken) queuedSums.push((queuedSums.at(-1) ?? 0) + bytes);
+        // Back-pressure without a drain: the plan waits only while more than
+        // PLAN_BACKLOG_BYTES of its documents are undelivered.
+        const state = await backlogAtMost(PLAN_BACKLOG_BYTES);
         if (state === 'paused' || state === 'backingOff') queueing = false;
+      };
+      /** Bytes of the plan's documents still in the queue: the last `depth` it queued, at most. */
+      const waitingBytes = (depth: number): number => {
+        const count = queuedSums.length - 1;
+        return (queuedSums.at(-1) ?? 0) - (queuedSums[count - Math.min(depth, count)] ?? 0);
+      };
+      /**
+       * Resolves, with the queue's state, once at most `limit` bytes of the plan's documents
+       * wait, the queue stops delivering (idle, paused, backing off) or the deadline passes. A
+       * queue not delivering now (one that delivers only when asked, or whose lease another
+       * process holds) is flushed and waited for, as the drains did.
+       */
+      const backlogAtMost = async (limit: number): Promise<QueueStatus['state']> => {
+        const now = queue.status();
+        if (waitingBytes(now.depth) <= limit) return now.state;
+        if (now.state !== 'delivering') {
+          await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
+          return queue.status().state;
+        }
+        return new Promise((resolve) => {
+          const done = (state: QueueStatus['state']): void => {
+            stop();
+            cancel();
+            resolve(state);
+          };
+          const stop = queue.subscribe((status) => {
+            if (status.state !== 'delivering' || waitingBytes(status.depth) <= limit) done(status.state);
+          });
+          const cancel = clock.setTimer(clock.now() + deliverTimeoutMs, () => done(queue.status().state));
+        });
       };
       for (const file of foundFiles) {
         if (interrupted()) {
-          // What the plan queued is recorded before the run pauses: the plan then names the
-          // sessions read so far, and the import records their queued documents and stops.
+          // What the plan built is queued and recorded before the run pauses: the plan then
+          // names the sessions read so far, and the import passes over them and stops.
           await queueEarly();
           if (queuedByPlan.size === 0) return pauseInterrupted();
           break;
         }
+        if (queueing) for (let turn = 0; turn < TURNS_BETWEEN_SESSIONS; turn += 1) await nextTurn();
         const read = await readForImport(file);
         filesRead += 1;
         if (E.isLeft(read)) {
@@ -327,8 +378,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       let sinceFlush = 0;
       // Documents built but not yet queued: they go to the queue in one write (one fsync), then
       // are recorded in one checkpoint event, whole sessions at a time.
-      // `job` is absent for a document the plan queued already: it is only recorded.
-      let batch: { readonly job?: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
+      let batch: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
       let batchBytes = 0;
       let batchSessions = 0;
       const queueBatch = async (): Promise<void> => {
@@ -337,19 +387,18 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         batch = [];
         batchBytes = 0;
         batchSessions = 0;
-        const jobs = taken.flatMap((b) => (b.job === undefined ? [] : [b.job]));
-        if (jobs.length > 0) await queue.enqueue(jobs);
+        await queue.enqueue(taken.map((b) => b.job));
         await send(importEvents.documentsQueued({ at: clock.now(), documents: taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes })) }));
-        for (const { job, documentId, bytes } of taken) {
+        for (const { documentId, bytes } of taken) {
           queuedThisRun.push(documentId);
-          if (job !== undefined) sinceFlush += bytes;
+          sinceFlush += bytes;
         }
       };
       // Taken over by this run: what it does not use is let go when it ends.
       const fromPlan = builtByPlan;
       builtByPlan = new Map();
       const queuedEarly = queuedByPlan;
-      queuedByPlan = new Map();
+      queuedByPlan = new Set();
       /** The session's documents as they will be queued: the plan's, when its file is as the plan read it. */
       const documentsOf = async (file: string): Promise<ReadonlyMap<string, BuiltDocument>> => {
         const kept = fromPlan.get(file);
@@ -363,11 +412,9 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         const built = docs.every((d) => queuedEarly.has(d.documentId)) ? new Map<string, BuiltDocument>() : await documentsOf(file);
         let stopped = false;
         for (const plannedDoc of docs) {
-          // Queued already: recorded even after Ctrl+C, so the checkpoint says what is queued.
-          const queued = queuedEarly.get(plannedDoc.documentId);
-          if (queued !== undefined) {
-            batch.push({ documentId: plannedDoc.documentId, hash: queued.hash, bytes: queued.bytes });
-            batchBytes += queued.bytes;
+          // Queued and recorded by the plan already: counted as sent, nothing more to write.
+          if (queuedEarly.has(plannedDoc.documentId)) {
+            queuedThisRun.push(plannedDoc.documentId);
             continue;
           }
           if (interrupted()) {

@@ -62,9 +62,9 @@ export const failureClass = (f: ServerFailure): FailureClass => {
 export const describeFailure = (f: ServerFailure): string => {
   switch (f._tag) {
     case 'unreachable':
-      return `memory server unreachable (${f.message}); check that it is running and that baseUrl is right`;
+      return `memory server unreachable (${f.message}); check that it is running and that memory.baseUrl is right`;
     case 'timeout':
-      return `memory server did not answer in time (${f.message}); it may be overloaded, try again or raise timeoutMs`;
+      return `memory server did not answer in time (${f.message}); it may be overloaded, try again or raise memory.timeoutMs`;
     case 'aborted':
       return 'request cancelled before the memory server answered';
     case 'rateLimited':
@@ -74,23 +74,23 @@ export const describeFailure = (f: ServerFailure): string => {
     case 'serverError':
       return `memory server failed with HTTP ${f.status}${f.detail === undefined ? '' : `: ${f.detail}`}; it will be retried`;
     case 'unauthorized':
-      return `memory server rejected the API key (HTTP 401${f.detail === undefined ? '' : `: ${f.detail}`}); set a valid key in the variable named by apiKeyEnv`;
+      return `memory server rejected the API key (HTTP 401${f.detail === undefined ? '' : `: ${f.detail}`}); set a valid key in the variable named by memory.apiKeyEnv`;
     case 'forbidden':
       return `memory server refused the request (HTTP 403${f.detail === undefined ? '' : `: ${f.detail}`}); check the key's permissions`;
     case 'notFound':
-      return `memory server has no such resource (HTTP 404${f.detail === undefined ? '' : `: ${f.detail}`}); check baseUrl and the bank id`;
+      return `memory server has no such resource (HTTP 404${f.detail === undefined ? '' : `: ${f.detail}`}); check memory.baseUrl and the bank id`;
     case 'gone':
       return `memory server retired this endpoint (HTTP 410${f.detail === undefined ? '' : `: ${f.detail}`})`;
     case 'invalidRequest':
       return `memory server rejected the request (HTTP ${f.status}): ${f.detail}`;
     case 'badResponse':
-      return `memory server sent a response this client cannot read (${f.detail}); check that baseUrl points at a Hindsight-compatible server`;
+      return `memory server sent a response this client cannot read (${f.detail}); check that memory.baseUrl points at a Hindsight-compatible server`;
     case 'unsupportedCapability':
       return `${f.feature} is not supported by the memory server${f.serverVersion === undefined ? '' : ` (version ${f.serverVersion})`}; ${f.remediation}`;
     case 'circuitOpen':
       return 'memory server marked offline after repeated failures; calls resume after a short cool-down';
     case 'responseTooLarge':
-      return `memory server answered ${f.route} with more than ${Math.round(f.limitBytes / (1024 * 1024))} MB; the answer was dropped after that much. Ask for less (a lower limit or max_tokens), or check that baseUrl points at a Hindsight server`;
+      return `memory server answered ${f.route} with more than ${Math.round(f.limitBytes / (1024 * 1024))} MB; the answer was dropped after that much. Ask for less (a lower limit or max_tokens), or check that memory.baseUrl points at a Hindsight server`;
     case 'blocked':
       return `nothing was sent: ${f.reason}`;
   }

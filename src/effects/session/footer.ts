@@ -68,16 +68,20 @@ export const footerText = (config: FooterConfig, input: FooterInput): string | u
   const parts: string[] = [];
   const phase = input.session?.phase;
   const busy = config.statusActivity && (phase === 'recalling' || phase === 'retaining');
+  // An armed /memory:next-opt-out is the person's own pending choice: it outranks the last
+  // activity and the queue depth, which would otherwise push it past statusMaxLength.
+  const skipNext = config.statusDetail !== 'minimal' && input.session?.nextOptOut === true;
   let head = word;
   if (word === 'ready' && config.statusDetail !== 'minimal') {
     if (busy) head = phase === 'recalling' ? 'recalling' : 'retaining';
+    else if (skipNext) head = 'skip next';
     else if (config.statusActivity && input.session?.activity !== undefined) head = input.session.activity;
   }
   parts.push(`${warn ? symbols.warn : busy ? symbols.busy : symbols.ok}${head}`);
+  if (skipNext && head !== 'skip next') parts.push('skip next');
   if (config.statusDetail !== 'minimal') {
     const depth = input.queue?.depth ?? 0;
     if (depth > 0) parts.push(`q${depth}`);
-    if (input.session?.nextOptOut === true) parts.push('skip next');
   }
   if (config.statusDetail === 'project' || config.statusDetail === 'verbose') parts.push(input.projectId);
   if (config.statusDetail === 'verbose') parts.push(input.bankId);

@@ -17,7 +17,7 @@ import type { SessionQueue } from '../ports/sessionQueue.js';
 import type { HostMessage } from './messages.js';
 import type { InFlight } from './inFlight.js';
 import { buildRetainJobs, fingerprint, queueJobsOfRun, type RetainJobDraft } from './retainProjection.js';
-import type { Notify, RetainTurn, RetainTurnResult, SessionGate, SessionSettings } from './types.js';
+import type { Notify, RetainTurn, RetainTurnOptions, RetainTurnResult, SessionGate, SessionSettings } from './types.js';
 
 export interface RetainPathDeps {
   readonly clock: ClockPort;
@@ -33,7 +33,7 @@ export interface RetainPathDeps {
 }
 
 export interface RetainPath {
-  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
+  retainTurn(messages: readonly HostMessage[], o?: RetainTurnOptions): RetainTurn;
   /** The gate's action: retain the run `retainTurn` is ending (runs inside its dispatch). */
   retainRun(runId: string): void;
   /** The gate's action: the run is not retained; its messages are never offered again. */
@@ -193,7 +193,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     return { durable: true, settled: done({ outcome: 'deferred', messages: built.projected }) };
   };
 
-  const retainTurn = (messages: readonly HostMessage[], o: { readonly runId?: string } = {}): RetainTurn => {
+  const retainTurn = (messages: readonly HostMessage[], o: RetainTurnOptions = {}): RetainTurn => {
     const gate = deps.gate();
     const snapshot = gate.getSnapshot();
     const sessionId = snapshot.context.sessionId;
@@ -202,6 +202,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     const at = clock.now();
     if (!snapshot.matches('active')) return lateRun(snapshot.context, sessionId, messages, at);
     const run: EndingRun = { runId, sessionId, ...deltaOf(sessionId, messages), at, context: snapshot.context };
+    if (o.handOver === true && run.delta.length === 0) return { durable: false, settled: done({ outcome: 'nothing', messages: 0 }) };
     ending = run;
     let refused: string | undefined;
     try {

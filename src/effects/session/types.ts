@@ -66,6 +66,16 @@ export interface RetainTurnResult {
   readonly reason?: string;
 }
 
+export interface RetainTurnOptions {
+  readonly runId?: string;
+  /**
+   * Not a run of the agent: the host hands over what may still be behind the cursor (after
+   * setup completes). With nothing there it ends nothing, so the footer does not report
+   * "nothing new" for a turn nobody took.
+   */
+  readonly handOver?: boolean;
+}
+
 export interface RetainTurn {
   /** True when the run's jobs were in the queue's journal (fsync'd) before `retainTurn` returned. */
   readonly durable: boolean;
@@ -84,7 +94,7 @@ export interface SessionEffects {
   /** Before a model call: the messages with a recall block injected, when one was. */
   recallFor(messages: readonly HostMessage[], o?: { readonly signal?: AbortSignal | undefined }): Promise<RecallForResult>;
   /** After a run: durable on return (see `RetainTurn`). */
-  retainTurn(messages: readonly HostMessage[], o?: { readonly runId?: string }): RetainTurn;
+  retainTurn(messages: readonly HostMessage[], o?: RetainTurnOptions): RetainTurn;
   view(): SessionView;
   /** Resolves when every retain in flight has settled. */
   idle(): Promise<void>;

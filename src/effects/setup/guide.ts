@@ -110,7 +110,10 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
 
   const probe = async (url: string, key: string | undefined): Promise<Probe> => {
     const server = deps.openServer(url, key);
-    const call = { deadline: clock.now() + PROBE_MS };
+    // The person is asking now (the step opened, "Check again", a typed URL): it goes through as
+    // the breaker's probe, so a server started after "nothing answers" is found at once rather
+    // than after the cool-down the earlier failures began.
+    const call = { deadline: clock.now() + PROBE_MS, probe: true };
     const caps = await server.capabilities(call)();
     if (E.isLeft(caps)) return { authorised: false, banks: [], failure: describeFailure(caps.left), failureTag: caps.left._tag };
     const banks = await server.listBanks({}, call)();

@@ -195,7 +195,7 @@ export const registerAgentMemory = (pi: ExtensionAPI, options: AgentMemoryOption
     });
     const runtime = await holder.starting;
     // Runs held while setup was unfinished are still behind the cursor: hand them over now.
-    runtime?.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'after-setup' });
+    runtime?.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'after-setup', handOver: true });
     return runtime;
   };
 

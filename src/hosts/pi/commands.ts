@@ -12,6 +12,7 @@ import { commandCatalogue, type CommandContext } from '../../tools/commands/inde
 import type { MemoryRuntime } from '../memoryRuntime.js';
 import { disabledMessage, HUB_ACTIONS_OFF_WHEN_DISABLED, isDisabled } from './disabled.js';
 import { requireRuntime, type RuntimeHolder } from './holder.js';
+import { embeddedServerCommand } from './serverCommand.js';
 
 const commandContext = async (runtime: MemoryRuntime, ctx: ExtensionCommandContext): Promise<CommandContext> => ({
   tools: await runtime.toolContext(),
@@ -22,6 +23,7 @@ const commandContext = async (runtime: MemoryRuntime, ctx: ExtensionCommandConte
     sessionFile: runtime.session.view().context.sessionFile ?? undefined,
     onProgress: (text) => ctx.ui.setStatus('memory-import', text),
   }),
+  serverCommand: embeddedServerCommand(),
 });
 
 /** The interactive flows of `/memory` (hub, setup, settings); undefined: answer as text. */

@@ -76,7 +76,10 @@ const events = defineGateEvents(
   {
     requested: fields({ runId: NonEmptyString, options: ImportOptions, sources: t.array(t.string) }),
     'scan.finished': fields({ files: NonNegativeInt, bytes: NonNegativeInt, skipped: t.array(SkippedSource) }),
-    /** A real run's plan so far: session files read and their bytes (it queues as it reads). */
+    /**
+     * A real run's plan so far: session files read and their bytes. Written by runs before the
+     * plan recorded `documents.queued` with its progress; still folded from their checkpoints.
+     */
     'plan.progressed': fields({ files: NonNegativeInt, bytes: NonNegativeInt }),
     'plan.ready': fields({
       sessions: t.array(PlannedSession),
@@ -86,8 +89,15 @@ const events = defineGateEvents(
       stats: PlanStats,
     }),
     'document.queued': fields({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt }),
-    /** A session's documents queued in one write: one checkpoint entry for all of them. */
-    'documents.queued': fields({ documents: t.array(t.type({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt })) }),
+    /**
+     * Sessions' documents queued in one write: one checkpoint entry for all of them. Recorded by
+     * the plan as it queues, with `planned`, its progress then (session files read and their
+     * bytes), so no separate progress record is written.
+     */
+    'documents.queued': fields(
+      { documents: t.array(t.type({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt })) },
+      { planned: t.type({ files: NonNegativeInt, bytes: NonNegativeInt }) },
+    ),
     'document.skipped': fields({ documentId: NonEmptyString, reason: NonEmptyString, bytes: NonNegativeInt }),
     /** The queue delivered everything queued so far: these documents are on the server. */
     'delivery.confirmed': fields({ documentIds: t.array(NonEmptyString) }),

@@ -60,6 +60,10 @@ export const importMachine = setup({
     }),
     noteQueuedMany: assign((draft, { event }) => {
       assertEvent(event, 'import.documents.queued');
+      if (draft.run !== null && event.planned !== undefined) {
+        draft.run.progress.filesPlanned = event.planned.files;
+        draft.run.progress.bytesPlanned = event.planned.bytes;
+      }
       for (const d of event.documents) {
         draft.imported[d.documentId] = { hash: d.hash, status: 'queued' };
         if (draft.run === null) continue;
@@ -133,6 +137,8 @@ export const importMachine = setup({
     planning: {
       on: {
         'import.plan.progressed': { actions: 'notePlanProgress' },
+        // The plan records what it queued as it goes (the import phase does not again).
+        'import.documents.queued': { actions: 'noteQueuedMany' },
         'import.plan.ready': [
           { guard: 'dryRun', target: 'planned', actions: ['notePlan', 'noteFinished'] },
           { target: 'importing', actions: ['notePlan', 'importDocuments'] },

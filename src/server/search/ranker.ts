@@ -4,7 +4,9 @@
  *
  * 1. keyword: BM25F over the stemmed query words.
  * 2. expansion: the words WordNet and the coding thesaurus relate to each query word, at a
- *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment").
+ *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment"); in a
+ *    conversation, a word the bank seldom says also searches its nearest words by GloVe vectors
+ *    ("boss" -> "manager", "bedroom" -> "room").
  * 3. feedback (off by default): pseudo-relevance feedback (RM3-like): the terms that best
  *    characterise the first results, weighted by their score and rarity, at a low weight.
  * 4. neighbour: a memory right before or after a strong result in the same thread (session)
@@ -38,9 +40,10 @@ import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
 import { STOP_WORDS } from './stopwords.js';
-import { timeCues, type TimeCue } from './temporal.js';
+import { isCalendarName, timeCues, type TimeCue } from './temporal.js';
 import { topK } from './topK.js';
 import { isLemma, relatedWords } from './wordnet.js';
+import { neighboursOf } from './wordNeighbours.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
 
@@ -59,6 +62,8 @@ export interface RankStages {
   readonly answerTypes: boolean;
   /** A query word the bank lacks also searches the bank's nearest spelling of it. */
   readonly typos: boolean;
+  /** In a conversation, a query word the bank seldom says also searches its nearest words by GloVe vectors. */
+  readonly vectors: boolean;
 }
 
 export interface RankParams {
@@ -109,9 +114,16 @@ export interface RankParams {
   /** What the nearest spelling of a word the bank lacks counts for, in the ranking and in the confidence. */
   readonly typoWeight: number;
   readonly typoCredit: number;
+  /** A word's vector neighbour ranks at this share of its cosine (never counted in the confidence). */
+  readonly vectorWeight: number;
+  readonly vectorMinCosine: number;
+  /** At most this many of a word's vector neighbours that the bank has. */
+  readonly vectorNeighbours: number;
+  /** Only a query word in at most this many of the bank's memories searches its neighbours. */
+  readonly vectorRareDocs: number;
 }
 
-export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, replies: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true, typos: true };
+export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, replies: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true, typos: true, vectors: true };
 
 /**
  * What the server runs. Feedback is measured but off: on LoCoMo it traded R@10 for R@5 on the
@@ -142,6 +154,10 @@ const DEFAULT_PARAMS: RankParams = {
   answerTypePool: 200,
   typoWeight: 0.7,
   typoCredit: 0,
+  vectorWeight: 0.3,
+  vectorMinCosine: 0.6,
+  vectorNeighbours: 5,
+  vectorRareDocs: 2,
 };
 
 export interface RankedHit {
@@ -336,6 +352,27 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
     if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
+  }
+  // GloVe learnt general English (news, Wikipedia): a conversation speaks it, while a project's
+  // notes give words their domain sense ("deploy" -> "troops" cost coding set 2 questions). A
+  // word the bank says often finds its lines by itself; one it says seldom may be said otherwise.
+  // A month or weekday name is a date (the temporal stage), and its neighbours are the others.
+  if (stages.vectors && participantsOf(index).length >= 2) {
+    for (const word of queryWords) {
+      const of = stemWord(word);
+      if (word.length < 3 || /\d/.test(word) || (stages.coding && codingKnows(word)) || index.documentFrequency(of) > params.vectorRareDocs) continue;
+      if (isCalendarName(word)) continue;
+      let taken = 0;
+      for (const { word: near, cosine } of neighboursOf(word)) {
+        if (taken >= params.vectorNeighbours || cosine < params.vectorMinCosine) break;
+        const term = stemWord(near);
+        if (original.has(term) || index.documentFrequency(term) === 0) continue;
+        // Ranked only: no origin, so the confidence never counts it (off-topic prompts find
+        // related words in every bank).
+        weights.set(term, Math.max(weights.get(term) ?? 0, params.vectorWeight * cosine));
+        taken += 1;
+      }
+    }
   }
   return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
 };

@@ -24,6 +24,9 @@ const DAY = 86_400_000;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const YEAR = /^(19|20)\d\d$/;
 
+/** A month or weekday name: a date to the temporal stage, not a topic word. */
+export const isCalendarName = (word: string): boolean => MONTHS.includes(word) || WEEKDAYS.includes(word);
+
 const monthOf = (word: string): number => {
   const w = word.toLowerCase();
   const full = MONTHS.indexOf(w);

@@ -23,6 +23,11 @@ export interface CommandContext {
   readonly importer?: SessionImporter;
   /** The retain queue's dead letters, when the host has the queue open. */
   readonly deadLetters?: DeadLetterQueue;
+  /**
+   * The command that starts the embedded server where the person is (in pi: the installed
+   * extension's `serve.mjs`, since `agent-memory` is not on its PATH); default `agent-memory serve`.
+   */
+  readonly serverCommand?: string;
 }
 
 /** What a command hands the host: text to show, a notification level, and structured details. */

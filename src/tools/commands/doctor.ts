@@ -105,12 +105,12 @@ export const doctorReport = async (ctx: CommandContext) => {
  * probe deadline, refusing the key, below the version floor or failing; a config file that
  * could not be read. Each finding says what to do.
  */
-const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>): string[] => {
+const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>, serverCommand: string): string[] => {
   const errors: string[] = [];
   const failure = report.healthFailure;
-  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: start it (agent-memory serve) or fix baseUrl`);
-  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline (hung or overloaded): restart it, or raise timeoutMs`);
-  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): set a valid key in the variable named by apiKeyEnv`);
+  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: start it (${serverCommand}) or fix memory.baseUrl`);
+  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline (hung or overloaded): restart it, or raise memory.timeoutMs`);
+  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): set a valid key in the variable named by memory.apiKeyEnv`);
   else if (failure === 'blocked') errors.push(`memory is off for this project: ${report.trust.reason}${report.trust.remedy === undefined ? '' : ` (${report.trust.remedy})`}`);
   else if (failure !== undefined) errors.push(`server check failed: ${report.health}`);
   if ('floorMet' in report.server && report.server.floorMet === false) errors.push(`server is below the floor (${FLOOR_TEXT}): ${FLOOR_ACTION}`);
@@ -157,7 +157,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     ...report.config.warnings.map((w) => `config warning: ${w}`),
     ...report.problems.map((p) => `note: ${p}`),
   ];
-  const errors = doctorErrors(report);
+  const errors = doctorErrors(report, ctx.serverCommand ?? 'agent-memory serve');
   const warn = !report.trust.memoryAllowed || report.queue.deadLetters > 0 || report.queue.state === 'paused';
   const text = [...lines, ...errors.map((e) => `error: ${e}`)].map(redact).join('\n');
   return {

@@ -22,6 +22,7 @@ import { importView, type ImportView } from '../../../src/machines/import/select
 import { importOptionsFrom } from '../../../src/hosts/importer.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../../src/hosts/memoryRuntime.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { sessionText } from '../../../bench/lib/sessionData.js';
 
 const FIXTURES = path.resolve(__dirname, '../../../fixtures/pi/sessions');
 const B = '/v1/default/banks';
@@ -89,7 +90,7 @@ describe('import: the plan builds what the import queues', () => {
     try {
       const view = await gate.run({ sources: [sessions], options: importOptionsFrom(config, bank, { dryRun }) });
       const plan = (dryRun ? gate.lastDryRun() : gate.gate.getSnapshot())?.context.run?.plan;
-      return { view, plan, bank, sessions, queue };
+      return { view, plan, bank, sessions, queue, checkpoint: config.importCheckpoint };
     } finally {
       unsubscribe();
       await gate.stop();
@@ -169,7 +170,7 @@ describe('import: the plan builds what the import queues', () => {
     const watch = (v: ImportView): void => {
       if (v.state === 'planning') planning.push(v.filesPlanned);
     };
-    const { view, plan } = await importInto(project, (files, queue) => ({
+    const { view, plan, checkpoint } = await importInto(project, (files, queue) => ({
       ...files,
       read: (file, options) => {
         // The last file in the plan's (sorted) order: eight sessions were planned before it.
@@ -183,9 +184,48 @@ describe('import: the plan builds what the import queues', () => {
     expect(view).toMatchObject({ state: 'done', sessions: 11, queued: 11 });
     // The progress shown while it planned: 8 files read at the first queue write, all 11 at the last.
     expect(planning.filter((n) => n > 0)).toEqual([8, 11]);
+    // One checkpoint record per queue write, made by the plan with its progress; the import
+    // phase writes none for them (each record is an fsync).
+    const records = readFileSync(checkpoint, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { type: string; payload: { planned?: unknown } });
+    const types = records.map((r) => r.type);
+    expect(types.filter((t) => t === 'import.documents.queued')).toHaveLength(2);
+    expect(types.indexOf('import.plan.ready')).toBeGreaterThan(types.lastIndexOf('import.documents.queued'));
+    expect(records.filter((r) => r.type === 'import.documents.queued').map((r) => r.payload.planned)).toEqual([{ files: 8, bytes: expect.any(Number) }, { files: 11, bytes: expect.any(Number) }]);
+    expect(types).not.toContain('import.plan.progressed');
     expect((seenBeforeLast?.depth ?? 0) + (seenBeforeLast?.delivered ?? 0)).toBeGreaterThanOrEqual(8);
     expect([...(await texts(project.bank)).keys()].sort()).toEqual(plan?.documents.map((d) => d.documentId).sort());
   });
+
+  it('builds on while requests are in flight: it never waits for the queue to empty, and never queues everything ahead of the server', async () => {
+    const project = await makeProject();
+    // About 16 MB of sessions, 6-7 MB of documents: well past the 4 MB at which the plan used
+    // to wait until the queue was empty, with every request held 200 ms by the server.
+    for (let i = 0; i < 40; i += 1) writeFileSync(path.join(project.sessions, `big-${String(i).padStart(2, '0')}.jsonl`), sessionText(i, project.cwd, 400_000));
+    server.setFaults([{ method: 'POST', path: `${B}/${project.bank}/memories`, kind: 'latency', ms: 200 }]);
+    // The queue's depth at each session read once the plan has queued something.
+    const depths: number[] = [];
+    let result;
+    try {
+      result = await importInto(project, (files, queue) => ({
+        ...files,
+        read: (file, options) => {
+          const status = queue.status();
+          if (status.depth + (status.sinceOpen?.delivered ?? 0) > 0) depths.push(status.depth);
+          return files.read(file, options);
+        },
+      }));
+    } finally {
+      server.setFaults([]);
+    }
+    expect(result.view).toMatchObject({ state: 'done', sessions: 42 });
+    expect(result.view.queued).toBe(result.view.documents);
+    expect(depths.length).toBeGreaterThan(30);
+    // A drain would have let a read find the queue empty; the plan only waited for the backlog.
+    expect(Math.min(...depths)).toBeGreaterThan(0);
+    // It did wait: never were all the documents queued ahead of the server.
+    expect(Math.max(...depths)).toBeLessThan(result.view.documents);
+    expect((await texts(project.bank)).size).toBe(result.view.documents);
+  }, 60_000);
 
   it('a server that stops answering pauses the import with its documents queued; once it answers, the next run finishes, each document once', async () => {
     const project = await makeProject(3);

@@ -68,4 +68,12 @@ describe('footer', () => {
     expect(long.endsWith('…')).toBe(true);
     expect(footerText({ ...base, statusDetail: 'minimal' }, { ...input, queue: { depth: 5, state: 'idle' } })).toBe('memory: ready');
   });
+
+  it('keeps an armed next-opt-out in view: it takes the activity\'s place, and follows any other state word', () => {
+    const session = (activity: string | undefined) => ({ phase: 'idle' as const, mode: 'normal' as const, recallAllowed: true, retainAllowed: true, nextOptOut: true, activity, context: {} as never });
+    expect(footerText(base, { ...input, session: session('retained 12'), queue: { depth: 3, state: 'idle' } })).toBe('memory: skip next · q3');
+    expect(footerText(base, { ...input, setup: 'degraded', session: session(undefined) })).toBe('memory: degraded · skip…');
+    expect(footerText({ ...base, statusMaxLength: 40 as FooterConfig['statusMaxLength'] }, { ...input, setup: 'degraded', session: session(undefined), queue: { depth: 1, state: 'idle' } })).toBe('memory: degraded · skip next · q1');
+    expect(footerText({ ...base, statusDetail: 'minimal' }, { ...input, session: session('retained 2') })).toBe('memory: ready');
+  });
 });

@@ -4,6 +4,7 @@
  * have ended it), the footer says degraded, and the retain job is kept on disk.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,15 @@ describe('pi session with the memory server down', () => {
       expect(footer).toContain('memory: degraded');
       expect(['failed', 'timedOut']).toContain(runtime.session.view().context.lastRecall?.outcome);
       expect(runtime.queue!.status().depth).toBeGreaterThanOrEqual(1);
+      // The doctor says how to start the server with a command that runs here: pi has no
+      // `agent-memory` on its PATH, so it names the extension's own serve script.
+      await host.session.prompt('/memory:doctor');
+      const doctor = host.ui.notifications.map((n) => n.text).find((t) => t.startsWith('agent-memory doctor')) ?? '';
+      const advice = /error: server unreachable at \S+: start it \(node (\S+) (\S+)\) or fix memory\.baseUrl/.exec(doctor);
+      expect(advice, doctor).not.toBeNull();
+      expect(existsSync(advice?.[1] ?? '')).toBe(true);
+      expect(advice?.[2]).toMatch(/serve\.(ts|mjs)$/);
+      expect(existsSync(advice?.[2] ?? '')).toBe(true);
     } finally {
       await host.close();
     }

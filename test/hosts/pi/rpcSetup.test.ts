@@ -6,9 +6,11 @@
  * holds across sessions; a turn told before setup is held and delivered when setup finishes;
  * a cancelled setup leaves every file byte for byte; the settings editor changes and resets
  * (the shared key reset clears both key fields); memory goes off and back on from the hub;
- * dead letters are requeued and delivered from the hub; print mode never blocks.
+ * dead letters are requeued and delivered from the hub; print mode never blocks; a server
+ * started after the server step said "nothing answers" is found at "Check again".
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { startEmbeddedServer } from '../../../src/server/index.js';
 import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
 import { hostLine } from './hostLine.js';
 
 const repo = path.resolve(__dirname, '../../..');
@@ -115,6 +119,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(json(path.join(p.agentDir, 'memory.json'))).toEqual({ memory: { baseUrl: server.url, trustedProjects: [p.cwd] } });
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).toMatchObject({ setupComplete: true, agentUse: 'coding', banks: { profile: 'project-only', project: { bankId: 'coding' } }, scope: { mode: 'domain-tagged' } });
       await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
+      // Nothing was told before setup, so the footer says ready (it said "nothing new").
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: ready', 10_000, `footer "memory: ready", not ${pi.statuses.get('memory')}`);
 
       const from = pi.notices.length;
       pi.prompt('Which port does the staging API use?');
@@ -140,6 +146,43 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     expect(calls.at(-1)).toContain('<memory-recall>');
     expect(calls.at(-1)).toContain('8443');
   }, 180_000);
+
+  it('"Check again" finds the server the person started after "nothing answers", without waiting out a cool-down', async () => {
+    const p = await freshProject('late-server-repo');
+    // A port nothing listens on yet, named in the user file as a person's server would be.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: `http://127.0.0.1:${port}` } }));
+    let late: Awaited<ReturnType<typeof startEmbeddedServer>> | undefined;
+    const pi = open(p, ['ok'], [
+      { when: /^Memory is not set up in this repository/, answer: { option: 'Set up now' } },
+      // What the dialog says to do: start the server in another terminal, then "Check again".
+      {
+        when: /^Memory server: nothing answers/,
+        answer: async () => {
+          late = await startEmbeddedServer({ port, host: '127.0.0.1' });
+          return { option: 'Check again' };
+        },
+      },
+      { when: /^Memory server at /, answer: { cancel: true } },
+    ]);
+    try {
+      await pi.notice(/Memory setup cancelled/, { ms: 60_000 });
+      expect(pi.unanswered).toEqual([]);
+      expect(pi.dialogs.map((d) => d.dialog.title.split('\n')[0])).toEqual([
+        expect.stringMatching(/^Memory is not set up/),
+        expect.stringMatching(new RegExp(`^Memory server: nothing answers at http://127\\.0\\.0\\.1:${port} \\(memory server unreachable`)),
+        `Memory server at http://127.0.0.1:${port}: Hindsight 0.9.1 (the embedded server).`,
+      ]);
+    } finally {
+      await pi.close();
+      await late?.close();
+    }
+  }, 120_000);
 
   it('a turn told before setup is held, then delivered when setup completes', async () => {
     const p = await freshProject('held-repo');
@@ -317,6 +360,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.script(turnOn());
       pi.prompt('/memory');
       await pi.notice(/Memory is on in this project \(enabled removed from \.pi\/memory\.json\)\./);
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: ready', 10_000, `footer "memory: ready", not ${pi.statuses.get('memory')}`);
       expect(json(path.join(p.cwd, '.pi', 'memory.json'))).not.toHaveProperty('enabled');
 
       pi.script([

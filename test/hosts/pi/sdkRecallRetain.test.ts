@@ -103,10 +103,14 @@ describe('pi SDK host: automatic retain then recall', () => {
       const runtime = host.holder.runtime!;
       await host.session.prompt('/memory:next-opt-out');
       expect(runtime.session.view().nextOptOut).toBe(true);
+      // The footer says so within its 24 characters (it used to end "ready · skip ne…").
+      const footer = (): string | undefined => host.ui.statuses.filter((s) => s.key === 'memory').at(-1)?.text;
+      await waitUntil(() => footer() === 'memory: skip next');
       const retainedAt = (): number => runtime.session.view().context.lastRetain?.at ?? 0;
       await host.session.prompt('Do not keep this one.');
       await waitUntil(() => retainedAt() > 0);
       expect(runtime.session.view().context.lastRetain?.outcome).toBe('optedOut');
+      await waitUntil(() => footer() === 'memory: retain skipped');
       expect(host.ui.notifications.some((n) => n.text.includes('next-opt-out'))).toBe(true);
       const first = retainedAt();
       await host.session.prompt('Keep this one.');

@@ -81,6 +81,20 @@ describe('import machine', () => {
     expect(importProgress(importView(s))).toEqual({ value: 0, total: 2, unit: 'docs' });
   });
 
+  it('the plan records what it queued with its progress: queued while planning, shown as files read, counted once', () => {
+    let [s, actions] = step(start(), importEvents.documentsQueued({ at: 2, documents: [{ documentId: 'd1', hash: 'h-d1', bytes: 100 }], planned: { files: 1, bytes: 200 } }));
+    expect(importState(s)).toBe('planning');
+    expect(actions).toEqual([]);
+    expect(s.context.imported).toEqual({ d1: { hash: 'h-d1', status: 'queued' } });
+    expect(importProgress(importView(s))).toEqual({ value: 1, total: 2, unit: 'files' });
+    [s] = step(s, importEvents.documentsQueued({ at: 3, documents: [{ documentId: 'd2', hash: 'h-d2', bytes: 100 }], planned: { files: 2, bytes: 400 } }));
+    [s, actions] = step(s, plan());
+    expect(actions).toContain('importDocuments');
+    [s] = step(s, importEvents.deliveryConfirmed({ at: 6, documentIds: ['d1', 'd2'] }));
+    [s] = step(s, importEvents.finished({ at: 7 }));
+    expect(importView(s)).toMatchObject({ state: 'done', documents: 2, done: 2, queued: 2, skipped: 0, filesPlanned: 2, imported: { total: 2, completed: 2 } });
+  });
+
   it('a session\'s documents queued in one event count as each queued on its own', () => {
     let [one] = step(start(), plan());
     [one] = step(one, importEvents.documentQueued({ at: 4, documentId: 'd1', hash: 'h-d1', bytes: 100 }));

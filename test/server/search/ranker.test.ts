@@ -289,6 +289,41 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'What is the definition?').terms.expansion.find((t) => t.term === 'defin')?.weight ?? 0).toBeLessThan(0.5);
   });
 
+  it('vectors: in a conversation, a word the bank lacks searches its nearest words ("lorry" -> "truck"), ranked but not counted in the confidence', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('s1', 'Sam: the truck finally turned up with all our boxes', 0),
+      chatLine('j1', 'Jo: amazing, did they carry everything upstairs', 1),
+      chatLine('s2', 'Sam: yep two guys, took an hour', 2),
+      chatLine('j2', 'Jo: heading to the shop now', 20),
+      chatLine('s3', 'Sam: grab milk pls', 21),
+    ];
+    const r = ranked(chat, 'What about the lorry?');
+    expect(r.terms.expansion.find((t) => t.term === 'truck')?.weight).toBeGreaterThanOrEqual(0.3 * 0.6);
+    expect(r.hits[0]?.id).toBe('s1');
+    expect(r.hits[0]?.stage).toBe('expansion');
+    // "lorry" is nowhere in the bank: a related word is no evidence that the bank answers.
+    expect(r.confidence).toBe(0);
+    expect(ranked(chat, 'What about the lorry?', { ...DEFAULT_STAGES, vectors: false }).hits).toEqual([]);
+  });
+
+  it('vectors: not for a word the bank says often, nor a month name, and not in notes that are no conversation', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('s1', 'Sam: the truck finally turned up with all our boxes', 0),
+      chatLine('j1', 'Jo: that lorry is parked outside again', 10),
+      chatLine('s2', 'Sam: lorry drivers never look', 20),
+      chatLine('j2', 'Jo: the lorry is still there', 30),
+    ];
+    expect(ranked(chat, 'Where is the lorry?').terms.expansion.map((t) => t.term)).not.toContain('truck');
+    // A month is a date to the temporal stage; its nearest words are the other months.
+    const months = [chatLine('m1', 'Sam: the flat viewing moved to february', 0), chatLine('m2', 'Jo: ok works for me', 1), chatLine('m3', 'Sam: and the deposit is due then too', 2), chatLine('m4', 'Jo: noted', 3)];
+    expect(ranked(months, 'What happens in January?').terms.expansion.map((t) => t.term)).not.toContain('februari');
+    const notes: IndexedDocument[] = [
+      { id: 'n1', text: 'The truck finally turned up with all the boxes.' },
+      { id: 'n2', text: 'Milk is in the fridge.' },
+    ];
+    expect(ranked(notes, 'What about the lorry?').hits).toEqual([]);
+  });
+
   it('replies: a line that repeats what it answers, or a remark after a statement, inherits nothing', () => {
     const chat: IndexedDocument[] = [
       chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),

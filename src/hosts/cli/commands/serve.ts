@@ -36,6 +36,22 @@ const fail = (message: string): number => {
   return 2;
 };
 
+/**
+ * Why the server did not start, in words a person can act on: a busy port, a data dir this
+ * user cannot write, or the store's own message (a data dir another server holds says so).
+ */
+const startFailure = (error: unknown, port: number, dataDir: string | undefined): string => {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'EADDRINUSE') {
+    return `port ${port} is already in use (another agent-memory serve, or another program): stop that one, or choose another port with --port N (0 picks a free one)`;
+  }
+  if ((code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST') && dataDir !== undefined) {
+    return `cannot use the data dir ${dataDir} (${message}): make it a directory this user can write, or choose another with --data-dir DIR (or --in-memory)`;
+  }
+  return message;
+};
+
 const integer = (raw: string | undefined, fallback: number, name: string): number | string => {
   if (raw === undefined) return fallback;
   return /^\d+$/.test(raw) ? Number(raw) : `${name} must be a non-negative integer, got "${raw}"`;
@@ -117,7 +133,8 @@ export const serveCommand: Command = {
       });
     } catch (error) {
       if (error instanceof UnsafeBindError) return fail(error.message);
-      throw error;
+      console.error(`agent-memory serve: ${startFailure(error, port, dataDir)}`);
+      return 1;
     }
     collectStartupGarbage();
     console.log(`listening on ${server.url}`);
