@@ -178,6 +178,33 @@ describe('the memory browser, Memories', () => {
     expect(await page.locator('#memories li.new .text').first().textContent()).toContain('on-call rotation');
   });
 
+  it('shows a retained pi turn as who said what, one line each, not as the JSON it is stored as', async () => {
+    // What the extension retains for a turn: the JSON of its messages.
+    const turn = [
+      { role: 'user', timestamp: '2026-11-05T10:00:00Z', content: 'The staging API listens on port 8443, remember that.' },
+      { role: 'assistant', timestamp: '2026-11-05T10:00:01Z', content: [{ type: 'text', text: 'Noted: staging is on 8443.' }], model: 'm', stopReason: 'stop' },
+    ];
+    await seed(server, KEY, BANK, [{ content: JSON.stringify(turn), document_id: 'pi-session:turn', tags: ['process'], timestamp: '2026-11-05T10:00:00Z' }]);
+    await page.selectOption('#type', 'world');
+    await page.fill('#q', 'staging');
+    await page.click('#filter button[type=submit]');
+    await expect.poll(async () => (await memoryCards()).find((t) => t.includes('8443')), { timeout: 5_000 }).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    await recall('which port is staging on?');
+    expect((await recallCards())[0]).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    await page.click('#recall-results li >> nth=0');
+    await page.waitForSelector('#detail:not([hidden]) #edit');
+    expect(await page.locator('#detail-text').textContent()).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    await page.screenshot({ path: `${ARTIFACTS}/ui-memories-turn.png`, fullPage: true });
+    // Edit offers the text as the server holds it.
+    await page.click('#edit');
+    await page.waitForSelector('#confirm[open]');
+    expect(JSON.parse(await page.locator('#confirm-input').inputValue())).toEqual(turn);
+    await page.click('#confirm-cancel');
+    await page.fill('#q', '');
+    await page.selectOption('#type', '');
+    await page.click('#filter button[type=submit]');
+  });
+
   it('refuses a write that was not confirmed, and one on a memory that is not there', async () => {
     const headers = { 'x-agent-memory-token': ui.token, 'content-type': 'application/json' };
     const base = ui.url.replace(/\/ui\/\?token=.*$/, '');

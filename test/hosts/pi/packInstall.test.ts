@@ -6,7 +6,7 @@
  * retained, the second's model call carries the recalled block. Runs on both pi lines.
  */
 import { execFile, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -53,6 +53,7 @@ const packAndUnpack = async (root: string): Promise<{ dir: string; tarball: stri
   await mkdir(staging, { recursive: true });
   await copyFile(path.join(repo, 'package.json'), path.join(staging, 'package.json'));
   await copyFile(path.join(repo, 'README.md'), path.join(staging, 'README.md'));
+  await cp(path.join(repo, 'data'), path.join(staging, 'data'), { recursive: true });
   // A chunk an older build left behind (its hash no longer named by any entry).
   await mkdir(path.join(staging, 'dist', 'pi'), { recursive: true });
   await writeFile(path.join(staging, 'dist', 'pi', STALE_CHUNK), 'export const stale = 1;\n');
@@ -91,6 +92,8 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
     expect((await readdir(pkg.dir, { recursive: true })).filter((f) => f.endsWith('.map'))).toEqual([]);
     // The build removed the chunk an older build left, so the tarball ships only what the entry loads.
     expect(await readdir(path.join(pkg.dir, 'dist', 'pi'))).not.toContain(STALE_CHUNK);
+    // The word-neighbour table the embedded server searches in conversations ships beside dist/.
+    expect(existsSync(path.join(pkg.dir, 'data', 'word-neighbours.txt'))).toBe(true);
 
     const agentDir = path.join(root, 'agent');
     const home = path.join(root, 'home');
