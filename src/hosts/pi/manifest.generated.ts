@@ -234,12 +234,6 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 512,
-            "not": {
-              "enum": [
-                ".",
-                ".."
-              ]
-            },
             "description": "Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document."
           },
           "timestamp": {
@@ -364,12 +358,6 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 512,
-            "not": {
-              "enum": [
-                ".",
-                ".."
-              ]
-            },
             "description": "Document id. Default: a deterministic explicit-retain id, so repeating the same memory updates one document."
           },
           "timestamp": {
@@ -1163,12 +1151,6 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 256,
-            "not": {
-              "enum": [
-                ".",
-                ".."
-              ]
-            },
             "description": "Mental model id (get, update, refresh, delete)."
           },
           "name": {
@@ -1256,12 +1238,6 @@ export const piManifest: PiManifest = {
             "type": "string",
             "minLength": 1,
             "maxLength": 256,
-            "not": {
-              "enum": [
-                ".",
-                ".."
-              ]
-            },
             "description": "Page or folder id (get, update, delete)."
           },
           "query": {
@@ -1294,13 +1270,7 @@ export const piManifest: PiManifest = {
               {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 256,
-                "not": {
-                  "enum": [
-                    ".",
-                    ".."
-                  ]
-                }
+                "maxLength": 256
               },
               {
                 "type": "null"
