@@ -15,7 +15,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownerMark, readOwnerKey } from '../../src/adapters/queue/queueOwner.js';
 import { encodeRecord } from '../../src/adapters/queue/recordCodec.js';
+import { createMemoryServer } from '../../src/adapters/server/client.js';
+import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
+import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
 import type { JournalEntry } from '../../src/effects/ports/journal.js';
 import { runCli } from '../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
@@ -142,4 +146,32 @@ describe('a queue journal a cloned repository commits', () => {
     expect(await serverHolds()).not.toContain('POISON');
     expect(readdirSync(repo.memoryDir).some((f) => f.startsWith('retain-queue.untrusted-'))).toBe(true);
   }, 120_000);
+
+  it('three processes at once: two flushes in the clone set it aside once and send nothing of it; one in the user project delivers its own queued turn', async () => {
+    const repo = clone('raced', { 'retain-queue.jsonl': forgedJournal('1f0a0e5c-0000-4000-8000-000000000005') });
+    // The user's own project, same user: a turn queued while the server was away, by a queue opened as a session opens it.
+    const own = clone('own-queued', {});
+    const queuePath = path.join(own.memoryDir, 'retain-queue.jsonl');
+    const away = await openRetainQueue({
+      ...fileRetainQueuePorts({ queuePath, owner: { mark: ownerMark(readOwnerKey(repo.agentDir), queuePath), trust: false } }),
+      server: createMemoryServer({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 500 }),
+      mode: 'coalesced',
+      flushIntervalMs: 0,
+      onWarning: () => undefined,
+    });
+    await away.enqueue([{ bankId: BANK, documentId: 'own-queued', updateMode: 'replace', item: { content: 'The release branch is cut every second Monday.', document_id: 'own-queued' } }]);
+    await away.close({ flush: false });
+    const runs = await Promise.all([
+      runCli(['flush', '--timeout-ms', '5000'], { cwd: repo.cwd, env: repo.env }),
+      runCli(['flush', '--timeout-ms', '5000'], { cwd: repo.cwd, env: repo.env }),
+      runCli(['flush', '--timeout-ms', '5000'], { cwd: own.cwd, env: repo.env }),
+    ]);
+    expect(runs[2]?.stdout).toContain('delivered 1');
+    const held = await serverHolds();
+    expect(held).toContain('second Monday');
+    expect(held).not.toContain('POISON');
+    const aside = readdirSync(repo.memoryDir).filter((f) => f.startsWith('retain-queue.untrusted-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(path.join(repo.memoryDir, aside[0] ?? ''), 'utf8')).toBe(forgedJournal('1f0a0e5c-0000-4000-8000-000000000005'));
+  }, 60_000);
 });
