@@ -47,8 +47,10 @@ export const objectIdCodec = (maxLength: number): t.Type<string, string, unknown
   );
 };
 
+// The schema a model sees carries no `not`: some providers' schema subsets and local servers'
+// grammar converters reject the keyword, and the decode refuses a path step with its own message.
 export const objectId = (description: string, maxLength: number): Param<t.Type<string, string, unknown>> =>
-  param(objectIdCodec(maxLength), withDescription({ type: 'string', minLength: 1, maxLength, not: { enum: ['.', '..'] } }, description));
+  param(objectIdCodec(maxLength), withDescription({ type: 'string', minLength: 1, maxLength }, description));
 
 export const text = (description: string, maxLength = 4096): Param<t.Type<string, string, unknown>> =>
   param(textCodec(maxLength), withDescription({ type: 'string', minLength: 1, maxLength }, description));

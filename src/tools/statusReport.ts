@@ -105,6 +105,13 @@ const probedSetupState = (ctx: ToolContext, reachable: boolean | null, codingExi
   return { state: 'ready' };
 };
 
+/** The import line: its summary already opens with the state ("done: ..."), so the state is not said twice. */
+const importText = (view: { readonly state: string; readonly detail?: string }): string => {
+  if (view.detail === undefined) return view.state;
+  const detail = redact(view.detail);
+  return detail.startsWith(view.state) ? detail : `${view.state}: ${detail}`;
+};
+
 export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport> => {
   const { config } = ctx.loaded;
   const { scope } = ctx;
@@ -206,7 +213,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     {
       key: 'import',
       label: 'Import',
-      value: runtime?.import === undefined ? 'never run in this project' : `${runtime.import.state}${runtime.import.detail === undefined ? '' : `: ${redact(runtime.import.detail)}`}`,
+      value: runtime?.import === undefined ? 'never run in this project' : importText(runtime.import),
       tone: runtime?.import?.state === 'failed' || runtime?.import?.state === 'paused' ? 'warn' : 'default',
     },
     { key: 'mentalModels', label: 'Mental models', value: config.mentalModelsInject ? 'inject on' : 'inject off', tone: config.mentalModelsInject ? 'default' : 'info' },

@@ -52,7 +52,7 @@ const bank = () => $('bank').value;
 const card = (m, extra) => {
   const tags = (m.tags || []).map((t) => el('span', { class: 'chip', text: '#' + t }));
   const li = el('li', { 'data-id': m.id, class: (m.state === 'invalidated' ? 'invalidated' : '') },
-    el('div', { class: 'text', text: m.text }),
+    el('div', { class: 'text', text: m.shown || m.text }),
     el('div', { class: 'meta' }, el('span', { class: 'chip type', text: m.fact_type || m.type || '' }), ...tags,
       el('span', { text: day(m.mentioned_at || m.date) }), m.document_id ? el('span', { class: 'mono', text: 'doc ' + short(m.document_id, 40) }) : null,
       m.state === 'invalidated' ? el('span', { class: 'chip miss', text: 'invalidated' }) : null),
@@ -139,7 +139,7 @@ const showMemory = async (id) => {
     const data = await api('/ui/api/memory?' + new URLSearchParams({ bank: bank(), id }));
     const m = data.memory;
     const d = $('detail'); d.textContent = ''; d.hidden = false;
-    d.append(el('h3', { text: 'Memory ' + m.id }), el('pre', { id: 'detail-text', text: m.text }));
+    d.append(el('h3', { text: 'Memory ' + m.id }), el('pre', { id: 'detail-text', text: m.shown || m.text }));
     d.append(el('div', { class: 'meta' }, el('span', { class: 'chip type', text: m.type || '' }), el('span', { text: 'state ' + (m.state || 'valid') }), el('span', { text: 'mentioned ' + day(m.mentioned_at) }),
       m.occurred_start ? el('span', { text: 'occurred ' + day(m.occurred_start) + (m.occurred_end ? ' – ' + day(m.occurred_end) : '') }) : null,
       ...(m.tags || []).map((t) => el('span', { class: 'chip', text: '#' + t }))));
@@ -151,7 +151,7 @@ const showMemory = async (id) => {
     if (curatable && m.state === 'invalidated') actions.append(el('button', { id: 'restore', text: 'Restore', onclick: () => restore(m) }));
     if (curatable && m.document_id) actions.append(el('button', { id: 'delete', class: 'danger', text: 'Delete', onclick: () => remove(m, data.neighbours.length) }));
     d.append(actions);
-    if (data.document) d.append(el('h3', { text: 'Source document ' + data.document.id }), el('pre', { class: 'mono', text: short(data.document.original_text || '', 4000) }));
+    if (data.document) d.append(el('h3', { text: 'Source document ' + data.document.id }), el('pre', { class: 'mono', text: short(data.document.shown || data.document.original_text || '', 4000) }));
     if (data.neighbours.length) {
       d.append(el('h3', { text: 'Neighbours (same document)' }));
       const ol = el('ol', { class: 'cards' });

@@ -24,6 +24,7 @@ button.danger { border-color: #b42318; color: #b42318; }
 .cards li { background: #fff; border: 1px solid #dde1e8; border-radius: 8px; padding: 8px 10px; margin-bottom: 6px; cursor: pointer; }
 .cards li:hover { border-color: #1f6feb; }
 .cards li.new { border-color: #2da44e; box-shadow: 0 0 0 2px #d2f4dc; }
+.cards li .text { white-space: pre-line; }
 .cards li.invalidated .text { text-decoration: line-through; color: #8a93a6; }
 .meta { font-size: 12px; color: #5b6477; margin-top: 4px; display: flex; flex-wrap: wrap; gap: 6px; }
 .chip { background: #eef1f6; border-radius: 10px; padding: 0 7px; font-size: 11px; }

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
+import { ownerMark, readOwnerKey } from '../../src/adapters/queue/queueOwner.js';
 import { startUiServer, type UiServer } from '../../src/hosts/ui/uiServer.js';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
@@ -177,6 +178,33 @@ describe('the memory browser, Memories', () => {
     expect(await page.locator('#memories li.new .text').first().textContent()).toContain('on-call rotation');
   });
 
+  it('shows a retained pi turn as who said what, one line each, not as the JSON it is stored as', async () => {
+    // What the extension retains for a turn: the JSON of its messages.
+    const turn = [
+      { role: 'user', timestamp: '2026-11-05T10:00:00Z', content: 'The staging API listens on port 8443, remember that.' },
+      { role: 'assistant', timestamp: '2026-11-05T10:00:01Z', content: [{ type: 'text', text: 'Noted: staging is on 8443.' }], model: 'm', stopReason: 'stop' },
+    ];
+    await seed(server, KEY, BANK, [{ content: JSON.stringify(turn), document_id: 'pi-session:turn', tags: ['process'], timestamp: '2026-11-05T10:00:00Z' }]);
+    await page.selectOption('#type', 'world');
+    await page.fill('#q', 'staging');
+    await page.click('#filter button[type=submit]');
+    await expect.poll(async () => (await memoryCards()).find((t) => t.includes('8443')), { timeout: 5_000 }).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    await recall('which port is staging on?');
+    expect((await recallCards())[0]).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    await page.click('#recall-results li >> nth=0');
+    await page.waitForSelector('#detail:not([hidden]) #edit');
+    expect(await page.locator('#detail-text').textContent()).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    await page.screenshot({ path: `${ARTIFACTS}/ui-memories-turn.png`, fullPage: true });
+    // Edit offers the text as the server holds it.
+    await page.click('#edit');
+    await page.waitForSelector('#confirm[open]');
+    expect(JSON.parse(await page.locator('#confirm-input').inputValue())).toEqual(turn);
+    await page.click('#confirm-cancel');
+    await page.fill('#q', '');
+    await page.selectOption('#type', '');
+    await page.click('#filter button[type=submit]');
+  });
+
   it('refuses a write that was not confirmed, and one on a memory that is not there', async () => {
     const headers = { 'x-agent-memory-token': ui.token, 'content-type': 'application/json' };
     const base = ui.url.replace(/\/ui\/\?token=.*$/, '');
@@ -199,8 +227,9 @@ describe('the memory browser, Project: the retain queue', () => {
   it('lists a dead letter with its reason; Requeue delivers it', async () => {
     const queuePath = `${project.cwd}/.pi/memory/retain-queue.jsonl`;
     server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
+    // The queue as a session of this user opens it: with the user's mark (a queue without it is set aside unread).
     const queue = await openRetainQueue({
-      ...fileRetainQueuePorts({ queuePath }),
+      ...fileRetainQueuePorts({ queuePath, owner: { mark: ownerMark(readOwnerKey(project.agentDir), queuePath), trust: false } }),
       server: createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000, apiKey: KEY }),
       mode: 'immediate',
       flushIntervalMs: 60_000,

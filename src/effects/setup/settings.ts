@@ -59,6 +59,18 @@ const parseTyped = (field: Field, text: string): unknown => {
   return text.trim();
 };
 
+/** What a typed value must be, in words (the prompt and the refusal say the same). */
+const KIND_WORDS: Partial<Record<Field['kind'], string>> = {
+  'positive-int': 'a whole number above 0',
+  'non-negative-int': 'a whole number, 0 or more',
+  url: 'an http(s) URL',
+  'env-name': 'an environment variable name (letters, digits, _)',
+  'bank-id': 'a bank id',
+  tags: 'a comma-separated list',
+  origins: 'a comma-separated list of URLs',
+  'fact-types': 'a comma-separated list of world, experience, observation',
+};
+
 const fieldsOf = (tab: Tab, advanced: boolean): readonly Field[] => fieldList.filter((f) => f.tab === tab && (advanced || !f.advanced));
 
 /** The fields a reset of `field` removes: every field sharing its reset key. */
@@ -124,14 +136,19 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
     if (picked === undefined) return;
     raw = picked;
   } else {
-    const typed = await ui.input(`${field.path} (${field.kind}${field.kind === 'tags' || field.kind === 'origins' || field.kind === 'fact-types' ? ', comma separated' : ''})`, field.secret === true ? '' : valueText(field, value));
+    const words = KIND_WORDS[field.kind];
+    const typed = await ui.input(words === undefined ? field.path : `${field.path} (${words})`, field.secret === true ? '' : valueText(field, value));
     if (typed === undefined) return;
     raw = parseTyped(field, typed);
   }
   const decoded = decodeWith(field.codec, field.path)(raw);
   if (E.isLeft(decoded) || decoded.right === undefined) {
     const why = E.isLeft(decoded) ? (decoded.left.issues[0]?.expected ?? field.codec.name) : field.codec.name;
-    ui.notify(`${field.path}: expected ${why}; nothing was written.`, 'warning');
+    const words = KIND_WORDS[field.kind];
+    const given = typeof raw === 'string' ? `"${raw.slice(0, 80)}"` : JSON.stringify(raw);
+    // A whole number above the bound is the only number an integer field refuses besides negatives.
+    const wrong = typeof raw === 'number' && raw > 0 ? 'is too large' : `is not ${words ?? `valid (expected ${why})`}`;
+    ui.notify(`${field.path}: ${given} ${wrong}; nothing was written. Choose it again in /memory settings.`, 'warning');
     return;
   }
   const outcome = await write(deps, [{ scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }], `Change ${field.path}?`, 'settings');

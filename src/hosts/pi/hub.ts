@@ -10,6 +10,7 @@ import type { UiPort } from '../../effects/ports/ui.js';
 import { setupState } from '../../machines/setup/selectors.js';
 import { deadLettersCommand, memoryHubCommand, type CommandContext, type CommandReport } from '../../tools/commands/index.js';
 import { findTool } from '../../tools/catalogue.js';
+import { isRecord } from '../../codecs/codecs.js';
 import type { MemoryRuntime } from '../memoryRuntime.js';
 import type { RuntimeHolder } from './holder.js';
 import { applyStarters, guidedSetup, settingsEditor, switchOnOff, uiOf } from './person.js';
@@ -38,7 +39,7 @@ const glance = (runtime: MemoryRuntime): string => {
   const state = runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off';
   return [
     `Memory: ${state}${status.setup.detail === null || state === 'ready' ? '' : ` (${status.setup.detail})`}`,
-    `Bank ${status.projectBank}, project ${status.projectTag}${queue === undefined ? '' : `; ${queue.depth} queued, ${queue.deadLetters} dead letter(s)`}`,
+    `Bank ${status.projectBank}, tagged ${status.projectTag}${queue === undefined ? '' : `; ${queue.depth} queued, ${queue.deadLetters} dead letter(s)`}`,
   ].join('\n');
 };
 
@@ -66,18 +67,36 @@ const deadLetters = async (ui: UiPort, cmd: CommandContext): Promise<void> => {
   if (verb === 'Drop') show(ui, await deadLettersCommand(queue, ['drop', job.job.jobId]));
 };
 
+/** The models a `memory_mental_model list` answered, from its details. */
+const listedModels = (details: unknown): { readonly id: string; readonly name: string }[] => {
+  const items = isRecord(details) ? details['items'] : undefined;
+  if (!Array.isArray(items)) return [];
+  return items.flatMap((m: unknown) => (isRecord(m) && typeof m['id'] === 'string' && typeof m['name'] === 'string' ? [{ id: m['id'], name: m['name'] }] : []));
+};
+
 const models = async (ui: UiPort, runtime: MemoryRuntime, cmd: CommandContext): Promise<void> => {
   const use: AgentUse = runtime.loaded.config.agentUse;
   const apply = `Apply the ${use} starter set`;
   const picked = await ui.select('Mental models', ['List', apply, 'Refresh all', 'Back']);
-  if (picked === 'List') return show(ui, await memoryHubCommand(cmd, 'models'));
+  const tool = findTool('memory_mental_model');
+  if (picked === 'List') {
+    // The list is for choosing one to read: its content is what a person wants to see.
+    const listed = await tool?.run({ action: 'list' }, cmd.tools);
+    const items = listed?.ok === true ? listedModels(listed.result.details) : [];
+    if (tool === undefined || listed?.ok !== true || items.length === 0) return show(ui, await memoryHubCommand(cmd, 'models'));
+    const labels = items.map((m) => `${m.name} (${m.id})`);
+    const chosen = await ui.select(`Mental models: choose one to read (${items.length})`, [...labels, 'Back']);
+    const model = items[labels.indexOf(chosen ?? '')];
+    if (model === undefined) return;
+    const got = await tool.run({ action: 'get', id: model.id }, cmd.tools);
+    return got.ok ? ui.notify(got.result.text, 'info') : ui.notify(got.error.message, 'warning');
+  }
   if (picked === apply) return ui.notify(await applyStarters(runtime, ui, use, { confirm: true }), 'info');
   if (picked !== 'Refresh all') return;
-  const tool = findTool('memory_mental_model');
   if (tool === undefined) return;
   const listed = await tool.run({ action: 'list' }, cmd.tools);
   if (!listed.ok) return ui.notify(listed.error.message, 'warning');
-  const ids = ((listed.result.details as { items?: { id: string }[] }).items ?? []).map((m) => m.id);
+  const ids = listedModels(listed.result.details).map((m) => m.id);
   const results = await Promise.all(ids.map((id) => tool.run({ action: 'refresh', id, dryRun: false }, cmd.tools)));
   ui.notify(`Refresh asked for ${results.filter((r) => r.ok).length} of ${ids.length} mental model(s).`, 'info');
 };

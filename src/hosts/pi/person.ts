@@ -147,7 +147,7 @@ export const guidedSetup = async (holder: RuntimeHolder, ctx: ExtensionContext, 
   if (next !== undefined) {
     await settled(next, 10_000);
     const state = setupState(next.setup.getSnapshot());
-    lines.push(state === 'ready' ? `Memory is on: bank ${next.scope.projectBank.bankId}, project ${next.scope.identity.tag}.` : `Memory: ${state}${next.setup.getSnapshot().context.detail === null ? '' : ` (${next.setup.getSnapshot().context.detail ?? ''})`}; /memory:doctor says more.`);
+    lines.push(state === 'ready' ? `Memory is on: bank ${next.scope.projectBank.bankId}, tagged ${next.scope.identity.tag}.` : `Memory: ${state}${next.setup.getSnapshot().context.detail === null ? '' : ` (${next.setup.getSnapshot().context.detail ?? ''})`}; /memory:doctor says more.`);
     if (result.starters !== undefined && state === 'ready') lines.push(await applyStarters(next, ui, result.starters, { confirm: false }));
   }
   ui.notify(lines.join('\n'), 'info');

@@ -15,6 +15,7 @@ import { HttpError } from '../../server/http/errors.js';
 import { bankPath, type HindsightAnswer, type HindsightLine } from './hindsight.js';
 import { openEventStream } from './security.js';
 import { Budget, FactType } from '../../wire/hindsight.js';
+import { memoryStatements, type Speaker } from '../../effects/session/recallConversation.js';
 
 export interface ApiReply {
   readonly status: number;
@@ -50,6 +51,30 @@ const passOn = (answer: HindsightAnswer): ApiReply => ({ status: answer.status, 
 
 const record = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 const listOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
+
+const SPEAKER: Record<Exclude<Speaker, undefined>, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
+
+/**
+ * A retained pi turn is stored as the JSON of its messages: `shown` is what was said, by whom,
+ * one line each, as the recall block gives it to the model. Other texts get no `shown`; `text`
+ * stays as the server has it (Edit changes that).
+ */
+const withShown = (item: unknown): unknown => {
+  const memory = record(item);
+  const text = memory['text'] ?? memory['original_text'];
+  if (typeof text !== 'string') return item;
+  const statements = memoryStatements(text);
+  if (!statements.some((s) => s.who !== undefined)) return item;
+  const lines = statements.map((s) => (s.who === undefined ? s.text : `${SPEAKER[s.who]}${s.tool === undefined ? '' : ` (${s.tool})`}: ${s.text}`));
+  return { ...memory, shown: lines.join('\n') };
+};
+
+/** A list answer with each item's `shown`. */
+const listShown = (answer: HindsightAnswer): ApiReply => {
+  if (answer.status !== 200 || !isRecord(answer.body)) return passOn(answer);
+  const body = answer.body;
+  return { status: 200, body: { ...body, items: listOf(body['items']).map(withShown) } };
+};
 
 /** A write's confirmation must name what it changes: a page that did not ask the user cannot guess it. */
 const confirmed = (target: { readonly id: string; readonly confirm: string }): void => {
@@ -90,7 +115,7 @@ export const memoryRoutes = (line: HindsightLine): Readonly<Record<string, ApiRo
         offset: Number(query.get('offset') ?? '0'),
       },
     });
-    return passOn(answer);
+    return listShown(answer);
   },
 
   'GET /ui/api/memory': async ({ query }) => {
@@ -108,10 +133,10 @@ export const memoryRoutes = (line: HindsightLine): Readonly<Record<string, ApiRo
     return {
       status: 200,
       body: {
-        memory: memory.body,
-        document: document.status === 200 ? document.body : null,
+        memory: withShown(memory.body),
+        document: document.status === 200 ? withShown(document.body) : null,
         // The other memories of the same source document, oldest first: what was said around it.
-        neighbours: items.filter((item) => record(item)['id'] !== id).reverse(),
+        neighbours: items.filter((item) => record(item)['id'] !== id).reverse().map(withShown),
       },
     };
   },
@@ -124,7 +149,9 @@ export const memoryRoutes = (line: HindsightLine): Readonly<Record<string, ApiRo
       query: { explain: 'true' },
       body: { query: req.query, trace: true, budget: req.budget ?? 'mid', max_tokens: 4096, ...(req.types === undefined ? {} : { types: req.types }) },
     });
-    return { status: answer.status, body: answer.status === 200 ? { ...record(answer.body), embedded: answer.embedded } : answer.body };
+    if (answer.status !== 200) return passOn(answer);
+    const recalled = record(answer.body);
+    return { status: 200, body: { ...recalled, results: listOf(recalled['results']).map(withShown), embedded: answer.embedded } };
   },
 
   'POST /ui/api/memory/edit': async ({ body }) => {
@@ -187,7 +214,7 @@ export const streamMemories = (req: IncomingMessage, res: ServerResponse, line: 
         const id = record(item)['id'];
         if (typeof id !== 'string' || seen.has(id)) continue;
         seen.add(id);
-        if (!first) stream.send('memory', item);
+        if (!first) stream.send('memory', withShown(item));
       }
       first = false;
     } finally {

@@ -83,7 +83,7 @@ describe('agent-memory import', () => {
     expect(stdout).toContain(`Resume with: agent-memory import ${sessions}`);
 
     const status = await cli(['status']);
-    expect(status.stdout).toMatch(/Import\s*:?\s*paused/);
+    expect(status.stdout).toMatch(/Import: paused at \d+\/\d+ \(/);
 
     const resumed = await cli(['import', sessions]);
     expect(resumed.code).toBe(0);
@@ -91,5 +91,8 @@ describe('agent-memory import', () => {
     expect(resumed.stdout).toMatch(/already-imported: \d+/);
     const docs = await call(server, 'GET', '/v1/default/banks/cli-import/documents?limit=1000');
     expect(docs.body.total).toBe(120);
+    // The state is said once ("Import: done: done: ..." before).
+    const after = await cli(['status']);
+    expect(after.stdout).toMatch(/Import: done: \d+ queued, \d+ skipped of 120 document\(s\)/);
   }, 120_000);
 });

@@ -101,7 +101,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const p = await freshProject('fresh-repo');
     const pi = open(p, ['The staging API listens on port 8443.'], setupRules(server.url));
     try {
-      await pi.notice(/Memory is on: bank coding/, { ms: 60_000 });
+      // The project is named by its tag once ("project project:fresh-repo" before).
+      await pi.notice(/^Memory is on: bank coding, tagged project:fresh-repo\.$/m, { ms: 60_000 });
       expect(pi.unanswered).toEqual([]);
       // Answers a person gave: one per dialog.
       expect(pi.dialogs.length).toBeLessThanOrEqual(8);
@@ -121,6 +122,14 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       await pi.notice(/Created starter mental models: Architecture, Conventions, Decisions/);
       // Nothing was told before setup, so the footer says ready (it said "nothing new").
       await waitUntil(() => pi.statuses.get('memory') === 'memory: ready', 10_000, `footer "memory: ready", not ${pi.statuses.get('memory')}`);
+      // The hub's mental models: the list is a choice, and the chosen one is read in full.
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'Mental models' } },
+        { when: /^Mental models$/, answer: { option: 'List' } },
+        { when: /^Mental models: choose one to read \(3\)$/, answer: { option: 'Architecture (' } },
+      ]);
+      pi.prompt('/memory');
+      expect(await pi.notice(/^Mental model mm-/)).toMatch(/^Mental model mm-[\w-]+: Architecture\n/);
 
       const from = pi.notices.length;
       pi.prompt('Which port does the staging API use?');
@@ -281,11 +290,11 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
-        { when: /^recall\.maxTokens \(positive-int\)/, answer: { text: 'lots' } },
+        { when: /^recall\.maxTokens \(a whole number above 0\)$/, answer: { text: 'lots' } },
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
-        { when: /^recall\.maxTokens \(positive-int\)/, answer: { text: '1200' } },
+        { when: /^recall\.maxTokens \(a whole number above 0\)$/, answer: { text: '1200' } },
         { when: /^Change recall\.maxTokens\?/, answer: { confirm: true } },
         { when: /^Memory settings$/, answer: { option: 'Show advanced settings' } },
         { when: /^Memory settings$/, answer: { option: 'Connection' } },
@@ -300,8 +309,9 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     } finally {
       await pi.close();
     }
-    const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: expected'));
-    expect(refused?.text).toContain('nothing was written');
+    // Said in words, with what was typed and where to try again (it said "expected PositiveInt").
+    const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: "lots"'));
+    expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose it again in /memory settings.');
     const change = pi.dialogs.find((d) => d.dialog.title === 'Change recall.maxTokens?');
     expect(change?.dialog.method === 'confirm' ? change.dialog.message : '').toContain('recall.maxTokens: (not set) -> 1200');
     const reset = pi.dialogs.find((d) => d.dialog.title === 'Reset memory.apiKey?');
@@ -375,6 +385,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('/memory');
       await pi.notice(/Memory is on in every project \(enabled removed from .*memory\.json\)\./);
       expect(pi.unanswered).toEqual([]);
+      expect(pi.dialogs.some((d) => d.dialog.title.includes('\nBank hub-bank, tagged project:hub-repo; '))).toBe(true);
     } finally {
       await pi.close();
     }
