@@ -37,6 +37,7 @@ import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { runtimeServer } from './runtime/server.js';
 import { openRetainParts } from './runtime/retainParts.js';
+import { setAsideNotice, setAsideQueueFiles } from '../adapters/queue/queueOwner.js';
 import { unavailableQueue, withRetainHealth } from './runtime/standIns.js';
 import { runtimeStatus, statusListeners, toolStatusView, type RuntimeStatus } from './runtime/status.js';
 import { openTraceFiles } from './runtime/traceFiles.js';
@@ -67,6 +68,8 @@ export interface MemoryRuntimeOptions {
   readonly shutdownFlushMs?: number;
   /** The host's project-trust decision (pi 0.79+), joined with memory.trustedOrigins; undefined: the host has none. */
   readonly hostProjectTrusted?: () => boolean | undefined;
+  /** Mark the project's queue journal as it is as this user's (`agent-memory flush --trust-queue`). */
+  readonly trustQueue?: boolean;
 }
 
 type Started = Extract<SessionInput, { readonly type: 'session.started' }>;
@@ -162,7 +165,12 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     clock,
     trace: traces.traceFor('retain-delivery'),
     onProblem: (text) => problems.push(text),
+    // The user file's directory is pi's agent dir: this user's queue key lives there.
+    agentDir: path.dirname(loaded.files.user.path),
+    ...(options.trustQueue === undefined ? {} : { trustQueue: options.trustQueue }),
   });
+  // Said until the user moves or deletes them: a queue file a repository planted, set aside unread.
+  if (queue !== undefined) problems.push(...setAsideQueueFiles(config.queuePath).map(setAsideNotice));
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());

@@ -21,6 +21,11 @@ export interface JsonlRetainQueueStoreOptions {
   readonly lockTimeoutMs?: number;
   /** Delivery lease staleness (heartbeat age) for holders on other hosts. */
   readonly leaseStaleMs?: number;
+  /**
+   * This user's mark for the journal (`src/adapters/queue/queueOwner.ts`): a journal without it
+   * (a cloned repository's) is set aside, never delivered. `trust` marks the journal as it is.
+   */
+  readonly owner?: { readonly mark: string; readonly trust: boolean };
 }
 
 export const jsonlRetainQueueStore =
@@ -31,6 +36,7 @@ export const jsonlRetainQueueStore =
       ...(options.journalFs === undefined ? {} : { fs: options.journalFs }),
       ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
       onDamage: onJournalDamage,
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
     });
     const files = journal.files;
     const receipts = openReceiptsStore(files.receipts, onReceiptsDamage);

@@ -27,6 +27,10 @@ export const outOfScope = (what: string, id: string, bankId: string): ToolOutcom
 
 const isProjectTag = (tag: string): boolean => tag.startsWith('project:') || tag.startsWith('repo:');
 
+/** The tags of `tags` that name a project other than this one (`project:` or legacy `repo:`). */
+export const foreignProjectTags = (ctx: ToolContext, tags: readonly string[]): readonly string[] =>
+  tags.filter((tag) => isProjectTag(tag) && !ctx.scope.projectScopeTags.includes(tag));
+
 /**
  * The tags an object is created or updated with: a project-tier object always carries this
  * project's tag, and no tag may name another project. `undefined` given stays `undefined` for

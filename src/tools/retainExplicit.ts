@@ -14,6 +14,7 @@ import type { ToolContext } from './context.js';
 import { custom, flag, objectId, oneOf, stringMap, text, textCodec, type Param } from './params.js';
 import type { RetainJobInput } from '../effects/ports/toolQueue.js';
 import { fail, ok, type ToolOutcome } from './result.js';
+import { foreignProjectTags } from './objectScope.js';
 import { tagsParam } from './sharedParams.js';
 import { retainTimestamp } from './timestamps.js';
 
@@ -40,7 +41,7 @@ export const retainParamDefs = (contextDescription: string) => ({
     context: text(contextDescription, 2000),
   },
   optional: {
-    tags: tagsParam('Tags added to the automatic scope tags.'),
+    tags: tagsParam('Tags added to the automatic scope tags. A project: or repo: tag naming another project is refused.'),
     entities: custom(
       maxList(Entity, 64),
       { type: 'array', maxItems: 64, items: { type: 'object', properties: { text: { type: 'string' }, type: { type: 'string' } }, required: ['text'], additionalProperties: false } },
@@ -121,6 +122,15 @@ export const retainExplicit = async (toolName: string, params: ExplicitRetainPar
       `${toolName}: field async: the retain queue delivers with retain.async=${String(ctx.loaded.config.retainAsync)} for every job; leave async out or change retainAsync with memory_config. Nothing was stored.`,
       { field: 'async' },
     );
+  }
+  // Another project's tag would put the memory in that project's automatic recall (its scope
+  // filter matches any of its tags): a tool call writes only within this project.
+  const foreign = [
+    { field: 'tags', tags: foreignProjectTags(ctx, params.tags ?? []) },
+    { field: 'observationScopes', tags: foreignProjectTags(ctx, Array.isArray(params.observationScopes) ? params.observationScopes.flat() : []) },
+  ].find((f) => f.tags.length > 0);
+  if (foreign !== undefined) {
+    return fail('rejected', `${toolName}: field ${foreign.field}: ${foreign.tags.join(', ')} names another project; a tool call writes only within this project (${ctx.scope.identity.tag}). Nothing was stored.`, { field: foreign.field });
   }
   const { job, droppedMetadataKeys } = buildExplicitJob(params, target, ctx);
   const pendingBefore = ctx.queue.status().depth;

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
+import { ownerMark, readOwnerKey } from '../../src/adapters/queue/queueOwner.js';
 import { startUiServer, type UiServer } from '../../src/hosts/ui/uiServer.js';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
@@ -226,8 +227,9 @@ describe('the memory browser, Project: the retain queue', () => {
   it('lists a dead letter with its reason; Requeue delivers it', async () => {
     const queuePath = `${project.cwd}/.pi/memory/retain-queue.jsonl`;
     server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
+    // The queue as a session of this user opens it: with the user's mark (a queue without it is set aside unread).
     const queue = await openRetainQueue({
-      ...fileRetainQueuePorts({ queuePath }),
+      ...fileRetainQueuePorts({ queuePath, owner: { mark: ownerMark(readOwnerKey(project.agentDir), queuePath), trust: false } }),
       server: createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000, apiKey: KEY }),
       mode: 'immediate',
       flushIntervalMs: 60_000,

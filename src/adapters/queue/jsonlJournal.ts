@@ -13,7 +13,7 @@
  *   caller, which folds them in without writing them again. A compaction by another process
  *   replaces the file: `takeForeign` then says `replaced` and the caller reloads.
  */
-import { closeSync, fsyncSync, ftruncateSync, lstatSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, lstatSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JournalRecord } from '../../codecs/codecs.js';
@@ -24,7 +24,7 @@ import { forEachLineSync } from '../fs/fileLines.js';
 import { decodeLine, encodeRecord, encodeRecordBytes } from './recordCodec.js';
 import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
-import { ensurePrivateDirSync, openStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
+import { ensurePrivateDirSync, openStateFileSync, readStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
@@ -48,6 +48,12 @@ export interface JsonlJournalOptions {
   readonly lockStaleMs?: number;
   /** Called for every damaged record found (also returned as damage). */
   readonly onDamage?: (damage: JournalDamage) => void;
+  /**
+   * This user's mark for the journal (`queueOwner.ts`). When given, a journal (and dead-letter
+   * log) without it is set aside before anything is read, and the mark is written; `trust`
+   * writes the mark for the journal as it is (the user took a set-aside queue back).
+   */
+  readonly owner?: { readonly mark: string; readonly trust: boolean };
 }
 
 interface Position {
@@ -84,6 +90,22 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
 
   ensurePrivateDirSync(path.dirname(files.journal));
 
+  /** Sets aside a journal (and dead letters) this user's memory did not write; caller holds the lock. */
+  const claim = (owner: NonNullable<JsonlJournalOptions['owner']>): void => {
+    if (!owner.trust && readStateFileSync(files.owner, 4096)?.trim() === owner.mark) return;
+    if (!owner.trust) {
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      for (const file of [files.journal, files.deadLetters]) {
+        const stat = statOf(file);
+        if (stat === undefined || stat.size === 0) continue;
+        const aside = `${file.replace(/\.jsonl$/, '')}.untrusted-${stamp}.jsonl`;
+        renameSync(file, aside);
+      }
+    }
+    writePrivateFileSync(files.owner, `${owner.mark}\n`);
+    fsyncDirectorySync(path.dirname(files.journal));
+  };
+
   const locked = <T>(fn: () => T): T => {
     const held = lock.acquireSync(lockTimeoutMs);
     try {
@@ -101,17 +123,24 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     return damage;
   };
 
-  const statJournal = (): { ino: number; size: number } | undefined => {
+  const statOf = (file: string): { ino: number; size: number } | undefined => {
     try {
       // lstat: a journal planted as a link to another file is refused, never read or cut.
-      const stat = lstatSync(files.journal);
-      if (!stat.isFile()) throw new UnsafeFileError(files.journal, stat.isSymbolicLink() ? 'it is a symbolic link (a cloned repository can plant one); remove it' : 'it is not a regular file; remove it');
+      const stat = lstatSync(file);
+      if (!stat.isFile()) throw new UnsafeFileError(file, stat.isSymbolicLink() ? 'it is a symbolic link (a cloned repository can plant one); remove it' : 'it is not a regular file; remove it');
       return { ino: stat.ino, size: stat.size };
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return undefined;
       throw error;
     }
   };
+  const statJournal = (): { ino: number; size: number } | undefined => statOf(files.journal);
+
+  // Before anything of the journal is read: a queue this user's memory did not write is never folded.
+  if (options.owner !== undefined) {
+    const owner = options.owner;
+    locked(() => claim(owner));
+  }
 
   const truncateTo = (size: number, durable: boolean): void => {
     const fd = openStateFileSync(files.journal, 'readWrite');

@@ -21,6 +21,8 @@ export interface QueueFiles {
   readonly deadLetters: string;
   /** The last deliveries (lowdb JSON document). */
   readonly receipts: string;
+  /** This user's mark for the journal (`queueOwner.ts`): a journal without it is set aside. */
+  readonly owner: string;
 }
 
 export const queueFiles = (journalPath: string): QueueFiles => {
@@ -32,6 +34,7 @@ export const queueFiles = (journalPath: string): QueueFiles => {
     quarantine: `${base}.quarantine.jsonl`,
     deadLetters: `${base}.dead.jsonl`,
     receipts: `${base}.receipts.json`,
+    owner: `${base}.owner`,
   };
 };
 

@@ -18,6 +18,7 @@ import { inspectQueue } from '../../effects/retainDelivery/inspect.js';
 import type { QueueStatus } from '../../effects/retainDelivery/status.js';
 import type { ToolRetainQueue } from '../../effects/ports/toolQueue.js';
 import type { RuntimeStatusView, ToolContext } from '../../tools/context.js';
+import { setAsideNotice, setAsideQueueFiles } from '../../adapters/queue/queueOwner.js';
 import { importStatusOf } from '../importer.js';
 import { createToolContext } from '../toolContext.js';
 
@@ -28,6 +29,8 @@ export interface Inspection {
   readonly queueProblem?: string;
   /** Why turns are not being saved (disk full, read-only), from the runtime's record or the disk itself. */
   readonly retainFailing?: string;
+  /** Queue files set aside as not written by this user's memory (`queueOwner.ts`), each with what to do. */
+  readonly setAside: readonly string[];
 }
 
 const unknownQueue: QueueStatus = { depth: 0, deadLetters: 0, state: 'idle', damaged: 0 };
@@ -65,5 +68,11 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   // Read-only: the runtime's record of a failing retain, or a state dir that cannot take a write now.
   const retainFailing = config.enabled ? readRetainFailing(path.join(loaded.stateDir, 'memory')) : undefined;
   const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem, retainFailing), env, home, status });
-  return { tools, stateDir, ...(queueProblem === undefined ? {} : { queueProblem }), ...(retainFailing === undefined ? {} : { retainFailing }) };
+  let setAside: readonly string[] = [];
+  try {
+    setAside = setAsideQueueFiles(config.queuePath).map(setAsideNotice);
+  } catch (error) {
+    queueProblem ??= `the retain queue's directory could not be listed: ${redact(error instanceof Error ? error.message : String(error))}`;
+  }
+  return { tools, stateDir, setAside, ...(queueProblem === undefined ? {} : { queueProblem }), ...(retainFailing === undefined ? {} : { retainFailing }) };
 };

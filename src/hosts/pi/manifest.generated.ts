@@ -208,7 +208,7 @@ export const piManifest: PiManifest = {
             },
             "minItems": 0,
             "maxItems": 64,
-            "description": "Tags added to the automatic scope tags."
+            "description": "Tags added to the automatic scope tags. A project: or repo: tag naming another project is refused."
           },
           "entities": {
             "type": "array",
@@ -332,7 +332,7 @@ export const piManifest: PiManifest = {
             },
             "minItems": 0,
             "maxItems": 64,
-            "description": "Tags added to the automatic scope tags."
+            "description": "Tags added to the automatic scope tags. A project: or repo: tag naming another project is refused."
           },
           "entities": {
             "type": "array",

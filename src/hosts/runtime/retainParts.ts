@@ -3,6 +3,7 @@
  * open (a full or read-only disk, a refused state dir); the runtime then goes on without
  * automatic retain and says why, and the turns wait behind the cursor for a later session.
  */
+import { ownerMark, readOwnerKey } from '../../adapters/queue/queueOwner.js';
 import { openRetainCursor } from '../../adapters/queue/retainCursor.js';
 import type { MemoryConfig } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
@@ -24,6 +25,10 @@ export interface RetainPartsOptions {
   readonly trace: TracePort | undefined;
   /** Problems for status and doctor, already redacted. */
   readonly onProblem: (text: string) => void;
+  /** pi's agent dir, where this user's queue key lives (`queueOwner.ts`). */
+  readonly agentDir: string;
+  /** Mark the journal as it is as this user's (`agent-memory flush --trust-queue`). */
+  readonly trustQueue?: boolean;
 }
 
 export interface RetainParts {
@@ -41,7 +46,7 @@ export const openRetainParts = async (o: RetainPartsOptions): Promise<RetainPart
     try {
       queue = await openRetainQueue({
         // Job keys live in a journal other processes read: always SHA-256, never a twin's digest.
-        ...fileRetainQueuePorts({ queuePath: config.queuePath }),
+        ...fileRetainQueuePorts({ queuePath: config.queuePath, owner: { mark: ownerMark(readOwnerKey(o.agentDir), config.queuePath), trust: o.trustQueue === true } }),
         server: o.server,
         mode: config.retainDelivery,
         flushIntervalMs: config.retainFlushIntervalMs,

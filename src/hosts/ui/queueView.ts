@@ -5,6 +5,8 @@
  * Never the retained text. Requeue and drop open the real queue (`openRetainQueue`), the one
  * path every process writes it through, then deliver at once so the result shows.
  */
+import path from 'node:path';
+import { ownerMark, readOwnerKey } from '../../adapters/queue/queueOwner.js';
 import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { createMemoryServer } from '../../adapters/server/client.js';
 import type { LoadedConfig } from '../../config/load.js';
@@ -49,7 +51,7 @@ export const changeDeadLetter = async (loaded: LoadedConfig, env: NodeJS.Process
   const key = resolveApiKey(loaded, env);
   const server = createMemoryServer({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, ...(key._tag === 'key' ? { apiKey: key.key } : {}) });
   const queue = await openRetainQueue({
-    ...fileRetainQueuePorts({ queuePath: config.queuePath }),
+    ...fileRetainQueuePorts({ queuePath: config.queuePath, owner: { mark: ownerMark(readOwnerKey(path.dirname(loaded.files.user.path)), config.queuePath), trust: false } }),
     server,
     mode: config.retainDelivery,
     flushIntervalMs: config.retainFlushIntervalMs,

@@ -4,7 +4,8 @@
  *
  * 1. keyword: BM25F over the stemmed query words.
  * 2. expansion: the words WordNet and the coding thesaurus relate to each query word, at a
- *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment"); in a
+ *    lower weight ("bundler" also searches "rollup", "deploying" also "deployment"), and the
+ *    words WordNet gives a phrasal verb of the query ("do the dishes" -> "wash"); in a
  *    conversation, a word the bank seldom says also searches its nearest words by GloVe vectors
  *    ("boss" -> "manager", "bedroom" -> "room").
  * 3. feedback (off by default): pseudo-relevance feedback (RM3-like): the terms that best
@@ -42,7 +43,8 @@ import { participantFor } from './names.js';
 import { STOP_WORDS } from './stopwords.js';
 import { isCalendarName, timeCues, type TimeCue } from './temporal.js';
 import { topK } from './topK.js';
-import { isLemma, relatedWords } from './wordnet.js';
+import { isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
+import { verbOfPast } from './irregularForms.js';
 import { neighboursOf } from './wordNeighbours.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
@@ -68,6 +70,8 @@ export interface RankStages {
 
 export interface RankParams {
   readonly wordnetWeight: number;
+  /** A phrasal verb's WordNet words ("wash up" for "do the dishes"): a phrase's sense is surer than a lone word's. */
+  readonly phrasalWeight: number;
   readonly codingWeight: number;
   /**
    * What a coding-thesaurus word counts for in the confidence (how much of the query the bank
@@ -133,6 +137,7 @@ export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
 const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
+  phrasalWeight: 0.5,
   codingWeight: 0.8,
   codingCredit: 0.8,
   feedbackDocs: 5,
@@ -352,6 +357,15 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
     if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
+  }
+  // A phrasal verb says what its verb alone does not ("do the dishes": wash; "went up": rise):
+  // its WordNet sense's words search at their own weight, counted for the verb in the confidence.
+  if (stages.wordnet) {
+    for (const phrasal of phrasalVerbs(query.toLowerCase().match(/[a-z]+/g) ?? [], verbOfPast)) {
+      if (stages.coding && codingKnows(phrasal.verb)) continue;
+      const of = stemWord(phrasal.verb);
+      for (const r of phrasal.words) add(r, of, params.phrasalWeight);
+    }
   }
   // GloVe learnt general English (news, Wikipedia): a conversation speaks it, while a project's
   // notes give words their domain sense ("deploy" -> "troops" cost coding set 2 questions). A

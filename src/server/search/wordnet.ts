@@ -4,7 +4,8 @@
  * senses are mostly rare meanings that would pull in noise ("test" as a shell). The index
  * files are searched on disk (sortedLines.ts: a key per kilobyte in memory, one read a lookup;
  * held whole they were 6.3 MB of the server's resident memory); synsets are read from the data
- * files by byte offset and cached.
+ * files by byte offset and cached. Its multi-word verbs ("wash_up", "pay_back") are found in a
+ * text's word sequences by `phrasalVerbs`.
  */
 import { openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -165,4 +166,97 @@ export const relatedWords = (word: string): string[] => {
   if (relatedCache.size > 20_000) relatedCache.clear();
   relatedCache.set(word, related);
   return related;
+};
+
+// The particles that close a phrasal verb ("wash up", "show up", "pay back"): each one a stop
+// word, so the analyzer leaves the verb alone and "wash up" searches washing of any kind.
+const PARTICLES: ReadonlySet<string> = new Set('up down out off back away together apart aside forward'.split(' '));
+// These are far more often prepositions ("work on the deck", "live in Leeds", "what does she
+// live in?"): read as particles only after an object pronoun ("let them in").
+const PREPOSITIONS: ReadonlySet<string> = new Set('in on over through around about along'.split(' '));
+// What stands inside a three-word verb: "do the dishes", "take a break", "give it a go".
+const LINKS: ReadonlySet<string> = new Set('the a an it to in on'.split(' '));
+const OBJECTS: ReadonlySet<string> = new Set('me you him her it us them'.split(' '));
+const DOUBLED = /([b-df-hj-np-tv-z])\1$/;
+
+/** A verb's candidate base forms: itself, WordNet's suffix rules, a doubled final consonant undone ("dropped" -> "drop"). */
+const verbBases = (word: string, irregular: string): string[] => {
+  const out = new Set<string>([irregular, word]);
+  for (const [suffix, replacement] of DETACH.verb) {
+    if (word.length <= suffix.length + 1 || !word.endsWith(suffix)) continue;
+    const base = word.slice(0, -suffix.length) + replacement;
+    out.add(base);
+    if (replacement === '' && DOUBLED.test(base)) out.add(base.slice(0, -1));
+  }
+  return [...out];
+};
+
+/** A phrasal verb of a text and the words WordNet gives its most frequent sense. */
+export interface Phrasal {
+  /** The text's verb as written ("washed"): the expansion stands for it. */
+  readonly verb: string;
+  /** The WordNet lemma found ("wash_up"). */
+  readonly lemma: string;
+  /** Single-word members and derived forms of its first sense, then each multi-word member's verb. */
+  readonly words: readonly string[];
+}
+
+const phrasalCache = new Map<string, Phrasal | null>();
+
+/**
+ * WordNet's multi-word verbs among a text's lower-case words, stop words kept ("she washed up
+ * after dinner" -> wash_up): a word and the particle after it (or after an object pronoun), or
+ * three words in a row with an article or particle inside ("do the dishes", "meet up with"),
+ * each tried with the first word's base forms as a verb lemma (one on-disk search each, cached).
+ * `irregular` maps an irregular past to its verb ("went" -> "go").
+ */
+export const phrasalVerbs = (tokens: readonly string[], irregular: (word: string) => string): Phrasal[] => {
+  if (!loadWordNet() || !database) return [];
+  const db = database;
+  const out: Phrasal[] = [];
+  for (let i = 0; i + 1 < tokens.length; i += 1) {
+    const first = tokens[i];
+    if (first === undefined || first.length < 2 || PARTICLES.has(first) || PREPOSITIONS.has(first)) continue;
+    // "paid me back": an object pronoun between the verb and its particle is passed over.
+    const after = tokens[i + 2] ?? '';
+    const split = OBJECTS.has(tokens[i + 1] ?? '') && (PARTICLES.has(after) || PREPOSITIONS.has(after));
+    for (const n of split ? [2] : [3, 2]) {
+      const rest = split ? tokens.slice(i + 2, i + 3) : tokens.slice(i + 1, i + n);
+      const last = rest[rest.length - 1];
+      if (rest.length !== n - 1 || last === undefined) continue;
+      if (n === 2 && !split && !PARTICLES.has(last)) continue;
+      // Three-word verbs are mostly verb + article or particle + word ("do the dishes", "take a
+      // break", "meet up with"): other triples are not looked up.
+      if (n === 3 && !LINKS.has(rest[0] ?? '') && !PARTICLES.has(rest[0] ?? '') && !PARTICLES.has(last)) continue;
+      const key = `${first} ${rest.join(' ')}`;
+      let found = phrasalCache.get(key);
+      if (found === undefined) {
+        found = null;
+        for (const base of verbBases(first, irregular(first))) {
+          const lemma = [base, ...rest].join('_');
+          const offset = firstSense(db, 'verb', lemma);
+          if (offset === undefined) continue;
+          const single: string[] = [];
+          const verbs: string[] = [];
+          for (const member of synsetWords(db, 'verb', offset)) {
+            if (member === lemma) continue;
+            if (!member.includes('_')) single.push(member);
+            else {
+              const head = member.split('_')[0];
+              if (head !== undefined && head !== base) verbs.push(head);
+            }
+          }
+          found = { verb: first, lemma, words: [...new Set([...single, ...verbs])] };
+          break;
+        }
+        if (phrasalCache.size > 20_000) phrasalCache.clear();
+        phrasalCache.set(key, found);
+      }
+      if (found !== null) {
+        out.push(found);
+        break;
+      }
+    }
+  }
+  return out;
 };

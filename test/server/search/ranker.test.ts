@@ -83,6 +83,19 @@ describe('rank: stages', () => {
     expect(weight).toBeLessThan(1);
   });
 
+  it('expansion: a phrasal verb of the question searches the words of its WordNet sense, not its verb alone', () => {
+    const house: IndexedDocument[] = [
+      { id: 'wash', text: 'Priya: leave the pans, I will wash them after the film' },
+      { id: 'plates', text: 'Priya: we need new plates, two of ours are chipped' },
+      { id: 'film', text: 'Priya: the film starts at nine' },
+    ];
+    const r = ranked(house, 'who is doing the dishes tonight');
+    expect(r.terms.expansion.map((t) => t.term)).toContain('wash');
+    expect(r.hits[0]?.id).toBe('wash');
+    // Without WordNet the question meets no word of that line.
+    expect(ranked(house, 'who is doing the dishes tonight', { ...DEFAULT_STAGES, wordnet: false }).hits.map((h) => h.id)).not.toContain('wash');
+  });
+
   it('neighbour: the turn next to a strong match in the same session comes back, and only within the time gap', () => {
     const at = Date.UTC(2024, 4, 1);
     const chat: IndexedDocument[] = [

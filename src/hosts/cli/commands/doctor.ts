@@ -22,6 +22,7 @@ const parse = (argv: readonly string[], name: string): { json: boolean } | strin
 const stateErrors = (inspection: Inspection): string[] => [
   ...inspection.stateDir.findings.map((f) => `state dir: ${f.reason}`),
   ...(inspection.queueProblem === undefined ? [] : [`state dir: ${inspection.queueProblem}`]),
+  ...inspection.setAside.map((notice) => `state dir: ${notice}`),
   // A full disk (or a failure the runtime recorded); an unwritable dir is named above already.
   ...(inspection.retainFailing === undefined || inspection.stateDir.findings.some((f) => f.kind === 'unwritable') ? [] : [`retain failing: ${inspection.retainFailing}`]),
 ];

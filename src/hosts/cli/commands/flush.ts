@@ -5,7 +5,8 @@ import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
 
 export const flushCommand: Command = {
-  usage: 'usage: agent-memory flush [--timeout-ms N]\n\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued',
+  usage:
+    'usage: agent-memory flush [--timeout-ms N] [--trust-queue]\n\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued\n  --trust-queue   take the queue file as it is as yours (a queue memory set aside as not written by\n                  you, moved back after you checked its jobs), then deliver it',
   run: async (argv) => {
     const at = argv.indexOf('--timeout-ms');
     const timeoutMs = at >= 0 ? Number(argv[at + 1]) : 60_000;
@@ -13,6 +14,7 @@ export const flushCommand: Command = {
       console.error('agent-memory flush: --timeout-ms must be a positive whole number of milliseconds');
       return 2;
     }
+    const trustQueue = argv.includes('--trust-queue');
     return withRuntime(process.cwd(), async (runtime) => {
       const queue = runtime.queue;
       if (queue === undefined) {
@@ -43,6 +45,6 @@ export const flushCommand: Command = {
         return 1;
       }
       return 0;
-    });
+    }, trustQueue ? { trustQueue } : {});
   },
 };

@@ -1,0 +1,79 @@
+/**
+ * Whose retain queue a journal is. The journal lives in the project (`.pi/memory`), where a
+ * cloned repository can commit one: its queued jobs name any bank and any tags, and the first
+ * flush would deliver them (another project's memories poisoned under that project's tag, or
+ * the user bank every project recalls from). A journal this user's memory writes carries a mark
+ * beside it (`retain-queue.owner`): an HMAC, under a key only this user holds (in pi's agent
+ * dir, 0600), of the journal's absolute path. A repository cannot forge it, and a mark copied
+ * from another directory does not fit. A journal without a valid mark is set aside whole,
+ * never delivered, and the user is told where it is and how to take it back.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, writeSync, constants } from 'node:fs';
+import path from 'node:path';
+import { errnoCode } from '../../codecs/errno.js';
+import { readStateFileSync, tempNameFor, trustUserDir } from '../fs/safeFile.js';
+
+/** The key file in pi's agent dir: 32 random bytes as hex, created once, owner-only. */
+export const ownerKeyFile = (agentDir: string): string => path.join(agentDir, 'memory-queue.key');
+
+const KEY_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * This user's queue key, created on first use. Created by hard-linking a complete temp file to
+ * the name (fails if it exists), so two processes starting at once agree on one key and neither
+ * reads a half-written one.
+ */
+export const readOwnerKey = (agentDir: string): string => {
+  const file = ownerKeyFile(agentDir);
+  trustUserDir(agentDir);
+  // `agent-memory flush` may run before pi ever made its agent dir.
+  mkdirSync(agentDir, { recursive: true, mode: 0o700 });
+  const existing = readStateFileSync(file, 4096);
+  if (existing !== undefined) {
+    const key = existing.trim();
+    if (!KEY_HEX.test(key)) throw new Error(`${file} is not a queue key (64 hex characters); remove it and memory makes a new one (queued turns are kept, set aside)`);
+    return key;
+  }
+  const temp = tempNameFor(file);
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, file);
+  } catch (error) {
+    if (errnoCode(error) !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return readOwnerKey(agentDir);
+};
+
+/** The mark of the journal at `journalPath` under `key`. */
+export const ownerMark = (key: string, journalPath: string): string =>
+  createHmac('sha256', Buffer.from(key, 'hex')).update(`agent-memory/retain-queue-owner\n${path.resolve(journalPath)}`).digest('hex');
+
+/** The queue files set aside beside the journal at `journalPath` (`retain-queue.untrusted-….jsonl`, `retain-queue.dead.untrusted-….jsonl`). */
+export const setAsideQueueFiles = (journalPath: string): readonly string[] => {
+  const dir = path.dirname(journalPath);
+  const base = path.basename(journalPath).replace(/\.jsonl$/, '');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .filter((name) => name.startsWith(`${base}.`) && /\.untrusted-[0-9TZ-]+\.jsonl$/.test(name))
+    .sort()
+    .map((name) => path.join(dir, name));
+};
+
+/** What the user is told about a set-aside queue file, until they move or delete it. */
+export const setAsideNotice = (file: string): string =>
+  `${file}: a retain queue file this user's memory did not write (a cloned repository can commit one, naming any bank and tags) was set aside and nothing in it was delivered; delete it, or if it is your own queue from an earlier version, check its jobs, move it back (retain-queue.jsonl or retain-queue.dead.jsonl) and run agent-memory flush --trust-queue`;
