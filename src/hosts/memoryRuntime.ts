@@ -38,6 +38,7 @@ import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { runtimeServer } from './runtime/server.js';
 import { openRetainParts } from './runtime/retainParts.js';
 import { setAsideNotice, setAsideQueueFiles } from '../adapters/queue/queueOwner.js';
+import { dropDrainedSetAside } from './runtime/drainedSetAside.js';
 import { unavailableQueue, withRetainHealth } from './runtime/standIns.js';
 import { runtimeStatus, statusListeners, toolStatusView, type RuntimeStatus } from './runtime/status.js';
 import { openTraceFiles } from './runtime/traceFiles.js';
@@ -170,7 +171,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     ...(options.trustQueue === undefined ? {} : { trustQueue: options.trustQueue }),
   });
   // Said until the user moves or deletes them: a queue file a repository planted, set aside unread.
-  if (queue !== undefined) problems.push(...setAsideQueueFiles(config.queuePath).map(setAsideNotice));
+  // One with nothing to deliver (an earlier version's drained queue) is removed instead.
+  if (queue !== undefined) problems.push(...(await dropDrainedSetAside(config.queuePath, setAsideQueueFiles(config.queuePath), config.retainDelivery)).map(setAsideNotice));
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());

@@ -127,6 +127,32 @@ describe('a queue journal a cloned repository commits', () => {
     expect(readdirSync(repo.memoryDir).some((f) => f.startsWith('retain-queue.dead.untrusted-'))).toBe(true);
   }, 60_000);
 
+  it("an earlier version's drained queue (no mark, nothing waiting) is removed at the first start, not reported", async () => {
+    const own = clone('upgraded', {});
+    const queuePath = path.join(own.memoryDir, 'retain-queue.jsonl');
+    // Written as a version before the mark wrote it (no owner), and delivered.
+    const earlier = await openRetainQueue({
+      ...fileRetainQueuePorts({ queuePath }),
+      server: createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000 }),
+      mode: 'coalesced',
+      flushIntervalMs: 0,
+      onWarning: () => undefined,
+    });
+    await earlier.enqueue([{ bankId: BANK, documentId: 'earlier-version', updateMode: 'replace', item: { content: 'The nightly build publishes to the internal registry.', document_id: 'earlier-version' } }]);
+    await earlier.flush({ deadline: Date.now() + 10_000 });
+    expect(earlier.status().depth).toBe(0);
+    await earlier.close({ flush: false });
+    expect(existsSync(path.join(own.memoryDir, 'retain-queue.owner'))).toBe(false);
+    expect(readFileSync(queuePath, 'utf8')).toContain('retain.enqueued');
+
+    const flush = await runCli(['flush', '--timeout-ms', '3000'], { cwd: own.cwd, env: own.env });
+    expect(flush.stdout).toContain('Nothing queued.');
+    expect(readdirSync(own.memoryDir).filter((f) => f.includes('untrusted'))).toEqual([]);
+    const doctor = await runCli(['doctor'], { cwd: own.cwd, env: own.env });
+    expect(`${doctor.stdout}\n${doctor.stderr}`).not.toContain('did not write');
+    // A set-aside journal with a job waiting is kept and reported (the first test of this file).
+  }, 60_000);
+
   it('the user takes a set-aside queue back on purpose: moved back, flush --trust-queue delivers it', async () => {
     const repo = clone('mine', { 'retain-queue.jsonl': forgedJournal('1f0a0e5c-0000-4000-8000-000000000003', 'The staging database is on port 5433') });
     expect((await runCli(['flush', '--timeout-ms', '3000'], { cwd: repo.cwd, env: repo.env })).stdout).toContain('Nothing queued.');
