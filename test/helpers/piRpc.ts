@@ -166,7 +166,7 @@ export const startPiRpc = (o: PiRpcOptions): PiRpc => {
   const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
   let ids = 0;
   const detail = (): string =>
-    [`notices: ${JSON.stringify(notices.map((n) => n.text.slice(0, 300)))}`, `dialogs: ${JSON.stringify(dialogs.map((d) => d.dialog.title.slice(0, 120)))}`, `unanswered: ${JSON.stringify(unanswered.map((d) => d.title))}`, `stderr: ${stderr.slice(-2000)}`].join('\n');
+    [`notices: ${JSON.stringify(notices.map((n) => n.text.slice(0, 300)))}`, `statuses: ${JSON.stringify([...statuses])}`, `exited: ${String(exited)}`, `dialogs: ${JSON.stringify(dialogs.map((d) => d.dialog.title.slice(0, 120)))}`, `unanswered: ${JSON.stringify(unanswered.map((d) => d.title))}`, `stderr: ${stderr.slice(-2000)}`].join('\n');
   return {
     dialogs,
     notices,
