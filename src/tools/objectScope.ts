@@ -44,7 +44,7 @@ export const scopedObjectTags = (
 ): { readonly tags: string[] } | { readonly refused: string } => {
   const tags = given === undefined || given.length === 0 ? [...defaults] : [...given];
   if (target.role === 'user') return { tags: tags.length === 0 ? ['source:pi'] : tags };
-  const foreign = tags.filter((tag) => isProjectTag(tag) && !ctx.scope.projectScopeTags.includes(tag));
+  const foreign = foreignProjectTags(ctx, tags);
   if (foreign.length > 0) {
     return { refused: `tags name another project (${foreign.join(', ')}); a tool call acts only within this project (${ctx.scope.identity.tag}). Nothing was sent.` };
   }

@@ -3,7 +3,7 @@
  * past session saw may be in it), so it is stripped of what a human cannot see and cannot
  * close or forge the fence. Same input, same bytes: the provider's prompt cache holds.
  */
-import { memoryStatements, type Speaker } from './recallConversation.js';
+import { memoryStatements, speakerLabel, type Speaker } from './recallConversation.js';
 import { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
 import { MODELS_TAG, RECALL_TAG } from './messages.js';
 
@@ -89,8 +89,6 @@ const itemKey = (item: RecalledItem): string =>
 
 const clipped = (text: string): string => (text.length <= LINE_MAX_CHARS ? text : `${text.slice(0, LINE_MAX_CHARS - 1).trimEnd()}…`);
 
-const LABEL: Record<Exclude<Speaker, undefined>, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
-
 const itemMemo = boundedMemo<ShownItem>();
 const shownItem = (item: RecalledItem): ShownItem =>
   itemMemo(itemKey(item), () => {
@@ -109,7 +107,8 @@ const shownItem = (item: RecalledItem): ShownItem =>
       quotesBlock ||= clean.text.includes(`<${RECALL_TAG}`) || clean.text.includes(`&lt;${RECALL_TAG}`);
       const text = clean.text.replace(/\s+/g, ' ').trim();
       if (text === '') continue;
-      const label = statement.who === undefined ? '' : `${LABEL[statement.who]}${statement.tool === undefined ? '' : ` (${singleLine(statement.tool).text})`}: `;
+      const speaker = speakerLabel(statement.who, statement.tool === undefined ? undefined : singleLine(statement.tool).text);
+      const label = speaker === undefined ? '' : `${speaker}: `;
       lines.push({ line: `${label}${clipped(text)}${suffix}`, who: statement.who, key: normalised(text) });
     }
     return { lines, removed, quotesBlock };

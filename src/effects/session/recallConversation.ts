@@ -17,6 +17,12 @@ export interface Statement {
   readonly tool?: string;
 }
 
+const LABEL: Record<Exclude<Speaker, undefined>, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
+
+/** How a statement's speaker is named where it is shown ("User", "Tool (bash)"); undefined when nobody is known. */
+export const speakerLabel = (who: Speaker, tool?: string): string | undefined =>
+  who === undefined ? undefined : `${LABEL[who]}${tool === undefined ? '' : ` (${tool})`}`;
+
 const speakerOf = (role: string): Speaker => (role === 'user' ? 'user' : role === 'assistant' ? 'assistant' : role === 'toolResult' || role === 'bashExecution' ? 'tool' : undefined);
 
 const folded = (text: string): string => text.replace(/\s+/g, ' ').trim();

@@ -15,7 +15,7 @@ import { HttpError } from '../../server/http/errors.js';
 import { bankPath, type HindsightAnswer, type HindsightLine } from './hindsight.js';
 import { openEventStream } from './security.js';
 import { Budget, FactType } from '../../wire/hindsight.js';
-import { memoryStatements, type Speaker } from '../../effects/session/recallConversation.js';
+import { memoryStatements, speakerLabel } from '../../effects/session/recallConversation.js';
 
 export interface ApiReply {
   readonly status: number;
@@ -52,8 +52,6 @@ const passOn = (answer: HindsightAnswer): ApiReply => ({ status: answer.status, 
 const record = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 const listOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
 
-const SPEAKER: Record<Exclude<Speaker, undefined>, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
-
 /**
  * A retained pi turn is stored as the JSON of its messages: `shown` is what was said, by whom,
  * one line each, as the recall block gives it to the model. Other texts get no `shown`; `text`
@@ -65,7 +63,10 @@ const withShown = (item: unknown): unknown => {
   if (typeof text !== 'string') return item;
   const statements = memoryStatements(text);
   if (!statements.some((s) => s.who !== undefined)) return item;
-  const lines = statements.map((s) => (s.who === undefined ? s.text : `${SPEAKER[s.who]}${s.tool === undefined ? '' : ` (${s.tool})`}: ${s.text}`));
+  const lines = statements.map((s) => {
+    const speaker = speakerLabel(s.who, s.tool);
+    return speaker === undefined ? s.text : `${speaker}: ${s.text}`;
+  });
   return { ...memory, shown: lines.join('\n') };
 };
 
