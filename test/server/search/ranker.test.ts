@@ -96,6 +96,21 @@ describe('rank: stages', () => {
     expect(ranked(house, 'who is doing the dishes tonight', { ...DEFAULT_STAGES, wordnet: false }).hits.map((h) => h.id)).not.toContain('wash');
   });
 
+  it('expansion: a WordNet synonym that is the word clipped ("doc" for "doctor") searches at more than a related word', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nadia: the doc was running late', 0),
+      chatLine('n2', 'Nadia: the physician was running late', 10),
+      chatLine('e1', 'Ewan: lunch was running late', 20),
+    ];
+    const r = ranked(chat, 'Why was the doctor running late?');
+    const weightOf = (term: string): number => r.terms.expansion.find((t) => t.term === term)?.weight ?? 0;
+    expect(weightOf('doc')).toBe(0.7);
+    expect(weightOf('physician')).toBe(0.3);
+    const scoreOf = (id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    expect(r.hits[0]?.id).toBe('n1');
+    expect(scoreOf('n1')).toBeGreaterThan(scoreOf('n2'));
+  });
+
   it('expansion: a question about a father finds the chat that says "dad", and the line its sender sent next', () => {
     const chat: IndexedDocument[] = [
       chatLine('n1', 'Nadia: update on dad', 0),
