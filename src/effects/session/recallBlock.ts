@@ -4,7 +4,8 @@
  * close or forge the fence. Same input, same bytes: the provider's prompt cache holds.
  */
 import { memoryStatements, speakerLabel, type Speaker } from './recallConversation.js';
-import { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
+import { shownMemoryText, type Sanitized } from '../../config/memoryText.js';
+import { knownSecretCount } from '../../config/redact.js';
 import { MODELS_TAG, RECALL_TAG } from './messages.js';
 
 export { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
@@ -13,11 +14,17 @@ export { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
  * The same memories come back prompt after prompt, and rendering is pure: what the recall
  * block showed last is kept (bounded, oldest out first) so the next render skips the regex
  * passes. Only the render path reads these; retained turns are sanitised once and never kept.
+ * A secret value learnt after a rendering voids what was kept (it may hold that value).
  */
 const RENDERED_KEPT = 2_000;
 const boundedMemo = <V>(): ((key: string, make: () => V) => V) => {
   const kept = new Map<string, V>();
+  let secrets = knownSecretCount();
   return (key, make) => {
+    if (knownSecretCount() !== secrets) {
+      kept.clear();
+      secrets = knownSecretCount();
+    }
     const known = kept.get(key);
     if (known !== undefined) return known;
     const fresh = make();
@@ -27,7 +34,8 @@ const boundedMemo = <V>(): ((key: string, make: () => V) => V) => {
   };
 };
 const sanitizedMemo = boundedMemo<Sanitized>();
-const sanitizeShown = (raw: string): Sanitized => sanitizedMemo(raw, () => sanitizeMemoryText(raw));
+// Sanitised and redacted: a memory stored before a redaction rule existed keeps its secret on the server.
+const sanitizeShown = (raw: string): Sanitized => sanitizedMemo(raw, () => shownMemoryText(raw));
 
 /** A field shown inside one line (tag, bank, name, date): sanitized, whitespace folded, brackets neutral. */
 const singleLine = (raw: string): Sanitized => {
