@@ -25,6 +25,7 @@ import { setupState } from '../machines/setup/selectors.js';
 import type { ToolContext } from '../tools/context.js';
 import { systemClock, type ClockPort } from '../effects/ports/clock.js';
 import type { IdsPort } from '../effects/ports/ids.js';
+import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { TracePort } from '../effects/ports/trace.js';
 import { createRecaller } from '../effects/session/recall.js';
@@ -89,6 +90,10 @@ export interface MemoryRuntime {
   readonly queue: RetainQueue | undefined;
   readonly session: SessionEffects;
   readonly setup: SetupGate;
+  /** Which messages of each session live retain queued or passed (an import leaves out what it queued). */
+  readonly retainCursor: RetainCursor;
+  /** The digests the runtime's fingerprints and job keys are made with. */
+  readonly ids: IdsPort;
   /** Re-reads config after a file changed; server, queue and paths stay as opened (restart the session for those). */
   reloadConfig(): Promise<void>;
   /** The scope another config would have in this project (guided setup's suggested bank). */
@@ -310,6 +315,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     queue,
     session,
     setup,
+    retainCursor: cursor,
+    ids: options.ids ?? nodeIds,
     send: async (input) => {
       if (input.type !== 'session.started') return session.send(input);
       // A pause (401/403) or a backoff left by an earlier session is tried again at once.
