@@ -15,6 +15,7 @@
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
+import { trackedFilesUnder, trackedRefusal } from '../adapters/git/trackedFiles.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { resolveScope, type Scope } from '../config/scope.js';
@@ -138,7 +139,10 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   // A state file planted as a link or device (a cloned repository can commit one) turns memory
   // off for this project: nothing is read through it, written to it, recalled or retained.
   const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]).findings.filter((f) => f.kind === 'unsafe');
-  const refusal = unsafe.length === 0 ? undefined : `memory is off for this project: ${unsafe.map((f) => f.reason).join('; ')}`;
+  // Files git tracks there (a repository committed them) would carry what memory writes into the next commit.
+  const tracked = git.inRepository ? await trackedFilesUnder(memoryDir) : [];
+  const reasons = [...unsafe.map((f) => f.reason), ...(tracked.length === 0 ? [] : [trackedRefusal(memoryDir, loaded.cwd, tracked)])];
+  const refusal = reasons.length === 0 ? undefined : `memory is off for this project: ${reasons.join('; ')}`;
   if (refusal !== undefined) problems.push(refusal);
 
   const { server, problem: serverProblem } = runtimeServer({

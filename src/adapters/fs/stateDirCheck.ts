@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, lstatSync } from 'node:fs';
 import * as path from 'node:path';
-import { checkStateFileSync, isUnsafeFileError } from './safeFile.js';
+import { checkStateFileSync, ignoresEverything, isUnsafeFileError, readStateFileSync } from './safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 
 export interface StateDirFinding {
@@ -19,7 +19,7 @@ export interface StateDirReport {
   readonly memoryDir: string;
   /** False when `{state_dir}/memory` does not exist yet (nothing has been written). */
   readonly exists: boolean;
-  /** `{state_dir}/memory/.gitignore` is there, so git never commits the conversation text it holds. */
+  /** `{state_dir}/memory/.gitignore` is there and ignores everything, so git never commits the conversation text it holds. */
   readonly ignored: boolean;
   readonly findings: readonly StateDirFinding[];
 }
@@ -87,7 +87,8 @@ export const checkStateDir = (stateDir: string, queuePath: string, extra: readon
   }
   let ignored: boolean;
   try {
-    ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile();
+    // Ignored only by rules that take everything: a committed `!*` there keeps nothing out.
+    ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile() && ignoresEverything(readStateFileSync(path.join(memoryDir, '.gitignore'), 64 * 1024) ?? '');
   } catch {
     ignored = false;
   }

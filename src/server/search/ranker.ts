@@ -33,7 +33,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
+import { DATE, DATE_BOOST_SHARE, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
@@ -70,6 +70,8 @@ export interface RankStages {
 
 export interface RankParams {
   readonly wordnetWeight: number;
+  /** A WordNet synonym that is the word clipped ("doc" for "doctor"): the same word written short. */
+  readonly clippedSynonymWeight: number;
   /** A phrasal verb's WordNet words ("wash up" for "do the dishes"): a phrase's sense is surer than a lone word's. */
   readonly phrasalWeight: number;
   readonly codingWeight: number;
@@ -137,6 +139,7 @@ export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
 const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
+  clippedSynonymWeight: 0.7,
   phrasalWeight: 0.5,
   codingWeight: 0.8,
   codingCredit: 0.8,
@@ -303,6 +306,13 @@ const CLIP_MIN = 5;
 const CLIP_MAX_SHARE = 0.45;
 const CLIP_WEIGHT = 0.5;
 
+/**
+ * A WordNet synonym that is the word's own opening, at least 3 letters and 2 short of it: the
+ * word written short ("doc" for "doctor", "exam" for "examination", "lab", "vet", "info"), as
+ * chat writes it. It means what the word means, where the sense's other words are only related.
+ */
+const isClipping = (synonym: string, word: string): boolean => synonym.length >= 3 && synonym.length <= word.length - 2 && word.startsWith(synonym);
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -356,7 +366,7 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     const known = stages.coding && codingKnows(word);
     if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
-    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
+    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, isClipping(r, word) ? params.clippedSynonymWeight : params.wordnetWeight);
   }
   // A phrasal verb says what its verb alone does not ("do the dishes": wash; "went up": rise):
   // its WordNet sense's words search at their own weight, counted for the verb in the confidence.
@@ -559,7 +569,8 @@ export const rank = (input: RankInput): Ranking => {
   if (wanted !== 0) {
     pool = topK(touched.view(), scores, acceptN, Math.max(params.answerTypePool, input.limit));
     for (const n of pool) {
-      if (valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted) !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost);
+      const shown = valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted);
+      if (shown !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost * (shown === DATE ? DATE_BOOST_SHARE : 1));
     }
   }
 
