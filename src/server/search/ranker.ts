@@ -33,7 +33,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
+import { DATE, DATE_BOOST_SHARE, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
@@ -569,7 +569,8 @@ export const rank = (input: RankInput): Ranking => {
   if (wanted !== 0) {
     pool = topK(touched.view(), scores, acceptN, Math.max(params.answerTypePool, input.limit));
     for (const n of pool) {
-      if (valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted) !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost);
+      const shown = valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted);
+      if (shown !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost * (shown === DATE ? DATE_BOOST_SHARE : 1));
     }
   }
 

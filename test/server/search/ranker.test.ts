@@ -444,6 +444,20 @@ describe('rank: answer types', () => {
     expectReorderedSameJudgement(lines, 'How long did Tom train for the marathon?', 't1', 'p1');
   });
 
+  it('a "when" question puts the matching line that names a day (as chat says it) above one that does not, by less than other shapes', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a', 'Ewan: so nervous to start the new job', 0),
+      chatLine('b', 'Ewan: the new job starts tmrw at the office', 10),
+      chatLine('c', 'Nadia: proud of u', 20),
+    ];
+    const without = ranked(chat, 'When does Ewan start the new job?', { ...DEFAULT_STAGES, answerTypes: false });
+    expect(without.hits[0]?.id).toBe('a');
+    const r = ranked(chat, 'When does Ewan start the new job?');
+    expect(r.hits[0]?.id).toBe('b');
+    const gain = (r.hits.find((h) => h.id === 'b')?.score ?? 0) / (without.hits.find((h) => h.id === 'b')?.score ?? 1);
+    expect(gain).toBeCloseTo(1.2, 5);
+  });
+
   it('a question that names no answer shape ranks as without the stage', () => {
     const query = 'Which auth tokens does the driver app use?';
     expect(ranked(tokens, query).hits).toEqual(ranked(tokens, query, { ...DEFAULT_STAGES, answerTypes: false }).hits);
