@@ -239,6 +239,8 @@ const TYPO_TWO_EDITS = 8;
 const SLIP_MIN = 5;
 /** A misspelling as near to more words than this says nothing about which was meant. */
 const TYPO_MAX_CANDIDATES = 3;
+/** A bank word in more memories than this is a spelling of its own, not a slip. */
+const MISSPELT_MAX_DOCS = 2;
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
@@ -340,6 +342,20 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     }
   }
   if (stages.typos) {
+    // The other way round: the question spells a word right and the bank has it, but one of the
+    // bank's lines misspelt it ("hosue", "brudnell", "rasberries"), as chat does: a word of the bank
+    // one slip from the query word (two letters swapped, one left out or one too many; a letter
+    // changed most often makes another word), in at most 2 memories, fewer than the word itself,
+    // and not a word of its own ("lean" for "learn", "county" for "country").
+    for (const word of queryWords) {
+      const of = stemWord(word);
+      if (word.length < SLIP_MIN || /\d/.test(of) || index.documentFrequency(of) === 0) continue;
+      const known = index.documentFrequency(of);
+      const terms = index.nearestSpellings(of, 1).terms.filter((t) => index.documentFrequency(t) <= MISSPELT_MAX_DOCS && index.documentFrequency(t) < known && isSlip(of, t) && !isWordStem(t));
+      if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
+  if (stages.typos) {
     // A long word is often written clipped ("micro" for "microeconomics", "physio" for
     // "physiotherapist"): its opening letters, if the bank has them as a word, are searched too.
     for (const word of queryWords) {
@@ -399,6 +415,28 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     }
   }
   return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+};
+
+/**
+ * Whether a stem is a word's: WordNet has it, or it with the "e" or the "y" stemming took off
+ * ("lean", "fond", "county" from "counti").
+ */
+const isWordStem = (t: string): boolean => isLemma(t) || isLemma(`${t}e`) || (t.endsWith('i') && isLemma(`${t.slice(0, -1)}y`));
+
+/**
+ * Whether `b` is `a` with two neighbouring letters swapped, or one letter left out or added
+ * inside it (at the end it is a suffix: "gamer" for "game", "dreami" for "dream").
+ */
+const isSlip = (a: string, b: string): boolean => {
+  if (a.length === b.length) {
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i += 1;
+    return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length !== short.length + 1 || long.startsWith(short)) return false;
+  for (let i = 0; i < long.length; i += 1) if (long.slice(0, i) + long.slice(i + 1) === short) return true;
+  return false;
 };
 
 /**

@@ -59,6 +59,29 @@ describe('rank: stages', () => {
     expect(ranked(docs, 'which tool checks translatoin keys', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('translat');
   });
 
+  it('typos: a word the bank has, misspelt in one of its lines by a slip ("hosue"), also searches that spelling, not another word one letter off', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('d1', 'Dee: the house is a mess', 0),
+      chatLine('d2', 'Dee: house viewing went fine', 10),
+      chatLine('p1', 'Priya: wat do u need for the hosue', 20),
+      chatLine('p2', 'Priya: my horse is lame again', 30),
+      chatLine('p3', 'Priya: the mouse ate my toast', 40),
+      chatLine('d3', 'Dee: lean times, skipping lunch', 50),
+      chatLine('d4', 'Dee: i want to learn spanish', 60),
+      chatLine('p4', 'Priya: learn it on the app', 70),
+    ];
+    const r = ranked(chat, 'What does Dee need for the new house?');
+    const expansion = r.terms.expansion.map((t) => t.term);
+    expect(expansion).toContain('hosu');
+    // One letter changed makes other words: a horse, a mouse.
+    expect(expansion).not.toContain('hors');
+    expect(expansion).not.toContain('mous');
+    expect(r.hits.slice(0, 3).map((h) => h.id)).toContain('p1');
+    // A word of its own one letter short of a word the bank has ("lean" for "learn") is not a slip.
+    expect(ranked(chat, 'What did Dee learn?').terms.expansion.map((t) => t.term)).not.toContain('lean');
+    expect(ranked(chat, 'What does Dee need for the new house?', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('hosu');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
