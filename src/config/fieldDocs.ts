@@ -33,7 +33,11 @@ export const configReferenceMarkdown = (): string => {
       const notes = [
         f.userFileOnly === true ? 'user file only' : '',
         f.identity === true ? 'trusted project only' : '',
-        f.projectMayOnlyDisable === true ? 'a project file may turn it off, not on over the user file' : '',
+        f.projectMayOnlyDisable === true
+          ? 'a project file may turn it off, not on over the user file'
+          : f.projectMayOnlyDisable === 'unlessTrusted'
+            ? 'a project file may turn it off, and on over the user file only in a trusted project'
+            : '',
         f.agentLocked === true ? 'not by a tool call' : f.globalAgentLocked === true ? 'not by a tool call in the user file' : '',
         f.secret === true ? 'secret' : '',
         f.advanced ? 'advanced' : '',

@@ -72,8 +72,9 @@ export interface FieldSpec<C extends t.Mixed = t.Mixed> {
   /**
    * A project file may set it to `false` (memory off in this project) but not to `true` over the
    * user file's `false`: a cloned repository must not turn on what the user turned off everywhere.
+   * `'unlessTrusted'`: it may in a project the user file lists in `memory.trustedProjects`.
    */
-  readonly projectMayOnlyDisable?: boolean;
+  readonly projectMayOnlyDisable?: true | 'unlessTrusted';
   /** Never printed: shown as `(set)` / `(not set)`. */
   readonly secret?: boolean;
   readonly env?: EnvBinding;
@@ -220,7 +221,7 @@ export const configFields = {
   // --- Recall -----------------------------------------------------------------------------
   recallEnabled: field({
     codec: t.boolean, default: true, path: 'recall.enabled', resetKey: 'recall.enabled', tab: 'Recall', kind: 'boolean', advanced: false,
-    patchKey: 'recallEnabled', globalAgentLocked: true, origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
+    patchKey: 'recallEnabled', globalAgentLocked: true, projectMayOnlyDisable: 'unlessTrusted', origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
   }),
   recallBudget: field({
     ...budget, default: 'mid', path: 'recall.budget', resetKey: 'recall.budget', tab: 'Recall', kind: 'select', advanced: false,
@@ -270,7 +271,7 @@ export const configFields = {
   // --- Retain -----------------------------------------------------------------------------
   retainEnabled: field({
     codec: t.boolean, default: true, path: 'retain.enabled', resetKey: 'retain.enabled', tab: 'Retain', kind: 'boolean', advanced: false,
-    patchKey: 'retainEnabled', globalAgentLocked: true, origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
+    patchKey: 'retainEnabled', globalAgentLocked: true, projectMayOnlyDisable: 'unlessTrusted', origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
   }),
   retainAsync: field({
     codec: t.boolean, default: true, path: 'retain.async', resetKey: 'retain.async', tab: 'Retain', kind: 'boolean', advanced: true,
