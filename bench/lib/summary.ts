@@ -59,7 +59,8 @@ export const targetTable = (results: readonly BenchResult[]): string => {
 export const readResults = (dir: string): BenchResult[] =>
   existsSync(dir)
     ? readdirSync(dir)
-        .filter((f) => f.endsWith('.json'))
+        // A `--quick` run is a tuning aid that leaves the held-out sets out; it is never a result.
+        .filter((f) => f.endsWith('.json') && !f.endsWith('-quick.json'))
         .sort()
         .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as BenchResult)
     : [];

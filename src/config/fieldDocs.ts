@@ -23,7 +23,7 @@ export const configReferenceMarkdown = (): string => {
     'Objects merge key by key; arrays and scalars replace. A bad value falls back to the layer below with a warning naming file, field and value.',
     '`user file only` fields are refused (with a warning) in a project file, since a repository\'s author wrote that file.',
     '`trusted project only` fields decide whose memories a session reads and writes: a project file\'s value is ignored (with a warning saying how to trust it) unless the user file lists the project directory in `memory.trustedProjects` (and pi, when it has project trust, trusts the project).',
-    '`not by a tool call` fields are refused by `memory_config`; `not by a tool call in the user file` fields are refused with `scope: "global"` (they would switch memory off in every project).',
+    '`not by a tool call` fields are refused by `memory_config`; `not by a tool call in the user file` fields are refused with `scope: "global"` (they would switch memory off, or change whose memories are read, in every project).',
     'Path fields: a project file may only name a file inside `{state_dir}/memory` (relative); only the user file may point elsewhere. On the way to a file inside the project no directory may be a symbolic link (from the state dir down in `{state_dir}/memory`, from the project down elsewhere in it): memory refuses to open or create anything through one.',
     '',
   ];
@@ -33,7 +33,11 @@ export const configReferenceMarkdown = (): string => {
       const notes = [
         f.userFileOnly === true ? 'user file only' : '',
         f.identity === true ? 'trusted project only' : '',
-        f.projectMayOnlyDisable === true ? 'a project file may turn it off, not on over the user file' : '',
+        f.projectMayOnlyDisable === true
+          ? 'a project file may turn it off, not on over the user file'
+          : f.projectMayOnlyDisable === 'unlessTrusted'
+            ? 'a project file may turn it off, and on over the user file only in a trusted project'
+            : '',
         f.agentLocked === true ? 'not by a tool call' : f.globalAgentLocked === true ? 'not by a tool call in the user file' : '',
         f.secret === true ? 'secret' : '',
         f.advanced ? 'advanced' : '',

@@ -72,8 +72,9 @@ export interface FieldSpec<C extends t.Mixed = t.Mixed> {
   /**
    * A project file may set it to `false` (memory off in this project) but not to `true` over the
    * user file's `false`: a cloned repository must not turn on what the user turned off everywhere.
+   * `'unlessTrusted'`: it may in a project the user file lists in `memory.trustedProjects`.
    */
-  readonly projectMayOnlyDisable?: boolean;
+  readonly projectMayOnlyDisable?: true | 'unlessTrusted';
   /** Never printed: shown as `(set)` / `(not set)`. */
   readonly secret?: boolean;
   readonly env?: EnvBinding;
@@ -178,17 +179,17 @@ export const configFields = {
   }),
   projectBankId: field({
     codec: optional(BankId), default: undefined, defaultText: 'auto-derived', path: 'banks.project.bankId', resetKey: 'banks.project.bankId', tab: 'Banks',
-    kind: 'bank-id', advanced: false, patchKey: 'projectBankId', env: { names: ['PI_MEMORY_PROJECT_BANK_ID'] }, origin: '8.2',
+    kind: 'bank-id', advanced: false, patchKey: 'projectBankId', globalAgentLocked: true, env: { names: ['PI_MEMORY_PROJECT_BANK_ID'] }, origin: '8.2',
     description: 'The shared coding bank (domain-tagged mode). Isolated mode may pin a per-repository bank.',
   }),
   globalBankEnabled: field({
     codec: t.boolean, default: false, path: 'banks.global.enabled', resetKey: 'banks.global.enabled', tab: 'Banks', kind: 'boolean', advanced: false,
-    patchKey: 'enableGlobalBank', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'], parse: () => true }, identity: true, origin: '8.2',
+    patchKey: 'enableGlobalBank', globalAgentLocked: true, env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'], parse: () => true }, identity: true, origin: '8.2',
     description: 'Allow cross-project recall from the shared user bank.',
   }),
   globalBankId: field({
     codec: optional(BankId), default: undefined, defaultText: 'not set', path: 'banks.global.bankId', resetKey: 'banks.global.bankId', tab: 'Banks',
-    kind: 'bank-id', advanced: false, patchKey: 'globalBankId', env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'] }, identity: true, origin: '8.2',
+    kind: 'bank-id', advanced: false, patchKey: 'globalBankId', globalAgentLocked: true, env: { names: ['PI_MEMORY_USER_BANK_ID', 'PI_MEMORY_GLOBAL_BANK_ID'] }, identity: true, origin: '8.2',
     description: 'The shared user bank, used only when user memory is enabled.',
   }),
   // --- Scope ------------------------------------------------------------------------------
@@ -209,18 +210,18 @@ export const configFields = {
   }),
   includeSharedObservations: field({
     codec: t.boolean, default: false, path: 'scope.includeSharedObservations', resetKey: 'scope.includeSharedObservations', tab: 'Scope',
-    kind: 'boolean', advanced: false, patchKey: 'includeSharedObservations', identity: true, origin: '8.3',
+    kind: 'boolean', advanced: false, patchKey: 'includeSharedObservations', globalAgentLocked: true, identity: true, origin: '8.3',
     description: 'Also recall shared (untagged) observations of the same bank, OR-ed with the scope filter.',
   }),
   userScopeTags: field({
     codec: Tags, default: stated(Tags, ['source:pi', 'harness:pi'], 'scope.userScopeTags default'), path: 'scope.userScopeTags', resetKey: 'scope.userScopeTags', tab: 'Scope', kind: 'tags',
-    advanced: false, patchKey: 'userScopeTags', identity: true, origin: '8.3',
+    advanced: false, patchKey: 'userScopeTags', globalAgentLocked: true, identity: true, origin: '8.3',
     description: 'Tag filter for user-bank recall; an empty list means no tag filter on the user bank.',
   }),
   // --- Recall -----------------------------------------------------------------------------
   recallEnabled: field({
     codec: t.boolean, default: true, path: 'recall.enabled', resetKey: 'recall.enabled', tab: 'Recall', kind: 'boolean', advanced: false,
-    patchKey: 'recallEnabled', globalAgentLocked: true, origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
+    patchKey: 'recallEnabled', globalAgentLocked: true, projectMayOnlyDisable: 'unlessTrusted', origin: '8.2', description: 'Look up memory before answer generation and inject it ephemerally.',
   }),
   recallBudget: field({
     ...budget, default: 'mid', path: 'recall.budget', resetKey: 'recall.budget', tab: 'Recall', kind: 'select', advanced: false,
@@ -270,7 +271,7 @@ export const configFields = {
   // --- Retain -----------------------------------------------------------------------------
   retainEnabled: field({
     codec: t.boolean, default: true, path: 'retain.enabled', resetKey: 'retain.enabled', tab: 'Retain', kind: 'boolean', advanced: false,
-    patchKey: 'retainEnabled', globalAgentLocked: true, origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
+    patchKey: 'retainEnabled', globalAgentLocked: true, projectMayOnlyDisable: 'unlessTrusted', origin: '8.2', description: 'Store raw structured conversation deltas after turns.',
   }),
   retainAsync: field({
     codec: t.boolean, default: true, path: 'retain.async', resetKey: 'retain.async', tab: 'Retain', kind: 'boolean', advanced: true,

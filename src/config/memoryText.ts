@@ -4,6 +4,7 @@
  * it), so what a human cannot see is removed, line separators become newlines, and anything
  * shaped like a fence or reserved tag is escaped.
  */
+import { redact } from './redact.js';
 
 /** The automatic recall block's tag, and the mental models block's. */
 export const RECALL_TAG = 'memory-recall';
@@ -64,6 +65,19 @@ export const sanitizeMemoryText = (raw: string): Sanitized => {
   text = count(FENCE_LIKE, (_m, gap = '', name = '') => `&lt;${gap.replace(/\s/g, '').replace(/</g, '&lt;')}${name}`)(text);
   text = text.replace(/\r\n?/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
   return { text, removed };
+};
+
+/**
+ * Memory text as a model is shown it: sanitised, then redacted (a memory stored before a rule
+ * existed, or by another client of a shared bank, may hold a secret today's rules catch), then
+ * sanitised again, so nothing redaction took out can join two pieces into a fence-like tag.
+ */
+export const shownMemoryText = (raw: string): Sanitized => {
+  const first = sanitizeMemoryText(raw);
+  const redacted = redact(first.text);
+  if (redacted === first.text) return first;
+  const second = sanitizeMemoryText(redacted);
+  return { text: second.text, removed: first.removed + second.removed };
 };
 
 // Controls a terminal acts on (C0 but for newline in a message, DEL, C1 such as U+009B CSI),

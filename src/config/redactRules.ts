@@ -148,6 +148,118 @@ const hideProseValue = (match: string, args: readonly unknown[]): string => {
   return `${prefix}${REDACTED}${word.slice(kept)}`;
 };
 
+/**
+ * A line (after its indentation) that goes on a hidden secret: one unbroken run of a key's
+ * alphabet, up to the line's end, that looks random (a digit, or mixed case over 8
+ * characters, or 16 characters or more). A word on its own line ("Done", "return") or a path
+ * does not.
+ */
+// `=` only at the end, as base64 pads: `PORT=8080` on the next line of an .env file is an assignment.
+const CONTINUATION_RUN = /[ \t]*([A-Za-z0-9+/_.~-]+={0,2})/y;
+const looksRandom = (run: string): boolean =>
+  run.length >= 4 &&
+  // Base64 has `/` and a JWT `.`, never both: a run with both is a path (`src/config/redact.ts`).
+  !(run.includes('/') && run.includes('.')) &&
+  (/\d/.test(run) || run.length >= 16 || (run.length >= 8 && /[a-z]/.test(run) && /[A-Z]/.test(run)));
+
+/** How long the line break at `at` is: a real one (`\n`, `\r\n`) or one escaped in JSON text (`\\n`, `\\r\\n`); 0 when none is there. */
+const lineBreakAt = (text: string, at: number): number => {
+  for (const brk of ['\n', '\r\n', '\\n', '\\r\\n']) if (text.startsWith(brk, at)) return brk.length;
+  return 0;
+};
+
+/** True when the run ending at `at` ends its line: the text's end, a line break (real or escaped) or a closing quote. */
+const endsLine = (text: string, at: number): boolean => at === text.length || lineBreakAt(text, at) > 0 || text.charAt(at) === '\r' || text.startsWith('\\r', at) || text.charAt(at) === '"' || text.startsWith('\\"', at) || text.charAt(at) === "'";
+
+/**
+ * Every `[REDACTED]` that ends its line takes the lines after it that go on the secret (see
+ * `CONTINUATION_RUN`), up to the first that does not: they are removed, so the secret is one
+ * `[REDACTED]` again. Each line is looked at once, by the `[REDACTED]` that ends the line
+ * before it. Idempotent: the line that stopped it is the line after it still.
+ */
+const hideContinuations = (text: string): string => {
+  let out = '';
+  let copied = 0;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(REDACTED, from);
+    if (at === -1) break;
+    const end = at + REDACTED.length;
+    let cut = end;
+    for (;;) {
+      const brk = lineBreakAt(text, cut);
+      if (brk === 0) break;
+      CONTINUATION_RUN.lastIndex = cut + brk;
+      const run = CONTINUATION_RUN.exec(text);
+      const runEndAt = CONTINUATION_RUN.lastIndex;
+      if (run === null || !looksRandom(run[1] ?? '') || !endsLine(text, runEndAt)) break;
+      cut = runEndAt;
+    }
+    if (cut > end) {
+      out += text.slice(copied, end);
+      copied = cut;
+    }
+    from = Math.max(end, cut);
+  }
+  return copied === 0 ? text : `${out}${text.slice(copied)}`;
+};
+
+/** The base64 and base64url alphabet (the decoder takes both), by character code. */
+const ENCODED_CHARS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') ENCODED_CHARS[c.charCodeAt(0)] = 1;
+const isEncodedChar = (text: string, at: number): boolean => {
+  const code = text.charCodeAt(at);
+  return code < 128 && ENCODED_CHARS[code] === 1;
+};
+/** The shortest run tried: 12 bytes of text. */
+const MIN_ENCODED_RUN = 16;
+// Control characters other than tab and line breaks, and the replacement character of bytes that are not UTF-8.
+// eslint-disable-next-line no-control-regex -- control characters are what is counted
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/g;
+
+/** The text `run` encodes, when it is base64 of text (not of bytes); undefined otherwise. */
+const decodedText = (run: string): string | undefined => {
+  const text = Buffer.from(run, 'base64').toString('utf8');
+  if (text.length < 8) return undefined;
+  const bad = text.match(NOT_TEXT)?.length ?? 0;
+  return bad * 20 > text.length ? undefined : text;
+};
+
+/**
+ * Each run of the base64 alphabet (16 characters or more, with its `=` padding) that decodes
+ * to text holding a secret shape (every rule before this one) is hidden whole. Every text is
+ * looked at (no literal marks base64), so the scan reads one character in 16 where no run is:
+ * a run of 16 covers one of them; around one that is in the alphabet, the run is read once.
+ */
+const hideEncodedSecrets = (text: string): string => {
+  let out = '';
+  let copied = 0;
+  // Every run starting before `limit` has been dealt with; the character before it is not in the alphabet.
+  let limit = 0;
+  while (limit + MIN_ENCODED_RUN - 1 < text.length) {
+    const probe = limit + MIN_ENCODED_RUN - 1;
+    if (!isEncodedChar(text, probe)) {
+      limit = probe + 1;
+      continue;
+    }
+    let start = probe;
+    while (start > limit && isEncodedChar(text, start - 1)) start -= 1;
+    let end = probe + 1;
+    while (end < text.length && isEncodedChar(text, end)) end += 1;
+    let padded = end;
+    while (padded < text.length && padded < end + 2 && text.charAt(padded) === '=') padded += 1;
+    if (end - start >= MIN_ENCODED_RUN) {
+      const decoded = decodedText(text.slice(start, padded));
+      if (decoded !== undefined && applyRules(shapeRules, decoded) !== decoded) {
+        out += `${text.slice(copied, start)}${REDACTED}`;
+        copied = padded;
+      }
+    }
+    limit = Math.max(end, padded) + 1;
+  }
+  return copied === 0 ? text : `${out}${text.slice(copied)}`;
+};
+
 const anyCase = (...any: string[]): Anchors => ({ any, ignoreCase: true });
 const exact = (...any: string[]): Anchors => ({ any, ignoreCase: false });
 /** Every secret word of `SECRET_WORD` holds one of these (and `[_.-]pass` holds `pass`). */
@@ -236,11 +348,12 @@ export const rules: readonly Rule[] = [
     anchors: SECRET_ANCHORS,
   },
   // A command-line flag whose name ends in a secret word, its value after a space:
-  // `--password x`, `--api-key "x"`. `--token-file path` names a file, not a secret.
+  // `--password x`, `--api-key "x"`. `--token-file path` names a file, not a secret. A shell
+  // line continuation (`--password \` then the value on the next line) counts as the space.
   {
     name: 'secret command-line flag',
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_-])--${whole('[A-Za-z0-9-]+', 2)}(?<=-(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-key|secret-key|credentials?))[ \t]+(["']?))${FRESH}(?!-)${whole(String.raw`[^\s"']+`, 4)}`,
+      String.raw`((?<![A-Za-z0-9_-])--${whole('[A-Za-z0-9-]+', 2)}(?<=-(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-key|secret-key|credentials?))(?:[ \t]|\\\r?\n)+(["']?))${FRESH}(?!-|\\\r?\n)${whole(String.raw`[^\s"']+`, 4)}`,
       'gi',
     ),
     replace: `$1${REDACTED}`,
@@ -295,7 +408,16 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: SECRET_ANCHORS,
   },
+  // Base64 of any shape above (`echo c2stcHJvai0… | base64 -d`, a Kubernetes secret's data, a
+  // config blob): a run that decodes to text the rules above would change is hidden whole.
+  { name: 'base64 of a secret', scan: (text) => hideEncodedSecrets(text) },
+  // Last: the rest of a hidden secret that a terminal wrapped or a shell continued onto the next
+  // lines (a key cut at the terminal's width, a PEM or base64 body under a secret name).
+  { name: 'wrapped secret continuation', scan: (text) => hideContinuations(text), anchors: exact(REDACTED) },
 ];
+
+/** The shape rules a decoded base64 text is tried against: every rule before the base64 one. */
+const shapeRules: readonly Rule[] = rules.slice(0, rules.findIndex((rule) => rule.name === 'base64 of a secret'));
 
 const scans = new WeakMap<readonly Rule[], RegExp | undefined>();
 const ruleScans = new WeakMap<Anchors, RegExp>();

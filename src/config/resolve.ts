@@ -223,9 +223,16 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
         reject(`expected ${decoded.left.issues[0]?.expected ?? spec.codec.name}`);
         return;
       }
-      if (source === 'project' && spec.projectMayOnlyDisable === true && decoded.right === true && outcome.source === 'user' && outcome.value === false) {
-        reject(`${userFileShown} turns memory off in every project; a project file may turn it off, not back on (turn it on from /memory, "Turn memory on")`);
-        return;
+      if (source === 'project' && spec.projectMayOnlyDisable !== undefined && decoded.right === true && outcome.source === 'user' && outcome.value === false) {
+        if (spec.projectMayOnlyDisable === true) {
+          reject(`${userFileShown} turns memory off in every project; a project file may turn it off, not back on (turn it on from /memory, "Turn memory on")`);
+          return;
+        }
+        // A repository must not start keeping (or sending) what the user stopped everywhere; the user may opt one project in.
+        if (!identityTrusted) {
+          reject(`${userFileShown} turns it off in every project; a project file may turn it off, not back on (${trustIt})`);
+          return;
+        }
       }
       let value: unknown = decoded.right;
       if (spec.kind === 'path') {

@@ -48,6 +48,10 @@ export interface Scope {
   readonly problems: readonly string[];
 }
 
+/** The problem a domain-tagged scope without a named project bank reports (the doctor leaves it out when its Setup line says so). */
+export const AWAITING_PROJECT_BANK =
+  "automatic recall and retain wait for the bank that holds all your projects' memory: name it in banks.project.bankId (scope.mode domain-tagged keeps one bank for every project, each kept apart by its project tag), or run /memory setup in pi to pick it; until then this folder's path names a bank";
+
 /** Routes a config and a directory to banks and scope tags. Pure given its inputs. */
 export const resolveScope = (config: MemoryConfig, input: ScopeInput): Scope => {
   const repoRoot = input.repoRoot ?? input.cwd;
@@ -58,7 +62,7 @@ export const resolveScope = (config: MemoryConfig, input: ScopeInput): Scope => 
   const derived = config.projectBankId === undefined;
   const projectBankId = config.projectBankId ?? (derivedProjectBankId(repoRoot) as BankId);
   if (derived && config.scopeMode === 'domain-tagged') {
-    problems.push("automatic recall and retain wait for the bank that holds all your projects' memory: name it in banks.project.bankId (scope.mode domain-tagged keeps one bank for every project, each kept apart by its project tag), or run /memory setup in pi to pick it; until then this folder's path names a bank");
+    problems.push(AWAITING_PROJECT_BANK);
   }
   const profile = config.memoryProfile;
   const projectActive = profile !== 'global-only';

@@ -87,6 +87,10 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
     journal,
     clock: systemClock,
     project: { cwd: runtime.loaded.cwd, bankId, tags: scope.projectRetainTags },
+    liveRetained: (sessionId) => {
+      const fingerprints = runtime.retainCursor.retained(sessionId);
+      return fingerprints.size === 0 ? undefined : { fingerprints, digest: runtime.ids.digest };
+    },
     manifest: { path: manifestPath, read: () => readJsonFile(manifestPath), write: (data) => writeJsonFile(manifestPath, data) },
   });
   return {

@@ -15,6 +15,7 @@
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
+import { trackedFilesUnder, trackedRefusal } from '../adapters/git/trackedFiles.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { resolveScope, type Scope } from '../config/scope.js';
@@ -24,6 +25,7 @@ import { setupState } from '../machines/setup/selectors.js';
 import type { ToolContext } from '../tools/context.js';
 import { systemClock, type ClockPort } from '../effects/ports/clock.js';
 import type { IdsPort } from '../effects/ports/ids.js';
+import type { RetainCursor } from '../effects/ports/retainCursor.js';
 import type { MemoryServer } from '../effects/ports/memoryServer.js';
 import type { TracePort } from '../effects/ports/trace.js';
 import { createRecaller } from '../effects/session/recall.js';
@@ -88,6 +90,10 @@ export interface MemoryRuntime {
   readonly queue: RetainQueue | undefined;
   readonly session: SessionEffects;
   readonly setup: SetupGate;
+  /** Which messages of each session live retain queued or passed (an import leaves out what it queued). */
+  readonly retainCursor: RetainCursor;
+  /** The digests the runtime's fingerprints and job keys are made with. */
+  readonly ids: IdsPort;
   /** Re-reads config after a file changed; server, queue and paths stay as opened (restart the session for those). */
   reloadConfig(): Promise<void>;
   /** The scope another config would have in this project (guided setup's suggested bank). */
@@ -133,7 +139,10 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   // A state file planted as a link or device (a cloned repository can commit one) turns memory
   // off for this project: nothing is read through it, written to it, recalled or retained.
   const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]).findings.filter((f) => f.kind === 'unsafe');
-  const refusal = unsafe.length === 0 ? undefined : `memory is off for this project: ${unsafe.map((f) => f.reason).join('; ')}`;
+  // Files git tracks there (a repository committed them) would carry what memory writes into the next commit.
+  const tracked = git.inRepository ? await trackedFilesUnder(memoryDir) : [];
+  const reasons = [...unsafe.map((f) => f.reason), ...(tracked.length === 0 ? [] : [trackedRefusal(memoryDir, loaded.cwd, tracked)])];
+  const refusal = reasons.length === 0 ? undefined : `memory is off for this project: ${reasons.join('; ')}`;
   if (refusal !== undefined) problems.push(refusal);
 
   const { server, problem: serverProblem } = runtimeServer({
@@ -306,6 +315,8 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     queue,
     session,
     setup,
+    retainCursor: cursor,
+    ids: options.ids ?? nodeIds,
     send: async (input) => {
       if (input.type !== 'session.started') return session.send(input);
       // A pause (401/403) or a backoff left by an earlier session is tried again at once.

@@ -57,10 +57,16 @@ export const lockedFieldText = (key: string, userFile?: string): string => {
   );
 };
 
-/** Why a switch is refused in the user file: it would turn memory off in every project. */
-export const globalLockedFieldText = (key: string, userFile: string): string =>
-  `${key} cannot be changed in the user file (scope global) by a tool call: it turns memory on or off in every project. ` +
-  `Patch it in this project (scope project), or the user changes it in /memory settings or by editing ${userFile} by hand.`;
+/** Why a field is refused in the user file: a switch would turn memory off in every project; a bank or tag filter decides whose memories every project reads and writes. */
+export const globalLockedFieldText = (key: string, userFile: string): string => {
+  const name = globalLockedKeys.get(key);
+  const switchField = name === 'recallEnabled' || name === 'retainEnabled';
+  const why = switchField ? 'it turns memory on or off in every project' : "it decides whose memories every project reads and writes (one steered session must not widen every project's recall)";
+  return (
+    `${key} cannot be changed in the user file (scope global) by a tool call: ${why}. ` +
+    `Patch it in this project (scope project), or the user changes it in /memory settings or by editing ${userFile} by hand.`
+  );
+};
 
 /** The patch keys a tool call may not write to the user file, in the order given. */
 export const globalLockedKeysIn = (patch: ConfigPatch): string[] => Object.keys(patch).filter((key) => globalLockedKeys.has(key));

@@ -19,8 +19,8 @@ const handler = async (params: MemoryRetainGlobalParams, ctx: ToolContext): Prom
   if (target === null) {
     const reason =
       ctx.scope.userBank.bankId === null
-        ? 'User memory bank ID is not configured: set globalBankId (memory_config) to the user bank.'
-        : 'User memory bank is disabled: set enableGlobalBank true or memoryProfile project+global (memory_config).';
+        ? 'User memory bank ID is not configured: the user sets globalBankId (banks.global.bankId) in /memory settings; a tool call may not set it in the user file.'
+        : 'User memory bank is disabled: the user turns it on in /memory settings (banks.global.enabled or memoryProfile project+global).';
     return fail('notConfigured', `${reason} Nothing was stored.`);
   }
   return retainExplicit('memory_retain_global', params, target, ctx);

@@ -259,6 +259,16 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
 };
 
 const PREFIX: Record<Tone, string> = { warn: '!', custom: '*', info: '-', default: ' ' };
+const MEANING: Record<Exclude<Tone, 'default'>, string> = { warn: 'needs attention', custom: 'set differently from the default', info: 'off on purpose' };
 
 /** `! Label: value` lines; the prefix marks broken (!), non-default (*) and intentionally off (-). */
 export const statusLines = (fields: readonly StatusField[]): string[] => fields.map((f) => `${PREFIX[f.tone]} ${f.label}: ${f.value}`);
+
+/** What the markers of `statusLines` mean, in a command's help. */
+export const STATUS_LEGEND_HELP = 'In the status lines, ! marks what needs attention, * what is set differently from the default, - what is off on purpose.';
+
+/** One line saying what the markers `fields` show mean (none when every line is plain), for a person reading them. */
+export const statusLegend = (fields: readonly StatusField[]): string[] => {
+  const used = (['warn', 'custom', 'info'] as const).filter((tone) => fields.some((f) => f.tone === tone));
+  return used.length === 0 ? [] : [`(${used.map((tone) => `${PREFIX[tone]} ${MEANING[tone]}`).join(', ')})`];
+};

@@ -68,6 +68,8 @@ describe('redaction anchors: identical results with and without the prefilter', 
       'DB_CREDENTIALS=x', 'my-PWD=x', 'PIN CODE is 1234', `CREDENTIAL ${rep('a1', 11)}`,
       'redis://:pw@h', '{\\"Password\\":\\"x\\"}', `dckr_pat_${rep('a1', 10)}`, `ya29.${rep('a1', 10)}`, `discord.com/api/webhooks/1/${rep('a1', 10)}`,
       "API_TOKEN='two words'", '--PASSWORD x', 'curl -U u:p', '<Db.Password>x</Db.Password>',
+      // The ninth session's: a secret's wrapped rest, a shell continuation, base64 of a secret.
+      '[REDACTED]\nAbc123xyz', '--token \\\n  x', `echo ${Buffer.from(`sk-${rep('a1', 10)}`).toString('base64')} | base64 -d`,
     ];
     for (const sample of samples) {
       const changedBy = rules.filter((rule) => alone(rule, sample) !== sample);

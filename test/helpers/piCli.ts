@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { hostLine } from '../hosts/pi/hostLine.js';
+import { piTmpEnv } from './piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
 export const piExtensionSource = path.join(repo, 'src/hosts/pi/extension.ts');
@@ -43,6 +44,7 @@ export const runPiCli = (project: PiCliProject, args: readonly string[], answer:
           HOME: project.home,
           PI_CODING_AGENT_DIR: project.agentDir,
           PI_OFFLINE: '1',
+          ...piTmpEnv(),
           AM_FAUX_SCRIPT: JSON.stringify([answer]),
           ...options.env,
         },

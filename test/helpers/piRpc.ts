@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
+import { piTmpEnv } from './piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
 const extension = path.join(repo, 'src/hosts/pi/extension.ts');
@@ -87,7 +88,7 @@ export const startPiRpc = (o: PiRpcOptions): PiRpc => {
   const child: ChildProcessWithoutNullStreams = spawn(
     o.node ?? process.execPath,
     [o.cli, '--no-extensions', '-e', fauxProvider, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'rpc'],
-    { cwd: o.cwd, env: { PATH: process.env['PATH'] ?? '', PI_OFFLINE: '1', AM_FAUX_SCRIPT: JSON.stringify(o.answers), ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] },
+    { cwd: o.cwd, env: { PATH: process.env['PATH'] ?? '', PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: JSON.stringify(o.answers), ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let rules: Rule[] = [...(o.rules ?? [])];
   const used = new Set<Rule>();

@@ -12,6 +12,7 @@ import { findTool } from '../../src/tools/catalogue.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { startHarness, type Harness } from '../tools/harness.js';
 import { makeDirs, startListener, type Listener } from './support.js';
+import { piTmpEnv } from '../helpers/piTmp.js';
 
 const LOCKED: readonly (readonly [key: string, value: unknown])[] = [
   ['baseUrl', 'http://127.0.0.1:18891'],
@@ -99,6 +100,7 @@ describe('the real pi CLI: a model steered to repoint memory gets a refusal', ()
             HOME: dirs.home,
             PI_CODING_AGENT_DIR: path.join(dirs.root, 'agent'),
             PI_OFFLINE: '1',
+            ...piTmpEnv(),
             AM_FAUX_SCRIPT: JSON.stringify(script),
             MEMORY_KEY: 'memory-key-value-0001',
             OTHER_SECRET: 'other-secret-value-0002',

@@ -8,7 +8,9 @@
  *
  * Defence: a journal is delivered only beside this user's mark (`retain-queue.owner`, an HMAC
  * of its path under a key in pi's agent dir); one without it is set aside whole, reported, and
- * never read. Performed with the real CLI in child processes against the embedded server.
+ * never read. Since the ninth session memory refuses a state directory while git tracks files
+ * in it; the tests below then play the user untracking them as the doctor says, with the planted
+ * files left on disk. Performed with the real CLI in child processes against the embedded server.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -66,8 +68,19 @@ interface Clone {
   readonly memoryDir: string;
 }
 
-/** A cloned repository whose commit holds `.pi/memory/<files>`; the user file uses the shared bank. */
-const clone = (name: string, files: Readonly<Record<string, string>>): Clone => {
+/** What the doctor tells the user while git tracks the planted files (memory refuses the directory until then). */
+const untrack = (cwd: string): void => {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
+  git('rm', '-r', '-q', '--cached', '--ignore-unmatch', '.pi/memory');
+  git('-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '-q', '--allow-empty', '-m', 'untrack memory state');
+};
+
+/**
+ * A cloned repository whose commit holds `.pi/memory/<files>`; the user file uses the shared
+ * bank. Unless `tracked`, the user has untracked them as the doctor says (`untrack`): the
+ * planted files are still on disk, which is what the queue's owner mark is for.
+ */
+const clone = (name: string, files: Readonly<Record<string, string>>, o: { readonly tracked?: boolean } = {}): Clone => {
   const root = mkdtempSync(path.join(tmpdir(), 'am-sec-queue-'));
   const cwd = path.join(root, name);
   const home = path.join(root, 'home');
@@ -81,6 +94,7 @@ const clone = (name: string, files: Readonly<Record<string, string>>): Clone => 
   git('remote', 'add', 'origin', `https://github.com/evil/${name}.git`);
   git('add', '-f', '.pi');
   git('-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '-q', '--allow-empty', '-m', 'init');
+  if (o.tracked !== true) untrack(cwd);
   return { cwd, home, agentDir, memoryDir, env: { HOME: home, PI_CODING_AGENT_DIR: agentDir } };
 };
 
@@ -89,7 +103,14 @@ const serverHolds = async (): Promise<string> => JSON.stringify((await call(serv
 describe('a queue journal a cloned repository commits', () => {
   it('agent-memory flush delivers nothing of it, sets it aside whole and says where', async () => {
     const journal = forgedJournal('1f0a0e5c-0000-4000-8000-000000000001');
-    const repo = clone('poisoned', { 'retain-queue.jsonl': journal });
+    const repo = clone('poisoned', { 'retain-queue.jsonl': journal }, { tracked: true });
+    // While git tracks it, memory refuses the whole directory (committedStateFiles.test.ts).
+    const refused = await runCli(['flush', '--timeout-ms', '3000'], { cwd: repo.cwd, env: repo.env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('git tracks files in it (retain-queue.jsonl)');
+    expect(await serverHolds()).not.toContain('POISON');
+    expect(readFileSync(path.join(repo.memoryDir, 'retain-queue.jsonl'), 'utf8')).toBe(journal);
+    untrack(repo.cwd);
     const flush = await runCli(['flush', '--timeout-ms', '3000'], { cwd: repo.cwd, env: repo.env });
     expect(await serverHolds()).not.toContain('POISON');
     const output = `${flush.stdout}\n${flush.stderr}`;

@@ -112,7 +112,9 @@ describe('/memory:doctor against servers that fail the floor or are down', () =>
     expect(report.level).toBe('error');
     expect(report.text).toContain('error: server is below the floor');
     expect(report.text).toContain('NOT met — upgrade the server to 0.8 or later');
-    expect(report.text).toContain('! Server version: 0.7.0 (embedded) — below the 0.8 floor: upgrade the server to 0.8 or later');
+    // Said once, on the doctor's own version line: the status field that repeated it is left out.
+    expect(report.text).toContain('Server version: 0.7.0 (embedded); floor');
+    expect(report.text).not.toContain('! Server version:');
   });
 
   it('reports the outage, setup required and no key, without hanging', async () => {
@@ -120,7 +122,9 @@ describe('/memory:doctor against servers that fail the floor or are down', () =>
     expect(report.level).toBe('error');
     expect(report.text).toContain('error: server unreachable at');
     expect(report.text).toMatch(/Server: .* — unreachable/);
-    expect(report.text).toContain('Memory is not set up in this project: run /memory setup in pi');
+    // Once, on the Setup line (the hub's hint and the scope's note said it again).
+    expect(report.text).toMatch(/! Setup: setup needed \(.*run \/memory setup in pi/);
+    expect(report.text.split('run /memory setup').length - 1).toBe(1);
     expect(report.text).toContain('Authentication: no API key (no API key configured)');
     const setup = await memoryHubCommand({ tools: await down.context() }, 'setup');
     expect(setup.text).toContain('Bank: not chosen yet.');

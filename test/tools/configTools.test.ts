@@ -60,9 +60,16 @@ describe('memory_config', () => {
   });
 
   it('global scope writes the user file', async () => {
-    await h.ok('memory_config', { action: 'patch', scope: 'global', patch: { enableGlobalBank: true, globalBankId: 'life-bank' }, dryRun: false });
-    const data = readJson(userFile()) as { banks: { global: { enabled: boolean; bankId: string } } };
-    expect(data.banks.global).toEqual({ enabled: true, bankId: 'life-bank' });
+    await h.ok('memory_config', { action: 'patch', scope: 'global', patch: { recallMaxTokens: 700, recallBudget: 'high' }, dryRun: false });
+    const data = readJson(userFile()) as { recall: { maxTokens: number; budget: string } };
+    expect(data.recall).toEqual({ maxTokens: 700, budget: 'high' });
+  });
+
+  it('global scope refuses the user bank, its tag filter and the project bank (security.md, ninth session)', async () => {
+    const before = readFileSync(userFile(), 'utf8');
+    const refused = await h.fails('memory_config', { action: 'patch', scope: 'global', patch: { enableGlobalBank: true, globalBankId: 'life-bank' }, dryRun: false });
+    expect(refused.message).toContain('enableGlobalBank cannot be changed in the user file (scope global) by a tool call');
+    expect(readFileSync(userFile(), 'utf8')).toBe(before);
   });
 
   it('refuses setupComplete in domain-tagged mode without projectBankId, allows it with one', async () => {

@@ -61,7 +61,8 @@ describe('agent-memory ui', () => {
     const project = await makeUiProject(server.url, KEY, 'cli-bank');
     projects.push(project);
     await seed(server, KEY, 'cli-bank', [{ content: 'The staging cluster lives in eu-west-1.', document_id: 'doc-staging' }]);
-    const { match } = await startCli(['ui', '--cwd', project.cwd], project.cwd, project.env, /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/\?token=([\w-]+)/);
+    // It says how to stop it, and Ctrl+C (SIGINT) does: it exits 0.
+    const { match, child } = await startCli(['ui', '--cwd', project.cwd], project.cwd, project.env, /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/\?token=([\w-]+)\nOpen it in a browser on this machine; press Ctrl\+C to stop\./);
     const [, base, token] = match;
     expect((await fetch(`${base}/ui/`)).status).toBe(401);
     const page = await fetch(`${base}/ui/?token=${token}`);
@@ -71,6 +72,9 @@ describe('agent-memory ui', () => {
     const text = await banks.text();
     expect(text).toContain('eu-west-1');
     expect(text).not.toContain(KEY);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   }, 60_000);
 });
 

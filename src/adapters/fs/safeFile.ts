@@ -294,19 +294,44 @@ const memoryDirOf = (dir: string): string | undefined => {
   return root !== undefined && confinedRoots.has(root) && memoryDir === path.join(root, 'memory') ? memoryDir : undefined;
 };
 
-/** Puts the ignore file in `{state_dir}/memory` (exclusive create, never through a link); an existing one is kept. */
+/** Whether an ignore file's rules are exactly `*` (comments and blank lines aside): everything in the directory is ignored. */
+export const ignoresEverything = (text: string): boolean => {
+  const rules = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  return rules.length === 1 && rules[0] === '*';
+};
+
+/**
+ * Puts the ignore file in `{state_dir}/memory` (exclusive create, never through a link). One
+ * that is there but does not ignore everything (a repository can commit `!*` there, so the
+ * next `git add -A` takes the conversation) is replaced, by rename, never written through.
+ */
 const ensureGitignoreSync = (dir: string): void => {
   const memoryDir = memoryDirOf(dir);
   if (memoryDir === undefined) return;
+  const file = path.join(memoryDir, '.gitignore');
   try {
-    const fd = openSync(path.join(memoryDir, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
     try {
       writeAllSync(fd, Buffer.from(MEMORY_GITIGNORE));
     } finally {
       closeSync(fd);
     }
+    return;
   } catch {
-    // Already there (ours or the user's): kept as it is. Anything else must not stop memory.
+    // Already there: kept when it ignores everything (ours, or the user's own `*`).
+  }
+  try {
+    if (ignoresEverything(readStateFileSync(file, 64 * 1024) ?? '')) return;
+  } catch {
+    // A link, a device or too large: replaced below (the rename replaces the entry, not its target).
+  }
+  try {
+    writePrivateFileSync(file, MEMORY_GITIGNORE, { durable: false });
+  } catch {
+    // Anything else must not stop memory; the doctor says whether git is kept out.
   }
 };
 

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, lstatSync } from 'node:fs';
 import * as path from 'node:path';
-import { checkStateFileSync, isUnsafeFileError } from './safeFile.js';
+import { checkStateFileSync, ignoresEverything, isUnsafeFileError, readStateFileSync } from './safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 
 export interface StateDirFinding {
@@ -19,7 +19,7 @@ export interface StateDirReport {
   readonly memoryDir: string;
   /** False when `{state_dir}/memory` does not exist yet (nothing has been written). */
   readonly exists: boolean;
-  /** `{state_dir}/memory/.gitignore` is there, so git never commits the conversation text it holds. */
+  /** `{state_dir}/memory/.gitignore` is there and ignores everything, so git never commits the conversation text it holds. */
   readonly ignored: boolean;
   readonly findings: readonly StateDirFinding[];
 }
@@ -85,13 +85,48 @@ export const checkStateDir = (stateDir: string, queuePath: string, extra: readon
       });
     }
   }
+  findings.push(...foreignOwnership(stateDir, memoryDir));
   let ignored: boolean;
   try {
-    ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile();
+    // Ignored only by rules that take everything: a committed `!*` there keeps nothing out.
+    ignored = exists && lstatSync(path.join(memoryDir, '.gitignore')).isFile() && ignoresEverything(readStateFileSync(path.join(memoryDir, '.gitignore'), 64 * 1024) ?? '');
   } catch {
     ignored = false;
   }
   return { memoryDir, exists, ignored, findings };
+};
+
+const octal = (mode: number): string => `0${(mode & 0o777).toString(8)}`;
+
+/**
+ * Another account that owns, or may write in, the state dir or its `memory` directory may rename
+ * the files memory writes there (they are 0600, the directory entries are not): it can move the
+ * queue journal away and leave a file of its own, readable by it, where the next turn is
+ * appended. Such a directory is refused. `{state_dir}` may belong to root (a system checkout);
+ * `memory`, which memory creates 0700, must be this account's. Group-writable is left alone: with
+ * per-user groups (umask 002) a directory the user made by hand is group-writable and the group is theirs.
+ */
+const foreignOwnership = (stateDir: string, memoryDir: string): StateDirFinding[] => {
+  const uid = process.getuid?.();
+  if (uid === undefined) return [];
+  const findings: StateDirFinding[] = [];
+  const check = (dir: string, owners: readonly number[], writableBits: number, remedy: string): void => {
+    let stat;
+    try {
+      stat = lstatSync(dir);
+    } catch {
+      return;
+    }
+    if (!stat.isDirectory()) return;
+    if (!owners.includes(stat.uid)) {
+      findings.push({ kind: 'unsafe', file: dir, reason: `refusing ${dir}: it belongs to another account (uid ${stat.uid}), which can swap the files memory keeps conversation text in; ${remedy}` });
+    } else if ((stat.mode & writableBits) !== 0) {
+      findings.push({ kind: 'unsafe', file: dir, reason: `refusing ${dir}: other accounts may write in it (mode ${octal(stat.mode)}) and swap the files memory keeps conversation text in; ${remedy}` });
+    }
+  };
+  check(stateDir, [uid, 0], 0o002, `make it yours and owner-writable only (chmod o-w ${stateDir}), or move it away`);
+  check(memoryDir, [uid], 0o002, `make it yours and private (chmod 700 ${memoryDir}), or move it away so memory creates its own`);
+  return findings;
 };
 
 const nearestExisting = (dir: string): string | undefined => {

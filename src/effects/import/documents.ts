@@ -12,12 +12,15 @@
  *   per `importToolResults`, noisy read/grep/find/ls output dropped, `strict` drops more);
  *   raw keeps every message with full tool results; forensic also keeps injected memory,
  *   thinking and metadata entries. Secrets are redacted in every mode.
+ * - Messages live retain already queued (the retain cursor's fingerprints for the session) are
+ *   left out in every mode, so a session retained live and then imported is stored once.
  */
 import { redact } from '../../config/redact.js';
 import { redactingScope, type RedactedJson } from '../../config/redactedJson.js';
 import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
 import { NOT_KEPT_CUSTOM_TYPE, NotKeptData } from '../session/notKept.js';
-import { cleanTextWith, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
+import { cleanTextWith, fingerprint, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
+import type { IdsPort } from '../ports/ids.js';
 import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
 import { estimateTokens } from '../../machines/import/decide.js';
 import type { SessionEntry, SessionHost, SessionRead } from '../ports/sessionFiles.js';
@@ -39,6 +42,12 @@ export type ModeOptions = Pick<ImportOptions, 'mode' | 'qualityProfile' | 'branc
  * contents are never stored or sent.
  */
 export type BuildPurpose = 'final' | 'estimate';
+
+/** What live retain already queued of one session: the retain cursor's fingerprints, and its digest. */
+export interface LiveRetained {
+  readonly fingerprints: ReadonlySet<string>;
+  readonly digest: IdsPort['digest'];
+}
 
 export interface BuiltDocument {
   readonly documentId: string;
@@ -166,6 +175,7 @@ export const segmentsOf = (session: Pick<SessionRead, 'entries'>, branches: Impo
 
 interface Counters {
   runsNotKept: number;
+  liveRetained: number;
   rawMessages: number;
   keptItems: number;
   droppedToolResults: number;
@@ -247,13 +257,23 @@ export const utf8Length = (text: string): number => {
   return bytes;
 };
 
-/** The documents of one session: branches segmented, entries projected, chunked by turns and bytes. */
-export const buildSessionDocuments = (session: SessionRead, options: ModeOptions, purpose: BuildPurpose = 'final'): BuiltSession => {
+/** Whether live retain already queued this entry's message (the same fingerprint the live path took it by). */
+const retainedLive = (entry: SessionEntry, live: LiveRetained | undefined): boolean => {
+  if (live === undefined || live.fingerprints.size === 0 || entry.type !== 'message') return false;
+  // Live retain takes pi's message objects only when they read as host messages, so one that does not was never taken.
+  return HostMessage.is(entry.message) && live.fingerprints.has(fingerprint(entry.message, live.digest));
+};
+
+/**
+ * The documents of one session: branches segmented, entries projected, chunked by turns and
+ * bytes. `live`: what live retain already queued of this session, left out.
+ */
+export const buildSessionDocuments = (session: SessionRead, options: ModeOptions, purpose: BuildPurpose = 'final', live?: LiveRetained): BuiltSession => {
   // `final`: each text redacted once, where it is made; the scope proves it to the queue.
   const scope = purpose === 'final' ? redactingScope() : undefined;
   const clean = scope === undefined ? (raw: string): string => raw : cleanTextWith(scope.redact);
   const notKept = notKeptEntries(session);
-  const counters: Counters = { runsNotKept: notKept.runs, rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
+  const counters: Counters = { runsNotKept: notKept.runs, liveRetained: 0, rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0 };
   const documents: BuiltDocument[] = [];
   const fallbackMs = session.timestamp === undefined ? 0 : Date.parse(session.timestamp) || 0;
   const host = session.host ?? 'pi';
@@ -292,6 +312,10 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
     };
     for (const entry of segment.entries) {
       if (notKept.ids.has(entry.id)) continue;
+      if (retainedLive(entry, live)) {
+        counters.liveRetained += 1;
+        continue;
+      }
       const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs, clean);
       if (projected === undefined) continue;
       const proof = scope?.json(projected);

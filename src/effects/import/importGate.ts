@@ -40,7 +40,7 @@ import type { JournalPort } from '../ports/journal.js';
 import type { FileStamp, SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
 import type { TracePort } from '../ports/trace.js';
 import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
-import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument } from './documents.js';
+import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument, type LiveRetained } from './documents.js';
 import { manifestWith } from './manifest.js';
 
 const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as const;
@@ -101,6 +101,11 @@ export interface StartImportGateOptions {
   readonly journal: JournalPort;
   readonly clock: ClockPort;
   readonly project: ImportProject;
+  /**
+   * What live retain already queued of a pi session (the retain cursor), left out of its
+   * documents; undefined when nothing was.
+   */
+  readonly liveRetained?: (sessionId: string) => LiveRetained | undefined;
   readonly trace?: TracePort;
   /** Sessions larger than this are skipped as `too-large` (default 512 MB). */
   readonly maxSessionBytes?: number;
@@ -162,6 +167,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     };
 
     const readForImport = (file: string): Promise<E.Either<Skip, SessionRead>> => files.read(file, { cwd: project.cwd, maxBytes });
+    /** Only pi's sessions are retained live (the extension runs in pi). */
+    const liveOf = (session: SessionRead): LiveRetained | undefined => ((session.host ?? 'pi') === 'pi' ? options.liveRetained?.(session.sessionId) : undefined);
 
     /** The document as it will be queued (each text already cleaned and redacted), and its hash. */
     const finalContent = (doc: BuiltDocument): { content: string; hash: string } => ({ content: doc.content, hash: files.digest(doc.content) });
@@ -188,7 +195,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const documents: Unbranded<typeof PlannedDocument>[] = [];
       const skipped: Unbranded<typeof SkippedSource>[] = [];
       const malformed: Unbranded<typeof MalformedLine>[] = [];
-      const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0, runsNotKept: 0 };
+      const stats: { -readonly [K in keyof PlanStats]: number } = { rawMessages: 0, keptItems: 0, droppedToolResults: 0, keptToolErrors: 0, runsNotKept: 0, liveRetained: 0 };
       const seenSessions = new Map<string, string>();
       builtByPlan = new Map();
       queuedByPlan = new Set();
@@ -280,7 +287,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         // A dry run estimates (nothing is redacted or kept); a real run builds the documents it
         // will queue while the budget lasts, so its plan names exactly the documents it imports.
         const final = queueing || (!runOptions.dryRun && keptChars < KEEP_PLANNED_CHARS);
-        const built = buildSessionDocuments(session, runOptions, final ? 'final' : 'estimate');
+        const built = buildSessionDocuments(session, runOptions, final ? 'final' : 'estimate', liveOf(session));
         if (final && built.documents.length > 0) {
           const kept = new Map<string, BuiltDocument>();
           for (const doc of built.documents) {
@@ -306,8 +313,10 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         stats.droppedToolResults += built.stats.droppedToolResults;
         stats.keptToolErrors += built.stats.keptToolErrors;
         stats.runsNotKept = (stats.runsNotKept ?? 0) + (built.stats.runsNotKept ?? 0);
+        stats.liveRetained = (stats.liveRetained ?? 0) + (built.stats.liveRetained ?? 0);
         if (built.documents.length === 0) {
-          skipped.push({ path: file, reason: 'empty-projection', detail: `nothing to keep in ${runOptions.mode} mode` });
+          const detail = (built.stats.liveRetained ?? 0) > 0 ? 'live retain already stored every message of it' : `nothing to keep in ${runOptions.mode} mode`;
+          skipped.push({ path: file, reason: 'empty-projection', detail });
           continue;
         }
         sessions.push({ sessionId: session.sessionId, path: file, bytes: session.bytes, documents: built.documents.length, malformedLines: session.damaged.length, pendingTailBytes: session.pendingTailBytes });
@@ -406,7 +415,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         fromPlan.delete(file);
         if (kept !== undefined && sameStamp(kept.stamp, await files.stamp(file))) return kept.documents;
         const read = await readForImport(file);
-        return E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
+        return E.isRight(read) ? new Map(buildSessionDocuments(read.right, runOptions, 'final', liveOf(read.right)).documents.map((d) => [d.documentId, d])) : new Map<string, BuiltDocument>();
       };
       for (const [file, docs] of bySession) {
         // A session whose every document the plan queued is not looked at again.

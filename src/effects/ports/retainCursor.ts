@@ -4,15 +4,24 @@
  * never retained twice, while an edit or a new branch (a new fingerprint) is.
  * `src/adapters/queue/retainCursor.ts` keeps it on disk; `memoryRetainCursor.ts` is its twin.
  */
+/** What became of the messages a cursor moves past. */
+export type CursorOutcome = 'queued' | 'passed';
+
 export interface RetainCursor {
   /** Fingerprints already queued or skipped for `sessionId`. */
   seen(sessionId: string): ReadonlySet<string>;
   /**
-   * Moves the cursor past `fingerprints`: in memory at once, then on disk. Called after the
-   * run's jobs are in the queue's journal (or the run was skipped). Throws when the file cannot
-   * be written; the in-memory cursor has advanced all the same.
+   * The part of `seen` whose runs were queued for the server (not skipped): what an import of
+   * the session leaves out, since live retain already stored it.
    */
-  advance(sessionId: string, fingerprints: readonly string[], now: number): void;
+  retained(sessionId: string): ReadonlySet<string>;
+  /**
+   * Moves the cursor past `fingerprints`: in memory at once, then on disk. Called after the
+   * run's jobs are in the queue's journal (`queued`) or the run was skipped or had nothing to
+   * store (`passed`). Throws when the file cannot be written; the in-memory cursor has advanced
+   * all the same.
+   */
+  advance(sessionId: string, fingerprints: readonly string[], now: number, outcome: CursorOutcome): void;
   /** Where it is kept (for status and errors). */
   readonly path: string;
   /**

@@ -200,7 +200,7 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
           ? { bankId: r.target.bankId, status: 'ok' as const, items: r.result.right.items.length }
           : { bankId: r.target.bankId, status: 'failed' as const, items: 0, error: redact(describeFailure(r.result.left)) },
       );
-      const block = renderRecallBlock(ok, models);
+      const block = renderRecallBlock(ok, models, new Set([...scope.projectRetainTags, ...scope.userScopeTags]));
       const report: RecallReport = {
         at: new Date(clock.now()).toISOString(),
         query: query.text,

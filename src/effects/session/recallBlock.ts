@@ -4,7 +4,8 @@
  * close or forge the fence. Same input, same bytes: the provider's prompt cache holds.
  */
 import { memoryStatements, speakerLabel, type Speaker } from './recallConversation.js';
-import { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
+import { shownMemoryText, type Sanitized } from '../../config/memoryText.js';
+import { knownSecretCount } from '../../config/redact.js';
 import { MODELS_TAG, RECALL_TAG } from './messages.js';
 
 export { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
@@ -13,11 +14,17 @@ export { sanitizeMemoryText, type Sanitized } from '../../config/memoryText.js';
  * The same memories come back prompt after prompt, and rendering is pure: what the recall
  * block showed last is kept (bounded, oldest out first) so the next render skips the regex
  * passes. Only the render path reads these; retained turns are sanitised once and never kept.
+ * A secret value learnt after a rendering voids what was kept (it may hold that value).
  */
 const RENDERED_KEPT = 2_000;
 const boundedMemo = <V>(): ((key: string, make: () => V) => V) => {
   const kept = new Map<string, V>();
+  let secrets = knownSecretCount();
   return (key, make) => {
+    if (knownSecretCount() !== secrets) {
+      kept.clear();
+      secrets = knownSecretCount();
+    }
     const known = kept.get(key);
     if (known !== undefined) return known;
     const fresh = make();
@@ -27,7 +34,8 @@ const boundedMemo = <V>(): ((key: string, make: () => V) => V) => {
   };
 };
 const sanitizedMemo = boundedMemo<Sanitized>();
-const sanitizeShown = (raw: string): Sanitized => sanitizedMemo(raw, () => sanitizeMemoryText(raw));
+// Sanitised and redacted: a memory stored before a redaction rule existed keeps its secret on the server.
+const sanitizeShown = (raw: string): Sanitized => sanitizedMemo(raw, () => shownMemoryText(raw));
 
 /** A field shown inside one line (tag, bank, name, date): sanitized, whitespace folded, brackets neutral. */
 const singleLine = (raw: string): Sanitized => {
@@ -89,14 +97,26 @@ const itemKey = (item: RecalledItem): string =>
 
 const clipped = (text: string): string => (text.length <= LINE_MAX_CHARS ? text : `${text.slice(0, LINE_MAX_CHARS - 1).trimEnd()}…`);
 
+/**
+ * Tags that only say where a memory came from (the agent, the project, the session, the
+ * import's branch, the git seed's strategy): every memory of a scope carries them, so they tell
+ * the model nothing and cost tokens on every line. A person's own tags (`decision`, `topic:auth`)
+ * are shown.
+ */
+const PROVENANCE_TAG = /^(?:source|harness|project|repo|session|branch|strategy):/;
+
+/** A timestamp shown as its day: the time of day rarely matters to an answer, and costs tokens on every line. */
+const ISO_STAMP = /^(\d{4}-\d{2}-\d{2})[T ]\d{2}:\d{2}/;
+const shownWhen = (when: string): string => {
+  const day = ISO_STAMP.exec(when.trim())?.[1];
+  return day ?? singleLine(when).text;
+};
+
 const itemMemo = boundedMemo<ShownItem>();
 const shownItem = (item: RecalledItem): ShownItem =>
   itemMemo(itemKey(item), () => {
-    const tags = (item.tags ?? [])
-      .filter((tag) => !tag.startsWith('session:'))
-      .map((tag) => singleLine(tag).text)
-      .filter((tag) => tag.length > 0);
-    const whenText = item.when ? singleLine(item.when).text : '';
+    const tags = (item.tags ?? []).map((tag) => singleLine(tag).text).filter((tag) => tag.length > 0);
+    const whenText = item.when ? shownWhen(item.when) : '';
     const suffix = `${whenText === '' ? '' : ` (${whenText})`}${tags.length > 0 ? ` [${tags.join(', ')}]` : ''}`;
     let removed = 0;
     let quotesBlock = false;
@@ -134,8 +154,18 @@ export interface RenderedBlock {
   readonly removed: number;
 }
 
-/** The recall block, or `undefined` when nothing is worth injecting. */
-export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly MentalModelText[] = []): RenderedBlock | undefined => {
+/** The tags of `item` worth a line: not provenance, not one of the scope's own (`routineTags`). */
+const withShownTags = (item: RecalledItem, routineTags: ReadonlySet<string>): RecalledItem => {
+  const tags = item.tags ?? [];
+  const shown = tags.filter((tag) => !PROVENANCE_TAG.test(tag) && !routineTags.has(tag));
+  return shown.length === tags.length ? item : { ...item, tags: shown };
+};
+
+/**
+ * The recall block, or `undefined` when nothing is worth injecting. `routineTags`: the tags
+ * every memory of the scope carries (the user scope's may be anything), left out of the lines.
+ */
+export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly MentalModelText[] = [], routineTags: ReadonlySet<string> = new Set()): RenderedBlock | undefined => {
   let removed = 0;
   let items = 0;
   const parts: string[] = [];
@@ -162,7 +192,7 @@ export const renderRecallBlock = (banks: readonly BankRecall[], models: readonly
     let read = 0;
     const seenItems = new Set<string>();
     for (const item of bank.items) {
-      const memory = shownItem(item);
+      const memory = shownItem(withShownTags(item, routineTags));
       removed += memory.removed;
       // Blank, repeated, or our own block quoted back: not memory worth showing.
       const key = memory.lines.map((l) => l.key).join('\n');

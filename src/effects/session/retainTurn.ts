@@ -12,7 +12,7 @@ import { retainAllowed, type SessionContext } from '../../machines/session/conte
 import { sessionEvents } from '../../machines/session/events.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { IdsPort } from '../ports/ids.js';
-import type { RetainCursor } from '../ports/retainCursor.js';
+import type { CursorOutcome, RetainCursor } from '../ports/retainCursor.js';
 import type { SessionQueue } from '../ports/sessionQueue.js';
 import type { HostMessage } from './messages.js';
 import { notKeptReasonOf, type NotKept } from './notKept.js';
@@ -74,9 +74,9 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
   };
 
   /** A cursor that cannot be written only costs a re-offer: the in-memory cursor has advanced. */
-  const advance = (sessionId: string, fingerprints: readonly string[], at: number): void => {
+  const advance = (sessionId: string, fingerprints: readonly string[], at: number, outcome: CursorOutcome): void => {
     try {
-      cursor.advance(sessionId, fingerprints, at);
+      cursor.advance(sessionId, fingerprints, at, outcome);
     } catch {
       // The file catches up on the next write.
     }
@@ -134,7 +134,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     const { sessionId, fingerprints, at } = run;
     const built = jobsOf(run);
     if (built.jobs.length === 0) {
-      advance(sessionId, fingerprints, at);
+      advance(sessionId, fingerprints, at, 'passed');
       run.turn = { durable: false, settled: report(sessionEvents.retainNothing({ at, runId }), { outcome: 'nothing', messages: 0 }) };
       return;
     }
@@ -145,7 +145,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
       run.turn = { durable: false, settled: report(sessionEvents.retainFailed({ at, runId, reason: failed }), { outcome: 'failed', messages: built.projected, reason: failed }) };
       return;
     }
-    advance(sessionId, fingerprints, at);
+    advance(sessionId, fingerprints, at, 'queued');
     setFailing(undefined);
     const depth = queueDepth();
     if (settings().config.notifyRetain) {
@@ -158,7 +158,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
     const run = ending;
     if (run === undefined || run.runId !== runId) return;
     // Skipped messages are never retained later.
-    advance(run.sessionId, run.fingerprints, run.at);
+    advance(run.sessionId, run.fingerprints, run.at, 'passed');
     const marked = notKeptReasonOf(reason);
     if (marked !== undefined && run.delta.length > 0) {
       try {
@@ -201,7 +201,7 @@ export const createRetainPath = (deps: RetainPathDeps): RetainPath => {
       setFailing(failed);
       return { durable: false, settled: done({ outcome: 'failed', messages: built.projected, reason: failed }) };
     }
-    advance(sessionId, fingerprints, at);
+    advance(sessionId, fingerprints, at, 'queued');
     return { durable: true, settled: done({ outcome: 'deferred', messages: built.projected }) };
   };
 

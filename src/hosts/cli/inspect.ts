@@ -7,6 +7,7 @@
 import { homedir } from 'node:os';
 import { createMemoryServer } from '../../adapters/server/client.js';
 import { checkStateDir, type StateDirReport } from '../../adapters/fs/stateDirCheck.js';
+import { trackedFilesUnder, trackedRefusal } from '../../adapters/git/trackedFiles.js';
 import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { readRetainFailing } from '../../adapters/queue/retainHealth.js';
 import * as path from 'node:path';
@@ -46,7 +47,11 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   const home = env['HOME'] ?? homedir();
   const loaded = loadConfig({ cwd, home, env });
   const { config } = loaded;
-  const stateDir = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]);
+  const checked = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]);
+  // The runtime refuses a state dir git tracks files in (`trackedFiles.ts`); the doctor says so.
+  const tracked = await trackedFilesUnder(checked.memoryDir);
+  const stateDir: StateDirReport =
+    tracked.length === 0 ? checked : { ...checked, findings: [...checked.findings, { kind: 'unsafe', file: checked.memoryDir, reason: trackedRefusal(checked.memoryDir, cwd, tracked) }] };
   const key = resolveApiKey(loaded, env);
   // An origin the user does not trust is never contacted, not even by the read-only doctor.
   const distrust = trustNotice(loaded.trust);

@@ -13,6 +13,7 @@ export const refusingCursor = (memoryDir: string, reason: string): RetainCursor 
   path: path.join(memoryDir, 'retain-cursors.json'),
   refusal: `the retain cursor could not open (${reason})`,
   seen: () => new Set<string>(),
+  retained: () => new Set<string>(),
   advance: () => {
     throw new Error(`the retain cursor is not open: ${reason}`);
   },

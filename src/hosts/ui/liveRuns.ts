@@ -7,8 +7,8 @@
  * its journals' names); it is running while that process is. A file that shrinks or is replaced
  * (a compaction) is folded again from the start.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { constants, watch, type FSWatcher } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import type { LoadedConfig } from '../../config/load.js';
@@ -47,6 +47,7 @@ const JOURNAL = /^(session|setup)\.journal\.(.+)-(\d+)\.jsonl$/;
 const POLL_MS = 150;
 const IDLE_POLL_MS = 2_000;
 const MAX_STEPS = 5_000;
+const MAX_READ_BYTES = 4 * 1024 * 1024;
 
 interface Tail {
   readonly file: string;
@@ -126,20 +127,23 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   const readTail = async (tail: Tail): Promise<void> => {
     let info;
     try {
-      info = await stat(tail.file);
+      // lstat: a link a cloned repository committed in the trace directory is never followed.
+      info = await lstat(tail.file);
     } catch {
       return;
     }
+    if (!info.isFile()) return;
     if ((tail.ino !== 0 && info.ino !== tail.ino) || info.size < tail.offset) {
       tail.ino = info.ino;
       resetRun(tail.run);
     }
     tail.ino = info.ino;
     if (info.size === tail.offset) return;
-    const handle = await open(tail.file, 'r');
+    const handle = await open(tail.file, constants.O_RDONLY | constants.O_NOFOLLOW);
     let text: string;
     try {
-      const buffer = Buffer.alloc(info.size - tail.offset);
+      // At most MAX_READ_BYTES a poll: a large file is read on over several polls, never held whole.
+      const buffer = Buffer.alloc(Math.min(info.size - tail.offset, MAX_READ_BYTES));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, tail.offset);
       tail.offset += bytesRead;
       text = tail.rest + buffer.subarray(0, bytesRead).toString('utf8');

@@ -5,7 +5,7 @@
  * show) on the same page. Replay reads only files of the project's trace directory, by name,
  * or the one file given at launch.
  */
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import { readJournalFile } from '../../adapters/journal/traceJournal.js';
@@ -51,6 +51,26 @@ const replayFile = async (file: string): Promise<{ steps: GateStep[]; problems: 
   return { steps: stepsOfTrace(trace.records), problems: trace.problems };
 };
 
+/** Replayed whole, so at most this much (the runtime keeps its traces far smaller). */
+const MAX_REPLAY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The trace directory is the project's, and a cloned repository can commit into it: a link
+ * there (to a file outside the project, or to `/dev/zero`, read without end) is never
+ * followed, and only a regular file of bounded size is read.
+ */
+const refuseUnsafeTrace = async (file: string): Promise<void> => {
+  let stat;
+  try {
+    stat = await lstat(file);
+  } catch {
+    throw new HttpError(404, `${path.basename(file)} is not in the trace directory`);
+  }
+  if (stat.isSymbolicLink()) throw new HttpError(400, `${path.basename(file)} is a symbolic link (a cloned repository can commit one); the memory browser replays only files of the trace directory itself`);
+  if (!stat.isFile()) throw new HttpError(400, `${path.basename(file)} is not a regular file`);
+  if (stat.size > MAX_REPLAY_BYTES) throw new HttpError(400, `${path.basename(file)} is ${stat.size} bytes; the memory browser replays files of at most ${MAX_REPLAY_BYTES} bytes (agent-memory viz --trace or --journal reads any size)`);
+};
+
 export const machineRoutes = (loaded: LoadedConfig, launchTrace: string | undefined): Readonly<Record<string, ApiRoute>> => {
   const traceDir = path.join(loaded.stateDir, 'memory', 'trace');
   return {
@@ -69,6 +89,7 @@ export const machineRoutes = (loaded: LoadedConfig, launchTrace: string | undefi
       // A name from the trace directory's listing, or the file given at launch: never a path.
       const file = launchTrace !== undefined && name === path.basename(launchTrace) ? launchTrace : name === path.basename(name) && name.endsWith('.jsonl') ? path.join(traceDir, name) : undefined;
       if (file === undefined) throw new HttpError(400, `file must be a .jsonl file of ${traceDir}, by name`);
+      if (file !== launchTrace) await refuseUnsafeTrace(file);
       const replay = await replayFile(file);
       return { status: 200, body: { file: name, problems: replay.problems, steps: replay.steps.map((s) => ({ ...s, event: redactValue(s.event) })) } };
     },

@@ -64,8 +64,9 @@ export const PlanStats = t.intersection([
     droppedToolResults: NonNegativeInt,
     keptToolErrors: NonNegativeInt,
   }),
-  // Runs the live session marked not kept (next-opt-out, memory off), dropped. Optional: older plans lack it.
-  t.partial({ runsNotKept: NonNegativeInt }),
+  // Runs the live session marked not kept (next-opt-out, memory off), dropped; messages live
+  // retain already queued, left out. Optional: older plans lack them.
+  t.partial({ runsNotKept: NonNegativeInt, liveRetained: NonNegativeInt }),
 ]);
 export type PlanStats = t.TypeOf<typeof PlanStats>;
 

@@ -7,9 +7,11 @@
  * *and* holds a value of that shape ("tokens expire after 15 minutes") is more likely the answer
  * than one that only repeats the words ("we discussed token validity").
  *
- * Types are bits of a mask. Only the question forms below are read: "when" is left out (in chat
- * it asks for a date, which the temporal stage reads from the memory's date, not its text), and
- * so is "how many" (any number matches, so it ranks nothing).
+ * Types are bits of a mask. Only the question forms below are read; "how many" is left out (any
+ * number matches, so it ranks nothing). "When" asks for a date, which the temporal stage reads
+ * from the memory's date; but chat says the day in the line, relative to when it is sent ("first
+ * day tmrw", "let him home yesterday", "mine is weds 9am"), so a line that names a day is a
+ * value of that shape too, a weaker one (the ranker boosts it less: DATE_BOOST_SHARE).
  */
 
 export const DURATION = 1;
@@ -20,6 +22,7 @@ export const PERCENTAGE = 16;
 export const VERSION = 32;
 export const PLACE = 64;
 export const REASON = 128;
+export const DATE = 256;
 
 const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow long\b/i, DURATION],
@@ -30,6 +33,8 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\b(?:what|which) version\b/i, VERSION],
   [/\bwhere\b/i, PLACE],
   [/\bwhy\b/i, REASON],
+  // "When did ...", "what day is ...": not a "when" inside a question about something else.
+  [/^\W*when\b|\b(?:what|which) (?:day|date)\b/i, DATE],
 ];
 
 const UNITS_OF_TIME = '(?:ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)';
@@ -48,6 +53,9 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   // A path ("mobile/e2e", "tools/lint/.golangci.yml"), a URL, or a named place ("from Sweden").
   [/\b[\w.-]*\/[\w./-]+|https?:\/\/|\b(?:in|at|from|to|near)\s+(?:the\s+)?\p{Lu}\p{Ll}+/u, PLACE],
   // "since" and "after" are left out: as often they only say when.
+  // A day as chat names it: relative ("yesterday", "tmrw", "last night", "next week"), a weekday
+  // ("weds", "thursday"), a day of the month ("the 24th", "24 june", "june 24"), or "ago".
+  [/\b(?:yesterday|yday|today|tonight|tonite|tomorrow|tmrw|tmr|tomoz)\b|\b(?:last|this|next) (?:night|morning|week|wk|weekend|wknd|month|year|mon|tues?|wed|weds|thurs?|fri|sat|sun)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:weds|thurs|tues)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}\b|\bago\b/i, DATE],
   [/\bbecause\b|\bso that\b|\bdue to\b|\bin order to\b|\bto (?:avoid|prevent|keep|reduce|save|stop|make sure|ensure)\b|\bcaused?\b|\breason\b/i, REASON],
 ];
 
@@ -58,7 +66,14 @@ const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[], of
   return mask;
 };
 
-const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON;
+const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE;
+
+/**
+ * What a line that names a day gets of the answer-type boost. A memory's own date answers
+ * "when" as well, and most lines that name a day are about another one: LoCoMo dev R@10 fell
+ * from 85.9% to 85.5% at the full boost and to 85.8% at half of it; at 0.4 of it no set lost.
+ */
+export const DATE_BOOST_SHARE = 0.4;
 
 /** The answer types a question asks for (0: none it says). */
 export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS, ALL_TYPES);

@@ -33,7 +33,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
+import { DATE, DATE_BOOST_SHARE, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
@@ -70,6 +70,8 @@ export interface RankStages {
 
 export interface RankParams {
   readonly wordnetWeight: number;
+  /** A WordNet-related word that is the word's opening ("doc" for "doctor", "boil" for "boiler"): the same word. */
+  readonly clippedSynonymWeight: number;
   /** A phrasal verb's WordNet words ("wash up" for "do the dishes"): a phrase's sense is surer than a lone word's. */
   readonly phrasalWeight: number;
   readonly codingWeight: number;
@@ -137,6 +139,7 @@ export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
 const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
+  clippedSynonymWeight: 0.7,
   phrasalWeight: 0.5,
   codingWeight: 0.8,
   codingCredit: 0.8,
@@ -236,6 +239,8 @@ const TYPO_TWO_EDITS = 8;
 const SLIP_MIN = 5;
 /** A misspelling as near to more words than this says nothing about which was meant. */
 const TYPO_MAX_CANDIDATES = 3;
+/** A bank word in more memories than this is a spelling of its own, not a slip. */
+const MISSPELT_MAX_DOCS = 2;
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
@@ -303,6 +308,16 @@ const CLIP_MIN = 5;
 const CLIP_MAX_SHARE = 0.45;
 const CLIP_WEIGHT = 0.5;
 
+/**
+ * A word WordNet relates that is the word's own opening, at least 3 letters and 2 short of it:
+ * the word written short, a synonym ("doc" for "doctor", "lab", "vet", "info"), as chat writes
+ * it, or the word it was formed from, a derived form ("boil" for "boiler", "teach" for
+ * "teacher"), which the stemmer leaves apart. Either is the same word, where the sense's other
+ * words are only related. (Synonyms alone, without the derived forms: coding set 5 and LoCoMo
+ * R@5 each a question fewer.)
+ */
+const isClipping = (synonym: string, word: string): boolean => synonym.length >= 3 && synonym.length <= word.length - 2 && word.startsWith(synonym);
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -326,6 +341,24 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
       // keeps its ending, "translation" becomes "translat"): then the word's own slips (two
       // letters swapped, one letter too many) are stemmed and looked up.
       const terms = near.terms.length > 0 ? near.terms : slipsOf(word).filter((t) => t !== of && index.documentFrequency(t) > 0);
+      if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
+  if (stages.typos) {
+    // The other way round: the question spells a word right and the bank has it, but one of the
+    // bank's lines misspelt it ("hosue", "brudnell", "rasberries"), as chat does: a word of the bank
+    // one slip from the query word (two letters swapped, one left out or one too many; a letter
+    // changed most often makes another word), in at most 2 memories, fewer than the word itself,
+    // and not a word of its own ("lean" for "learn", "county" for "country").
+    for (const word of queryWords) {
+      const of = stemWord(word);
+      if (word.length < SLIP_MIN || /\d/.test(of) || index.documentFrequency(of) === 0) continue;
+      const known = index.documentFrequency(of);
+      const terms: string[] = [];
+      for (const t of slipSpellings(of)) {
+        const docs = index.documentFrequency(t);
+        if (docs > 0 && docs <= MISSPELT_MAX_DOCS && docs < known && !isWordStem(t)) terms.push(t);
+      }
       if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
     }
   }
@@ -356,7 +389,7 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     const known = stages.coding && codingKnows(word);
     if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
-    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, params.wordnetWeight);
+    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, isClipping(r, word) ? params.clippedSynonymWeight : params.wordnetWeight);
   }
   // A phrasal verb says what its verb alone does not ("do the dishes": wash; "went up": rise):
   // its WordNet sense's words search at their own weight, counted for the verb in the confidence.
@@ -389,6 +422,34 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     }
   }
   return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+};
+
+/**
+ * Whether a stem is a word's: WordNet has it, or it with the "e" or the "y" stemming took off
+ * ("lean", "fond", "county" from "counti").
+ */
+const isWordStem = (t: string): boolean => isLemma(t) || isLemma(`${t}e`) || (t.endsWith('i') && isLemma(`${t.slice(0, -1)}y`));
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The spellings one slip from a stem, each once: two neighbouring letters swapped, one letter
+ * left out or one added inside it (at the end it is a suffix: "gamer" for "game", "dreami" for
+ * "dream"; a letter changed most often makes another word), the first two letters kept, as the
+ * typo stage's near spellings keep them. Generated and looked up (about 30 a letter of the
+ * stem), not searched for among the bank's words: the cost does not grow with the bank.
+ */
+const slipSpellings = (stem: string): Set<string> => {
+  const out = new Set<string>();
+  const keep = (t: string): void => {
+    if (t !== stem && t.slice(0, 2) === stem.slice(0, 2)) out.add(t);
+  };
+  for (let i = 0; i + 1 < stem.length; i += 1) {
+    if (stem[i] !== stem[i + 1]) keep(stem.slice(0, i) + (stem[i + 1] ?? '') + (stem[i] ?? '') + stem.slice(i + 2));
+    keep(stem.slice(0, i) + stem.slice(i + 1));
+    for (const letter of LETTERS) keep(stem.slice(0, i + 1) + letter + stem.slice(i + 1));
+  }
+  return out;
 };
 
 /**
@@ -559,7 +620,8 @@ export const rank = (input: RankInput): Ranking => {
   if (wanted !== 0) {
     pool = topK(touched.view(), scores, acceptN, Math.max(params.answerTypePool, input.limit));
     for (const n of pool) {
-      if (valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted) !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost);
+      const shown = valueAnswerTypes(input.textOf(input.index.liveIdOf(n)), wanted);
+      if (shown !== 0) scores[n] = f64(scores, n) * (1 + params.answerTypeBoost * (shown === DATE ? DATE_BOOST_SHARE : 1));
     }
   }
 

@@ -122,10 +122,48 @@ const synsetWords = (db: Database, pos: Pos, offset: number): string[] => {
     const named = word > 0 ? targetWords[word - 1] : undefined;
     if (named !== undefined) out.push(named);
   }
+  if (pos === 'noun') out.push(...informalNames(db, fields.slice(pointerAt + 1, pointerAt + 1 + 4 * pointers)));
   const words = [...new Set(out.filter((w) => w.length > 0))];
   if (synsetCache.size > 50_000) synsetCache.clear();
   synsetCache.set(key, words);
   return words;
+};
+
+// A gloss that says its synset is what people call the hypernym informally: "dad" ("an
+// informal term for a father"), "mum" ("informal terms for a mother").
+const INFORMAL_GLOSS = /\|\s*(?:an\s+)?informal terms?\b/;
+/** WordNet's lexicographer file of people (noun.person): "dad", "mum", "kiddy", "bobby". */
+const PERSON_FILE = '18';
+
+/**
+ * Whether the informal sense at `offset` is the lemma's most frequent noun sense, or WordNet
+ * counted none of its senses (then its order says nothing: "mum" lists the flower first).
+ */
+const informallyFirst = (db: Database, lemma: string, offset: number): boolean => {
+  const line = db.indexFiles.get('noun')?.line(lemma);
+  if (line === undefined) return false;
+  // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+  const fields = line.trimEnd().split(' ');
+  const pointers = Number(fields[3]);
+  return Number(fields[6 + pointers]) === offset || Number(fields[5 + pointers]) === 0;
+};
+
+/**
+ * The words a person is informally called, from a noun synset's hyponym pointers: a hyponym in
+ * noun.person whose gloss says it is an informal term, each of its words whose own most frequent
+ * noun sense it is ("dad", "mom", "mum"; not "pop", whose first sense is music, nor "cat").
+ * Chat names family this way, and the question asks with the standard word ("father").
+ */
+const informalNames = (db: Database, pointers: readonly string[]): string[] => {
+  const out: string[] = [];
+  for (let i = 0; i + 3 < pointers.length; i += 4) {
+    if (pointers[i] !== '~' || pointers[i + 2] !== 'n') continue;
+    const offset = Number(pointers[i + 1]);
+    const fields = synsetFields(db, 'noun', offset);
+    if (fields[1] !== PERSON_FILE || !INFORMAL_GLOSS.test(fields.join(' '))) continue;
+    for (const lemma of lemmasOf(fields)) if (informallyFirst(db, lemma, offset)) out.push(lemma);
+  }
+  return out;
 };
 
 /** Base forms WordNet knows for `word` in `pos` (the word itself first), with their first sense. */

@@ -10,7 +10,8 @@ import { switchedOff } from '../../config/switches.js';
 import { resolveApiKey, trustNotice, trustVerdict } from '../../config/trust.js';
 import { jsonCopy } from '../../codecs/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
-import { buildStatusReport, statusLines } from '../statusReport.js';
+import { buildStatusReport, statusLegend, statusLines } from '../statusReport.js';
+import { AWAITING_PROJECT_BANK } from '../../config/scope.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
 import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
@@ -132,10 +133,17 @@ const activityLine = (session: RuntimeStatusView['session'], now: number): strin
   return `Activity (this session): ${recallText}; ${retainText}`;
 };
 
+/** Status lines the doctor's own lines already say (server, health, version; memory on or off). */
+const SAID_ABOVE: ReadonlySet<string> = new Set(['baseUrl', 'health', 'serverVersion', 'enabled']);
+
 export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
   const report = await doctorReport(ctx);
   const tools = ctx.tools;
   const server = report.server;
+  const fields = report.fields.filter((f) => !SAID_ABOVE.has(f.key));
+  const setupShown = fields.some((f) => f.key === 'setup' && f.tone === 'warn');
+  // Said once: the Setup line names what to do, so neither the hint nor the scope's note repeats it.
+  const problems = report.problems.filter((p) => !(setupShown && p === AWAITING_PROJECT_BANK));
   const lines = [
     `agent-memory doctor (${report.integration.userAgent}, node ${report.integration.runtime.node}; supports node ${SUPPORT_POLICY.node}, npm ${SUPPORT_POLICY.npm}, typebox ${SUPPORT_POLICY.typebox})`,
     `Server: ${report.integration.baseUrl} (${report.integration.baseUrlSource}) — ${report.health}`,
@@ -143,19 +151,21 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
       ? `Server version: ${server.apiVersion}${server.embedded ? ' (embedded)' : ''}; floor ${FLOOR_TEXT}: ${server.floorMet ? 'met' : `NOT met — ${FLOOR_ACTION}`}`
       : `Server version: unknown (${server.error}); floor ${FLOOR_TEXT}`,
     `Client: ${report.integration.clientPackage} ${report.integration.clientRange}`,
-    `Trust: ${report.trust.memoryAllowed ? report.trust.reason : (trustNotice(tools.loaded.trust) ?? report.trust.reason)} (rule ${report.trust.rule})`,
+    // The rule line says where memory goes; when memory is off by it, this says what to do.
+    ...(report.trust.memoryAllowed ? [] : [`Trust: ${trustNotice(tools.loaded.trust) ?? report.trust.reason} (rule ${report.trust.rule})`]),
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
     `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
     activityLine(tools.status?.().session, tools.clock.now()),
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
-    ...statusLines(report.fields),
-    ...(report.setup.hint === undefined ? [] : [report.setup.hint]),
+    ...statusLines(fields),
+    ...statusLegend(fields),
+    ...(report.setup.hint === undefined || setupShown ? [] : [report.setup.hint]),
     ...('action' in report.queue && report.queue.action !== undefined ? [`Queue: ${report.queue.action}`] : []),
     ...report.config.errors.map((e) => `config error: ${e}`),
     ...report.config.warnings.map((w) => `config warning: ${w}`),
-    ...report.problems.map((p) => `note: ${p}`),
+    ...problems.map((p) => `note: ${p}`),
   ];
   const errors = doctorErrors(report, ctx.serverCommand ?? 'agent-memory serve');
   const warn = !report.trust.memoryAllowed || report.queue.deadLetters > 0 || report.queue.state === 'paused';

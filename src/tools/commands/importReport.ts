@@ -34,7 +34,7 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
     ...(plan === null
       ? []
       : ([
-          ['Messages', `${plan.stats.rawMessages} read, ${plan.stats.keptItems} items kept, ${plan.stats.droppedToolResults} tool results dropped, ${plan.stats.keptToolErrors} tool errors kept${(plan.stats.runsNotKept ?? 0) > 0 ? `, ${plan.stats.runsNotKept ?? 0} run(s) not kept (opted out or memory off)` : ''}`],
+          ['Messages', `${plan.stats.rawMessages} read, ${plan.stats.keptItems} items kept, ${plan.stats.droppedToolResults} tool results dropped, ${plan.stats.keptToolErrors} tool errors kept${(plan.stats.runsNotKept ?? 0) > 0 ? `, ${plan.stats.runsNotKept ?? 0} run(s) not kept (opted out or memory off)` : ''}${(plan.stats.liveRetained ?? 0) > 0 ? `, ${plan.stats.liveRetained ?? 0} already retained live (left out)` : ''}`],
         ] satisfies [string, string][])),
     ['Checkpoint', escapeControls(files.checkpoint)],
     ['Manifest', escapeControls(files.manifest)],

@@ -6,7 +6,7 @@ import { fieldList } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
 import { toJson } from '../../effects/kernel/trace.js';
 import { findTool } from '../catalogue.js';
-import { buildStatusReport, statusLines } from '../statusReport.js';
+import { buildStatusReport, statusLegend, statusLines } from '../statusReport.js';
 import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
 import { deadLettersCommand } from './deadLetters.js';
 import { doctorCommand } from './doctor.js';
@@ -32,7 +32,7 @@ const menu = (): string[] => ['Actions:', ...HUB_ACTIONS.map((a) => `  ${a.usage
 
 const status = async (ctx: CommandContext, withMenu: boolean): Promise<CommandReport> => {
   const report = await buildStatusReport(ctx.tools);
-  const text = ['Memory', ...statusLines(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
+  const text = ['Memory', ...statusLines(report.fields), ...statusLegend(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
   const warn = report.fields.some((f) => f.tone === 'warn');
   return { level: warn ? 'warning' : 'info', text, details: toJson(report) };
 };

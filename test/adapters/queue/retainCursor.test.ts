@@ -21,13 +21,13 @@ describe('retain cursor file', () => {
     await writeFile(path.join(dir, 'retain-cursors.json'), '{not json');
     const cursor = openRetainCursor(dir);
     expect(cursor.seen('s').size).toBe(0);
-    cursor.advance('s', ['f1'], 1);
-    expect(JSON.parse(await readFile(cursor.path, 'utf8'))).toEqual({ v: 1, sessions: { s: { fingerprints: ['f1'], updatedAt: 1 } } });
+    cursor.advance('s', ['f1'], 1, 'queued');
+    expect(JSON.parse(await readFile(cursor.path, 'utf8'))).toEqual({ v: 1, sessions: { s: { fingerprints: ['f1'], updatedAt: 1, queued: ['f1'] } } });
   });
 
   it('keeps the 200 most recently used sessions', async () => {
     const cursor = openRetainCursor(await tempDir());
-    for (let i = 0; i < 205; i += 1) cursor.advance(`s${i}`, [`f${i}`], i);
+    for (let i = 0; i < 205; i += 1) cursor.advance(`s${i}`, [`f${i}`], i, 'passed');
     const sessions = Object.keys(JSON.parse(await readFile(cursor.path, 'utf8')).sessions as object);
     expect(sessions).toHaveLength(200);
     expect(sessions).not.toContain('s0');
@@ -42,6 +42,16 @@ describe('retain cursor file', () => {
     await writeFile(path.join(dir, 'retain-cursors.json'), JSON.stringify({ v: 1, sessions }));
     const cursor = openRetainCursor(dir);
     expect(cursor.seen('s59').size).toBe(1_000);
+  });
+
+  it('a session written before `queued` existed has nothing retained, and keeps what it had when it grows', async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, 'retain-cursors.json'), JSON.stringify({ v: 1, sessions: { old: { fingerprints: ['o1', 'o2'], updatedAt: 1 } } }));
+    const cursor = openRetainCursor(dir);
+    expect(cursor.seen('old').size).toBe(2);
+    expect(cursor.retained('old').size).toBe(0);
+    cursor.advance('old', ['n1'], 2, 'queued');
+    expect(JSON.parse(await readFile(cursor.path, 'utf8'))).toEqual({ v: 1, sessions: { old: { fingerprints: ['o1', 'o2', 'n1'], updatedAt: 2, queued: ['n1'] } } });
   });
 
   it('refuses a cursor file planted as a link, naming it, and writes nothing through it', async () => {

@@ -63,7 +63,7 @@ describe('memoryStatements', () => {
 describe('the recall block as prose', () => {
   it('shows a retained turn as one line per statement, the person first, with no JSON syntax', () => {
     const block = renderRecallBlock([{ bankId: 'b', items: [{ text: delta, tags: ['project:x'] }] }]);
-    expect(memoryLines(block?.text)).toEqual(['1. User: Remember: deploys run scripts/ship.sh. [project:x]', '2. Assistant: Noted. [project:x]', '3. Tool (bash): ok [project:x]']);
+    expect(memoryLines(block?.text)).toEqual(['1. User: Remember: deploys run scripts/ship.sh.', '2. Assistant: Noted.', '3. Tool (bash): ok']);
     expect(block?.text).not.toMatch(/"role"|"content"|\{|\[\{/);
   });
 

@@ -18,6 +18,7 @@ import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { hostLine } from './hostLine.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
+import { piTmpEnv } from '../../helpers/piTmp.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(__dirname, '../../..');
@@ -32,7 +33,7 @@ interface Result {
 
 const pi = (cwd: string, env: Record<string, string>, args: readonly string[]): Promise<Result> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [hostLine.cli, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', PI_OFFLINE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [hostLine.cli, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', PI_OFFLINE: '1', ...piTmpEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const guard = setTimeout(() => child.kill('SIGKILL'), 90_000);

@@ -23,6 +23,7 @@ import { startEmbeddedServer } from '../../../src/server/index.js';
 import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { hostLine } from './hostLine.js';
+import { piTmpEnv } from '../../helpers/piTmp.js';
 
 const repo = path.resolve(__dirname, '../../..');
 
@@ -407,7 +408,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       const child = spawn(
         process.execPath,
         [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', path.join(repo, 'src/hosts/pi/extension.ts'), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
-        { cwd: p.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, PI_OFFLINE: '1', AM_FAUX_SCRIPT: '["Hello there."]' }, stdio: ['ignore', 'pipe', 'pipe'] },
+        { cwd: p.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: '["Hello there."]' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stdout = '';
       let stderr = '';

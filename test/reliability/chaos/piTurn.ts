@@ -5,6 +5,7 @@
  * SIGKILLed at a chosen moment.
  */
 import { spawn } from 'node:child_process';
+import { piTmpEnv } from '../../helpers/piTmp.js';
 
 export interface PiTurnSetup {
   /** The pi CLI script and the Node binary that runs it. */
@@ -85,6 +86,7 @@ export const runPiTurn = (setup: PiTurnSetup, plan: PiTurnPlan): Promise<PiTurnO
           HOME: setup.home,
           PI_CODING_AGENT_DIR: setup.agentDir,
           PI_OFFLINE: '1',
+          ...piTmpEnv(),
           AM_FAUX_SCRIPT: JSON.stringify([answer]),
           ...(plan.clockJump === undefined ? {} : { AM_CHAOS_CLOCK_JUMP: plan.clockJump }),
           ...plan.env,

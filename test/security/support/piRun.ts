@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { piTmpEnv } from '../../helpers/piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
 const piBin = realpathSync(path.join(repo, 'node_modules/.bin/pi'));
@@ -46,6 +47,7 @@ export const runPi = (o: PiRunOptions): Promise<PiRun> => {
           HOME: o.home,
           PI_CODING_AGENT_DIR: o.agentDir,
           PI_OFFLINE: '1',
+          ...piTmpEnv(),
           AM_FAUX_SCRIPT: JSON.stringify(o.script),
           AM_FAUX_SEEN: seenFile,
           ...o.env,

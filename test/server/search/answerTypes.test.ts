@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DURATION, FREQUENCY, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DATE, DURATION, FREQUENCY, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -14,8 +14,14 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('Why do iOS builds run on a third-party service?')).toBe(REASON);
   });
 
-  it('asks for nothing when the question does not say: "when" (a date) and "how many" (any number) included', () => {
-    expect(questionAnswerTypes('When did Caroline go to the support group?')).toBe(0);
+  it('reads a question that opens with "when", or asks what day, as asking for a day', () => {
+    expect(questionAnswerTypes('When did Caroline go to the support group?')).toBe(DATE);
+    expect(questionAnswerTypes('when is priya moving to portugal')).toBe(DATE);
+    expect(questionAnswerTypes('What day is the cardiology appointment?')).toBe(DATE);
+  });
+
+  it('asks for nothing when the question does not say: a "when" inside it and "how many" (any number) included', () => {
+    expect(questionAnswerTypes('What did Ewan do when the flight was cancelled?')).toBe(0);
     expect(questionAnswerTypes('How many people came to the party?')).toBe(0);
     expect(questionAnswerTypes('Which bundler do we use?')).toBe(0);
   });
@@ -32,7 +38,7 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Refunds settle in 3 business days.')).toBe(DURATION);
     expect(valueAnswerTypes('ok two more weeks then')).toBe(DURATION);
     expect(valueAnswerTypes('working late again, more meetings')).toBe(0);
-    expect(valueAnswerTypes('Sprint planning happens every other Wednesday.')).toBe(FREQUENCY);
+    expect(valueAnswerTypes('Sprint planning happens every other Wednesday.')).toBe(FREQUENCY | DATE);
     expect(valueAnswerTypes('Backups run nightly.')).toBe(FREQUENCY);
     expect(valueAnswerTypes('The image must stay under 820 KB.')).toBe(SIZE);
     expect(valueAnswerTypes('The suite starts at 02:00 CET.')).toBe(CLOCK_TIME);
@@ -43,6 +49,18 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Caroline moved here from Sweden.')).toBe(PLACE);
     expect(valueAnswerTypes('Unleash was rejected because nobody wanted to run it.')).toBe(REASON);
     expect(valueAnswerTypes('Dashboards are generated so that edits in the browser do not drift.')).toBe(REASON);
+  });
+
+  it('finds a day as chat names it: relative to the line\'s own date, a weekday, a day of the month', () => {
+    expect(valueAnswerTypes('Ewan: first day tmrw, 9am at the kreuzberg office', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('Nadia: they kept him in monday night and let him home yesterday', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('Bea: mine is weds 9am, romantic poetry', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('Dee: we move on the 15th', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('Tom: flights are 4 june, back june 9', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('I went to the support group a week ago', DATE)).toBe(DATE);
+    // No day: a "may" that is a verb, a number that is no day, a word that holds a weekday's letters.
+    expect(valueAnswerTypes('you may want to bring a coat, 3 of us are cold', DATE)).toBe(0);
+    expect(valueAnswerTypes('the saturation of the photo is off', DATE)).toBe(0);
   });
 
   it('reads only the types asked for when given them', () => {

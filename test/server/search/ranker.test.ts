@@ -59,6 +59,29 @@ describe('rank: stages', () => {
     expect(ranked(docs, 'which tool checks translatoin keys', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('translat');
   });
 
+  it('typos: a word the bank has, misspelt in one of its lines by a slip ("hosue"), also searches that spelling, not another word one letter off', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('d1', 'Dee: the house is a mess', 0),
+      chatLine('d2', 'Dee: house viewing went fine', 10),
+      chatLine('p1', 'Priya: wat do u need for the hosue', 20),
+      chatLine('p2', 'Priya: my horse is lame again', 30),
+      chatLine('p3', 'Priya: the mouse ate my toast', 40),
+      chatLine('d3', 'Dee: lean times, skipping lunch', 50),
+      chatLine('d4', 'Dee: i want to learn spanish', 60),
+      chatLine('p4', 'Priya: learn it on the app', 70),
+    ];
+    const r = ranked(chat, 'What does Dee need for the new house?');
+    const expansion = r.terms.expansion.map((t) => t.term);
+    expect(expansion).toContain('hosu');
+    // One letter changed makes other words: a horse, a mouse.
+    expect(expansion).not.toContain('hors');
+    expect(expansion).not.toContain('mous');
+    expect(r.hits.slice(0, 3).map((h) => h.id)).toContain('p1');
+    // A word of its own one letter short of a word the bank has ("lean" for "learn") is not a slip.
+    expect(ranked(chat, 'What did Dee learn?').terms.expansion.map((t) => t.term)).not.toContain('lean');
+    expect(ranked(chat, 'What does Dee need for the new house?', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('hosu');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
@@ -94,6 +117,35 @@ describe('rank: stages', () => {
     expect(r.hits[0]?.id).toBe('wash');
     // Without WordNet the question meets no word of that line.
     expect(ranked(house, 'who is doing the dishes tonight', { ...DEFAULT_STAGES, wordnet: false }).hits.map((h) => h.id)).not.toContain('wash');
+  });
+
+  it('expansion: a WordNet synonym that is the word clipped ("doc" for "doctor") searches at more than a related word', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nadia: the doc was running late', 0),
+      chatLine('n2', 'Nadia: the physician was running late', 10),
+      chatLine('e1', 'Ewan: lunch was running late', 20),
+    ];
+    const r = ranked(chat, 'Why was the doctor running late?');
+    const weightOf = (term: string): number => r.terms.expansion.find((t) => t.term === term)?.weight ?? 0;
+    expect(weightOf('doc')).toBe(0.7);
+    expect(weightOf('physician')).toBe(0.3);
+    const scoreOf = (id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    expect(r.hits[0]?.id).toBe('n1');
+    expect(scoreOf('n1')).toBeGreaterThan(scoreOf('n2'));
+  });
+
+  it('expansion: a question about a father finds the chat that says "dad", and the line its sender sent next', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nadia: update on dad', 0),
+      chatLine('n2', 'Nadia: they said its afib', 1),
+      chatLine('e1', 'Ewan: whats that', 2),
+      chatLine('n3', 'Nadia: my sister is coming up on friday', 20),
+      chatLine('e2', 'Ewan: did u get the diagnosis letter for the flat', 21),
+    ];
+    const r = ranked(chat, "What was Nadia's father diagnosed with?");
+    expect(r.terms.expansion.map((t) => t.term)).toContain('dad');
+    // Without "dad" her line about her sister ranks first (her name) and the diagnosis letter next.
+    expect(r.hits.slice(0, 2).map((h) => h.id).sort()).toEqual(['n1', 'n2']);
   });
 
   it('neighbour: the turn next to a strong match in the same session comes back, and only within the time gap', () => {
@@ -413,6 +465,20 @@ describe('rank: answer types', () => {
     ];
     // Priya's line holds the duration and now ranks first; the check still reads Tom's as the best.
     expectReorderedSameJudgement(lines, 'How long did Tom train for the marathon?', 't1', 'p1');
+  });
+
+  it('a "when" question puts the matching line that names a day (as chat says it) above one that does not, by less than other shapes', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a', 'Ewan: so nervous to start the new job', 0),
+      chatLine('b', 'Ewan: the new job starts tmrw at the office', 10),
+      chatLine('c', 'Nadia: proud of u', 20),
+    ];
+    const without = ranked(chat, 'When does Ewan start the new job?', { ...DEFAULT_STAGES, answerTypes: false });
+    expect(without.hits[0]?.id).toBe('a');
+    const r = ranked(chat, 'When does Ewan start the new job?');
+    expect(r.hits[0]?.id).toBe('b');
+    const gain = (r.hits.find((h) => h.id === 'b')?.score ?? 0) / (without.hits.find((h) => h.id === 'b')?.score ?? 1);
+    expect(gain).toBeCloseTo(1.2, 5);
   });
 
   it('a question that names no answer shape ranks as without the stage', () => {

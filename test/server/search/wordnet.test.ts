@@ -14,6 +14,18 @@ describe('WordNet', () => {
     expect(relatedWords('kids')).toContain('child');
   });
 
+  it('relates a person to what people informally call them, when that is the informal word\'s own first sense', () => {
+    expect(relatedWords('father')).toEqual(expect.arrayContaining(['dad', 'daddy']));
+    // "mum" lists the flower first, but WordNet counted none of its senses: the order says nothing.
+    expect(relatedWords('mother')).toEqual(expect.arrayContaining(['mum', 'mom']));
+    expect(relatedWords('policeman')).toContain('bobby');
+    // An informal word whose first counted sense is another thing stays out: "cat" for a man.
+    expect(relatedWords('man')).toContain('guy');
+    expect(relatedWords('man')).not.toContain('cat');
+    // Only people: "informal terms for money" are not money's words ("bread", "dough").
+    expect(relatedWords('money')).not.toContain('bread');
+  });
+
   it('leaves out multi-word entries, the word itself, and knows nothing of unknown words', () => {
     for (const w of relatedWords('car')) {
       expect(w).not.toContain('_');

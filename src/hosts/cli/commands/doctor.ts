@@ -5,17 +5,42 @@
  * `doctor` exits 1 on any error finding (server unreachable, hung, refusing the key, below
  * the floor; a broken state dir or config file), 0 otherwise. `--json` prints the report.
  */
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Command } from '../commands.js';
 import { redact, redactValue } from '../../../config/redact.js';
 import { isRecord, jsonCopy } from '../../../codecs/codecs.js';
 import { doctorCommand } from '../../../tools/commands/doctor.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
+import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
 
-const parse = (argv: readonly string[], name: string): { json: boolean } | string => {
-  const unknown = argv.filter((a) => a !== '--json');
-  if (unknown.length > 0) return `agent-memory ${name}: unknown option ${JSON.stringify(redact(unknown[0] ?? '').slice(0, 40))}; usage: agent-memory ${name} [--json]`;
-  return { json: argv.includes('--json') };
+interface Options {
+  readonly json: boolean;
+  /** The project directory inspected (`--cwd`, else this one). */
+  readonly cwd: string;
+}
+
+const parse = (argv: readonly string[], name: string): Options | string => {
+  let values;
+  try {
+    values = parseArgs({ args: [...argv], options: { json: { type: 'boolean' }, cwd: { type: 'string' } }, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    const reason = redact(error instanceof Error ? error.message : String(error)).slice(0, 200);
+    return `agent-memory ${name}: ${reason}; usage: agent-memory ${name} [--cwd DIR] [--json]`;
+  }
+  const cwd = path.resolve(values.cwd ?? process.cwd());
+  if (values.cwd !== undefined && !isDirectory(cwd)) return `agent-memory ${name}: --cwd ${JSON.stringify(redact(values.cwd).slice(0, 200))} is not a directory; give the project's directory`;
+  return { json: values.json === true, cwd };
+};
+
+const isDirectory = (dir: string): boolean => {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 };
 
 /** State-dir findings as doctor errors: each names the file and what to do. */
@@ -32,25 +57,33 @@ const print = (json: boolean, text: string, details: unknown): void => {
 };
 
 /** Even a failure to inspect prints something and says what to do. */
-const inspectOrExplain = async (name: string, json: boolean): Promise<Inspection | undefined> => {
+const inspectOrExplain = async (name: string, { json, cwd }: Options): Promise<Inspection | undefined> => {
   try {
-    return await openInspection(process.cwd());
+    return await openInspection(cwd);
   } catch (error) {
     const reason = redact(error instanceof Error ? error.message : String(error));
-    print(json, `agent-memory ${name}: could not inspect memory in ${process.cwd()}: ${reason}`, { errors: [reason] });
+    print(json, `agent-memory ${name}: could not inspect memory in ${cwd}: ${reason}`, { errors: [reason] });
     return undefined;
   }
 };
 
 export const doctorCliCommand: Command = {
-  usage: 'usage: agent-memory doctor [--json]\n\nRead-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file; turns failing to save), 0 otherwise.',
+  usage: [
+    'usage: agent-memory doctor [--cwd DIR] [--json]',
+    '',
+    '  --cwd DIR  diagnose the project in DIR (default: this directory)',
+    '  --json     print the report as JSON',
+    '',
+    'Read-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file; turns failing to save), 0 otherwise.',
+    STATUS_LEGEND_HELP,
+  ].join('\n'),
   run: async (argv) => {
     const options = parse(argv, 'doctor');
     if (typeof options === 'string') {
       console.error(options);
       return 2;
     }
-    const inspection = await inspectOrExplain('doctor', options.json);
+    const inspection = await inspectOrExplain('doctor', options);
     if (inspection === undefined) return 1;
     const report = await doctorCommand({ tools: inspection.tools });
     const extra = stateErrors(inspection);
@@ -71,14 +104,22 @@ export const doctorCliCommand: Command = {
 };
 
 export const statusCliCommand: Command = {
-  usage: 'usage: agent-memory status [--json]\n\nRead-only: never queues, delivers or writes anything.',
+  usage: [
+    'usage: agent-memory status [--cwd DIR] [--json]',
+    '',
+    '  --cwd DIR  the project whose memory status is shown (default: this directory)',
+    '  --json     print the status as JSON',
+    '',
+    'Read-only: never queues, delivers or writes anything.',
+    STATUS_LEGEND_HELP,
+  ].join('\n'),
   run: async (argv) => {
     const options = parse(argv, 'status');
     if (typeof options === 'string') {
       console.error(options);
       return 2;
     }
-    const inspection = await inspectOrExplain('status', options.json);
+    const inspection = await inspectOrExplain('status', options);
     if (inspection === undefined) return 1;
     const report = await memoryHubCommand({ tools: inspection.tools }, 'status');
     const notes = stateErrors(inspection);

@@ -12,7 +12,7 @@ const usage = [
   '  --trace FILE  a trace or journal file to offer for replay besides those of {state_dir}/memory/trace',
   '',
   'Prints the page\'s URL with a token made for this launch; nothing is served without it.',
-  'Runs until SIGINT or SIGTERM.',
+  'Runs until you press Ctrl+C (or it gets SIGTERM).',
 ].join('\n');
 
 const fail = (message: string): number => {
@@ -36,6 +36,7 @@ export const uiCommand: Command = {
       ...(values.trace === undefined ? {} : { trace: path.resolve(values.trace) }),
     });
     console.log(`memory browser: ${server.url}`);
+    console.log('Open it in a browser on this machine; press Ctrl+C to stop.');
     return new Promise<number>((resolve) => {
       const stop = (): void => void server.close().then(() => resolve(0));
       process.once('SIGTERM', stop);

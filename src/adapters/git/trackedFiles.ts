@@ -1,0 +1,33 @@
+/**
+ * Which files git tracks inside memory's state directory. Git never ignores a tracked file, so
+ * a repository that commits files under `.pi/memory/` (`git add -f`) gets whatever memory
+ * writes at those paths (the last recall, the queue journal: conversation text) into the next
+ * `git commit -a` or `git add -A`: the caller refuses memory there until the files are untracked.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { escapeControls } from '../../config/memoryText.js';
+
+/**
+ * The tracked files under `dir`, relative to it (none when `dir` does not exist, is not in a
+ * work tree, or git cannot answer within `timeoutMs`). `.gitignore` is left out: memory
+ * rewrites it to ignore everything, and a tracked one then only shows as modified.
+ */
+export const trackedFilesUnder = (dir: string, timeoutMs = 1000): Promise<readonly string[]> => {
+  if (!existsSync(dir)) return Promise.resolve([]);
+  return new Promise((resolve) => {
+    execFile('git', ['ls-files', '-z', '--', '.'], { cwd: dir, timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) => {
+      if (error !== null) return resolve([]);
+      resolve(stdout.split('\0').filter((name) => name !== '' && name !== '.gitignore'));
+    });
+  });
+};
+
+/** Why memory refuses a state directory git tracks files in, and the commands that end it. */
+export const trackedRefusal = (memoryDir: string, projectDir: string, tracked: readonly string[]): string => {
+  // Names a repository chose: shown with their controls escaped.
+  const shown = tracked.slice(0, 3).map(escapeControls).join(', ') + (tracked.length > 3 ? ` and ${tracked.length - 3} more` : '');
+  const relative = path.relative(projectDir, memoryDir) || '.';
+  return `refusing ${memoryDir}: git tracks files in it (${shown}), so the next commit would carry the conversation memory writes there; run git rm -r --cached ${relative} in ${projectDir} and commit that`;
+};

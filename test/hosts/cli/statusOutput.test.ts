@@ -1,0 +1,114 @@
+/**
+ * What a person reads from `agent-memory status` and `doctor` (the real CLI, a child process,
+ * against the embedded server): both take `--cwd DIR` as `ui` does, so a project is inspected
+ * from anywhere, and refuse a `--cwd` that is not a directory; the doctor says each thing once
+ * (the server, its health and version, trust, and what to do about setup) and explains every
+ * marker its status lines use, as `status` does.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+
+let server: TestServer;
+let root: string;
+
+interface Project {
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+}
+
+/** A project on the embedded server; `config` is its `.pi/memory.json` (none: memory not set up). */
+const project = async (name: string, config?: Record<string, unknown>): Promise<Project> => {
+  const cwd = path.join(root, name, 'project');
+  const home = path.join(root, name, 'home');
+  await mkdir(path.join(cwd, '.pi'), { recursive: true });
+  await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
+  await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 1500 } }));
+  if (config !== undefined) await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config));
+  return { cwd, env: { HOME: home } };
+};
+
+/** The lines a person reads, without the blank ones. */
+const linesOf = (text: string): string[] => text.split('\n').filter((l) => l.trim().length > 0);
+const MEANINGS: Record<string, string> = { '!': 'needs attention', '*': 'set differently from the default', '-': 'off on purpose' };
+/** Each marker a status line starts with is named in the output's legend line. */
+const expectMarkersExplained = (text: string): void => {
+  const lines = linesOf(text);
+  const legend = lines.find((l) => l.startsWith('(') && Object.values(MEANINGS).some((m) => l.includes(m)));
+  const used = new Set(lines.flatMap((l) => (/^[!*-] [A-Z][\w ]*: /.test(l) ? [l.charAt(0)] : [])));
+  expect(used.size).toBeGreaterThan(0);
+  for (const marker of used) expect(legend, `marker ${marker}`).toContain(`${marker} ${MEANINGS[marker]}`);
+};
+
+beforeAll(async () => {
+  server = await startTestServer({ persist: false });
+  root = await mkdtemp(path.join(tmpdir(), 'am-cli-status-'));
+});
+afterAll(async () => {
+  await server.dispose();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('status and doctor take --cwd', () => {
+  it('inspect the project named by --cwd from another directory, the same as from inside it', async () => {
+    const p = await project('cwd', { banks: { project: { bankId: 'cwd-bank' } }, setupComplete: true });
+    const inside = await runCli(['status'], { cwd: p.cwd, env: p.env });
+    const elsewhere = await runCli(['status', '--cwd', p.cwd], { cwd: root, env: p.env });
+    expect(elsewhere.code).toBe(0);
+    expect(elsewhere.stdout).toContain('Coding bank: cwd-bank');
+    expect(elsewhere.stdout).toBe(inside.stdout);
+    const json = JSON.parse((await runCli(['status', '--cwd', p.cwd, '--json'], { cwd: root, env: p.env })).stdout) as { stateDir: { memoryDir: string } };
+    expect(json.stateDir.memoryDir).toBe(path.join(p.cwd, '.pi', 'memory'));
+    const doctor = await runCli(['doctor', '--cwd', p.cwd], { cwd: root, env: p.env });
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain(`State dir: ${path.join(p.cwd, '.pi', 'memory')}`);
+  }, 60_000);
+
+  it('refuse a --cwd that is not a directory, and an unknown option, with the usage', async () => {
+    const p = await project('bad', { banks: { project: { bankId: 'bad-bank' } }, setupComplete: true });
+    const missing = await runCli(['status', '--cwd', path.join(root, 'no-such-dir')], { cwd: p.cwd, env: p.env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('agent-memory status: --cwd');
+    expect(missing.stderr).toContain('is not a directory');
+    const bare = await runCli(['doctor', '--cwd'], { cwd: p.cwd, env: p.env });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('usage: agent-memory doctor [--cwd DIR] [--json]');
+    const unknown = await runCli(['status', '--verbose'], { cwd: p.cwd, env: p.env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('usage: agent-memory status [--cwd DIR] [--json]');
+    const help = await runCli(['status', '--help'], { cwd: p.cwd, env: p.env });
+    expect(help.stdout).toContain('--cwd DIR');
+    expect(help.stdout).toContain('! marks what needs attention');
+  }, 60_000);
+});
+
+describe('the doctor says each thing once and explains its markers', () => {
+  it('a project not set up: the server, trust and what to do are each said once; every marker is explained', async () => {
+    const p = await project('fresh');
+    const { code, stdout } = await runCli(['doctor'], { cwd: p.cwd, env: p.env });
+    expect(code).toBe(0);
+    const lines = linesOf(stdout);
+    expect(lines.length).toBe(new Set(lines).size);
+    expect(lines.filter((l) => l.includes(server.url))).toHaveLength(2); // the Server line, and the trust rule naming where it came from
+    expect(lines.filter((l) => /^\W?\s*Server: /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /^\W?\s*Server version: /.test(l))).toHaveLength(1);
+    expect(lines.some((l) => /^\W?\s*Health: /.test(l))).toBe(false);
+    expect(lines.some((l) => /^\W?\s*Enabled: /.test(l))).toBe(false);
+    expect(lines.filter((l) => /^Trust/.test(l))).toHaveLength(1);
+    // Setup: one line says it and what to do.
+    expect(stdout.split('run /memory setup').length - 1).toBe(1);
+    expect(lines.filter((l) => l.includes("the bank that holds all your projects' memory"))).toHaveLength(1);
+    expectMarkersExplained(stdout);
+  }, 60_000);
+
+  it('status explains its markers too', async () => {
+    const p = await project('markers', { banks: { project: { bankId: 'markers-bank' } }, setupComplete: true, mentalModels: { inject: false } });
+    const { code, stdout } = await runCli(['status'], { cwd: p.cwd, env: p.env });
+    expect(code).toBe(0);
+    expect(stdout).toContain('- Mental models: inject off');
+    expectMarkersExplained(stdout);
+  }, 60_000);
+});
