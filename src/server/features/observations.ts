@@ -11,6 +11,7 @@
  * diff, not a rewrite.
  */
 import { createHash } from 'node:crypto';
+import { spokenText } from '../../codecs/conversationText.js';
 import { keyTerms, sentences } from './terms.js';
 import { runAtOnce } from '../slices.js';
 
@@ -53,10 +54,15 @@ export interface TextAnalysisCache {
 
 export const emptyTextAnalysisCache = (): TextAnalysisCache => ({ terms: new Map(), sentences: new Map() });
 
+/**
+ * A retained conversation (pi messages as JSON) is read as what was said (`spokenText`): an
+ * observation neither quotes JSON syntax (`"content": "…`) nor groups facts by its keys
+ * (`role`, `content`, `text`).
+ */
 export const termsOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
   let terms = cache.terms.get(text);
   if (terms === undefined) {
-    terms = keyTerms(text);
+    terms = keyTerms(spokenText(text));
     cache.terms.set(text, terms);
   }
   return terms;
@@ -65,7 +71,7 @@ export const termsOfText = (cache: TextAnalysisCache, text: string): readonly st
 export const sentencesOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
   let split = cache.sentences.get(text);
   if (split === undefined) {
-    split = sentences(text);
+    split = sentences(spokenText(text));
     cache.sentences.set(text, split);
   }
   return split;

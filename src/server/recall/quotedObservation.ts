@@ -4,6 +4,7 @@
  * its facts, `- sentence` (clipped with "…", closed by "- …and N more"): such an observation
  * says nothing its facts do not. One written otherwise (an imported summary) does add something.
  */
+import { spokenText } from '../../codecs/conversationText.js';
 import type { FactRecord } from '../store/model.js';
 
 const HEADING = /^\*\*.*\*\* \(\d+ facts?\)$/u;
@@ -25,8 +26,11 @@ export const onlyQuotesItsFacts = (observation: FactRecord, factOf: (id: string)
       const fact = factOf(ids[unread] ?? '');
       unread += 1;
       if (fact !== undefined) {
-        sources.push(fact.text);
-        return fact.text;
+        // A conversation's observation quotes what was said (`spokenText`), not its JSON.
+        const spoken = spokenText(fact.text);
+        const text = spoken === fact.text ? fact.text : `${fact.text}\n${spoken}`;
+        sources.push(text);
+        return text;
       }
     }
     return undefined;

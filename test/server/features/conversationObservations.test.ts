@@ -1,0 +1,67 @@
+/**
+ * Observations over retained conversations: the pi extension retains each run as a JSON array
+ * of pi messages, and the embedded server's observations used to quote that JSON
+ * (`- "content": "Should we write the CLI in Go or Rust?"`) and could group facts by its keys.
+ * Through the real server (HTTP retain, then recall of observations), each observation quotes
+ * what was said, with no JSON syntax; a plain note still reads as before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consolidate } from '../../../src/server/features/observations.js';
+import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
+
+const run = (user: string, assistant: string): string =>
+  JSON.stringify(
+    [
+      { role: 'user', timestamp: '2026-11-28T01:00:00.000Z', content: user },
+      { role: 'assistant', timestamp: '2026-11-28T01:00:05.000Z', content: [{ type: 'text', text: assistant }], model: 'faux-1', stopReason: 'stop' },
+    ],
+    null,
+    2,
+  );
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ persist: false });
+});
+afterAll(async () => server.dispose());
+
+describe('observations over retained pi conversations', () => {
+  it('quote what was said, never the JSON it was stored as', async () => {
+    const items = [
+      { content: run('Should we write the CLI in Go or Rust?', 'Go is simpler to ship: one static binary.'), document_id: 'pi-session:a', update_mode: 'append', tags: ['project:x'] },
+      { content: run('We decided: the CLI is written in Go. Deploys run scripts/ship.sh.', 'Noted: Go for the CLI, ship.sh for deploys.'), document_id: 'pi-session:a', update_mode: 'append', tags: ['project:x'] },
+      { content: run('The staging deploys happen every Tuesday with ship.sh.', 'Staging deploys on Tuesdays then.'), document_id: 'pi-session:b', update_mode: 'append', tags: ['project:x'] },
+      { content: 'Release notes are written by Ann every Friday. Ann keeps the changelog in docs/CHANGES.md.', tags: ['project:x'] },
+    ];
+    for (const item of items) expect((await call(server, 'POST', '/v1/default/banks/obs/memories', { items: [item] })).status).toBe(200);
+    const observations = async (query: string): Promise<string[]> => {
+      const r = await call(server, 'POST', '/v1/default/banks/obs/memories/recall', { query, types: ['observation'], budget: 'mid' });
+      return ((r.body.results ?? []) as { text: string }[]).map((x) => x.text);
+    };
+    await waitUntil(async () => (await observations('CLI language Go')).length > 0);
+    const texts = [...(await observations('Which language is the CLI written in?')), ...(await observations('How do deploys work with ship.sh?'))];
+    expect(texts.length).toBeGreaterThan(1);
+    for (const text of texts) {
+      expect(text, text).not.toMatch(/"(role|content|text|type|timestamp)"|[{}]|\\n/);
+      expect(text, text).not.toMatch(/^\*\*(role|content|text|type|timestamp|assistant|user)\*\*/m);
+    }
+    const all = texts.join('\n');
+    expect(all).toContain('- Should we write the CLI in Go or Rust?');
+    expect(all).toContain('- The staging deploys happen every Tuesday with ship.sh.');
+    // A plain note is read as before.
+    const notes = await observations('Who writes the release notes?');
+    expect(notes.join('\n')).toContain('- Release notes are written by Ann every Friday.');
+  }, 60_000);
+
+  it('a chunk of a message array cut anywhere reads as its messages too', () => {
+    const whole = run('Keep alpha: the build uses esbuild for the bundle.', 'Noted: esbuild bundles it.');
+    const chunk = whole.slice(whole.indexOf('"content"') - 4, whole.length - 20);
+    const facts = [
+      { id: 'c1', text: chunk, type: 'world', tags: [], entities: [], mentionedAt: '2026-11-28T01:00:00Z' },
+      { id: 'c2', text: 'The bundle is built by esbuild in CI.', type: 'world', tags: [], entities: [], mentionedAt: '2026-11-28T02:00:00Z' },
+    ];
+    const [observation] = consolidate(facts, { bankId: 'b' }).filter((o) => o.key === 'term:esbuild');
+    expect(observation?.text).toBe('**esbuild** (2 facts)\n- Keep alpha: the build uses esbuild for the bundle.\n- The bundle is built by esbuild in CI.');
+  });
+});
