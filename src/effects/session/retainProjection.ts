@@ -55,6 +55,9 @@ const boundedClean = (clean: (raw: string) => string = cleanText): ((raw: string
   };
 };
 
+/** `<private>` regions removed (an unclosed one hides the rest). */
+export const withoutPrivate = (raw: string): string => raw.replace(PRIVATE, '');
+
 /** Private regions removed, invisible characters stripped, secrets redacted (by `redactText`). */
 export const cleanTextWith =
   (redactText: (text: string) => string) =>
