@@ -33,8 +33,9 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\b(?:what|which) version\b/i, VERSION],
   [/\bwhere\b/i, PLACE],
   [/\bwhy\b/i, REASON],
-  // "When did ...", "what day is ...": not a "when" inside a question about something else.
-  [/^\W*when\b|\b(?:what|which) (?:day|date)\b/i, DATE],
+  // "When did ...", "whens the party", "what day is ...": not a "when" inside a question about
+  // something else, nor a prompt that opens with a clause ("When I run the tests, they fail").
+  [/^\W*when(?:'?s\b|\s+(?:and|is|are|was|were|do|does|did|will|would|should|can|could|has|have|had|am|r)\b)|\b(?:what|which) (?:day|date)\b/i, DATE],
 ];
 
 const UNITS_OF_TIME = '(?:ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)';

@@ -45,14 +45,16 @@ const TRAILER = TRAILER_1 + 4;
 /** Above this many files, or under half of their bytes live, a snapshot compacts. */
 const MAX_FILES = 8;
 /**
- * Decoded records kept for repeated reads (a recall reads the same candidates again). Each slot
- * a recall fills and a later one replaces is garbage in the old generation until a full
- * collection, which a server answering recalls seldom runs: 8,192 slots grew the heap by about
- * 10 MB over `server-peers`' 320 recalls at 100k memories; 1,024 still hold a recall's own
- * re-reads (about 100 records with the bench's request), and another recall hit few of the
- * 8,192 (8% of reads).
+ * Decoded records kept for repeated reads (a recall reads the same candidates again). A slot's
+ * record must die young: one that outlives two scavenges is promoted to the old generation and
+ * is garbage there until a full collection, which a server answering recalls seldom runs. With
+ * `serve`'s young generation held at 8 MB (hosts/cli/youngGeneration.ts) a scavenge comes every
+ * several recalls; 256 slots are refilled within about three recalls of the bench's request
+ * (some 90 records each), where 1,024 outlived the scavenges and, over 3,300 recalls at 100k
+ * memories, grew the old generation to 78 MB. Another recall hits few of them anyway (8% of
+ * reads with 8,192 slots).
  */
-const CACHE_RECORDS = 1024;
+const CACHE_RECORDS = 256;
 const WRITE_CHUNK = 1 << 20;
 /** Bytes per location: file, offset, length (float64 each), tag set (u32), head code (u8). */
 const PER_LOCATION = 24 + 4 + 1;

@@ -17,11 +17,14 @@ describe('questionAnswerTypes', () => {
   it('reads a question that opens with "when", or asks what day, as asking for a day', () => {
     expect(questionAnswerTypes('When did Caroline go to the support group?')).toBe(DATE);
     expect(questionAnswerTypes('when is priya moving to portugal')).toBe(DATE);
+    expect(questionAnswerTypes("whens the party, when's kick off, when r u back")).toBe(DATE);
     expect(questionAnswerTypes('What day is the cardiology appointment?')).toBe(DATE);
+    expect(questionAnswerTypes('When and where was the contract signed?')).toBe(DATE | PLACE);
   });
 
   it('asks for nothing when the question does not say: a "when" inside it and "how many" (any number) included', () => {
     expect(questionAnswerTypes('What did Ewan do when the flight was cancelled?')).toBe(0);
+    expect(questionAnswerTypes('When I run the tests on Fridays they time out')).toBe(0);
     expect(questionAnswerTypes('How many people came to the party?')).toBe(0);
     expect(questionAnswerTypes('Which bundler do we use?')).toBe(0);
   });

@@ -9,6 +9,7 @@ import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import { newLaunchToken } from '../../ui/security.js';
 import { collectStartupGarbage } from '../startupGarbage.js';
+import { capYoungGeneration } from '../youngGeneration.js';
 import { lazyUiMount } from '../lazyUiMount.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
@@ -118,6 +119,9 @@ export const serveCommand: Command = {
     // then waited for a full collection (at 100k memories, 300 recalls peaked at 237-239 MB RSS
     // against 200-204 without, the same CPU per recall). The flag only tunes collection.
     setFlagsFromString('--no-allocation-site-pretenuring');
+    // At most 8 MB of young generation instead of V8's 32 (youngGeneration.ts): start-up's
+    // survivors grew it to the maximum, which then stayed resident for a few recalls' garbage.
+    capYoungGeneration();
     let server;
     try {
       server = await startEmbeddedServer({
