@@ -29,6 +29,10 @@ header h1 { font-size: 16px; margin: 0; font-weight: 600; }
 main { padding: 16px 20px; }
 section { background: #fff; border: 1px solid #dde1e8; border-radius: 8px; margin-bottom: 16px; padding: 12px; overflow: auto; }
 section h2 { font-size: 14px; margin: 0 0 8px; }
+section h2 .hint { font-weight: normal; color: #4b5568; font-size: 12px; margin-left: 8px; }
+/* Every diagram fits the page's width (the setup gate alone is about 2,000 px wide); a click shows it at full size, scrolled in its box. */
+section svg.machine { max-width: 100%; height: auto; cursor: zoom-in; }
+section svg.machine.full { max-width: none; cursor: zoom-out; }
 .controls { display: flex; gap: 8px; align-items: center; }
 .controls button { font: inherit; padding: 4px 10px; border-radius: 6px; border: 1px solid #8a93a6; background: #fff; cursor: pointer; }
 #step-info { font-family: ui-monospace, monospace; font-size: 12px; }
@@ -78,6 +82,7 @@ const show = () => {
   info.textContent = 'step ' + (at + 1) + '/' + steps.length + '  ' + step.at + '  ' + step.gate + '  ' + step.kind + '  ' + what;
   document.getElementById('slider').value = String(at);
 };
+document.querySelectorAll('svg.machine').forEach((svg) => svg.addEventListener('click', () => svg.classList.toggle('full')));
 document.getElementById('slider').max = String(Math.max(0, steps.length - 1));
 document.getElementById('slider').addEventListener('input', (e) => { at = Number(e.target.value); show(); });
 document.getElementById('prev').addEventListener('click', () => { if (at > 0) { at -= 1; show(); } });
@@ -89,7 +94,7 @@ show();
 export const visualiserPage = (input: PageInput): string => {
   const machines = Object.fromEntries(input.gates.map((g) => [g.name, g.machineId]));
   const sections = input.gates
-    .map((g) => `<section><h2>${esc(g.name)}</h2>${g.svg.replace('<svg ', `<svg data-gate="${esc(g.name)}" `)}</section>`)
+    .map((g) => `<section><h2>${esc(g.name)}<span class="hint">click the diagram for its full size</span></h2>${g.svg.replace('<svg ', `<svg data-gate="${esc(g.name)}" `)}</section>`)
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(input.title)}</title><style>${STYLE}</style></head>

@@ -7,6 +7,8 @@ import { memoryTrace } from '../../src/adapters/trace/jsonlTrace.js';
 import { startGate } from '../../src/effects/kernel/startGate.js';
 import { layoutGraph } from '../../src/viz/layout.js';
 import { machineGraph } from '../../src/viz/machineGraph.js';
+import { gatePage } from '../../src/viz/gatePage.js';
+import { vizGates } from '../../src/viz/gates.js';
 import { visualiserPage } from '../../src/viz/page.js';
 import { renderSvg } from '../../src/viz/svg.js';
 import { launchBrowser } from '../helpers/browser.js';
@@ -86,4 +88,40 @@ describe('the visualiser page in a real browser', () => {
     expect(await page.locator('svg .state.active').count()).toBe(0);
 
   });
+
+  it("fits each of the project's diagrams to the page, and shows one at full size on a click", async () => {
+    // `agent-memory viz` draws every gate; the setup gate alone is about 2,000 px wide.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.setContent(await gatePage('agent-memory', vizGates));
+    const sizes = async (): Promise<{ page: number; window: number; diagrams: { gate: string; width: number; box: number; scrolls: boolean }[] }> => ({
+      page: await page.$eval('html', (html) => html.scrollWidth),
+      window: page.viewportSize()?.width ?? 0,
+      diagrams: await page.$$eval('section', (sections) =>
+        sections.map((section) => {
+          const svg = section.querySelector('svg.machine');
+          return { gate: svg?.getAttribute('data-gate') ?? '', width: svg?.getBoundingClientRect().width ?? 0, box: section.clientWidth, scrolls: section.scrollWidth > section.clientWidth };
+        }),
+      ),
+    });
+    const fitted = await sizes();
+    expect(fitted.diagrams.map((d) => d.gate)).toEqual(vizGates.map((g) => g.name));
+    expect(fitted.page).toBeLessThanOrEqual(fitted.window);
+    for (const d of fitted.diagrams) {
+      expect(d.width, d.gate).toBeGreaterThan(0);
+      expect(d.width, d.gate).toBeLessThanOrEqual(d.box);
+      expect(d.scrolls, d.gate).toBe(false);
+    }
+    expect(await page.locator('section h2').first().textContent()).toContain('click the diagram for its full size');
+    const natural = Number(await page.locator('svg[data-gate="setup"]').getAttribute('width'));
+    expect(natural).toBeGreaterThan(fitted.window);
+    await page.locator('svg[data-gate="setup"]').click();
+    const full = await sizes();
+    const setup = full.diagrams.find((d) => d.gate === 'setup');
+    expect(Math.round(setup?.width ?? 0)).toBe(Math.round(natural));
+    expect(setup?.scrolls).toBe(true);
+    // The page itself stays within the window: the diagram scrolls in its own box.
+    expect(full.page).toBeLessThanOrEqual(full.window);
+    await page.locator('svg[data-gate="setup"]').click();
+    expect((await sizes()).diagrams.find((d) => d.gate === 'setup')?.scrolls).toBe(false);
+  }, 60_000);
 });

@@ -59,6 +59,8 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Nadia: they kept him in monday night and let him home yesterday', DATE)).toBe(DATE);
     expect(valueAnswerTypes('Bea: mine is weds 9am, romantic poetry', DATE)).toBe(DATE);
     expect(valueAnswerTypes('Dee: we move on the 15th', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('Kez: c u 2moro', DATE)).toBe(DATE);
+    expect(valueAnswerTypes('Rhys: the van comes fri', DATE)).toBe(DATE);
     expect(valueAnswerTypes('Tom: flights are 4 june, back june 9', DATE)).toBe(DATE);
     expect(valueAnswerTypes('I went to the support group a week ago', DATE)).toBe(DATE);
     // No day: a "may" that is a verb, a number that is no day, a word that holds a weekday's letters.
