@@ -265,6 +265,13 @@ const exact = (...any: string[]): Anchors => ({ any, ignoreCase: false });
 /** Every secret word of `SECRET_WORD` holds one of these (and `[_.-]pass` holds `pass`). */
 const SECRET_ANCHORS = anyCase('key', 'token', 'secret', 'pass', 'pwd', 'credential');
 
+/**
+ * `n` characters of `cls`, a line break allowed between two of them: a key of fixed length that a
+ * terminal wrapped (`AKIAIOSFODNN7EXA` then `MPLE`) is still its shape. The count is fixed, so
+ * nothing past the key is taken.
+ */
+const wrappable = (cls: string, n: number): string => String.raw`(?:(?:\r?\n)?${cls}){${n}}`;
+
 const provider = (name: string, body: string, anchors: Anchors): Rule => ({ name, pattern: new RegExp(`${START}${body}`, 'g'), replace: REDACTED, anchors });
 
 export const rules: readonly Rule[] = [
@@ -313,18 +320,18 @@ export const rules: readonly Rule[] = [
   provider('slack token', String.raw`xox[abposre]-[A-Za-z0-9-]{10,}`, exact('xox')),
   { name: 'discord webhook', pattern: /(discord(?:app)?\.com\/api\/webhooks\/\d+\/)[A-Za-z0-9_-]{20,}/g, replace: `$1${REDACTED}`, anchors: exact('/api/webhooks/') },
   { name: 'slack webhook', pattern: /hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g, replace: REDACTED, anchors: exact('hooks.slack.com/') },
-  provider('aws access key id', String.raw`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}${END}`, exact('A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AIPA', 'ANPA', 'ANVA', 'AROA', 'APKA', 'ASCA')),
-  provider('google api key', String.raw`AIza[0-9A-Za-z_-]{35}`, exact('AIza')),
-  provider('npm token', String.raw`npm_[A-Za-z0-9]{36}${END}`, exact('npm_')),
+  provider('aws access key id', String.raw`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)${wrappable('[A-Z0-9]', 16)}${END}`, exact('A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AIPA', 'ANPA', 'ANVA', 'AROA', 'APKA', 'ASCA')),
+  provider('google api key', `AIza${wrappable('[0-9A-Za-z_-]', 35)}`, exact('AIza')),
+  provider('npm token', `npm_${wrappable('[A-Za-z0-9]', 36)}${END}`, exact('npm_')),
   provider('pypi token', String.raw`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}`, exact('pypi-AgEIcHlwaS5vcmc')),
   provider('huggingface token', String.raw`hf_[A-Za-z0-9]{30,}`, exact('hf_')),
   provider('sendgrid key', String.raw`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, exact('SG.')),
-  provider('shopify token', String.raw`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`, exact('shp')),
-  provider('digitalocean token', String.raw`do[opr]_v1_[a-f0-9]{64}`, exact('_v1_')),
-  provider('databricks token', String.raw`dapi[a-f0-9]{32}`, exact('dapi')),
+  provider('shopify token', `shp(?:at|ca|pa|ss)_${wrappable('[a-fA-F0-9]', 32)}`, exact('shp')),
+  provider('digitalocean token', `do[opr]_v1_${wrappable('[a-f0-9]', 64)}`, exact('_v1_')),
+  provider('databricks token', `dapi${wrappable('[a-f0-9]', 32)}`, exact('dapi')),
   provider('docker hub token', String.raw`dckr_pat_[A-Za-z0-9_-]{20,}`, exact('dckr_pat_')),
   provider('google oauth access token', String.raw`ya29\.[A-Za-z0-9_-]{20,}`, exact('ya29.')),
-  provider('twilio key', String.raw`SK[0-9a-fA-F]{32}${END}`, exact('SK')),
+  provider('twilio key', `SK${wrappable('[0-9a-fA-F]', 32)}${END}`, exact('SK')),
   // A dotted run of the token alphabet is taken whole (from where it starts) and searched for the
   // three segments by `hideJwts`: a regex of the shape would rescan `-eyJ-eyJ-eyJ…` from each `eyJ`.
   // `hideJwts` gives back a chain without `.eyJ` unchanged.

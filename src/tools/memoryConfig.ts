@@ -171,6 +171,8 @@ export const memoryConfigTool = defineTool<MemoryConfigParams>({
     'Get or patch allowlisted memory configuration. action get returns effective values (no secrets) and the allowlist. action patch changes typed allowlisted fields in the project file ({state_dir}/memory.json, default) or the global user file; it previews unless dryRun is false. Where memory goes and which secret it reads are never patchable: baseUrl, apiKeyEnvVar, apiKeyDirect, trustedOrigins and enabled are refused, and so is the project identity (projectId, projectIdStrategy); recallEnabled, retainEnabled, memoryProfile, projectBankId, enableGlobalBank, globalBankId, userScopeTags and includeSharedObservations are refused in scope global (they would turn memory off, or change whose memories are read, in every project); the user changes them in /memory settings or setup, or by editing the file. Never pass raw API keys. In domain-tagged mode setupComplete needs projectBankId. Check memory_status before changing config.',
   promptSnippet: 'memory_config: read or patch (preview first) allowlisted memory settings',
   runsWhenDisabled: true,
+  // A secret-looking value is refused by field (configPatch.ts), never written as [REDACTED].
+  paramsUnredacted: true,
   params: MemoryConfigParams,
   handler: async (params, ctx) => (params.action === 'get' ? getConfig(ctx) : patchConfig(params, ctx)),
 });

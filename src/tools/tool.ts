@@ -23,14 +23,33 @@ export interface ToolDefinition<A = unknown> {
   readonly params: ToolParams<A>;
   /** Runs while memory is disabled (`enabled: false`): only read-only reporting tools. */
   readonly runsWhenDisabled?: boolean;
+  /**
+   * Its parameters reach the handler as the model gave them, unredacted: only for a tool that
+   * refuses a secret-looking value by field itself (memory_config), where `[REDACTED]` would be
+   * written in the secret's place instead.
+   */
+  readonly paramsUnredacted?: boolean;
   readonly handler: (params: A, ctx: ToolContext) => Promise<ToolOutcome>;
 }
 
 export const defineTool = <A>(tool: ToolDefinition<A>): ToolDefinition<A> => tool;
 
+/** Every string of a tool call's parameters redacted (keys kept), at any depth the codec would read. */
+const redactParams = (value: unknown, depth = 0): unknown => {
+  if (typeof value === 'string') return redact(value);
+  if (typeof value !== 'object' || value === null || depth > 32) return value;
+  if (Array.isArray(value)) return value.map((v) => redactParams(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  // defineProperty: a `__proto__` key stays a plain field.
+  for (const [key, v] of Object.entries(value)) Object.defineProperty(out, key, { value: redactParams(v, depth + 1), enumerable: true, writable: true, configurable: true });
+  return out;
+};
+
 export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
-  const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(rawParams);
+  // A query, a model's name or source query, a mission: text the model wrote from a context that
+  // may hold a pasted secret, sent to the server as it is (only retained content passes the queue's redaction).
+  const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(tool.paramsUnredacted === true ? rawParams : redactParams(rawParams));
   if (E.isLeft(decoded)) return invalidParams(decoded.left);
   if (!ctx.loaded.config.enabled && tool.runsWhenDisabled !== true) {
     const distrust = trustNotice(ctx.loaded.trust);

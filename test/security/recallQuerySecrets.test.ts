@@ -76,4 +76,35 @@ describe('the automatic recall query', () => {
     expect(recalls.join('\n')).toContain('query app deploy');
     for (const secret of SECRETS) expect(received).not.toContain(secret);
   }, 120_000);
+
+  it('text the model writes into a tool call (a query, a mental model, a knowledge page) reaches the server redacted', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'am-sec-query-tools-'));
+    const cwd = path.join(root, 'app');
+    const home = path.join(root, 'home');
+    const agentDir = path.join(root, 'agent');
+    for (const dir of [path.join(cwd, '.pi'), home, agentDir]) mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(agentDir, 'memory.json'),
+      JSON.stringify({ memory: { baseUrl: proxyUrl }, banks: { project: { bankId: BANK } }, scope: { projectIdStrategy: 'pin', projectId: PROJECT }, setupComplete: true }),
+    );
+    const pasted = `DB_PASSWORD="${SECRETS[0]}" and ${SECRETS[1]}`;
+    const run = await runPi({
+      cwd,
+      home,
+      agentDir,
+      prompt: 'Keep track of how the query app deploys.',
+      script: [
+        { tool: 'memory_recall', args: { query: `query app deploy ${pasted}` } },
+        { tool: 'memory_reflect', args: { query: `How does the query app deploy with ${pasted}?` } },
+        { tool: 'memory_mental_model', args: { action: 'create', name: `Deploys (${SECRETS[1]})`, sourceQuery: `How does the query app deploy with ${pasted}?`, dryRun: false } },
+        { tool: 'memory_knowledge', args: { action: 'create_page', name: `Deploy ${SECRETS[1]}`, sourceQuery: `deploy ${pasted}`, dryRun: false } },
+        'Done.',
+      ],
+    });
+    expect(run.code).toBe(0);
+    const sent = bodies.filter((b) => /^(POST|PATCH|PUT) /.test(b) && /\/(memories\/recall|reflect|mental-models|knowledge)/.test(b));
+    expect(sent.filter((b) => b.includes('/memories/recall')).length).toBeGreaterThan(0);
+    expect(sent.filter((b) => b.includes('/mental-models')).length).toBeGreaterThan(0);
+    for (const secret of SECRETS.slice(0, 2)) expect(sent.join('\n')).not.toContain(secret);
+  }, 120_000);
 });

@@ -3,7 +3,8 @@
  * hid a secret up to its line's end and kept the rest: a key a terminal wrapped at its width
  * (`sk-…` then the rest of the key on the next line), a PEM or base64 body under a secret name
  * (`PRIVATE_KEY=MIIE…` then more lines of it, a YAML block), a header or a flag whose value a
- * shell continued onto the next line (`Authorization: Bearer \` / `--password \`). And base64
+ * shell continued onto the next line (`Authorization: Bearer \` / `--password \`), a key of
+ * fixed length wrapped before its shape was whole (`AKIA…` cut at 16 characters). And base64
  * was hidden only for the configured key: `echo c2st… | base64 -d`, a Kubernetes secret's data
  * or a Docker config blob kept a provider key, a database URL's password or a JSON password.
  * Each goes through the redactor, then the real `memory_retain` tool into the real queue journal
@@ -38,6 +39,9 @@ const PASTES: readonly (readonly [name: string, text: string, parts: readonly st
   ['a key wrapped inside JSON text (escaped line break)', `{"log":"${KEY_HEAD}\\n${KEY_TAIL}\\nnext line"}`, [KEY_HEAD, KEY_TAIL], 'next line'],
   ['a header a shell continued', `curl -H "Authorization: Bearer \\\n  ${rep('hZ7', 10)}" https://api.example.com/v1`, [rep('hZ7', 10)], 'https://api.example.com/v1'],
   ['a flag a shell continued', `mysql --password \\\n  ${rep('Hu2t', 4)} -h db appdb`, [rep('Hu2t', 4)], '-h db appdb'],
+  // A key of fixed length, cut before its shape is whole: the shape allows the break.
+  ['an AWS key id wrapped before its shape is whole', `aws_access_key_id\n  AKIA${rep('Q7ZX', 3)}\n${rep('M2', 2)}\n[default]`, [`AKIA${rep('Q7ZX', 3)}`, `${rep('Q7ZX', 3)}\n${rep('M2', 2)}`], '[default]'],
+  ['an npm token wrapped', `//registry.npmjs.org/:_authToken is npm_${rep('Ab1', 8)}\n${rep('Cd2', 4)} in .npmrc`, [`npm_${rep('Ab1', 8)}`, rep('Cd2', 4)], 'in .npmrc'],
   ['base64 of a provider key', `echo ${b64(`${KEY_HEAD}${KEY_TAIL}`)} | base64 -d > key.txt`, [b64(`${KEY_HEAD}${KEY_TAIL}`), KEY_HEAD], '| base64 -d > key.txt'],
   ['Kubernetes secret data: a database URL in base64', `data:\n  DATABASE_URL: ${b64('postgres://admin:Hunter2Pw9@db.example.com:5432/app')}\n  LOG_LEVEL: aW5mbw==`, [b64('postgres://admin:Hunter2Pw9@db.example.com:5432/app')], 'LOG_LEVEL: aW5mbw=='],
   ['a Docker config blob: JSON in base64', `.dockerconfigjson: ${b64('{"auths":{"registry.example.com":{"password":"r3gistryPw-77"}}}')}`, [b64('{"auths":{"registry.example.com":{"password":"r3gistryPw-77"}}}')], '.dockerconfigjson:'],

@@ -157,7 +157,8 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
     `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
-    activityLine(tools.status?.().session, tools.clock.now()),
+    // A shell's doctor has no session: "no recall yet" would read as a fault.
+    ...(tools.status?.().session === undefined ? [] : [activityLine(tools.status?.().session, tools.clock.now())]),
     `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
     ...statusLines(fields),
     ...statusLegend(fields),

@@ -98,6 +98,8 @@ describe('the doctor says each thing once and explains its markers', () => {
     expect(lines.some((l) => /^\W?\s*Health: /.test(l))).toBe(false);
     expect(lines.some((l) => /^\W?\s*Enabled: /.test(l))).toBe(false);
     expect(lines.filter((l) => /^Trust/.test(l))).toHaveLength(1);
+    // No session in a shell: the doctor does not report one's (missing) recall and retain.
+    expect(stdout).not.toContain('Activity (this session)');
     // Setup: one line says it and what to do.
     expect(stdout.split('run /memory setup').length - 1).toBe(1);
     expect(lines.filter((l) => l.includes("the bank that holds all your projects' memory"))).toHaveLength(1);
