@@ -181,9 +181,28 @@ const baseForms = (db: Database, pos: Pos, word: string): [string, number][] => 
   return out;
 };
 
+/** The number of senses WordNet lists for the lemma in `pos` (0 if it has none). */
+const senseCount = (db: Database, pos: Pos, lemma: string): number => {
+  const line = db.indexFiles.get(pos)?.line(lemma);
+  // lemma pos synset_cnt ...
+  return line === undefined ? 0 : Number(line.split(' ', 3)[2] ?? 0);
+};
+
+/** Most senses across the word's base forms in `pos`. */
+const sensesOf = (db: Database, pos: Pos, word: string): number => Math.max(0, ...baseForms(db, pos, word).map(([base]) => senseCount(db, pos, base)));
+
+// The commonest verb of English and of chat ("did u get", "got it"), in nearly every line: as
+// another word's synonym ("start" -> get, "father" -> get) it finds everything.
+const GENERIC: ReadonlySet<string> = new Set(['get', 'got']);
+
 /**
  * Single words WordNet relates to `word`: the other words of its most frequent sense in each
- * part of speech, and their derivationally related forms. Multi-word entries are left out.
+ * part of speech, and their derivationally related forms. Multi-word entries are left out, and
+ * "get". A word WordNet lists mostly as a noun (more noun senses than verb ones: "father",
+ * "host") is a noun where it is asked about, and its verb is made from the noun with a meaning
+ * of its own ("to father": beget, sire): that verb sense's synonyms are left out, its base form
+ * and derived forms kept. A word mostly a verb ("name", "work") keeps them: its noun names the
+ * act ("the name of the host": what is he called).
  */
 const relatedCache = new Map<string, string[]>();
 
@@ -193,13 +212,16 @@ export const relatedWords = (word: string): string[] => {
   if (!loadWordNet() || !database) return [];
   const db = database;
   const out = new Set<string>();
+  const mostlyNoun = sensesOf(db, 'noun', word) > sensesOf(db, 'verb', word);
   for (const pos of POS) {
     for (const [base, offset] of baseForms(db, pos, word)) {
       out.add(base);
-      for (const w of synsetWords(db, pos, offset)) if (!w.includes('_') && !w.includes('-')) out.add(w);
+      const leftOut = pos === 'verb' && mostlyNoun ? new Set(lemmasOf(synsetFields(db, pos, offset))) : new Set<string>();
+      for (const w of synsetWords(db, pos, offset)) if (!w.includes('_') && !w.includes('-') && !leftOut.has(w)) out.add(w);
     }
   }
   out.delete(word);
+  for (const w of GENERIC) out.delete(w);
   const related = [...out];
   if (relatedCache.size > 20_000) relatedCache.clear();
   relatedCache.set(word, related);

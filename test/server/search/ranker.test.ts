@@ -148,6 +148,24 @@ describe('rank: stages', () => {
     expect(r.hits.slice(0, 2).map((h) => h.id).sort()).toEqual(['n1', 'n2']);
   });
 
+  it('expansion: "get" and the verb sense of a word mostly a noun do not search, so chat lines with "get" stay out', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a1', 'Ann: first class begins monday', 0),
+      chatLine('a2', 'Ann: my dad is visiting', 45),
+      chatLine('b1', 'Ben: did u get the milk', 12),
+      chatLine('b2', 'Ben: can u get bread too', 25),
+      chatLine('b3', 'Ben: they want to sire a dynasty lol', 38),
+    ];
+    // "start": begin, commence, and get (its first verb sense); "father": dad, and as a verb
+    // beget, get, sire.
+    const start = ranked(chat, 'When does the class start?');
+    expect(start.terms.expansion.map((t) => t.term)).toEqual(expect.arrayContaining(['begin']));
+    expect(start.hits.map((h) => h.id)).toEqual(['a1']);
+    const father = ranked(chat, 'Where is her father staying?');
+    expect(father.terms.expansion.map((t) => t.term)).not.toEqual(expect.arrayContaining(['get']));
+    expect(father.hits.map((h) => h.id)).toEqual(['a2']);
+  });
+
   it('neighbour: the turn next to a strong match in the same session comes back, and only within the time gap', () => {
     const at = Date.UTC(2024, 4, 1);
     const chat: IndexedDocument[] = [

@@ -26,6 +26,18 @@ describe('WordNet', () => {
     expect(relatedWords('money')).not.toContain('bread');
   });
 
+  it('leaves out "get", and the verb synonyms of a word WordNet lists mostly as a noun, keeping its derived forms', () => {
+    // "father": 8 noun senses, 1 verb (beget, get, sire, engender, generate).
+    expect(relatedWords('father')).toContain('dad');
+    for (const w of ['get', 'sire', 'engender', 'generate']) expect(relatedWords('father')).not.toContain(w);
+    // "start" is mostly a noun too; "get" is in its first verb sense.
+    expect(relatedWords('start')).not.toContain('get');
+    // A derived form of the verb is the same word: kept.
+    expect(relatedWords('stuffed')).toContain('stuff');
+    // "name" is mostly a verb (9 senses to 6): its noun names the act, "call" stays.
+    expect(relatedWords('name')).toContain('call');
+  });
+
   it('leaves out multi-word entries, the word itself, and knows nothing of unknown words', () => {
     for (const w of relatedWords('car')) {
       expect(w).not.toContain('_');
