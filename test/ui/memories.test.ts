@@ -190,8 +190,12 @@ describe('the memory browser, Memories', () => {
     await page.click('#filter button[type=submit]');
     await expect.poll(async () => (await memoryCards()).find((t) => t.includes('8443')), { timeout: 5_000 }).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
     await recall('which port is staging on?');
-    expect((await recallCards())[0]).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
-    await page.click('#recall-results li >> nth=0');
+    // The turn's card (an observation that quotes what was said may rank beside it).
+    const cards = await recallCards();
+    const turnCard = cards.findIndex((t) => t.startsWith('User: The staging API'));
+    expect(cards[turnCard]).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
+    expect(cards.slice(0, 2)).toContain(cards[turnCard]);
+    await page.click(`#recall-results li >> nth=${turnCard}`);
     await page.waitForSelector('#detail:not([hidden]) #edit');
     expect(await page.locator('#detail-text').textContent()).toBe('User: The staging API listens on port 8443, remember that.\nAssistant: Noted: staging is on 8443.');
     await page.screenshot({ path: `${ARTIFACTS}/ui-memories-turn.png`, fullPage: true });

@@ -38,3 +38,15 @@ export const manifestWith = (previous: unknown, context: ImportContext, now: num
   }
   return { version: 1, sessions };
 };
+
+/**
+ * When `sessionId` was last imported (ms), from a manifest read off disk; undefined when it was
+ * never imported or the manifest does not decode. Each import of a session re-reads it whole,
+ * so every message written before that time is in its documents (or left out by its rules).
+ */
+export const lastImportedAt = (manifest: unknown, sessionId: string): number | undefined => {
+  const decoded = ImportManifest.decode(manifest);
+  if (E.isLeft(decoded)) return undefined;
+  const at = Date.parse(decoded.right.sessions[sessionId]?.importedAt ?? '');
+  return Number.isNaN(at) ? undefined : at;
+};

@@ -16,6 +16,7 @@ import { createHolder, type RuntimeHolder } from './holder.js';
 import { ShutdownReason, type StartReason } from '../../machines/session/events.js';
 import { hasNewerEvents } from './hostEvents.js';
 import { AgentEndPayload, ContextPayload, SessionInfoChangedPayload, SessionShutdownPayload, SessionStartPayload, decodeHook } from './hookPayloads.js';
+import { catchUpMessages } from './catchUp.js';
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
 
@@ -311,8 +312,10 @@ export const registerAgentMemory = (pi: ExtensionAPI, given: AgentMemoryOptions 
     retain(hold.release(), ctx);
     try {
       // Catch-up: a signal can end pi before its queued agent_end handler ran. The branch on
-      // disk has the run; the cursor skips what was already handed off.
-      runtime.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'shutdown-catch-up' });
+      // disk has the run; the cursor skips what was already handed off, and what an import of
+      // this session already holds is left out.
+      const branch = withoutRetriedFailures(readable(branchMessages(ctx)));
+      runtime.retainTurn(catchUpMessages(branch, ctx.sessionManager.getSessionId(), runtime.loaded.config.importManifest), { runId: 'shutdown-catch-up' });
     } catch (error) {
       tell(ctx, `Memory retain at shutdown failed: ${errorText(error)}`, 'warning');
     }

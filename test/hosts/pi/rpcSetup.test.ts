@@ -153,7 +153,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const next = open(p, ['Port 8443, from memory.']);
     try {
       next.prompt('What port was the staging API on?');
-      await next.agentEnds(1);
+      await next.agentEnds(1, FIRST_NOTICE_MS);
       expect(next.dialogs).toEqual([]);
     } finally {
       await next.close();
@@ -238,13 +238,13 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const again = open(p, ['ok']);
     try {
       again.prompt('hello');
-      await again.agentEnds(1);
+      await again.agentEnds(1, FIRST_NOTICE_MS);
       expect(again.dialogs).toEqual([]);
       expect(again.unanswered).toEqual([]);
     } finally {
       await again.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   it('a setup cancelled at any step leaves every file byte for byte', async () => {
     const p = await freshProject('cancel-repo');
@@ -292,7 +292,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     try {
       // pi 1.x's RPC mode may emit start-up notices before a client reads them: ask for the status.
       pi.prompt('/memory status');
-      await pi.notice(/settings-bank/);
+      await pi.notice(/settings-bank/, { ms: FIRST_NOTICE_MS });
       pi.script([
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
@@ -339,7 +339,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     try {
       // pi 1.x's RPC mode may emit start-up notices before a client reads them: ask for the status.
       pi.prompt('/memory status');
-      await pi.notice(/hub-bank/);
+      await pi.notice(/hub-bank/, { ms: FIRST_NOTICE_MS });
       // A turn the server refuses for good becomes a dead letter.
       server.setFaults([{ kind: 'status', status: 422, detail: 'item rejected by the test server', method: 'POST', path: '/v1/default/banks/*/memories', times: 1 }]);
       pi.prompt('When is the release branch cut?');
