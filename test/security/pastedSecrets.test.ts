@@ -9,15 +9,13 @@
  * secret. Each goes through the redactor, then the real `memory_retain` tool into the real queue
  * journal and the embedded server: neither holds it, and the text around it survives.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED, redact } from '../../src/config/redact.js';
-import { call } from '../helpers/embeddedServer.js';
-import { CODING_BANK, startHarness, type Harness } from '../tools/harness.js';
+import { startHarness, type Harness } from '../tools/harness.js';
+import { retainPastes } from './support/retainedPastes.js';
 
 // Built at run time so the fixtures themselves do not look like committed secrets.
 const rep = (s: string, n: number) => s.repeat(n);
-const B = '/v1/default/banks';
 
 /** [name, pasted text, the secret, a part of the text that must stay readable]. */
 const PASTES: readonly (readonly [name: string, text: string, secret: string, kept: string])[] = [
@@ -78,13 +76,7 @@ describe('they never reach the queue journal or the server (real memory_retain, 
   });
 
   it('every paste is replaced before the write and before the send', async () => {
-    for (const [name, text] of PASTES) {
-      await h.ok('memory_retain', { content: `Note on ${name}: ${text}`, context: `pasted ${name}` });
-    }
-    const journal = readFileSync(h.queuePath, 'utf8');
-    const docs = await call(h, 'GET', `${B}/${CODING_BANK}/documents?limit=1000`);
-    const items = docs.status === 200 ? (docs.body.items as { id: string }[]) : [];
-    const held = (await Promise.all(items.map(async (d) => JSON.stringify((await call(h, 'GET', `${B}/${CODING_BANK}/documents/${encodeURIComponent(d.id)}`)).body)))).join('\n');
+    const { journal, held } = await retainPastes(h, PASTES);
     for (const [name, , secret] of PASTES) {
       expect(journal, name).toContain(`Note on ${name}`);
       expect(journal, name).not.toContain(secret);
