@@ -9,8 +9,10 @@ import { call, startTestServer, type TestServer } from '../../helpers/embeddedSe
 import { waitUntil } from '../../helpers/waitUntil.js';
 
 // A starter model in a new bank answers "nothing found" until there are memories; the block
-// must not carry that on every prompt, and must carry the model once it says something.
-const config = { ...defaultConfigTemplate(), projectBankId: 'coding', projectId: 'proj', mentalModelsInject: true, recallPreferObservations: false } as MemoryConfig;
+// must not carry that on every prompt, and must carry the model once it says something. What the
+// block holds is under test here, not the recall deadline (test/reliability has those): at the
+// default 1.5 s, a machine under load 9-10 skipped the recall and failed the test.
+const config = { ...defaultConfigTemplate(), projectBankId: 'coding', projectId: 'proj', mentalModelsInject: true, recallPreferObservations: false, recallTimeoutMs: 10_000 } as MemoryConfig;
 const scope = resolveScope(config, { cwd: '/work/proj', repoRoot: '/work/proj' });
 const ask = (text: string): HostMessage[] => [{ role: 'user', content: [{ type: 'text', text }], timestamp: 1 }];
 const projectTag = scope.projectScopeTags[0] ?? 'project:proj';
