@@ -57,6 +57,17 @@ export const call = async (
   return { status: res.status, body: parsed, headers: res.headers };
 };
 
+/** Every document of `bankId` with the text it stores, by id. */
+export const documentTexts = async (server: { readonly url: string }, bankId: string): Promise<Map<string, string>> => {
+  const docs = `/v1/default/banks/${encodeURIComponent(bankId)}/documents`;
+  const items = (await call(server, 'GET', docs)).body.items as { id: string }[];
+  const texts = await Promise.all(items.map(async (d) => String((await call(server, 'GET', `${docs}/${encodeURIComponent(d.id)}`)).body.original_text ?? '')));
+  return new Map(items.map((d, i) => [d.id, texts[i] ?? '']));
+};
+
+/** How many times `needle` is stored, over every document's text. */
+export const storedCopies = (texts: ReadonlyMap<string, string>, needle: string): number => [...texts.values()].reduce((n, text) => n + text.split(needle).length - 1, 0);
+
 /** A server running as a child process (`agent-memory serve`), for crash tests. */
 export interface ServerProcess {
   readonly url: string;

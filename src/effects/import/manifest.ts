@@ -14,6 +14,8 @@ const ManifestSession = t.type({
   documents: t.record(t.string, t.type({ hash: t.string, status: t.string })),
 });
 export const ImportManifest = t.type({ version: t.literal(1), sessions: t.record(t.string, ManifestSession) });
+/** The manifest's shape with each session's entry left undecoded. */
+const ManifestOutline = t.type({ version: t.literal(1), sessions: t.record(t.string, t.unknown) });
 export type ImportManifest = t.TypeOf<typeof ImportManifest>;
 
 const empty: ImportManifest = { version: 1, sessions: {} };
@@ -45,8 +47,12 @@ export const manifestWith = (previous: unknown, context: ImportContext, now: num
  * so every message written before that time is in its documents (or left out by its rules).
  */
 export const lastImportedAt = (manifest: unknown, sessionId: string): number | undefined => {
-  const decoded = ImportManifest.decode(manifest);
-  if (E.isLeft(decoded)) return undefined;
-  const at = Date.parse(decoded.right.sessions[sessionId]?.importedAt ?? '');
+  // Only this session's entry is decoded: the manifest lists every session ever imported, and
+  // this runs as pi quits.
+  const outline = ManifestOutline.decode(manifest);
+  if (E.isLeft(outline) || !Object.hasOwn(outline.right.sessions, sessionId)) return undefined;
+  const session = ManifestSession.decode(outline.right.sessions[sessionId]);
+  if (E.isLeft(session)) return undefined;
+  const at = Date.parse(session.right.importedAt);
   return Number.isNaN(at) ? undefined : at;
 };

@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { documentTexts, startTestServer, storedCopies, type TestServer } from '../../helpers/embeddedServer.js';
 import { runPiCli } from '../../helpers/piCli.js';
 import { piTmpEnv } from '../../helpers/piTmp.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
@@ -18,7 +18,6 @@ import { hostLine } from './hostLine.js';
 import { makeProject, type Project } from './piSdk.js';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
-const DOCS = '/v1/default/banks/host-test/documents';
 
 /** One print-mode turn of the real pi with the scripted model and no extension of ours. */
 const piWithoutMemory = (project: Project, prompt: string, answer: string): Promise<number | null> =>
@@ -51,12 +50,8 @@ describe(`pi ${hostLine.version}: an imported session resumed`, () => {
     await server.dispose();
   });
 
-  /** How many times `needle` is stored, over every document. */
-  const copies = async (needle: string): Promise<number> => {
-    const items = (await call(server, 'GET', DOCS)).body.items as { id: string }[];
-    const texts = await Promise.all(items.map(async (d) => String((await call(server, 'GET', `${DOCS}/${encodeURIComponent(d.id)}`)).body.original_text ?? '')));
-    return texts.reduce((n, text) => n + text.split(needle).length - 1, 0);
-  };
+  /** How many times `needle` is stored, over every document of the project's bank. */
+  const copies = async (needle: string): Promise<number> => storedCopies(await documentTexts(server, 'host-test'), needle);
 
   it('keeps the imported history once and retains the new turn', async () => {
     const project = await makeProject(server.url);

@@ -9,14 +9,13 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { call } from '../../helpers/embeddedServer.js';
+import { documentTexts, storedCopies } from '../../helpers/embeddedServer.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { usePiHost } from '../../helpers/piHostSuite.js';
 import { piAi } from './hostLine.js';
 import { openHostSession } from './piSdk.js';
 
 const { fauxAssistantMessage } = piAi;
-const DOCS = '/v1/default/banks/host-test/documents';
 
 interface Entry {
   readonly type: string;
@@ -29,14 +28,8 @@ interface Entry {
 describe('an import of a session retained live', () => {
   const suite = usePiHost({ project: {} });
 
-  /** Every document's stored text, by id. */
-  const documents = async (): Promise<Map<string, string>> => {
-    const items = (await call(suite.server, 'GET', DOCS)).body.items as { id: string }[];
-    const texts = await Promise.all(items.map(async (d) => String((await call(suite.server, 'GET', `${DOCS}/${encodeURIComponent(d.id)}`)).body.original_text ?? '')));
-    return new Map(items.map((d, i) => [d.id, texts[i] ?? '']));
-  };
-  /** How many times `needle` is stored, over every document. */
-  const copies = (docs: Map<string, string>, needle: string): number => [...docs.values()].reduce((n, text) => n + text.split(needle).length - 1, 0);
+  const documents = (): Promise<Map<string, string>> => documentTexts(suite.server, 'host-test');
+  const copies = storedCopies;
 
   it('stores each turn once; a session that grew after the live retain imports only the new part', async () => {
     suite.faux.setResponses([fauxAssistantMessage('Noted: esbuild builds it.'), fauxAssistantMessage('Noted: vitest runs the tests.')]);
