@@ -54,17 +54,23 @@ afterAll(async () => {
   await server.dispose();
 });
 
+/** A project whose user file points memory at the recording proxy, set up and pinned to PROJECT. */
+const project = (prefix: string): { cwd: string; home: string; agentDir: string } => {
+  const root = mkdtempSync(path.join(tmpdir(), prefix));
+  const cwd = path.join(root, 'app');
+  const home = path.join(root, 'home');
+  const agentDir = path.join(root, 'agent');
+  for (const dir of [path.join(cwd, '.pi'), home, agentDir]) mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(agentDir, 'memory.json'),
+    JSON.stringify({ memory: { baseUrl: proxyUrl }, banks: { project: { bankId: BANK } }, scope: { projectIdStrategy: 'pin', projectId: PROJECT }, setupComplete: true }),
+  );
+  return { cwd, home, agentDir };
+};
+
 describe('the automatic recall query', () => {
   it('reaches the server redacted and without <private> regions, and still recalls', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'am-sec-query-'));
-    const cwd = path.join(root, 'app');
-    const home = path.join(root, 'home');
-    const agentDir = path.join(root, 'agent');
-    for (const dir of [path.join(cwd, '.pi'), home, agentDir]) mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path.join(agentDir, 'memory.json'),
-      JSON.stringify({ memory: { baseUrl: proxyUrl }, banks: { project: { bankId: BANK } }, scope: { projectIdStrategy: 'pin', projectId: PROJECT }, setupComplete: true }),
-    );
+    const { cwd, home, agentDir } = project('am-sec-query-');
     const prompt = `How does the query app deploy? I set DB_PASSWORD="${SECRETS[0]}" and STRIPE=${SECRETS[1]} <private>${SECRETS[2]}</private> before the pipeline.`;
     const run = await runPi({ cwd, home, agentDir, prompt, script: ['Through the blue-green pipeline.'] });
     expect(run.code).toBe(0);
@@ -78,15 +84,7 @@ describe('the automatic recall query', () => {
   }, 120_000);
 
   it('text the model writes into a tool call (a query, a mental model, a knowledge page) reaches the server redacted', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'am-sec-query-tools-'));
-    const cwd = path.join(root, 'app');
-    const home = path.join(root, 'home');
-    const agentDir = path.join(root, 'agent');
-    for (const dir of [path.join(cwd, '.pi'), home, agentDir]) mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path.join(agentDir, 'memory.json'),
-      JSON.stringify({ memory: { baseUrl: proxyUrl }, banks: { project: { bankId: BANK } }, scope: { projectIdStrategy: 'pin', projectId: PROJECT }, setupComplete: true }),
-    );
+    const { cwd, home, agentDir } = project('am-sec-query-tools-');
     const pasted = `DB_PASSWORD="${SECRETS[0]}" and ${SECRETS[1]}`;
     const run = await runPi({
       cwd,
