@@ -662,19 +662,37 @@ export const rank = (input: RankInput): Ranking => {
   };
 };
 
+/** The fewest letters of a lower-case short form read as a name ("cal" for Callum). */
+const SHORT_NAME = 3;
+
+/**
+ * A participant's name begins with the word, and is longer: chat calls people by the first
+ * letters of their name ("cal" for Callum, "caro"), and the bank has the word because that is
+ * how they are spoken to ("cal", "CAL" in a line of their own), not because it means something
+ * else.
+ */
+const isShortForm = (lower: string, participants: readonly string[]): boolean =>
+  lower.length >= SHORT_NAME && participants.some((p) => {
+    const first = p.toLowerCase().split(' ')[0] ?? '';
+    return first.length > lower.length && first.startsWith(lower);
+  });
+
 /**
  * The query with each word written as a name the bank lacks ("Jon", "Caro") replaced by the
  * participant it stands for (names.ts participantFor), so every stage reads the name as the
- * bank writes it. A capitalised word counts, and a lower-case one that is no English word
- * ("caro", not "mark"); words the bank has stay as written.
+ * bank writes it. A capitalised word counts, and a lower-case one of three letters or more that
+ * is no English word ("caro", "cal", not "mark"); words the bank has stay as written, but for a
+ * short form of a participant's name ("cal": the bank has it from the lines that call him so,
+ * whose words are no answer about him).
  */
 const withParticipantNames = (query: string, index: FieldIndex): string => {
   const participants = participantsOf(index);
   if (participants.length === 0) return query;
   return query.replace(/[\p{L}]+/gu, (word) => {
     const capitalised = /^\p{Lu}/u.test(word);
-    if (!capitalised && (word.length < 4 || isLemma(word))) return word;
-    if (participants.includes(word) || index.documentFrequency(stemWord(word.toLowerCase())) > 0) return word;
+    if (!capitalised && (word.length < SHORT_NAME || isLemma(word))) return word;
+    const lower = word.toLowerCase();
+    if (participants.includes(word) || (index.documentFrequency(stemWord(lower)) > 0 && !isShortForm(lower, participants))) return word;
     return participantFor(word, participants) ?? word;
   });
 };
