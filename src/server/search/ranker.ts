@@ -241,6 +241,8 @@ const SLIP_MIN = 5;
 const TYPO_MAX_CANDIDATES = 3;
 /** A bank word in more memories than this is a spelling of its own, not a slip. */
 const MISSPELT_MAX_DOCS = 2;
+/** A spelling the bank has this many times as often (and once more) is the word a rare spelling misspells. */
+const COMMON_SPELLING = 2;
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
@@ -363,6 +365,19 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     }
   }
   if (stages.typos) {
+    // The question misspells a word as one line of the bank did ("granery" once, "granary" in six
+    // lines): a query word in at most 2 memories that no dictionary knows also searches its
+    // spellings one edit away that the bank has far more often.
+    for (const word of queryWords) {
+      const of = stemWord(word);
+      const rare = index.documentFrequency(of);
+      if (word.length < SLIP_MIN || /\d/.test(of) || rare === 0 || rare > MISSPELT_MAX_DOCS || isWordStem(of) || isLemma(word) || (word.endsWith('s') && isLemma(word.slice(0, -1)))) continue;
+      const terms: string[] = [];
+      for (const t of editSpellings(of)) if (index.documentFrequency(t) >= COMMON_SPELLING * rare + 1) terms.push(t);
+      if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
+  if (stages.typos) {
     // A long word is often written clipped ("micro" for "microeconomics", "physio" for
     // "physiotherapist"): its opening letters, if the bank has them as a word, are searched too.
     for (const word of queryWords) {
@@ -449,6 +464,13 @@ const slipSpellings = (stem: string): Set<string> => {
     keep(stem.slice(0, i) + stem.slice(i + 1));
     for (const letter of LETTERS) keep(stem.slice(0, i + 1) + letter + stem.slice(i + 1));
   }
+  return out;
+};
+
+/** The spellings one edit from a stem: its slips, and one letter changed (past the first two). */
+const editSpellings = (stem: string): Set<string> => {
+  const out = slipSpellings(stem);
+  for (let i = 2; i < stem.length; i += 1) for (const letter of LETTERS) if (letter !== stem[i]) out.add(stem.slice(0, i) + letter + stem.slice(i + 1));
   return out;
 };
 

@@ -82,6 +82,28 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'What does Dee need for the new house?', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('hosu');
   });
 
+  it('typos: a question that misspells a word as one line did ("granery") also searches the spelling the bank has far more often', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nia: the granary just called', 0),
+      chatLine('n2', 'Nia: roof survey failed, no events till its fixed', 1),
+      chatLine('c1', 'Callum: did the granary reply', 600),
+      chatLine('c2', 'Callum: granary money came in', 1200),
+      chatLine('n3', 'Nia: so we are at the full 600 back from the granery', 1800),
+      chatLine('c3', 'Callum: the grainery is a mess', 2400),
+      chatLine('n4', 'Nia: my decisions are final', 3000),
+      chatLine('c4', 'Callum: we decided on the blue ones', 3600),
+      chatLine('n5', 'Nia: we decided, the blue ones', 4200),
+      chatLine('c5', 'Callum: decided!', 4800),
+    ];
+    const r = ranked(chat, 'what happened with the granery');
+    expect(r.terms.expansion).toEqual(expect.arrayContaining([{ term: 'granari', weight: 0.7 }]));
+    expect(r.hits.slice(0, 5).map((h) => h.id)).toEqual(expect.arrayContaining(['n1', 'c1', 'c2']));
+    // A word of the dictionary is no misspelling, though Porter stems it one letter from another
+    // ("decis", "decid"): "decide" comes only through WordNet, at its weight.
+    expect(ranked(chat, 'what were her decisions').terms.expansion.find((t) => t.term === 'decid')?.weight).toBe(0.3);
+    expect(ranked(chat, 'what happened with the granery', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('granari');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
