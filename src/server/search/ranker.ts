@@ -792,6 +792,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const giveRun = (first: number, who: string): void => {
       for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
     };
+    /** As giveRun, the lines ranked but not counted as covered (reached over another speaker's line). */
+    const giveRunRanked = (first: number, who: string): void => {
+      for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) {
+        const carried = carriedTo(m);
+        if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply: false, prompted: true });
+      }
+    };
     if (prompted) {
       if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
       giveRun(index.following(next, params.runMaxGapMs), speaker);
@@ -801,6 +808,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       give(next);
       // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
       if (isReaction(index, next, nextSpeaker)) giveRun(index.following(next, params.runMaxGapMs), nextSpeaker);
+      else {
+        // The asker's reaction to the answer ("NOO", "phew", "wait") is a backchannel, not a turn:
+        // the one answering goes on ("urs is the wrong size" -> "NOO" -> "they're fixing it, ready
+        // next weds"), and those lines rank as the answer's, not counted as covered.
+        const back = index.following(next, params.runMaxGapMs);
+        if (back >= 0 && index.speakerOf(back) === speaker && isReaction(index, back, speaker)) giveRunRanked(index.following(back, params.runMaxGapMs), nextSpeaker);
+      }
       const closing = closingLine(index, next, speaker, params);
       if (closing >= 0) giveClosing(closing);
       continue;

@@ -342,6 +342,31 @@ describe('rank: stages', () => {
     expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
   });
 
+  it('replies: the asker\'s reaction to the answer is no turn: the one answering goes on, and those lines rank as the answer; a reply to it is a turn', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nia: rings btw. did u pick them up', 0),
+      chatLine('c1', 'Callum: yeah but urs is the wrong size. they did an N not an M', 1),
+      chatLine('n2', 'Nia: NOO', 2),
+      chatLine('c2', 'Callum: they are fixing it, ready next weds', 3),
+      chatLine('x1', 'Nia: the cake tasting was lovely', 10),
+      chatLine('x2', 'Callum: bex did the cake', 11),
+      // The asker answers back with words of her own: a turn, and what follows is the other's new one.
+      chatLine('n3', 'Nia: did u book the taxi', 20),
+      chatLine('c3', 'Callum: yes for 6', 21),
+      chatLine('n4', 'Nia: why so early, the ceremony is at 9', 22),
+      chatLine('c4', 'Callum: the roads are closed for the marathon', 23),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'when will nia have her ring';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'c2')?.stage).toBe('neighbour');
+    expect(on.hits.slice(0, 3).map((h) => h.id)).toContain('c2');
+    expect(scoreOf(on, 'c2')).toBeGreaterThan(scoreOf(off, 'c2'));
+    const taxi = 'what time is the taxi booked for';
+    expect(scoreOf(ranked(chat, taxi), 'c4')).toBe(scoreOf(ranked(chat, taxi, { ...DEFAULT_STAGES, replies: false }), 'c4'));
+  });
+
   it('replies: the asker\'s first line back after the answer closes the exchange and inherits part of the question; a new question or a late line does not', () => {
     const chat: IndexedDocument[] = [
       chatLine('m1', 'Mara: paint for the hallway - grey or green?', 0),
