@@ -761,7 +761,10 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const reply = nextSpeaker !== speaker && index.asks(n);
     // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
     // after a short news line, in none of its words, is answered by the one who sent it.
-    const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS;
+    // A question with no word of its own ("and???", "so??") asks for more of what was just said,
+    // however long that was: "mum brought graham round for tea tonight" -> "and???" -> "hes... fine?
+    // retired postman".
+    const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && (index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS || index.textLengthOf(next) <= analyze(nextSpeaker).length);
     if (nextSpeaker !== speaker && !reply && !prompted) continue;
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
