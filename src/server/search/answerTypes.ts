@@ -44,8 +44,12 @@ const NUMBER_WORDS = '(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|t
 // A duration often names which kind of time it counts ("5-7 working days", "two more weeks").
 const KIND_OF_TIME = '(?:(?:working|business|calendar|school|full|whole|more|extra)\\s+)?';
 
+// "How long has she been seeing him?" -> "since new year": a span up to now, named by where it
+// starts (a time, not a cause: "since u asked").
+const SINCE_A_TIME = '\\bsince (?:new year|christmas|easter|(?:last|this) \\w+|yesterday|(?:the )?(?:spring|summer|autumn|fall|winter)|(?:jan|feb|march|april|may|june|july|aug|sept?|oct|nov|dec)[a-z]*|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\\d{4}|uni|school|forever|ages)\\b';
+
 const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
-  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${KIND_OF_TIME}${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${KIND_OF_TIME}${UNITS_OF_TIME}\\b`, 'i'), DURATION],
+  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${KIND_OF_TIME}${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${KIND_OF_TIME}${UNITS_OF_TIME}\\b|${SINCE_A_TIME}`, 'i'), DURATION],
   [/\bevery\b|\b(?:daily|weekly|nightly|hourly|monthly|yearly|annually|quarterly|biweekly)\b|\b(?:once|twice) (?:a|per)\b|\bper (?:day|week|hour|minute|month|sprint)\b|\bcron\b/i, FREQUENCY],
   [/\b\d+(?:[.,]\d+)?\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?)\b/i, SIZE],
   [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b/i, CLOCK_TIME],

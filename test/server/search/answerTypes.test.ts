@@ -41,6 +41,12 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Refunds settle in 3 business days.')).toBe(DURATION);
     expect(valueAnswerTypes('ok two more weeks then')).toBe(DURATION);
     expect(valueAnswerTypes('working late again, more meetings')).toBe(0);
+    // A span up to now, named by where it starts ("how long has she been seeing him?").
+    expect(valueAnswerTypes('since new year apparently', DURATION)).toBe(DURATION);
+    expect(valueAnswerTypes('been vegan since march', DURATION)).toBe(DURATION);
+    expect(valueAnswerTypes('together since 2019', DURATION)).toBe(DURATION);
+    expect(valueAnswerTypes('since u asked, the blue one', DURATION)).toBe(0);
+    expect(valueAnswerTypes('since the van broke we walk', DURATION)).toBe(0);
     expect(valueAnswerTypes('Sprint planning happens every other Wednesday.')).toBe(FREQUENCY | DATE);
     expect(valueAnswerTypes('Backups run nightly.')).toBe(FREQUENCY);
     expect(valueAnswerTypes('The image must stay under 820 KB.')).toBe(SIZE);
