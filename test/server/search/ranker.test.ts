@@ -569,6 +569,17 @@ describe('rank: answer types', () => {
     expect(gain).toBeCloseTo(1.2, 5);
   });
 
+  it('a "how much" question puts the matching line that names an amount of money first', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a', 'Dee: the flights are booked, we fly fri', 0),
+      chatLine('b', 'Sam: flights came to £87 each', 10),
+      chatLine('c', 'Dee: the flights are so early tho, the 6am flights again', 20),
+    ];
+    const question = 'How much were the flights?';
+    expect(ranked(chat, question, { ...DEFAULT_STAGES, answerTypes: false }).hits[0]?.id).not.toBe('b');
+    expect(ranked(chat, question).hits[0]?.id).toBe('b');
+  });
+
   it('a question that names no answer shape ranks as without the stage', () => {
     const query = 'Which auth tokens does the driver app use?';
     expect(ranked(tokens, query).hits).toEqual(ranked(tokens, query, { ...DEFAULT_STAGES, answerTypes: false }).hits);
