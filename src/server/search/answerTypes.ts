@@ -64,7 +64,7 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   // A day as chat names it: relative ("yesterday", "tmrw", "last night", "next week"), a weekday
   // ("weds", "thursday"), a day of the month ("the 24th", "24 june", "june 24"), or "ago".
   [/\b(?:yesterday|yday|yest|ystrdy|today|2day|tonight|tonite|2nite|tomorrow|tmrw|tmrrw|tmr|tomoz|2moro|2morrow|fri|thu|thur|tue)\b|\b(?:last|this|next) (?:night|morning|week|wk|weekend|wknd|month|year|mon|tues?|wed|weds|thurs?|fri|sat|sun)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:weds|thurs|tues)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}\b|\bago\b/i, DATE],
-  [/[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:quid|grand|pounds?|dollars?|euros?|bucks|pp)\b|\b\d+k\b/i, MONEY],
+  [/[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:quid|grand|pounds?|dollars?|euros?|bucks|pp)\b|\b\d+k\b|\b(?:paid|pay|pays|paying|cost|costs|costing|owe|owes|owed|charged?|charging|spent|spend|refund(?:ed|ing)?)\b(?:\s+\w+){0,2}?\s+\d|\b\d+(?:[.,]\d+)?\s+(?:each|a head|per (?:person|head|month|week|night)|a (?:month|week|night))\b/i, MONEY],
   [/\bbecause\b|\bso that\b|\bdue to\b|\bin order to\b|\bto (?:avoid|prevent|keep|reduce|save|stop|make sure|ensure)\b|\bcaused?\b|\breason\b/i, REASON],
 ];
 

@@ -57,6 +57,11 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('budget is 8k', MONEY)).toBe(MONEY);
     expect(valueAnswerTypes('Tickets were $45 each.', MONEY)).toBe(MONEY);
     expect(valueAnswerTypes('guest list is at 62', MONEY)).toBe(0);
+    // Chat leaves the currency out where a verb of paying or a unit price names it.
+    expect(valueAnswerTypes('paid the 150 deposit today', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('the quote was 38 a head', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('rent is 450 a month each', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('we kept 3 chairs for the hall', MONEY)).toBe(0);
     // A span up to now, named by where it starts ("how long has she been seeing him?").
     expect(valueAnswerTypes('since new year apparently', DURATION)).toBe(DURATION);
     expect(valueAnswerTypes('been vegan since march', DURATION)).toBe(DURATION);
