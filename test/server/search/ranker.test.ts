@@ -342,7 +342,7 @@ describe('rank: stages', () => {
     expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
   });
 
-  it('replies: a question with no word of its own ("and???") asks for more of a line of any length; one with words of its own asks about those', () => {
+  it('replies: a bare prompt ("and???") asks for more of a line of any length; a question with words of its own asks about those', () => {
     const chat: IndexedDocument[] = [
       chatLine('c1', 'Callum: mum brought graham round for tea tonight so we have finally met him', 0),
       chatLine('n1', 'Nia: and???', 1),
