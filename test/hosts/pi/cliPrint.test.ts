@@ -71,6 +71,17 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-cursors\.json: it is a directory/);
   }, 150_000);
 
+  // Tenth session: a mistyped value fell back to its default in silence; only the doctor said so.
+  it('a config value memory cannot use is told at session start, with where to fix it', async () => {
+    const project = await makeProject(server.url, { recall: { budget: 'huge' } });
+    const run = await runPi(project, ['-p', 'Which budget do we use?'], 'The mid one.');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The mid one.');
+    expect(run.stderr).toMatch(/agent-memory: Memory config: .*\.pi\/memory\.json: field recall\.budget: expected low \| mid \| high \(got "huge"\); using "mid".*Fix the file, or choose the value in \/memory settings; \/memory:doctor lists them\./);
+    // Said once, at the start.
+    expect(run.stderr.split('Memory config:')).toHaveLength(2);
+  }, 150_000);
+
   // Tenth session: the light entry ran the binding against a recording host that had no
   // appendEntry, so every installed pi warned "pi.appendEntry is not a function" and a run taken
   // with memory off (or opted out) carried no mark: an import brought it back.
