@@ -12,12 +12,35 @@ export { REDACTED } from './redactRules.js';
 export { MIN_KNOWN_SECRET_LENGTH, containsKnownValue, knownSecretCount, redactKnownValues, rememberSecretValues } from './redactKnown.js';
 
 /**
+ * Terminal escape sequences (CSI such as `ESC[01;31m`, OSC to its terminator, two-byte escapes)
+ * and invisible format characters (zero-width space and joiners, soft hyphen, bidi marks, BOM):
+ * `grep --color` output puts codes between `API_TOKEN` and `=`, and a key copied from a chat
+ * may carry a zero-width space. Each alternative starts at its own first character and stops at
+ * the next escape, so the scan is linear.
+ */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])|\u009b[0-?]*[ -/]*[@-~]|\p{Cf}/gu;
+// eslint-disable-next-line no-control-regex
+const MAY_HOLD_INVISIBLE = /[\u001b\u009b\p{Cf}]/u;
+
+const withoutInvisible = (text: string): string => (MAY_HOLD_INVISIBLE.test(text) ? text.replace(INVISIBLE, '') : text);
+
+/**
  * Replaces every secret in `text` with `[REDACTED]`: first every known secret value (the
  * key this process resolved, the values of the variables the config names), then every
  * secret-looking shape. A second pass changes nothing: the retain queue redacts again what was
  * redacted where it was made.
  */
-export const redact = (text: string): string => redactPatterns(redactKnownValues(text));
+export const redact = (text: string): string => {
+  const plain = withoutInvisible(text);
+  if (plain !== text) {
+    // A secret split by a colour code or a zero-width character is found in the text without
+    // them; that text is the answer then (the codes are lost, the secret is not kept).
+    const hidden = redactPatterns(redactKnownValues(plain));
+    if (hidden !== plain) return hidden;
+  }
+  return redactPatterns(redactKnownValues(text));
+};
 
 /** True when `text` holds something `redact` would hide. */
 export const containsSecret = (text: string): boolean => redact(text) !== text;

@@ -51,6 +51,8 @@ const FRESH = String.raw`(?!\[REDACTED\])`;
 const whole = (run: string, group: number): string => `(?=(${run}))\\${group}`;
 // A URL scheme, read only from where its run starts (`a.b.a.b…` is one candidate, not one per dot).
 const SCHEME = String.raw`(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)`;
+// What sets a value: `=`, `:`, and PHP's and Ruby's `=>` (`'password' => 'x'`), whose `>` is never the value.
+const ASSIGN = String.raw`(?:=>|[:=](?!>))`;
 // A character of a secret-looking name; the one space allowed is the one in `api key`.
 const NAME_CHAR = String.raw`(?:[A-Za-z0-9_.-]|(?<=api) (?=key))`;
 
@@ -332,6 +334,20 @@ export const rules: readonly Rule[] = [
   provider('docker hub token', String.raw`dckr_pat_[A-Za-z0-9_-]{20,}`, exact('dckr_pat_')),
   provider('google oauth access token', String.raw`ya29\.[A-Za-z0-9_-]{20,}`, exact('ya29.')),
   provider('twilio key', `SK${wrappable('[0-9a-fA-F]', 32)}${END}`, exact('SK')),
+  // The tenth session's: AI, infrastructure and messaging providers whose prefixes mark a key.
+  provider('groq key', String.raw`gsk_[A-Za-z0-9]{20,}`, exact('gsk_')),
+  provider('xai key', String.raw`xai-[A-Za-z0-9]{20,}`, exact('xai-')),
+  provider('linear key', String.raw`lin_(?:api|oauth)_[A-Za-z0-9]{20,}`, exact('lin_api_', 'lin_oauth_')),
+  provider('vault token', String.raw`hv[sbr]\.[A-Za-z0-9_-]{20,}`, exact('hvs.', 'hvb.', 'hvr.')),
+  provider('age secret key', String.raw`AGE-SECRET-KEY-1[0-9A-Z]{40,}`, exact('AGE-SECRET-KEY-1')),
+  provider('new relic key', String.raw`NR(?:AK|AA|II|JS)-[A-Za-z0-9]{20,}`, exact('NRAK-', 'NRAA-', 'NRII-', 'NRJS-')),
+  provider('atlassian token', String.raw`ATATT3[A-Za-z0-9_=-]{20,}`, exact('ATATT3')),
+  provider('doppler token', String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_.-]{20,}`, exact('dp.')),
+  provider('pulumi token', `pul-${wrappable('[a-f0-9]', 40)}`, exact('pul-')),
+  provider('terraform cloud token', String.raw`[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{40,}`, exact('.atlasv1.')),
+  provider('mailgun key', `key-${wrappable('[a-z0-9]', 32)}${END}`, exact('key-')),
+  // A Telegram bot token, alone or in a bot API URL (`/bot123456789:AA…`).
+  provider('telegram bot token', String.raw`(?:bot)?[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}`, exact(':AA')),
   // A dotted run of the token alphabet is taken whole (from where it starts) and searched for the
   // three segments by `hideJwts`: a regex of the shape would rescan `-eyJ-eyJ-eyJ…` from each `eyJ`.
   // `hideJwts` gives back a chain without `.eyJ` unchanged.
@@ -348,7 +364,7 @@ export const rules: readonly Rule[] = [
   {
     name: 'quoted secret assignment',
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}\s*[:=]\s*(["']))${FRESH}${whole(String.raw`[^"'\n]+`, 4)}(?=\3)`,
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*(["']))${FRESH}${whole(String.raw`[^"'\n]+`, 4)}(?=\3)`,
       'gi',
     ),
     replace: `$1${REDACTED}`,
@@ -383,7 +399,7 @@ export const rules: readonly Rule[] = [
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {
     name: 'env secret assignment',
-    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*[:=]\s*["']?)${FRESH}([^\s"',;&)}\]]+)`, 'g'),
+    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;&)}\]]+)`, 'g'),
     replace: `$1${REDACTED}`,
     anchors: exact('_PASS', '_PWD', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
   },
@@ -393,18 +409,25 @@ export const rules: readonly Rule[] = [
     // A name is read from where its run starts: checked by look-ahead (the word, then a
     // separator or the end of the name), then taken whole.
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*[:=]\s*["']?)${FRESH}([^\s"',;&)}\]]+)`,
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;&)}\]]+)`,
       'gi',
     ),
     replace: `$1${REDACTED}`,
     anchors: SECRET_ANCHORS,
+  },
+  // A `.netrc` line: `machine host login user password secret` (the value needs no `=` or `:`).
+  {
+    name: 'netrc password',
+    pattern: new RegExp(String.raw`(\blogin[ \t]+[^\s]+[ \t]+(?:password|passwd)[ \t]+)${FRESH}([^\s]+)`, 'g'),
+    replace: `$1${REDACTED}`,
+    anchors: exact('login'),
   },
   // Prose: "my password is hunter2", "the passphrase was: x". A password word makes the next
   // word the secret, whatever it looks like.
   {
     name: 'password in prose',
     // The value is the word taken whole, less its closing punctuation (`proseValue`).
-    pattern: new RegExp(String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)\s+(?:is|was|will be|=|:)\s*(?:[:=]\s*)?["'\u2018\u201c]?)${FRESH}${whole(String.raw`[^\s"'\u2019\u201d]+`, 2)}(?=(["'\u2019\u201d]?))`, 'gi'),
+    pattern: new RegExp(String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)\s+(?:is|was|will be|=(?!>)|:)\s*(?:[:=]\s*)?["'\u2018\u201c]?)${FRESH}${whole(String.raw`[^\s"'\u2019\u201d]+`, 2)}(?=(["'\u2019\u201d]?))`, 'gi'),
     replace: (match, ...args) => hideProseValue(match, args),
     anchors: anyCase('pass', 'pwd', 'pin code'),
   },

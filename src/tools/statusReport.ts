@@ -13,7 +13,7 @@ import { callOptions, runCall } from './serverCall.js';
 import { describeFailure } from '../effects/ports/memoryServer.js';
 import { setupFacts } from '../effects/setup/setup.js';
 
-export type Tone = 'default' | 'custom' | 'warn' | 'info';
+export type Tone = 'default' | 'custom' | 'warn' | 'info' | 'note';
 
 export interface StatusField {
   readonly key: string;
@@ -85,10 +85,13 @@ export const SYNC_WORDS: Readonly<Record<SyncReason, string>> = {
   git_seed_missing: 'git history not imported yet (ask the agent to run memory_seed_git)',
   git_seed_stale: 'new commits since the git history was imported (ask the agent to run memory_seed_git)',
   queue_pending: 'turns waiting to be saved',
-  queue_dead_letter: 'turns that could not be saved (see agent-memory dead-letters)',
+  queue_dead_letter: 'turns that could not be saved (see /memory dead-letters in pi, agent-memory dead-letters in a shell)',
   queue_paused: 'saving is paused',
   retain_failing: 'saving turns is failing',
 };
+
+/** Sync reasons that need the person (the Queue line says why); the others only wait. */
+const WARN_SYNC: ReadonlySet<SyncReason> = new Set(['queue_dead_letter', 'queue_paused', 'retain_failing']);
 
 /**
  * The gate's state where no gate runs (the CLI): the same states pi's footer shows, from the
@@ -208,7 +211,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
       label: 'Queue',
       // A turn that could not be saved comes first: it is the one thing here that loses memory.
       value: `${queue.retainFailing === undefined ? '' : `retain failing: ${redact(queue.retainFailing)}; `}${queue.depth} pending${queue.deadLetters > 0 ? `, ${queue.deadLetters} dead-letter` : ''}${queue.state === 'paused' ? `, paused${queue.pausedReason === undefined ? '' : `: ${redact(queue.pausedReason)}`}` : ''}`,
-      tone: queue.retainFailing !== undefined || queue.deadLetters > 0 || queue.state === 'paused' ? 'warn' : queue.depth > 0 ? 'custom' : 'default',
+      tone: queue.retainFailing !== undefined || queue.deadLetters > 0 || queue.state === 'paused' ? 'warn' : queue.depth > 0 ? 'note' : 'default',
     },
     {
       key: 'import',
@@ -217,7 +220,8 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
       tone: runtime?.import?.state === 'failed' || runtime?.import?.state === 'paused' ? 'warn' : 'default',
     },
     { key: 'mentalModels', label: 'Mental models', value: config.mentalModelsInject ? 'inject on' : 'inject off', tone: config.mentalModelsInject ? 'default' : 'info' },
-    { key: 'sync', label: 'Sync', value: sync.ready ? 'up to date' : sync.reasons.map((r) => SYNC_WORDS[r]).join('; '), tone: sync.ready ? 'default' : 'custom' },
+    // Turns waiting or git history not imported yet are not settings: "not done yet", not "set differently".
+    { key: 'sync', label: 'Sync', value: sync.ready ? 'up to date' : sync.reasons.map((r) => SYNC_WORDS[r]).join('; '), tone: sync.ready ? 'default' : sync.reasons.some((r) => WARN_SYNC.has(r)) ? 'warn' : 'note' },
   ];
   return {
     setupComplete: done,
@@ -258,17 +262,17 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   };
 };
 
-const PREFIX: Record<Tone, string> = { warn: '!', custom: '*', info: '-', default: ' ' };
-const MEANING: Record<Exclude<Tone, 'default'>, string> = { warn: 'needs attention', custom: 'set differently from the default', info: 'off on purpose' };
+const PREFIX: Record<Tone, string> = { warn: '!', custom: '*', info: '-', note: '~', default: ' ' };
+const MEANING: Record<Exclude<Tone, 'default'>, string> = { warn: 'needs attention', custom: 'set differently from the default', info: 'off on purpose', note: 'not done yet' };
 
-/** `! Label: value` lines; the prefix marks broken (!), non-default (*) and intentionally off (-). */
+/** `! Label: value` lines; the prefix marks broken (!), non-default (*), intentionally off (-) and not done yet (~). */
 export const statusLines = (fields: readonly StatusField[]): string[] => fields.map((f) => `${PREFIX[f.tone]} ${f.label}: ${f.value}`);
 
 /** What the markers of `statusLines` mean, in a command's help. */
-export const STATUS_LEGEND_HELP = 'In the status lines, ! marks what needs attention, * what is set differently from the default, - what is off on purpose.';
+export const STATUS_LEGEND_HELP = 'In the status lines, ! marks what needs attention, * what is set differently from the default, - what is off on purpose, ~ what is not done yet.';
 
 /** One line saying what the markers `fields` show mean (none when every line is plain), for a person reading them. */
 export const statusLegend = (fields: readonly StatusField[]): string[] => {
-  const used = (['warn', 'custom', 'info'] as const).filter((tone) => fields.some((f) => f.tone === tone));
+  const used = (['warn', 'custom', 'info', 'note'] as const).filter((tone) => fields.some((f) => f.tone === tone));
   return used.length === 0 ? [] : [`(${used.map((tone) => `${PREFIX[tone]} ${MEANING[tone]}`).join(', ')})`];
 };

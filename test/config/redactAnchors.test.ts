@@ -70,6 +70,10 @@ describe('redaction anchors: identical results with and without the prefilter', 
       "API_TOKEN='two words'", '--PASSWORD x', 'curl -U u:p', '<Db.Password>x</Db.Password>',
       // The ninth session's: a secret's wrapped rest, a shell continuation, base64 of a secret.
       '[REDACTED]\nAbc123xyz', '--token \\\n  x', `echo ${Buffer.from(`sk-${rep('a1', 10)}`).toString('base64')} | base64 -d`,
+      // The tenth session's: `=>`, `.netrc` and more providers.
+      "'db_password' => 'x'", 'login u password x', `gsk_${rep('a1', 10)}`, `xai-${rep('a1', 10)}`, `lin_oauth_${rep('a1', 10)}`, `hvb.${rep('a1', 10)}`,
+      `AGE-SECRET-KEY-1${rep('A1', 20)}`, `NRJS-${rep('a1', 10)}`, `ATATT3${rep('a1', 10)}`, `dp.ct.${rep('a1', 10)}`, `pul-${rep('a1', 20)}`,
+      `${rep('a1', 7)}.atlasv1.${rep('a1', 20)}`, `key-${rep('a1', 16)}`, `12345678:AA${rep('a1', 15)}`,
     ];
     for (const sample of samples) {
       const changedBy = rules.filter((rule) => alone(rule, sample) !== sample);

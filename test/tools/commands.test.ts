@@ -36,7 +36,7 @@ describe('slash commands', () => {
 
   it('/memory:next-opt-out asks the session to skip the next retain', async () => {
     const report = await nextOptOutCommand(await ctx());
-    expect(report.text).toBe('Memory will skip automatic retain for the next agent run in this session. nextRetain=off');
+    expect(report.text).toBe('Memory will not save the next run of this session (the footer says memory: skip next until it ends).');
     expect(calls).toContain('skip');
     const noHost = await nextOptOutCommand({ tools: await h.context() });
     expect(noHost.level).toBe('error');
@@ -87,7 +87,7 @@ describe('slash commands', () => {
     expect(report.text).toMatch(/agent-memory doctor \(agent-memory\/\d+\.\d+\.\d+/);
     expect(report.text).toContain('floor Hindsight 0.8+ with append update_mode support: met');
     expect(report.text).toContain('Authentication: API key set (env var MEMORY_API_KEY)');
-    expect(report.text).toContain('recall from project:coding-bank, user:user-bank; auto-retain to project:coding-bank');
+    expect(report.text).toContain('recall from bank coding-bank (project), bank user-bank (personal); automatic retain to bank coding-bank (project)');
     expect(report.text).not.toContain(KEY);
     expect(JSON.stringify(report.details)).not.toContain(KEY);
     expect(JSON.stringify(report.details)).not.toContain('flush me');

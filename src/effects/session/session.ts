@@ -35,7 +35,7 @@ export const startSessionEffects = async (options: SessionEffectsOptions): Promi
       retainRun: (_, params) => retain.retainRun(params.runId),
       skipRun: (_, params) => retain.skipRun(params.runId, params.reason),
       holdRun: (_, params) => retain.holdRun(params.runId),
-      notifyOptOutSkipped: () => options.notify('info', 'Memory skipped retain for this run due to next-opt-out.'),
+      notifyOptOutSkipped: () => options.notify('info', 'Memory did not save this run, as asked with /memory:next-opt-out.'),
       // The command that armed it already told the user; the footer shows `skip next`.
       notifyOptOutArmed: () => undefined,
       flushOnShutdown: () => {

@@ -6,6 +6,7 @@
  */
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
 import { redact } from '../../config/redact.js';
+import { terminalText } from '../../config/memoryText.js';
 import { loadConfig } from '../../config/load.js';
 import { trustNotice } from '../../config/trust.js';
 import type { HostInput, MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
@@ -58,9 +59,13 @@ const settleWithin = (ms: number): Promise<void> =>
  * to stderr: a turn memory could not save must never pass in silence.
  */
 const tell = (ctx: ExtensionContext, text: string, level: 'info' | 'warning' | 'error'): void => {
-  ctx.ui.notify(text, level);
-  if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${redact(text)}\n`);
+  ctx.ui.notify(terminalText(text), level);
+  if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${terminalText(redact(text))}\n`);
 };
+
+/** The config's refused values, as one notice that says where to fix them. */
+const configWarningNotice = (messages: readonly string[]): string =>
+  `Memory config: ${messages.length === 1 ? 'a value was' : `${messages.length} values were`} not used: ${messages.join('; ')}. Fix the file, or choose the value in /memory settings; /memory:doctor lists them.`;
 
 /** A run that memory could not keep, said where the person sees it: the footer and stderr. */
 const lostTurn = (ctx: ExtensionContext, failure: string): void => {
@@ -123,7 +128,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   const showFooter = (footer: string | undefined): void => {
     if (footer === lastFooter) return;
     lastFooter = footer;
-    ctx.ui.setStatus(STATUS_KEY, footer);
+    ctx.ui.setStatus(STATUS_KEY, footer === undefined ? undefined : terminalText(footer));
   };
   runtime.subscribe((status) => showFooter(status.footer));
   await runtime.send(startedEvent(ctx, reason, sessionName(ctx)));
@@ -136,6 +141,10 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
       if (!declined && (!ctx.hasUI || status.problems.length > 0)) tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory setup'}`, 'warning');
     } else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
+  // A value a config file got wrong falls back to the layer below: said once here, or the
+  // person only learns of it by running the doctor.
+  const warnings = runtime.loaded.warnings;
+  if (!quiet && warnings.length > 0) tell(ctx, configWarningNotice(warnings.map((w) => w.message)), 'warning');
   return runtime;
 };
 

@@ -17,7 +17,7 @@ export default function agentMemory(pi: ExtensionAPI): void {
   let loading: Promise<Recording> | undefined;
   const binding = (): Promise<Recording> =>
     (loading ??= import('./binding.js').then(({ registerAgentMemory }) => {
-      const { api, recording } = createRecordingHost();
+      const { api, recording } = createRecordingHost(pi);
       registerAgentMemory(api);
       return recording;
     }));

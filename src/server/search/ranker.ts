@@ -241,6 +241,8 @@ const SLIP_MIN = 5;
 const TYPO_MAX_CANDIDATES = 3;
 /** A bank word in more memories than this is a spelling of its own, not a slip. */
 const MISSPELT_MAX_DOCS = 2;
+/** A spelling the bank has this many times as often (and once more) is the word a rare spelling misspells. */
+const COMMON_SPELLING = 2;
 
 const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neighbour'];
 
@@ -363,6 +365,19 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     }
   }
   if (stages.typos) {
+    // The question misspells a word as one line of the bank did ("granery" once, "granary" in six
+    // lines): a query word in at most 2 memories that no dictionary knows also searches its
+    // spellings one edit away that the bank has far more often.
+    for (const word of queryWords) {
+      const of = stemWord(word);
+      const rare = index.documentFrequency(of);
+      if (word.length < SLIP_MIN || /\d/.test(of) || rare === 0 || rare > MISSPELT_MAX_DOCS || isWordStem(of) || isLemma(word) || (word.endsWith('s') && isLemma(word.slice(0, -1)))) continue;
+      const terms: string[] = [];
+      for (const t of editSpellings(of)) if (index.documentFrequency(t) >= COMMON_SPELLING * rare + 1) terms.push(t);
+      if (terms.length <= TYPO_MAX_CANDIDATES) for (const term of terms) addTerm(term, of, params.typoWeight, params.typoCredit);
+    }
+  }
+  if (stages.typos) {
     // A long word is often written clipped ("micro" for "microeconomics", "physio" for
     // "physiotherapist"): its opening letters, if the bank has them as a word, are searched too.
     for (const word of queryWords) {
@@ -449,6 +464,13 @@ const slipSpellings = (stem: string): Set<string> => {
     keep(stem.slice(0, i) + stem.slice(i + 1));
     for (const letter of LETTERS) keep(stem.slice(0, i + 1) + letter + stem.slice(i + 1));
   }
+  return out;
+};
+
+/** The spellings one edit from a stem: its slips, and one letter changed (past the first two). */
+const editSpellings = (stem: string): Set<string> => {
+  const out = slipSpellings(stem);
+  for (let i = 2; i < stem.length; i += 1) for (const letter of LETTERS) if (letter !== stem[i]) out.add(stem.slice(0, i) + letter + stem.slice(i + 1));
   return out;
 };
 
@@ -662,19 +684,37 @@ export const rank = (input: RankInput): Ranking => {
   };
 };
 
+/** The fewest letters of a lower-case short form read as a name ("cal" for Callum). */
+const SHORT_NAME = 3;
+
+/**
+ * A participant's name begins with the word, and is longer: chat calls people by the first
+ * letters of their name ("cal" for Callum, "caro"), and the bank has the word because that is
+ * how they are spoken to ("cal", "CAL" in a line of their own), not because it means something
+ * else.
+ */
+const isShortForm = (lower: string, participants: readonly string[]): boolean =>
+  lower.length >= SHORT_NAME && participants.some((p) => {
+    const first = p.toLowerCase().split(' ')[0] ?? '';
+    return first.length > lower.length && first.startsWith(lower);
+  });
+
 /**
  * The query with each word written as a name the bank lacks ("Jon", "Caro") replaced by the
  * participant it stands for (names.ts participantFor), so every stage reads the name as the
- * bank writes it. A capitalised word counts, and a lower-case one that is no English word
- * ("caro", not "mark"); words the bank has stay as written.
+ * bank writes it. A capitalised word counts, and a lower-case one of three letters or more that
+ * is no English word ("caro", "cal", not "mark"); words the bank has stay as written, but for a
+ * short form of a participant's name ("cal": the bank has it from the lines that call him so,
+ * whose words are no answer about him).
  */
 const withParticipantNames = (query: string, index: FieldIndex): string => {
   const participants = participantsOf(index);
   if (participants.length === 0) return query;
   return query.replace(/[\p{L}]+/gu, (word) => {
     const capitalised = /^\p{Lu}/u.test(word);
-    if (!capitalised && (word.length < 4 || isLemma(word))) return word;
-    if (participants.includes(word) || index.documentFrequency(stemWord(word.toLowerCase())) > 0) return word;
+    if (!capitalised && (word.length < SHORT_NAME || isLemma(word))) return word;
+    const lower = word.toLowerCase();
+    if (participants.includes(word) || (index.documentFrequency(stemWord(lower)) > 0 && !isShortForm(lower, participants))) return word;
     return participantFor(word, participants) ?? word;
   });
 };
@@ -752,6 +792,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const giveRun = (first: number, who: string): void => {
       for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
     };
+    /** As giveRun, the lines ranked but not counted as covered (reached over another speaker's line). */
+    const giveRunRanked = (first: number, who: string): void => {
+      for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) {
+        const carried = carriedTo(m);
+        if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply: false, prompted: true });
+      }
+    };
     if (prompted) {
       if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
       giveRun(index.following(next, params.runMaxGapMs), speaker);
@@ -761,6 +808,13 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       give(next);
       // A reply that only reacts ("...", "hmm", "wait") leaves the answer to its speaker's next lines.
       if (isReaction(index, next, nextSpeaker)) giveRun(index.following(next, params.runMaxGapMs), nextSpeaker);
+      else {
+        // The asker's reaction to the answer ("NOO", "phew", "wait") is a backchannel, not a turn:
+        // the one answering goes on ("urs is the wrong size" -> "NOO" -> "they're fixing it, ready
+        // next weds"), and those lines rank as the answer's, not counted as covered.
+        const back = index.following(next, params.runMaxGapMs);
+        if (back >= 0 && index.speakerOf(back) === speaker && isReaction(index, back, speaker)) giveRunRanked(index.following(back, params.runMaxGapMs), nextSpeaker);
+      }
       const closing = closingLine(index, next, speaker, params);
       if (closing >= 0) giveClosing(closing);
       continue;

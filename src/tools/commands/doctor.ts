@@ -133,6 +133,13 @@ const activityLine = (session: RuntimeStatusView['session'], now: number): strin
   return `Activity (this session): ${recallText}; ${retainText}`;
 };
 
+/**
+ * Banks as a person reads them ("bank coding (project)"): the JSON's `project:coding` reads as
+ * the project tag, which here is another thing (`project:<id>`).
+ */
+const routeWords = (banks: readonly { readonly role: string; readonly bankId: string }[]): string =>
+  banks.length === 0 ? 'nothing' : banks.map((b) => `bank ${b.bankId} (${b.role === 'project' ? 'project' : 'personal'})`).join(', ');
+
 /** Status lines the doctor's own lines already say (server, health, version; memory on or off). */
 const SAID_ABOVE: ReadonlySet<string> = new Set(['baseUrl', 'health', 'serverVersion', 'enabled']);
 
@@ -159,7 +166,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
     // A shell's doctor has no session: "no recall yet" would read as a fault.
     ...(tools.status?.().session === undefined ? [] : [activityLine(tools.status?.().session, tools.clock.now())]),
-    `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${report.routes.recall.join(', ') || 'nothing'}; auto-retain to ${report.routes.autoRetain ?? 'nothing'}`,
+    `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${routeWords(tools.scope.automatic.read)}; automatic retain to ${routeWords(tools.scope.automatic.write.slice(0, 1))}`,
     ...statusLines(fields),
     ...statusLegend(fields),
     ...(report.setup.hint === undefined || setupShown ? [] : [report.setup.hint]),

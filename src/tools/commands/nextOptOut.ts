@@ -2,7 +2,7 @@
 import { redact } from '../../config/redact.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
 
-export const NEXT_OPT_OUT_TEXT = 'Memory will skip automatic retain for the next agent run in this session. nextRetain=off';
+export const NEXT_OPT_OUT_TEXT = 'Memory will not save the next run of this session (the footer says memory: skip next until it ends).';
 
 export const nextOptOutCommand = async (ctx: CommandContext): Promise<CommandReport> => {
   if (ctx.control === undefined) {

@@ -5,13 +5,16 @@
  * (the server, its health and version, trust, and what to do about setup) and explains every
  * marker its status lines use, as `status` does.
  */
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 
+const run = promisify(execFile);
 let server: TestServer;
 let root: string;
 
@@ -33,12 +36,12 @@ const project = async (name: string, config?: Record<string, unknown>): Promise<
 
 /** The lines a person reads, without the blank ones. */
 const linesOf = (text: string): string[] => text.split('\n').filter((l) => l.trim().length > 0);
-const MEANINGS: Record<string, string> = { '!': 'needs attention', '*': 'set differently from the default', '-': 'off on purpose' };
+const MEANINGS: Record<string, string> = { '!': 'needs attention', '*': 'set differently from the default', '-': 'off on purpose', '~': 'not done yet' };
 /** Each marker a status line starts with is named in the output's legend line. */
 const expectMarkersExplained = (text: string): void => {
   const lines = linesOf(text);
   const legend = lines.find((l) => l.startsWith('(') && Object.values(MEANINGS).some((m) => l.includes(m)));
-  const used = new Set(lines.flatMap((l) => (/^[!*-] [A-Z][\w ]*: /.test(l) ? [l.charAt(0)] : [])));
+  const used = new Set(lines.flatMap((l) => (/^[!*~-] [A-Z][\w ]*: /.test(l) ? [l.charAt(0)] : [])));
   expect(used.size).toBeGreaterThan(0);
   for (const marker of used) expect(legend, `marker ${marker}`).toContain(`${marker} ${MEANINGS[marker]}`);
 };
@@ -108,9 +111,14 @@ describe('the doctor says each thing once and explains its markers', () => {
 
   it('status explains its markers too', async () => {
     const p = await project('markers', { banks: { project: { bankId: 'markers-bank' } }, setupComplete: true, mentalModels: { inject: false } });
+    await run('git', ['init', '-q'], { cwd: p.cwd });
+    await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: p.cwd });
     const { code, stdout } = await runCli(['status'], { cwd: p.cwd, env: p.env });
     expect(code).toBe(0);
     expect(stdout).toContain('- Mental models: inject off');
+    // Git history not imported yet is not a setting: it is marked "not done yet", not "set differently" (tenth session).
+    expect(stdout).toMatch(/^~ Sync: git history not imported yet/m);
+    expect(stdout).toContain('~ not done yet');
     expectMarkersExplained(stdout);
   }, 60_000);
 });

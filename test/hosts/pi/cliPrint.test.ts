@@ -71,6 +71,41 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.stderr).toMatch(/agent-memory: Memory setup needed: memory is off for this project: refusing .*retain-cursors\.json: it is a directory/);
   }, 150_000);
 
+  // Tenth session: a mistyped value fell back to its default in silence; only the doctor said so.
+  it('a config value memory cannot use is told at session start, with where to fix it', async () => {
+    const project = await makeProject(server.url, { recall: { budget: 'huge' } });
+    const run = await runPi(project, ['-p', 'Which budget do we use?'], 'The mid one.');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The mid one.');
+    expect(run.stderr).toMatch(/agent-memory: Memory config: .*\.pi\/memory\.json: field recall\.budget: expected low \| mid \| high \(got "huge"\); using "mid".*Fix the file, or choose the value in \/memory settings; \/memory:doctor lists them\./);
+    // Said once, at the start.
+    expect(run.stderr.split('Memory config:')).toHaveLength(2);
+  }, 150_000);
+
+  // Tenth session: the light entry ran the binding against a recording host that had no
+  // appendEntry, so every installed pi warned "pi.appendEntry is not a function" and a run taken
+  // with memory off (or opted out) carried no mark: an import brought it back.
+  it('a run taken with memory off is marked not kept in the session file, through the extension entry pi loads', async () => {
+    const project = await makeProject(server.url, { enabled: false });
+    const run = await runPi(project, ['-p', 'secret plan, not for memory'], 'Understood.');
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('could not mark');
+    const sessionsDir = path.join(project.agentDir, 'sessions');
+    const files = (await readdir(sessionsDir, { recursive: true })).filter((name) => name.endsWith('.jsonl'));
+    expect(files).toHaveLength(1);
+    const entries = (await readFile(path.join(sessionsDir, files[0]!), 'utf8'))
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { type: string; id?: string; customType?: string; data?: unknown; message?: { role?: string } });
+    // The run's first message: the prompt on pi 0.73, pi's own system message before it on pi 1.x.
+    const first = entries.find((e) => e.type === 'message');
+    const prompt = entries.findIndex((e) => e.type === 'message' && e.message?.role === 'user');
+    expect(entries.indexOf(first!)).toBeLessThanOrEqual(prompt);
+    const marks = entries.filter((e) => e.type === 'custom' && e.customType === 'agent-memory');
+    expect(marks.map((m) => m.data)).toEqual([{ notKept: { reason: 'off', fromEntryId: first?.id } }]);
+    expect(entries.indexOf(marks[0]!)).toBeGreaterThan(prompt);
+  }, 150_000);
+
   it('keeps the run on disk when pi is SIGTERMed right after the answer (json mode)', async () => {
     const project = await makeProject(server.url);
     let killed = false;

@@ -43,6 +43,10 @@ describe('an opted-out run is not brought back by an import', () => {
       await first.session.prompt('secret plan, do not keep');
       await waitUntil(() => retainedAt() > before);
       expect(runtime.session.view().context.lastRetain?.outcome).toBe('optedOut');
+      // What the person reads, in words (tenth session: "nextRetain=off", "due to next-opt-out" before).
+      const said = first.ui.notifications.map((n) => n.text);
+      expect(said).toContain('Memory will not save the next run of this session (the footer says memory: skip next until it ends).');
+      expect(said).toContain('Memory did not save this run, as asked with /memory:next-opt-out.');
       const skipped = retainedAt();
       await first.session.prompt('Keep beta: tests run with vitest.');
       await waitUntil(() => retainedAt() > skipped);

@@ -89,3 +89,30 @@ describe('rank: a question names a participant as the bank does not', () => {
     expect(ranked('what did Gina buy at the pottery fair?').participants).toEqual(['Gina']);
   });
 });
+
+describe('rank: a participant called by a short form the bank also has', () => {
+  // Chat calls Callum "cal", in lines of their own: the bank has the word because that is how he is spoken to.
+  const lines = [
+    ['n1', 'Nia: cal'],
+    ['n2', 'Nia: CAL'],
+    ['n3', 'Nia: cal did u meet the new neighbour yet'],
+    ['c1', 'Callum: mum brought graham round for tea so we have met him'],
+    ['c2', 'Callum: he is fine, a retired postman'],
+    ['n4', 'Nia: graham sounds nice'],
+  ] as const;
+  const index = new FieldIndex();
+  lines.forEach(([id, text], i) => index.add({ id, text, thread: 's1', order: i * 60_000, ...attributionOf(text) }));
+  const ranked = (query: string) => rank({ index, query, accept: () => true, limit: 10, textOf: (id) => lines.find((l) => l[0] === id)?.[1] ?? '', stages: DEFAULT_STAGES });
+
+  it('"cal" is read as Callum: his line answers, not the lines that only call him', () => {
+    const r = ranked('when did cal meet graham');
+    expect(r.participants).toEqual(['Callum']);
+    expect(r.hits.slice(0, 2).map((h) => h.id).sort()).toEqual(['c1', 'c2']);
+    expect(r.hits.slice(0, 3).map((h) => h.id)).not.toContain('n1');
+  });
+
+  it('an English word stays a word, and a name the bank writes whole stays as written', () => {
+    expect(ranked('when did Nia meet graham').participants).toEqual(['Nia']);
+    expect(ranked('did the mum meet graham').participants).toEqual([]);
+  });
+});

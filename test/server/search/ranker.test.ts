@@ -82,6 +82,28 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'What does Dee need for the new house?', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('hosu');
   });
 
+  it('typos: a question that misspells a word as one line did ("granery") also searches the spelling the bank has far more often', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nia: the granary just called', 0),
+      chatLine('n2', 'Nia: roof survey failed, no events till its fixed', 1),
+      chatLine('c1', 'Callum: did the granary reply', 600),
+      chatLine('c2', 'Callum: granary money came in', 1200),
+      chatLine('n3', 'Nia: so we are at the full 600 back from the granery', 1800),
+      chatLine('c3', 'Callum: the grainery is a mess', 2400),
+      chatLine('n4', 'Nia: my decisions are final', 3000),
+      chatLine('c4', 'Callum: we decided on the blue ones', 3600),
+      chatLine('n5', 'Nia: we decided, the blue ones', 4200),
+      chatLine('c5', 'Callum: decided!', 4800),
+    ];
+    const r = ranked(chat, 'what happened with the granery');
+    expect(r.terms.expansion).toEqual(expect.arrayContaining([{ term: 'granari', weight: 0.7 }]));
+    expect(r.hits.slice(0, 5).map((h) => h.id)).toEqual(expect.arrayContaining(['n1', 'c1', 'c2']));
+    // A word of the dictionary is no misspelling, though Porter stems it one letter from another
+    // ("decis", "decid"): "decide" comes only through WordNet, at its weight.
+    expect(ranked(chat, 'what were her decisions').terms.expansion.find((t) => t.term === 'decid')?.weight).toBe(0.3);
+    expect(ranked(chat, 'what happened with the granery', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('granari');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
@@ -318,6 +340,31 @@ describe('rank: stages', () => {
     expect(rankOf(on, 'o3')).toBeLessThan(rankOf(on, 'x2'));
     expect(rankOf(off, 'o3') < 0 || rankOf(off, 'o3') > rankOf(off, 'x2')).toBe(true);
     expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
+  });
+
+  it('replies: the asker\'s reaction to the answer is no turn: the one answering goes on, and those lines rank as the answer; a reply to it is a turn', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nia: rings btw. did u pick them up', 0),
+      chatLine('c1', 'Callum: yeah but urs is the wrong size. they did an N not an M', 1),
+      chatLine('n2', 'Nia: NOO', 2),
+      chatLine('c2', 'Callum: they are fixing it, ready next weds', 3),
+      chatLine('x1', 'Nia: the cake tasting was lovely', 10),
+      chatLine('x2', 'Callum: bex did the cake', 11),
+      // The asker answers back with words of her own: a turn, and what follows is the other's new one.
+      chatLine('n3', 'Nia: did u book the taxi', 20),
+      chatLine('c3', 'Callum: yes for 6', 21),
+      chatLine('n4', 'Nia: why so early, the ceremony is at 9', 22),
+      chatLine('c4', 'Callum: the roads are closed for the marathon', 23),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'when will nia have her ring';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'c2')?.stage).toBe('neighbour');
+    expect(on.hits.slice(0, 3).map((h) => h.id)).toContain('c2');
+    expect(scoreOf(on, 'c2')).toBeGreaterThan(scoreOf(off, 'c2'));
+    const taxi = 'what time is the taxi booked for';
+    expect(scoreOf(ranked(chat, taxi), 'c4')).toBe(scoreOf(ranked(chat, taxi, { ...DEFAULT_STAGES, replies: false }), 'c4'));
   });
 
   it('replies: the asker\'s first line back after the answer closes the exchange and inherits part of the question; a new question or a late line does not', () => {
