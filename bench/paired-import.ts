@@ -5,9 +5,11 @@
  * read beside them are the importer's CPU (its process, over the run) and the server's (from
  * /proc). Each run is `bench/lib/importOnce.ts` in a child of its own, as the bench imports
  * (under tsx, the importer in the bench's process); `--prof DIR` runs the
- * new tree's importer under `--cpu-prof` into DIR.
+ * new tree's importer under `--cpu-prof` into DIR. `--old-serve` runs the old side's server from
+ * another build (a change to the server itself, with the same importer on both sides: `--old .`),
+ * and `--serve-prof DIR` runs the new side's server under `--cpu-prof` into DIR.
  *
- *   npx tsx bench/paired-import.ts --old /tmp/old-worktree [--new DIR] [--rounds 3] [--mb 40] [--serve dist/cli.mjs] [--prof DIR]
+ *   npx tsx bench/paired-import.ts --old /tmp/old-worktree [--new DIR] [--rounds 3] [--mb 40] [--serve dist/cli.mjs] [--old-serve PATH] [--prof DIR] [--serve-prof DIR]
  *
  * `IMPORT_WRAP='strace -f -c -e trace=fsync -o FILE'` runs each importer under that command (its
  * fsyncs counted, say).
@@ -26,13 +28,14 @@ import { startServe, stopServe } from './lib/serveCli.js';
 import { writeSessionSet } from './lib/sessionData.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, rounds: { type: 'string' }, mb: { type: 'string' }, serve: { type: 'string' }, prof: { type: 'string' } } });
+const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, rounds: { type: 'string' }, mb: { type: 'string' }, serve: { type: 'string' }, 'old-serve': { type: 'string' }, prof: { type: 'string' }, 'serve-prof': { type: 'string' } } });
 if (values.old === undefined || !existsSync(join(values.old, 'src'))) throw new Error('paired-import: --old must name the old source tree (a worktree with its node_modules)');
 const OLD = values.old;
 const NEW = values.new ?? repo;
 const ROUNDS = Number(values.rounds ?? 3);
 const BYTES = Number(values.mb ?? 40) * 1e6;
 const SERVE = values.serve ?? builtCli(repo);
+const OLD_SERVE = values['old-serve'] ?? SERVE;
 
 interface Run {
   readonly documents: number;
@@ -43,10 +46,10 @@ interface Run {
   readonly serverCpuSearchableMs: number;
 }
 
-const importRun = async (tree: string, prof: readonly string[]): Promise<Run> => {
+const importRun = async (tree: string, serve: string, prof: readonly string[], serveProf: readonly string[]): Promise<Run> => {
   const dir = await mkdtemp(join(tmpdir(), 'paired-import-'));
   try {
-    const { child, url } = await startServe(SERVE, join(dir, 'server-data'));
+    const { child, url } = await startServe(serve, join(dir, 'server-data'), serveProf);
     try {
       const cwd = join(dir, 'project');
       const home = join(dir, 'home');
@@ -69,14 +72,15 @@ const importRun = async (tree: string, prof: readonly string[]): Promise<Run> =>
   }
 };
 
-console.log(`paired-import: ${BYTES / 1e6} MB, old ${OLD}, new ${NEW}, serve ${SERVE}`);
+console.log(`paired-import: ${BYTES / 1e6} MB, old ${OLD} (serve ${OLD_SERVE}), new ${NEW} (serve ${SERVE})`);
 const fmt = (r: Run): string =>
   `${(r.documents / r.seconds).toFixed(0)} docs/s acked (${r.seconds.toFixed(2)} s), ${(r.documents / r.searchableSeconds).toFixed(0)} searchable; importer ${r.importerCpuMs.toFixed(0)} ms, server ${r.serverCpuMs.toFixed(0)}/${r.serverCpuSearchableMs.toFixed(0)} ms`;
 for (let round = 0; round < ROUNDS; round += 1) {
   const order: readonly ('old' | 'new')[] = round % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
   const runs: Partial<Record<'old' | 'new', Run>> = {};
   const prof = values.prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values.prof];
-  for (const which of order) runs[which] = await importRun(which === 'old' ? OLD : NEW, which === 'new' ? prof : []);
+  const serveProf = values['serve-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values['serve-prof']];
+  for (const which of order) runs[which] = which === 'old' ? await importRun(OLD, OLD_SERVE, [], []) : await importRun(NEW, SERVE, prof, serveProf);
   const o = runs.old;
   const n = runs.new;
   if (o === undefined || n === undefined) throw new Error('paired-import: a run is missing');

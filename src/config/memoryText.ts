@@ -96,6 +96,19 @@ export const escapeControls = (text: string): string =>
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 
+// The same set less line feed and tab, and less a carriage return that ends a line (`\r\n`).
+// eslint-disable-next-line no-control-regex -- matching controls is the point
+const TERMINAL_UNSAFE_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+
+/**
+ * Text of many lines (a report, a notice) made safe to show in a terminal or pi's screen: lines
+ * and tabs stay, every other control is written as `\uNNNN` (valid inside JSON strings too). A
+ * repository's config file can hold `ESC]52;…` (set the clipboard), `ESC]0;…` (the window title)
+ * or `ESC[2J`, and the doctor, status and scope quote its values and field names.
+ */
+export const terminalText = (text: string): string =>
+  text.replace(TERMINAL_UNSAFE_IN_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** JSON for a terminal: `JSON.stringify` escapes C0 controls but not C1 or bidi controls; these are escaped too (still valid JSON). */
 export const terminalJson = (json: string): string => json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 

@@ -127,6 +127,17 @@ export const resolveBank = (scope: Scope, bank: string | undefined): E.Either<Ba
   return E.right({ role: 'other', bankId: bank });
 };
 
+/** A project's scope tag, current (`project:`) or legacy (`repo:`). */
+export const isProjectTag = (tag: string): boolean => tag.startsWith('project:') || tag.startsWith('repo:');
+
+/**
+ * True for what a user bank's automatic recall may show: nothing a project wrote. The user
+ * bank holds what `memory_retain_global` keeps (user scope tags only); a memory with a project
+ * tag there came from a project whose file named the user bank as its project bank, and its
+ * `source:pi` tags would otherwise pass the user scope filter in every project.
+ */
+export const fitsUserBank = (tags: readonly string[] | null | undefined): boolean => !(tags ?? []).some(isProjectTag);
+
 /** The automatic scope tags a recall or reflect on `target` is filtered by. */
 export const scopeTagsFor = (scope: Scope, target: BankTarget): readonly string[] =>
   target.role === 'user' ? scope.userScopeTags : scope.projectScopeTags;

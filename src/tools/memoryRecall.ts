@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { resolveBank, scopeTagsFor } from '../config/scope.js';
+import { fitsUserBank, resolveBank, scopeTagsFor } from '../config/scope.js';
 import { composeTagFilter } from '../config/tagFilter.js';
 import type { ToolContext } from './context.js';
 import { custom, flag, num, text, toolParams } from './params.js';
@@ -146,7 +146,8 @@ const handler = async (params: MemoryRecallParams, ctx: ToolContext): Promise<To
   const request = buildRecallRequest(params, ctx, scopeTagsFor(ctx.scope, target.right), target.right.role === 'user', caps.right);
   const result = await runCall(ctx.server.recall(target.right.bankId, request, callOptions(ctx)));
   if (E.isLeft(result)) return failureOutcome(ctx, `memory_recall on ${target.right.bankId}`, result.left);
-  const items = result.right.results;
+  // The user bank shows the person's own memories only, as automatic recall does (`fitsUserBank`).
+  const items = target.right.role === 'user' ? result.right.results.filter((hit) => fitsUserBank(hit.tags)) : result.right.results;
   const bankId = target.right.bankId;
   const extras = (['chunks', 'source_facts', 'entities', 'trace'] as const).filter((k) => result.right[k] !== undefined && result.right[k] !== null);
   const header =

@@ -7,7 +7,7 @@
  * none). Tags a call gives may not name another project, and a project-tier object always
  * carries this project's tag.
  */
-import type { BankTarget } from '../config/scope.js';
+import { isProjectTag, type BankTarget } from '../config/scope.js';
 import type { ToolContext } from './context.js';
 import { fail, type ToolOutcome } from './result.js';
 
@@ -24,8 +24,6 @@ export const inProjectScope = (ctx: ToolContext, target: BankTarget, tags: reado
 /** The refusal for an object outside the scope: worded as not found, so it tells nothing about it. */
 export const outOfScope = (what: string, id: string, bankId: string): ToolOutcome =>
   fail('rejected', `${what} ${id} is not in this project's scope in ${bankId} (it does not exist or belongs to another project). Nothing was changed.`, { field: 'id' });
-
-const isProjectTag = (tag: string): boolean => tag.startsWith('project:') || tag.startsWith('repo:');
 
 /** The tags of `tags` that name a project other than this one (`project:` or legacy `repo:`). */
 export const foreignProjectTags = (ctx: ToolContext, tags: readonly string[]): readonly string[] =>

@@ -6,14 +6,15 @@
  * relevant memories" until there are some; injecting that on every prompt is noise.
  */
 import { isRecord } from '../../codecs/codecs.js';
-import type { BankTarget, Scope } from '../../config/scope.js';
+import { fitsUserBank, type BankTarget, type Scope } from '../../config/scope.js';
 import type { MentalModel } from '../../wire/hindsight.js';
 import type { MentalModelText } from './recallBlock.js';
 
 const fitsScope = (target: BankTarget, scope: Scope, tags: readonly string[] | null | undefined): boolean => {
   const own = tags ?? [];
   if (own.length === 0) return false;
-  if (target.role === 'user') return scope.userScopeTags.length === 0 || own.some((tag) => scope.userScopeTags.includes(tag));
+  // A model a project made is never the person's own (`fitsUserBank`).
+  if (target.role === 'user') return fitsUserBank(own) && (scope.userScopeTags.length === 0 || own.some((tag) => scope.userScopeTags.includes(tag)));
   return own.some((tag) => scope.projectScopeTags.includes(tag));
 };
 

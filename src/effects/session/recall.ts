@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MemoryConfig } from '../../config/fields.js';
 import { redact } from '../../config/redact.js';
-import { scopeTagsFor, type BankTarget, type Scope } from '../../config/scope.js';
+import { fitsUserBank, scopeTagsFor, type BankTarget, type Scope } from '../../config/scope.js';
 import { composeTagFilter } from '../../config/tagFilter.js';
 import type { ClockPort } from '../ports/clock.js';
 import { describeFailure, type MemoryServer, type RecallRequest, type RecallResult, type ServerFailure } from '../ports/memoryServer.js';
@@ -152,7 +152,8 @@ export const createRecaller = (options: RecallerOptions): Recaller => {
       }
       return {
         target,
-        result: E.map((r: RecallResult) => {
+        result: E.map((all: RecallResult) => {
+          const r = target.role === 'user' ? { ...all, results: all.results.filter((hit) => fitsUserBank(hit.tags)) } : all;
           // Under the floor the bank injects nothing; the report still says what it found.
           const clears = clearsFloor(r.results);
           // The stage that found each result is in the trace's final results (asked for with the sidecar on).

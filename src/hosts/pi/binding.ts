@@ -6,6 +6,7 @@
  */
 import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent';
 import { redact } from '../../config/redact.js';
+import { terminalText } from '../../config/memoryText.js';
 import { loadConfig } from '../../config/load.js';
 import { trustNotice } from '../../config/trust.js';
 import type { HostInput, MemoryRuntime, MemoryRuntimeOptions } from '../memoryRuntime.js';
@@ -58,8 +59,8 @@ const settleWithin = (ms: number): Promise<void> =>
  * to stderr: a turn memory could not save must never pass in silence.
  */
 const tell = (ctx: ExtensionContext, text: string, level: 'info' | 'warning' | 'error'): void => {
-  ctx.ui.notify(text, level);
-  if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${redact(text)}\n`);
+  ctx.ui.notify(terminalText(text), level);
+  if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${terminalText(redact(text))}\n`);
 };
 
 /** The config's refused values, as one notice that says where to fix them. */
@@ -127,7 +128,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   const showFooter = (footer: string | undefined): void => {
     if (footer === lastFooter) return;
     lastFooter = footer;
-    ctx.ui.setStatus(STATUS_KEY, footer);
+    ctx.ui.setStatus(STATUS_KEY, footer === undefined ? undefined : terminalText(footer));
   };
   runtime.subscribe((status) => showFooter(status.footer));
   await runtime.send(startedEvent(ctx, reason, sessionName(ctx)));

@@ -7,6 +7,7 @@
 import type { ExtensionAPI, ExtensionCommandContext } from '@mariozechner/pi-coding-agent';
 import { homedir } from 'node:os';
 import { redact } from '../../config/redact.js';
+import { terminalText } from '../../config/memoryText.js';
 import { hubImporter } from '../importer.js';
 import { commandCatalogue, type CommandContext } from '../../tools/commands/index.js';
 import type { MemoryRuntime } from '../memoryRuntime.js';
@@ -21,7 +22,7 @@ const commandContext = async (runtime: MemoryRuntime, ctx: ExtensionCommandConte
   importer: hubImporter(runtime, {
     home: process.env['HOME'] ?? homedir(),
     sessionFile: runtime.session.view().context.sessionFile ?? undefined,
-    onProgress: (text) => ctx.ui.setStatus('memory-import', text),
+    onProgress: (text) => ctx.ui.setStatus('memory-import', text === undefined ? undefined : terminalText(text)),
   }),
   serverCommand: embeddedServerCommand(),
 });
@@ -49,13 +50,13 @@ export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder):
           const action = args.trim().split(/\s+/)[0] ?? '';
           if (command.name === 'memory' && (await interactive(holder, ctx, runtime, action))) return;
           if (command.name === 'memory' && isDisabled(runtime) && HUB_ACTIONS_OFF_WHEN_DISABLED.has(action)) {
-            ctx.ui.notify(disabledMessage(runtime, `/memory ${action}`), 'warning');
+            ctx.ui.notify(terminalText(disabledMessage(runtime, `/memory ${action}`)), 'warning');
             return;
           }
           const report = await command.run(await commandContext(runtime, ctx), args);
-          ctx.ui.notify(report.text, report.level);
+          ctx.ui.notify(terminalText(report.text), report.level);
         } catch (error) {
-          ctx.ui.notify(redact(error instanceof Error ? error.message : String(error)), 'warning');
+          ctx.ui.notify(terminalText(redact(error instanceof Error ? error.message : String(error))), 'warning');
         }
       },
     });

@@ -21,7 +21,7 @@ import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
 import { StoredIds } from './storedIds.js';
-import { count, f64, i32, item, narrowed, num, u8, type Counts } from './columns.js';
+import { count, f64, i32, item, narrowed, u8, type Counts } from './columns.js';
 import type { DiskPostings, PostingRun } from './diskPostings.js';
 
 const K1 = 1.2;
@@ -93,12 +93,23 @@ export interface Pass {
 }
 
 /** Per-term postings of the documents added since the last seal (sparse fields as Maps). */
-interface Tail {
-  docs: number[];
-  tfs: number[];
+/** A term's counts in the sparse fields for the documents added since the last seal. */
+interface TailFields {
   context?: Map<number, number>;
   entities?: Map<number, number>;
 }
+
+// The postings added since the last seal lie in one pooled column, per term a chain of blocks:
+// [next block or -1, capacity, used, then `capacity` pairs of (document, text count)]. A list of
+// numbers per term for documents and one for counts was two heap arrays per term, grown by
+// copying, for the collector to trace, and 7% of a 100k sync ingest's CPU in pushes. Blocks
+// double up to a bound, so a query still reads runs; a term's first block holds two postings.
+const BLOCK_NEXT = 0;
+const BLOCK_CAPACITY = 1;
+const BLOCK_USED = 2;
+const BLOCK_HEADER = 3;
+const FIRST_BLOCK = 2;
+const LAST_BLOCK = 4096;
 
 /** How a line's own (or addressed) words are kept: none (not a line), '' (no such words), ALL, or a string. */
 const NOT_A_LINE = 0;
@@ -213,7 +224,14 @@ export class FieldIndex {
   private entStart: I32 = new Int32Array(1);
   private entDocs: I32 = new Int32Array(0);
   private entTfs: Counts = new Int32Array(0);
-  private tails: (Tail | undefined)[] = [];
+  /** Per term its first and last block in `pool` (-1: no postings since the last seal). */
+  private tailFirst: I32 = new Int32Array(0);
+  private tailLast: I32 = new Int32Array(0);
+  private pool: I32 = new Int32Array(0);
+  private poolUsed = 0;
+  /** Postings in `pool`. */
+  private tailPostings = 0;
+  private tailFields: (TailFields | undefined)[] = [];
 
   // ---- documents: number n has slot n of every column
   private ids: (string | undefined)[] = [];
@@ -335,6 +353,8 @@ export class FieldIndex {
       if (this.byPrefix !== undefined) spellingBucket(this.byPrefix, term);
       this.textDocs = grownI32(this.textDocs, t + 1);
       this.liveDocs = grownI32(this.liveDocs, t + 1);
+      this.tailFirst = grownI32(this.tailFirst, t + 1, -1);
+      this.tailLast = grownI32(this.tailLast, t + 1, -1);
     }
     return t;
   }
@@ -359,13 +379,42 @@ export class FieldIndex {
     return ids;
   }
 
-  private tailOf(t: number): Tail {
-    let tail = this.tails[t];
-    if (tail === undefined) {
-      tail = { docs: [], tfs: [] };
-      this.tails[t] = tail;
+  /** A new empty block of `capacity` postings at the pool's end. */
+  private newBlock(capacity: number): number {
+    const at = this.poolUsed;
+    this.poolUsed += BLOCK_HEADER + 2 * capacity;
+    this.pool = grownI32(this.pool, this.poolUsed);
+    this.pool[at + BLOCK_NEXT] = -1;
+    this.pool[at + BLOCK_CAPACITY] = capacity;
+    this.pool[at + BLOCK_USED] = 0;
+    return at;
+  }
+
+  /** Appends document n's posting (text count `tf`) to term t's since the last seal. */
+  private appendPosting(t: number, n: number, tf: number): void {
+    let block = i32(this.tailLast, t);
+    if (block < 0) {
+      block = this.newBlock(FIRST_BLOCK);
+      this.tailFirst[t] = block;
+      this.tailLast[t] = block;
+    } else if (i32(this.pool, block + BLOCK_USED) === i32(this.pool, block + BLOCK_CAPACITY)) {
+      const full = block;
+      block = this.newBlock(Math.min(LAST_BLOCK, 2 * i32(this.pool, full + BLOCK_CAPACITY)));
+      this.pool[full + BLOCK_NEXT] = block;
+      this.tailLast[t] = block;
     }
-    return tail;
+    const pool = this.pool;
+    const used = i32(pool, block + BLOCK_USED);
+    pool[block + BLOCK_HEADER + 2 * used] = n;
+    pool[block + BLOCK_HEADER + 2 * used + 1] = tf;
+    pool[block + BLOCK_USED] = used + 1;
+    this.tailPostings += 1;
+  }
+
+  /** The document of term t's last posting since the last seal, -1 if none. */
+  private lastPostedDoc(t: number): number {
+    const block = t < this.tailLast.length ? i32(this.tailLast, t) : -1;
+    return block < 0 ? -1 : i32(this.pool, block + BLOCK_HEADER + 2 * (i32(this.pool, block + BLOCK_USED) - 1));
   }
 
   /** Slots every per-document column has room for (they grow together). */
@@ -453,9 +502,7 @@ export class FieldIndex {
     // Room for every term the document can count in: its text's, its context's and its entities'.
     this.tailTermIds = grownI32(this.tailTermIds, from + textIds.length + (context?.counts.size ?? 0) + (entities?.counts.size ?? 0));
     for (const t of textIds) {
-      const tail = this.tailOf(t);
-      tail.docs.push(n);
-      tail.tfs.push(i32(this.tfScratch, t));
+      this.appendPosting(t, n, i32(this.tfScratch, t));
       if (!derived) {
         this.textDocs[t] = i32(this.textDocs, t) + 1;
         this.liveDocs[t] = i32(this.liveDocs, t) + 1;
@@ -495,17 +542,20 @@ export class FieldIndex {
     // document when the text's counts were read so).
     counts.forEach((tf, term) => {
       const t = this.termId(term);
-      const tail = this.tailOf(t);
       // Not in the text (its count there is zero between adds) and not yet listed for n.
-      if ((this.tfScratch[t] ?? 0) === 0 && tail.docs[tail.docs.length - 1] !== n) {
-        tail.docs.push(n);
-        tail.tfs.push(0);
+      if ((this.tfScratch[t] ?? 0) === 0 && this.lastPostedDoc(t) !== n) {
+        this.appendPosting(t, n, 0);
         if (!derived) {
           this.liveDocs[t] = i32(this.liveDocs, t) + 1;
           this.countIn(t);
         }
       }
-      (tail[field] ??= new Map()).set(n, tf);
+      let fields = this.tailFields[t];
+      if (fields === undefined) {
+        fields = {};
+        this.tailFields[t] = fields;
+      }
+      (fields[field] ??= new Map()).set(n, tf);
     });
   }
 
@@ -637,11 +687,11 @@ export class FieldIndex {
     let postings = i32(this.postStart, this.sealedTerms);
     let ctxPostings = i32(this.ctxStart, this.sealedTerms);
     let entPostings = i32(this.entStart, this.sealedTerms);
-    for (const tail of this.tails) {
-      if (tail === undefined) continue;
-      postings += tail.docs.length;
-      ctxPostings += tail.context?.size ?? 0;
-      entPostings += tail.entities?.size ?? 0;
+    postings += this.tailPostings;
+    for (const fields of this.tailFields) {
+      if (fields === undefined) continue;
+      ctxPostings += fields.context?.size ?? 0;
+      entPostings += fields.entities?.size ?? 0;
     }
     const termRemap = new Int32Array(this.terms.length).fill(-1);
     const terms: string[] = [];
@@ -701,12 +751,13 @@ export class FieldIndex {
           emit(d, count(tfs, i), ctx, ent);
         }
       }
-      const tail = this.tails[t];
-      if (tail !== undefined) {
-        const { docs, tfs, context, entities } = tail;
-        for (let i = 0; i < docs.length; i += 1) {
-          const d = num(docs, i);
-          emit(d, num(tfs, i), context?.get(d) ?? 0, entities?.get(d) ?? 0);
+      const fields = this.tailFields[t];
+      const pool = this.pool;
+      for (let block = t < this.tailFirst.length ? i32(this.tailFirst, t) : -1; block >= 0; block = i32(pool, block + BLOCK_NEXT)) {
+        const end = block + BLOCK_HEADER + 2 * i32(pool, block + BLOCK_USED);
+        for (let at = block + BLOCK_HEADER; at < end; at += 2) {
+          const d = i32(pool, at);
+          emit(d, i32(pool, at + 1), fields?.context?.get(d) ?? 0, fields?.entities?.get(d) ?? 0);
         }
       }
       if (p === before) continue;
@@ -821,7 +872,12 @@ export class FieldIndex {
     this.entStart = s.entStart;
     this.entDocs = s.entDocs;
     this.entTfs = s.entTfs;
-    this.tails = [];
+    this.tailFirst = new Int32Array(this.terms.length).fill(-1);
+    this.tailLast = new Int32Array(this.terms.length).fill(-1);
+    this.pool = new Int32Array(0);
+    this.poolUsed = 0;
+    this.tailPostings = 0;
+    this.tailFields = [];
     this.ids = s.ids instanceof StoredIds ? s.ids.resolve(undefined) : [...s.ids];
     this.numbers = undefined;
     this.slots = this.ids.length;
@@ -992,16 +1048,19 @@ export class FieldIndex {
           scores[d] = prior + (idf * tf * (k1 + 1)) / (tf + k1);
         }
       }
-      const tail = this.tails[t];
-      if (tail === undefined) continue;
-      const { docs, tfs, context, entities } = tail;
-      for (let i = 0; i < docs.length; i += 1) {
-        const d = Number(docs[i]);
-        const tf = saturated(d, Number(tfs[i]), w1 > 0 ? (context?.get(d) ?? 0) : 0, w2 > 0 ? (entities?.get(d) ?? 0) : 0);
-        if (tf === 0) continue;
-        const prior = Number(scores[d]);
-        if (prior === 0) touched.push(d);
-        scores[d] = prior + (idf * tf * (k1 + 1)) / (tf + k1);
+      const context = this.tailFields[t]?.context;
+      const entities = this.tailFields[t]?.entities;
+      const pool = this.pool;
+      for (let block = t < this.tailFirst.length ? Number(this.tailFirst[t]) : -1; block >= 0; block = Number(pool[block + BLOCK_NEXT])) {
+        const end = block + BLOCK_HEADER + 2 * Number(pool[block + BLOCK_USED]);
+        for (let at = block + BLOCK_HEADER; at < end; at += 2) {
+          const d = Number(pool[at]);
+          const tf = saturated(d, Number(pool[at + 1]), w1 > 0 ? (context?.get(d) ?? 0) : 0, w2 > 0 ? (entities?.get(d) ?? 0) : 0);
+          if (tf === 0) continue;
+          const prior = Number(scores[d]);
+          if (prior === 0) touched.push(d);
+          scores[d] = prior + (idf * tf * (k1 + 1)) / (tf + k1);
+        }
       }
     }
     return { touched, scores };

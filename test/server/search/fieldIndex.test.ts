@@ -239,6 +239,56 @@ describe('FieldIndex', () => {
     expect(ix.neighbours(at('a')).map((n) => ix.idOf(n))).toEqual(['c']);
   });
 
+  it('scores the postings added since the last seal as it scores them sealed, every field, through removes (property)', () => {
+    // Enough documents that a common term's postings span several of the pool's blocks.
+    const word = fc.constantFrom<string>('alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta');
+    const doc = fc.record({
+      text: fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(' ')),
+      context: fc.option(word, { nil: undefined }),
+      entities: fc.option(fc.array(word, { minLength: 1, maxLength: 2 }), { nil: undefined }),
+      derived: fc.boolean(),
+    });
+    const op = fc.oneof({ weight: 6, arbitrary: fc.record({ add: fc.nat(300), doc }) }, { weight: 1, arbitrary: fc.record({ remove: fc.nat(300) }) });
+    const all = { weight: [1, 0.4, 0.5] as const, b: [0.5, 0.75, 0.5] as const, k1: DEFAULT_FIELDS.k1 };
+    const byId = (ix: FieldIndex, query: readonly WeightedTerm[]): Map<string, number> => {
+      const pass = ix.score(query);
+      const out = new Map<string, number>();
+      for (const n of pass.touched.view()) out.set(ix.idOf(n) ?? '', pass.scores[n] ?? 0);
+      ix.release(pass);
+      return out;
+    };
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 200, maxLength: 1200 }), (ops) => {
+        const ix = new FieldIndex(all);
+        const live = new Map<string, { text: string; context?: string | undefined; entities?: string[] | undefined; derived: boolean }>();
+        for (const o of ops) {
+          if ('add' in o) {
+            ix.add({ id: `d${o.add}`, ...o.doc });
+            live.delete(`d${o.add}`);
+            live.set(`d${o.add}`, o.doc);
+          } else {
+            ix.remove(`d${o.remove}`);
+            live.delete(`d${o.remove}`);
+          }
+        }
+        const sealed = FieldIndex.fromSealed(ix.seal(), all);
+        const fresh = new FieldIndex(all);
+        for (const [id, d] of live) fresh.add({ id, ...d });
+        for (const query of ['alpha', 'zeta beta', 'gamma delta epsilon alpha']) {
+          const scores = byId(ix, terms(query));
+          expect(scores).toEqual(byId(sealed, terms(query)));
+          expect(scores).toEqual(byId(fresh, terms(query)));
+        }
+        // Each live document that is not derived counts once per word, in whichever fields it has it.
+        for (const w of ['alpha', 'zeta']) {
+          const has = [...live.values()].filter((d) => !d.derived && [d.text, d.context ?? '', ...(d.entities ?? [])].some((f) => f.split(' ').includes(w)));
+          expect(ix.documentFrequency(w)).toBe(has.length);
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('scores exactly the accepted documents that share a term, best first (property)', () => {
     const word = fc.constantFrom<string>('alpha', 'beta', 'gamma', 'delta', 'epsilon');
     const doc = fc.array(word, { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
