@@ -248,12 +248,17 @@ describe('the memory browser, Project: the retain queue', () => {
 
     const auth = { Authorization: `Bearer ${KEY}` };
     expect((await call(server, 'POST', `/v1/default/banks/${BANK}/mental-models`, { name: 'Database choices', source_query: 'which database do we use?' }, auth)).status).toBeLessThan(300);
+    // Another project's starter model in the same bank (tenth session: two "Architecture" rows, with nothing to tell them apart).
+    expect((await call(server, 'POST', `/v1/default/banks/${BANK}/mental-models`, { name: 'Architecture', source_query: 'how is it built?', tags: ['project:someone-else'] }, auth)).status).toBeLessThan(300);
     expect((await call(server, 'POST', `/v1/default/banks/${BANK}/knowledge-base/pages`, { name: 'Deploy runbook', source_query: 'how do deploys go out?' }, auth)).status).toBeLessThan(300);
 
     await page.click('#tabs [data-tab="project"]');
     await page.waitForSelector('#queue tr[data-job] .requeue');
     // The bank's mental models and knowledge pages, as the server has them.
     await page.locator('#project td', { hasText: 'Database choices' }).first().waitFor();
+    const other = page.locator('#project tr', { hasText: 'project:someone-else' });
+    expect(await other.locator('td').first().textContent()).toBe('Architecture');
+    expect(await other.getAttribute('class')).toBe('other');
     await page.locator('#project tr', { hasText: 'Deploy runbook' }).locator('button', { hasText: 'Open' }).click();
     await page.locator('#kb-page h3', { hasText: 'Deploy runbook' }).waitFor();
     expect(await page.locator('#queue tr[data-job]').textContent()).toContain('item rejected by the test server');
