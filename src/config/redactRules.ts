@@ -417,7 +417,7 @@ export const rules: readonly Rule[] = [
   // the `:` of a registry key or `set` before it.
   {
     name: 'npm auth setting',
-    pattern: new RegExp(String.raw`((?:(?<=:)|(?<=\bset[ \t]+))_(?:authToken|auth|password)[ \t]+|(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*)${FRESH}([^\s"']+)`, 'g'),
+    pattern: new RegExp(String.raw`((?:(?<=:)|(?<=\bset[ \t]+))_(?:authToken|auth|password)[ \t]+|(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*)${FRESH}([^\s"'\`,;)]+)`, 'g'),
     replace: `$1${REDACTED}`,
     anchors: exact('_auth', '_password'),
   },

@@ -75,6 +75,7 @@ describe('credential lines, password hashes and key files are redacted', () => {
       'COMPASS=north and BYPASS_CACHE=1',
       'npm config set registry https://registry.npmjs.org/',
       'the _auth field of .npmrc holds base64',
+      'write `_auth=`, then the value',
       'costs $2 and $6 each, $5$ total',
       'echo $2$1 and $1$2',
       'the -----BEGIN PUBLIC KEY----- block',
