@@ -292,8 +292,11 @@ export const rules: readonly Rule[] = [
   { name: 'bearer token', pattern: new RegExp(String.raw`\b(bearer\s+)${FRESH}[A-Za-z0-9._~+/=-]{8,}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('bearer') },
   { name: 'basic credentials', pattern: new RegExp(String.raw`\b(basic\s+)${FRESH}[A-Za-z0-9+/]{12,}={0,2}`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('basic') },
   // `scheme://user:pass@host` and `scheme://longtoken@host`; a plain `git@` stays readable.
-  // The user may be empty: `redis://:password@host`.
-  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:]*):([^\s/@]*)@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
+  // The user may be empty: `redis://:password@host`. A generated password may hold single
+  // slashes (`postgres://app:wJal/K7MD/bPxR@db`); a port and a path (`host:8080/users/@ann`)
+  // are not a password, and `//` ends the run (another URL starts there), so each character is
+  // read from one scheme at most.
+  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:[]*):(?![0-9]+/)((?:[^\s/@]|/(?!/))*)@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
   { name: 'url token user', pattern: new RegExp(String.raw`${SCHEME}${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
   { name: 'url secret query parameter', scan: (text) => hideQuerySecrets(text), anchors: anyCase('key', 'token', 'secret', 'pass', 'pwd', 'credential', 'sig') },
   // JSON-ish `"apiKey": "value"` (before the bare key=value rule so the quotes survive).
@@ -332,7 +335,7 @@ export const rules: readonly Rule[] = [
   provider('digitalocean token', `do[opr]_v1_${wrappable('[a-f0-9]', 64)}`, exact('_v1_')),
   provider('databricks token', `dapi${wrappable('[a-f0-9]', 32)}`, exact('dapi')),
   provider('docker hub token', String.raw`dckr_pat_[A-Za-z0-9_-]{20,}`, exact('dckr_pat_')),
-  provider('google oauth access token', String.raw`ya29\.[A-Za-z0-9_-]{20,}`, exact('ya29.')),
+  provider('google oauth access token', String.raw`ya29\.[A-Za-z0-9_.-]{20,}`, exact('ya29.')),
   provider('twilio key', `SK${wrappable('[0-9a-fA-F]', 32)}${END}`, exact('SK')),
   // The tenth session's: AI, infrastructure and messaging providers whose prefixes mark a key.
   provider('groq key', String.raw`gsk_[A-Za-z0-9]{20,}`, exact('gsk_')),

@@ -9,6 +9,7 @@
  * - PHP and Ruby hashes (`'password' => 'x'`, `:password => "x"`): the rules took `>` for the
  *   value and kept the password.
  * - A `.netrc` line (`machine h login u password x`): no `=` or `:` before the value.
+ * - A URL whose password holds a `/` (generated passwords do): the rule stopped at the slash.
  * - Keys of providers with a known prefix that no rule had: Groq, xAI, Linear, Vault, age, New
  *   Relic, Atlassian, Doppler, Pulumi, Terraform Cloud, Mailgun, Telegram bots.
  * Each goes through the redactor, then the real `memory_retain` tool into the real queue
@@ -46,6 +47,8 @@ const PASTES: readonly (readonly [name: string, text: string, secretParts: reado
   ['Pulumi token', `pul-${rep('0a1b', 10)}`, [rep('0a1b', 10)], ''],
   ['Terraform Cloud token', `${rep('aB3d', 3)}ab.atlasv1.${rep('aB3d', 16)}`, [rep('aB3d', 16)], ''],
   ['Mailgun key', `MG key-${rep('3ax6', 8)} ok`, [rep('3ax6', 8)], 'ok'],
+  ['a database URL whose password holds slashes', `DATABASE_URL=postgres://app:wJal${rep('rX/K7', 4)}Zz@db.internal:5432/app`, [`wJal${rep('rX/K7', 4)}Zz`, 'rX/K7'], 'db.internal:5432/app'],
+  ['a service-account OAuth token', `gcloud auth print-access-token\nya29.c.b0AXv0${rep('zTPq', 8)}`, [rep('zTPq', 8)], 'gcloud auth'],
   ['Telegram bot URL', `https://api.telegram.org/bot123456789:AA${rep('Hdq7', 8)}x/sendMessage`, [rep('Hdq7', 8)], '/sendMessage'],
 ];
 
@@ -66,6 +69,9 @@ describe('secrets split by invisible characters, hashes, .netrc and more provide
       "'count' => 3, :name => \"x\"",
       'machine api.example.com login bob',
       'key-value store',
+      'https://registry.npmjs.org:443/@scope/pkg',
+      'http://localhost:3000/api/@me and https://example.com/users/@alice',
+      'http://[::1]:8080/@x',
     ]) {
       expect(redact(text)).toBe(text);
     }

@@ -48,7 +48,7 @@ const FRAGMENTS = [
   // The eighth session's rules: escaped JSON, command-line flags, XML elements, quoted values, webhooks.
   '\\"password\\":\\"', '--password ', '--token-', '-u ', 'a:', '<password>', '</', "DB_PASSWORD='", 'redis://:', '/api/webhooks/1/', 'ya29.', 'dckr_pat_',
   // The tenth session's: colour codes and invisible characters inside a secret, `=>`, `.netrc`, more providers.
-  '\u001b[', '\u001b]', '\u0007', '1;31m', '\u00ad', '\u2060', ' => ', 'login ', ' password ', 'key-', ':AA', 'bot1', '.atlasv1.', 'gsk_', 'hvs.', 'dp.st.', 'NRAK-',
+  '\u001b[', '\u001b]', '\u0007', '1;31m', '\u00ad', '\u2060', ' => ', 'login ', ' password ', 'key-', ':AA', 'bot1', '.atlasv1.', 'gsk_', 'hvs.', 'dp.st.', 'NRAK-', 'a://b:c/',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));

@@ -4,8 +4,34 @@ import type { RouteModule } from './module.js';
 
 const MENTAL_MODEL_KIND = 'mental_model';
 
-const wildcard = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+/**
+ * A case-insensitive `*` wildcard, matched without a regex: `^.*a.*a.*a…$` backtracks in time
+ * that grows as a power of the number of stars (12 stars against a 40-letter tag froze the
+ * server's one event loop for every bank). The first part must start the tag, the last end it,
+ * and each part between is taken at its first place after the one before: for `*` alone the
+ * earliest place never loses a match, so each part is looked for once.
+ */
+const wildcard = (pattern: string): { test(tag: string): boolean } => {
+  const parts = pattern.toLowerCase().split('*');
+  const first = parts[0] ?? '';
+  const last = parts.length > 1 ? (parts[parts.length - 1] ?? '') : undefined;
+  const middle = parts.slice(1, -1);
+  return {
+    test: (raw) => {
+      const tag = raw.toLowerCase();
+      if (last === undefined) return tag === first;
+      if (tag.length < first.length + last.length || !tag.startsWith(first) || !tag.endsWith(last)) return false;
+      let at = first.length;
+      const end = tag.length - last.length;
+      for (const part of middle) {
+        const found = tag.indexOf(part, at);
+        if (found < 0 || found + part.length > end) return false;
+        at = found + part.length;
+      }
+      return true;
+    },
+  };
+};
 
 export const tagsModule: RouteModule = {
   routes: [

@@ -8,7 +8,8 @@
  * than one that only repeats the words ("we discussed token validity").
  *
  * Types are bits of a mask. Only the question forms below are read; "how many" is left out (any
- * number matches, so it ranks nothing). "When" asks for a date, which the temporal stage reads
+ * number matches, so it ranks nothing), while "how much", a price or a cost asks for money, which
+ * a line shows by its currency ("£87", "900 quid", "21pp", "8k"). "When" asks for a date, which the temporal stage reads
  * from the memory's date; but chat says the day in the line, relative to when it is sent ("first
  * day tmrw", "let him home yesterday", "mine is weds 9am"), so a line that names a day is a
  * value of that shape too, a weaker one (the ranker boosts it less: DATE_BOOST_SHARE).
@@ -23,6 +24,7 @@ export const VERSION = 32;
 export const PLACE = 64;
 export const REASON = 128;
 export const DATE = 256;
+export const MONEY = 512;
 
 const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow long\b/i, DURATION],
@@ -33,6 +35,7 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\b(?:what|which) version\b/i, VERSION],
   [/\bwhere\b/i, PLACE],
   [/\bwhy\b/i, REASON],
+  [/\bhow much\b(?! (?:memory|disk|space|storage|ram|flash|time|longer)\b)|\b(?:price|prices|cost|costs|fee|fees|quote)\b/i, MONEY],
   // "When did ...", "whens the party", "what day is ...": not a "when" inside a question about
   // something else, nor a prompt that opens with a clause ("When I run the tests, they fail").
   [/^\W*when(?:'?s\b|\s+(?:and|is|are|was|were|do|does|did|will|would|should|can|could|has|have|had|am|r)\b)|\b(?:what|which) (?:day|date)\b/i, DATE],
@@ -44,8 +47,12 @@ const NUMBER_WORDS = '(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|t
 // A duration often names which kind of time it counts ("5-7 working days", "two more weeks").
 const KIND_OF_TIME = '(?:(?:working|business|calendar|school|full|whole|more|extra)\\s+)?';
 
+// "How long has she been seeing him?" -> "since new year": a span up to now, named by where it
+// starts (a time, not a cause: "since u asked").
+const SINCE_A_TIME = '\\bsince (?:new year|christmas|easter|(?:last|this) \\w+|yesterday|(?:the )?(?:spring|summer|autumn|fall|winter)|(?:jan|feb|march|april|may|june|july|aug|sept?|oct|nov|dec)[a-z]*|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\\d{4}|uni|school|forever|ages)\\b';
+
 const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
-  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${KIND_OF_TIME}${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${KIND_OF_TIME}${UNITS_OF_TIME}\\b`, 'i'), DURATION],
+  [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${KIND_OF_TIME}${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${KIND_OF_TIME}${UNITS_OF_TIME}\\b|${SINCE_A_TIME}`, 'i'), DURATION],
   [/\bevery\b|\b(?:daily|weekly|nightly|hourly|monthly|yearly|annually|quarterly|biweekly)\b|\b(?:once|twice) (?:a|per)\b|\bper (?:day|week|hour|minute|month|sprint)\b|\bcron\b/i, FREQUENCY],
   [/\b\d+(?:[.,]\d+)?\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?)\b/i, SIZE],
   [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b/i, CLOCK_TIME],
@@ -57,6 +64,7 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   // A day as chat names it: relative ("yesterday", "tmrw", "last night", "next week"), a weekday
   // ("weds", "thursday"), a day of the month ("the 24th", "24 june", "june 24"), or "ago".
   [/\b(?:yesterday|yday|yest|ystrdy|today|2day|tonight|tonite|2nite|tomorrow|tmrw|tmrrw|tmr|tomoz|2moro|2morrow|fri|thu|thur|tue)\b|\b(?:last|this|next) (?:night|morning|week|wk|weekend|wknd|month|year|mon|tues?|wed|weds|thurs?|fri|sat|sun)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:weds|thurs|tues)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}\b|\bago\b/i, DATE],
+  [/[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:quid|grand|pounds?|dollars?|euros?|bucks|pp)\b|\b\d+k\b|\b(?:paid|pay|pays|paying|cost|costs|costing|owe|owes|owed|charged?|charging|spent|spend|refund(?:ed|ing)?)\b(?:\s+\w+){0,2}?\s+\d|\b\d+(?:[.,]\d+)?\s+(?:each|a head|per (?:person|head|month|week|night)|a (?:month|week|night))\b/i, MONEY],
   [/\bbecause\b|\bso that\b|\bdue to\b|\bin order to\b|\bto (?:avoid|prevent|keep|reduce|save|stop|make sure|ensure)\b|\bcaused?\b|\breason\b/i, REASON],
 ];
 
@@ -67,7 +75,7 @@ const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[], of
   return mask;
 };
 
-const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE;
+const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE | MONEY;
 
 /**
  * What a line that names a day gets of the answer-type boost. A memory's own date answers

@@ -570,7 +570,7 @@ export const rank = (input: RankInput): Ranking => {
   const touched = pass.touched;
   // The strongest documents, found once: only a neighbour boost can lift another among them.
   let strong = stages.neighbours || stages.session || stages.replies ? topK(touched.view(), scores, acceptN, params.neighbourSources) : [];
-  const inherited = stages.replies && params.replyWeight > 0 && index.participants.size > 0 ? inherit(index, strong, scores, [...keywordTerms, ...expansion.terms], namesOf(named), params) : new Map<number, Inherited>();
+  const inherited = stages.replies && params.replyWeight > 0 && index.participants.size > 0 ? inherit(index, strong, scores, [...keywordTerms, ...expansion.terms], namesOf(named), params, (n) => input.textOf(index.liveIdOf(n))) : new Map<number, Inherited>();
   if ((stages.neighbours && params.neighbourWeight > 0) || inherited.size > 0) {
     const boosts = new Map<number, number>();
     if (stages.neighbours) {
@@ -749,7 +749,7 @@ const namesOf = (participants: ReadonlySet<string>): Set<string> => new Set([...
  * you bake a loaf at the baking class?") gains nothing, while a statement followed by another
  * speaker's remark (Priya's kitten, Tom's "So cute! I love grey cats.") passes nothing.
  */
-const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Array, terms: readonly WeightedTerm[], names: ReadonlySet<string>, params: RankParams): Map<number, Inherited> => {
+const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Array, terms: readonly WeightedTerm[], names: ReadonlySet<string>, params: RankParams, lineOf: (n: number) => string): Map<number, Inherited> => {
   const out = new Map<number, Inherited>();
   for (const n of strong) {
     const speaker = index.speakerOf(n);
@@ -761,7 +761,9 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const reply = nextSpeaker !== speaker && index.asks(n);
     // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
     // after a short news line, in none of its words, is answered by the one who sent it.
-    const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS;
+    // A bare prompt ("and???", "so??") asks for more of what was just said, however long that was:
+    // "mum brought graham round for tea tonight" -> "and???" -> "hes... fine? retired postman".
+    const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && (index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS || isBarePrompt(lineOf(next)));
     if (nextSpeaker !== speaker && !reply && !prompted) continue;
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
@@ -838,6 +840,13 @@ const closingLine = (index: FieldIndex, reply: number, asker: string, params: Ra
   }
   return -1;
 };
+
+/**
+ * A transcript line that only prompts for more: a question mark after at most a conjunction ("and???",
+ * "so??", "and then?", "well?"), as chat says "go on". "how is it" asks how something is, and after a
+ * long line it is about what it asks.
+ */
+const isBarePrompt = (text: string): boolean => /^[^:\n]*:\s*(?:(?:and|so|well|then|and then|annd+|aand+)\s*)?\?+[\s!?.]*(?:\n|$)/i.test(text);
 
 /** The most words a news line has besides its speaker's name for a question after it to ask about it ("exam done"). */
 const PROMPTED_WORDS = 5;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DATE, DURATION, FREQUENCY, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DATE, DURATION, FREQUENCY, MONEY, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -22,6 +22,15 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('When and where was the contract signed?')).toBe(DATE | PLACE);
   });
 
+  it('reads "how much", a price, a cost, a fee or a quote as asking for money; "how much memory" is a size', () => {
+    expect(questionAnswerTypes('How much did each flight cost?')).toBe(MONEY);
+    expect(questionAnswerTypes('how much deposit did we put down')).toBe(MONEY);
+    expect(questionAnswerTypes('bellwood price per person')).toBe(MONEY);
+    expect(questionAnswerTypes("What's the fee for the late cancellation?")).toBe(MONEY);
+    expect(questionAnswerTypes('How much memory does the gateway use?')).toBe(SIZE);
+    expect(questionAnswerTypes('How much time is left?')).toBe(0);
+  });
+
   it('asks for nothing when the question does not say: a "when" inside it and "how many" (any number) included', () => {
     expect(questionAnswerTypes('What did Ewan do when the flight was cancelled?')).toBe(0);
     expect(questionAnswerTypes('When I run the tests on Fridays they time out')).toBe(0);
@@ -41,6 +50,24 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Refunds settle in 3 business days.')).toBe(DURATION);
     expect(valueAnswerTypes('ok two more weeks then')).toBe(DURATION);
     expect(valueAnswerTypes('working late again, more meetings')).toBe(0);
+    // An amount of money: a currency sign, a currency's name, chat's "quid", "grand", "5k", "21pp".
+    expect(valueAnswerTypes('cake 85 + painting £120 (me)', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('he can do 21pp w pulled pork', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('isnt worth 900 quid', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('budget is 8k', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('Tickets were $45 each.', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('guest list is at 62', MONEY)).toBe(0);
+    // Chat leaves the currency out where a verb of paying or a unit price names it.
+    expect(valueAnswerTypes('paid the 150 deposit today', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('the quote was 38 a head', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('rent is 450 a month each', MONEY)).toBe(MONEY);
+    expect(valueAnswerTypes('we kept 3 chairs for the hall', MONEY)).toBe(0);
+    // A span up to now, named by where it starts ("how long has she been seeing him?").
+    expect(valueAnswerTypes('since new year apparently', DURATION)).toBe(DURATION);
+    expect(valueAnswerTypes('been vegan since march', DURATION)).toBe(DURATION);
+    expect(valueAnswerTypes('together since 2019', DURATION)).toBe(DURATION);
+    expect(valueAnswerTypes('since u asked, the blue one', DURATION)).toBe(0);
+    expect(valueAnswerTypes('since the van broke we walk', DURATION)).toBe(0);
     expect(valueAnswerTypes('Sprint planning happens every other Wednesday.')).toBe(FREQUENCY | DATE);
     expect(valueAnswerTypes('Backups run nightly.')).toBe(FREQUENCY);
     expect(valueAnswerTypes('The image must stay under 820 KB.')).toBe(SIZE);

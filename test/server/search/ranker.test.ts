@@ -342,6 +342,29 @@ describe('rank: stages', () => {
     expect(on.hits.find((h) => h.id === 'l3')?.score ?? 0).toBe(off.hits.find((h) => h.id === 'l3')?.score ?? 0);
   });
 
+  it('replies: a bare prompt ("and???") asks for more of a line of any length; a question with words of its own asks about those', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('c1', 'Callum: mum brought graham round for tea tonight so we have finally met him', 0),
+      chatLine('n1', 'Nia: and???', 1),
+      chatLine('c2', 'Callum: hes fine. retired postman, into canal boats', 2),
+      chatLine('x1', 'Nia: the florist wants a deposit', 10),
+      chatLine('x2', 'Callum: how much', 11),
+      chatLine('c3', 'Callum: uncle des brought his speakers round for the party tonight so we have heard them', 20),
+      chatLine('n2', 'Nia: were they loud', 21),
+      chatLine('c4', 'Callum: the neighbours complained twice', 22),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'what is graham like, they met him round mums';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'c2')?.stage).toBe('neighbour');
+    expect(scoreOf(on, 'c2')).toBeGreaterThan(scoreOf(off, 'c2'));
+    expect(on.hits.slice(0, 3).map((h) => h.id)).toContain('c2');
+    // "were they loud" asks about loudness: the long line's other words do not pass over it.
+    const speakers = 'what did uncle des bring round for the party';
+    expect(scoreOf(ranked(chat, speakers), 'c4')).toBe(scoreOf(ranked(chat, speakers, { ...DEFAULT_STAGES, replies: false }), 'c4'));
+  });
+
   it('replies: the asker\'s reaction to the answer is no turn: the one answering goes on, and those lines rank as the answer; a reply to it is a turn', () => {
     const chat: IndexedDocument[] = [
       chatLine('n1', 'Nia: rings btw. did u pick them up', 0),
@@ -544,6 +567,17 @@ describe('rank: answer types', () => {
     expect(r.hits[0]?.id).toBe('b');
     const gain = (r.hits.find((h) => h.id === 'b')?.score ?? 0) / (without.hits.find((h) => h.id === 'b')?.score ?? 1);
     expect(gain).toBeCloseTo(1.2, 5);
+  });
+
+  it('a "how much" question puts the matching line that names an amount of money first', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a', 'Dee: the flights are booked, we fly fri', 0),
+      chatLine('b', 'Sam: flights came to £87 each', 10),
+      chatLine('c', 'Dee: the flights are so early tho, the 6am flights again', 20),
+    ];
+    const question = 'How much were the flights?';
+    expect(ranked(chat, question, { ...DEFAULT_STAGES, answerTypes: false }).hits[0]?.id).not.toBe('b');
+    expect(ranked(chat, question).hits[0]?.id).toBe('b');
   });
 
   it('a question that names no answer shape ranks as without the stage', () => {
