@@ -212,7 +212,13 @@ const loadProject = async () => {
       const tree = await api('/ui/api/knowledge?bank=' + encodeURIComponent(b.bankId)).catch((err) => ({ error: err.message }));
       kb.append(el('h3', { text: b.bankId }));
       if (models.error) kb.append(el('div', { class: 'meta', text: 'mental models: ' + models.error }));
-      else kb.append(table(['mental model', 'content'], (models.items || []).map((m) => el('tr', {}, el('td', { text: m.name || m.id }), el('td', { text: short(m.content || m.source_query || '', 300) })))));
+      else {
+        // One bank holds every project's models (each setup creates its starters): this project's
+        // come first, and the tags say whose each is, so two "Architecture" rows are told apart.
+        const ours = (m) => (m.tags || []).some((t) => b.tags.includes(t));
+        const items = (models.items || []).slice().sort((x, y) => Number(ours(y)) - Number(ours(x)));
+        kb.append(table(['mental model', 'tags', 'content'], items.map((m) => el('tr', { class: ours(m) ? 'ours' : 'other' }, el('td', { text: m.name || m.id }), el('td', { class: 'mono', text: (m.tags || []).join(', ') || '(none)' }), el('td', { text: short(m.content || m.source_query || '', 300) })))));
+      }
       if (tree.error) kb.append(el('div', { class: 'meta', text: 'knowledge pages: ' + tree.error }));
       else {
         const pages = [];

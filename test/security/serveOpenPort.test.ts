@@ -18,7 +18,8 @@ describe('agent-memory serve says when its port is open to every account', () =>
     try {
       await waitUntil(() => server.output().includes(WARNING), 10_000, 'the warning');
       expect(server.output()).toContain(`${WARNING} through ${server.url}`);
-      expect(server.output()).toContain('--api-key-env NAME and set memory.apiKeyEnv');
+      // The remedy is a step a person takes, not a file to edit by hand (tenth session).
+      expect(server.output()).toContain("--api-key-env NAME (an environment variable that holds the key), then run /memory setup in pi: it asks for that variable's name");
     } finally {
       await server.kill();
     }

@@ -10,10 +10,9 @@
  * Each goes through the redactor, then the real `memory_retain` tool into the real queue journal
  * and the embedded server: neither holds any part of it, and the line after it survives.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACTED, redact } from '../../src/config/redact.js';
-import { startHarness, type Harness } from '../tools/harness.js';
-import { retainPastes } from './support/retainedPastes.js';
+import { describe, expect, it } from 'vitest';
+import { redact } from '../../src/config/redact.js';
+import { describeRetainedPastes, expectPasteRedacted, type Paste } from '../helpers/redactedPastes.js';
 
 // Built at run time so the fixtures themselves do not look like committed secrets.
 const rep = (s: string, n: number) => s.repeat(n);
@@ -28,7 +27,7 @@ const B64_LINE_1 = `ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCIs${rep('Q2x5', 4)}`;
 const B64_LINE_2 = `IjogIjEyMzQ1Njc4OTAi${rep('Cn0x', 4)}`;
 
 /** [name, pasted text, every part of the secret, the text after it that must stay readable]. */
-const PASTES: readonly (readonly [name: string, text: string, parts: readonly string[], kept: string])[] = [
+const PASTES: readonly Paste[] = [
   ['a key a terminal wrapped at its width', `export OPENAI_API_KEY=${KEY_HEAD}\n${KEY_TAIL}\n$ npm test`, [KEY_HEAD, KEY_TAIL], '$ npm test'],
   ['a provider key wrapped, alone on its lines', `${KEY_HEAD}\n${KEY_TAIL}\nDone`, [KEY_HEAD, KEY_TAIL], 'Done'],
   ['a bearer header wrapped', `Authorization: Bearer ${rep('tK9', 14)}\n${rep('Zq4', 6)}\nHTTP/1.1 200 OK`, [rep('tK9', 14), rep('Zq4', 6)], 'HTTP/1.1 200 OK'],
@@ -47,11 +46,7 @@ const PASTES: readonly (readonly [name: string, text: string, parts: readonly st
 
 describe('secrets split over lines, and secrets in base64, are redacted', () => {
   it.each(PASTES)('%s: redact hides every part, keeps the line after it, and a second pass changes nothing', (_name, text, parts, kept) => {
-    const out = redact(text);
-    for (const part of parts) expect(out).not.toContain(part);
-    expect(out).toContain(REDACTED);
-    expect(out).toContain(kept);
-    expect(redact(out)).toBe(out);
+    expectPasteRedacted(text, parts, kept);
   });
 
   it('look-alikes stay readable: a line after a hidden secret that is not its rest, and base64 of ordinary text', () => {
@@ -81,24 +76,4 @@ describe('secrets split over lines, and secrets in base64, are redacted', () => 
   });
 });
 
-describe('they never reach the queue journal or the server (real memory_retain, real queue, embedded server)', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-
-  it('every part of every paste is replaced before the write and before the send', async () => {
-    const { journal, held } = await retainPastes(h, PASTES);
-    for (const [name, , parts] of PASTES) {
-      expect(journal, name).toContain(`Note on ${name}`);
-      expect(held, name).toContain(`Note on ${name}`);
-      for (const part of parts) {
-        expect(journal, `${name}: ${part}`).not.toContain(part);
-        expect(held, `${name}: ${part}`).not.toContain(part);
-      }
-    }
-  }, 60_000);
-});
+describeRetainedPastes(PASTES);

@@ -101,9 +101,12 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
     return { outcome: 'cancelled', text: 'Memory setup cancelled; nothing was written. Run /memory setup to start again.' };
   };
   const choose = async (title: string, options: readonly string[]): Promise<Asked<string>> => (await ui.select(title, options)) ?? CANCEL;
-  const ask = async (title: string, placeholder: string): Promise<Asked<string>> => {
-    const text = await ui.input(title, placeholder);
-    return text === undefined ? CANCEL : text.trim();
+  // pi's input dialog draws no placeholder (both lines): the default is said in the title, and
+  // Enter on an empty line takes it.
+  const ask = async (title: string, fallback: string): Promise<Asked<string>> => {
+    const text = await ui.input(fallback === '' ? title : `${title} (Enter for ${fallback})`, fallback);
+    if (text === undefined) return CANCEL;
+    return text.trim() === '' ? fallback : text.trim();
   };
 
   await send(setupEvents.guideStarted({ at: clock.now(), via: deps.via }));

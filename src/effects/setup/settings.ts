@@ -137,8 +137,15 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
     raw = picked;
   } else {
     const words = KIND_WORDS[field.kind];
-    const typed = await ui.input(words === undefined ? field.path : `${field.path} (${words})`, field.secret === true ? '' : valueText(field, value));
+    // pi's input dialog draws no placeholder: the title says the value now, and an empty line keeps it.
+    const now = field.secret === true ? undefined : valueText(field, value);
+    const hint = [words, now === undefined ? undefined : `now ${now}; Enter keeps it`].filter((w) => w !== undefined).join('; ');
+    const typed = await ui.input(hint === '' ? field.path : `${field.path} (${hint})`, now ?? '');
     if (typed === undefined) return;
+    if (typed.trim() === '') {
+      ui.notify(`${field.path}: unchanged${now === undefined ? '' : ` (${now})`}; nothing was written.`, 'info');
+      return;
+    }
     raw = parseTyped(field, typed);
   }
   const decoded = decodeWith(field.codec, field.path)(raw);

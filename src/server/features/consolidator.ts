@@ -73,12 +73,19 @@ const scopesOfDocument = (bank: BankState, documentId: string | null): Observati
   return ObservationScopeCodec.is(value) ? value : undefined;
 };
 
+/** The entities the extractor named PERSON from their capital alone (a caller's own are CONCEPT unless it says). */
+const guessedNamesOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
+  const names = (fact.entities ?? []).filter((e) => e.type === 'PERSON').map((e) => e.text);
+  return names.length === 0 ? undefined : new Set(names);
+};
+
 const sourceOf = (bank: BankState, fact: FactRecord): ObservationSourceFact => ({
   id: fact.id,
   text: fact.text,
   type: fact.fact_type,
   tags: fact.tags,
   entities: (fact.entities ?? []).map((e) => e.text),
+  guessedNames: guessedNamesOf(fact),
   observationScopes: scopesOfDocument(bank, fact.document_id),
   mentionedAt: fact.mentioned_at ?? null,
 });

@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import { spokenText } from '../../codecs/conversationText.js';
 import { keyTerms, sentences } from './terms.js';
 import { runAtOnce } from '../slices.js';
+import { isLemma } from '../search/wordnet.js';
+import { fullName } from '../search/names.js';
 
 export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
 
@@ -24,6 +26,8 @@ export interface ObservationSourceFact {
   readonly type: string;
   readonly tags: readonly string[];
   readonly entities: readonly string[];
+  /** Of `entities`, those the server's extractor took for a name from a capital letter alone. */
+  readonly guessedNames?: ReadonlySet<string> | undefined;
   readonly observationScopes?: ObservationScopes | null | undefined;
   readonly mentionedAt?: string | null | undefined;
 }
@@ -135,6 +139,46 @@ export const stableUuid = (...parts: readonly string[]): string => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
 
+/** One capitalised word ("Noted", "Port"), the shape a sentence's first word has whatever it is. */
+const CAPITALISED_WORD = /^\p{Lu}\p{Ll}+$/u;
+// What may stand before a sentence's first word inside one split sentence: a speaker label
+// ("Assistant: Noted: ..."), an opening quote or bracket.
+const OPENING = /(?:^|[:"'“‘([])\s*$/u;
+
+const englishWords = new Map<string, boolean>();
+/** An English word, in WordNet as itself or as a regular inflection ("noted", "sounds"), and no given name. */
+const englishWord = (word: string): boolean => {
+  const lower = word.toLowerCase();
+  let known = englishWords.get(lower);
+  if (known === undefined) {
+    const bases = [lower, lower.replace(/(?:e?s|e?d|ing)$/u, ''), lower.replace(/(?:s|d|ing)$/u, '')];
+    known = fullName(lower, true) === lower && bases.some((base) => base.length > 1 && isLemma(base));
+    englishWords.set(lower, known);
+  }
+  return known;
+};
+
+const wordPatterns = new Map<string, RegExp>();
+/**
+ * Whether a name the extractor guessed is only an English word capitalised because it opens a
+ * sentence ("Port 8443, from memory.", "Noted: the API ..."): it made an observation of its own
+ * (`**Noted** (1 fact)`). Written capitalised anywhere else in the fact, it is a name and stays.
+ * Only consolidation leaves it out: the fact keeps it as an entity, so recall is unchanged (taking
+ * it out of extraction cost the coding set a top-3 answer, tenth session).
+ */
+const sentenceOpenerOnly = (entity: string, factSentences: readonly string[]): boolean => {
+  if (!CAPITALISED_WORD.test(entity) || !englishWord(entity)) return false;
+  let pattern = wordPatterns.get(entity);
+  if (pattern === undefined) {
+    pattern = new RegExp(`(?<![\\p{L}\\p{N}_])${entity}(?![\\p{L}\\p{N}_])`, 'gu');
+    if (wordPatterns.size < 10_000) wordPatterns.set(entity, pattern);
+  }
+  for (const sentence of factSentences) {
+    for (const m of sentence.matchAll(pattern)) if (!OPENING.test(sentence.slice(0, m.index))) return false;
+  }
+  return true;
+};
+
 interface Group {
   readonly key: string;
   readonly label: string;
@@ -197,6 +241,7 @@ const FACTS_PER_STEP = 2_000;
 function* groupScope(
   facts: readonly ObservationSourceFact[],
   termsOf: (fact: ObservationSourceFact) => readonly string[],
+  sentencesOf: (text: string) => readonly string[],
   termsPerFact: number,
   maxGroups: number,
 ): Generator<undefined, Group[]> {
@@ -221,7 +266,7 @@ function* groupScope(
       const name = entity.trim();
       if (name.length === 0) continue;
       const key = `entity:${name.toLowerCase()}`;
-      if (seenKeys.has(key)) continue;
+      if (seenKeys.has(key) || (fact.guessedNames?.has(name) === true && sentenceOpenerOnly(name, sentencesOf(fact.text)))) continue;
       seenKeys.add(key);
       keys.push(key);
       if (!labels.has(key)) labels.set(key, name);
@@ -288,7 +333,7 @@ export function* consolidateSteps(facts: readonly ObservationSourceFact[], optio
   for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => compareKeys(a, b))) {
     yield undefined;
     const ordered = [...scope.facts].sort(compareFacts);
-    const groups = yield* groupScope(ordered, termsOf, termsPerFact, maxPerScope);
+    const groups = yield* groupScope(ordered, termsOf, sentencesOf, termsPerFact, maxPerScope);
     for (const group of groups) {
       out.push({
         id: stableUuid(options.bankId, scopeKey, group.key),

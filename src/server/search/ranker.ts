@@ -33,7 +33,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { DATE, DATE_BOOST_SHARE, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
+import { DATE, DATE_BOOST_SHARE, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
@@ -514,13 +514,25 @@ const feedbackTerms = (input: RankInput, top: readonly { id: string; score: numb
   return max <= 0 ? [] : scored.map((s) => ({ term: s.term, weight: (params.feedbackWeight * s.weight) / max }));
 };
 
+/**
+ * The query's words less "much" of a "how much" that asks for money: the answer-type stage reads
+ * that form, and as a word it finds the chat's other questions ("how much is that") rather than
+ * the amounts that answer ("£85 which is basically mates rates"). (Dropped for every "how much"
+ * before money was an answer type: it cost chat-5 a question, thirteenth round.)
+ */
+const withoutFormWords = (queryWords: readonly string[], query: string): string[] => {
+  if (!/\bhow much\b/i.test(query) || (questionAnswerTypes(query) & MONEY) === 0) return [...queryWords];
+  const rest = queryWords.filter((w) => w !== 'much');
+  return rest.length > 0 ? rest : [...queryWords];
+};
+
 export const rank = (input: RankInput): Ranking => {
   const stages = input.stages ?? DEFAULT_STAGES;
   const params = input.params ?? DEFAULT_PARAMS;
   const { index } = input;
   const skipDerived = input.derived === false;
   const query = stages.speakers ? withParticipantNames(input.query, index) : input.query;
-  const queryWords = [...new Set(words(query))];
+  const queryWords = withoutFormWords([...new Set(words(query))], query);
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   // The participants the query names, when the bank's memories are transcript lines.

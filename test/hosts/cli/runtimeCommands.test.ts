@@ -47,7 +47,9 @@ describe('agent-memory doctor, status and flush', () => {
     await runtime.close();
     server.setFaults([]);
 
-    const flushed = await cli(['flush', '--timeout-ms', '10000']);
+    // From another directory, naming the project (tenth session: --cwd was passed over, and the
+    // current directory's empty queue answered "Nothing queued.").
+    const flushed = await runCli(['flush', '--cwd', project, '--timeout-ms', '10000'], { cwd: root, env: { HOME: home, CLI_TEST_KEY: KEY } });
     expect(flushed.stdout).toContain('delivered 3, dead-lettered 0, still queued 0');
     // The progress bar is drawn on stderr, so piped output stays clean.
     expect(flushed.stderr).toMatch(/delivering \[.*\] 3\/3 jobs/);
@@ -56,6 +58,22 @@ describe('agent-memory doctor, status and flush', () => {
     const status = await cli(['status']);
     expect(status.stdout).not.toContain(KEY);
     expect(status.stdout).toMatch(/cli-bank/);
+  });
+
+  it('flush and dead-letters refuse an option they do not take, with the usage; dead-letters takes --cwd', async () => {
+    const flush = await cli(['flush', '--timeot-ms', '5']);
+    expect(flush.code).toBe(2);
+    expect(flush.stderr).toContain("agent-memory flush: Unknown option '--timeot-ms'");
+    expect(flush.stderr).toContain('usage: agent-memory flush [--cwd DIR]');
+    const letters = await cli(['dead-letters', 'list', '--verbose']);
+    expect(letters.code).toBe(2);
+    expect(letters.stderr).toContain("agent-memory dead-letters: Unknown option '--verbose'");
+    const elsewhere = await runCli(['dead-letters', 'list', '--cwd', project, '--json'], { cwd: root, env: { HOME: home, CLI_TEST_KEY: KEY } });
+    expect(elsewhere.code).toBe(0);
+    expect(JSON.parse(elsewhere.stdout)).toMatchObject({ deadLetters: [] });
+    const missing = await runCli(['flush', '--cwd', path.join(root, 'nowhere')], { cwd: root, env: { HOME: home } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('is not a directory');
   });
 
   it('flush explains when nothing is queued', async () => {

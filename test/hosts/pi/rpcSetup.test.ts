@@ -89,7 +89,7 @@ const setupRules = (url: string, o: { readonly bank?: string; readonly starters?
     ? [{ when: /^Which bank holds/, answer: { option: 'Create "coding"' } }]
     : [
         { when: /^Which bank holds/, answer: { option: 'Another bank id' } },
-        { when: /^Bank id$/, answer: { text: o.bank } },
+        { when: /^Bank id \(Enter for /, answer: { text: o.bank } },
       ]),
   { when: /^Start with mental models/, answer: { option: o.starters ?? 'Coding' } },
   { when: /^Write this memory setup\?/, answer: { confirm: true } },
@@ -116,6 +116,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       // The server step said how to start the embedded server, with a command that exists here.
       const serverStep = pi.dialogs.find((d) => d.dialog.title.startsWith('Memory server: nothing answers'));
       expect(serverStep?.dialog.title).toMatch(/start it in another terminal:\n {2}node .*serve\.(ts|mjs)/);
+      // pi's input dialog draws no placeholder: the URL step's title says what Enter takes.
+      expect(pi.dialogs.map((d) => d.dialog.title)).toContain('Memory server URL (Enter for http://localhost:8888)');
       // The review showed the diff: the user file gets the server, the project file the rest.
       const review = pi.dialogs.find((d) => d.dialog.title === 'Write this memory setup?');
       const message = review?.dialog.method === 'confirm' ? review.dialog.message : '';
@@ -297,11 +299,16 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
-        { when: /^recall\.maxTokens \(a whole number above 0\)$/, answer: { text: 'lots' } },
+        { when: /^recall\.maxTokens \(a whole number above 0; now 800; Enter keeps it\)$/, answer: { text: 'lots' } },
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
-        { when: /^recall\.maxTokens \(a whole number above 0\)$/, answer: { text: '1200' } },
+        // pi draws no placeholder: the title says the value now, and an empty line keeps it (tenth session).
+        { when: /^recall\.maxTokens \(a whole number above 0; now 800; Enter keeps it\)$/, answer: { text: '' } },
+        { when: /^Memory settings$/, answer: { option: 'Recall' } },
+        { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
+        { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
+        { when: /^recall\.maxTokens \(a whole number above 0; now 800; Enter keeps it\)$/, answer: { text: '1200' } },
         { when: /^Change recall\.maxTokens\?/, answer: { confirm: true } },
         { when: /^Memory settings$/, answer: { option: 'Show advanced settings' } },
         { when: /^Memory settings$/, answer: { option: 'Connection' } },
@@ -319,6 +326,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     // Said in words, with what was typed and where to try again (it said "expected PositiveInt").
     const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: "lots"'));
     expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose it again in /memory settings.');
+    expect(pi.notices.map((n) => n.text)).toContain('recall.maxTokens: unchanged (800); nothing was written.');
     const change = pi.dialogs.find((d) => d.dialog.title === 'Change recall.maxTokens?');
     expect(change?.dialog.method === 'confirm' ? change.dialog.message : '').toContain('recall.maxTokens: (not set) -> 1200');
     const reset = pi.dialogs.find((d) => d.dialog.title === 'Reset memory.apiKey?');

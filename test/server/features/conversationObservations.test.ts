@@ -54,6 +54,29 @@ describe('observations over retained pi conversations', () => {
     expect(notes.join('\n')).toContain('- Release notes are written by Ann every Friday.');
   }, 60_000);
 
+  // Tenth session: a capitalised word opening a sentence ("Noted: ...", "Port 8443, ...") was
+  // taken for a name, and each such word made an observation of its own (`**Noted** (1 fact)`).
+  it('a word capitalised only because it opens a sentence makes no observation; a name does', async () => {
+    const items = [
+      { content: run('Remember: the staging API listens on port 8443.', 'Noted: the staging API listens on port 8443.'), document_id: 'pi-session:s1', update_mode: 'append', tags: ['project:y'] },
+      { content: run('Which port does the staging API use?', 'Port 8443, from memory.'), document_id: 'pi-session:s2', update_mode: 'append', tags: ['project:y'] },
+      { content: 'The release is signed off by Mark every Friday.', tags: ['project:y'] },
+      { content: 'Ann keeps the changelog in docs/CHANGES.md.', tags: ['project:y'] },
+    ];
+    for (const item of items) expect((await call(server, 'POST', '/v1/default/banks/openers/memories', { items: [item] })).status).toBe(200);
+    const observations = async (): Promise<string[]> => {
+      const r = await call(server, 'GET', '/v1/default/banks/openers/memories/list?type=observation&limit=100');
+      return ((r.body.items ?? []) as { text: string }[]).map((x) => x.text);
+    };
+    await waitUntil(async () => (await observations()).some((t) => t.startsWith('**Ann**')));
+    const heads = (await observations()).map((t) => t.split('\n')[0]);
+    expect(heads).not.toContain('**Noted** (1 fact)');
+    expect(heads).not.toContain('**Port** (1 fact)');
+    // A name that is also an English word, written capitalised inside a sentence, is still one.
+    expect(heads).toContain('**Mark** (1 fact)');
+    expect(heads).toContain('**Ann** (1 fact)');
+  }, 60_000);
+
   it('a chunk of a message array cut anywhere reads as its messages too', () => {
     const whole = run('Keep alpha: the build uses esbuild for the bundle.', 'Noted: esbuild bundles it.');
     const chunk = whole.slice(whole.indexOf('"content"') - 4, whole.length - 20);

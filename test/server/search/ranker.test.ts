@@ -580,6 +580,23 @@ describe('rank: answer types', () => {
     expect(ranked(chat, question).hits[0]?.id).toBe('b');
   });
 
+  it('a "how much" question about money leaves "much" to the answer type: the other questions that say it do not crowd the amount out', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a', 'Lauren: cake!! gemma will do it', 0),
+      chatLine('b', 'Lauren: so 2 tiers lemon drizzle', 1),
+      chatLine('c', 'Lauren: 85 quid which is basically mates rates', 2),
+      chatLine('d', 'Lauren: the venue wants a deposit', 10),
+      chatLine('e', 'Kieran: how much is that', 11),
+      chatLine('f', 'Lauren: how much do u think', 12),
+      chatLine('g', 'Kieran: no idea, how much did the last one want', 13),
+    ];
+    const r = ranked(chat, 'How much did the cake cost?');
+    expect(r.terms.keyword.map((t) => t.term)).not.toContain('much');
+    expect(r.hits.slice(0, 3).map((h) => h.id)).toContain('c');
+    expect(ranked(chat, 'How much memory does it take?').terms.keyword.map((t) => t.term)).toContain('much');
+    expect(ranked(chat, 'how much?').terms.keyword.map((t) => t.term)).toEqual(['much']);
+  });
+
   it('a question that names no answer shape ranks as without the stage', () => {
     const query = 'Which auth tokens does the driver app use?';
     expect(ranked(tokens, query).hits).toEqual(ranked(tokens, query, { ...DEFAULT_STAGES, answerTypes: false }).hits);

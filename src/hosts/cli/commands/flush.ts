@@ -3,19 +3,25 @@ import { SingleBar, Presets } from 'cli-progress';
 import { redact } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
+import { parseProjectArgs } from '../projectArgs.js';
 
 export const flushCommand: Command = {
   usage:
-    'usage: agent-memory flush [--timeout-ms N] [--trust-queue]\n\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued\n  --trust-queue   take the queue file as it is as yours (a queue memory set aside as not written by\n                  you, moved back after you checked its jobs), then deliver it',
+    'usage: agent-memory flush [--cwd DIR] [--timeout-ms N] [--trust-queue]\n\n  --cwd DIR       deliver the queue of the project in DIR (default: this directory)\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued\n  --trust-queue   take the queue file as it is as yours (a queue memory set aside as not written by\n                  you, moved back after you checked its jobs), then deliver it',
   run: async (argv) => {
-    const at = argv.indexOf('--timeout-ms');
-    const timeoutMs = at >= 0 ? Number(argv[at + 1]) : 60_000;
+    const args = parseProjectArgs(argv, 'flush', flushCommand.usage, { 'timeout-ms': { type: 'string' }, 'trust-queue': { type: 'boolean' } });
+    if (typeof args === 'string') {
+      console.error(args);
+      return 2;
+    }
+    const given = args.values['timeout-ms'];
+    const timeoutMs = typeof given === 'string' ? Number(given) : 60_000;
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
       console.error('agent-memory flush: --timeout-ms must be a positive whole number of milliseconds');
       return 2;
     }
-    const trustQueue = argv.includes('--trust-queue');
-    return withRuntime(process.cwd(), async (runtime) => {
+    const trustQueue = args.values['trust-queue'] === true;
+    return withRuntime(args.cwd, async (runtime) => {
       const queue = runtime.queue;
       if (queue === undefined) {
         console.error(redact(`agent-memory flush: the retain queue could not be opened: ${runtime.status().problems.join('; ') || 'unknown reason'}`));

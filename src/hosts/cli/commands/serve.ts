@@ -152,7 +152,7 @@ export const serveCommand: Command = {
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
     // Loopback keeps other machines out, not other accounts on this one: the data dir is 0700, the port is not.
     if (apiKey === undefined) {
-      console.error(`no key: every account on this machine can read and change these memories through ${server.url}; on a shared machine start it with --api-key-env NAME and set memory.apiKeyEnv to NAME in ~/.pi/agent/memory.json`);
+      console.error(`no key: every account on this machine can read and change these memories through ${server.url}; on a shared machine start it with --api-key-env NAME (an environment variable that holds the key), then run /memory setup in pi: it asks for that variable's name`);
     }
     return new Promise<number>((resolve) => {
       let stopping = false;

@@ -1,0 +1,64 @@
+/**
+ * The two checks every pasted-secret test makes (`test/security/*Secrets.test.ts`): the
+ * redactor hides each part of a paste's secret and keeps the text around it, and the real
+ * `memory_retain` tool (real queue, embedded server) writes none of it to the queue journal or
+ * the server's documents.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDACTED, redact } from '../../src/config/redact.js';
+import { CODING_BANK, startHarness, type Harness } from '../tools/harness.js';
+import { call } from './embeddedServer.js';
+
+/** [name, pasted text, the secret or every part of it (none may survive), a part of the text that must stay readable]. */
+export type Paste = readonly [name: string, text: string, secret: string | readonly string[], kept: string];
+
+const partsOf = (secret: string | readonly string[]): readonly string[] => (typeof secret === 'string' ? [secret] : secret);
+
+/** `redact` hides every part, keeps `kept`, and a second pass changes nothing. */
+export const expectPasteRedacted = (text: string, secret: string | readonly string[], kept: string): void => {
+  const out = redact(text);
+  for (const part of partsOf(secret)) expect(out).not.toContain(part);
+  expect(out).toContain(REDACTED);
+  expect(out).toContain(kept);
+  expect(redact(out)).toBe(out);
+};
+
+const B = '/v1/default/banks';
+
+/** Each paste retained through `memory_retain`; then the queue journal's text and every stored document of the coding bank. */
+export const retainPastes = async (h: Harness, pastes: readonly Paste[]): Promise<{ journal: string; held: string }> => {
+  for (const [name, text] of pastes) {
+    await h.ok('memory_retain', { content: `Note on ${name}: ${text}`, context: `pasted ${name}` });
+  }
+  const journal = readFileSync(h.queuePath, 'utf8');
+  const docs = await call(h, 'GET', `${B}/${CODING_BANK}/documents?limit=1000`);
+  const items = docs.status === 200 ? (docs.body.items as { id: string }[]) : [];
+  const held = (await Promise.all(items.map(async (d) => JSON.stringify((await call(h, 'GET', `${B}/${CODING_BANK}/documents/${encodeURIComponent(d.id)}`)).body)))).join('\n');
+  return { journal, held };
+};
+
+/** A describe block: every paste goes through the real `memory_retain`; the journal and the server hold each note and no part of its secret. */
+export const describeRetainedPastes = (pastes: readonly Paste[]): void => {
+  describe('they never reach the queue journal or the server (real memory_retain, real queue, embedded server)', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness();
+    });
+    afterAll(async () => {
+      await h.close();
+    });
+
+    it('every part of every paste is replaced before the write and before the send', async () => {
+      const { journal, held } = await retainPastes(h, pastes);
+      for (const [name, , secret] of pastes) {
+        expect(journal, name).toContain(`Note on ${name}`);
+        expect(held, name).toContain(`Note on ${name}`);
+        for (const part of partsOf(secret)) {
+          expect(journal, `${name}: ${part}`).not.toContain(part);
+          expect(held, `${name}: ${part}`).not.toContain(part);
+        }
+      }
+    }, 60_000);
+  });
+};
