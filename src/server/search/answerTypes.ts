@@ -55,7 +55,9 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   [new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s*-?\\s*${KIND_OF_TIME}${UNITS_OF_TIME}\\b|\\b\\d+[smhd]\\b|\\b${NUMBER_WORDS}\\s+${KIND_OF_TIME}${UNITS_OF_TIME}\\b|${SINCE_A_TIME}`, 'i'), DURATION],
   [/\bevery\b|\b(?:daily|weekly|nightly|hourly|monthly|yearly|annually|quarterly|biweekly)\b|\b(?:once|twice) (?:a|per)\b|\bper (?:day|week|hour|minute|month|sprint)\b|\bcron\b/i, FREQUENCY],
   [/\b\d+(?:[.,]\d+)?\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?)\b/i, SIZE],
-  [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b/i, CLOCK_TIME],
+  // Chat gives the hour alone where the words around it say it is one: "at 2", "by 3", "from 4",
+  // "at half 8" (not "at 10 people", "by 3rd", "at 20%").
+  [/\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b|\b(?:at|from|till|til|until|by) (?:half |quarter (?:past |to )?)?\d{1,2}\b(?![:.,]?\d|\s*(?:%|st|nd|rd|th|k|[a-z]))|\bhalf (?:past )?\d{1,2}\b/i, CLOCK_TIME],
   [/\d\s*%|\bpercent/i, PERCENTAGE],
   [/\bv?\d+\.\d+(?:\.\d+)?\b/i, VERSION],
   // A path ("mobile/e2e", "tools/lint/.golangci.yml"), a URL, or a named place ("from Sweden").

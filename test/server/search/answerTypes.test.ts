@@ -50,6 +50,13 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Refunds settle in 3 business days.')).toBe(DURATION);
     expect(valueAnswerTypes('ok two more weeks then')).toBe(DURATION);
     expect(valueAnswerTypes('working late again, more meetings')).toBe(0);
+    // The hour alone, where the words around it say it is one.
+    expect(valueAnswerTypes('tasting is next sat at 2', CLOCK_TIME)).toBe(CLOCK_TIME);
+    expect(valueAnswerTypes('carl came at half 8', CLOCK_TIME)).toBe(CLOCK_TIME);
+    expect(valueAnswerTypes('itll be done by 3', CLOCK_TIME)).toBe(CLOCK_TIME);
+    expect(valueAnswerTypes('we are at 10 people', CLOCK_TIME)).toBe(0);
+    expect(valueAnswerTypes('pay by 3rd may', CLOCK_TIME)).toBe(0);
+    expect(valueAnswerTypes('down at 20% battery', CLOCK_TIME)).toBe(0);
     // An amount of money: a currency sign, a currency's name, chat's "quid", "grand", "5k", "21pp".
     expect(valueAnswerTypes('cake 85 + painting £120 (me)', MONEY)).toBe(MONEY);
     expect(valueAnswerTypes('he can do 21pp w pulled pork', MONEY)).toBe(MONEY);
