@@ -50,7 +50,7 @@ export interface Scope {
 
 /** The problem a domain-tagged scope without a named project bank reports (the doctor leaves it out when its Setup line says so). */
 export const AWAITING_PROJECT_BANK =
-  "automatic recall and retain wait for the bank that holds all your projects' memory: name it in banks.project.bankId (scope.mode domain-tagged keeps one bank for every project, each kept apart by its project tag), or run /memory setup in pi to pick it; until then this folder's path names a bank";
+  "automatic recall and retain wait for the bank that holds all your projects' memory: name it in banks.project.bankId (scope.mode domain-tagged keeps one bank for every project, each kept apart by its project tag), or run /memory setup in pi to pick it; the bank shown until then is only named from this folder's path, and nothing is recalled or saved automatically";
 
 /** Routes a config and a directory to banks and scope tags. Pure given its inputs. */
 export const resolveScope = (config: MemoryConfig, input: ScopeInput): Scope => {

@@ -63,6 +63,10 @@ const tell = (ctx: ExtensionContext, text: string, level: 'info' | 'warning' | '
   if (!ctx.hasUI && level !== 'info') process.stderr.write(`agent-memory: ${terminalText(redact(text))}\n`);
 };
 
+/** Config files that could not be read, as one notice: memory goes on as if the file were empty. */
+const configErrorNotice = (messages: readonly string[]): string =>
+  `Memory config: ${messages.join('; ')}. Memory goes on without ${messages.length === 1 ? 'that file' : 'those files'} until ${messages.length === 1 ? 'it is' : 'they are'} fixed; /memory:doctor shows ${messages.length === 1 ? 'it' : 'them'}.`;
+
 /** The config's refused values, as one notice that says where to fix them. */
 const configWarningNotice = (messages: readonly string[]): string =>
   `Memory config: ${messages.length === 1 ? 'a value was' : `${messages.length} values were`} not used: ${messages.join('; ')}. Fix the file, or choose the value in /memory settings; /memory:doctor lists them.`;
@@ -134,6 +138,11 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   await runtime.send(startedEvent(ctx, reason, sessionName(ctx)));
   const status = runtime.status();
   showFooter(status.footer);
+  // A config file memory cannot read, or a value it got wrong, is said once here, first: else
+  // an unreadable project file reads as "not set up yet", and a wrong value falls back in silence.
+  const { errors, warnings } = runtime.loaded;
+  if (!quiet && errors.length > 0) tell(ctx, configErrorNotice(errors.map((e) => e.message)), 'warning');
+  if (!quiet && warnings.length > 0) tell(ctx, configWarningNotice(warnings.map((w) => w.message)), 'warning');
   const declined = runtime.loaded.config.setupDeclined.some((id) => id === runtime.scope.identity.id);
   if (!quiet && runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
     // With a UI the first-run question (person.ts) speaks instead; "never here" stays quiet.
@@ -141,10 +150,6 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
       if (!declined && (!ctx.hasUI || status.problems.length > 0)) tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory setup'}`, 'warning');
     } else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
-  // A value a config file got wrong falls back to the layer below: said once here, or the
-  // person only learns of it by running the doctor.
-  const warnings = runtime.loaded.warnings;
-  if (!quiet && warnings.length > 0) tell(ctx, configWarningNotice(warnings.map((w) => w.message)), 'warning');
   return runtime;
 };
 

@@ -107,6 +107,9 @@ describe('the doctor says each thing once and explains its markers', () => {
     expect(stdout.split('run /memory setup').length - 1).toBe(1);
     expect(lines.filter((l) => l.includes("the bank that holds all your projects' memory"))).toHaveLength(1);
     expectMarkersExplained(stdout);
+    // The path-derived bank `scope` shows is a placeholder, said as one (tenth session: "until then this folder's path names a bank").
+    const scope = await runCli(['scope', '--cwd', p.cwd], { cwd: root, env: p.env });
+    expect(scope.stdout).toContain("the bank shown until then is only named from this folder's path, and nothing is recalled or saved automatically");
   }, 60_000);
 
   it('status explains its markers too', async () => {

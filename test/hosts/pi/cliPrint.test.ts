@@ -4,7 +4,7 @@
  * the answer still leaves the run on disk for the retain queue.
  */
 import { mkdirSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
@@ -80,6 +80,17 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
     expect(run.stderr).toMatch(/agent-memory: Memory config: .*\.pi\/memory\.json: field recall\.budget: expected low \| mid \| high \(got "huge"\); using "mid".*Fix the file, or choose the value in \/memory settings; \/memory:doctor lists them\./);
     // Said once, at the start.
     expect(run.stderr.split('Memory config:')).toHaveLength(2);
+  }, 150_000);
+
+  // Tenth session: a project file with a trailing comma read as "memory is not set up in this
+  // project yet", and the person was sent to setup, which never rewrites a file it cannot read.
+  it('a config file that is not valid JSON is named at session start, before anything else memory says', async () => {
+    const project = await makeProject(server.url);
+    await writeFile(path.join(project.cwd, '.pi', 'memory.json'), '{ "banks": { "project": { "bankId": "host-test" } }, }');
+    const run = await runPi(project, ['-p', 'Is memory on?'], 'Not yet.');
+    expect(run.code).toBe(0);
+    const first = run.stderr.split('\n').find((line) => line.startsWith('agent-memory: '));
+    expect(first).toMatch(/^agent-memory: Memory config: .*\.pi\/memory\.json: invalid JSON at line 1:\d+ .*trailing comma.*Memory goes on without that file until it is fixed; \/memory:doctor shows it\.$/);
   }, 150_000);
 
   // Tenth session: the light entry ran the binding against a recording host that had no
