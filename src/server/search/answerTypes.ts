@@ -9,7 +9,8 @@
  *
  * Types are bits of a mask. Only the question forms below are read; "how many" is left out (any
  * number matches, so it ranks nothing), while "how much", a price or a cost asks for money, which
- * a line shows by its currency ("£87", "900 quid", "21pp", "8k"). "When" asks for a date, which the temporal stage reads
+ * a line shows by its currency ("£87", "900 quid", "21pp", "8k"), and "who" or "what is the name
+ * of" asks for a name, which English introduces with "called" or "named". "When" asks for a date, which the temporal stage reads
  * from the memory's date; but chat says the day in the line, relative to when it is sent ("first
  * day tmrw", "let him home yesterday", "mine is weds 9am"), so a line that names a day is a
  * value of that shape too, a weaker one (the ranker boosts it less: DATE_BOOST_SHARE).
@@ -25,6 +26,7 @@ export const PLACE = 64;
 export const REASON = 128;
 export const DATE = 256;
 export const MONEY = 512;
+export const NAME = 1024;
 
 const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow long\b/i, DURATION],
@@ -35,6 +37,8 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\b(?:what|which) version\b/i, VERSION],
   [/\bwhere\b/i, PLACE],
   [/\bwhy\b/i, REASON],
+  // "What is the name of ...", "what's she called", "who ...": a person or a thing by its name.
+  [/\bwhat(?:'s|s| is| was)? (?:the |his |her |their |its )?names?\b|\bwhat(?:'s|s| is| was) (?:he|she|it|they) called\b|^\W*who(?:'s|s| is| was| were)?\b/i, NAME],
   [/\bhow much\b(?! (?:memory|disk|space|storage|ram|flash|time|longer)\b)|\b(?:price|prices|cost|costs|fee|fees|quote)\b/i, MONEY],
   // "When did ...", "whens the party", "what day is ...": not a "when" inside a question about
   // something else, nor a prompt that opens with a clause ("When I run the tests, they fail").
@@ -66,6 +70,9 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   // A day as chat names it: relative ("yesterday", "tmrw", "last night", "next week"), a weekday
   // ("weds", "thursday"), a day of the month ("the 24th", "24 june", "june 24"), or "ago".
   [/\b(?:yesterday|yday|yest|ystrdy|today|2day|tonight|tonite|2nite|tomorrow|tmrw|tmrrw|tmr|tomoz|2moro|2morrow|fri|thu|thur|tue)\b|\b(?:last|this|next) (?:night|morning|week|wk|weekend|wknd|month|year|mon|tues?|wed|weds|thurs?|fri|sat|sun)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:weds|thurs|tues)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}\b|\bago\b/i, DATE],
+  // English introduces a name with "called" or "named" ("a guy called malcolm", "the lady is called
+  // marguerite", "his name is jonas").
+  [/\b(?:called|named)\s+[a-z]|\bname(?:'s|s| is| was)\s+[a-z]/i, NAME],
   [/[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:quid|grand|pounds?|dollars?|euros?|bucks|pp)\b|\b\d+k\b|\b(?:paid|pay|pays|paying|cost|costs|costing|owe|owes|owed|charged?|charging|spent|spend|refund(?:ed|ing)?)\b(?:\s+\w+){0,2}?\s+\d|\b\d+(?:[.,]\d+)?\s+(?:each|a head|per (?:person|head|month|week|night)|a (?:month|week|night))\b/i, MONEY],
   [/\bbecause\b|\bso that\b|\bdue to\b|\bin order to\b|\bto (?:avoid|prevent|keep|reduce|save|stop|make sure|ensure)\b|\bcaused?\b|\breason\b/i, REASON],
 ];
@@ -77,7 +84,7 @@ const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[], of
   return mask;
 };
 
-const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE | MONEY;
+const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE | MONEY | NAME;
 
 /**
  * What a line that names a day gets of the answer-type boost. A memory's own date answers

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DATE, DURATION, FREQUENCY, MONEY, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DATE, DURATION, FREQUENCY, MONEY, NAME, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -31,6 +31,14 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('How much time is left?')).toBe(0);
   });
 
+  it('reads "what is the name of", "what is she called" and an opening "who" as asking for a name', () => {
+    expect(questionAnswerTypes('What is the name of the man they dealt with at the cricket club?')).toBe(NAME);
+    expect(questionAnswerTypes("and what's she called")).toBe(NAME);
+    expect(questionAnswerTypes('Who took Ewan to lunch on his first day?')).toBe(NAME);
+    expect(questionAnswerTypes('whos our contact there')).toBe(NAME);
+    expect(questionAnswerTypes('What did the man who called say?')).toBe(0);
+  });
+
   it('asks for nothing when the question does not say: a "when" inside it and "how many" (any number) included', () => {
     expect(questionAnswerTypes('What did Ewan do when the flight was cancelled?')).toBe(0);
     expect(questionAnswerTypes('When I run the tests on Fridays they time out')).toBe(0);
@@ -57,6 +65,11 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('we are at 10 people', CLOCK_TIME)).toBe(0);
     expect(valueAnswerTypes('pay by 3rd may', CLOCK_TIME)).toBe(0);
     expect(valueAnswerTypes('down at 20% battery', CLOCK_TIME)).toBe(0);
+    // A name, as English introduces one.
+    expect(valueAnswerTypes('a guy called malcolm, he runs the bar', NAME)).toBe(NAME);
+    expect(valueAnswerTypes('the lady is called marguerite', NAME)).toBe(NAME);
+    expect(valueAnswerTypes('his name is jonas', NAME)).toBe(NAME);
+    expect(valueAnswerTypes('jonas took me for lunch', NAME)).toBe(0);
     // An amount of money: a currency sign, a currency's name, chat's "quid", "grand", "5k", "21pp".
     expect(valueAnswerTypes('cake 85 + painting £120 (me)', MONEY)).toBe(MONEY);
     expect(valueAnswerTypes('he can do 21pp w pulled pork', MONEY)).toBe(MONEY);
