@@ -295,16 +295,18 @@ export const rules: readonly Rule[] = [
   },
   // Password hashes: a cracker recovers weak passwords from them. bcrypt (`$2b$12$` and 53
   // characters), crypt's MD5, SHA-256, SHA-512 and yescrypt (`$1$`, `$5$`, `$6$`, `$y$`), Apache's
-  // `$apr1$` (htpasswd), argon2 (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`). Each run stops at `$`,
-  // which no run holds.
+  // `$apr1$` (htpasswd), argon2 (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`), and Django's, which
+  // prefix these (`argon2$argon2id$…`, `bcrypt_sha256$$2b$…`) or use `pbkdf2_sha256$iterations$salt$hash`.
+  // A `$` glued to a letter or digit starts none (`abc$6$…`) but after Django's `argon2`. Each run
+  // stops at `$`, which no run holds.
   {
     name: 'password hash',
     pattern: new RegExp(
-      String.raw`(?<![A-Za-z0-9$])\$(?:2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|(?:1|5|6|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{22,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{22,}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{16,})`,
+      String.raw`(?<!(?<!argon)[A-Za-z0-9])\$(?:2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|(?:1|5|6|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{22,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{22,}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{16,})|(?<![A-Za-z0-9_])pbkdf2_sha(?:1|256|512)\$\d+\$[A-Za-z0-9./+]+\$[A-Za-z0-9./+]{16,}={0,2}`,
       'g',
     ),
     replace: REDACTED,
-    anchors: exact('$2', '$1$', '$5$', '$6$', '$y$', '$apr1$', '$argon2'),
+    anchors: exact('$2', '$1$', '$5$', '$6$', '$y$', '$apr1$', '$argon2', 'pbkdf2_sha'),
   },
   // A whole header line: the scheme may be anything (Bearer, Basic, Token, a raw key).
   { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },

@@ -5,7 +5,8 @@
  * - fish's `set -x NAME value` / `set -gx NAME value`: no `=` or `:` between name and value.
  * - `npm config set //registry/:_authToken value` and `.npmrc`'s `_auth=<base64 of user:pw>`.
  * - Password hashes: bcrypt (`$2b$…`), crypt (`$6$…`, `$5$…`, `$1$…`, `$y$…`), Apache's
- *   `$apr1$…` (htpasswd), argon2 (`$argon2id$…`): a hash leaks the password to a cracker.
+ *   `$apr1$…` (htpasswd), argon2 (`$argon2id$…`), Django's (`pbkdf2_sha256$…`, `argon2$argon2id$…`,
+ *   `bcrypt_sha256$$2b$…`): a hash leaks the password to a cracker.
  * - A PEM private key with a lower-case or four-dash header (`-----begin rsa private key-----`).
  * - A PuTTY private key (`PuTTY-User-Key-File-3:` … `Private-Lines:` …).
  * - A `.pgpass` line (`host:port:db:user:password`).
@@ -26,6 +27,7 @@ const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const BCRYPT = `$2b$12$${rep('R9h/cIPz0gi.', 4)}${rep('Kx', 2)}q`;
 const SHA512_CRYPT = `$6$s4ltS4lt$${rep('qFmFH.bQmmtXzyBY0s9v7', 4)}Oi/`;
 const ARGON2 = `$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$${rep('RdescudvJCsgt3ub', 3)}`;
+const DJANGO_PBKDF2 = `pbkdf2_sha256$260000$Q1bWkz3mHq$${rep('x7K/aB3dEf+Gh9', 3)}=`;
 const APR1 = `$apr1$Qm9vYmFy$${rep('Xy7/zQ', 4)}`;
 const PEM_BODY = `MIIEpAIBAAKCAQEA${rep('x9Kq3ZwP', 6)}`;
 const PUTTY_PRIVATE = `AAAAIHd9kQz7mP3x${rep('Yq8Lr2', 5)}`;
@@ -43,6 +45,9 @@ const PASTES: readonly Paste[] = [
   ['bcrypt hash in a users table', `INSERT INTO users VALUES ('ann', '${BCRYPT}');`, [BCRYPT, BCRYPT.slice(7)], "VALUES ('ann'"],
   ['sha512-crypt line of /etc/shadow', `root:${SHA512_CRYPT}:19000:0:99999:7:::`, [SHA512_CRYPT, SHA512_CRYPT.slice(12)], ':19000:0:99999:7:::'],
   ['argon2id hash', `password_hash = ${ARGON2}\nuser = ann`, [ARGON2, rep('RdescudvJCsgt3ub', 3)], 'user = ann'],
+  ['Django pbkdf2 hash in psql output', ` 1 | ${DJANGO_PBKDF2} | ann | t`, [DJANGO_PBKDF2.slice(14), rep('x7K/aB3dEf+Gh9', 3)], '| ann | t'],
+  ['Django argon2 hash in psql output', ` 2 | argon2${ARGON2} | bob | f`, [rep('RdescudvJCsgt3ub', 3)], '| bob | f'],
+  ['Django bcrypt_sha256 hash', `hash bcrypt_sha256$${BCRYPT} stored`, [BCRYPT.slice(7)], 'stored'],
   ['htpasswd line', `admin:${APR1}\nguest:x`, [APR1, rep('Xy7/zQ', 4)], 'guest:x'],
   ['lower-case PEM header', `-----begin rsa private key-----\n${PEM_BODY}\n-----end rsa private key-----\nnext`, [PEM_BODY], 'next'],
   ['four-dash PEM header', `----BEGIN OPENSSH PRIVATE KEY----\n${PEM_BODY}\n----END OPENSSH PRIVATE KEY----\nnext`, [PEM_BODY], 'next'],
@@ -78,6 +83,7 @@ describe('credential lines, password hashes and key files are redacted', () => {
       'write `_auth=`, then the value',
       'costs $2 and $6 each, $5$ total',
       'echo $2$1 and $1$2',
+      'echo $$ and $$2, pbkdf2_sha256 is the default',
       'the -----BEGIN PUBLIC KEY----- block',
       '----- begin section -----',
       'PuTTY-User-Key-File-3 is the format name',

@@ -50,7 +50,7 @@ const FRAGMENTS = [
   // The tenth session's: colour codes and invisible characters inside a secret, `=>`, `.netrc`, more providers.
   '\u001b[', '\u001b]', '\u0007', '1;31m', '\u00ad', '\u2060', ' => ', 'login ', ' password ', 'key-', ':AA', 'bot1', '.atlasv1.', 'gsk_', 'hvs.', 'dp.st.', 'NRAK-', 'a://b:c/',
   // The tenth session's second round: PEM headers in any case, PuTTY keys, password hashes, fish, sshpass, npm, Docker, .pgpass.
-  '----begin ', 'PuTTY-User-Key-File-3:', 'Private-MAC:', '$2b$12$', '$6$', '$y$', '$argon2id$v=19$m=1,t=1,p=1$', 'set -x ', '_TOKEN ', 'sshpass -p ', ':_authToken ', '_auth=', '"auth":"', 'a:1:b:c:', '*:',
+  '----begin ', 'PuTTY-User-Key-File-3:', 'Private-MAC:', '$2b$12$', '$6$', '$y$', '$argon2id$v=19$m=1,t=1,p=1$', 'pbkdf2_sha256$1$', 'set -x ', '_TOKEN ', 'sshpass -p ', ':_authToken ', '_auth=', '"auth":"', 'a:1:b:c:', '*:',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
@@ -74,6 +74,8 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('password: "', n));
     withinBudget((n) => repeatTo('set -x ', n));
     withinBudget((n) => repeatTo('$y$a', n));
+    withinBudget((n) => repeatTo('pbkdf2_sha1$1$a', n));
+    withinBudget((n) => repeatTo('argon2$argon2id$v=1$m=1,t=1,p=1$a', n));
     withinBudget((n) => repeatTo('$argon2id$v=1$m=1,t=1,p=1$a', n));
     withinBudget((n) => repeatTo('a:1:b:c:', n));
     withinBudget((n) => repeatTo('-----begin ', n));
