@@ -42,7 +42,7 @@ const END = '(?![A-Za-z0-9])';
 
 // Words that make the value after them a secret: `password: x`, `API_KEY=x`, `"token": "x"`.
 // A name must end in the word (or continue after `_`, `.`, `-`): `maxTokens` is a count.
-const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
+const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|sshpass|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
 // A value already redacted is left alone. A header's value is taken from its first non-space
 // character (\S), so the spaces before it cannot be given back to let it start at ` [REDACTED]`.
 const FRESH = String.raw`(?!\[REDACTED\])`;
@@ -277,13 +277,34 @@ const wrappable = (cls: string, n: number): string => String.raw`(?:(?:\r?\n)?${
 const provider = (name: string, body: string, anchors: Anchors): Rule => ({ name, pattern: new RegExp(`${START}${body}`, 'g'), replace: REDACTED, anchors });
 
 export const rules: readonly Rule[] = [
-  // Any armoured private key: RSA, EC, OPENSSH, ENCRYPTED, PGP ... KEY BLOCK. An unterminated
-  // block is hidden to the end of the text.
+  // Any armoured private key: RSA, EC, OPENSSH, ENCRYPTED, PGP ... KEY BLOCK, its header in any
+  // case and with four dashes or five (hand-edited and re-typed keys). An unterminated block is
+  // hidden to the end of the text.
   {
     name: 'armoured private key',
-    pattern: /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    pattern: /-{4,5}BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-{4,5}[\s\S]*?(?:-{4,5}END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-{4,5}|$)/gi,
     replace: REDACTED,
-    anchors: exact('-----BEGIN '),
+    anchors: anyCase('----begin '),
+  },
+  // A PuTTY key file (`.ppk`), from its first line to its MAC line (or the end of the text).
+  {
+    name: 'putty private key',
+    pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]*|$)/g,
+    replace: REDACTED,
+    anchors: exact('PuTTY-User-Key-File-'),
+  },
+  // Password hashes: a cracker recovers weak passwords from them. bcrypt (`$2b$12$` and 53
+  // characters), crypt's MD5, SHA-256, SHA-512 and yescrypt (`$1$`, `$5$`, `$6$`, `$y$`), Apache's
+  // `$apr1$` (htpasswd), argon2 (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`). Each run stops at `$`,
+  // which no run holds.
+  {
+    name: 'password hash',
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9$])\$(?:2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|(?:1|5|6|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{22,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{22,}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{16,})`,
+      'g',
+    ),
+    replace: REDACTED,
+    anchors: exact('$2', '$1$', '$5$', '$6$', '$y$', '$apr1$', '$argon2'),
   },
   // A whole header line: the scheme may be anything (Bearer, Basic, Token, a raw key).
   { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
@@ -372,6 +393,53 @@ export const rules: readonly Rule[] = [
     ),
     replace: `$1${REDACTED}`,
     anchors: SECRET_ANCHORS,
+  },
+  // fish's `set -x NAME value` (`-gx`, `-Ux`, `--export`): no `=` or `:` between name and value.
+  // The name must end in a secret word (`set -l token_count 3` stays); a quoted value is taken whole.
+  {
+    name: 'fish secret variable',
+    pattern: new RegExp(
+      String.raw`(\bset[ \t]+(?:--?[A-Za-z]+[ \t]+)+${whole('[A-Za-z0-9_]+', 2)}(?<=${SECRET_WORD}|_pass)[ \t]+)${FRESH}(?:"[^"\n]*"|'[^'\n]*'|[^\s"';]+)`,
+      'gi',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: anyCase('set'),
+  },
+  // `sshpass -p value` (the password on the command line), quoted or not.
+  {
+    name: 'sshpass password',
+    pattern: new RegExp(String.raw`(\bsshpass[ \t]+-p[ \t]*)${FRESH}(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)`, 'g'),
+    replace: `$1${REDACTED}`,
+    anchors: exact('sshpass'),
+  },
+  // npm's credentials: `npm config set //registry/:_authToken value` (a space, no `=`) and
+  // `.npmrc`'s `_auth=<base64 of user:password>`. `the _auth field` stays: the space form needs
+  // the `:` of a registry key or `set` before it.
+  {
+    name: 'npm auth setting',
+    pattern: new RegExp(String.raw`((?:(?<=:)|(?<=\bset[ \t]+))_(?:authToken|auth|password)[ \t]+|(?<![A-Za-z0-9_])_auth[ \t]*=[ \t]*)${FRESH}([^\s"'\`,;)]+)`, 'g'),
+    replace: `$1${REDACTED}`,
+    anchors: exact('_auth', '_password'),
+  },
+  // Docker's config: `"auth": "<base64 of user:password>"`; hidden when it decodes to a `user:` pair.
+  {
+    name: 'docker auth field',
+    pattern: new RegExp(String.raw`("auth"\s*:\s*")${FRESH}([A-Za-z0-9+/]{8,}={0,2})(?=")`, 'g'),
+    replace: (match, prefix, value) => (typeof prefix === 'string' && typeof value === 'string' && Buffer.from(value, 'base64').toString('utf8').includes(':') ? `${prefix}${REDACTED}` : match),
+    anchors: exact('"auth"'),
+  },
+  // A `.pgpass` line, `host:port:database:user:password`, as a word of its own (after a line
+  // start, a space or a quote: `echo '…' >> ~/.pgpass`). The port is digits or `*`, the user
+  // holds a letter or is `*` (`12:30:45:00:01` stays), and a path is no host
+  // (`src/a.ts:10:5:error:x` stays). No field holds `:`, so each is read once.
+  {
+    name: 'pgpass line',
+    pattern: new RegExp(
+      String.raw`((?<![^\s"'])(?:[A-Za-z0-9_.-]+|\*):(?:\d{1,5}|\*):(?:[A-Za-z0-9_.$-]+|\*):(?=[^:\s]*[A-Za-z*])(?:[A-Za-z0-9_.@$-]+|\*):)${FRESH}([^\s"']+)`,
+      'g',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: exact(':'),
   },
   // A command-line flag whose name ends in a secret word, its value after a space:
   // `--password x`, `--api-key "x"`. `--token-file path` names a file, not a secret. A shell

@@ -74,6 +74,9 @@ describe('redaction anchors: identical results with and without the prefilter', 
       "'db_password' => 'x'", 'login u password x', `gsk_${rep('a1', 10)}`, `xai-${rep('a1', 10)}`, `lin_oauth_${rep('a1', 10)}`, `hvb.${rep('a1', 10)}`,
       `AGE-SECRET-KEY-1${rep('A1', 20)}`, `NRJS-${rep('a1', 10)}`, `ATATT3${rep('a1', 10)}`, `dp.ct.${rep('a1', 10)}`, `pul-${rep('a1', 20)}`,
       `${rep('a1', 7)}.atlasv1.${rep('a1', 20)}`, `key-${rep('a1', 16)}`, `12345678:AA${rep('a1', 15)}`,
+      // The tenth session's second round: PEM headers in any case, PuTTY keys, password hashes, fish, sshpass, npm, Docker, .pgpass.
+      '----begin ec private key----\nabc', 'PuTTY-User-Key-File-2: ssh-rsa\nx', `$2y$10$${rep('a1', 26)}a`, `$6$salt$${rep('a1', 11)}`, `$y$j9T$salt$${rep('a1', 11)}`,
+      `$argon2i$v=19$m=1,t=1,p=1$c2FsdA$${rep('a1', 8)}`, 'SET -X API_KEY v', 'sshpass -p x', 'npm set _auth x', `{"auth":"${Buffer.from('user:pw12').toString('base64')}"}`, 'h:5432:db:u:pw',
     ];
     for (const sample of samples) {
       const changedBy = rules.filter((rule) => alone(rule, sample) !== sample);

@@ -119,6 +119,8 @@ const SETS = [
   { file: 'chat-10.json', answers: true },
   { file: 'chat-11.json', answers: true },
   { file: 'chat-12.json', answers: true },
+  { file: 'chat-13.json', answers: true },
+  { file: 'chat-14.json', answers: true },
 ];
 
 describe('recall-quality chat sets', () => {

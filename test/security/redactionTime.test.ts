@@ -49,6 +49,8 @@ const FRAGMENTS = [
   '\\"password\\":\\"', '--password ', '--token-', '-u ', 'a:', '<password>', '</', "DB_PASSWORD='", 'redis://:', '/api/webhooks/1/', 'ya29.', 'dckr_pat_',
   // The tenth session's: colour codes and invisible characters inside a secret, `=>`, `.netrc`, more providers.
   '\u001b[', '\u001b]', '\u0007', '1;31m', '\u00ad', '\u2060', ' => ', 'login ', ' password ', 'key-', ':AA', 'bot1', '.atlasv1.', 'gsk_', 'hvs.', 'dp.st.', 'NRAK-', 'a://b:c/',
+  // The tenth session's second round: PEM headers in any case, PuTTY keys, password hashes, fish, sshpass, npm, Docker, .pgpass.
+  '----begin ', 'PuTTY-User-Key-File-3:', 'Private-MAC:', '$2b$12$', '$6$', '$y$', '$argon2id$v=19$m=1,t=1,p=1$', 'set -x ', '_TOKEN ', 'sshpass -p ', ':_authToken ', '_auth=', '"auth":"', 'a:1:b:c:', '*:',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
@@ -70,6 +72,12 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('-u a:', n));
     withinBudget((n) => repeatTo('<a.pass', n));
     withinBudget((n) => repeatTo('password: "', n));
+    withinBudget((n) => repeatTo('set -x ', n));
+    withinBudget((n) => repeatTo('$y$a', n));
+    withinBudget((n) => repeatTo('$argon2id$v=1$m=1,t=1,p=1$a', n));
+    withinBudget((n) => repeatTo('a:1:b:c:', n));
+    withinBudget((n) => repeatTo('-----begin ', n));
+    withinBudget((n) => repeatTo('PuTTY-User-Key-File-1:', n));
   }, 120_000);
 
   it('any repeated unit of what the rules look for, between any prefix and suffix (property)', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { neighboursOf, parseNeighbours, WordNeighbours } from '../../../src/server/search/wordNeighbours.js';
 
@@ -21,23 +22,18 @@ describe('the shipped word-neighbour table (data/word-neighbours.txt)', () => {
   it('has one line a word, sorted by the word as bytes, each word lower-case letters', () => {
     const keys = entries.map(keyOf);
     expect(keys.length).toBeGreaterThan(40_000);
-    for (let i = 1; i < keys.length; i += 1) expect((keys[i - 1] ?? '') < (keys[i] ?? '')).toBe(true);
-    expect(keys.every((k) => /^[a-z]{2,}$/.test(k))).toBe(true);
+    // One expectation over all 40,000 lines, not one each: a failure still names every offending word.
+    expect(keys.filter((k, i) => i > 0 && !((keys[i - 1] ?? '') < k))).toEqual([]);
+    expect(keys.filter((k) => !/^[a-z]{2,}$/.test(k))).toEqual([]);
   });
 
   it('lists at most ten neighbours a word, best first, each at a cosine of at least 0.6', () => {
-    for (const line of entries) {
+    const faulty = entries.filter((line) => {
       const near = parseNeighbours(line);
-      expect(near.length).toBeGreaterThan(0);
-      expect(near.length).toBeLessThanOrEqual(10);
-      expect(near.length).toBe(line.split(' ').length - 1);
-      for (let i = 0; i < near.length; i += 1) {
-        const n = near[i];
-        expect(n?.cosine).toBeGreaterThanOrEqual(0.6);
-        expect(n?.cosine).toBeLessThanOrEqual(1);
-        if (i > 0) expect(n?.cosine).toBeLessThanOrEqual(near[i - 1]?.cosine ?? 1);
-      }
-    }
+      if (near.length === 0 || near.length > 10 || near.length !== line.split(' ').length - 1) return true;
+      return near.some((n, i) => n.cosine < 0.6 || n.cosine > 1 || (i > 0 && n.cosine > (near[i - 1]?.cosine ?? 1)));
+    });
+    expect(faulty).toEqual([]);
   });
 
   it('leaves out the most frequent words, whose neighbours are other function-like words', () => {
@@ -51,7 +47,7 @@ describe('the shipped word-neighbour table (data/word-neighbours.txt)', () => {
 describe('WordNeighbours: the table searched on disk', () => {
   it('finds every word of the table as a scan of the whole file does, and nothing else', () => {
     const table = WordNeighbours.open(TABLE);
-    for (const line of entries) expect(table.of(keyOf(line))).toEqual(parseNeighbours(line));
+    expect(entries.filter((line) => !isDeepStrictEqual(table.of(keyOf(line)), parseNeighbours(line)))).toEqual([]);
     for (const absent of ['', 'a', 'aa0', 'zzzzzz', 'Lorry', 'lorr', 'lorryy', 'glove 6b']) expect(table.of(absent)).toEqual([]);
   });
 
