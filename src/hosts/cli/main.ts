@@ -30,7 +30,18 @@ const main = async (argv: readonly string[]): Promise<number> => {
     console.log(command.usage);
     return 0;
   }
-  return command.run(rest);
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    // A command reading its options with parseArgs throws on one it does not take: say which,
+    // with that command's usage, as the commands that check their own options do.
+    const code: unknown = error instanceof Error ? Reflect.get(error, 'code') : undefined;
+    if (error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+      console.error(`agent-memory ${name}: ${redact(error.message)}\n${command.usage}`);
+      return 2;
+    }
+    throw error;
+  }
 };
 
 // Library timers (retry backoff, breaker cool-down) are unref'd so they never hold a host

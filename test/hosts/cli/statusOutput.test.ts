@@ -82,6 +82,11 @@ describe('status and doctor take --cwd', () => {
     const unknown = await runCli(['status', '--verbose'], { cwd: p.cwd, env: p.env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('usage: agent-memory status [--cwd DIR] [--json]');
+    // A command that reads its options with parseArgs says the same (tenth session: `viz --cwd x` printed only "Unknown option").
+    const viz = await runCli(['viz', '--cwd', p.cwd], { cwd: p.cwd, env: p.env });
+    expect(viz.code).toBe(2);
+    expect(viz.stderr).toContain("agent-memory viz: Unknown option '--cwd'");
+    expect(viz.stderr).toContain('usage: agent-memory viz');
     const help = await runCli(['status', '--help'], { cwd: p.cwd, env: p.env });
     expect(help.stdout).toContain('--cwd DIR');
     expect(help.stdout).toContain('! marks what needs attention');
