@@ -35,6 +35,11 @@ cleanup() {
 trap cleanup EXIT
 for _ in $(seq 1 100); do grep -q '^listening on ' "$root/server.log" && break; sleep 0.1; done
 url="$(sed -n 's/^listening on //p' "$root/server.log" | head -1)"
+# The user file names a port bound and closed just now, as a person's would before they start
+# the server: the server step says "nothing answers" without probing the default
+# http://localhost:8888, where a person's own server may run (and must not get a bank).
+dead_port="$("$node" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{const p=s.address().port;s.close(()=>process.stdout.write(String(p)))})')"
+printf '{"memory":{"baseUrl":"http://127.0.0.1:%s"}}\n' "$dead_port" >"$root/agent/memory.json"
 
 screen() { tmux capture-pane -p -t "$session" | sed -e 's/[[:space:]]*$//' | sed -e "s#$root#/tmp/demo#g" -e "s#$repo#<repo>#g" >"$out/$1.txt"; }
 wait_for() { # text, seconds

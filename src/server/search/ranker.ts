@@ -40,7 +40,7 @@ import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
 import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
-import { STOP_WORDS } from './stopwords.js';
+import { FUNCTION_WORDS, QUERY_STOP_WORDS, STOP_WORDS } from './stopwords.js';
 import { isCalendarName, timeCues, type TimeCue } from './temporal.js';
 import { topK } from './topK.js';
 import { isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
@@ -320,6 +320,11 @@ const CLIP_WEIGHT = 0.5;
  */
 const isClipping = (synonym: string, word: string): boolean => synonym.length >= 3 && synonym.length <= word.length - 2 && word.startsWith(synonym);
 
+/** Whether the query writes the (letters-only) word in capitals, as an abbreviation: "US", "OH". */
+const inCapitals = (word: string, query: string): boolean => new RegExp(`\\b${word.toUpperCase()}\\b`).test(query);
+/** A function word as the query writes it: lower case or capitalised ("Oh"), not an abbreviation in capitals. */
+const isFunctionWord = (word: string, query: string): boolean => FUNCTION_WORDS.has(word) && !inCapitals(word, query);
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -404,7 +409,7 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     const known = stages.coding && codingKnows(word);
     if (known) for (const r of codingRelated(word)) add(r, of, params.codingWeight, params.codingCredit);
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
-    if (stages.wordnet && !known) for (const r of relatedWords(word)) add(r, of, isClipping(r, word) ? params.clippedSynonymWeight : params.wordnetWeight);
+    if (stages.wordnet && !known && !isFunctionWord(word, query)) for (const r of relatedWords(word)) add(r, of, isClipping(r, word) ? params.clippedSynonymWeight : params.wordnetWeight);
   }
   // A phrasal verb says what its verb alone does not ("do the dishes": wash; "went up": rise):
   // its WordNet sense's words search at their own weight, counted for the verb in the confidence.
@@ -532,7 +537,7 @@ export const rank = (input: RankInput): Ranking => {
   const { index } = input;
   const skipDerived = input.derived === false;
   const query = stages.speakers ? withParticipantNames(input.query, index) : input.query;
-  const queryWords = withoutFormWords([...new Set(words(query))], query);
+  const queryWords = withoutFormWords([...new Set(words(query))].filter((w) => !(QUERY_STOP_WORDS.has(w) && !inCapitals(w, query))), query);
   const original = new Set(queryWords.map(stemWord));
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   // The participants the query names, when the bank's memories are transcript lines.

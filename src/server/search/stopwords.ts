@@ -13,3 +13,25 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'with would you your yours yourself yourselves'
   ).split(' '),
 );
+
+/**
+ * The one personal pronoun the stop list keeps: "us" ("we", "our", "me" are on it). A question's
+ * "us" asks about nobody in particular (chat says it in every other line), and WordNet reads it
+ * as the United States. Left out of the query when written in lower case or capitalised ("Us"),
+ * not in capitals ("US": the country); the index keeps it, so saved indexes stand.
+ */
+export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set(['us']);
+
+/**
+ * Words of English's closed classes that the stop list keeps as words of a line (a pronoun, a
+ * preposition, an interjection, chat's shorthand for one) but whose WordNet entries are another
+ * word spelt the same: "us" is the United States there, "oh" Ohio, "one" an ace, "behind" the
+ * buttocks, "rn" radon. Asked in a question they are the function word, so no dictionary sense
+ * is searched for them (unless written in capitals, where "US" or "OH" is the abbreviation).
+ */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    'us one ones also around along across behind beyond within upon onto via per ' +
+    'oh ok okay hi hey wow bye rn fr'
+  ).split(' '),
+);

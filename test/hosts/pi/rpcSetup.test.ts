@@ -1,13 +1,17 @@
 /**
- * A person's side, in the real `pi` CLI in RPC mode on a fresh repository (no config file
- * anywhere), the test answering pi's `extension_ui_request` dialogs over stdin as a person
- * would: the first-run question and guided setup against the embedded server end with a turn
- * retained and recalled in the next session, in at most 8 answers; "never in this repository"
+ * A person's side, in the real `pi` CLI in RPC mode on a fresh repository (no project file),
+ * the test answering pi's `extension_ui_request` dialogs over stdin as a person would: the
+ * first-run question and guided setup against the embedded server end with a turn retained
+ * and recalled in the next session, in at most 8 answers; "never in this repository"
  * holds across sessions; a turn told before setup is held and delivered when setup finishes;
  * a cancelled setup leaves every file byte for byte; the settings editor changes and resets
  * (the shared key reset clears both key fields); memory goes off and back on from the hub;
  * dead letters are requeued and delivered from the hub; print mode never blocks; a server
  * started after the server step said "nothing answers" is found at "Check again".
+ *
+ * The first-run cases never look at http://localhost:8888 (the default a person's own server
+ * listens on): the user file names a port this test bound and closed, so "nothing answers"
+ * holds whatever runs on the machine, and no bank is ever created on a person's server.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -45,6 +49,27 @@ const freshProject = async (name: string): Promise<Fresh> => {
   await mkdir(home, { recursive: true });
   await mkdir(agentDir, { recursive: true });
   return { root, cwd, home, agentDir, seen: path.join(root, 'seen.jsonl') };
+};
+
+/** A port nothing listens on: bound here, then closed. */
+const closedPort = (): Promise<number> =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+
+/**
+ * A repository nobody set up whose user file names a server URL where nothing answers, as a
+ * person's would before they start the server: setup's server step then says "nothing
+ * answers" without probing the default http://localhost:8888, where a person's own server may run.
+ */
+const freshProjectNoServer = async (name: string): Promise<Fresh & { readonly deadUrl: string }> => {
+  const p = await freshProject(name);
+  const deadUrl = `http://127.0.0.1:${await closedPort()}`;
+  await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: deadUrl } }));
+  return { ...p, deadUrl };
 };
 
 /**
@@ -105,7 +130,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
   });
 
   it('first run: set up now, at most 8 answers, then a turn is retained and recalled in the next session', async () => {
-    const p = await freshProject('fresh-repo');
+    const p = await freshProjectNoServer('fresh-repo');
     const pi = open(p, ['The staging API listens on port 8443.'], setupRules(server.url));
     try {
       // The project is named by its tag once ("project project:fresh-repo" before).
@@ -116,12 +141,13 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       // The server step said how to start the embedded server, with a command that exists here.
       const serverStep = pi.dialogs.find((d) => d.dialog.title.startsWith('Memory server: nothing answers'));
       expect(serverStep?.dialog.title).toMatch(/start it in another terminal:\n {2}node .*serve\.(ts|mjs)/);
+      expect(serverStep?.dialog.title).toContain(`Memory server: nothing answers at ${p.deadUrl} (`);
       // pi's input dialog draws no placeholder: the URL step's title says what Enter takes.
       expect(pi.dialogs.map((d) => d.dialog.title)).toContain('Memory server URL (Enter for http://localhost:8888)');
       // The review showed the diff: the user file gets the server, the project file the rest.
       const review = pi.dialogs.find((d) => d.dialog.title === 'Write this memory setup?');
       const message = review?.dialog.method === 'confirm' ? review.dialog.message : '';
-      expect(message).toContain(`memory.baseUrl: (not set) -> "${server.url}"`);
+      expect(message).toContain(`memory.baseUrl: "${p.deadUrl}" -> "${server.url}"`);
       expect(message).toContain('banks.project.bankId: (not set) -> "coding"');
       expect(message).toContain('setupComplete: (not set) -> true');
       expect(message).toContain('Creates the bank "coding"');
@@ -168,12 +194,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
   it('"Check again" finds the server the person started after "nothing answers", without waiting out a cool-down', async () => {
     const p = await freshProject('late-server-repo');
     // A port nothing listens on yet, named in the user file as a person's server would be.
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-      });
-    });
+    const port = await closedPort();
     await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: `http://127.0.0.1:${port}` } }));
     let late: Awaited<ReturnType<typeof startEmbeddedServer>> | undefined;
     const pi = open(p, ['ok'], [
@@ -203,7 +224,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
   }, 120_000);
 
   it('a turn told before setup is held, then delivered when setup completes', async () => {
-    const p = await freshProject('held-repo');
+    const p = await freshProjectNoServer('held-repo');
     const pi = open(p, ['Deploys go out on Thursdays.'], [{ when: /^Memory is not set up in this repository/, answer: { option: 'Not now' } }]);
     try {
       await pi.notice(/run \/memory setup when you want it/, { ms: FIRST_NOTICE_MS });

@@ -104,6 +104,25 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'what happened with the granery', { ...DEFAULT_STAGES, typos: false }).terms.expansion.map((t) => t.term)).not.toContain('granari');
   });
 
+  it('function words: a question\'s "us" is the pronoun, not searched and no "america"; "US" in capitals is the country; "oh" is no "ohio"', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a', 'Nia: we fly to america in june', 0),
+      chatLine('b', 'Callum: the granary let us down', 1),
+      chatLine('c', 'Nia: the venue called us back', 2),
+      chatLine('d', 'Callum: my cousin is in ohio', 3),
+      chatLine('e', 'Nia: the granary cancelled, roof survey failed', 4),
+    ];
+    const pronoun = ranked(chat, 'why did the granary cancel on us');
+    expect(pronoun.terms.keyword.map((t) => t.term)).not.toContain('us');
+    expect(pronoun.terms.expansion.map((t) => t.term)).not.toContain('america');
+    expect(pronoun.hits[0]?.id).toBe('e');
+    const country = ranked(chat, 'when do they fly to the US');
+    expect(country.terms.keyword.map((t) => t.term)).toContain('us');
+    expect(country.terms.expansion.map((t) => t.term)).toContain('america');
+    expect(country.hits[0]?.id).toBe('a');
+    expect(ranked(chat, 'oh where is the cousin').terms.expansion.map((t) => t.term)).not.toContain('ohio');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
