@@ -74,6 +74,9 @@ const SETUP_WORDS: Readonly<Record<string, string>> = {
   disabled: 'off',
 };
 
+/** Set up, yet memory cannot work now: marked like a setup still to do. */
+const SETUP_TROUBLE: ReadonlySet<string> = new Set(['degraded', 'untrusted']);
+
 /** scope.mode's values as a person reads them; the value stays, since it is what the config file takes. */
 const SCOPE_WORDS: Readonly<Record<'domain-tagged' | 'isolated-bank', string>> = {
   'domain-tagged': 'domain-tagged (one bank for all your projects, each kept apart by its project tag)',
@@ -173,7 +176,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const lifeExists_ = exists(lifeExists);
   const breaker = ctx.server.breaker();
   const fields: StatusField[] = [
-    { key: 'setup', label: 'Setup', value: (SETUP_WORDS[setup.state] ?? setup.state) + (setup.detail === undefined ? '' : ` (${setup.detail})`), tone: done ? 'default' : 'warn' },
+    { key: 'setup', label: 'Setup', value: (SETUP_WORDS[setup.state] ?? setup.state) + (setup.detail === undefined ? '' : ` (${setup.detail})`), tone: done && !SETUP_TROUBLE.has(setup.state) ? 'default' : 'warn' },
     { key: 'enabled', label: 'Enabled', value: config.enabled ? 'on' : 'off', tone: config.enabled ? 'default' : 'info' },
     { key: 'baseUrl', label: 'Server', value: redact(ctx.server.baseUrl), tone: ctx.loaded.sources.baseUrl === 'default' ? 'default' : 'custom' },
     { key: 'health', label: 'Health', value: health, tone: firstFailure === undefined ? 'default' : 'warn' },

@@ -41,24 +41,44 @@ const decodeNewJobs = decodeWith(t.array(NewRetainJob), 'retain queue enqueue');
 /**
  * Every string of the item as it will be sent, not only as it is written: the journal's last
  * guard hides known values in the bytes on disk, but the job in memory is what reaches the
- * server. Tags, the document id, metadata keys and values, entities and observation scopes too.
+ * server. Tags, the document id, metadata keys and values, entities and observation scopes too
+ * (`redactText`: `redact`, short texts once per enqueue).
  */
-const redactItem = (item: RetainItem, contentRedacted: boolean): RetainItem => {
-  const out: RetainItem = { ...item, content: contentRedacted ? item.content : redact(item.content) };
-  if (item.context !== undefined) out.context = redact(item.context);
-  if (item.document_id !== undefined) out.document_id = redact(item.document_id);
-  if (item.tags !== undefined) out.tags = item.tags.map(redact);
+const redactItem = (item: RetainItem, contentRedacted: boolean, redactText: (text: string) => string): RetainItem => {
+  const out: RetainItem = { ...item, content: contentRedacted ? item.content : redactText(item.content) };
+  if (item.context !== undefined) out.context = redactText(item.context);
+  if (item.document_id !== undefined) out.document_id = redactText(item.document_id);
+  if (item.tags !== undefined) out.tags = item.tags.map(redactText);
   if (item.metadata !== undefined) {
     const metadata: Record<string, string> = {};
     // defineProperty: a `__proto__` key stays a plain field.
-    for (const [k, v] of Object.entries(item.metadata)) Object.defineProperty(metadata, redact(k), { value: redact(v), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(item.metadata)) Object.defineProperty(metadata, redactText(k), { value: redactText(v), enumerable: true, writable: true, configurable: true });
     out.metadata = metadata;
   }
-  if (item.entities !== undefined) out.entities = item.entities.map((e) => ({ ...e, text: redact(e.text), ...(e.type === undefined ? {} : { type: redact(e.type) }) }));
-  if (Array.isArray(item.observation_scopes)) out.observation_scopes = item.observation_scopes.map((scope) => scope.map(redact));
+  if (item.entities !== undefined) out.entities = item.entities.map((e) => ({ ...e, text: redactText(e.text), ...(e.type === undefined ? {} : { type: redactText(e.type) }) }));
+  if (Array.isArray(item.observation_scopes)) out.observation_scopes = item.observation_scopes.map((scope) => scope.map(redactText));
   return out;
 };
 
+
+// Longer texts are rarely repeated within one enqueue, and would be held for nothing.
+const SHORT_TEXT = 512;
+
+/**
+ * `redact`, each short text redacted once per enqueue: an import's jobs repeat most of their
+ * tags and metadata (the project's tags, every metadata key, the cwd), about 20 texts a job.
+ * The same text gives the same output while the known secret values stay as they are, and
+ * they cannot change within one synchronous `prepareJobs`.
+ */
+const sameCallRedact = (): ((text: string) => string) => {
+  const seen = new Map<string, string>();
+  return (text) => {
+    if (text.length > SHORT_TEXT) return redact(text);
+    let out = seen.get(text);
+    if (out === undefined) seen.set(text, (out = redact(text)));
+    return out;
+  };
+};
 
 /** A hex digest in UUID shape (version 5 / RFC 4122 variant bits), as servers expect `operation_id`. */
 const uuidOf = (hex: string): string => {
@@ -82,10 +102,11 @@ export const prepareJobs = (input: unknown, now: number, digest: Digest): E.Eith
   };
   if (E.isLeft(decoded)) return E.left(decoded.left.message);
   const enqueuedAt = new Date(now).toISOString();
+  const redactOnce = sameCallRedact();
   return E.right(
     decoded.right.map((job, index) => {
-      const item = redactItem(job.item, isRedactedJson(proofOf(index), job.item.content));
-      const documentId = redact(job.documentId);
+      const item = redactItem(job.item, isRedactedJson(proofOf(index), job.item.content), redactOnce);
+      const documentId = redactOnce(job.documentId);
       const hash = digest(item.content);
       const key = jobKey({ bankId: job.bankId, documentId, updateMode: job.updateMode, contentHash: hash, identity: job.identity ?? `enqueued@${enqueuedAt}#${index}` }, digest);
       // The codec's brands hold: the key is a UUID (a valid JobId), the hash non-empty hex.

@@ -155,7 +155,8 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
     const given = typeof raw === 'string' ? `"${raw.slice(0, 80)}"` : JSON.stringify(raw);
     // A whole number above the bound is the only number an integer field refuses besides negatives.
     const wrong = typeof raw === 'number' && raw > 0 ? 'is too large' : `is not ${words ?? `valid (expected ${why})`}`;
-    ui.notify(`${field.path}: ${given} ${wrong}; nothing was written. Choose it again in /memory settings.`, 'warning');
+    // The person is still in the editor (the tab list comes next): the way back to the field, not the command.
+    ui.notify(`${field.path}: ${given} ${wrong}; nothing was written. Choose ${field.tab}, then ${field.path}, to type another value.`, 'warning');
     return;
   }
   const outcome = await write(deps, [{ scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }], `Change ${field.path}?`, 'settings');

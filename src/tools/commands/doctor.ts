@@ -141,6 +141,12 @@ const routeWords = (banks: readonly { readonly role: string; readonly bankId: st
   banks.length === 0 ? 'nothing' : banks.map((b) => `bank ${b.bankId} (${b.role === 'project' ? 'project' : 'personal'})`).join(', ');
 
 /** Status lines the doctor's own lines already say (server, health, version; memory on or off). */
+/** The key's line: a reason that already says the state stands alone ("no API key (no API key configured)" before). */
+const authenticationText = (auth: { readonly state: string; readonly from: string } | { readonly state: string; readonly reason: string }): string => {
+  if ('from' in auth) return `${auth.state} (${auth.from})`;
+  return auth.reason.startsWith(auth.state) ? auth.reason : `${auth.state} (${auth.reason})`;
+};
+
 const SAID_ABOVE: ReadonlySet<string> = new Set(['baseUrl', 'health', 'serverVersion', 'enabled']);
 
 export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport> => {
@@ -161,7 +167,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     // The rule line says where memory goes; when memory is off by it, this says what to do.
     ...(report.trust.memoryAllowed ? [] : [`Trust: ${trustNotice(tools.loaded.trust) ?? report.trust.reason} (rule ${report.trust.rule})`]),
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
-    `Authentication: ${report.authentication.state}${'from' in report.authentication ? ` (${report.authentication.from})` : ` (${report.authentication.reason})`}`,
+    `Authentication: ${authenticationText(report.authentication)}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
     `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
     // A shell's doctor has no session: "no recall yet" would read as a fault.

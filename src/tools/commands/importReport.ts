@@ -13,6 +13,26 @@ const SHOWN = 5;
 export const mb = (bytes: number): string => (bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`);
 export const duration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
+/** Each skip's reason code in words for the table (the --json output keeps the codes). */
+const SKIP_WORDS: Readonly<Record<string, string>> = {
+  'empty-projection': 'nothing left to import',
+  'duplicate-session': 'the same session as another file',
+  'not-a-session': 'not a session file',
+  'other-project': "another project's session",
+  'before-since': 'not changed since --since',
+  'too-large': 'too large',
+  empty: 'empty file',
+  symlink: 'symbolic link (not followed)',
+  unreadable: 'could not be read',
+  'no-such-path': 'no such path',
+  'no-directory': 'no such directory',
+  'not-a-file': 'not a file',
+  'gone-since-planning': 'gone since the plan was made',
+  'already-imported': 'already imported',
+  'exists-replace-disabled': 'already on the server (replacing is off)',
+};
+const skipWords = (reason: string): string => SKIP_WORDS[reason] ?? reason;
+
 const countBy = <T>(items: readonly T[], key: (item: T) => string): [string, T[]][] => {
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
@@ -30,7 +50,7 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
     ['Bytes', mb(view.bytes)],
     ['Estimated tokens', String(view.tokens)],
     ['Estimated time', `~${duration(view.estimatedMs)} (estimate)`],
-    ...(view.dryRun ? [] : ([['Queued', String(view.queued)], ['Skipped', `${view.skipped}${Object.keys(view.skippedBy).length === 0 ? '' : ` (${Object.entries(view.skippedBy).map(([r, n]) => `${r}: ${n}`).join(', ')})`}`]] satisfies [string, string][])),
+    ...(view.dryRun ? [] : ([['Queued', String(view.queued)], ['Skipped', `${view.skipped}${Object.keys(view.skippedBy).length === 0 ? '' : ` (${Object.entries(view.skippedBy).map(([r, n]) => `${skipWords(r)}: ${n}`).join(', ')})`}`]] satisfies [string, string][])),
     ...(plan === null
       ? []
       : ([
@@ -45,7 +65,7 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
   if (skipped.length > 0) {
     lines.push('', `Not imported (${skipped.length}):`);
     for (const [reason, items] of countBy(skipped, (s) => s.reason)) {
-      lines.push(`  ${reason}: ${items.length}`);
+      lines.push(`  ${skipWords(reason)}: ${items.length}`);
       for (const item of items.slice(0, SHOWN)) lines.push(`    ${escapeControls(item.path)}${item.detail === '' ? '' : ` (${escapeControls(item.detail)})`}`);
       if (items.length > SHOWN) lines.push(`    ... and ${items.length - SHOWN} more`);
     }

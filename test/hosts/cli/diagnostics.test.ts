@@ -134,7 +134,10 @@ describe('doctor exits 1 on every error finding, and both always print', () => {
     const status = await cli(p, ['status']);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/Health: unreachable/);
+    // Set up, yet memory cannot work now: marked as needing attention (it had no marker).
+    expect(status.stdout).toMatch(/^! Setup: degraded \(the server did not answer\)$/m);
     const doctor = await cli(p, ['doctor']);
+    expect(doctor.stdout).toMatch(/^! Setup: degraded \(the server did not answer\)$/m);
     expect(doctor.stdout).toMatch(/error: server unreachable at http:\/\/127\.0\.0\.1:9/);
     expect(doctor.code).toBe(1);
     const json = JSON.parse((await cli(p, ['doctor', '--json'])).stdout) as { errors: string[] };

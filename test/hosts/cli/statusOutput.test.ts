@@ -110,6 +110,8 @@ describe('the doctor says each thing once and explains its markers', () => {
     expect(stdout).not.toContain('Activity (this session)');
     // Setup: one line says it and what to do.
     expect(stdout.split('run /memory setup').length - 1).toBe(1);
+    // No key is said once ("no API key (no API key configured)" before).
+    expect(stdout).toMatch(/^Authentication: no API key configured$/m);
     expect(lines.filter((l) => l.includes("the bank that holds all your projects' memory"))).toHaveLength(1);
     expectMarkersExplained(stdout);
     // The path-derived bank `scope` shows is a placeholder, said as one (tenth session: "until then this folder's path names a bank").

@@ -346,7 +346,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     }
     // Said in words, with what was typed and where to try again (it said "expected PositiveInt").
     const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: "lots"'));
-    expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose it again in /memory settings.');
+    // The editor is still open (the tab list comes next): the way back to the field, not "/memory settings".
+    expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose Recall, then recall.maxTokens, to type another value.');
     expect(pi.notices.map((n) => n.text)).toContain('recall.maxTokens: unchanged (800); nothing was written.');
     const change = pi.dialogs.find((d) => d.dialog.title === 'Change recall.maxTokens?');
     expect(change?.dialog.method === 'confirm' ? change.dialog.message : '').toContain('recall.maxTokens: (not set) -> 1200');
