@@ -16,6 +16,17 @@ const el = (tag, attrs, ...kids) => {
   for (const kid of kids) if (kid !== null && kid !== undefined) node.append(kid);
   return node;
 };
+// An observation opens with its group's name as markdown bold (**Deploys** (2 facts)): a line
+// that starts so is drawn as a heading, its name set as text, so it never becomes markup.
+const withHeadings = (node, text) => {
+  const lines = String(text || '').split('\n');
+  lines.forEach((line, i) => {
+    const bold = /^\*\*(.+?)\*\*(.*)$/.exec(line);
+    if (bold) node.append(el('strong', { class: 'heading', text: bold[1] }), bold[2]); else node.append(line);
+    if (i < lines.length - 1) node.append('\n');
+  });
+  return node;
+};
 const notice = (text, ok) => { const n = $('notice'); n.hidden = !text; n.textContent = text || ''; n.className = ok ? 'ok' : ''; };
 const api = async (path, body) => {
   const res = await fetch(path, body === undefined ? { headers: { 'x-agent-memory-token': token } } : { method: 'POST', headers: { 'x-agent-memory-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -52,7 +63,7 @@ const bank = () => $('bank').value;
 const card = (m, extra) => {
   const tags = (m.tags || []).map((t) => el('span', { class: 'chip', text: '#' + t }));
   const li = el('li', { 'data-id': m.id, class: (m.state === 'invalidated' ? 'invalidated' : '') },
-    el('div', { class: 'text', text: m.shown || m.text }),
+    withHeadings(el('div', { class: 'text' }), m.shown || m.text),
     el('div', { class: 'meta' }, el('span', { class: 'chip type', text: m.fact_type || m.type || '' }), ...tags,
       el('span', { text: day(m.mentioned_at || m.date) }), m.document_id ? el('span', { class: 'mono', text: 'doc ' + short(m.document_id, 40) }) : null,
       m.state === 'invalidated' ? el('span', { class: 'chip miss', text: 'invalidated' }) : null),
@@ -139,7 +150,7 @@ const showMemory = async (id) => {
     const data = await api('/ui/api/memory?' + new URLSearchParams({ bank: bank(), id }));
     const m = data.memory;
     const d = $('detail'); d.textContent = ''; d.hidden = false;
-    d.append(el('h3', { text: 'Memory ' + m.id }), el('pre', { id: 'detail-text', text: m.shown || m.text }));
+    d.append(el('h3', { text: 'Memory ' + m.id }), withHeadings(el('pre', { id: 'detail-text' }), m.shown || m.text));
     d.append(el('div', { class: 'meta' }, el('span', { class: 'chip type', text: m.type || '' }), el('span', { text: 'state ' + (m.state || 'valid') }), el('span', { text: 'mentioned ' + day(m.mentioned_at) }),
       m.occurred_start ? el('span', { text: 'occurred ' + day(m.occurred_start) + (m.occurred_end ? ' – ' + day(m.occurred_end) : '') }) : null,
       ...(m.tags || []).map((t) => el('span', { class: 'chip', text: '#' + t }))));

@@ -87,7 +87,12 @@ describe('the memory browser, Memories', () => {
     // Four memories and three observations: "Deploys", capitalised only because it opens its
     // sentence, makes none (tenth session; it was `**Deploys** (1 fact)`).
     expect((await memoryCards()).length).toBe(7);
-    expect((await memoryCards()).some((text) => text.startsWith('**Deploys**'))).toBe(false);
+    // An observation's **Name** line is drawn as a heading, not as the asterisks (tenth session,
+    // second round): one per observation, none named "Deploys".
+    const headings = await page.$$eval('#memories li .text strong.heading', (els) => els.map((e) => e.textContent ?? ''));
+    expect(headings).toHaveLength(3);
+    expect(headings).not.toContain('Deploys');
+    expect((await memoryCards()).some((text) => text.includes('**'))).toBe(false);
     await page.selectOption('#type', 'world');
     await page.click('#filter button[type=submit]');
     await cardCount(4);
@@ -323,5 +328,28 @@ describe('the memory browser, guards', () => {
     expect(received.length).toBeGreaterThan(10);
     for (const text of received) expect(text).not.toContain(KEY);
     expect(await page.content()).not.toContain(KEY);
+  });
+});
+
+describe('the memory browser, text that looks like markup', () => {
+  it('draws a **Name** line as a heading whose name stays text: no element is made from a memory', async () => {
+    await seed(server, KEY, BANK, [{ content: '**<img src=x onerror="window.__amInjected=1">Release train** ships on Fridays.', document_id: 'doc-markup', timestamp: '2026-11-05T10:00:00Z' }]);
+    await page.goto(ui.url);
+    await page.fill('#q', 'release train');
+    await page.click('#filter button[type=submit]');
+    await expect.poll(() => page.locator('#memories li', { hasText: 'Release train' }).count(), { timeout: 5_000 }).toBeGreaterThan(0);
+    // Observations that quote it are drawn the same way: no card makes an element from its text.
+    expect(await page.locator('#memories img').count()).toBe(0);
+    await page.selectOption('#type', 'world');
+    await page.click('#filter button[type=submit]');
+    await cardCount(1);
+    const card = page.locator('#memories li').first();
+    expect(await card.locator('.text strong.heading').textContent()).toBe('<img src=x onerror="window.__amInjected=1">Release train');
+    expect(await card.locator('.text img').count()).toBe(0);
+    await card.click();
+    await page.waitForSelector('#detail-text strong.heading');
+    expect(await page.locator('#detail-text img').count()).toBe(0);
+    expect(await page.locator('#detail-text').textContent()).toBe('<img src=x onerror="window.__amInjected=1">Release train ships on Fridays.');
+    expect(await page.evaluate('typeof window.__amInjected')).toBe('undefined');
   });
 });
