@@ -411,6 +411,9 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
     // A word the coding thesaurus knows has its domain sense: WordNet's ("git": a person) is noise.
     if (stages.wordnet && !known && !isFunctionWord(word, query)) for (const r of relatedWords(word)) add(r, of, isClipping(r, word) ? params.clippedSynonymWeight : params.wordnetWeight);
   }
+  // A price per person is said "a head" as often ("38 a head"): the question's "per person"
+  // searches "head" (ranked, not counted: "head" alone is mostly something else).
+  if (stages.wordnet && /\bper (?:person|guest|head)\b/i.test(query)) addTerm(stemWord('head'), stemWord('person'), params.wordnetWeight, 0);
   // A phrasal verb says what its verb alone does not ("do the dishes": wash; "went up": rise):
   // its WordNet sense's words search at their own weight, counted for the verb in the confidence.
   if (stages.wordnet) {

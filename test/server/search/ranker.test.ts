@@ -123,6 +123,20 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'oh where is the cousin').terms.expansion.map((t) => t.term)).not.toContain('ohio');
   });
 
+  it('a price "per person" also searches "a head", as chat says it ("the quote was 38 a head")', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('n1', 'Nia: bellwood emailed back', 0),
+      chatLine('c1', 'Callum: aw', 1),
+      chatLine('n2', 'Nia: the quote was 38 a head', 2),
+      chatLine('n3', 'Nia: smoke n salt rang, the guy is called jamal', 3),
+      chatLine('c2', 'Callum: the caterer for the party is booked', 4),
+    ];
+    const r = ranked(chat, 'what was the price per person for the caterer');
+    expect(r.terms.expansion).toEqual(expect.arrayContaining([{ term: 'head', weight: 0.3 }]));
+    expect(r.hits.map((h) => h.id)).toContain('n2');
+    expect(ranked(chat, 'what was the price per person for the caterer', { ...DEFAULT_STAGES, wordnet: false }).hits.map((h) => h.id)).not.toContain('n2');
+  });
+
   it('keyword: the words asked for, with the stage recorded', () => {
     const r = ranked(project, 'which database do we run');
     expect(r.hits[0]).toMatchObject({ id: 'db', stage: 'keyword' });
