@@ -199,7 +199,7 @@ describe('sessions that record no directory (issue 26.9)', () => {
     expect(result.skippedSources).toEqual([expect.objectContaining({ path: file, reason: 'no-directory' })]);
     expect(result.queued).toBe(0);
     const human = await cli(repo, ['import', file]);
-    expect(human.stdout).toContain('no-directory: 1');
+    expect(human.stdout).toContain('no working directory recorded: 1');
     expect(human.stdout).toContain('its header and entries record no working directory');
   }, 60_000);
 });

@@ -25,7 +25,7 @@ const SKIP_WORDS: Readonly<Record<string, string>> = {
   symlink: 'symbolic link (not followed)',
   unreadable: 'could not be read',
   'no-such-path': 'no such path',
-  'no-directory': 'no such directory',
+  'no-directory': 'no working directory recorded',
   'not-a-file': 'not a file',
   'gone-since-planning': 'gone since the plan was made',
   'already-imported': 'already imported',

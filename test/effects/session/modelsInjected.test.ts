@@ -57,6 +57,12 @@ describe('mental models in the automatic recall', () => {
     });
     expect(kept.status).toBeLessThan(300);
     await refreshed('deploys', first);
+    // Another refresh may land between the two reads (one the server starts after the retain):
+    // the recall below is about the model once a refresh has drawn on the memory, so wait for that.
+    await waitUntil(async () => {
+      const r = await call(server, 'GET', `/v1/default/banks/coding/mental-models/deploys`);
+      return JSON.stringify(r.body).includes('stage.sh');
+    });
 
     const after = await recaller.recall({ messages: ask('How do we deploy the staging service?'), scope, config });
     expect(after._tag).toBe('injected');

@@ -9,7 +9,6 @@ import type { Command } from '../commands.js';
 import { startEmbeddedServer, UnsafeBindError } from '../../../server/index.js';
 import { newLaunchToken } from '../../ui/security.js';
 import { collectStartupGarbage } from '../startupGarbage.js';
-import { boundOldGenerationGrowth } from '../oldGeneration.js';
 import { capYoungGeneration } from '../youngGeneration.js';
 import { lazyUiMount } from '../lazyUiMount.js';
 import type { Mimic } from '../../../server/index.js';
@@ -142,8 +141,6 @@ export const serveCommand: Command = {
       return 1;
     }
     collectStartupGarbage();
-    // What recalls promote is collected every few thousand of them, not after the heap quadrupled (oldGeneration.ts).
-    boundOldGenerationGrowth();
     console.log(`listening on ${server.url}`);
     if (mount !== undefined) {
       mount?.listening({ url: server.url, port: server.port });
