@@ -1,6 +1,6 @@
 /**
- * A project command's arguments, read strictly: `--cwd DIR` names the project (as `status`,
- * `doctor` and `ui` take it), and an option the command does not know is refused with its usage
+ * A project command's arguments (`status`, `doctor`, `flush`, `dead-letters`), read strictly: `--cwd DIR` names the project (as
+ * `ui` takes it too), and an option the command does not know is refused with its usage
  * rather than passed over (`flush --cwd X` once flushed the current directory's queue and said
  * "Nothing queued.").
  */

@@ -5,9 +5,6 @@
  * `doctor` exits 1 on any error finding (server unreachable, hung, refusing the key, below
  * the floor; a broken state dir or config file), 0 otherwise. `--json` prints the report.
  */
-import { statSync } from 'node:fs';
-import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Command } from '../commands.js';
 import { redact, redactValue } from '../../../config/redact.js';
 import { isRecord, jsonCopy } from '../../../codecs/codecs.js';
@@ -15,6 +12,7 @@ import { doctorCommand } from '../../../tools/commands/doctor.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
+import { parseProjectArgs } from '../projectArgs.js';
 
 interface Options {
   readonly json: boolean;
@@ -22,25 +20,10 @@ interface Options {
   readonly cwd: string;
 }
 
-const parse = (argv: readonly string[], name: string): Options | string => {
-  let values;
-  try {
-    values = parseArgs({ args: [...argv], options: { json: { type: 'boolean' }, cwd: { type: 'string' } }, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    const reason = redact(error instanceof Error ? error.message : String(error)).slice(0, 200);
-    return `agent-memory ${name}: ${reason}; usage: agent-memory ${name} [--cwd DIR] [--json]`;
-  }
-  const cwd = path.resolve(values.cwd ?? process.cwd());
-  if (values.cwd !== undefined && !isDirectory(cwd)) return `agent-memory ${name}: --cwd ${JSON.stringify(redact(values.cwd).slice(0, 200))} is not a directory; give the project's directory`;
-  return { json: values.json === true, cwd };
-};
-
-const isDirectory = (dir: string): boolean => {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
+/** `--cwd` and `--json`, read as every project command reads them (projectArgs.ts). */
+const parse = (argv: readonly string[], name: string, usage: string): Options | string => {
+  const args = parseProjectArgs(argv, name, usage, { json: { type: 'boolean' } });
+  return typeof args === 'string' ? args : { json: args.values['json'] === true, cwd: args.cwd };
 };
 
 /** State-dir findings as doctor errors: each names the file and what to do. */
@@ -78,7 +61,7 @@ export const doctorCliCommand: Command = {
     STATUS_LEGEND_HELP,
   ].join('\n'),
   run: async (argv) => {
-    const options = parse(argv, 'doctor');
+    const options = parse(argv, 'doctor', doctorCliCommand.usage);
     if (typeof options === 'string') {
       console.error(options);
       return 2;
@@ -114,7 +97,7 @@ export const statusCliCommand: Command = {
     STATUS_LEGEND_HELP,
   ].join('\n'),
   run: async (argv) => {
-    const options = parse(argv, 'status');
+    const options = parse(argv, 'status', statusCliCommand.usage);
     if (typeof options === 'string') {
       console.error(options);
       return 2;
