@@ -7,6 +7,7 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../codecs/decode.js';
+import { wildcard, type Wildcard } from './wildcard.js';
 
 const Match = t.partial({
   /** HTTP method; any when absent. */
@@ -43,12 +44,10 @@ const decodeFaultRules = (input: unknown): FaultRule[] => {
   return result.right;
 };
 
-const globToRegex = (glob: string): RegExp =>
-  new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
 
 interface LiveRule {
   readonly rule: FaultRule;
-  readonly path: RegExp | undefined;
+  readonly path: Wildcard | undefined;
   remaining: number;
 }
 
@@ -65,7 +64,7 @@ export class FaultSet {
   set(rules: readonly FaultRule[]): void {
     this.rules = decodeFaultRules(rules).map((rule) => ({
       rule,
-      path: rule.path === undefined ? undefined : globToRegex(rule.path),
+      path: rule.path === undefined ? undefined : wildcard(rule.path),
       remaining: rule.times ?? Number.POSITIVE_INFINITY,
     }));
   }
