@@ -805,21 +805,16 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
       const carried = carriedTo(m);
       if (carried > (out.get(m)?.share ?? 0)) out.set(m, prompted ? { share: carried, from: n, reply, prompted } : { share: carried, from: n, reply });
     };
-    /** The asker's line that closes the exchange: a lesser share (`closingWeight`), ranked but not counted as covered. */
-    const giveClosing = (m: number): void => {
-      const carried = params.closingWeight * carriedTo(m);
+    /** A share (times `weight`) that ranks line `m` but does not count it as covered. */
+    const giveRanked = (m: number, weight = 1): void => {
+      const carried = weight * carriedTo(m);
       if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply: false, prompted: true });
     };
-    /** The run of lines `who` sends from `first` on: at most `runLines`, each within `runMaxGapMs` of the one before. */
-    const giveRun = (first: number, who: string): void => {
-      for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) give(m);
-    };
-    /** As giveRun, the lines ranked but not counted as covered (reached over another speaker's line). */
-    const giveRunRanked = (first: number, who: string): void => {
-      for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) {
-        const carried = carriedTo(m);
-        if (carried > (out.get(m)?.share ?? 0)) out.set(m, { share: carried, from: n, reply: false, prompted: true });
-      }
+    /** The asker's line that closes the exchange: a lesser share (`closingWeight`), ranked but not counted as covered. */
+    const giveClosing = (m: number): void => giveRanked(m, params.closingWeight);
+    /** The run of lines `who` sends from `first` on: at most `runLines`, each within `runMaxGapMs` of the one before, each given by `each`. */
+    const giveRun = (first: number, who: string, each: (m: number) => void = give): void => {
+      for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) each(m);
     };
     if (prompted) {
       if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
@@ -835,7 +830,7 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
         // the one answering goes on ("urs is the wrong size" -> "NOO" -> "they're fixing it, ready
         // next weds"), and those lines rank as the answer's, not counted as covered.
         const back = index.following(next, params.runMaxGapMs);
-        if (back >= 0 && index.speakerOf(back) === speaker && isReaction(index, back, speaker)) giveRunRanked(index.following(back, params.runMaxGapMs), nextSpeaker);
+        if (back >= 0 && index.speakerOf(back) === speaker && isReaction(index, back, speaker)) giveRun(index.following(back, params.runMaxGapMs), nextSpeaker, (m) => giveRanked(m));
       }
       const closing = closingLine(index, next, speaker, params);
       if (closing >= 0) giveClosing(closing);
