@@ -278,7 +278,7 @@ export const piManifest: PiManifest = {
                 }
               }
             ],
-            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists."
+            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists. In a project bank every scope holds this project's tag: only combined (the default) or lists that each hold it are accepted there."
           },
           "documentTags": {
             "type": "array",
@@ -402,7 +402,7 @@ export const piManifest: PiManifest = {
                 }
               }
             ],
-            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists."
+            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists. In a project bank every scope holds this project's tag: only combined (the default) or lists that each hold it are accepted there."
           },
           "documentTags": {
             "type": "array",
