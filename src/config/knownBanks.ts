@@ -18,11 +18,13 @@ export interface KnownBank {
   readonly dir?: string;
 }
 
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
 const at = (data: unknown, dotted: string): unknown => {
   let cur: unknown = data;
   for (const key of dotted.split('.')) {
-    if (typeof cur !== 'object' || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return undefined;
-    cur = (cur as Record<string, unknown>)[key];
+    if (!isRecord(cur) || !Object.hasOwn(cur, key)) return undefined;
+    cur = cur[key];
   }
   return cur;
 };
