@@ -122,6 +122,7 @@ const SETS = [
   { file: 'chat-13.json', answers: true },
   { file: 'chat-14.json', answers: true },
   { file: 'chat-15.json', answers: true },
+  { file: 'chat-16.json', answers: true },
 ];
 
 describe('recall-quality chat sets', () => {
