@@ -269,6 +269,31 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     }
   }, 180_000);
 
+  it('a project file that is not valid JSON: no first-run question, setup stops before its first question, the footer says config error', async () => {
+    const p = await freshProjectNoServer('broken-file-repo');
+    await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
+    // A person's hand edit with a trailing comma, in a project that was set up.
+    const broken = '{\n  "setupComplete": true,\n  "banks": { "project": { "bankId": "coding", } }\n}\n';
+    await writeFile(path.join(p.cwd, '.pi', 'memory.json'), broken);
+    const before = configFiles(p);
+    const pi = open(p, ['ok']);
+    try {
+      pi.prompt('/memory setup');
+      const told = await pi.notice(/Memory setup cannot start/, { ms: FIRST_NOTICE_MS });
+      expect(told).toContain(`${path.join(p.cwd, '.pi', 'memory.json')}: invalid JSON at line 3:47`);
+      expect(told).toContain('trailing comma');
+      expect(told).toContain('then run /memory setup');
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: config error', 10_000, `footer "memory: config error", not ${pi.statuses.get('memory')}`);
+      // Neither the first-run question nor any setup step: setup could not have written.
+      expect(pi.dialogs).toEqual([]);
+      expect(pi.unanswered).toEqual([]);
+      expect(pi.notices.map((n) => n.text).join('\n')).not.toContain('Memory setup needed');
+    } finally {
+      await pi.close();
+    }
+    expect(configFiles(p)).toEqual(before);
+  }, 120_000);
+
   it('a setup cancelled at any step leaves every file byte for byte', async () => {
     const p = await freshProject('cancel-repo');
     await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
