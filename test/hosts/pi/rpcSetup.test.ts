@@ -140,7 +140,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(pi.dialogs.length).toBeLessThanOrEqual(8);
       // The server step said how to start the embedded server, with a command that exists here.
       const serverStep = pi.dialogs.find((d) => d.dialog.title.startsWith('Memory server: nothing answers'));
-      expect(serverStep?.dialog.title).toMatch(/start it in another terminal:\n {2}node .*serve\.(ts|mjs)/);
+      // On the port the user file names, where setup looks: the bare command would start it on 8888.
+      expect(serverStep?.dialog.title).toMatch(new RegExp(`start it in another terminal:\\n {2}node .*serve\\.(ts|mjs) --port ${new URL(p.deadUrl).port}\\n`));
       expect(serverStep?.dialog.title).toContain(`Memory server: nothing answers at ${p.deadUrl} (`);
       // pi's input dialog draws no placeholder: the URL step's title says what Enter takes.
       expect(pi.dialogs.map((d) => d.dialog.title)).toContain('Memory server URL (Enter for http://localhost:8888)');
