@@ -282,7 +282,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
 
   // --- 5. How this project's memory is kept apart ------------------------------------------
   const modes = [
-    ['domain-tagged', 'One memory bank for all your projects, each project kept apart by its tag (recommended)'],
+    ['domain-tagged', 'One bank for all your projects, each kept apart by its tag (recommended)'],
     ['isolated-bank', 'A memory bank for this repository alone'],
   ] as const;
   const modeChoice = await choose('How should this project keep its memory?', [...modes.map(([, text]) => text), 'Skip this step']);

@@ -109,7 +109,7 @@ const setupRules = (url: string, o: { readonly bank?: string; readonly starters?
   { when: /^Memory server: nothing answers/, answer: { option: 'Use another server URL' } },
   { when: /^Memory server URL/, answer: { text: url } },
   { when: /^What should memory do/, answer: { option: 'This project: recall and save' } },
-  { when: /^How should this project keep its memory/, answer: { option: 'One memory bank for all your projects' } },
+  { when: /^How should this project keep its memory/, answer: { option: 'One bank for all your projects' } },
   ...(o.bank === undefined
     ? [{ when: /^Which bank holds/, answer: { option: 'Create "coding"' } }]
     : [
@@ -138,6 +138,10 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(pi.unanswered).toEqual([]);
       // Answers a person gave: one per dialog.
       expect(pi.dialogs.length).toBeLessThanOrEqual(8);
+      // Each choice fits one line of an 80-column terminal (pi draws " → " before it): a longer
+      // one wrapped its "(recommended)" to the start of the next line, where it read as a choice.
+      const choices = pi.dialogs.flatMap((d) => (d.dialog.method === 'select' ? d.dialog.options : []));
+      expect(choices.filter((c) => [...c].length > 76)).toEqual([]);
       // The server step said how to start the embedded server, with a command that exists here.
       const serverStep = pi.dialogs.find((d) => d.dialog.title.startsWith('Memory server: nothing answers'));
       // On the port the user file names, where setup looks: the bare command would start it on 8888.
