@@ -406,7 +406,15 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       await pi.agentEnds(1);
       pi.script([
         { when: /^Memory: ready/, answer: { option: 'Dead letters (1)' } },
-        { when: /^1 dead letter\(s\)/, answer: { option: 'Requeue all and deliver' } },
+        {
+          when: /^1 dead letter\(s\)/,
+          answer: (d) => {
+            // Each letter one line at 80 columns: a label of job id, bank, status and reason wrapped.
+            expect(d.method === 'select' ? d.options.filter((o) => [...o].length > 76) : ['not a select']).toEqual([]);
+            expect(d.method === 'select' ? d.options[0] : '').toMatch(/^1\. HTTP 422, bank hub-bank: \S/);
+            return { option: 'Requeue all and deliver' };
+          },
+        },
       ]);
       for (let i = 0; i < 50; i += 1) {
         // The refused delivery may still be in flight: the hub shows what the queue holds now.
