@@ -119,6 +119,9 @@ export const relativeDayWords = (words: readonly string[], time: number | undefi
   const offsets = new Set<number>();
   for (let i = 0; i < words.length; i += 1) {
     const w = words[i];
+    // Every relative day begins with "t" or "y", "night" with "n": other words need no lookup.
+    const first = w === undefined ? 0 : w.charCodeAt(0);
+    if (first !== 116 && first !== 121 && first !== 110) continue;
     const offset = w === undefined ? undefined : RELATIVE_DAYS.get(w);
     if (offset !== undefined) offsets.add(offset);
     // "last night": the evening before the message.
@@ -143,6 +146,12 @@ const RELATIVE_SPANS: readonly { readonly pattern: RegExp; readonly span: (weekd
   { pattern: /\b(?:the other day|a few days ago|couple (?:of )?days ago)\b/, span: () => [-5, -2] },
 ];
 const SPAN_WORD = /week|wk|day|month/;
+/**
+ * Whether lower-case text holds a word a relative span needs ("week", "wk", "day", "month"):
+ * without one, `relativeSpanWords` of it is empty. The analyzer asks it of each distinct ASCII
+ * word, so indexing learns it without lower-casing and searching each text again.
+ */
+export const mayNameSpan = (lower: string): boolean => SPAN_WORD.test(lower);
 const MONTH_SPANS: readonly { readonly pattern: RegExp; readonly offset: number }[] = [
   { pattern: /\blast month\b/, offset: -1 },
   { pattern: /\bthis month\b/, offset: 0 },
