@@ -15,7 +15,7 @@ import { fullName } from './names.js';
 import { verbOfPast } from './irregularForms.js';
 import { americanSpelling } from './spelling.js';
 import { STOP_WORDS } from './stopwords.js';
-import { mayNameSpan } from './temporal.js';
+import { mayNameDay, mayNameSpan } from './temporal.js';
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 const HYPHENATED = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu;
@@ -97,6 +97,8 @@ interface WordReading {
   readonly pairVerb: boolean;
   /** Lower-cased, it holds a word a relative span needs (temporal.ts `mayNameSpan`). */
   readonly spanWord: boolean;
+  /** One of the words it adds (as a name, plain, or a part) is one `relativeDayWords` reads (`mayNameDay`). */
+  readonly dayWord: boolean;
 }
 
 // Words repeat heavily (a bank's vocabulary is small next to its text), so each distinct word is
@@ -135,6 +137,7 @@ const readingOf = (token: string): WordReading => {
     stemParts: parts.length === 0 ? NO_PARTS : parts.map(stemWord),
     pairVerb: PAIR_VERB.test(token.toLowerCase()),
     spanWord: mayNameSpan(token.toLowerCase()),
+    dayWord: mayNameDay(asName) || mayNameDay(plain) || parts.some(mayNameDay),
   };
   if (token.length > READING_MAX_CHARS) return reading;
   if (readings.size >= READINGS_LIMIT) readings.clear();
@@ -239,10 +242,12 @@ const particleAt = (text: string, at: number): boolean => {
   return end - j >= 2 && end - j <= 4 && PARTICLES.has(text.slice(j, end).toLowerCase());
 };
 
-/** No text read by `asciiScan` holds a word a relative span needs. */
-const NO_SPAN = 1;
-/** `asciiScan` gave up: the text is read the general way. */
-const GAVE_UP = 2;
+/** What `asciiScan` says of a text (bits): it holds a word a relative span needs, a word `relativeDayWords` reads. */
+const SPAN = 1;
+const DAY = 2;
+/** `asciiScan` gave up: the text is read the general way (and may hold either). */
+const GAVE_UP = 4;
+const MAY_NAME_EITHER = SPAN | DAY;
 
 /**
  * `asciiWords` then `asciiHyphenated` of `joinParticles(text)` in one pass over `text`, without
@@ -251,8 +256,9 @@ const GAVE_UP = 2;
  * particle (a match of PHRASAL or COMPOUND is such a word: without one, joinParticles changes
  * nothing). A hyphen between a letter or digit and another, not inside a compound already
  * found, opens one: the run before it and every `-run` after, as asciiHyphenated reads them; the
- * compounds are added after the words, as there. NO_SPAN when no word holds "week", "wk", "day"
- * or "month" (any occurrence in ASCII text lies within one word).
+ * compounds are added after the words, as there. SPAN unless no word holds "week", "wk", "day"
+ * or "month" (any occurrence in ASCII text lies within one word); DAY unless no word or compound
+ * added is one `relativeDayWords` reads.
  */
 const asciiScan = (out: string[], stems: string[] | undefined, text: string): number => {
   const n = text.length;
@@ -260,7 +266,7 @@ const asciiScan = (out: string[], stems: string[] | undefined, text: string): nu
   const stemsFrom = stems?.length ?? 0;
   let compounds: string[] | undefined;
   let compoundEnd = -1;
-  let span = false;
+  let hints = 0;
   let i = 0;
   while (i < n) {
     const k = classAt(text, i);
@@ -273,7 +279,8 @@ const asciiScan = (out: string[], stems: string[] | undefined, text: string): nu
         i += 1;
       }
       const r = addWord(out, stems, text, text.slice(start, i), start);
-      if (r.spanWord) span = true;
+      if (r.spanWord) hints |= SPAN;
+      if (r.dayWord) hints |= DAY;
       if (r.pairVerb && particleAt(text, i)) {
         out.length = outFrom;
         if (stems !== undefined) stems.length = stemsFrom;
@@ -300,22 +307,27 @@ const asciiScan = (out: string[], stems: string[] | undefined, text: string): nu
     }
     i += 1;
   }
-  if (compounds !== undefined) for (const compound of compounds) addCompound(out, stems, compound);
-  return span ? 0 : NO_SPAN;
+  if (compounds !== undefined) {
+    for (const compound of compounds) {
+      addCompound(out, stems, compound);
+      if (mayNameDay(compound)) hints |= DAY;
+    }
+  }
+  return hints;
 };
 
 /**
- * The word tokens of `input` into `out`, and their stems into `stems` when given. False when the
- * text is known to hold no word a relative span needs (`asciiScan`'s NO_SPAN).
+ * The word tokens of `input` into `out`, and their stems into `stems` when given. Returns SPAN and
+ * DAY as `asciiScan` says them (both when the text is read the general way).
  */
-const scan = (input: string, out: string[], stems: string[] | undefined): boolean => {
+const scan = (input: string, out: string[], stems: string[] | undefined): number => {
   const read = asciiScan(out, stems, input);
-  if (read !== GAVE_UP) return read !== NO_SPAN;
+  if (read !== GAVE_UP) return read;
   const joined = joinParticles(input);
   if (!NON_ASCII.test(joined)) {
     asciiWords(out, stems, joined);
     if (joined.includes('-')) asciiHyphenated(out, stems, joined);
-    return true;
+    return MAY_NAME_EITHER;
   }
   // An emoji counts as the words of its name ("🎂" -> "birthday cake").
   const text = joined.replace(EMOJI, (e) => ` ${emojiName(e)} `);
@@ -325,7 +337,7 @@ const scan = (input: string, out: string[], stems: string[] | undefined): boolea
   // A hyphenated compound also counts as one word ("on-call" gives "oncall", "e-mail" "email"),
   // after its parts so the parts keep their order for phrase matching.
   if (text.includes('-')) for (const match of text.matchAll(HYPHENATED)) addCompound(out, stems, match[0].replace(/-/g, '').toLowerCase());
-  return true;
+  return MAY_NAME_EITHER;
 };
 
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
@@ -338,13 +350,14 @@ export const words = (input: string): string[] => {
 /**
  * `words(input)` and, in step, each one's `stemWord`: indexing needs both, and the stems come
  * with each word's memoised reading instead of a second lookup per word. `spans` false: the text
- * holds no word a relative span needs, so temporal.ts `relativeSpanWords` of it is empty.
+ * holds no word a relative span needs, so temporal.ts `relativeSpanWords` of it is empty; `days`
+ * false: no word `relativeDayWords` reads, so that is empty too.
  */
-export const wordsAndTerms = (input: string): { readonly words: string[]; readonly terms: string[]; readonly spans: boolean } => {
+export const wordsAndTerms = (input: string): { readonly words: string[]; readonly terms: string[]; readonly spans: boolean; readonly days: boolean } => {
   const out: string[] = [];
   const stems: string[] = [];
-  const spans = scan(input, out, stems);
-  return { words: out, terms: stems, spans };
+  const hints = scan(input, out, stems);
+  return { words: out, terms: stems, spans: (hints & SPAN) !== 0, days: (hints & DAY) !== 0 };
 };
 
 /** Index terms of a text, in order, duplicates kept (term frequency counts them). */

@@ -96,6 +96,13 @@ const RELATIVE_DAYS: ReadonlyMap<string, number> = new Map([
   ['tonight', 0],
   ['tomorrow', 1],
 ]);
+/**
+ * Whether `relativeDayWords` reads this word (a relative day, or the "night" of "last night"): a
+ * text none of whose words it reads names no relative day. The analyzer asks it of each distinct
+ * word, so indexing need not walk every text's words again.
+ */
+export const mayNameDay = (word: string): boolean => RELATIVE_DAYS.has(word) || word === 'night';
+
 // Order values below this are positions, not times: nothing to resolve a day against.
 const EARLIEST = Date.UTC(1970, 0, 2);
 

@@ -13,7 +13,7 @@ import { analyze, stemWord, words, wordsAndTerms } from '../../../src/server/sea
 import { extractEntities } from '../../../src/server/retain/entities.js';
 import { referenceWords } from './reference/words.js';
 import { referenceEntities } from './reference/entities.js';
-import { relativeSpanWords } from '../../../src/server/search/temporal.js';
+import { relativeDayWords, relativeSpanWords } from '../../../src/server/search/temporal.js';
 
 const fixtureDir = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'recall-quality');
 
@@ -53,11 +53,16 @@ const WRITTEN: readonly string[] = [
   `${'retainQueue on-call x-y-z a--b-c_d-e 2023-05-08 '.repeat(20)}café`,
   `${'nothing to see here '.repeat(30)}\u0007 and on`,
   'week-long wk DAYS monthly Weekday today Mondays, nxt wk, the other day, last month',
+  'to-day and to-night, yday, tmrw, Tonight, last night, lastNight, yesterday_notes, TODAY, tomorrowland, night-shift',
+  // A relative day only as an identifier's part or a hyphenated compound.
+  'the lastNight flag',
+  'see yesterday_notes',
+  'it ships to-day',
 ];
 
 /** Seeded random text over hyphens, underscores, particles and the words a relative span needs. */
 const pairTexts = (count: number, seed: number): string[] => {
-  const alphabet = ['a', 'B', '1', '_', '-', '--', ' ', '\t', '.', ',', '!', 'log', 'Sign', 'ed', 'ged', 'ping', 'set', 'LOOK', 'back', ' in', ' up', ' out', ' Down', ' on', ' to', ' and', 'wk', 'Day', 'week', 'month', 'é', '\u0001'];
+  const alphabet = ['a', 'B', '1', '_', '-', '--', ' ', '\t', '.', ',', '!', 'log', 'Sign', 'ed', 'ged', 'ping', 'set', 'LOOK', 'back', ' in', ' up', ' out', ' Down', ' on', ' to', ' and', 'wk', 'Day', 'week', 'month', 'to', 'night', 'yday', ' last', 'é', '\u0001'];
   let s = seed;
   const next = (n: number): number => {
     s = (s * 1103515245 + 12345) & 0x7fffffff;
@@ -90,6 +95,8 @@ describe('analyzer fast paths against the reference tokeniser', () => {
     expect(texts.length).toBeGreaterThan(3500);
     let tokens = 0;
     let spanFree = 0;
+    let dayFree = 0;
+    let dayWords = 0;
     const may8 = Date.UTC(2023, 4, 8);
     for (let round = 0; round < 2; round += 1) {
       for (const text of texts) {
@@ -105,11 +112,18 @@ describe('analyzer fast paths against the reference tokeniser', () => {
           expect(/week|wk|day|month/.test(text.toLowerCase()), text).toBe(false);
           spanFree += 1;
         }
+        // Likewise for relative days ("yesterday", "last night", "to-day").
+        if (!read.days) {
+          expect(relativeDayWords(read.words, may8), text).toEqual([]);
+          dayFree += 1;
+        } else dayWords += relativeDayWords(read.words, may8).length > 0 ? 1 : 0;
         tokens += expected.length;
       }
     }
     expect(tokens).toBeGreaterThan(50_000);
     expect(spanFree).toBeGreaterThan(1000);
+    expect(dayFree).toBeGreaterThan(1000);
+    expect(dayWords).toBeGreaterThan(10);
   });
 
   it('reads a capitalised stop word by its own sentence, not by where the same word was first seen', () => {
