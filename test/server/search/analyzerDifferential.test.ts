@@ -87,7 +87,7 @@ const randomTexts = (count: number, seed: number): string[] => {
   return Array.from({ length: count }, () => Array.from({ length: 1 + next(120) }, () => alphabet[next(alphabet.length)] ?? '').join(''));
 };
 
-const corpus = (): string[] => [...fixtureTexts(), ...WRITTEN, ...randomTexts(3000, 7), ...pairTexts(1000, 11)];
+const corpus = (): string[] => [...fixtureTexts(), ...WRITTEN, ...randomTexts(3000, 7), ...pairTexts(400, 11)];
 
 describe('analyzer fast paths against the reference tokeniser', () => {
   it('gives the same words and index terms, in order, for every text (and again once each word is memoised)', () => {
