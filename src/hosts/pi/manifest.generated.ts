@@ -865,7 +865,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Also record redacted failed recall attempts. Needs recallStoreLast. null resets it."
+                "description": "Also record redacted failed recall attempts. Needs recall.storeLastRecall. null resets it."
               },
               "recallPreferObservations": {
                 "anyOf": [
