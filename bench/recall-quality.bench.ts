@@ -455,6 +455,8 @@ const main = async (): Promise<void> => {
     { corpus: chatCorpus('chat-12.json'), label: 'chat set 12 (two housemates training for a half marathon: a charity page, shin splints, Tomasz; held out)', heldOut: true },
     { corpus: chatCorpus('chat-13.json'), label: 'chat set 13 (a daughter and her dad: his car sold, an allotment, a knee appointment; written blind, held out)', heldOut: true },
     { corpus: chatCorpus('chat-14.json'), label: 'chat set 14 (three friends in a group chat: a candle stall, a flat move, a Lisbon trip; written blind, held out)', heldOut: true },
+    { corpus: chatCorpus('chat-15.json'), label: 'chat set 15 (two cousins clearing and selling the house of their late grandfather: an auction, a piano, an offer accepted; written blind, held out)', heldOut: true },
+    { corpus: chatCorpus('chat-16.json'), label: 'chat set 16 (two friends co-owning a narrowboat: a dry dock, a stove, a renaming; written blind, held out)', heldOut: true },
   ].filter((e) => withHeldOut || !e.heldOut);
   const sessions = [
     { corpus: codingCorpus('coding-session-1.json', 'coding-session-1', true), label: 'coding-session set 1 (TypeScript SaaS; tuned on)', heldOut: false },
