@@ -20,6 +20,7 @@ import { asksQuestion } from './attribution.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
+import { SpellingFilter } from './spellingFilter.js';
 import { StoredIds } from './storedIds.js';
 import { count, f64, i32, item, narrowed, u8, type Counts } from './columns.js';
 import type { DiskPostings, PostingRun } from './diskPostings.js';
@@ -212,6 +213,8 @@ export class FieldIndex {
   private terms: string[] = [];
   /** Words of four letters or more by their first two letters and length (built at the first misspelling): where a misspelt query word looks for the word it meant. */
   private byPrefix: Map<string, string[]> | undefined;
+  /** Every term's spelling hash (made at the first ask): which slips of a query word the bank cannot have. */
+  private spellings: SpellingFilter | undefined;
   private textDocs: I32 = new Int32Array(0);
   private liveDocs: I32 = new Int32Array(0);
   /** Terms that have sealed postings (ids below this). */
@@ -353,6 +356,7 @@ export class FieldIndex {
       this.terms.push(term);
       this.termIds.set(term, t);
       if (this.byPrefix !== undefined) spellingBucket(this.byPrefix, term);
+      this.spellings?.add(term);
       this.textDocs = grownI32(this.textDocs, t + 1);
       this.liveDocs = grownI32(this.liveDocs, t + 1);
       this.tailFirst = grownI32(this.tailFirst, t + 1, -1);
@@ -865,6 +869,7 @@ export class FieldIndex {
     this.terms = [...s.terms];
     this.termIds = new Map(this.terms.map((term, t) => [term, t]));
     this.byPrefix = undefined;
+    this.spellings = undefined;
     this.sealedTerms = this.terms.length;
     this.textDocs = s.textDocs;
     this.liveDocs = s.liveDocs;
@@ -945,6 +950,12 @@ export class FieldIndex {
     const text = t === undefined ? 0 : i32(this.textDocs, t);
     const df = t === undefined ? 0 : text > 0 ? text : i32(this.liveDocs, t);
     return Math.log(1 + (this.statCount - df + 0.5) / (df + 0.5));
+  }
+
+  /** false: the bank has no term of this spelling hash (spellingFilter.ts); true: it may. */
+  mayHaveTerm(hash: number): boolean {
+    if (this.spellings === undefined || this.spellings.full) this.spellings = SpellingFilter.of(this.terms);
+    return this.spellings.mayHave(hash);
   }
 
   documentFrequency(term: string): number {

@@ -42,6 +42,7 @@ import { f64, i32, item } from './columns.js';
 import { participantFor } from './names.js';
 import { FUNCTION_WORDS, QUERY_STOP_WORDS, STOP_WORDS } from './stopwords.js';
 import { isCalendarName, timeCues, type TimeCue } from './temporal.js';
+import { slipSpellings } from './spellingFilter.js';
 import { topK } from './topK.js';
 import { isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
 import { verbOfPast } from './irregularForms.js';
@@ -362,7 +363,7 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
       if (word.length < SLIP_MIN || /\d/.test(of) || index.documentFrequency(of) === 0) continue;
       const known = index.documentFrequency(of);
       const terms: string[] = [];
-      for (const t of slipSpellings(of)) {
+      for (const t of slipSpellings(of, (hash) => index.mayHaveTerm(hash))) {
         const docs = index.documentFrequency(t);
         if (docs > 0 && docs <= MISSPELT_MAX_DOCS && docs < known && !isWordStem(t)) terms.push(t);
       }
@@ -454,26 +455,6 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
 const isWordStem = (t: string): boolean => isLemma(t) || isLemma(`${t}e`) || (t.endsWith('i') && isLemma(`${t.slice(0, -1)}y`));
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-
-/**
- * The spellings one slip from a stem, each once: two neighbouring letters swapped, one letter
- * left out or one added inside it (at the end it is a suffix: "gamer" for "game", "dreami" for
- * "dream"; a letter changed most often makes another word), the first two letters kept, as the
- * typo stage's near spellings keep them. Generated and looked up (about 30 a letter of the
- * stem), not searched for among the bank's words: the cost does not grow with the bank.
- */
-const slipSpellings = (stem: string): Set<string> => {
-  const out = new Set<string>();
-  const keep = (t: string): void => {
-    if (t !== stem && t.slice(0, 2) === stem.slice(0, 2)) out.add(t);
-  };
-  for (let i = 0; i + 1 < stem.length; i += 1) {
-    if (stem[i] !== stem[i + 1]) keep(stem.slice(0, i) + (stem[i + 1] ?? '') + (stem[i] ?? '') + stem.slice(i + 2));
-    keep(stem.slice(0, i) + stem.slice(i + 1));
-    for (const letter of LETTERS) keep(stem.slice(0, i + 1) + letter + stem.slice(i + 1));
-  }
-  return out;
-};
 
 /** The spellings one edit from a stem: its slips, and one letter changed (past the first two). */
 const editSpellings = (stem: string): Set<string> => {
