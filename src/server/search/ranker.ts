@@ -778,7 +778,8 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     if (next < 0) continue;
     const nextSpeaker = index.speakerOf(next);
     if (nextSpeaker === undefined) continue;
-    const reply = nextSpeaker !== speaker && index.asks(n);
+    // Chat drops the question mark, and a yes or a no back says the line was a question all the same.
+    const reply = nextSpeaker !== speaker && (index.asks(n) || index.opensWithYesOrNo(next));
     // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
     // after a short news line, in none of its words, is answered by the one who sent it.
     // A bare prompt ("and???", "so??") asks for more of what was just said, however long that was:

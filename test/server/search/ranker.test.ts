@@ -423,6 +423,29 @@ describe('rank: stages', () => {
     expect(scoreOf(ranked(chat, taxi), 'c4')).toBe(scoreOf(ranked(chat, taxi, { ...DEFAULT_STAGES, replies: false }), 'c4'));
   });
 
+  it('replies: a yes or a no back says the line before was a question, though chat left out its mark; a remark after a statement is no answer', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('l1', 'Leah: ok 600 is good. its for the hospice right not the other one', 0),
+      chatLine('n1', "Niamh: ya st clare's, the one that looked after grandad", 1),
+      chatLine('x1', 'Niamh: the charity shop on the high st is shut', 10),
+      chatLine('x2', 'Leah: we should raise the target when we hit it later this month', 11),
+      chatLine('x3', 'Niamh: my nan gave 50', 12),
+      chatLine('l2', 'Leah: the hospice sent us two vests', 20),
+      chatLine('n2', 'Niamh: cute, mine fits', 21),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'which hospice r we raising for';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'n1')?.stage).toBe('neighbour');
+    expect(scoreOf(on, 'n1')).toBeGreaterThan(scoreOf(off, 'n1'));
+    const rankOf = (r: typeof on, id: string): number => r.hits.findIndex((h) => h.id === id);
+    expect(rankOf(on, 'n1')).toBeLessThan(rankOf(on, 'x1'));
+    expect(rankOf(off, 'n1') < 0 || rankOf(off, 'n1') > rankOf(off, 'x1')).toBe(true);
+    // "cute, mine fits" opens with no yes or no: a remark on a statement inherits nothing from it.
+    expect(scoreOf(on, 'n2')).toBe(scoreOf(off, 'n2'));
+  });
+
   it('replies: the asker\'s first line back after the answer closes the exchange and inherits part of the question; a new question or a late line does not', () => {
     const chat: IndexedDocument[] = [
       chatLine('m1', 'Mara: paint for the hallway - grey or green?', 0),
