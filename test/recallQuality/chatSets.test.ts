@@ -121,6 +121,8 @@ const SETS = [
   { file: 'chat-12.json', answers: true },
   { file: 'chat-13.json', answers: true },
   { file: 'chat-14.json', answers: true },
+  { file: 'chat-15.json', answers: true },
+  { file: 'chat-16.json', answers: true },
 ];
 
 describe('recall-quality chat sets', () => {
