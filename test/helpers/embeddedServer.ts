@@ -82,9 +82,12 @@ const repoRoot = join(import.meta.dirname, '..', '..');
 
 /** Spawns `node --import tsx src/hosts/cli/main.ts serve --port 0 ...args` and waits for `listening on`. */
 export const spawnServerProcess = async (args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> => {
+  // serve keeps its default data dir and the browser's launch-token file in pi's agent dir: a
+  // test that names neither must not write them into the real ~/.pi of the person running it.
+  const ownAgentDir = env['PI_CODING_AGENT_DIR'] === undefined && env['HOME'] === undefined ? { PI_CODING_AGENT_DIR: await mkdtemp(join(tmpdir(), 'am-serve-agent-')) } : {};
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/hosts/cli/main.ts', 'serve', '--port', '0', ...args], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...ownAgentDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -66,7 +66,7 @@ const rawUpload = (port: number, body: Buffer): Promise<{ answer: string; closed
 describe('an upload over the server body limit is read as the server 413, every time', () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await spawnServerProcess([]);
+    server = await spawnServerProcess(['--in-memory', '--no-ui']);
   }, 60_000);
   afterAll(async () => {
     await server.kill();

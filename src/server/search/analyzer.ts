@@ -15,6 +15,7 @@ import { fullName } from './names.js';
 import { verbOfPast } from './irregularForms.js';
 import { americanSpelling } from './spelling.js';
 import { STOP_WORDS } from './stopwords.js';
+import { mayNameDay, mayNameSpan } from './temporal.js';
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 const HYPHENATED = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu;
@@ -62,6 +63,11 @@ const PHRASAL = /\b(log|sign)(?:s|ged|ging|ed|ing)?[ \t]+(in|on|out|up)(?=[ \t]+
 const COMPOUNDS: ReadonlySet<string> = new Set(['setup', 'backup', 'rollback', 'rollout', 'cleanup', 'lookup', 'startup', 'shutdown', 'teardown', 'warmup']);
 const COMPOUND = /\b(set|back|roll|clean|look|start|shut|tear|warm)(?:s|ed|ing|ting|ped|ping)?[ \t]+(up|down|back|out)\b/gi;
 
+// A word that can open what joinParticles joins: a verb form PHRASAL or COMPOUND starts with (each
+// is a whole word there: \b before it, [ \t] after it), and the particles either ends with.
+const PAIR_VERB = /^(?:(?:log|sign)(?:s|ged|ging|ed|ing)?|(?:set|back|roll|clean|look|start|shut|tear|warm)(?:s|ed|ing|ting|ped|ping)?)$/;
+const PARTICLES: ReadonlySet<string> = new Set(['in', 'on', 'out', 'up', 'down', 'back']);
+
 const joinParticles = (text: string): string =>
   text
     .replace(PHRASAL, '$1$2')
@@ -87,6 +93,12 @@ interface WordReading {
   readonly stemAsName: string;
   readonly stemPlain: string;
   readonly stemParts: readonly string[];
+  /** Lower-cased, it can open a pair joinParticles joins ("log", "setting"): PAIR_VERB. */
+  readonly pairVerb: boolean;
+  /** Lower-cased, it holds a word a relative span needs (temporal.ts `mayNameSpan`). */
+  readonly spanWord: boolean;
+  /** One of the words it adds (as a name, plain, or a part) is one `relativeDayWords` reads (`mayNameDay`). */
+  readonly dayWord: boolean;
 }
 
 // Words repeat heavily (a bank's vocabulary is small next to its text), so each distinct word is
@@ -123,6 +135,9 @@ const readingOf = (token: string): WordReading => {
     stemAsName: stemWord(asName),
     stemPlain: stemWord(plain),
     stemParts: parts.length === 0 ? NO_PARTS : parts.map(stemWord),
+    pairVerb: PAIR_VERB.test(token.toLowerCase()),
+    spanWord: mayNameSpan(token.toLowerCase()),
+    dayWord: mayNameDay(asName) || mayNameDay(plain) || parts.some(mayNameDay),
   };
   if (token.length > READING_MAX_CHARS) return reading;
   if (readings.size >= READINGS_LIMIT) readings.clear();
@@ -132,9 +147,9 @@ const readingOf = (token: string): WordReading => {
 
 /**
  * Adds the tokens of one word found at `at` in `text` to `out`, and their stems to `stems` when
- * given (in step: `stems[i]` is `stemWord(out[i])`).
+ * given (in step: `stems[i]` is `stemWord(out[i])`). Returns the word's reading.
  */
-const addWord = (out: string[], stems: string[] | undefined, text: string, raw: string, at: number): void => {
+const addWord = (out: string[], stems: string[] | undefined, text: string, raw: string, at: number): WordReading => {
   const r = readingOf(raw);
   // asName: a capital, and for a stop word ("Will") not the first of its sentence.
   const named = r.capital && (!r.stop || (at > 0 && !SENTENCE_END.test(text.slice(Math.max(0, at - 4), at))));
@@ -144,9 +159,10 @@ const addWord = (out: string[], stems: string[] | undefined, text: string, raw: 
     stems?.push(named ? r.stemAsName : r.stemPlain);
   }
   // Parts of an identifier, after the whole: "retainQueue" also gives "retain" and "queue".
-  if (raw === lower && !raw.includes('_')) return;
+  if (raw === lower && !raw.includes('_')) return r;
   for (const p of r.parts) out.push(p);
   if (stems !== undefined) for (const p of r.stemParts) stems.push(p);
+  return r;
 };
 
 /** A compound's token, and its stem when `stems` is given. */
@@ -155,14 +171,27 @@ const addCompound = (out: string[], stems: string[] | undefined, compound: strin
   stems?.push(stemWord(compound));
 };
 
-// Character classes of ASCII text for the loops below: 1 a letter or digit, 2 an underscore.
+// Character classes of ASCII text for the loops below: 1 a letter or digit, 2 an underscore, 3 a
+// hyphen, 4 one NON_ASCII matches (a control character but tab, newline and return; DEL).
+const ALNUM = 1;
+const UNDERSCORE = 2;
+const HYPHEN = 3;
+const NOT_PRINTABLE = 4;
 const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c += 1) {
   const ch = String.fromCharCode(c);
-  ASCII_CLASS[c] = /[A-Za-z0-9]/.test(ch) ? 1 : ch === '_' ? 2 : 0;
+  ASCII_CLASS[c] = /[A-Za-z0-9]/.test(ch) ? ALNUM : ch === '_' ? UNDERSCORE : ch === '-' ? HYPHEN : NON_ASCII.test(ch) ? NOT_PRINTABLE : 0;
 }
-const isWordChar = (text: string, i: number): boolean => (ASCII_CLASS[text.charCodeAt(i)] ?? 0) !== 0;
-const isAlnum = (text: string, i: number): boolean => ASCII_CLASS[text.charCodeAt(i)] === 1;
+/** A character's class; every one above ASCII is NOT_PRINTABLE too (the Unicode path reads it). */
+const classAt = (text: string, i: number): number => {
+  const c = text.charCodeAt(i);
+  return c < 128 ? (ASCII_CLASS[c] ?? 0) : NOT_PRINTABLE;
+};
+const isWordChar = (text: string, i: number): boolean => {
+  const k = ASCII_CLASS[text.charCodeAt(i)];
+  return k === ALNUM || k === UNDERSCORE;
+};
+const isAlnum = (text: string, i: number): boolean => ASCII_CLASS[text.charCodeAt(i)] === ALNUM;
 
 /** `WORD`'s matches in ASCII text, by a character loop: no match objects. */
 const asciiWords = (out: string[], stems: string[] | undefined, text: string): void => {
@@ -202,13 +231,103 @@ const asciiHyphenated = (out: string[], stems: string[] | undefined, text: strin
   }
 };
 
-/** The word tokens of `input` into `out`, and their stems into `stems` when given. */
-const scan = (input: string, out: string[], stems: string[] | undefined): void => {
+/** Whether a particle word follows `text[at..]` after spaces or tabs (PARTICLES). */
+const particleAt = (text: string, at: number): boolean => {
+  const n = text.length;
+  let j = at;
+  while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j += 1;
+  if (j === at) return false;
+  let end = j;
+  while (end < n && isWordChar(text, end)) end += 1;
+  return end - j >= 2 && end - j <= 4 && PARTICLES.has(text.slice(j, end).toLowerCase());
+};
+
+/** What `asciiScan` says of a text (bits): it holds a word a relative span needs, a word `relativeDayWords` reads. */
+const SPAN = 1;
+const DAY = 2;
+/** `asciiScan` gave up: the text is read the general way (and may hold either). */
+const GAVE_UP = 4;
+const MAY_NAME_EITHER = SPAN | DAY;
+
+/**
+ * `asciiWords` then `asciiHyphenated` of `joinParticles(text)` in one pass over `text`, without
+ * the joining's two regex passes and NON_ASCII's: gives up (GAVE_UP, `out` and `stems` as they
+ * were) at a character NON_ASCII matches, and at a word that can open a joined pair followed by a
+ * particle (a match of PHRASAL or COMPOUND is such a word: without one, joinParticles changes
+ * nothing). A hyphen between a letter or digit and another, not inside a compound already
+ * found, opens one: the run before it and every `-run` after, as asciiHyphenated reads them; the
+ * compounds are added after the words, as there. SPAN unless no word holds "week", "wk", "day"
+ * or "month" (any occurrence in ASCII text lies within one word); DAY unless no word or compound
+ * added is one `relativeDayWords` reads.
+ */
+const asciiScan = (out: string[], stems: string[] | undefined, text: string): number => {
+  const n = text.length;
+  const outFrom = out.length;
+  const stemsFrom = stems?.length ?? 0;
+  let compounds: string[] | undefined;
+  let compoundEnd = -1;
+  let hints = 0;
+  let i = 0;
+  while (i < n) {
+    const k = classAt(text, i);
+    if (k === ALNUM || k === UNDERSCORE) {
+      const start = i;
+      i += 1;
+      while (i < n) {
+        const next = classAt(text, i);
+        if (next !== ALNUM && next !== UNDERSCORE) break;
+        i += 1;
+      }
+      const r = addWord(out, stems, text, text.slice(start, i), start);
+      if (r.spanWord) hints |= SPAN;
+      if (r.dayWord) hints |= DAY;
+      if (r.pairVerb && particleAt(text, i)) {
+        out.length = outFrom;
+        if (stems !== undefined) stems.length = stemsFrom;
+        return GAVE_UP;
+      }
+      continue;
+    }
+    if (k === NOT_PRINTABLE) {
+      out.length = outFrom;
+      if (stems !== undefined) stems.length = stemsFrom;
+      return GAVE_UP;
+    }
+    if (k === HYPHEN && i >= compoundEnd && i > 0 && i + 1 < n && isAlnum(text, i - 1) && isAlnum(text, i + 1)) {
+      let start = i - 1;
+      while (start > 0 && isAlnum(text, start - 1)) start -= 1;
+      let end = i + 1;
+      while (end < n && isAlnum(text, end)) end += 1;
+      while (end + 1 < n && text.charCodeAt(end) === 45 && isAlnum(text, end + 1)) {
+        end += 1;
+        while (end < n && isAlnum(text, end)) end += 1;
+      }
+      (compounds ??= []).push(text.slice(start, end).replace(/-/g, '').toLowerCase());
+      compoundEnd = end;
+    }
+    i += 1;
+  }
+  if (compounds !== undefined) {
+    for (const compound of compounds) {
+      addCompound(out, stems, compound);
+      if (mayNameDay(compound)) hints |= DAY;
+    }
+  }
+  return hints;
+};
+
+/**
+ * The word tokens of `input` into `out`, and their stems into `stems` when given. Returns SPAN and
+ * DAY as `asciiScan` says them (both when the text is read the general way).
+ */
+const scan = (input: string, out: string[], stems: string[] | undefined): number => {
+  const read = asciiScan(out, stems, input);
+  if (read !== GAVE_UP) return read;
   const joined = joinParticles(input);
   if (!NON_ASCII.test(joined)) {
     asciiWords(out, stems, joined);
     if (joined.includes('-')) asciiHyphenated(out, stems, joined);
-    return;
+    return MAY_NAME_EITHER;
   }
   // An emoji counts as the words of its name ("🎂" -> "birthday cake").
   const text = joined.replace(EMOJI, (e) => ` ${emojiName(e)} `);
@@ -218,6 +337,7 @@ const scan = (input: string, out: string[], stems: string[] | undefined): void =
   // A hyphenated compound also counts as one word ("on-call" gives "oncall", "e-mail" "email"),
   // after its parts so the parts keep their order for phrase matching.
   if (text.includes('-')) for (const match of text.matchAll(HYPHENATED)) addCompound(out, stems, match[0].replace(/-/g, '').toLowerCase());
+  return MAY_NAME_EITHER;
 };
 
 /** Lower-cased word tokens without stop words, not stemmed (query expansion needs the words). */
@@ -229,13 +349,15 @@ export const words = (input: string): string[] => {
 
 /**
  * `words(input)` and, in step, each one's `stemWord`: indexing needs both, and the stems come
- * with each word's memoised reading instead of a second lookup per word.
+ * with each word's memoised reading instead of a second lookup per word. `spans` false: the text
+ * holds no word a relative span needs, so temporal.ts `relativeSpanWords` of it is empty; `days`
+ * false: no word `relativeDayWords` reads, so that is empty too.
  */
-export const wordsAndTerms = (input: string): { readonly words: string[]; readonly terms: string[] } => {
+export const wordsAndTerms = (input: string): { readonly words: string[]; readonly terms: string[]; readonly spans: boolean; readonly days: boolean } => {
   const out: string[] = [];
   const stems: string[] = [];
-  scan(input, out, stems);
-  return { words: out, terms: stems };
+  const hints = scan(input, out, stems);
+  return { words: out, terms: stems, spans: (hints & SPAN) !== 0, days: (hints & DAY) !== 0 };
 };
 
 /** Index terms of a text, in order, duplicates kept (term frequency counts them). */

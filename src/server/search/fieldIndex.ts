@@ -183,6 +183,8 @@ type F64 = Float64Array<ArrayBufferLike>;
 type U8 = Uint8Array<ArrayBufferLike>;
 
 const NO_TERMS: I32 = new Int32Array(0);
+const NO_SPAN_WORDS: readonly string[] = [];
+const NO_DAY_WORDS: readonly string[] = [];
 
 const grownI32 = (a: I32, size: number, fill = 0): I32 => {
   if (a.length >= size) return a;
@@ -462,10 +464,10 @@ export class FieldIndex {
     const derived = doc.derived === true;
     this.derivedDocs[n] = derived ? 1 : 0;
     if (!derived) this.statCount += 1;
-    const { words: said, terms: saidTerms } = wordsAndTerms(doc.text);
+    const { words: said, terms: saidTerms, spans, days } = wordsAndTerms(doc.text);
     const textIds = this.countIds(saidTerms);
     try {
-      this.addCounted(doc, n, derived, said, saidTerms.length, textIds);
+      this.addCounted(doc, n, derived, days ? said : NO_DAY_WORDS, spans, saidTerms.length, textIds);
     } finally {
       for (const t of textIds) this.tfScratch[t] = 0;
     }
@@ -477,13 +479,17 @@ export class FieldIndex {
     this.tailTermCount += 1;
   }
 
-  /** The rest of `add`, with the text's term ids counted (`countIds`). */
-  private addCounted(doc: IndexedDocument, n: number, derived: boolean, said: readonly string[], textLength: number, textIds: readonly number[]): void {
+  /**
+   * The rest of `add`, with the text's term ids counted (`countIds`). `said`: the text's words
+   * when one may name a relative day (else none); `spans`: whether one may name a relative span.
+   */
+  private addCounted(doc: IndexedDocument, n: number, derived: boolean, said: readonly string[], spans: boolean, textLength: number, textIds: readonly number[]): void {
     const context = doc.context === undefined || doc.context.length === 0 ? undefined : countTerms(analyze(doc.context));
     // "yesterday" in a line dated 8 May also names "may 7": filed with the entities (the text's
     // length and words stay as written), so a question naming the date finds it.
     const dayWords = relativeDayWords(said, doc.order);
-    const spanWords = relativeSpanWords(doc.text, doc.order);
+    // The analyzer says when the text holds no word a span needs (most texts): no second scan then.
+    const spanWords = spans ? relativeSpanWords(doc.text, doc.order) : NO_SPAN_WORDS;
     // Most documents name no entity and no relative day: nothing to count then.
     const entities =
       doc.entities === undefined && dayWords.length === 0 && spanWords.length === 0

@@ -96,6 +96,13 @@ const RELATIVE_DAYS: ReadonlyMap<string, number> = new Map([
   ['tonight', 0],
   ['tomorrow', 1],
 ]);
+/**
+ * Whether `relativeDayWords` reads this word (a relative day, or the "night" of "last night"): a
+ * text none of whose words it reads names no relative day. The analyzer asks it of each distinct
+ * word, so indexing need not walk every text's words again.
+ */
+export const mayNameDay = (word: string): boolean => RELATIVE_DAYS.has(word) || word === 'night';
+
 // Order values below this are positions, not times: nothing to resolve a day against.
 const EARLIEST = Date.UTC(1970, 0, 2);
 
@@ -119,6 +126,9 @@ export const relativeDayWords = (words: readonly string[], time: number | undefi
   const offsets = new Set<number>();
   for (let i = 0; i < words.length; i += 1) {
     const w = words[i];
+    // Every relative day begins with "t" or "y", "night" with "n": other words need no lookup.
+    const first = w === undefined ? 0 : w.charCodeAt(0);
+    if (first !== 116 && first !== 121 && first !== 110) continue;
     const offset = w === undefined ? undefined : RELATIVE_DAYS.get(w);
     if (offset !== undefined) offsets.add(offset);
     // "last night": the evening before the message.
@@ -143,6 +153,12 @@ const RELATIVE_SPANS: readonly { readonly pattern: RegExp; readonly span: (weekd
   { pattern: /\b(?:the other day|a few days ago|couple (?:of )?days ago)\b/, span: () => [-5, -2] },
 ];
 const SPAN_WORD = /week|wk|day|month/;
+/**
+ * Whether lower-case text holds a word a relative span needs ("week", "wk", "day", "month"):
+ * without one, `relativeSpanWords` of it is empty. The analyzer asks it of each distinct ASCII
+ * word, so indexing learns it without lower-casing and searching each text again.
+ */
+export const mayNameSpan = (lower: string): boolean => SPAN_WORD.test(lower);
 const MONTH_SPANS: readonly { readonly pattern: RegExp; readonly offset: number }[] = [
   { pattern: /\blast month\b/, offset: -1 },
   { pattern: /\bthis month\b/, offset: 0 },

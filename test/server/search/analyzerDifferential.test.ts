@@ -13,6 +13,7 @@ import { analyze, stemWord, words, wordsAndTerms } from '../../../src/server/sea
 import { extractEntities } from '../../../src/server/retain/entities.js';
 import { referenceWords } from './reference/words.js';
 import { referenceEntities } from './reference/entities.js';
+import { relativeDayWords, relativeSpanWords } from '../../../src/server/search/temporal.js';
 
 const fixtureDir = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'recall-quality');
 
@@ -45,7 +46,35 @@ const WRITTEN: readonly string[] = [
   'aVeryLongIdentifierNameThatGoesOnAndOnForever_withUnderscores_too sha 3f786850e387550fdab836ed7e6dc881de23001b VeryLongCamelCaseWordWithTRAcronymInsideIt x',
   'Ask Jane Doe and Mary-Ann Smith; The Quick Brown Fox Jumps Over Lazy Dogs Today; Dr Who; Ivan the Terrible; Node Vitest Postgres.',
   '\u0000\u000b\u007f tab\there and\r\nlines \u00a0nbsp\u2028sep 𝐀a 𝐀𝐁𝐂 Ⅻ ½ ٣ ߊ',
+  // Joined pairs after plain ASCII words (the one-pass scan gives up there), and pairs it must not take for one.
+  'a plain start, then we set up the box, looked up, LOGGED\tIN again, signs out. log inside, setup-ish, set upward, back-up, look  out!',
+  'the deploy log in CI, the logs in Grafana, sign on to it, roll back the rollout, startups start up, warm-up, tear down',
+  // A long ASCII run, then a character the Unicode path reads: what the one-pass scan found is dropped.
+  `${'retainQueue on-call x-y-z a--b-c_d-e 2023-05-08 '.repeat(20)}café`,
+  `${'nothing to see here '.repeat(30)}\u0007 and on`,
+  'week-long wk DAYS monthly Weekday today Mondays, nxt wk, the other day, last month',
+  'to-day and to-night, yday, tmrw, Tonight, last night, lastNight, yesterday_notes, TODAY, tomorrowland, night-shift',
+  // A relative day only as an identifier's part or a hyphenated compound.
+  'the lastNight flag',
+  'see yesterday_notes',
+  'it ships to-day',
 ];
+
+/** Seeded random text over hyphens, underscores, particles and the words a relative span needs. */
+const pairTexts = (count: number, seed: number): string[] => {
+  const alphabet = ['a', 'B', '1', '_', '-', '--', ' ', '\t', '.', ',', '!', 'log', 'Sign', 'ed', 'ged', 'ping', 'set', 'LOOK', 'back', ' in', ' up', ' out', ' Down', ' on', ' to', ' and', 'wk', 'Day', 'week', 'month', 'to', 'night', 'yday', ' last', 'é', '\u0001'];
+  let s = seed;
+  const next = (n: number): number => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s % n;
+  };
+  // The last two (a character the Unicode path reads) in a quarter of their draws: most texts stay ASCII.
+  const piece = (): string => {
+    const k = next(alphabet.length);
+    return k >= alphabet.length - 2 && next(4) > 0 ? 'a' : (alphabet[k] ?? '');
+  };
+  return Array.from({ length: count }, () => Array.from({ length: 1 + next(60) }, piece).join(''));
+};
 
 /** Seeded random text over the characters the scans care about. */
 const randomTexts = (count: number, seed: number): string[] => {
@@ -58,7 +87,7 @@ const randomTexts = (count: number, seed: number): string[] => {
   return Array.from({ length: count }, () => Array.from({ length: 1 + next(120) }, () => alphabet[next(alphabet.length)] ?? '').join(''));
 };
 
-const corpus = (): string[] => [...fixtureTexts(), ...WRITTEN, ...randomTexts(3000, 7)];
+const corpus = (): string[] => [...fixtureTexts(), ...WRITTEN, ...randomTexts(3000, 7), ...pairTexts(400, 11)];
 
 describe('analyzer fast paths against the reference tokeniser', () => {
   it('gives the same words and index terms, in order, for every text (and again once each word is memoised)', () => {
@@ -71,11 +100,35 @@ describe('analyzer fast paths against the reference tokeniser', () => {
         expect(words(text), text).toEqual(expected);
         expect(analyze(text), text).toEqual(expected.map(stemWord));
         // What indexing reads: the words and, in step, their stems from the memoised readings.
-        expect(wordsAndTerms(text), text).toEqual({ words: expected, terms: expected.map(stemWord) });
+        const read = wordsAndTerms(text);
+        expect({ words: read.words, terms: read.terms }, text).toEqual({ words: expected, terms: expected.map(stemWord) });
         tokens += expected.length;
       }
     }
     expect(tokens).toBeGreaterThan(50_000);
+  });
+
+  it('says a text holds no word a relative span or a relative day needs only when it has neither', () => {
+    let spanFree = 0;
+    let dayFree = 0;
+    let dayWords = 0;
+    const may8 = Date.UTC(2023, 4, 8);
+    for (const text of corpus()) {
+      const read = wordsAndTerms(text);
+      if (!read.spans) {
+        expect(relativeSpanWords(text, may8), text).toEqual([]);
+        expect(/week|wk|day|month/.test(text.toLowerCase()), text).toBe(false);
+        spanFree += 1;
+      }
+      // Relative days: "yesterday", "last night", "lastNight", "to-day".
+      if (!read.days) {
+        expect(relativeDayWords(read.words, may8), text).toEqual([]);
+        dayFree += 1;
+      } else if (relativeDayWords(read.words, may8).length > 0) dayWords += 1;
+    }
+    expect(spanFree).toBeGreaterThan(1000);
+    expect(dayFree).toBeGreaterThan(1000);
+    expect(dayWords).toBeGreaterThan(10);
   });
 
   it('reads a capitalised stop word by its own sentence, not by where the same word was first seen', () => {
