@@ -242,7 +242,7 @@ export const configFields = {
   recallStoreFailures: field({
     codec: t.boolean, default: false, path: 'recall.storeLastRecallFailures', resetKey: 'recall.storeLastRecallFailures', tab: 'Recall',
     kind: 'boolean', advanced: true, patchKey: 'recallStoreFailures', origin: '8.2',
-    description: 'Also record redacted failed recall attempts. Needs recallStoreLast.',
+    description: 'Also record redacted failed recall attempts. Needs recall.storeLastRecall.',
   }),
   recallPreferObservations: field({
     codec: t.boolean, default: true, path: 'recall.preferObservations', resetKey: 'recall.preferObservations', tab: 'Recall', kind: 'boolean',

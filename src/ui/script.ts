@@ -211,6 +211,7 @@ const loadProject = async () => {
     else {
       const s = q.status;
       queue.append(el('div', { class: 'meta', id: 'queue-status', text: 'state ' + s.state + ' · pending ' + s.depth + ' · dead letters ' + s.deadLetters + (s.nextAttemptAt ? ' · backing off until ' + s.nextAttemptAt : '') + (s.lastError ? ' · last error: ' + s.lastError : '') + (s.lastDelivery ? ' · last delivery ' + s.lastDelivery.at : '') }));
+      for (const x of q.setAside || []) queue.append(el('div', { class: 'meta set-aside', text: '! ' + x }));
       queue.append(el('h3', { text: 'Pending' }), table(['job', 'bank', 'document', 'queued'], q.pending.map((j) => el('tr', {}, el('td', { class: 'mono', text: j.jobId }), el('td', { text: j.bankId }), el('td', { class: 'mono', text: short(j.documentId, 40) }), el('td', { text: day(j.enqueuedAt) })))));
       queue.append(el('h3', { text: 'Dead letters' }), table(['job', 'bank', 'status', 'when', 'reason', ''], q.deadLetters.map((d) => el('tr', { 'data-job': d.jobId }, el('td', { class: 'mono', text: d.jobId }), el('td', { text: d.bankId }), el('td', { text: d.status === null ? '' : String(d.status) }), el('td', { text: day(d.at) }), el('td', { text: d.reason }),
         el('td', {}, el('button', { class: 'requeue', text: 'Requeue', onclick: () => deadLetter('requeue', d) }), ' ', el('button', { class: 'danger drop', text: 'Drop', onclick: () => deadLetter('drop', d) }))))));

@@ -117,6 +117,10 @@ describe('a queue journal a cloned repository commits', () => {
     expect(flush.stdout).toContain('Nothing queued.');
     const aside = readdirSync(repo.memoryDir).filter((f) => f.startsWith('retain-queue.untrusted-'));
     expect(aside).toHaveLength(1);
+    // flush itself says where and what to do, and exits 1: "Nothing queued." alone hid the jobs.
+    expect(flush.stderr).toContain(`agent-memory flush: not delivered: ${path.join(repo.memoryDir, aside[0] ?? '')}: a retain queue file this user's memory did not write`);
+    expect(flush.stderr).toContain('agent-memory flush --trust-queue');
+    expect(flush.code).toBe(1);
     expect(readFileSync(path.join(repo.memoryDir, aside[0] ?? ''), 'utf8')).toBe(journal);
     // The doctor names the file and what to do.
     const doctor = await runCli(['doctor'], { cwd: repo.cwd, env: repo.env });

@@ -5,7 +5,7 @@
  * on its own, a dead letter requeued from the page and delivered; and the guards: no token is
  * 401, another origin or host is 403, and the key is in no answer the page ever received.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
@@ -275,6 +275,22 @@ describe('the memory browser, Project: the retain queue', () => {
     await page.locator('#queue-status', { hasText: 'dead letters 0' }).waitFor();
     const listed = await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list?q=nightly`, undefined, { Authorization: `Bearer ${KEY}` });
     expect((listed.body as { items: unknown[] }).items.length).toBeGreaterThan(0);
+  });
+
+  it('names a queue file memory set aside (its jobs wait outside the queue shown) and what to do', async () => {
+    const aside = `${project.cwd}/.pi/memory/retain-queue.untrusted-2026-11-28T07-46-03-965Z.jsonl`;
+    writeFileSync(aside, '');
+    try {
+      await page.click('#tabs [data-tab="memories"]');
+      await page.click('#tabs [data-tab="project"]');
+      const line = page.locator('#queue .set-aside');
+      await line.waitFor();
+      // It read "pending 0 · dead letters 0" and nothing else, while status and the doctor said "!".
+      expect(await line.textContent()).toMatch(new RegExp(`^! ${aside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: a retain queue file this user's memory did not write`));
+      expect(await line.textContent()).toContain('agent-memory flush --trust-queue');
+    } finally {
+      rmSync(aside);
+    }
   });
 });
 

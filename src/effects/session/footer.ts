@@ -19,6 +19,8 @@ export interface FooterInput {
   readonly retainFailing?: string;
   /** A setting keeps automatic recall or retain off (`retain off`, from `switchedOff`): never shown as ready. */
   readonly switchedOff?: string;
+  /** A config file is not valid JSON (or cannot be read): said instead of "setup needed". */
+  readonly configUnreadable?: boolean;
 }
 
 const SYMBOLS: Record<Exclude<FooterConfig['statusStyle'], 'off'>, { prefix: string; ok: string; warn: string; busy: string }> = {
@@ -36,7 +38,9 @@ const stateWord = (input: FooterInput): { word: string; warn: boolean } => {
     case 'untrusted':
       return { word: 'untrusted', warn: true };
     case 'unconfigured':
-      return { word: 'setup needed', warn: true };
+      // An unreadable config file is the thing to fix, not a setup to start: setup cannot
+      // write over a file it could not read.
+      return { word: input.configUnreadable === true ? 'config error' : 'setup needed', warn: true };
     case 'unsupported':
       return { word: 'unsupported', warn: true };
     case 'degraded':
@@ -55,9 +59,24 @@ const stateWord = (input: FooterInput): { word: string; warn: boolean } => {
   return { word: 'ready', warn: false };
 };
 
-const truncate = (text: string, max: number): string => {
+const cut = (text: string, max: number): string => {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, Math.max(1, max - 1)).join('')}…`;
+};
+
+/**
+ * Whole parts, most important first, as many as fit: a part cut in the middle ("setup needed
+ * · …", "degraded · skip…") told a person that something more was there but not what. Only a
+ * first part longer than the limit is cut.
+ */
+const fit = (prefix: string, parts: readonly string[], max: number): string => {
+  let text = `${prefix} ${parts[0] ?? ''}`;
+  for (const part of parts.slice(1)) {
+    const longer = `${text} · ${part}`;
+    if ([...longer].length > max) break;
+    text = longer;
+  }
+  return cut(text, max);
 };
 
 /** The footer text, or `undefined` to clear it (statusStyle off). */
@@ -85,5 +104,5 @@ export const footerText = (config: FooterConfig, input: FooterInput): string | u
   }
   if (config.statusDetail === 'project' || config.statusDetail === 'verbose') parts.push(input.projectId);
   if (config.statusDetail === 'verbose') parts.push(input.bankId);
-  return truncate(`${symbols.prefix} ${parts.join(' · ')}`, config.statusMaxLength);
+  return fit(symbols.prefix, parts, config.statusMaxLength);
 };

@@ -6,6 +6,7 @@
  * models; then the diff, and only on "yes" the writes. Every answer goes to the setup gate as
  * an event; dismissing any dialog (Esc) cancels with nothing written.
  */
+import { startServerCommand } from '../../config/serverStart.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { EnvVarName, HttpUrl, urlOrigin } from '../../config/codecs.js';
 import type { LoadedConfig } from '../../config/load.js';
@@ -134,12 +135,14 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
   let found: Probe = await probe(url, key);
   for (;;) {
     const caps = found.caps;
+    const start = startServerCommand(deps.serverCommand, url);
     const title =
       caps === undefined
         ? [
             `Memory server: nothing answers at ${url} (${found.failure ?? 'no answer'}).`,
-            'To use the embedded server, start it in another terminal:',
-            `  ${deps.serverCommand}`,
+            ...(start === undefined
+              ? ['Start the server there (or choose "Use another server URL"),']
+              : ['To use the embedded server, start it in another terminal:', `  ${start}`]),
             'then choose "Check again".',
           ].join('\n')
         : [
@@ -279,7 +282,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
 
   // --- 5. How this project's memory is kept apart ------------------------------------------
   const modes = [
-    ['domain-tagged', 'One memory bank for all your projects, each project kept apart by its tag (recommended)'],
+    ['domain-tagged', 'One bank for all your projects, each kept apart by its tag (recommended)'],
     ['isolated-bank', 'A memory bank for this repository alone'],
   ] as const;
   const modeChoice = await choose('How should this project keep its memory?', [...modes.map(([, text]) => text), 'Skip this step']);

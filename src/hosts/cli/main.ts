@@ -5,14 +5,35 @@ import { installRedactedOutput } from './redactedOutput.js';
 
 installRedactedOutput();
 
-const usage = (): string =>
-  [
+const WIDTH = 80;
+
+/** Words laid into lines of at most `width` characters (a longer word gets a line of its own). */
+const wrap = (text: string, width: number): string[] => {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
+};
+
+/**
+ * One column for every command's name (the widest, dead-letters, pushed its summary out of
+ * line) and summaries wrapped under it, so no line runs past an 80-column terminal.
+ */
+const usage = (): string => {
+  const column = Math.max(...commands.map((c) => c.name.length)) + 3;
+  return [
     'usage: agent-memory <command> [options]',
     '',
-    ...commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`),
+    ...commands.flatMap((c) => wrap(c.summary, WIDTH - column).map((line, i) => `${i === 0 ? `  ${c.name}`.padEnd(column) : ' '.repeat(column)}${line}`)),
     '',
     'Run `agent-memory <command> --help` for its options.',
   ].join('\n');
+};
 
 const main = async (argv: readonly string[]): Promise<number> => {
   const [name, ...rest] = argv;

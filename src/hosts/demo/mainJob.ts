@@ -78,7 +78,7 @@ export const runMainJob = async (options: MainJobOptions = {}): Promise<MainJobR
     const config = {
       banks: { project: { bankId: BANK } },
       scope: { projectId: 'demo/shop' },
-      recall: { storeLast: true },
+      recall: { storeLastRecall: true },
     };
     writeFileSync(path.join(project, '.pi', 'memory.json'), `${JSON.stringify(config, null, 2)}\n`);
     log(`      ~/.pi/agent/memory.json: ${JSON.stringify(userConfig)}`);

@@ -147,7 +147,8 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
   if (!quiet && runtime.loaded.config.notifyStartup && status.setup.state !== 'disabled' && status.setup.state !== 'untrusted') {
     // With a UI the first-run question (person.ts) speaks instead; "never here" stays quiet.
     if (status.setup.state === 'unconfigured') {
-      if (!declined && (!ctx.hasUI || status.problems.length > 0)) tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory setup'}`, 'warning');
+      // An unreadable config file was said above: fixing it comes first (setup cannot write over it).
+      if (!declined && errors.length === 0 && (!ctx.hasUI || status.problems.length > 0)) tell(ctx, `Memory setup needed: ${status.setup.detail ?? 'run /memory setup'}`, 'warning');
     } else tell(ctx, `Memory bank: ${status.projectBank} (${status.projectTag})`, 'info');
   }
   return runtime;

@@ -33,6 +33,12 @@ const HUB_ENTRIES = {
 
 const show = (ui: UiPort, report: CommandReport): void => ui.notify(report.text, report.level);
 
+/** `text` in at most `max` characters, marked "…" when cut. */
+const clip = (text: string, max: number): string => {
+  const chars = [...text.replace(/\s+/g, ' ')];
+  return chars.length <= max ? chars.join('') : `${chars.slice(0, max - 1).join('')}…`;
+};
+
 const glance = (runtime: MemoryRuntime): string => {
   const status = runtime.status();
   const queue = status.queue;
@@ -48,7 +54,11 @@ const deadLetters = async (ui: UiPort, cmd: CommandContext): Promise<void> => {
   if (queue === undefined) return show(ui, await deadLettersCommand(undefined, []));
   const dead = await queue.deadLetters();
   if (dead.length === 0) return ui.notify('No dead letters.', 'info');
-  const labels = dead.map((d) => `${d.job.jobId}: bank ${d.job.bankId}, ${d.status === null ? 'no status' : `HTTP ${d.status}`}, ${d.reason.slice(0, 120)}`);
+  const statusOf = (d: (typeof dead)[number]): string => (d.status === null ? 'no status' : `HTTP ${d.status}`);
+  // One line each in an 80-column terminal (pi draws " → " before it): the job id and up to
+  // 120 characters of reason wrapped every choice over two or three lines. The number keeps
+  // clipped labels apart; the whole letter is the next dialog's title.
+  const labels = dead.map((d, i) => clip(`${i + 1}. ${statusOf(d)}, bank ${d.job.bankId}: ${d.reason}`, 76));
   const picked = await ui.select(`${dead.length} dead letter(s): the server refused them for good. Pick one, or all:`, [...labels, 'Requeue all and deliver', 'Drop all', 'Back']);
   if (picked === undefined || picked === 'Back') return;
   const requeueAndDeliver = async (ids: string): Promise<void> => {
@@ -62,7 +72,7 @@ const deadLetters = async (ui: UiPort, cmd: CommandContext): Promise<void> => {
   }
   const job = dead[labels.indexOf(picked)];
   if (job === undefined) return;
-  const verb = await ui.select(`${picked}`, ['Requeue and deliver', 'Drop', 'Back']);
+  const verb = await ui.select(`Dead letter ${job.job.jobId} (bank ${job.job.bankId}, ${statusOf(job)}): ${job.reason}`, ['Requeue and deliver', 'Drop', 'Back']);
   if (verb === 'Requeue and deliver') return requeueAndDeliver(job.job.jobId);
   if (verb === 'Drop') show(ui, await deadLettersCommand(queue, ['drop', job.job.jobId]));
 };

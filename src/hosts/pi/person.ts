@@ -125,6 +125,14 @@ export const guidedSetup = async (holder: RuntimeHolder, ctx: ExtensionContext, 
     ui.notify('Guided memory setup needs pi\'s interactive screen: start pi in this repository and run /memory setup.', 'warning');
     return;
   }
+  // Read fresh: a file fixed since the session started no longer stops setup.
+  const unreadable = [runtime.loaded.files.user, runtime.loaded.files.project].flatMap((f) => fileConfigFiles.read(f.scope, f.path).error?.message ?? []);
+  if (unreadable.length > 0) {
+    // Setup never writes over a file it could not read: say so before the first question,
+    // not after the last one.
+    ui.notify(`Memory setup cannot start: ${unreadable.join('; ')}. Fix ${unreadable.length === 1 ? 'that file' : 'those files'} (the line and column above), then run /memory setup.`, 'warning');
+    return;
+  }
   const result = await runGuide({
     ui,
     files: fileConfigFiles,
@@ -188,7 +196,7 @@ export const firstRun = async (holder: RuntimeHolder, ctx: ExtensionContext): Pr
   // A refused state dir (a planted link) is not "not set up": its own notice says what to fix.
   const refused = runtime.status().problems.some((p) => p.startsWith('memory is off for this project'));
   const state = refused ? 'disabled' : setupState(runtime.setup.getSnapshot());
-  const action = firstRunAction({ state, interactive: ui.interactive, declined: isDeclined(runtime), asked: holder.firstRunAsked === true });
+  const action = firstRunAction({ state, interactive: ui.interactive, declined: isDeclined(runtime), asked: holder.firstRunAsked === true, configUnreadable: runtime.loaded.errors.length > 0 });
   if (action === 'quiet') return;
   holder.firstRunAsked = true;
   if (action === 'tell') {

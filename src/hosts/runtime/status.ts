@@ -52,6 +52,7 @@ export const runtimeStatus = (input: StatusInput): RuntimeStatus => {
       queue,
       ...(retainFailing === undefined ? {} : { retainFailing }),
       ...(off.word === undefined ? {} : { switchedOff: off.word }),
+      ...(input.loaded.errors.length === 0 ? {} : { configUnreadable: true }),
       projectId: scope.identity.id,
       bankId: scope.projectBank.bankId,
     }),

@@ -6,7 +6,7 @@
  * path every process writes it through, then deliver at once so the result shows.
  */
 import path from 'node:path';
-import { ownerMark, readOwnerKey } from '../../adapters/queue/queueOwner.js';
+import { ownerMark, readOwnerKey, setAsideNotice, setAsideQueueFiles } from '../../adapters/queue/queueOwner.js';
 import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { createMemoryServer } from '../../adapters/server/client.js';
 import type { LoadedConfig } from '../../config/load.js';
@@ -23,6 +23,11 @@ export interface QueueView {
   readonly status: QueueStatus;
   readonly pending: readonly { readonly jobId: string; readonly bankId: string; readonly documentId: string; readonly enqueuedAt: string }[];
   readonly deadLetters: readonly { readonly jobId: string; readonly bankId: string; readonly documentId: string; readonly status: number | null; readonly at: string; readonly reason: string }[];
+  /**
+   * Queue files memory set aside as not written by this user, each with what to do: their jobs
+   * wait outside the queue shown, which read "pending 0" while status and the doctor said "!".
+   */
+  readonly setAside: readonly string[];
 }
 
 export const readQueueView = async (loaded: LoadedConfig): Promise<QueueView> => {
@@ -34,6 +39,7 @@ export const readQueueView = async (loaded: LoadedConfig): Promise<QueueView> =>
     status: statusOf(snapshot.value, context, damaged),
     pending: pendingJobs(context).map((job) => ({ jobId: job.jobId, bankId: job.bankId, documentId: job.documentId, enqueuedAt: job.enqueuedAt })),
     deadLetters: context.deadLetters.map(describeDeadLetter),
+    setAside: setAsideQueueFiles(config.queuePath).map(setAsideNotice),
   };
 };
 

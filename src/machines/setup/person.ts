@@ -14,11 +14,17 @@ export interface FirstRunFacts {
   readonly declined: boolean;
   /** Already asked or told in this process (pi's RPC mode starts a session twice). */
   readonly asked: boolean;
+  /**
+   * A config file is not valid JSON (or cannot be read). Setup never writes over a file it
+   * could not read, so asking would lead a person through every question to "not written":
+   * the start-up notice names the file, line and cause instead.
+   */
+  readonly configUnreadable?: boolean;
 }
 
 /** Ask once per repository when it is not set up; without a UI say what to run, never block. */
 export const firstRunAction = (facts: FirstRunFacts): FirstRunAction => {
-  if (facts.state !== 'unconfigured' || facts.declined || facts.asked) return 'quiet';
+  if (facts.state !== 'unconfigured' || facts.declined || facts.asked || facts.configUnreadable === true) return 'quiet';
   return facts.interactive ? 'ask' : 'tell';
 };
 

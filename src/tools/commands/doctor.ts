@@ -4,6 +4,7 @@
  * set (never its value), profile and routes, banks, queue, import and activity. No raw
  * retained payload is printed; every string is redacted.
  */
+import { startServerCommand } from '../../config/serverStart.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { redact, redactValue } from '../../config/redact.js';
 import { switchedOff } from '../../config/switches.js';
@@ -109,7 +110,10 @@ export const doctorReport = async (ctx: CommandContext) => {
 const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>, serverCommand: string): string[] => {
   const errors: string[] = [];
   const failure = report.healthFailure;
-  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: start it (${serverCommand}) or fix memory.baseUrl`);
+  if (failure === 'unreachable' || failure === 'circuitOpen') {
+    const start = startServerCommand(serverCommand, report.integration.baseUrl);
+    errors.push(`server unreachable at ${report.integration.baseUrl}: ${start === undefined ? 'check that the server there is running' : `start it (${start})`} or fix memory.baseUrl`);
+  }
   else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline (hung or overloaded): restart it, or raise memory.timeoutMs`);
   else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): set a valid key in the variable named by memory.apiKeyEnv`);
   else if (failure === 'blocked') errors.push(`memory is off for this project: ${report.trust.reason}${report.trust.remedy === undefined ? '' : ` (${report.trust.remedy})`}`);

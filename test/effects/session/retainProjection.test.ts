@@ -63,16 +63,21 @@ describe('footer', () => {
     expect(footerText(base, { ...input, queue: { depth: 3, state: 'paused' } })).toBe('memory: paused · q3');
     expect(footerText({ ...base, statusStyle: 'off' }, input)).toBeUndefined();
     expect(footerText({ ...base, statusStyle: 'emoji' }, { ...input, setup: 'unsupported' })).toBe('🧠 ⚠️ unsupported');
-    const long = footerText({ ...base, statusDetail: 'verbose' }, { ...input, projectId: 'a-very-long-project-name' })!;
-    expect([...long].length).toBe(24);
-    expect(long.endsWith('…')).toBe(true);
+    // Whole parts as fit, never a part cut to "…": the project id does not fit, so it is left out.
+    expect(footerText({ ...base, statusDetail: 'verbose' }, { ...input, projectId: 'a-very-long-project-name' })).toBe('memory: ready');
+    expect(footerText({ ...base, statusDetail: 'verbose', statusMaxLength: 40 as FooterConfig['statusMaxLength'] }, { ...input, projectId: 'shop' })).toBe('memory: ready · shop · coding');
+    // One character over 24 with the queue: the state alone, not "setup needed · …".
+    expect(footerText(base, { ...input, setup: 'unconfigured', queue: { depth: 1, state: 'idle' } })).toBe('memory: setup needed');
+    expect(footerText(base, { ...input, setup: 'unconfigured', configUnreadable: true })).toBe('memory: config error');
+    const tiny = footerText({ ...base, statusMaxLength: 10 as FooterConfig['statusMaxLength'] }, { ...input, setup: 'unsupported' })!;
+    expect(tiny).toBe('memory: u…');
     expect(footerText({ ...base, statusDetail: 'minimal' }, { ...input, queue: { depth: 5, state: 'idle' } })).toBe('memory: ready');
   });
 
   it('keeps an armed next-opt-out in view: it takes the activity\'s place, and follows any other state word', () => {
     const session = (activity: string | undefined) => ({ phase: 'idle' as const, mode: 'normal' as const, recallAllowed: true, retainAllowed: true, nextOptOut: true, activity, context: {} as never });
     expect(footerText(base, { ...input, session: session('retained 12'), queue: { depth: 3, state: 'idle' } })).toBe('memory: skip next · q3');
-    expect(footerText(base, { ...input, setup: 'degraded', session: session(undefined) })).toBe('memory: degraded · skip…');
+    expect(footerText(base, { ...input, setup: 'degraded', session: session(undefined) })).toBe('memory: degraded');
     expect(footerText({ ...base, statusMaxLength: 40 as FooterConfig['statusMaxLength'] }, { ...input, setup: 'degraded', session: session(undefined), queue: { depth: 1, state: 'idle' } })).toBe('memory: degraded · skip next · q1');
     expect(footerText({ ...base, statusDetail: 'minimal' }, { ...input, session: session('retained 2') })).toBe('memory: ready');
   });

@@ -20,6 +20,9 @@ describe('first run', () => {
     expect(firstRunAction({ ...base, declined: true })).toBe('quiet');
     expect(firstRunAction({ ...base, asked: true })).toBe('quiet');
     expect(firstRunAction({ ...base, state: 'ready' })).toBe('quiet');
+    // A config file it cannot read: the start-up notice says what to fix; setup could not write.
+    expect(firstRunAction({ ...base, configUnreadable: true })).toBe('quiet');
+    expect(firstRunAction({ ...base, interactive: false, configUnreadable: true })).toBe('quiet');
   });
 });
 

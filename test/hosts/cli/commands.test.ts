@@ -18,7 +18,17 @@ describe('agent-memory commands', () => {
   it('lists every command with its summary, and prints a command\'s usage from its module', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
-    for (const entry of commands) expect(help.stdout).toContain(`  ${entry.name.padEnd(10)} ${entry.summary}`);
+    const lines = help.stdout.trimEnd().split('\n');
+    // Every summary starts in one column, whole (wrapped lines rejoined), and no line passes 80 columns.
+    const column = Math.max(...commands.map((c) => c.name.length)) + 3;
+    for (const entry of commands) {
+      const at = lines.findIndex((l) => l.startsWith(`  ${entry.name} `));
+      expect(lines[at]?.slice(0, column)).toBe(`  ${entry.name}`.padEnd(column));
+      let end = at + 1;
+      while (lines[end]?.startsWith(' '.repeat(column)) === true) end += 1;
+      expect(lines.slice(at, end).map((l) => l.slice(column)).join(' ')).toBe(entry.summary);
+    }
+    expect(lines.filter((l) => l.length > 80)).toEqual([]);
     const serve = await runCli(['serve', '--help']);
     expect(serve.code).toBe(0);
     expect(serve.stdout).toMatch(/^usage: agent-memory serve \[--port N\]/);

@@ -138,7 +138,8 @@ describe('doctor exits 1 on every error finding, and both always print', () => {
     expect(status.stdout).toMatch(/^! Setup: degraded \(the server did not answer\)$/m);
     const doctor = await cli(p, ['doctor']);
     expect(doctor.stdout).toMatch(/^! Setup: degraded \(the server did not answer\)$/m);
-    expect(doctor.stdout).toMatch(/error: server unreachable at http:\/\/127\.0\.0\.1:9/);
+    // The command starts a server where memory.baseUrl points (the default port is 8888).
+    expect(doctor.stdout).toMatch(/error: server unreachable at http:\/\/127\.0\.0\.1:9: start it \(agent-memory serve --port 9\) or fix memory\.baseUrl/);
     expect(doctor.code).toBe(1);
     const json = JSON.parse((await cli(p, ['doctor', '--json'])).stdout) as { errors: string[] };
     expect(json.errors.join('\n')).toMatch(/unreachable/);

@@ -74,7 +74,8 @@ describe('agent-memory doctor, status and flush', () => {
     const missing = await runCli(['flush', '--cwd', path.join(root, 'nowhere')], { cwd: root, env: { HOME: home } });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('is not a directory');
-  });
+    // Four CLI processes: past the 30 s default at load average 60 (16 s alone).
+  }, 90_000);
 
   it('flush explains when nothing is queued', async () => {
     const { code, stdout } = await cli(['flush']);

@@ -16,6 +16,10 @@ describe('the main job (npm start)', () => {
     expect(report.sessionFileHasBlock).toBe(false);
     expect(report.answer).toContain('scripts/ship.sh');
     expect(lines.join('\n')).toContain('byte-identical memory');
+    // The job's own config files hold only fields memory reads: no start-up warning about them.
+    expect(lines.join('\n')).not.toContain('Memory config:');
+    // recall.storeLastRecall (the field the project file sets) wrote the last recall beside the queue.
+    expect(lines).toContain('      .pi/memory/last-recall.json');
     // Every step printed, in order.
     expect(lines.filter((l) => /^\n\[\d\/6\]/.test(l)).map((l) => l.trim().slice(0, 5))).toEqual(['[1/6]', '[2/6]', '[3/6]', '[4/6]', '[5/6]', '[6/6]']);
     const page = readFileSync(report.visualiser, 'utf8');

@@ -98,11 +98,13 @@ describe('pi session with the memory server down', () => {
       // `agent-memory` on its PATH, so it names the extension's own serve script.
       await host.session.prompt('/memory:doctor');
       const doctor = host.ui.notifications.map((n) => n.text).find((t) => t.startsWith('agent-memory doctor')) ?? '';
-      const advice = /error: server unreachable at \S+: start it \(node (\S+) (\S+)\) or fix memory\.baseUrl/.exec(doctor);
+      // With the port memory.baseUrl names: the bare command would start a server on 8888.
+      const advice = /error: server unreachable at http:\/\/127\.0\.0\.1:(\d+): start it \(node (\S+) (\S+) --port (\d+)\) or fix memory\.baseUrl/.exec(doctor);
       expect(advice, doctor).not.toBeNull();
-      expect(existsSync(advice?.[1] ?? '')).toBe(true);
-      expect(advice?.[2]).toMatch(/serve\.(ts|mjs)$/);
+      expect(advice?.[4]).toBe(advice?.[1]);
       expect(existsSync(advice?.[2] ?? '')).toBe(true);
+      expect(advice?.[3]).toMatch(/serve\.(ts|mjs)$/);
+      expect(existsSync(advice?.[3] ?? '')).toBe(true);
     } finally {
       await host.close();
     }

@@ -109,7 +109,7 @@ const setupRules = (url: string, o: { readonly bank?: string; readonly starters?
   { when: /^Memory server: nothing answers/, answer: { option: 'Use another server URL' } },
   { when: /^Memory server URL/, answer: { text: url } },
   { when: /^What should memory do/, answer: { option: 'This project: recall and save' } },
-  { when: /^How should this project keep its memory/, answer: { option: 'One memory bank for all your projects' } },
+  { when: /^How should this project keep its memory/, answer: { option: 'One bank for all your projects' } },
   ...(o.bank === undefined
     ? [{ when: /^Which bank holds/, answer: { option: 'Create "coding"' } }]
     : [
@@ -138,9 +138,14 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       expect(pi.unanswered).toEqual([]);
       // Answers a person gave: one per dialog.
       expect(pi.dialogs.length).toBeLessThanOrEqual(8);
+      // Each choice fits one line of an 80-column terminal (pi draws " → " before it): a longer
+      // one wrapped its "(recommended)" to the start of the next line, where it read as a choice.
+      const choices = pi.dialogs.flatMap((d) => (d.dialog.method === 'select' ? d.dialog.options : []));
+      expect(choices.filter((c) => [...c].length > 76)).toEqual([]);
       // The server step said how to start the embedded server, with a command that exists here.
       const serverStep = pi.dialogs.find((d) => d.dialog.title.startsWith('Memory server: nothing answers'));
-      expect(serverStep?.dialog.title).toMatch(/start it in another terminal:\n {2}node .*serve\.(ts|mjs)/);
+      // On the port the user file names, where setup looks: the bare command would start it on 8888.
+      expect(serverStep?.dialog.title).toMatch(new RegExp(`start it in another terminal:\\n {2}node .*serve\\.(ts|mjs) --port ${new URL(p.deadUrl).port}\\n`));
       expect(serverStep?.dialog.title).toContain(`Memory server: nothing answers at ${p.deadUrl} (`);
       // pi's input dialog draws no placeholder: the URL step's title says what Enter takes.
       expect(pi.dialogs.map((d) => d.dialog.title)).toContain('Memory server URL (Enter for http://localhost:8888)');
@@ -269,6 +274,31 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     }
   }, 180_000);
 
+  it('a project file that is not valid JSON: no first-run question, setup stops before its first question, the footer says config error', async () => {
+    const p = await freshProjectNoServer('broken-file-repo');
+    await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
+    // A person's hand edit with a trailing comma, in a project that was set up.
+    const broken = '{\n  "setupComplete": true,\n  "banks": { "project": { "bankId": "coding", } }\n}\n';
+    await writeFile(path.join(p.cwd, '.pi', 'memory.json'), broken);
+    const before = configFiles(p);
+    const pi = open(p, ['ok']);
+    try {
+      pi.prompt('/memory setup');
+      const told = await pi.notice(/Memory setup cannot start/, { ms: FIRST_NOTICE_MS });
+      expect(told).toContain(`${path.join(p.cwd, '.pi', 'memory.json')}: invalid JSON at line 3:47`);
+      expect(told).toContain('trailing comma');
+      expect(told).toContain('then run /memory setup');
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: config error', 10_000, `footer "memory: config error", not ${pi.statuses.get('memory')}`);
+      // Neither the first-run question nor any setup step: setup could not have written.
+      expect(pi.dialogs).toEqual([]);
+      expect(pi.unanswered).toEqual([]);
+      expect(pi.notices.map((n) => n.text).join('\n')).not.toContain('Memory setup needed');
+    } finally {
+      await pi.close();
+    }
+    expect(configFiles(p)).toEqual(before);
+  }, 120_000);
+
   it('a setup cancelled at any step leaves every file byte for byte', async () => {
     const p = await freshProject('cancel-repo');
     await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
@@ -376,7 +406,15 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       await pi.agentEnds(1);
       pi.script([
         { when: /^Memory: ready/, answer: { option: 'Dead letters (1)' } },
-        { when: /^1 dead letter\(s\)/, answer: { option: 'Requeue all and deliver' } },
+        {
+          when: /^1 dead letter\(s\)/,
+          answer: (d) => {
+            // Each letter one line at 80 columns: a label of job id, bank, status and reason wrapped.
+            expect(d.method === 'select' ? d.options.filter((o) => [...o].length > 76) : ['not a select']).toEqual([]);
+            expect(d.method === 'select' ? d.options[0] : '').toMatch(/^1\. HTTP 422, bank hub-bank: \S/);
+            return { option: 'Requeue all and deliver' };
+          },
+        },
       ]);
       for (let i = 0; i < 50; i += 1) {
         // The refused delivery may still be in flight: the hub shows what the queue holds now.

@@ -4,6 +4,7 @@ import { redact } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
+import { setAsideNotice, setAsideQueueFiles } from '../../../adapters/queue/queueOwner.js';
 
 export const flushCommand: Command = {
   usage:
@@ -22,6 +23,13 @@ export const flushCommand: Command = {
     }
     const trustQueue = args.values['trust-queue'] === true;
     return withRuntime(args.cwd, async (runtime) => {
+      // A queue file memory set aside (not written by this user) holds jobs this flush did not
+      // deliver: "Nothing queued." alone read as if nothing was waiting.
+      const setAside = (): number => {
+        const files = setAsideQueueFiles(runtime.loaded.config.queuePath);
+        for (const file of files) console.error(redact(`agent-memory flush: not delivered: ${setAsideNotice(file)}`));
+        return files.length;
+      };
       const queue = runtime.queue;
       if (queue === undefined) {
         console.error(redact(`agent-memory flush: the retain queue could not be opened: ${runtime.status().problems.join('; ') || 'unknown reason'}`));
@@ -33,7 +41,7 @@ export const flushCommand: Command = {
       const total = queue.status().depth + handled();
       if (total === 0) {
         console.log('Nothing queued.');
-        return 0;
+        return setAside() > 0 ? 1 : 0;
       }
       const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
       bar.start(total, handled(), { state: queue.status().state });
@@ -48,9 +56,10 @@ export const flushCommand: Command = {
       if (after.depth > 0) {
         const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError ?? after.lastSkip ?? 'the server did not take them in time';
         console.log(redact(`Still queued because: ${why}. They are safe on disk; run agent-memory doctor, then flush again.`));
+        setAside();
         return 1;
       }
-      return 0;
+      return setAside() > 0 ? 1 : 0;
     }, trustQueue ? { trustQueue } : {});
   },
 };
