@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parseJsonText } from './jsonText.js';
 import { confineStateDir, isUnsafeFileError, readStateFileSync, trustUserDir } from '../adapters/fs/safeFile.js';
-import { resolveConfig, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
+import { resolveConfig, trustedProjectsOf, type ConfigLayer, type FileScope, type ResolvedConfig } from './resolve.js';
+import { knownBanksOf, type KnownBank } from './knownBanks.js';
 import { rememberConfigSecrets } from './redactConfig.js';
 import { errnoCode } from '../codecs/errno.js';
 
@@ -48,6 +49,8 @@ export interface LoadedConfig extends ResolvedConfig {
   readonly stateDir: string;
   readonly cwd: string;
   readonly home: string;
+  /** Banks the person's config names as personal, or as another trusted project's own (`knownBanks.ts`). */
+  readonly knownBanks: readonly KnownBank[];
 }
 
 /** pi's agent dir: `PI_CODING_AGENT_DIR` as pi reads it (a leading `~` is the home), else `~/.pi/agent`. */
@@ -97,6 +100,23 @@ export const readConfigFile = (scope: FileScope, file: string): ConfigFileState 
 const layerOf = (state: ConfigFileState): ConfigLayer | undefined =>
   state.data === undefined ? undefined : { scope: state.scope, path: state.path, data: state.data };
 
+/** How many trusted projects' files are read for the banks they name (each at most 1 MB). */
+const MAX_TRUSTED_FILES = 64;
+
+/**
+ * The banks the person's own files name: the user file, the user-bank variables, and the project
+ * files of the projects the user file trusts (setup writes the personal bank there).
+ */
+const readKnownBanks = (user: ConfigLayer | undefined, home: string, env: Readonly<Record<string, string | undefined>>): KnownBank[] => {
+  const trusted = trustedProjectsOf(user, home)
+    .slice(0, MAX_TRUSTED_FILES)
+    .flatMap((dir) => {
+      const layer = layerOf(readConfigFile('project', projectConfigPath(path.join(dir, '.pi'))));
+      return layer === undefined ? [] : [{ dir, layer }];
+    });
+  return knownBanksOf({ user, trusted, env });
+};
+
 /** Loads the effective config for a directory. Never throws for bad content; never writes. */
 export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const cwd = path.resolve(options.cwd);
@@ -108,9 +128,10 @@ export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   trustUserDir(path.dirname(userFile));
   const user = readConfigFile('user', userFile);
   const project = readConfigFile('project', projectConfigPath(stateDir));
-  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted, userFile, projectDir: cwd });
+  const knownBanks = readKnownBanks(layerOf(user), options.home, options.env);
+  const resolved = resolveConfig({ user: layerOf(user), project: layerOf(project), env: options.env, stateDir, home: options.home, hostTrusted: options.hostTrusted, userFile, projectDir: cwd, knownBanks });
   // From here on every redaction in this process hides the key values this config names.
   rememberConfigSecrets({ config: resolved.config, layers: [user.data, project.data], env: options.env });
   const errors = [user.error, project.error].filter((e): e is ConfigFileError => e !== undefined);
-  return { ...resolved, files: { user, project }, errors, stateDir, cwd, home: options.home };
+  return { ...resolved, files: { user, project }, errors, stateDir, cwd, home: options.home, knownBanks };
 };

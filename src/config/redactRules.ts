@@ -227,6 +227,19 @@ const decodedText = (run: string): string | undefined => {
   return bad * 20 > text.length ? undefined : text;
 };
 
+// Hex of 16 bytes or more, maybe after `0x`; checked only on a run already found.
+const HEX_RUN = /^(?:0x)?((?:[0-9a-fA-F]{2}){16,})$/;
+
+/** The text a run of hex digits encodes, when it is text; undefined otherwise. */
+const hexText = (run: string): string | undefined => {
+  if (run.length < 32) return undefined;
+  const digits = HEX_RUN.exec(run)?.[1];
+  if (digits === undefined) return undefined;
+  const text = Buffer.from(digits, 'hex').toString('utf8');
+  const bad = text.match(NOT_TEXT)?.length ?? 0;
+  return bad * 20 > text.length ? undefined : text;
+};
+
 /**
  * Each run of the base64 alphabet (16 characters or more, with its `=` padding) that decodes
  * to text holding a secret shape (every rule before this one) is hidden whole. Every text is
@@ -251,8 +264,10 @@ const hideEncodedSecrets = (text: string): string => {
     let padded = end;
     while (padded < text.length && padded < end + 2 && text.charAt(padded) === '=') padded += 1;
     if (end - start >= MIN_ENCODED_RUN) {
-      const decoded = decodedText(text.slice(start, padded));
-      if (decoded !== undefined && applyRules(shapeRules, decoded) !== decoded) {
+      const run = text.slice(start, padded);
+      // Hex is in the base64 alphabet too: a run is tried as both (`echo -n sk_live_… | xxd -p`).
+      const decoded = [decodedText(run), hexText(run)].find((d) => d !== undefined && applyRules(shapeRules, d) !== d);
+      if (decoded !== undefined) {
         out += `${text.slice(copied, start)}${REDACTED}`;
         copied = padded;
       }
@@ -302,11 +317,20 @@ export const rules: readonly Rule[] = [
   {
     name: 'password hash',
     pattern: new RegExp(
-      String.raw`(?<!(?<!argon)[A-Za-z0-9])\$(?:2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|(?:1|5|6|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{22,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{22,}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{16,})|(?<![A-Za-z0-9_])pbkdf2_sha(?:1|256|512)\$\d+\$[A-Za-z0-9./+]+\$[A-Za-z0-9./+]{16,}={0,2}`,
+      String.raw`(?<!(?<!argon)[A-Za-z0-9])\$(?:2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|(?:1|5|6|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{22,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{22,}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{16,}|s0\$[0-9a-fA-F]+\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]{16,}={0,2}|7\$[./A-Za-z0-9]{11,}\$[./A-Za-z0-9]{22,}|scrypt\$ln=\d+,r=\d+,p=\d+\$[A-Za-z0-9+/.]+\$[A-Za-z0-9+/.]{16,}|pbkdf2(?:-sha(?:1|256|512))?\$\d+\$[./A-Za-z0-9+]+\$[./A-Za-z0-9+]{16,})|(?<![A-Za-z0-9_])pbkdf2_sha(?:1|256|512)\$\d+\$[A-Za-z0-9./+]+\$[A-Za-z0-9./+]{16,}={0,2}`,
       'g',
     ),
     replace: REDACTED,
-    anchors: exact('$2', '$1$', '$5$', '$6$', '$y$', '$apr1$', '$argon2', 'pbkdf2_sha'),
+    anchors: exact('$2', '$1$', '$5$', '$6$', '$y$', '$apr1$', '$argon2', 'pbkdf2_sha', '$s0$', '$7$', '$scrypt$', '$pbkdf2'),
+  },
+  // An LDAP password value: `{SSHA}`, `{SSHA512}`, `{SHA}`, `{SMD5}`, `{CRYPT}`, `{PBKDF2-SHA512}`,
+  // `{ARGON2}` … then the hash (OpenLDAP's `userPassword`, 389-ds, slappasswd output). The scheme
+  // is case-blind; the hash runs over base64, crypt and PBKDF2's characters, which hold no `}`.
+  {
+    name: 'ldap password hash',
+    pattern: /\{(?:S?SHA(?:1|224|256|384|512)?|S?MD5|CRYPT|BCRYPT|ARGON2|PBKDF2(?:[_-]SHA(?:1|256|512))?|SSHA3?-?\d*|CLEARTEXT)\}[A-Za-z0-9+/.$=,:-]{4,}/gi,
+    replace: REDACTED,
+    anchors: anyCase('{ssha', '{sha', '{smd5', '{md5', '{crypt', '{bcrypt', '{argon2', '{pbkdf2', '{cleartext'),
   },
   // A whole header line: the scheme may be anything (Bearer, Basic, Token, a raw key).
   { name: 'authorization header', pattern: new RegExp(String.raw`\b((?:proxy-)?authorization\s*[:=]\s*)${FRESH}\S[^\r\n]*`, 'gi'), replace: `$1${REDACTED}`, anchors: anyCase('authorization') },
@@ -319,7 +343,21 @@ export const rules: readonly Rule[] = [
   // slashes (`postgres://app:wJal/K7MD/bPxR@db`); a port and a path (`host:8080/users/@ann`)
   // are not a password, and `//` ends the run (another URL starts there), so each character is
   // read from one scheme at most.
-  { name: 'url credentials', pattern: new RegExp(String.raw`${SCHEME}([^\s/@:[]*):(?![0-9]+/)((?:[^\s/@]|/(?!/))*)@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
+  // An `@` inside the password is part of it when another `@` follows before a space or slash
+  // (`app:p@ss@db`); the look-ahead reads only to that next `@`, so each character is read twice.
+  // A password with spaces (`postgres://app:two words here@db`) is the second form: a user, then
+  // at most six words without `/` or `@`, the first not a port (`host:8080 is …`), then `@` and a
+  // host. Word and space classes do not overlap, so a failing candidate is read once; one regex
+  // for both, so the scheme is looked for once.
+  {
+    name: 'url credentials',
+    pattern: new RegExp(
+      String.raw`${SCHEME}(?:([^\s/@:[]*):(?![0-9]+/)((?:[^\s/@]|/(?!/)|@(?=[^\s/@]*@))*)@|${FRESH}[^\s/@:[]+:(?![0-9]+(?:[\s/]|$))${FRESH}[^\s/@]+(?: [^\s/@]+){1,5}@(?=[A-Za-z0-9[]))`,
+      'gi',
+    ),
+    replace: `$1${REDACTED}@`,
+    anchors: exact('://'),
+  },
   { name: 'url token user', pattern: new RegExp(String.raw`${SCHEME}${FRESH}([A-Za-z0-9_-]{20,})@`, 'gi'), replace: `$1${REDACTED}@`, anchors: exact('://') },
   { name: 'url secret query parameter', scan: (text) => hideQuerySecrets(text), anchors: anyCase('key', 'token', 'secret', 'pass', 'pwd', 'credential', 'sig') },
   // JSON-ish `"apiKey": "value"` (before the bare key=value rule so the quotes survive).
@@ -426,9 +464,10 @@ export const rules: readonly Rule[] = [
   // Docker's config: `"auth": "<base64 of user:password>"`; hidden when it decodes to a `user:` pair.
   {
     name: 'docker auth field',
-    pattern: new RegExp(String.raw`("auth"\s*:\s*")${FRESH}([A-Za-z0-9+/]{8,}={0,2})(?=")`, 'g'),
+    // Also escaped inside a string (`\"auth\":\"…\"`: a config in a Kubernetes secret's JSON, a log line), at any depth.
+    pattern: new RegExp(String.raw`(\\*"auth\\*"\s*:\s*\\*")${FRESH}([A-Za-z0-9+/]{8,}={0,2})(?=\\*")`, 'g'),
     replace: (match, prefix, value) => (typeof prefix === 'string' && typeof value === 'string' && Buffer.from(value, 'base64').toString('utf8').includes(':') ? `${prefix}${REDACTED}` : match),
-    anchors: exact('"auth"'),
+    anchors: exact('auth"', 'auth\\'),
   },
   // A `.pgpass` line, `host:port:database:user:password`, as a word of its own (after a line
   // start, a space or a quote: `echo '…' >> ~/.pgpass`). The port is digits or `*`, the user
@@ -468,6 +507,19 @@ export const rules: readonly Rule[] = [
     pattern: new RegExp(String.raw`(<${whole('[A-Za-z0-9_.:-]+', 2)}(?<=(?:${SECRET_WORD}|[_.-]pass))>)${FRESH}${whole(String.raw`[^<\n]+`, 3)}(?=<\/)`, 'gi'),
     replace: `$1${REDACTED}`,
     anchors: SECRET_ANCHORS,
+  },
+  // A password set on a line of its own, unquoted, in words: `password=correct horse battery
+  // staple`, `PASSWORD: two words`, `  db_password: x y` (.env, YAML, INI, properties). The name
+  // (after indentation, `export ` or `- `) ends in a password word; the value runs to the line's
+  // end. A quoted value is the quoted rule's; mid-line, only the word after is taken (below).
+  {
+    name: 'password line',
+    pattern: new RegExp(
+      String.raw`^([ \t]*(?:export[ \t]+|-[ \t]+)?["']?${whole('[A-Za-z0-9_.-]+', 2)}(?<=pass(?:word|phrase|wd)|pwd)["']?[ \t]*(?:=|::?)[ \t]*)${FRESH}(?!["'])([^\s"'][^\r\n]*)`,
+      'gim',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: anyCase('pass', 'pwd'),
   },
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {
@@ -511,8 +563,9 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: SECRET_ANCHORS,
   },
-  // Base64 of any shape above (`echo c2stcHJvai0… | base64 -d`, a Kubernetes secret's data, a
-  // config blob): a run that decodes to text the rules above would change is hidden whole.
+  // Base64 or hex of any shape above (`echo c2stcHJvai0… | base64 -d`, a Kubernetes secret's
+  // data, a config blob, `xxd -p` output): a run that decodes to text the rules above would change
+  // is hidden whole.
   { name: 'base64 of a secret', scan: (text) => hideEncodedSecrets(text) },
   // Last: the rest of a hidden secret that a terminal wrapped or a shell continued onto the next
   // lines (a key cut at the terminal's width, a PEM or base64 body under a secret name).

@@ -9,6 +9,7 @@ import { decodeWith } from '../codecs/decode.js';
 import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } from './redact.js';
 import { MemoryConfig, configFields, fieldList, type FieldName, type FieldSpec } from './fields.js';
 import { decideTrust, trustNotice, type ConfigSource, type KeyTrust } from './trust.js';
+import { refusedProjectBank, type KnownBank } from './knownBanks.js';
 
 export type FileScope = 'user' | 'project';
 
@@ -43,6 +44,8 @@ export interface ResolveInput {
   readonly userFile?: string;
   /** The project directory `memory.trustedProjects` is compared with; default the state dir's parent. */
   readonly projectDir?: string | undefined;
+  /** Banks the person's config names as theirs (`knownBanks.ts`): a project file may not name one as its project bank. */
+  readonly knownBanks?: readonly KnownBank[];
 }
 
 /**
@@ -164,7 +167,7 @@ const resolvePathValue = (raw: string, source: ConfigSource, stateDir: string, h
 };
 
 /** `memory.trustedProjects` as the user file lists them, made absolute (`~/` is the home). */
-const trustedProjectsOf = (user: ConfigLayer | undefined, home: string): string[] => {
+export const trustedProjectsOf = (user: ConfigLayer | undefined, home: string): string[] => {
   const hit: { found: boolean; value?: unknown } = user === undefined ? { found: false } : lookup(user.data, 'memory.trustedProjects');
   const decoded = hit.found ? decodeWith(configFields.trustedProjects.codec, 'memory.trustedProjects')(hit.value) : undefined;
   if (decoded === undefined || !isRight(decoded)) return [];
@@ -222,6 +225,13 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       if (!isRight(decoded)) {
         reject(`expected ${decoded.left.issues[0]?.expected ?? spec.codec.name}`);
         return;
+      }
+      if (source === 'project' && spec.name === 'projectBankId' && typeof decoded.right === 'string') {
+        const why = refusedProjectBank(decoded.right, projectDir, input.knownBanks ?? []);
+        if (why !== undefined) {
+          reject(why);
+          return;
+        }
       }
       if (source === 'project' && spec.projectMayOnlyDisable !== undefined && decoded.right === true && outcome.source === 'user' && outcome.value === false) {
         if (spec.projectMayOnlyDisable === true) {

@@ -21,6 +21,10 @@ export interface ScopeInput {
   readonly gitRemote?: string | undefined;
   /** The main repository root; default the cwd. */
   readonly repoRoot?: string | undefined;
+  /** Banks the person's config names as personal (`knownBanks.ts`): a tool reaches them only as this project's user bank. */
+  readonly knownUserBanks?: readonly { readonly bankId: string; readonly where: string }[];
+  /** Problems config resolution found with the banks (a refused project bank), shown with the scope's own. */
+  readonly notes?: readonly string[];
 }
 
 export interface Scope {
@@ -46,6 +50,8 @@ export interface Scope {
   };
   /** Why something the profile asks for is not available (shown by status and doctor). */
   readonly problems: readonly string[];
+  /** Personal banks the person's config names (any project's), with where: reached only as the active user bank. */
+  readonly knownUserBanks: readonly { readonly bankId: string; readonly where: string }[];
 }
 
 /** The problem a domain-tagged scope without a named project bank reports (the doctor leaves it out when its Setup line says so). */
@@ -56,7 +62,7 @@ export const AWAITING_PROJECT_BANK =
 export const resolveScope = (config: MemoryConfig, input: ScopeInput): Scope => {
   const repoRoot = input.repoRoot ?? input.cwd;
   const identity = projectIdentity({ strategy: config.projectIdStrategy, pin: config.projectId, repoRoot, remoteUrl: input.gitRemote });
-  const problems: string[] = [];
+  const problems: string[] = [...(input.notes ?? [])];
   if (identity.note !== undefined) problems.push(identity.note);
 
   const derived = config.projectBankId === undefined;
@@ -97,6 +103,7 @@ export const resolveScope = (config: MemoryConfig, input: ScopeInput): Scope => 
       writeGlobal: user,
     },
     problems,
+    knownUserBanks: [...(input.knownUserBanks ?? [])],
   };
 };
 
@@ -123,7 +130,13 @@ export const resolveBank = (scope: Scope, bank: string | undefined): E.Either<Ba
   }
   if (!BankId.is(bank)) return fail(`field bank: expected a bank id or project, global, user; got ${JSON.stringify(redact(bank).slice(0, 60))}`);
   if (bank === scope.projectBank.bankId) return E.right({ role: 'project', bankId: bank });
-  if (bank === scope.userBank.bankId) return E.right({ role: 'user', bankId: bank });
+  if (bank === scope.userBank.bankId && scope.userBank.active) return E.right({ role: 'user', bankId: bank });
+  // A personal bank is reached only as this project's user bank, where the person turned user
+  // memory on: named by id from anywhere else, a tool would keep (or read) project text there.
+  const personal = bank === scope.userBank.bankId ? { where: 'banks.global.bankId' } : scope.knownUserBanks.find((b) => b.bankId === bank);
+  if (personal !== undefined) {
+    return fail(`field bank: ${bank} is your personal memory bank (${personal.where}), and user memory is not on in this project; a tool reaches it only as the user bank where you turned user memory on (banks.profile project+global)`);
+  }
   return E.right({ role: 'other', bankId: bank });
 };
 

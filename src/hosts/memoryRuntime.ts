@@ -19,6 +19,7 @@ import { trackedFilesUnder, trackedRefusal } from '../adapters/git/trackedFiles.
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { resolveScope, type Scope } from '../config/scope.js';
+import { bankScopeInput } from '../config/knownBanks.js';
 import type { Automation } from '../machines/session/events.js';
 import { replacesSession } from '../machines/session/context.js';
 import { setupState } from '../machines/setup/selectors.js';
@@ -126,8 +127,9 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const loaded = load();
   const { config } = loaded;
   const git = await (options.readGit ?? ((cwd: string) => readGitInfo(cwd)))(loaded.cwd);
-  const scopeOf = (c: LoadedConfig['config']): Scope => resolveScope(c, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
-  const scope = scopeOf(config);
+  const scopeOf = (c: LoadedConfig['config'], known: LoadedConfig = current.loaded): Scope =>
+    resolveScope(c, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl, ...bankScopeInput(known) });
+  const scope = scopeOf(config, loaded);
   // What the gates read now; `reloadConfig` replaces it (server, queue and paths stay as opened).
   let current: { loaded: LoadedConfig; scope: Scope } = { loaded, scope };
   const problems: string[] = [...loaded.errors.map((e) => e.message)];
@@ -292,7 +294,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   /** Re-reads the config files (after memory_config wrote one) and re-decides setup. */
   const reloadConfig = async (): Promise<void> => {
     const next = load();
-    current = { loaded: next, scope: scopeOf(next.config) };
+    current = { loaded: next, scope: scopeOf(next.config, next) };
     problems.push(...next.errors.map((e) => e.message));
     await configure();
     await session.send({ type: 'session.automation.changed', automation: automation(), reason: 'config reloaded' });

@@ -8,6 +8,7 @@ import { readGitInfo } from '../adapters/git/gitInfo.js';
 import { gitLogReader } from '../adapters/git/gitLog.js';
 import { loadConfig } from '../config/load.js';
 import { resolveScope } from '../config/scope.js';
+import { bankScopeInput } from '../config/knownBanks.js';
 import type { RuntimeStatusView, ToolContext, ToolSession } from '../tools/context.js';
 import type { ToolRetainQueue } from '../effects/ports/toolQueue.js';
 import { systemClock, type ClockPort } from '../effects/ports/clock.js';
@@ -44,7 +45,7 @@ export const createToolContext = async (options: CreateToolContextOptions): Prom
     ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
   });
   const git = await readGitInfo(loaded.cwd);
-  const scope = resolveScope(loaded.config, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
+  const scope = resolveScope(loaded.config, { cwd: loaded.cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl, ...bankScopeInput(loaded) });
   return {
     loaded,
     scope,

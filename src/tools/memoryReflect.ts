@@ -22,6 +22,7 @@ import {
   tagsParam,
 } from './sharedParams.js';
 import { cleanLine, cleanText, indented, withCleanDetails } from './text.js';
+import { projectTagExclusion } from './userBankExclusion.js';
 import { defineTool } from './tool.js';
 
 const ResponseSchema = t.UnknownRecord;
@@ -96,7 +97,11 @@ const handler = async (params: MemoryReflectParams, ctx: ToolContext): Promise<T
   if (E.isLeft(caps)) return caps.left;
   const gate = missingFeatures(caps.right, reflectFeatures(params));
   if (gate !== undefined) return gate;
-  const request = buildReflectRequest(params, ctx, scopeTagsFor(ctx.scope, target.right));
+  const built = buildReflectRequest(params, ctx, scopeTagsFor(ctx.scope, target.right));
+  // The user bank answers from the person's own memories only, as its recall shows them.
+  const exclusion = target.right.role === 'user' ? await projectTagExclusion(ctx, target.right.bankId, `memory_reflect on ${target.right.bankId}`) : E.right(undefined);
+  if (E.isLeft(exclusion)) return exclusion.left;
+  const request: ReflectRequest = exclusion.right === undefined ? built : { ...built, tag_groups: [...(built.tag_groups ?? []), exclusion.right] };
   const result = await runCall(ctx.server.reflect(target.right.bankId, request, callOptions(ctx)));
   if (E.isLeft(result)) return failureOutcome(ctx, `memory_reflect on ${target.right.bankId}`, result.left);
   const basedOn = result.right.based_on ?? {};

@@ -54,7 +54,7 @@ export const retainParamDefs = (contextDescription: string) => ({
     observationScopes: custom(
       ObservationScopesCodec,
       { anyOf: [{ type: 'string', enum: [...OBSERVATION_SCOPE_MODES] }, { type: 'array', items: { type: 'array', items: { type: 'string' } } }] },
-      'Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists.',
+      'Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists. In a project bank every scope holds this project\'s tag: only combined (the default) or lists that each hold it are accepted there.',
     ),
     documentTags: tagsParam('Document-level tags, when the server supports them.'),
     async: flag('Let the server process the retain asynchronously. Default: config retain.async.'),
@@ -72,6 +72,19 @@ const explicitDocumentId = (sessionKey: string, bankId: string, content: string,
   `pi-explicit:${sha256(sessionKey).slice(0, 16)}:${sha256(JSON.stringify({ bankId, content, context })).slice(0, 16)}`;
 
 const unique = (xs: readonly string[]): string[] => [...new Set(xs)];
+
+/**
+ * Observation scopes of a project-tier retain stay within the project: every scope holds one of
+ * its scope tags. `per_tag`, `all_combinations` and `shared` form scopes without it (a
+ * `[source:pi]` observation passes the user-bank filter, an untagged one every project's shared
+ * observations). Returns what is outside, or undefined.
+ */
+const scopesOutsideProject = (scopes: ExplicitRetainParams['observationScopes'], projectTags: readonly string[]): string | undefined => {
+  if (scopes === undefined || scopes === 'combined') return undefined;
+  if (typeof scopes === 'string') return scopes;
+  const bad = scopes.find((scope) => !scope.some((tag) => projectTags.includes(tag)));
+  return bad === undefined ? undefined : `the scope ${JSON.stringify(bad)}`;
+};
 
 const buildExplicitJob = (params: ExplicitRetainParams, target: BankTarget, ctx: ToolContext): { job: RetainJobInput; droppedMetadataKeys: string[] } => {
   const session = ctx.session;
@@ -131,6 +144,14 @@ export const retainExplicit = async (toolName: string, params: ExplicitRetainPar
   ].find((f) => f.tags.length > 0);
   if (foreign !== undefined) {
     return fail('rejected', `${toolName}: field ${foreign.field}: ${foreign.tags.join(', ')} names another project; a tool call writes only within this project (${ctx.scope.identity.tag}). Nothing was stored.`, { field: foreign.field });
+  }
+  const outside = target.role === 'user' ? undefined : scopesOutsideProject(params.observationScopes, ctx.scope.projectScopeTags);
+  if (outside !== undefined) {
+    return fail(
+      'rejected',
+      `${toolName}: field observationScopes: ${outside} would form observations without this project's tag (${ctx.scope.identity.tag}): this project's recall never reads them, and a recall that shares the bank without that tag (your personal memory, shared observations) would. Leave it out (combined), or give lists that each hold ${ctx.scope.identity.tag}. Nothing was stored.`,
+      { field: 'observationScopes' },
+    );
   }
   const { job, droppedMetadataKeys } = buildExplicitJob(params, target, ctx);
   const pendingBefore = ctx.queue.status().depth;

@@ -77,6 +77,10 @@ describe('redaction anchors: identical results with and without the prefilter', 
       // The tenth session's second round: PEM headers in any case, PuTTY keys, password hashes, fish, sshpass, npm, Docker, .pgpass.
       '----begin ec private key----\nabc', 'PuTTY-User-Key-File-2: ssh-rsa\nx', `$2y$10$${rep('a1', 26)}a`, `$6$salt$${rep('a1', 11)}`, `$y$j9T$salt$${rep('a1', 11)}`,
       `$argon2i$v=19$m=1,t=1,p=1$c2FsdA$${rep('a1', 8)}`, 'SET -X API_KEY v', 'sshpass -p x', 'npm set _auth x', `pbkdf2_sha1$1$s$${rep('a1', 8)}`, `{"auth":"${Buffer.from('user:pw12').toString('base64')}"}`, 'h:5432:db:u:pw',
+      // Round 7: URL passwords with spaces, password lines, LDAP and scrypt hashes, escaped Docker auth, hex of a secret.
+      'A://u:two words@h', 'x\n  Db_PassWord: two words', `{SSHA512}${rep('a1', 4)}`, `$s0$e0801$c2FsdA==$${rep('a1', 8)}`, `$7$${rep('a', 11)}$${rep('a1', 11)}`,
+      `$scrypt$ln=1,r=1,p=1$salt$${rep('a1', 8)}`, `$pbkdf2-sha256$1$salt$${rep('a1', 8)}`, `{\\"auth\\":\\"${Buffer.from('user:pw12').toString('base64')}\\"}`,
+      Buffer.from(`sk-${rep('a1', 10)}`).toString('hex'),
     ];
     for (const sample of samples) {
       const changedBy = rules.filter((rule) => alone(rule, sample) !== sample);

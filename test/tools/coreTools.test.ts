@@ -113,7 +113,8 @@ describe('core tools against the embedded server', () => {
       context: 'review log',
       entities: [{ text: 'Ada', type: 'person' }],
       timestamp: '2026-11-02T09:00:00Z',
-      observationScopes: 'per_tag',
+      // Project-tier scopes each hold the project tag (per_tag would form some without it: userBankReach.test.ts).
+      observationScopes: [[PROJECT_TAG, 'person:ada'], [PROJECT_TAG]],
       updateMode: 'append',
       documentId: 'review-log',
     });

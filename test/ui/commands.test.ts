@@ -5,6 +5,7 @@
  * `--no-ui` leaves it out.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,10 @@ const startCli = (args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, 
     child.once('exit', (code) => reject(new Error(`exited ${code} before ${String(pattern)}:\n${out}`)));
   });
 
+/** What the CLI prints when its output is not a terminal: the page without its token, and the 0600 file holding it (test/security/browserToken.test.ts). */
+const ANNOUNCED = /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/ \(the address with its launch token is in (\S+), readable by you only\)/;
+const tokenIn = (file: string | undefined): string => /\?token=([\w-]+)/.exec(readFileSync(file ?? '', 'utf8'))?.[1] ?? '';
+
 describe('agent-memory ui', () => {
   it('prints a URL with a launch token and serves the page only with it', async () => {
     server = await startTestServer({ persist: false, apiKey: KEY });
@@ -62,8 +67,9 @@ describe('agent-memory ui', () => {
     projects.push(project);
     await seed(server, KEY, 'cli-bank', [{ content: 'The staging cluster lives in eu-west-1.', document_id: 'doc-staging' }]);
     // It says how to stop it, and Ctrl+C (SIGINT) does: it exits 0.
-    const { match, child } = await startCli(['ui', '--cwd', project.cwd], project.cwd, project.env, /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/\?token=([\w-]+)\nOpen it in a browser on this machine; press Ctrl\+C to stop\./);
-    const [, base, token] = match;
+    const { match, child } = await startCli(['ui', '--cwd', project.cwd], project.cwd, project.env, new RegExp(`${ANNOUNCED.source}\nOpen it in a browser on this machine; press Ctrl\\+C to stop\\.`));
+    const [, base, file] = match;
+    const token = tokenIn(file);
     expect((await fetch(`${base}/ui/`)).status).toBe(401);
     const page = await fetch(`${base}/ui/?token=${token}`);
     expect(page.status).toBe(200);
@@ -82,8 +88,9 @@ describe('agent-memory serve /ui', () => {
   it('serves the browser over its own embedded server, behind the token; the API keeps its key', async () => {
     const project = await makeUiProject('http://127.0.0.1:9', KEY, 'serve-bank');
     projects.push(project);
-    const { match } = await startCli(['serve', '--port', '0', '--in-memory', '--api-key-env', 'AM_SERVE_KEY'], project.cwd, { ...project.env, AM_SERVE_KEY: KEY }, /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/\?token=([\w-]+)/);
-    const [, base, token] = match;
+    const { match } = await startCli(['serve', '--port', '0', '--in-memory', '--api-key-env', 'AM_SERVE_KEY'], project.cwd, { ...project.env, AM_SERVE_KEY: KEY }, ANNOUNCED);
+    const [, base, file] = match;
+    const token = tokenIn(file);
     await seed({ url: base! }, KEY, 'serve-bank', [{ content: 'Release notes are drafted on Thursdays.', document_id: 'doc-notes' }]);
     expect((await fetch(`${base}/ui/api/banks`)).status).toBe(401);
     expect((await call({ url: base! }, 'GET', '/v1/default/banks')).status).toBe(401);

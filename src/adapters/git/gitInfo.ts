@@ -4,6 +4,7 @@
  * rewrites do not change the identity). Falls back to the nearest `.git`, then the cwd.
  */
 import { execFile } from 'node:child_process';
+import { safeGitArgs } from './safeGit.js';
 import { existsSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -23,7 +24,7 @@ export interface ReadGitInfoOptions {
 
 const run = (binary: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<string | undefined> =>
   new Promise((resolve) => {
-    execFile(binary, [...args], { cwd, timeout: timeoutMs, windowsHide: true, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) => {
+    execFile(binary, safeGitArgs(args), { cwd, timeout: timeoutMs, windowsHide: true, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) => {
       resolve(error === null ? stdout.trim() : undefined);
     });
   });

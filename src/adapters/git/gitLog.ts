@@ -4,6 +4,7 @@
  * no terminal prompt; never throws, every failure is a tagged value a tool can explain.
  */
 import { execFile } from 'node:child_process';
+import { safeGitArgs } from './safeGit.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type { GitCommit, GitLog, GitLogError, GitLogReader } from '../../effects/ports/git.js';
 import { errnoCode } from '../../codecs/errno.js';
@@ -28,7 +29,7 @@ const run = (binary: string, args: readonly string[], cwd: string, timeoutMs: nu
   new Promise((resolve) => {
     execFile(
       binary,
-      [...args],
+      safeGitArgs(args),
       { cwd, timeout: timeoutMs, windowsHide: true, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } },
       (error, stdout, stderr) => {
         const code = errnoCode(error);

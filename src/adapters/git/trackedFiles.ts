@@ -5,6 +5,7 @@
  * `git commit -a` or `git add -A`: the caller refuses memory there until the files are untracked.
  */
 import { execFile } from 'node:child_process';
+import { safeGitArgs } from './safeGit.js';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { escapeControls } from '../../config/memoryText.js';
@@ -12,14 +13,24 @@ import { escapeControls } from '../../config/memoryText.js';
 /**
  * The tracked files under `dir`, relative to it (none when `dir` does not exist, is not in a
  * work tree, or git cannot answer within `timeoutMs`). `.gitignore` is left out: memory
- * rewrites it to ignore everything, and a tracked one then only shows as modified.
+ * rewrites it to ignore everything, and a tracked one then only shows as modified. Git is asked
+ * from `from` (default the project directory above `{state_dir}/memory`) with `dir` as the
+ * pathspec, never from inside `dir`: a repository's files there could be a repository of their
+ * own (`safeGit.ts`).
  */
-export const trackedFilesUnder = (dir: string, timeoutMs = 1000): Promise<readonly string[]> => {
+export const trackedFilesUnder = (dir: string, timeoutMs = 1000, from: string = path.dirname(path.dirname(dir))): Promise<readonly string[]> => {
   if (!existsSync(dir)) return Promise.resolve([]);
+  const spec = path.relative(from, dir) || '.';
+  const prefix = spec === '.' ? '' : `${spec.split(path.sep).join('/')}/`;
   return new Promise((resolve) => {
-    execFile('git', ['ls-files', '-z', '--', '.'], { cwd: dir, timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) => {
+    execFile('git', safeGitArgs(['ls-files', '-z', '--', spec]), { cwd: from, timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) => {
       if (error !== null) return resolve([]);
-      resolve(stdout.split('\0').filter((name) => name !== '' && name !== '.gitignore'));
+      resolve(
+        stdout
+          .split('\0')
+          .map((name) => (name.startsWith(prefix) ? name.slice(prefix.length) : name))
+          .filter((name) => name !== '' && name !== '.gitignore'),
+      );
     });
   });
 };

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { readGitInfo } from '../../adapters/git/gitInfo.js';
 import { loadConfig, type LoadedConfig } from '../../config/load.js';
 import { resolveScope, type Scope } from '../../config/scope.js';
+import { bankScopeInput } from '../../config/knownBanks.js';
 
 export interface CliContext {
   readonly loaded: LoadedConfig;
@@ -12,6 +13,6 @@ export interface CliContext {
 export const loadCliContext = async (cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<CliContext> => {
   const loaded = loadConfig({ cwd, home: env['HOME'] ?? homedir(), env });
   const git = await readGitInfo(cwd);
-  const scope = resolveScope(loaded.config, { cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl });
+  const scope = resolveScope(loaded.config, { cwd, repoRoot: git.repoRoot, gitRemote: git.remoteUrl, ...bankScopeInput(loaded) });
   return { loaded, scope };
 };

@@ -278,7 +278,7 @@ export const piManifest: PiManifest = {
                 }
               }
             ],
-            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists."
+            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists. In a project bank every scope holds this project's tag: only combined (the default) or lists that each hold it are accepted there."
           },
           "documentTags": {
             "type": "array",
@@ -402,7 +402,7 @@ export const piManifest: PiManifest = {
                 }
               }
             ],
-            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists."
+            "description": "Observation scopes for this call: per_tag, combined, all_combinations, shared, or a list of tag lists. In a project bank every scope holds this project's tag: only combined (the default) or lists that each hold it are accepted there."
           },
           "documentTags": {
             "type": "array",
@@ -865,7 +865,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Also record redacted failed recall attempts. Needs recallStoreLast. null resets it."
+                "description": "Also record redacted failed recall attempts. Needs recall.storeLastRecall. null resets it."
               },
               "recallPreferObservations": {
                 "anyOf": [

@@ -11,6 +11,7 @@ import { newLaunchToken } from '../../ui/security.js';
 import { collectStartupGarbage } from '../startupGarbage.js';
 import { capYoungGeneration } from '../youngGeneration.js';
 import { lazyUiMount } from '../lazyUiMount.js';
+import { announceBrowser } from '../browserAddress.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
 
@@ -29,7 +30,8 @@ const usage = [
   '  --operation-delay-ms N  delay before async operations start (default 0)',
   '  --snapshot-every N   mutations between snapshots of the data dir (default 20000)',
   '  --no-ui              do not serve the memory browser at /ui (by default it is, to this machine only,',
-  '                       for the current directory\'s project, behind a token printed at start)',
+  '                       for the current directory\'s project, behind a launch token: printed when the output',
+  '                       is a terminal, and always in memory-browser-<port>.url in pi\'s agent dir, 0600)',
 ].join('\n');
 
 const fail = (message: string): number => {
@@ -142,9 +144,12 @@ export const serveCommand: Command = {
     }
     collectStartupGarbage();
     console.log(`listening on ${server.url}`);
+    let address: ReturnType<typeof announceBrowser> | undefined;
     if (mount !== undefined) {
       mount?.listening({ url: server.url, port: server.port });
-      console.log(`memory browser: ${server.url}/ui/?token=${token}`);
+      // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
+      address = announceBrowser({ pageUrl: `${server.url}/ui/`, token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
+      for (const line of address.lines) console.log(line);
     }
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
     // Loopback keeps other machines out, not other accounts on this one: the data dir is 0700, the port is not.
@@ -157,6 +162,7 @@ export const serveCommand: Command = {
         if (stopping) return;
         stopping = true;
         console.error(`${signal}: closing`);
+        address?.remove();
         (mount?.close() ?? Promise.resolve()).then(() => server.close()).then(
           () => resolve(0),
           (error: unknown) => {

@@ -2,7 +2,10 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../commands.js';
+import { homedir } from 'node:os';
 import { startUiServer } from '../../ui/uiServer.js';
+import { piAgentDir } from '../../../config/load.js';
+import { announceBrowser } from '../browserAddress.js';
 
 const usage = [
   'usage: agent-memory ui [--cwd DIR] [--port N] [--trace FILE]',
@@ -11,7 +14,8 @@ const usage = [
   '  --port N      port on 127.0.0.1 (default 0: a free one)',
   '  --trace FILE  a trace or journal file to offer for replay besides those of {state_dir}/memory/trace',
   '',
-  'Prints the page\'s URL with a token made for this launch; nothing is served without it.',
+  'Prints the page\'s URL with a token made for this launch when the output is a terminal, and',
+  'always writes it to memory-browser-<port>.url in pi\'s agent dir (0600); nothing is served without it.',
   'Runs until you press Ctrl+C (or it gets SIGTERM).',
 ].join('\n');
 
@@ -35,10 +39,17 @@ export const uiCommand: Command = {
       port: values.port === undefined ? 0 : Number(values.port),
       ...(values.trace === undefined ? {} : { trace: path.resolve(values.trace) }),
     });
-    console.log(`memory browser: ${server.url}`);
+    const page = new URL(server.url);
+    page.search = '';
+    // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
+    const address = announceBrowser({ pageUrl: page.toString(), token: server.token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
+    for (const line of address.lines) console.log(line);
     console.log('Open it in a browser on this machine; press Ctrl+C to stop.');
     return new Promise<number>((resolve) => {
-      const stop = (): void => void server.close().then(() => resolve(0));
+      const stop = (): void => {
+        address.remove();
+        void server.close().then(() => resolve(0));
+      };
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     });

@@ -1,0 +1,105 @@
+/**
+ * Attack (round 7): `agent-memory serve --api-key-env K` keeps other accounts out of the
+ * memories, but printed the memory browser's launch token on stdout; whoever reads that output
+ * opens the browser, which calls the server with its key. `nohup agent-memory serve … &` writes
+ * stdout to `nohup.out` in the working directory (0644 under the usual umask 022); a service's
+ * journal, a CI log or a log file collected elsewhere holds it the same way. Now the token is
+ * printed only when stdout is a terminal, and always written to a file only this account reads
+ * (`<agent dir>/memory-browser-<port>.url`, 0600), which is removed when the server stops.
+ * Real `serve` and `ui` processes, stdout redirected to a file as nohup does, and under a
+ * pseudo-terminal (`script`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/waitUntil.js';
+
+const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
+const MAIN = path.resolve('src/hosts/cli/main.ts');
+const KEY = 'am-browser-token-key-7c1d93e0a4b2f658';
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+const workspace = (): { root: string; agentDir: string; env: Record<string, string> } => {
+  const root = mkdtempSync(path.join(tmpdir(), 'am-sec-token-'));
+  const home = path.join(root, 'home');
+  const agentDir = path.join(home, '.pi', 'agent');
+  mkdirSync(agentDir, { recursive: true });
+  return { root, agentDir, env: { PATH: process.env['PATH'] ?? '', HOME: home, AM_TOKEN_KEY: KEY } };
+};
+
+/** Starts the CLI with stdout and stderr appended to `log` (what `nohup` does) and waits for `pattern` in it. */
+const startLogged = async (args: readonly string[], cwd: string, env: Record<string, string>, log: string, pattern: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> => {
+  const fd = openSync(log, 'a', 0o644);
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', fd, fd] });
+  children.push(child);
+  let match: RegExpExecArray | null = null;
+  await waitUntil(() => {
+    match = pattern.exec(readFileSync(log, 'utf8'));
+    return match !== null || child.exitCode !== null;
+  }, 30_000);
+  if (match === null) throw new Error(`no ${String(pattern)} in:\n${readFileSync(log, 'utf8')}`);
+  return { child, match };
+};
+
+const stopped = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+describe("the memory browser's launch token", () => {
+  it('serve with its output in a log file: the log holds no token; a 0600 file does, and is removed at stop', async () => {
+    const w = workspace();
+    const log = path.join(w.root, 'nohup.out');
+    const { child, match } = await startLogged(['serve', '--port', '0', '--in-memory', '--api-key-env', 'AM_TOKEN_KEY'], w.root, w.env, log, /memory browser: (http:\/\/127\.0\.0\.1:(\d+))\/ui\/.*\n/);
+    const [, base, port] = match;
+    const printed = readFileSync(log, 'utf8');
+    expect(printed).not.toMatch(/token=/);
+    const file = path.join(w.agentDir, `memory-browser-${port}.url`);
+    expect(printed).toContain(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const url = readFileSync(file, 'utf8').trim();
+    expect(url).toMatch(new RegExp(`^${base}/ui/\\?token=[\\w-]{32}$`));
+    // The file's address opens the page; the printed one does not.
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(`${base}/ui/`)).status).toBe(401);
+    await stopped(child);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+
+  it('ui with its output in a log file: the same', async () => {
+    const w = workspace();
+    const log = path.join(w.root, 'ui.log');
+    const { child, match } = await startLogged(['ui', '--cwd', w.root], w.root, w.env, log, /memory browser: (http:\/\/127\.0\.0\.1:(\d+))\/ui\/.*\n/);
+    const [, base, port] = match;
+    expect(readFileSync(log, 'utf8')).not.toMatch(/token=/);
+    const url = readFileSync(path.join(w.agentDir, `memory-browser-${port}.url`), 'utf8').trim();
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(`${base}/ui/`)).status).toBe(401);
+    await stopped(child);
+  }, 60_000);
+
+  it('serve in a terminal prints the address with its token, as before', async () => {
+    const w = workspace();
+    const log = path.join(w.root, 'typescript.log');
+    // `script` gives the child a pseudo-terminal and copies what it shows to the log.
+    const command = [process.execPath, '--import', TSX, MAIN, 'serve', '--port', '0', '--in-memory'].map((a) => `'${a}'`).join(' ');
+    const term = spawn('script', ['-qfec', command, log], { cwd: w.root, env: w.env, stdio: ['ignore', 'ignore', 'ignore'] });
+    children.push(term);
+    let found: RegExpExecArray | null = null;
+    await waitUntil(() => {
+      found = /memory browser: (http:\/\/127\.0\.0\.1:\d+\/ui\/\?token=[\w-]+)/.exec(existsSync(log) ? readFileSync(log, 'utf8') : '');
+      return found !== null;
+    }, 30_000);
+    expect(found).not.toBeNull();
+    expect((await fetch((found as unknown as RegExpExecArray)[1] ?? '')).status).toBe(200);
+    term.kill('SIGTERM');
+  }, 60_000);
+});
