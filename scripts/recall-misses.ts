@@ -13,7 +13,7 @@ import { attributionOf } from '../src/server/search/attribution.js';
 import { DEFAULT_FIELDS, FieldIndex } from '../src/server/search/fieldIndex.js';
 import { DEFAULT_STAGES, rank } from '../src/server/search/ranker.js';
 
-const TUNED = ['chat-1', 'chat-3', 'chat-4', 'chat-5', 'chat-6', 'chat-11'];
+const TUNED = ['chat-1', 'chat-3', 'chat-4', 'chat-5', 'chat-6', 'chat-11', 'chat-12'];
 const here = dirname(fileURLToPath(import.meta.url));
 const argValue = (flag: string): string | undefined => {
   const i = process.argv.indexOf(flag);

@@ -66,6 +66,8 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   [/\bv?\d+\.\d+(?:\.\d+)?\b/i, VERSION],
   // A path ("mobile/e2e", "tools/lint/.golangci.yml"), a URL, or a named place ("from Sweden").
   [/\b[\w.-]*\/[\w./-]+|https?:\/\/|\b(?:in|at|from|to|near)\s+(?:the\s+)?\p{Lu}\p{Ll}+/u, PLACE],
+  // Chat gives a place by its street, in lower case: "on the high st", "that place on cowly rd".
+  [/\b(?:on|in|at|off|near|to|from|by)\s+(?:the\s+)?(?!the\s)(?:[\p{L}'’&-]+\s+){1,2}(?:rd|road|st|street|ln|lane|ave|avenue|sq|square)\b/iu, PLACE],
   // "since" and "after" are left out: as often they only say when.
   // A day as chat names it: relative ("yesterday", "tmrw", "last night", "next week"), a weekday
   // ("weds", "thursday"), a day of the month ("the 24th", "24 june", "june 24"), or "ago".

@@ -136,6 +136,28 @@ export const asksQuestion = (line: string): boolean => {
   return INTERROGATIVES.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(second));
 };
 
+/** Words that answer a yes/no question ("ya st clare's", "nope, friday"); not "noooo", which reacts. */
+const YES_OR_NO: ReadonlySet<string> = new Set('yes yess yesss yeah yea yeh ya yah yep yup yh no nope nah'.split(' '));
+/** Words chat puts before an answer without changing it ("ngl yes", "oh yeah"). */
+const ANSWER_OPENERS: ReadonlySet<string> = new Set('ok okay oh um hmm well ngl tbh honestly lol haha omg'.split(' '));
+
+/**
+ * Whether a transcript line opens with a yes or a no, after at most two words such as "oh" or
+ * "ngl": it answers what the other said just before as a question, whether or not that line had
+ * a question mark ("its for st clairs right not the other hospice" -> "ya st clare's, the one that
+ * looked after grandad"). Chat drops the mark; the answer still says it was asked.
+ */
+export const opensWithYesOrNo = (line: string): boolean => {
+  const opening = bodyOf(line)
+    .toLowerCase()
+    .replace(/['’]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+  let at = 0;
+  while (at < 2 && ANSWER_OPENERS.has(opening[at] ?? '')) at += 1;
+  return YES_OR_NO.has(opening[at] ?? '');
+};
+
 /** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */
 export const MIN_LINES = 2;
 

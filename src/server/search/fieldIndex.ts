@@ -16,7 +16,7 @@
  * and < 2 s start-up.
  */
 import { analyze, stemWord, wordsAndTerms } from './analyzer.js';
-import { asksQuestion } from './attribution.js';
+import { asksQuestion, opensWithYesOrNo } from './attribution.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
@@ -117,9 +117,10 @@ const NOT_A_LINE = 0;
 const NO_WORDS = 1;
 const ALL_WORDS = 2;
 const SOME_WORDS = 3;
-/** Bits of a line's `addressedKind` that say how its words are kept; the bit above says it asks a question. */
+/** Bits of a line's `addressedKind` that say how its words are kept; the bits above say it asks a question, it opens with a yes or a no. */
 const WORDS_KEPT = 3;
 const ASKS = 4;
+const YES_OR_NO = 8;
 
 /**
  * A sealed index: every array a loaded or compacted index starts from. Postings are CSR:
@@ -541,6 +542,7 @@ export class FieldIndex {
       this.setWords(n, ownString(doc.own ?? '', textTerms, speaker), this.ownKind, this.ownSome);
       this.setWords(n, ownString(doc.addressed ?? '', textTerms, speaker), this.addressedKind, this.addressedSome);
       if (asksQuestion(doc.text)) this.addressedKind[n] = u8(this.addressedKind, n) | ASKS;
+      if (opensWithYesOrNo(doc.text)) this.addressedKind[n] = u8(this.addressedKind, n) | YES_OR_NO;
       this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     }
     if (doc.thread !== undefined) this.joinThread(doc.thread, n);
@@ -1148,6 +1150,11 @@ export class FieldIndex {
   /** Whether line `n` asks the one spoken to something (attribution.ts `asksQuestion`). */
   asks(n: number): boolean {
     return n < this.slots && (u8(this.addressedKind, n) & ASKS) !== 0;
+  }
+
+  /** Whether line `n` opens with a yes or a no (attribution.ts `opensWithYesOrNo`): it answers the line before. */
+  opensWithYesOrNo(n: number): boolean {
+    return n < this.slots && (u8(this.addressedKind, n) & YES_OR_NO) !== 0;
   }
 
   /** Whether `term` is a word of document `n`'s text (a short line's words are read one by one). */

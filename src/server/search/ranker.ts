@@ -92,6 +92,13 @@ export interface RankParams {
   readonly neighbourSpan: number;
   /** Neighbours further apart than this (ms) are separate notes, not one conversation. */
   readonly neighbourMaxGapMs: number;
+  /**
+   * In a conversation, when the question asks for a value's shape ("how long", "how much"), the
+   * lines after each of the `valueSources` strongest, up to `valueReach` of them, that hold such a
+   * value get the neighbour share (`neighbourWeight`) of the strong line's score.
+   */
+  readonly valueSources: number;
+  readonly valueReach: number;
   /** Share of a strong line's score that its reply, or its speaker's next lines, inherit (for the words they lack). */
   readonly replyWeight: number;
   /** How many of a speaker's lines after a strong one inherit from it, each sent within `runMaxGapMs` of the last. */
@@ -151,6 +158,8 @@ const DEFAULT_PARAMS: RankParams = {
   neighbourSources: 100,
   neighbourSpan: 1,
   neighbourMaxGapMs: 30 * 60_000,
+  valueSources: 10,
+  valueReach: 4,
   replyWeight: 1,
   runLines: 3,
   runMaxGapMs: 5 * 60_000,
@@ -581,6 +590,7 @@ export const rank = (input: RankInput): Ranking => {
       }
     }
     for (const [m, { share }] of inherited) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
+    if (stages.neighbours && stages.answerTypes && index.participants.size > 0) valueLines(index, strong, scores, questionAnswerTypes(input.query) & ~DATE, params, (n) => input.textOf(index.liveIdOf(n)), boosts);
     for (const [m, boost] of boosts) {
       if (scores[m] === 0) {
         touched.push(m);
@@ -759,7 +769,8 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     if (next < 0) continue;
     const nextSpeaker = index.speakerOf(next);
     if (nextSpeaker === undefined) continue;
-    const reply = nextSpeaker !== speaker && index.asks(n);
+    // Chat drops the question mark, and a yes or a no back says the line was a question all the same.
+    const reply = nextSpeaker !== speaker && (index.asks(n) || index.opensWithYesOrNo(next));
     // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
     // after a short news line, in none of its words, is answered by the one who sent it.
     // A bare prompt ("and???", "so??") asks for more of what was just said, however long that was:
@@ -821,6 +832,24 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     giveRun(index.following(n, params.runMaxGapMs), speaker);
   }
   return out;
+};
+
+/**
+ * Chat names the thing and gives its value a few lines on, in no word of the question: "ok so
+ * cricket club verdict" ... "£450 for the day"; "these shoes are going back" -> "u still in the
+ * return window?" -> "30 days so yes". When the question asks for a value's shape (`wanted`: not
+ * a day, which a memory's own date answers and most lines name about another one), the lines
+ * after each of the strongest, that hold such a value, get the neighbour share of its score; the
+ * answer-type stage then reads them with the rest.
+ */
+const valueLines = (index: FieldIndex, strong: readonly number[], scores: Float64Array, wanted: number, params: RankParams, lineOf: (n: number) => string, boosts: Map<number, number>): void => {
+  if (wanted === 0) return;
+  for (const n of strong.slice(0, params.valueSources)) {
+    const share = params.neighbourWeight * f64(scores, n);
+    for (let m = index.following(n, params.neighbourMaxGapMs), k = 0; m >= 0 && k < params.valueReach; m = index.following(m, params.neighbourMaxGapMs), k += 1) {
+      if (share > (boosts.get(m) ?? 0) && valueAnswerTypes(lineOf(m), wanted) !== 0) boosts.set(m, share);
+    }
+  }
 };
 
 /**

@@ -101,6 +101,16 @@ describe('valueAnswerTypes', () => {
     expect(valueAnswerTypes('Dashboards are generated so that edits in the browser do not drift.')).toBe(REASON);
   });
 
+  it('finds a place as chat gives it, by its street in lower case; not a road or a street that is no address', () => {
+    expect(valueAnswerTypes('Niamh: also i have new shoes!! went to up n running on the high st', PLACE)).toBe(PLACE);
+    expect(valueAnswerTypes('Niamh: my work uses that place on cowly rd? physio first', PLACE)).toBe(PLACE);
+    expect(valueAnswerTypes('Leah: we live off gladstone road now', PLACE)).toBe(PLACE);
+    expect(valueAnswerTypes('Leah: we were on the road for hours', PLACE)).toBe(0);
+    expect(valueAnswerTypes('Leah: in the street it was fine', PLACE)).toBe(0);
+    expect(valueAnswerTypes('Leah: see u at st clares', PLACE)).toBe(0);
+    expect(valueAnswerTypes('Leah: ill be there on the 1st', PLACE)).toBe(0);
+  });
+
   it('finds a day as chat names it: relative to the line\'s own date, a weekday, a day of the month', () => {
     expect(valueAnswerTypes('Ewan: first day tmrw, 9am at the kreuzberg office', DATE)).toBe(DATE);
     expect(valueAnswerTypes('Nadia: they kept him in monday night and let him home yesterday', DATE)).toBe(DATE);

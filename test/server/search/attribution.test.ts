@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressedWords, asksQuestion, attributionOf, namedParticipants, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
+import { addressedWords, asksQuestion, attributionOf, namedParticipants, opensWithYesOrNo, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
 
 describe('speakerOf', () => {
   it('reads the name that labels a transcript line', () => {
@@ -101,5 +101,23 @@ describe('namedParticipants', () => {
     expect(namedParticipants('mark the test as skipped', people)).toEqual([]);
     expect(namedParticipants('What does Mark think of the remarks Markus made?', people)).toEqual(['Mark']);
     expect(namedParticipants('Remarkable: what did Mark say?', people)).toEqual(['Mark']);
+  });
+});
+
+describe('opensWithYesOrNo', () => {
+  it('reads a yes or a no that opens a line, after at most two words such as "oh" or "ngl"', () => {
+    expect(opensWithYesOrNo("Niamh: ya st clare's, the one that looked after grandad")).toBe(true);
+    expect(opensWithYesOrNo('Niamh: ngl yes. he fixes stuff')).toBe(true);
+    expect(opensWithYesOrNo('Callum: Yeah, I booked it')).toBe(true);
+    expect(opensWithYesOrNo('Nia: nope, friday')).toBe(true);
+    expect(opensWithYesOrNo('Nia: no')).toBe(true);
+  });
+
+  it('takes no reaction or statement for an answer: "noooo", a later yes, a word that starts with one', () => {
+    expect(opensWithYesOrNo('Niamh: noooo')).toBe(false);
+    expect(opensWithYesOrNo('Leah: cute, yes')).toBe(false);
+    expect(opensWithYesOrNo('Leah: yesterday was fine')).toBe(false);
+    expect(opensWithYesOrNo('Leah: nobody came')).toBe(false);
+    expect(opensWithYesOrNo('Tom: 😂')).toBe(false);
   });
 });

@@ -423,6 +423,53 @@ describe('rank: stages', () => {
     expect(scoreOf(ranked(chat, taxi), 'c4')).toBe(scoreOf(ranked(chat, taxi, { ...DEFAULT_STAGES, replies: false }), 'c4'));
   });
 
+  it('replies: a yes or a no back says the line before was a question, though chat left out its mark; a remark after a statement is no answer', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('l1', 'Leah: ok 600 is good. its for the hospice right not the other one', 0),
+      chatLine('n1', "Niamh: ya st clare's, the one that looked after grandad", 1),
+      chatLine('x1', 'Niamh: the charity shop on the high st is shut', 10),
+      chatLine('x2', 'Leah: we should raise the target when we hit it later this month', 11),
+      chatLine('x3', 'Niamh: my nan gave 50', 12),
+      chatLine('l2', 'Leah: the hospice sent us two vests', 20),
+      chatLine('n2', 'Niamh: cute, mine fits', 21),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'which hospice r we raising for';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'n1')?.stage).toBe('neighbour');
+    expect(scoreOf(on, 'n1')).toBeGreaterThan(scoreOf(off, 'n1'));
+    const rankOf = (r: typeof on, id: string): number => r.hits.findIndex((h) => h.id === id);
+    expect(rankOf(on, 'n1')).toBeLessThan(rankOf(on, 'x1'));
+    expect(rankOf(off, 'n1') < 0 || rankOf(off, 'n1') > rankOf(off, 'x1')).toBe(true);
+    // "cute, mine fits" opens with no yes or no: a remark on a statement inherits nothing from it.
+    expect(scoreOf(on, 'n2')).toBe(scoreOf(off, 'n2'));
+  });
+
+  it('a question that asks for a value\'s shape finds it a few lines after the words it asks about; a question that asks none does not', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('s1', 'Niamh: also these shoes are going back, blister no.2 on the right one now', 0),
+      chatLine('s2', 'Leah: u still in the return window?', 1),
+      chatLine('s3', 'Niamh: 30 days so yes', 2),
+      chatLine('x1', 'Niamh: the shoes rub right at the back', 10),
+      chatLine('x2', 'Leah: is it the shoes or ur socks', 11),
+      chatLine('x3', 'Niamh: back at work tmrw', 12),
+      chatLine('x4', 'Leah: new shoes came today', 20),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'how long did she have to send the shoes back';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, answerTypes: false });
+    expect(on.hits.find((h) => h.id === 's3')?.stage).toBe('neighbour');
+    expect(scoreOf(on, 's3')).toBeGreaterThan(scoreOf(off, 's3'));
+    const rankOf = (r: typeof on, id: string): number => r.hits.findIndex((h) => h.id === id);
+    expect(rankOf(on, 's3')).toBeGreaterThanOrEqual(0);
+    expect(rankOf(off, 's3') < 0 || rankOf(off, 's3') > rankOf(on, 's3')).toBe(true);
+    // "did she send them back" asks for no value: the line three on is no answer to it.
+    const plain = 'did she send the shoes back';
+    expect(scoreOf(ranked(chat, plain), 's3')).toBe(scoreOf(ranked(chat, plain, { ...DEFAULT_STAGES, answerTypes: false }), 's3'));
+  });
+
   it('replies: the asker\'s first line back after the answer closes the exchange and inherits part of the question; a new question or a late line does not', () => {
     const chat: IndexedDocument[] = [
       chatLine('m1', 'Mara: paint for the hallway - grey or green?', 0),
