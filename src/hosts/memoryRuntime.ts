@@ -282,7 +282,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
         void setup.dispatch({
           type: 'setup.server.lost',
           at: clock.now(),
-          reason: 'memory server stopped answering (circuit open); retain jobs wait in the queue',
+          reason: 'the memory server stopped answering; your turns wait in the queue and are sent when it answers again (/memory doctor checks it)',
           retryAt: breaker.retryAt ?? clock.now() + 30_000,
         });
       } else if (breaker.state === 'closed' && state === 'degraded') {
