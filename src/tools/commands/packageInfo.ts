@@ -25,9 +25,9 @@ let cached: PackageInfo | undefined;
 
 export const packageInfo = (): PackageInfo => (cached ??= read());
 
-/** The support policy of the 1.0 line (contract section 9). */
+/** The support policy of the 1.0 line (contract section 9), with Node as package.json's `engines` enforces it. */
 export const SUPPORT_POLICY = {
-  node: '>=20',
+  node: '>=20.19',
   npm: '>=10',
   typebox: '>=1.1.24 <2',
   memoryServerClient: 'Hindsight HTTP API client ^0.9.0 (built in)',
