@@ -50,7 +50,6 @@ const shown = (path: string, value: unknown): string => {
   return JSON.stringify(value);
 };
 
-/** A path as a person reads it: the home directory as `~`. */
 /** A path as a person reads it: relative inside the project (when given), `~/...` under the home. */
 export const displayPath = (file: string, home: string, cwd?: string): string => {
   if (cwd !== undefined && cwd !== '' && file.startsWith(`${cwd}/`)) return file.slice(cwd.length + 1);

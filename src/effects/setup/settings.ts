@@ -89,10 +89,11 @@ const write = async (deps: SettingsDeps, edits: readonly FileEdit[], title: stri
   return outcome;
 };
 
-const outcomeText = (outcome: WriteOutcome, what: string): { text: string; level: 'info' | 'warning' } => {
+/** `where` makes the written files read as a person reads them (`~/...`, or relative in the project). */
+const outcomeText = (outcome: WriteOutcome, what: string, where: { readonly home: string; readonly cwd: string }): { text: string; level: 'info' | 'warning' } => {
   switch (outcome._tag) {
     case 'written':
-      return { text: `${what}: written.`, level: 'info' };
+      return { text: `${what}: written to ${outcome.plan.files.map((f) => displayPath(f.path, where.home, where.cwd)).join(' and ')}.`, level: 'info' };
     case 'unchanged':
       return { text: `${what}: already so; nothing was written.`, level: 'info' };
     case 'declined':
@@ -122,7 +123,7 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
   if (action === resetLabel) {
     const edit: FileEdit = { scope, path: file, set: [], unset: group.map((f) => f.path) };
     const outcome = await write(deps, [edit], `Reset ${field.resetKey}?`, 'settings');
-    const told = outcomeText(outcome, `Reset ${field.resetKey}`);
+    const told = outcomeText(outcome, `Reset ${field.resetKey}`, deps.loaded());
     ui.notify(told.text, told.level);
     return;
   }
@@ -160,7 +161,7 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
     return;
   }
   const outcome = await write(deps, [{ scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }], `Change ${field.path}?`, 'settings');
-  const told = outcomeText(outcome, `${field.path}`);
+  const told = outcomeText(outcome, `${field.path}`, deps.loaded());
   const after = deps.loaded();
   const overridden = outcome._tag === 'written' && after.sources[field.name] !== scope ? ` Note: ${sourceText(after, field.name)} still sets it.` : '';
   ui.notify(`${told.text}${overridden}`, told.level);
@@ -218,6 +219,6 @@ export const switchMemory = async (deps: SettingsDeps, on: boolean, offScope: Fi
     const where = offScope === 'user' ? 'in every project' : 'in this project';
     return { text: `Memory is off ${where} (enabled: false in ${shown(edits[0] ?? user)}). Turn it back on from /memory.`, level: 'info', written: true };
   }
-  const told = outcomeText(outcome, on ? 'Memory on' : 'Memory off');
+  const told = outcomeText(outcome, on ? 'Memory on' : 'Memory off', deps.loaded());
   return { ...told, written: false };
 };

@@ -379,6 +379,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     // The editor is still open (the tab list comes next): the way back to the field, not "/memory settings".
     expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose Recall, then recall.maxTokens, to type another value.');
     expect(pi.notices.map((n) => n.text)).toContain('recall.maxTokens: unchanged (800); nothing was written.');
+    // A written value names the file it went to (it said only "recall.maxTokens: written.").
+    expect(pi.notices.map((n) => n.text)).toContainEqual(expect.stringMatching(/^recall\.maxTokens: written to \S*memory\.json\.$/));
     const change = pi.dialogs.find((d) => d.dialog.title === 'Change recall.maxTokens?');
     expect(change?.dialog.method === 'confirm' ? change.dialog.message : '').toContain('recall.maxTokens: (not set) -> 1200');
     const reset = pi.dialogs.find((d) => d.dialog.title === 'Reset memory.apiKey?');
