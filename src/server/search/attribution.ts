@@ -104,6 +104,21 @@ const SUBJECTS: ReadonlySet<string> = new Set('u you ya ye we i they he she it u
 /** Words chat puts before a question without changing it ("ok so when is it"). */
 const OPENERS: ReadonlySet<string> = new Set('ok okay k so and but also btw wait hey oh omg lol haha um hmm well anyway then'.split(' '));
 
+/** A sentence's words, lower case, apostrophes dropped ("Don't you" -> ["dont", "you"]). */
+const openingWords = (text: string): readonly string[] =>
+  text
+    .toLowerCase()
+    .replace(/['’]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+
+/** The index of the first word past at most two of `openers` ("oh ok so when ..." -> "so"). */
+const skipOpeners = (words: readonly string[], openers: ReadonlySet<string>): number => {
+  let at = 0;
+  while (at < 2 && openers.has(words[at] ?? '')) at += 1;
+  return at;
+};
+
 /**
  * Whether a transcript line asks the one spoken to something, so that the next speaker's line
  * answers it: its last sentence ends with a question mark, or (chat leaves the mark out) opens,
@@ -121,13 +136,8 @@ export const asksQuestion = (line: string): boolean => {
   if (last === undefined) return false;
   if (/\?[^\p{L}\p{N}]*$/u.test(last)) return true;
   if (/\.[^\p{L}\p{N}]*$/u.test(last)) return false;
-  const opening = last
-    .toLowerCase()
-    .replace(/['’]/g, '')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
-  let at = 0;
-  while (at < 2 && OPENERS.has(opening[at] ?? '')) at += 1;
+  const opening = openingWords(last);
+  const at = skipOpeners(opening, OPENERS);
   const first = opening[at] ?? '';
   const second = opening[at + 1] ?? '';
   // Chat ends an eager question with "!" ("how was it!!!", "where are u!!"): a question word and
@@ -148,14 +158,8 @@ const ANSWER_OPENERS: ReadonlySet<string> = new Set('ok okay oh um hmm well ngl 
  * looked after grandad"). Chat drops the mark; the answer still says it was asked.
  */
 export const opensWithYesOrNo = (line: string): boolean => {
-  const opening = bodyOf(line)
-    .toLowerCase()
-    .replace(/['’]/g, '')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
-  let at = 0;
-  while (at < 2 && ANSWER_OPENERS.has(opening[at] ?? '')) at += 1;
-  return YES_OR_NO.has(opening[at] ?? '');
+  const opening = openingWords(bodyOf(line));
+  return YES_OR_NO.has(opening[skipOpeners(opening, ANSWER_OPENERS)] ?? '');
 };
 
 /** A speaker of fewer lines is a label, not a participant ("Accessibility: pages pass axe"). */
