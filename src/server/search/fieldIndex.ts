@@ -42,6 +42,10 @@ const spellingBucket = (buckets: Map<string, string[]>, term: string): void => {
 /** Field order in the postings: text, context, entities. */
 const FIELD_COUNT = 3;
 
+/** A document's flags (`derivedDocs`): an observation; removed (its id is gone, its postings stay until compaction). */
+const DERIVED = 1;
+const REMOVED = 2;
+
 export interface FieldWeights {
   readonly weight: readonly [number, number, number];
   readonly b: readonly [number, number, number];
@@ -182,6 +186,7 @@ export interface SealedIndex {
 type I32 = Int32Array<ArrayBufferLike>;
 type F64 = Float64Array<ArrayBufferLike>;
 type U8 = Uint8Array<ArrayBufferLike>;
+type U16 = Uint16Array<ArrayBufferLike>;
 
 const NO_TERMS: I32 = new Int32Array(0);
 const NO_SPAN_WORDS: readonly string[] = [];
@@ -205,6 +210,21 @@ const grownU8 = (a: U8, size: number): U8 => {
   const b = new Uint8Array(Math.max(size, a.length * 2, 64));
   b.set(a);
   return b;
+};
+const grownU16 = (a: U16, size: number): U16 => {
+  if (a.length >= size) return a;
+  const b = new Uint16Array(Math.max(size, a.length * 2, 64));
+  b.set(a);
+  return b;
+};
+
+/** A text length `shortLengths` cannot hold: the scoring loop reads `lengths` for it. */
+const LONG_TEXT = 0xffff;
+/** Document texts' lengths as `shortLengths` holds them. */
+const shortLengthsOf = (lengths: I32, count: number): Uint16Array => {
+  const out = new Uint16Array(count);
+  for (let n = 0; n < count; n += 1) out[n] = Math.min(LONG_TEXT, i32(lengths, n * FIELD_COUNT));
+  return out;
 };
 
 
@@ -247,7 +267,20 @@ export class FieldIndex {
   /** Documents below this number have their terms in the sealed CSR; the others in `tailTermIds`. */
   private sealedDocs = 0;
   private lengths: I32 = new Int32Array(0);
+  /**
+   * Each document's text length again, two bytes a document (LONG_TEXT: read `lengths`): the
+   * column the scoring loop reads per posting. `lengths` is 12 bytes a document (1.2 MB at 100k),
+   * and with the CPU's caches cold, as they are between recalls, a random read of it per posting
+   * was a third of scoring a query; this one is 200 KB.
+   */
+  private shortLengths: U16 = new Uint16Array(0);
   private orders: F64 = new Float64Array(0);
+  /**
+   * Per document DERIVED (an observation), and REMOVED once its id is gone: the scoring loop reads
+   * this one byte a posting instead of also the id column (a 100k-document index's ids are 400 KB
+   * of pointers, its flags 100 KB: a random read of each per posting was most of a query's
+   * scoring with the CPU's caches cold, as they are between recalls).
+   */
   private derivedDocs: U8 = new Uint8Array(0);
   private kinds: U8 = new Uint8Array(0);
   private docTermStart: I32 = new Int32Array(1);
@@ -431,6 +464,7 @@ export class FieldIndex {
   private roomFor(n: number): void {
     if (n < this.docCapacity && this.lengths.length >= (n + 1) * FIELD_COUNT) return;
     this.lengths = grownI32(this.lengths, (n + 1) * FIELD_COUNT);
+    this.shortLengths = grownU16(this.shortLengths, n + 1);
     this.orders = grownF64(this.orders, n + 1);
     this.derivedDocs = grownU8(this.derivedDocs, n + 1);
     this.kinds = grownU8(this.kinds, n + 1);
@@ -442,6 +476,7 @@ export class FieldIndex {
     this.ownKind = grownU8(this.ownKind, n + 1);
     this.addressedKind = grownU8(this.addressedKind, n + 1);
     this.docCapacity = Math.min(
+      this.shortLengths.length,
       this.orders.length,
       this.derivedDocs.length,
       this.kinds.length,
@@ -466,7 +501,7 @@ export class FieldIndex {
     this.roomFor(n);
     this.kinds[n] = doc.kind ?? 0;
     const derived = doc.derived === true;
-    this.derivedDocs[n] = derived ? 1 : 0;
+    this.derivedDocs[n] = derived ? DERIVED : 0;
     if (!derived) this.statCount += 1;
     const { words: said, terms: saidTerms, spans, days } = wordsAndTerms(doc.text);
     const textIds = this.countIds(saidTerms);
@@ -501,6 +536,7 @@ export class FieldIndex {
         : countTerms([...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...[...dayWords, ...spanWords].map(stemWord)]);
     const at = n * FIELD_COUNT;
     this.lengths[at] = textLength;
+    this.shortLengths[n] = Math.min(LONG_TEXT, textLength);
     this.lengths[at + 1] = context?.total ?? 0;
     this.lengths[at + 2] = entities?.total ?? 0;
     if (!derived) {
@@ -637,10 +673,11 @@ export class FieldIndex {
       if (left > 0) this.lineCounts.set(speaker, left);
       else this.lineCounts.delete(speaker);
     }
-    if (this.derivedDocs[n] !== 1) {
+    if ((u8(this.derivedDocs, n) & DERIVED) === 0) {
       this.statCount -= 1;
       for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - i32(this.lengths, n * FIELD_COUNT + f);
     }
+    this.derivedDocs[n] = u8(this.derivedDocs, n) | REMOVED;
     this.dead += 1;
     if (this.dead > 1024 && this.dead > this.liveCount) this.compact();
   }
@@ -680,7 +717,7 @@ export class FieldIndex {
       if (to < 0) continue;
       for (let f = 0; f < FIELD_COUNT; f += 1) lengths[to * FIELD_COUNT + f] = i32(this.lengths, n * FIELD_COUNT + f);
       orders[to] = f64(this.orders, n);
-      derived[to] = u8(this.derivedDocs, n);
+      derived[to] = u8(this.derivedDocs, n) & DERIVED;
       kinds[to] = u8(this.kinds, n);
       speakerOf[to] = i32(this.speakerOfDoc, n);
       ownKind[to] = u8(this.ownKind, n);
@@ -898,6 +935,7 @@ export class FieldIndex {
     // The columns below are the sealed ones now: `roomFor` measures them again.
     this.docCapacity = 0;
     this.lengths = s.lengths;
+    this.shortLengths = shortLengthsOf(s.lengths, this.slots);
     this.orders = s.orders;
     this.derivedDocs = s.derived;
     this.kinds = s.kinds;
@@ -1028,15 +1066,26 @@ export class FieldIndex {
     const avg1 = Number(avg[1]);
     const avg2 = Number(avg[2]);
     const lengths = this.lengths;
-    const ids = this.ids;
-    const derived = this.derivedDocs;
+    const shortLengths = this.shortLengths;
+    // A field's share of a posting without words in it is 0 when its length norm cannot be 0
+    // (0 <= b < 1: the norm is at least 1 - b): then its length is not read.
+    const zeroSafe1 = b1 >= 0 && b1 < 1;
+    const zeroSafe2 = b2 >= 0 && b2 < 1;
+    const flags = this.derivedDocs;
+    // A removed document (its id gone) is not scored, nor a derived one when they are skipped.
+    const unscored = skipDerived ? REMOVED | DERIVED : REMOVED;
     /** What document d adds for one posting (0 when it is not scored), before the term's idf. */
     const saturated = (d: number, raw: number, ctx: number, ent: number): number => {
-      if (ids[d] === undefined || (skipDerived && derived[d] === 1)) return 0;
+      if ((Number(flags[d]) & unscored) !== 0) return 0;
       const at = d * FIELD_COUNT;
-      let tf = raw === 0 ? 0 : (w0 * raw) / (1 - b0 + (b0 * Number(lengths[at])) / avg0);
-      if (w1 > 0) tf += (w1 * ctx) / (1 - b1 + (b1 * Number(lengths[at + 1])) / avg1);
-      if (w2 > 0) tf += (w2 * ent) / (1 - b2 + (b2 * Number(lengths[at + 2])) / avg2);
+      let tf = 0;
+      if (raw !== 0) {
+        const short = Number(shortLengths[d]);
+        tf = (w0 * raw) / (1 - b0 + (b0 * (short === LONG_TEXT ? Number(lengths[at]) : short)) / avg0);
+      }
+      // Adding the 0 a field without the word gives leaves tf as it is (to the bit).
+      if (w1 > 0 && (ctx !== 0 || !zeroSafe1)) tf += (w1 * ctx) / (1 - b1 + (b1 * Number(lengths[at + 1])) / avg1);
+      if (w2 > 0 && (ent !== 0 || !zeroSafe2)) tf += (w2 * ent) / (1 - b2 + (b2 * Number(lengths[at + 2])) / avg2);
       return tf;
     };
     for (const { term, weight: w } of terms) {
@@ -1092,7 +1141,7 @@ export class FieldIndex {
   }
 
   isDerived(n: number): boolean {
-    return this.derivedDocs[n] === 1;
+    return ((this.derivedDocs[n] ?? 0) & DERIVED) !== 0;
   }
 
   /** Document n's kind (IndexedDocument `kind`), 0 if not known. */

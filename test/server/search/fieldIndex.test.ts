@@ -85,6 +85,25 @@ describe('FieldIndex', () => {
     ix.release(pass);
   });
 
+  it('scores a text longer than 65,534 terms by its whole length, added and loaded from its seal', () => {
+    // The scoring loop reads text lengths from a two-byte column; a longer text is read from the full one.
+    const ix = new FieldIndex();
+    ix.add({ id: 'long', text: `alpha ${'zebra '.repeat(69_999)}` });
+    ix.add({ id: 'short', text: 'alpha beta' });
+    const expected = (length: number, index: FieldIndex): number => {
+      const [b] = DEFAULT_FIELDS.b;
+      const { k1 } = DEFAULT_FIELDS;
+      const tf = 1 / (1 - b + (b * length) / ((70_000 + 2) / 2));
+      return (index.idf('alpha') * tf * (k1 + 1)) / (tf + k1);
+    };
+    for (const index of [ix, FieldIndex.fromSealed(ix.seal())]) {
+      const pass = index.score(terms('alpha'));
+      expect(pass.scores[0]).toBe(expected(70_000, index));
+      expect(pass.scores[1]).toBe(expected(2, index));
+      index.release(pass);
+    }
+  });
+
   it('a new pass starts from zero scores even when the last one was not released', () => {
     const ix = new FieldIndex();
     const docs = ['alpha beta', 'beta gamma', 'gamma delta alpha', 'delta', 'alpha alpha epsilon'];
