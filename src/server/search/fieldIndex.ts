@@ -1206,6 +1206,19 @@ export class FieldIndex {
     return n < this.slots && (u8(this.addressedKind, n) & YES_OR_NO) !== 0;
   }
 
+  /**
+   * The distinct terms of live document `n`'s text, as `analyze(text)` gives them (in another
+   * order): undefined for a derived document, whose terms are not kept.
+   */
+  textTermsOf(n: number): string[] | undefined {
+    if (n >= this.slots || (u8(this.derivedDocs, n) & (DERIVED | REMOVED)) !== 0) return undefined;
+    const mine = this.docTerms(n);
+    const end = Math.min(i32(this.docTextTerms, n), mine.length);
+    const out: string[] = [];
+    for (let i = 0; i < end; i += 1) out.push(item(this.terms, count(mine, i)));
+    return out;
+  }
+
   /** Whether `term` is a word of document `n`'s text (a short line's words are read one by one). */
   hasTextTerm(n: number, term: string): boolean {
     const t = this.termIds.get(term);

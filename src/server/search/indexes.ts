@@ -416,6 +416,16 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         const fact = bank.facts.get(id);
         return fact === undefined ? '' : searchableText(fact);
       };
+      // A memory with no context and no entities is searched by its text alone, whose terms the
+      // index holds: the confidence reads them instead of analysing the text again (the best
+      // hit's words were mostly new to the analyzer's memo: 0.1-0.2 ms a recall at 100k).
+      // searchableText adds a line break after the text, which gives no term (analyzer tests).
+      const termsOf = (n: number): readonly string[] => {
+        const fact = bank.facts.get(index.liveIdOf(n));
+        if (fact === undefined) return [];
+        const own = (fact.context ?? '') === '' && (fact.entities ?? []).length === 0 ? index.textTermsOf(n) : undefined;
+        return own ?? analyze(searchableText(fact));
+      };
       const { now, observations = true, acceptKey, liveOfTypes } = options;
       const liveKinds = liveOfTypes === undefined ? 0 : liveKindsOf(liveOfTypes);
       const ranking = rank({
@@ -425,6 +435,7 @@ export const createSearchIndexes = (store: ServerStore): SearchIndexes => {
         ...(liveOfTypes === undefined ? {} : { acceptDocument: new KindFilter(index, bank.facts, liveKinds) }),
         limit,
         textOf,
+        termsOf,
         derived: observations,
         ...(now === undefined ? {} : { now }),
         ...(acceptKey === undefined ? {} : { verdicts: verdictsFor(bankId, index, acceptKey) }),

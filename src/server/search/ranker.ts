@@ -224,6 +224,12 @@ export interface RankInput {
   readonly limit: number;
   /** All searchable text of a document (text, context, entities), for feedback and coverage. */
   readonly textOf: (id: string) => string;
+  /**
+   * The terms `analyze(textOf(id))` gives document `n` (any order, repeats or not), when the caller
+   * has them without analysing its text (indexes.ts: from the index, for a memory whose text is all
+   * of it); else the text is analysed.
+   */
+  readonly termsOf?: (n: number) => readonly string[];
   readonly stages?: RankStages;
   readonly params?: RankParams;
   /** The query's moment (epoch ms), anchor of "yesterday" or "last week". */
@@ -976,7 +982,7 @@ const confidenceOf = (input: RankInput, n: number, original: ReadonlySet<string>
   const at = input.index.orderOf(n);
   const dated = new Set<string>();
   if (at !== undefined) for (const [q, of] of dates.words) if (of.some((i) => dates.cues[i]?.matches(at) === true)) dated.add(q);
-  const present = new Set([...analyze(input.textOf(input.index.liveIdOf(n))), ...dated, ...inheritedTerms(input.index, inherited.get(n))]);
+  const present = new Set([...(input.termsOf?.(n) ?? analyze(input.textOf(input.index.liveIdOf(n)))), ...dated, ...inheritedTerms(input.index, inherited.get(n))]);
   const share = total > 0 ? (known / total + coverage(present, original, expansion, weights)) / 2 : 0;
   const attributed = lines === undefined ? 1 : attributedShare(input.index, n, lines, original, expansion, weights);
   return { confidence: share * attributed, attributed };

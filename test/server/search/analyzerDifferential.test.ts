@@ -139,6 +139,13 @@ describe('analyzer fast paths against the reference tokeniser', () => {
   });
 });
 
+describe('a text followed by a line break', () => {
+  it('has the same index terms: the ranking reads a memory of text alone by its index terms, searchableText adds a line break after the text', () => {
+    const texts = corpus();
+    for (const text of texts) expect(new Set(analyze(`${text}\n`)), text).toEqual(new Set(analyze(text)));
+  });
+});
+
 describe('entity extraction fast paths against the reference extractor', () => {
   it('gives the same entities, types and order for every text', () => {
     const texts = corpus();

@@ -104,6 +104,20 @@ describe('FieldIndex', () => {
     }
   });
 
+  it('keeps each document\'s distinct text terms as analyze gives them, added and sealed; none for a derived or removed one', () => {
+    const ix = new FieldIndex();
+    const texts = ['Deploying the deploy scripts, deployed twice', 'on-call e-mail retainQueue', 'the a of', 'Café naïve 东京 😀'];
+    texts.forEach((text, i) => ix.add({ id: `t${i}`, text, context: 'not the text', entities: ['Someone'] }));
+    ix.add({ id: 'obs', text: 'deploy scripts', derived: true });
+    ix.add({ id: 'gone', text: 'deploy' });
+    ix.remove('gone');
+    for (const index of [ix, FieldIndex.fromSealed(ix.seal())]) {
+      texts.forEach((text, i) => expect(new Set(index.textTermsOf(index.numberOf(`t${i}`) ?? -1)), text).toEqual(new Set(analyze(text))));
+      expect(index.textTermsOf(index.numberOf('obs') ?? -1)).toBeUndefined();
+    }
+    expect(ix.textTermsOf(5)).toBeUndefined();
+  });
+
   it('a new pass starts from zero scores even when the last one was not released', () => {
     const ix = new FieldIndex();
     const docs = ['alpha beta', 'beta gamma', 'gamma delta alpha', 'delta', 'alpha alpha epsilon'];
