@@ -264,6 +264,8 @@ const STAGE_CODES: readonly Stage[] = ['keyword', 'expansion', 'feedback', 'neig
 
 // Reused across queries (one query runs at a time: ranking is synchronous).
 let stageScratch = new Uint8Array(0);
+/** Every stage code is 0 (keyword): the last ranking returned, having reset those it set. */
+let stagesClean = true;
 let acceptScratch = new Uint8Array(0);
 
 const refuse = (): boolean => false;
@@ -558,13 +560,17 @@ export const rank = (input: RankInput): Ranking => {
   const acceptN = verdicts.accepts;
   // Stage codes by document number; a touched document's slot is reset before returning.
   if (stageScratch.length < index.capacity) stageScratch = new Uint8Array(Math.max(index.capacity, stageScratch.length * 2));
+  // A ranking that threw left its codes: cleared whole (rare), so none carries into this one.
+  else if (!stagesClean) stageScratch.fill(0);
+  stagesClean = false;
   const stageOf = stageScratch;
   const mark = (touched: Int32Array, from: number, code: number): void => {
     for (let i = from; i < touched.length; i += 1) stageOf[i32(touched, i)] = code;
   };
 
+  // The keyword pass's documents keep code 0, what every slot holds now: not written again (a
+  // random write per touched document, thousands a query, with the CPU's caches cold).
   let pass = index.score(keywordTerms, undefined, skipDerived);
-  mark(pass.touched.view(), 0, 0);
   const expansion = expand(index, query, queryWords, original, stages, params);
   if (expansion.terms.length > 0) {
     const before = pass.touched.length;
@@ -689,6 +695,10 @@ export const rank = (input: RankInput): Ranking => {
     scores[n] = 0;
     stageOf[n] = 0;
   }
+  // Scores and codes are all 0 again: the next pass need not clear these documents' scores again
+  // (FieldIndex.score clears the touched list it is given back).
+  touched.clear();
+  stagesClean = true;
   verdicts.reset();
   return {
     hits,

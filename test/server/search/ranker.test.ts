@@ -863,6 +863,27 @@ describe('rank: confidence and final scores', () => {
     expect(again.hits).toEqual(fresh.hits);
   });
 
+  it('a ranking that throws leaves no stage or score behind for the next query', () => {
+    const docs: IndexedDocument[] = [
+      { id: 'bundler', text: 'We use rollup to bundle the package', thread: 'w1', order: 0 },
+      { id: 'bundler-why', text: 'the reason is smaller ESM output', thread: 'w1', order: 2 * MIN },
+      { id: 'db', text: 'PostgreSQL is the primary database', thread: 'w3', order: 20 * MIN },
+    ];
+    const { index, textOf } = indexOf(docs);
+    const expected = rank({ index, query: 'what bundler do we use', accept: () => true, limit: 10, textOf });
+    expect(expected.hits[0]).toMatchObject({ id: 'bundler', stage: 'keyword' });
+    // 'bundler' is found as the neighbour of 'bundler-why' here, and by its own word above.
+    expect(rank({ index, query: 'smaller output', accept: () => true, limit: 10, textOf }).hits.map((h) => [h.id, h.stage])).toEqual([
+      ['bundler-why', 'keyword'],
+      ['bundler', 'neighbour'],
+    ]);
+    const failing = (): string => {
+      throw new Error('text unreadable');
+    };
+    expect(() => rank({ index, query: 'smaller output', accept: () => true, limit: 10, textOf: failing })).toThrow('text unreadable');
+    expect(rank({ index, query: 'what bundler do we use', accept: () => true, limit: 10, textOf }).hits).toEqual(expected.hits);
+  });
+
   it('a filter that throws leaves no verdict behind for the next query', () => {
     const { index, textOf } = indexOf(project);
     const everything = rank({ index, query: 'database tests', accept: () => true, limit: 10, textOf });
