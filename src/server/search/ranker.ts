@@ -590,8 +590,16 @@ export const rank = (input: RankInput): Ranking => {
   }
   const { scores } = pass;
   const touched = pass.touched;
-  // The strongest documents, found once: only a neighbour boost can lift another among them.
-  let strong = stages.neighbours || stages.session || stages.replies ? topK(touched.view(), scores, acceptN, params.neighbourSources) : [];
+  // The strongest documents, found once: only a neighbour boost can lift another among them. As
+  // many are found as the last ranking keeps: the stages below only raise scores, and while those
+  // they raise are listed (`raised`), the best in the end are among these and those (any other
+  // still ranks below all of these), so the last ranking reads them instead of every touched
+  // document again (a pass over thousands of scores, with the CPU's caches cold).
+  const first = stages.neighbours || stages.session || stages.replies ? topK(touched.view(), scores, acceptN, Math.max(params.neighbourSources, input.limit)) : undefined;
+  let strong = first === undefined ? [] : first.slice(0, params.neighbourSources);
+  const raised: number[] = [];
+  /** A stage raised documents it did not list: the last ranking reads every touched one. */
+  let unlisted = false;
   const inherited = stages.replies && params.replyWeight > 0 && index.participants.size > 0 ? inherit(index, strong, scores, [...keywordTerms, ...expansion.terms], namesOf(named), params, (n) => input.textOf(index.liveIdOf(n))) : new Map<number, Inherited>();
   if ((stages.neighbours && params.neighbourWeight > 0) || inherited.size > 0) {
     const boosts = new Map<number, number>();
@@ -609,6 +617,7 @@ export const rank = (input: RankInput): Ranking => {
         stageOf[m] = 3;
       } else if (boost > f64(scores, m)) stageOf[m] = 3;
       scores[m] = f64(scores, m) + boost;
+      raised.push(m);
     }
     strong = topK(Int32Array.from(new Set([...strong, ...boosts.keys()])), scores, acceptN, params.neighbourSources);
   }
@@ -624,11 +633,16 @@ export const rank = (input: RankInput): Ranking => {
     // A document is in one thread, so adding as the threads are walked reads no bonus twice.
     for (const [thread, best] of threadBest) {
       const bonus = params.threadWeight * best;
-      for (const m of index.threadMembers(thread)) if (f64(scores, m) > 0) scores[m] = f64(scores, m) + bonus;
+      for (const m of index.threadMembers(thread)) {
+        if (f64(scores, m) <= 0) continue;
+        scores[m] = f64(scores, m) + bonus;
+        raised.push(m);
+      }
     }
   }
 
   if (stages.speakers && named.size > 0 && params.speakerBoost > 0) {
+    unlisted = true;
     const view = touched.view();
     for (let i = 0; i < view.length; i += 1) {
       const n = i32(view, i);
@@ -640,6 +654,7 @@ export const rank = (input: RankInput): Ranking => {
   // Cues some matching document is dated in: the bank knows those dates.
   const known = cues.map(() => false);
   if (cues.length > 0) {
+    unlisted = true;
     // Only documents that already match get the boost: a date alone is no answer.
     const view = touched.view();
     for (let i = 0; i < view.length; i += 1) {
@@ -670,7 +685,8 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  const best = topK(pool === undefined ? touched.view() : Int32Array.from(pool), scores, acceptN, input.limit);
+  const last = pool !== undefined ? Int32Array.from(pool) : first !== undefined && !unlisted ? Int32Array.from(new Set([...first, ...raised])) : touched.view();
+  const best = topK(last, scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;

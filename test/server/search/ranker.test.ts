@@ -863,6 +863,38 @@ describe('rank: confidence and final scores', () => {
     expect(again.hits).toEqual(fresh.hits);
   });
 
+  it('ranks the same best whatever the limit, neighbours and sessions lifting documents the first ranking left out (property)', () => {
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return (seed >>> 16) % n;
+    };
+    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa'];
+    const accept = (id: string): boolean => !id.endsWith('7');
+    for (let round = 0; round < 12; round += 1) {
+      const docs: IndexedDocument[] = Array.from({ length: 400 }, (_, i) => ({
+        id: `d${i}`,
+        text: Array.from({ length: 1 + next(8) }, () => vocabulary[next(vocabulary.length)]).join(' '),
+        thread: `t${next(60)}`,
+        order: next(1000) * MIN,
+      }));
+      const { index, textOf } = indexOf(docs);
+      for (const stages of [DEFAULT_STAGES, { ...DEFAULT_STAGES, session: false }]) {
+        for (const query of ['alpha beta', 'gamma', 'delta zeta kappa']) {
+          // A limit past every match: the last ranking reads every touched document.
+          const whole = rank({ index, query, accept, limit: 1000, textOf, stages });
+          expect(whole.hits.length).toBeGreaterThan(150);
+          expect(whole.hits.some((h) => h.stage === 'neighbour')).toBe(true);
+          for (const limit of [1, 5, 50, 120]) {
+            const r = rank({ index, query, accept, limit, textOf, stages });
+            expect(r.prefixOfLarger).toBe(true);
+            expect(r.hits).toEqual(whole.hits.slice(0, limit));
+          }
+        }
+      }
+    }
+  });
+
   it('a ranking that throws leaves no stage or score behind for the next query', () => {
     const docs: IndexedDocument[] = [
       { id: 'bundler', text: 'We use rollup to bundle the package', thread: 'w1', order: 0 },
