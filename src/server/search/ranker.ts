@@ -19,7 +19,8 @@
  *    it is") closes the exchange and inherits half of the question.
  * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
  *    session that is about the question rise together (passage + document evidence).
- * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
+ * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more,
+ *    and much more when dated on the day the query names ("on 13 January").
  * 7. speakers: when the query names a participant of the bank's transcript lines ("What did
  *    Priya bake?"), that participant's own matching lines get more (attribution.ts).
  * 8. answer types: when the question says what shape its answer has ("How long ...?"), the
@@ -115,6 +116,11 @@ export interface RankParams {
   /** A matching document dated as the query asks ("in May") gets this share more score. */
   readonly temporalBoost: number;
   /**
+   * And this share more when it is dated on the day the query names ("on 13 January", "on
+   * October 13, 2023"): what was said that day, of all the month's lines.
+   */
+  readonly dayBoost: number;
+  /**
    * A matching line in which a participant the query names speaks of themselves gets this share
    * more score: a question about Priya is answered by what Priya said, not by her friend's
    * "How was the marathon, Pri?".
@@ -166,6 +172,7 @@ const DEFAULT_PARAMS: RankParams = {
   closingWeight: 0.5,
   threadWeight: 0.5,
   temporalBoost: 0.5,
+  dayBoost: 3,
   speakerBoost: 0.5,
   attributionCandidates: 10,
   answerTypeBoost: 0.5,
@@ -635,12 +642,14 @@ export const rank = (input: RankInput): Ranking => {
       const at = index.orderOf(n);
       if (at === undefined) continue;
       let dated = false;
+      let onDay = false;
       cues.forEach((c, i) => {
         if (!c.matches(at)) return;
         dated = true;
         known[i] = true;
+        if (c.onDay?.(at) === true) onDay = true;
       });
-      if (dated) scores[n] = f64(scores, n) * (1 + params.temporalBoost);
+      if (dated) scores[n] = f64(scores, n) * (1 + params.temporalBoost + (onDay ? params.dayBoost : 0));
     }
   }
 

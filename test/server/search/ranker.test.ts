@@ -260,6 +260,18 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'When did they go camping in July?', { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('june');
   });
 
+  it("temporal: of the month's matching memories, the one dated on the day asked for comes first", () => {
+    const chat: IndexedDocument[] = [
+      { id: 'engineer', text: 'Aisha: engineer came! his name is carl', order: Date.UTC(2026, 0, 7, 10) },
+      { id: 'off', text: 'Ollie: the engineer is off sick, rebooked for thurs', order: Date.UTC(2026, 0, 13, 18) },
+      ...['the boiler is dead', 'its freezing in here', 'exam timetables are out', 'who took my oat milk'].map((text, i) => ({ id: `f${i}`, text: `Bea: ${text}`, order: Date.UTC(2026, 0, 4 + i) })),
+    ];
+    expect(ranked(chat, "Why didn't the engineer come back on 13 January?").hits[0]?.id).toBe('off');
+    // The month alone dates both lines alike: the line with more of the question's words leads.
+    expect(ranked(chat, "Why didn't the engineer come back in January?").hits[0]?.id).toBe('engineer');
+    expect(ranked(chat, "Why didn't the engineer come back on 13 January?", { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('engineer');
+  });
+
   it('speakers: a question naming a participant ranks their own line above the friend who asked about it', () => {
     const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: 's1', order, ...attributionOf(text) });
     const chat: IndexedDocument[] = [
