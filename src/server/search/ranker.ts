@@ -35,7 +35,7 @@
  */
 import { analyze, stemWord, words } from './analyzer.js';
 import { DATE, DATE_BOOST_SHARE, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
-import { MIN_LINES, namedParticipants } from './attribution.js';
+import { earlierQuestions, MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
@@ -739,6 +739,12 @@ const withParticipantNames = (query: string, index: FieldIndex): string => {
   });
 };
 
+/** The index terms of the questions a line asks before its last sentence (attribution.ts `earlierQuestions`), or undefined. */
+const earlierQuestionWords = (line: string): Set<string> | undefined => {
+  const questions = earlierQuestions(line);
+  return questions.length === 0 ? undefined : new Set(questions.flatMap((q) => analyze(q)));
+};
+
 /** What a line inherits from the strong line before it (`inherit`). */
 interface Inherited {
   /** Score added: the share of the earlier line's score that its words the line lacks carry. */
@@ -779,7 +785,10 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const nextSpeaker = index.speakerOf(next);
     if (nextSpeaker === undefined) continue;
     // Chat drops the question mark, and a yes or a no back says the line was a question all the same.
-    const reply = nextSpeaker !== speaker && (index.asks(n) || index.opensWithYesOrNo(next));
+    // A question inside a longer line ("What concert was it? The advocacy event was a cool
+    // experience") is answered too, in the words of that question only.
+    const asked = nextSpeaker !== speaker && index.asksEarlier(n) && !index.opensWithYesOrNo(next) ? earlierQuestionWords(lineOf(n)) : undefined;
+    const reply = nextSpeaker !== speaker && (index.asks(n) || index.opensWithYesOrNo(next) || asked !== undefined);
     // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
     // after a short news line, in none of its words, is answered by the one who sent it.
     // A bare prompt ("and???", "so??") asks for more of what was just said, however long that was:
@@ -789,7 +798,7 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
     for (const t of terms) {
-      if (names.has(t.term) || !index.hasTextTerm(n, t.term)) continue;
+      if (names.has(t.term) || !index.hasTextTerm(n, t.term) || (asked !== undefined && !asked.has(t.term))) continue;
       const weight = t.weight * index.idf(t.term);
       topic.push({ term: t.term, weight });
       total += weight;

@@ -458,6 +458,26 @@ describe('rank: stages', () => {
     expect(scoreOf(on, 'n2')).toBe(scoreOf(off, 'n2'));
   });
 
+  it('replies: a question asked before the line goes on passes its own words to the answer, not the rest of the line', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('m1', 'Melanie: Last night we celebrated my daughter\'s birthday with music and cake.', 0),
+      chatLine('c1', 'Caroline: Wow, sounds wonderful! What concert was it? The advocacy event was a cool experience, so much love and support.', 1),
+      chatLine('m2', 'Melanie: It was Matt Patterson, he is so talented!', 2),
+      chatLine('x1', 'Caroline: the concert hall in town is huge', 10),
+      chatLine('x2', 'Melanie: The kids painted all afternoon.', 20),
+      chatLine('x3', 'Caroline: The advocacy group meets on Fridays.', 30),
+    ];
+    const rankOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.findIndex((h) => h.id === id);
+    const question = 'Which concert did Melanie go to?';
+    const on = ranked(chat, question);
+    expect(rankOf(on, 'm2')).toBeLessThan(rankOf(on, 'x1'));
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    expect(scoreOf(on, 'm2')).toBeGreaterThan(scoreOf(ranked(chat, question, { ...DEFAULT_STAGES, replies: false }), 'm2'));
+    // The advocacy event was not asked about: the answer inherits nothing of it.
+    const advocacy = 'What was the advocacy event like?';
+    expect(ranked(chat, advocacy).hits.find((h) => h.id === 'm2')?.score).toBe(ranked(chat, advocacy, { ...DEFAULT_STAGES, replies: false }).hits.find((h) => h.id === 'm2')?.score);
+  });
+
   it('a question that asks for a value\'s shape finds it a few lines after the words it asks about; a question that asks none does not', () => {
     const chat: IndexedDocument[] = [
       chatLine('s1', 'Niamh: also these shoes are going back, blister no.2 on the right one now', 0),
