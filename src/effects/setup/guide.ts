@@ -127,9 +127,11 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
   };
   const choose = async (title: string, options: readonly string[]): Promise<Asked<string>> => (await ui.select(title, options)) ?? CANCEL;
   // pi's input dialog draws no placeholder (both lines): the default is said in the title, and
-  // Enter on an empty line takes it.
+  // Enter on an empty line takes it. On its own line when the title would pass an 80-column
+  // screen (pi draws it one column in), so it is never split from its word "Enter".
   const ask = async (title: string, fallback: string): Promise<Asked<string>> => {
-    const text = await ui.input(fallback === '' ? title : `${title} (Enter for ${fallback})`, fallback);
+    const withDefault = `${title} (Enter for ${fallback})`;
+    const text = await ui.input(fallback === '' ? title : withDefault.length > 78 ? `${title}\n(Enter for ${fallback})` : withDefault, fallback);
     if (text === undefined) return CANCEL;
     return text.trim() === '' ? fallback : text.trim();
   };
@@ -169,8 +171,8 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
               : ['To use the embedded server, start it in another terminal:', `  ${start}`, 'then choose "Check again"; a server elsewhere: "Use another server URL".']),
           ].join('\n')
         : [
-            `Memory server at ${url}: Hindsight ${caps.apiVersion}${caps.embedded ? ' (the embedded server)' : ''}.`,
-            `Supported floor (0.8 with append retain): ${caps.features.append ? 'met' : 'NOT met: upgrade the server to 0.8 or later'}.`,
+            `Memory server at ${url}: Hindsight ${caps.apiVersion}${caps.embedded ? ' (embedded)' : ''}.`,
+            caps.features.append ? 'A version memory supports (0.8 or later, with append retain).' : 'NOT a version memory supports: upgrade the server to 0.8 or later (append retain).',
             `It can do: ${capabilityWords(caps)}.`,
           ].join('\n');
     const options = caps === undefined ? ['Check again', 'Use another server URL', 'Skip this step'] : [`Use ${url}`, 'Use another server URL', 'Skip this step'];
@@ -232,7 +234,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
         break;
       }
       if (choice.startsWith('Read it')) {
-        const name = await ask('Name of the environment variable that holds the key (the name only, not the key)', 'MEMORY_API_KEY');
+        const name = await ask('Name of the environment variable that holds the key (its name, not the key)', 'MEMORY_API_KEY');
         if (name === CANCEL) return cancel('key');
         if (E.isLeft(decodeWith(EnvVarName, 'memory.apiKeyEnv')(name))) {
           ui.notify(`memory.apiKeyEnv: "${name.slice(0, 60)}" is not a variable name (letters, digits and _); nothing was changed.`, 'warning');
