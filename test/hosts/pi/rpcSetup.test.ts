@@ -462,7 +462,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('/memory');
       await pi.notice(/Memory is on in every project \(enabled removed from .*memory\.json\)\./);
       expect(pi.unanswered).toEqual([]);
-      expect(pi.dialogs.some((d) => d.dialog.title.includes('\nBank hub-bank, tagged project:hub-repo; '))).toBe(true);
+      expect(pi.dialogs.some((d) => d.dialog.title.includes('\nBank hub-bank, tagged project:hub-repo · '))).toBe(true);
     } finally {
       await pi.close();
     }
