@@ -51,7 +51,7 @@ describe('the memory browser keeps its launch token out of the browser', () => {
     await page.goto(`${ui.url}#memories`);
     await page.locator('#memories li .text', { hasText: 'release train' }).waitFor();
     expect(page.url()).toBe(`${base()}/ui/#memories`);
-    expect(await page.evaluate(() => location.href)).not.toContain(ui.token);
+    expect(await page.evaluate('location.href')).not.toContain(ui.token);
     // The session history, as the browser keeps it (Chromium's own record of this tab).
     const cdp = await context.newCDPSession(page);
     const history = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string }[] };
@@ -65,7 +65,7 @@ describe('the memory browser keeps its launch token out of the browser', () => {
     expect(cookie?.sameSite).toBe('Strict');
     expect(cookie?.path).toBe('/ui');
     expect(cookie?.value).not.toBe(ui.token);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate('document.cookie')).toBe('');
     expect(await page.content()).not.toContain(ui.token);
     // A reload, and the page's API calls and event streams, work with the cookie alone.
     await page.reload();
