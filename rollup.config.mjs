@@ -83,5 +83,8 @@ const types = {
 };
 
 const piOnly = process.env.PI_ONLY === 'true';
+// `npm start` runs the CLI alone: building the library and the self-contained pi bundle too
+// took it over 30 s of CPU before its first line.
+const cliOnly = process.env.CLI_ONLY === 'true';
 
-export default piOnly ? [piExtension] : jsOnly ? [library, cli, piExtension] : [library, cli, piExtension, types];
+export default piOnly ? [piExtension] : cliOnly ? [cli] : jsOnly ? [library, cli, piExtension] : [library, cli, piExtension, types];

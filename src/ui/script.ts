@@ -358,7 +358,7 @@ const paint = () => {
 };
 const logRow = (s, i) => el('tr', { class: 'click', 'data-index': String(i), onclick: () => { view.at = i; $('follow').checked = false; paint(); } },
   el('td', { text: String(i + 1) }), el('td', { text: day(s.at).slice(11) }), el('td', { text: s.gate }), el('td', { class: 'mono', text: (s.event && s.event.type) || '?' }),
-  el('td', { class: 'mono', text: s.kind === 'rejected' ? 'not folded' : valueText(s.from) + ' → ' + valueText(s.to) }), el('td', { class: 'mono', text: s.effects.join(', ') }));
+  el('td', { class: 'mono', text: s.kind === 'rejected' ? 'not folded' : s.kind === 'local' ? 'this process only' : valueText(s.from) + ' → ' + valueText(s.to) }), el('td', { class: 'mono', text: s.effects.join(', ') }));
 const showSteps = (steps, keepAt) => {
   view.steps = steps;
   const body = document.querySelector('#log tbody'); body.textContent = '';
@@ -381,7 +381,8 @@ const selectRun = () => {
   // The project's shared gates (retain queue, import) are shown beside every session.
   const project = view.run !== 'project' ? (runs.get('project') || { steps: [] }).steps : [];
   const steps = [...(r ? r.steps : []), ...project].sort((a, b) => String(a.at).localeCompare(String(b.at)));
-  $('run-info').textContent = r ? (r.pid ? 'pid ' + r.pid + ' ' : '') + (r.running ? 'running' : 'ended') + ' · files ' + r.files.join(', ') : '';
+  // The project's journals are no process: neither running nor ended.
+  $('run-info').textContent = r ? (r.run === 'project' ? 'the project\'s shared journals' : (r.pid ? 'pid ' + r.pid + ' ' : '') + (r.running ? 'running' : 'ended')) + ' · files ' + r.files.join(', ') : '';
   showSteps(steps, !$('follow').checked);
 };
 // The files to replay: listed again whenever a run appears, and when the list is opened.

@@ -14,6 +14,8 @@ main { padding: 12px 18px; }
 .cols { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
 .cols.wide-left { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
 .bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 8px; }
+/* The recall box takes the bar's width, so its placeholder (a whole instruction) is read whole. */
+#recall-q { flex: 1; min-width: 12em; }
 input, select, textarea, button { font: inherit; }
 input, select, textarea { padding: 4px 6px; border: 1px solid #b9c0cd; border-radius: 5px; background: #fff; }
 button { padding: 4px 10px; border-radius: 6px; border: 1px solid #8a93a6; background: #fff; cursor: pointer; }

@@ -1,7 +1,7 @@
 /**
  * Steps of a gate, the unit the live inspector and the replay share: the event a gate took (its
  * payload redacted by the caller), the state before and after, whether it was rejected, and the
- * effects it asked for. Built from a journal record by folding it through the gate's pure
+ * effects it asked for, or that the fold passed over it. Built from a journal record by folding it through the gate's pure
  * machine (`gateFold`, one record at a time as a live file grows), or from a recorded trace.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -16,7 +16,12 @@ export interface GateStep {
   readonly at: string;
   /** The event as recorded (the caller redacts it before it leaves the process). */
   readonly event: JsonValue;
-  readonly kind: 'transition' | 'rejected';
+  /**
+   * `local`: a record the gate's fold passes over on purpose (one process's own retain-queue
+   * event, which the shared fold leaves out); `rejected`: one it could not fold (damaged, or of
+   * the wrong shape).
+   */
+  readonly kind: 'transition' | 'rejected' | 'local';
   readonly from: JsonValue;
   readonly to: JsonValue;
   readonly effects: readonly string[];
@@ -45,7 +50,7 @@ export const gateFold = (gate: VizGate, fold: (record: JournalRecord) => boolean
     step: (record) => {
       const from = json(snapshot.value);
       const base = { gate: gate.name, at: record.at, event: record.payload, from };
-      if (!fold(record)) return { ...base, kind: 'rejected', to: from, effects: [], problem: `${record.type}: one process's own event, not part of the shared fold` };
+      if (!fold(record)) return { ...base, kind: 'local', to: from, effects: [], problem: `${record.type}: one process's own event, not part of the shared fold` };
       const event = decode(record.payload);
       if (E.isLeft(event)) return { ...base, kind: 'rejected', to: from, effects: [], problem: event.left.message };
       const [next, actions] = transition(gate.machine, snapshot, event.right) as [AnyMachineSnapshot, readonly { type: string }[]];

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryRuntime.js';
+import { doctorCommand } from '../../src/tools/commands/doctor.js';
 import { readJournalFile } from '../../src/adapters/journal/traceJournal.js';
 import { vizGates } from '../../src/viz/gates.js';
 import { replayJournal } from '../../src/viz/journalReplay.js';
@@ -74,6 +75,19 @@ describe('createMemoryRuntime', () => {
     });
     // The same messages again: nothing new (the cursor never goes backwards).
     expect((await runtime.retainTurn([user('The CI cache key includes the lockfile hash.', 10), assistant('Understood.', 11)]).settled).outcome).toBe('nothing');
+  });
+
+  it('the doctor\'s activity line says a retain was delivered once the queue sent it (it said "queued" still)', async () => {
+    const dirs = await project({ ...configured(), banks: { project: { bankId: 'rt-doctor' } } });
+    const runtime = await start(dirs);
+    await waitUntil(() => runtime.status().setup.state === 'ready');
+    await runtime.send({ type: 'session.started', sessionId: 'sess-doc', sessionFile: '/tmp/sess-doc.jsonl', reason: 'startup' });
+    expect((await runtime.retainTurn([user('The staging database is in eu-west-2.', 10), assistant('Noted.', 11)]).settled).outcome).toBe('queued');
+    await runtime.queue!.flush({ deadline: Date.now() + 5_000 });
+    expect(runtime.queue!.status().depth).toBe(0);
+    const report = await doctorCommand({ tools: await runtime.toolContext() });
+    expect(report.text).toMatch(/last retain \d+s ago: delivered, 2 message\(s\)/);
+    expect(report.text).not.toMatch(/last retain [^;]*: queued/);
   });
 
   it('retains a turn that holds an Authorization header whole: the header redacted, every message after it kept', async () => {

@@ -5,6 +5,7 @@
  * folds the run again from the start.
  */
 import { mkdir, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ import { watchLiveRuns, type LiveRuns, type LiveStep } from '../../src/hosts/ui/
 import { waitUntil } from '../helpers/waitUntil.js';
 
 const SECRET = 'live-runs-secret-3c9f1a7e5d2b8046';
+/** A journal's name stamp as a runtime writes it when it opens the journal (traceFiles.ts). */
+const stampNow = (ms = Date.now()): string => new Date(ms).toISOString().replace(/[:.]/g, '-');
 
 let root: string;
 let live: LiveRuns | undefined;
@@ -34,7 +37,7 @@ describe('live runs', () => {
     const cwd = path.join(root, 'project');
     const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
     const dir = path.join(cwd, '.pi', 'memory', 'trace');
-    const file = await runJournalPath(dir, 'setup', `2026-11-27T06-00-00-000Z-${process.pid}`);
+    const file = await runJournalPath(dir, 'setup', `${stampNow()}-${process.pid}`);
     const journal = openTraceJournal({ path: file });
     live = watchLiveRuns(loaded);
     const seen: LiveStep[] = [];
@@ -74,12 +77,40 @@ describe('live runs', () => {
     expect(live.runs().find((r) => r.run === `pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
   });
 
+  it('a run whose pid now names another process is ended, not running (the kernel reuses pids)', async () => {
+    const cwd = path.join(root, 'project-reused');
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    await mkdir(dir, { recursive: true });
+    const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
+    // The run of an earlier process that had this test's pid: its journal opened a day before this process started.
+    const earlier = openTraceJournal({ path: await runJournalPath(dir, 'setup', `${stampNow(Date.now() - 86_400_000)}-${process.pid}`) });
+    // A run whose pid is a live process it started as: running.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], { stdio: 'ignore' });
+    const current = openTraceJournal({ path: await runJournalPath(dir, 'session', `${stampNow()}-${child.pid ?? 0}`) });
+    const watcher = watchLiveRuns(loaded);
+    try {
+      const at = Date.now();
+      for (const journal of [earlier, current]) {
+        journal.appendSync([{ type: 'setup.configured', at: new Date(at).toISOString(), payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] } }]);
+        await journal.flush();
+      }
+      await waitUntil(() => watcher.runs().length >= 3, 5_000, 'both runs read');
+      expect(watcher.runs().find((r) => r.run === `pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
+      expect(watcher.runs().find((r) => r.run === `pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
+    } finally {
+      watcher.close();
+      child.kill();
+      await earlier.close();
+      await current.close();
+    }
+  });
+
   it('keeps the runs current with nobody watching, and streams again to the next watcher', async () => {
     const cwd = path.join(root, 'project-idle');
     const dir = path.join(cwd, '.pi', 'memory', 'trace');
     await mkdir(dir, { recursive: true });
     const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
-    const file = await runJournalPath(dir, 'setup', `2026-11-27T07-00-00-000Z-${process.pid}`);
+    const file = await runJournalPath(dir, 'setup', `${stampNow()}-${process.pid}`);
     const journal = openTraceJournal({ path: file });
     const idle = watchLiveRuns(loaded);
     try {

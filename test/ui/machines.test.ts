@@ -109,6 +109,11 @@ describe('the live machine inspector', () => {
     expect(await stateClasses('session.active.recall.idle')).toContain('active');
     expect(await page.locator('.gate[data-gate="session"] .state-now').textContent()).toBe('active.{recall.idle, retain.idle}');
     await page.screenshot({ path: `${ARTIFACTS}/ui-machines-live.png`, fullPage: true });
+    // The queue's per-process events (retain.opened ...) are passed over by the shared fold on
+    // purpose: said as such, not as "not folded", which read as damage (twelfth session).
+    const queueRows = (await rows()).filter((r) => r.gate === 'retainDelivery');
+    expect(queueRows.some((r) => r.event === 'retain.opened' && r.transition === 'this process only')).toBe(true);
+    expect((await rows()).filter((r) => r.transition === 'not folded')).toEqual([]);
 
     // The time slider goes back to the step that started the last recall.
     const all = await rows();
@@ -121,6 +126,13 @@ describe('the live machine inspector', () => {
     const taken = await page.$$eval('.gate[data-gate="session"] .transition.taken', (els) => els.map((e) => e.getAttribute('data-event')));
     expect(taken).toContain('session.recall.requested');
   }, 90_000);
+
+  it('names the project\'s shared journals as what they are: no process, so neither running nor ended', async () => {
+    await page.selectOption('#run', 'project');
+    await page.locator('#run-info', { hasText: "the project's shared journals" }).waitFor();
+    expect(await page.locator('#run-info').textContent()).not.toMatch(/running|ended/);
+    await page.selectOption('#run', `pid ${pi!.pid}`);
+  });
 
   it('replays the session journal on the same page', async () => {
     const files = (): Promise<string[]> => page.$$eval('#replay option', (options) => options.map((o) => o.getAttribute('value') ?? ''));

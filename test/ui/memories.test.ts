@@ -115,6 +115,26 @@ describe('the memory browser, Memories', () => {
     await cardCount(7);
   });
 
+  it('shows the recall box\'s whole placeholder, at 1400 and at 1024 pixels wide (it was cut off)', async () => {
+    // Run in the page (this project's types have no DOM): the placeholder's width in the box's font, and the box's inner width.
+    const fits = (): Promise<{ text: number; room: number; placeholder: string }> =>
+      page.evaluate(`(() => {
+        const input = document.getElementById('recall-q');
+        const style = getComputedStyle(input);
+        const context = document.createElement('canvas').getContext('2d');
+        context.font = style.font;
+        const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return { text: context.measureText(input.placeholder).width, room, placeholder: input.placeholder };
+      })()`);
+    for (const width of [1400, 1024]) {
+      await page.setViewportSize({ width, height: 900 });
+      const { text, room, placeholder } = await fits();
+      expect(placeholder.length).toBeGreaterThan(10);
+      expect(text, `${width}px: "${placeholder}"`).toBeLessThanOrEqual(room);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
   it('explains a recall: the matched terms, the score and the stage of each result', async () => {
     await recall('which database does billing use?');
     const first = page.locator('#recall-results li').first();

@@ -19,7 +19,7 @@ import { setupEvents, type SetupEventInput } from '../../machines/setup/events.j
 import type { GuideStep } from '../../machines/setup/person.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
-import { describeFailure, type Capabilities, type MemoryServer } from '../ports/memoryServer.js';
+import { describeFailure, type Capabilities, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
 import type { UiPort } from '../ports/ui.js';
 import { displayPath, previewAndWrite, type FileEdit } from './configWriter.js';
 
@@ -73,6 +73,30 @@ const capabilityWords = (caps: Capabilities): string => {
   return can.join(', ');
 };
 
+const CONNECTION_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name did not resolve',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'the connection was reset',
+};
+
+/**
+ * Why nothing answers, in the words of the server step: the general description ends with what
+ * to change in config (`memory.baseUrl`, `memory.timeoutMs`), which here the step's own
+ * choices do ("Check again", "Use another server URL").
+ */
+const noAnswerCause = (f: ServerFailure): string => {
+  if (f._tag === 'unreachable') {
+    const code = /: (\w+)$/.exec(f.message)?.[1];
+    return (code === undefined ? undefined : CONNECTION_WORDS[code]) ?? f.message;
+  }
+  if (f._tag === 'timeout') return `no answer within ${PROBE_MS / 1000} s`;
+  if (f._tag === 'badResponse' || f._tag === 'notFound' || f._tag === 'responseTooLarge') return 'something answers there, but not as a Hindsight server';
+  return describeFailure(f);
+};
+
 /** Cancelled: a distinct value, so "skip" and "Esc" are never confused. */
 const CANCEL = Symbol('cancel');
 type Asked<A> = A | typeof CANCEL;
@@ -103,9 +127,11 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
   };
   const choose = async (title: string, options: readonly string[]): Promise<Asked<string>> => (await ui.select(title, options)) ?? CANCEL;
   // pi's input dialog draws no placeholder (both lines): the default is said in the title, and
-  // Enter on an empty line takes it.
+  // Enter on an empty line takes it. On its own line when the title would pass an 80-column
+  // screen (pi draws it one column in), so it is never split from its word "Enter".
   const ask = async (title: string, fallback: string): Promise<Asked<string>> => {
-    const text = await ui.input(fallback === '' ? title : `${title} (Enter for ${fallback})`, fallback);
+    const withDefault = `${title} (Enter for ${fallback})`;
+    const text = await ui.input(fallback === '' ? title : withDefault.length > 78 ? `${title}\n(Enter for ${fallback})` : withDefault, fallback);
     if (text === undefined) return CANCEL;
     return text.trim() === '' ? fallback : text.trim();
   };
@@ -119,7 +145,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
     // than after the cool-down the earlier failures began.
     const call = { deadline: clock.now() + PROBE_MS, probe: true };
     const caps = await server.capabilities(call)();
-    if (E.isLeft(caps)) return { authorised: false, banks: [], failure: describeFailure(caps.left), failureTag: caps.left._tag };
+    if (E.isLeft(caps)) return { authorised: false, banks: [], failure: noAnswerCause(caps.left), failureTag: caps.left._tag };
     const banks = await server.listBanks({}, call)();
     if (E.isLeft(banks)) return { caps: caps.right, authorised: false, banks: [], failure: describeFailure(banks.left), failureTag: banks.left._tag };
     return { caps: caps.right, authorised: true, banks: banks.right.map((b) => b.bank_id) };
@@ -141,13 +167,12 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
         ? [
             `Memory server: nothing answers at ${url} (${found.failure ?? 'no answer'}).`,
             ...(start === undefined
-              ? ['Start the server there (or choose "Use another server URL"),']
-              : ['To use the embedded server, start it in another terminal:', `  ${start}`]),
-            'then choose "Check again".',
+              ? ['Start the server there, then choose "Check again";', 'a server elsewhere: "Use another server URL".']
+              : ['To use the embedded server, start it in another terminal:', `  ${start}`, 'then choose "Check again"; a server elsewhere: "Use another server URL".']),
           ].join('\n')
         : [
-            `Memory server at ${url}: Hindsight ${caps.apiVersion}${caps.embedded ? ' (the embedded server)' : ''}.`,
-            `Supported floor (0.8 with append retain): ${caps.features.append ? 'met' : 'NOT met: upgrade the server to 0.8 or later'}.`,
+            `Memory server at ${url}: Hindsight ${caps.apiVersion}${caps.embedded ? ' (embedded)' : ''}.`,
+            caps.features.append ? 'A version memory supports (0.8 or later, with append retain).' : 'NOT a version memory supports: upgrade the server to 0.8 or later (append retain).',
             `It can do: ${capabilityWords(caps)}.`,
           ].join('\n');
     const options = caps === undefined ? ['Check again', 'Use another server URL', 'Skip this step'] : [`Use ${url}`, 'Use another server URL', 'Skip this step'];
@@ -209,7 +234,7 @@ export const runGuide = async (deps: GuideDeps): Promise<GuideResult> => {
         break;
       }
       if (choice.startsWith('Read it')) {
-        const name = await ask('Name of the environment variable that holds the key (the name only, not the key)', 'MEMORY_API_KEY');
+        const name = await ask('Name of the environment variable that holds the key (its name, not the key)', 'MEMORY_API_KEY');
         if (name === CANCEL) return cancel('key');
         if (E.isLeft(decodeWith(EnvVarName, 'memory.apiKeyEnv')(name))) {
           ui.notify(`memory.apiKeyEnv: "${name.slice(0, 60)}" is not a variable name (letters, digits and _); nothing was changed.`, 'warning');

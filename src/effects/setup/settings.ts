@@ -50,6 +50,20 @@ const sourceText = (loaded: LoadedConfig, name: FieldName): string => {
   return source === 'env' ? 'the environment' : 'default';
 };
 
+/** Where a value comes from, in a field's label: the file itself is in the field's own dialog ("Value: … (from <file>)"). */
+const SOURCE_WORDS: Readonly<Record<LoadedConfig['sources'][FieldName], string>> = { default: 'default', user: 'user file', project: 'project file', env: 'environment' };
+
+/** Choices a person reads in an 80-column terminal: pi draws " → " before each, so 76 characters (a value set in a file named by its path wrapped the path to the next line, where it read as another choice). */
+const LABEL_WIDTH = 76;
+
+/** `path = value (source)` within LABEL_WIDTH, the value cut with "…" when it must be. */
+const fieldLabel = (path: string, value: string, source: string): string => {
+  const room = LABEL_WIDTH - `${path} =  (${source})`.length;
+  const chars = [...value];
+  const shown = chars.length <= room ? value : `${chars.slice(0, Math.max(1, room - 1)).join('')}…`;
+  return `${path} = ${shown} (${source})`;
+};
+
 /** Parses typed text for a field: JSON for numbers, lists and booleans, text otherwise. */
 const parseTyped = (field: Field, text: string): unknown => {
   if (field.kind === 'tags' || field.kind === 'origins' || field.kind === 'fact-types') {
@@ -182,7 +196,7 @@ export const runSettings = async (deps: SettingsDeps): Promise<void> => {
     if (!isOneOf(TABS, tab)) continue;
     const loaded = deps.loaded();
     const fields = fieldsOf(tab, advanced);
-    const labels = fields.map((f) => `${f.path} = ${valueText(f, loaded.config[f.name])} (${sourceText(loaded, f.name)})`);
+    const labels = fields.map((f) => fieldLabel(f.path, valueText(f, loaded.config[f.name]), SOURCE_WORDS[loaded.sources[f.name]]));
     const picked = await ui.select(`${tab} settings${advanced ? '' : ' (advanced ones hidden)'}`, [...labels, 'Back']);
     if (picked === undefined) return;
     const field = fields[labels.indexOf(picked)];

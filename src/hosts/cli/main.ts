@@ -1,24 +1,10 @@
 /** `agent-memory` entry: picks a subcommand from the table and runs it. */
 import { redact } from '../../config/redact.js';
 import { commands } from './commands.js';
+import { HELP_WIDTH, wrapWords } from './helpText.js';
 import { installRedactedOutput } from './redactedOutput.js';
 
 installRedactedOutput();
-
-const WIDTH = 80;
-
-/** Words laid into lines of at most `width` characters (a longer word gets a line of its own). */
-const wrap = (text: string, width: number): string[] => {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  return [...lines, line];
-};
 
 /**
  * One column for every command's name (the widest, dead-letters, pushed its summary out of
@@ -29,7 +15,7 @@ const usage = (): string => {
   return [
     'usage: agent-memory <command> [options]',
     '',
-    ...commands.flatMap((c) => wrap(c.summary, WIDTH - column).map((line, i) => `${i === 0 ? `  ${c.name}`.padEnd(column) : ' '.repeat(column)}${line}`)),
+    ...commands.flatMap((c) => wrapWords(c.summary, HELP_WIDTH - column).map((line, i) => `${i === 0 ? `  ${c.name}`.padEnd(column) : ' '.repeat(column)}${line}`)),
     '',
     'Run `agent-memory <command> --help` for its options.',
   ].join('\n');

@@ -14,6 +14,7 @@ import { isRecord } from '../../codecs/codecs.js';
 import type { MemoryRuntime } from '../memoryRuntime.js';
 import type { RuntimeHolder } from './holder.js';
 import { applyStarters, guidedSetup, settingsEditor, switchOnOff, uiOf } from './person.js';
+import { hubGlance } from './hubGlance.js';
 
 const HUB_ENTRIES = {
   on: 'Turn memory on',
@@ -41,12 +42,14 @@ const clip = (text: string, max: number): string => {
 
 const glance = (runtime: MemoryRuntime): string => {
   const status = runtime.status();
-  const queue = status.queue;
-  const state = runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off';
-  return [
-    `Memory: ${state}${status.setup.detail === null || state === 'ready' ? '' : ` (${status.setup.detail})`}`,
-    `Bank ${status.projectBank}, tagged ${status.projectTag}${queue === undefined ? '' : `; ${queue.depth} queued, ${queue.deadLetters} dead letter(s)`}`,
-  ].join('\n');
+  return hubGlance({
+    state: runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off',
+    detail: status.setup.detail,
+    bank: status.projectBank,
+    tag: status.projectTag,
+    ...(status.queue === undefined ? {} : { queue: status.queue }),
+    setupEntry: HUB_ENTRIES.setup,
+  });
 };
 
 const deadLetters = async (ui: UiPort, cmd: CommandContext): Promise<void> => {

@@ -63,6 +63,17 @@ export const runtimeStatus = (input: StatusInput): RuntimeStatus => {
   };
 };
 
+/**
+ * A queued retain's outcome as it stands now: the session gate records "queued" when the run
+ * entered the queue and never hears of its delivery, so the queue says whether it left since.
+ * An empty queue that delivered after the run (or holds no dead letter) sent it.
+ */
+const retainOutcomeNow = (retain: { readonly at: number; readonly outcome: string }, queue: QueueStatus | undefined): string => {
+  if (retain.outcome !== 'queued' || queue === undefined || queue.depth > 0) return retain.outcome;
+  const deliveredSince = queue.lastDelivery !== undefined && Date.parse(queue.lastDelivery.at) >= retain.at;
+  return deliveredSince || queue.deadLetters === 0 ? 'delivered' : 'no longer queued (delivered, or refused: /memory dead-letters lists refusals)';
+};
+
 /** The status as memory_status and doctor read it. */
 export const toolStatusView = (s: RuntimeStatus, importStatus: RuntimeStatusView['import']): RuntimeStatusView => {
   const { lastRecall, lastRetain } = s.session.context;
@@ -73,7 +84,7 @@ export const toolStatusView = (s: RuntimeStatus, importStatus: RuntimeStatusView
       ...(s.session.activity === undefined ? {} : { activity: s.session.activity }),
       nextRetainSkipped: s.session.nextOptOut,
       ...(lastRecall === null ? {} : { lastRecall: { at: lastRecall.at, outcome: lastRecall.outcome, count: lastRecall.items } }),
-      ...(lastRetain === null ? {} : { lastRetain: { at: lastRetain.at, outcome: lastRetain.outcome, count: lastRetain.messages } }),
+      ...(lastRetain === null ? {} : { lastRetain: { at: lastRetain.at, outcome: retainOutcomeNow(lastRetain, s.queue), count: lastRetain.messages } }),
     },
     ...(importStatus === undefined ? {} : { import: importStatus }),
   };

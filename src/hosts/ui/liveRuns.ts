@@ -19,6 +19,7 @@ import { decodeJson } from '../../codecs/decode.js';
 import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
 import { errnoCode } from '../../codecs/errno.js';
+import { processStartedAt } from '../../adapters/process/processStart.js';
 
 export interface LiveStep extends GateStep {
   readonly run: string;
@@ -58,6 +59,8 @@ interface Tail {
   ino: number;
   rest: string;
   line: number;
+  /** When the run's process opened this journal (the stamp in its name), epoch ms. */
+  readonly openedAt: number | null;
 }
 
 const gateNamed = (name: string): VizGate => {
@@ -66,13 +69,30 @@ const gateNamed = (name: string): VizGate => {
   return gate;
 };
 
-const isRunning = (pid: number): boolean => {
+/** A start after the journal was opened by more than this is another process (/proc's times are to about a second). */
+const REUSE_SLACK_MS = 5_000;
+
+/**
+ * Whether the process that wrote the run's journals is alive: a live pid is not enough, since
+ * the kernel hands a pid out again (the browser said "running" for a run long ended); a process
+ * that started after the run opened its journal is another one.
+ */
+const isRunning = (pid: number, openedAt: number | null): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return errnoCode(error) === 'EPERM';
+    if (errnoCode(error) !== 'EPERM') return false;
   }
+  const started = processStartedAt(pid);
+  return started === undefined || openedAt === null || started <= openedAt + REUSE_SLACK_MS;
+};
+
+/** The time in a journal's name (`2026-11-27T06-00-00-000Z`, written by traceFiles.ts), epoch ms. */
+const stampTime = (stamp: string): number | null => {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z$/.exec(stamp);
+  if (m === null) return null;
+  const ms = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`);
+  return Number.isNaN(ms) ? null : ms;
 };
 
 /** A gate's fold as every process folds its journal: the retain queue folds only the events every process shares. */
@@ -104,10 +124,10 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       const file = path.join(traceDir, name);
       if (match === null || tails.has(file)) continue;
       const gate = gateNamed(match[1] ?? '');
-      tails.set(file, { file, run: `pid ${match[3] ?? '?'}`, gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0 });
+      tails.set(file, { file, run: `pid ${match[3] ?? '?'}`, gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? '') });
     }
     for (const { file, gate } of shared) {
-      if (!tails.has(file)) tails.set(file, { file, run: 'project', gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0 });
+      if (!tails.has(file)) tails.set(file, { file, run: 'project', gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0, openedAt: null });
     }
   };
 
@@ -204,14 +224,20 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   return {
     runs: () => {
       const byRun = new Map<string, string[]>();
-      for (const tail of tails.values()) byRun.set(tail.run, [...(byRun.get(tail.run) ?? []), path.basename(tail.file)]);
+      // One pid may name runs of several processes over time: the newest journal is the live one's.
+      const openedAt = new Map<string, number | null>();
+      for (const tail of tails.values()) {
+        byRun.set(tail.run, [...(byRun.get(tail.run) ?? []), path.basename(tail.file)]);
+        const before = openedAt.get(tail.run) ?? null;
+        openedAt.set(tail.run, before === null || (tail.openedAt !== null && tail.openedAt > before) ? tail.openedAt : before);
+      }
       return [...byRun].map(([run, files]) => {
         const pid = /^pid (\d+)$/.exec(run)?.[1];
         const list = steps.get(run) ?? [];
         return {
           run,
           pid: pid === undefined ? null : Number(pid),
-          running: pid === undefined ? true : isRunning(Number(pid)),
+          running: pid === undefined ? true : isRunning(Number(pid), openedAt.get(run) ?? null),
           startedAt: list[0]?.at ?? null,
           files,
           steps: list,

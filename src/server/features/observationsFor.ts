@@ -6,7 +6,7 @@
 import type { ServerContext } from '../context.js';
 import { createConsolidator } from './consolidator.js';
 import type { Consolidator } from './consolidator.js';
-import { queueRefreshesAfterConsolidation } from './refresh.js';
+import { queueRefreshesAfterConsolidation } from './refreshQueue.js';
 
 const consolidators = new WeakMap<ServerContext, Consolidator>();
 

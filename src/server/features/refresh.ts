@@ -2,26 +2,20 @@
  * Mental-model refresh as an async operation (`refresh_mental_model`): submit records a
  * pending operation next to the write that asked for it; the handler runs the extractive
  * reflect with the model's source query and trigger scope, then stores the new content,
- * its reflect response and the previous content in the history.
+ * its reflect response and the previous content in the history. Queuing one is
+ * `refreshQueue.ts`, which the consolidator reaches without reaching the reflect engine.
  */
 import type { JsonValue } from '../../codecs/codecs.js';
 import type { ServerContext } from '../context.js';
 import type { OperationHandler } from '../operations.js';
-import type { Mutation, OperationRecord } from '../store/model.js';
+import type { OperationRecord } from '../store/model.js';
 import { MENTAL_MODEL_KIND, MentalModelRecord } from './mentalModels.js';
 import { runReflect } from './reflectEngine.js';
-import { putRecord, readRecord, readRecords } from './records.js';
+import { putRecord, readRecord } from './records.js';
 import { refreshScope } from './trigger.js';
 
-export const REFRESH_TASK = 'refresh_mental_model';
 /** History entries kept per model (oldest dropped). */
 const HISTORY_LIMIT = 50;
-
-/** A pending refresh operation and the mutation that records it. */
-export const buildRefresh = (server: ServerContext, bankId: string, modelId: string): { operation: OperationRecord; mutation: Mutation } => {
-  const operation = server.operations.build({ bankId, taskType: REFRESH_TASK, itemsCount: 1, payload: { mental_model_id: modelId } });
-  return { operation, mutation: { type: 'operation.put', operation } };
-};
 
 const modelIdOf = (operation: OperationRecord): string => {
   const payload = operation.payload;
@@ -75,24 +69,3 @@ export const refreshHandler =
     const metadata: Record<string, JsonValue> = { mental_model_id: modelId, facts_used: answer.based_on?.memories.length ?? 0 };
     return metadata;
   };
-
-/** True when a refresh of `modelId` is already waiting or running: no need for another. */
-const refreshPending = (server: ServerContext, bankId: string, modelId: string): boolean => {
-  for (const op of server.store.bank(bankId)?.operations.values() ?? []) {
-    if (op.task_type !== REFRESH_TASK || (op.status !== 'pending' && op.status !== 'processing')) continue;
-    const payload = op.payload;
-    if (typeof payload === 'object' && payload !== null && !Array.isArray(payload) && payload['mental_model_id'] === modelId) return true;
-  }
-  return false;
-};
-
-/** Queues a refresh of every model in the bank whose trigger asks to follow consolidation. */
-export const queueRefreshesAfterConsolidation = async (server: ServerContext, bankId: string): Promise<void> => {
-  const due = readRecords(server, bankId, MENTAL_MODEL_KIND, MentalModelRecord).filter(
-    (m) => m.trigger.refresh_after_consolidation && !refreshPending(server, bankId, m.id),
-  );
-  if (due.length === 0) return;
-  const refreshes = due.map((m) => buildRefresh(server, bankId, m.id));
-  await server.store.commit(refreshes.map((r) => r.mutation));
-  server.operations.schedule(refreshes.map((r) => r.operation));
-};

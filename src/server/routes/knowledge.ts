@@ -28,7 +28,7 @@ import { exportIndex, pageLog, pageMarkdown, pageType, visibleTags } from '../fe
 import { intParam } from '../features/listQuery.js';
 import { GENERATING, MENTAL_MODEL_KIND, MentalModelRecord } from '../features/mentalModels.js';
 import { deleteRecord, putRecord, readRecord, readRecords } from '../features/records.js';
-import { buildRefresh } from '../features/refresh.js';
+import { buildRefresh } from '../features/refreshQueue.js';
 import { bankWrittenSince } from '../features/staleness.js';
 import { normaliseTrigger, PAGE_DEFAULT_TRIGGER } from '../features/trigger.js';
 import type { Mutation } from '../store/model.js';

@@ -21,7 +21,8 @@ import {
 } from '../features/mentalModels.js';
 import type { Detail, ListTagsMatch } from '../features/mentalModels.js';
 import { deleteRecord, putRecord, readRecord, readRecords } from '../features/records.js';
-import { buildRefresh, REFRESH_TASK, refreshHandler } from '../features/refresh.js';
+import { refreshHandler } from '../features/refresh.js';
+import { buildRefresh, REFRESH_TASK } from '../features/refreshQueue.js';
 import { modelIsStale } from '../features/staleness.js';
 import { normaliseTrigger, triggerProblem } from '../features/trigger.js';
 import type { TriggerInput } from '../features/trigger.js';

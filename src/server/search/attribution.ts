@@ -146,6 +146,21 @@ export const asksQuestion = (line: string): boolean => {
   return INTERROGATIVES.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(second));
 };
 
+/**
+ * The questions a transcript line asks before its last sentence: "What concert was it? The
+ * advocacy event was a cool experience - so much love and support" asks what concert, though
+ * the line ends on a statement (so `asksQuestion` is false). The answer after it answers that
+ * question, not the rest of the line.
+ */
+export const earlierQuestions = (line: string): readonly string[] => {
+  if (!line.includes('?')) return [];
+  const sentences = bodyOf(line).split(SENTENCE_END);
+  return sentences
+    .slice(0, -1)
+    .map((s) => s.trim())
+    .filter((s) => /\?[^\p{L}\p{N}]*$/u.test(s));
+};
+
 /** Words that answer a yes/no question ("ya st clare's", "nope, friday"); not "noooo", which reacts. */
 const YES_OR_NO: ReadonlySet<string> = new Set('yes yess yesss yeah yea yeh ya yah yep yup yh no nope nah'.split(' '));
 /** Words chat puts before an answer without changing it ("ngl yes", "oh yeah"). */

@@ -16,7 +16,7 @@
  * and < 2 s start-up.
  */
 import { analyze, stemWord, wordsAndTerms } from './analyzer.js';
-import { asksQuestion, opensWithYesOrNo } from './attribution.js';
+import { asksQuestion, earlierQuestions, opensWithYesOrNo } from './attribution.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
 import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
@@ -117,10 +117,14 @@ const NOT_A_LINE = 0;
 const NO_WORDS = 1;
 const ALL_WORDS = 2;
 const SOME_WORDS = 3;
-/** Bits of a line's `addressedKind` that say how its words are kept; the bits above say it asks a question, it opens with a yes or a no. */
+/**
+ * Bits of a line's `addressedKind` that say how its words are kept; the bits above say it asks a
+ * question, it opens with a yes or a no, it asks a question before its last sentence.
+ */
 const WORDS_KEPT = 3;
 const ASKS = 4;
 const YES_OR_NO = 8;
+const ASKS_EARLIER = 16;
 
 /**
  * A sealed index: every array a loaded or compacted index starts from. Postings are CSR:
@@ -542,6 +546,7 @@ export class FieldIndex {
       this.setWords(n, ownString(doc.own ?? '', textTerms, speaker), this.ownKind, this.ownSome);
       this.setWords(n, ownString(doc.addressed ?? '', textTerms, speaker), this.addressedKind, this.addressedSome);
       if (asksQuestion(doc.text)) this.addressedKind[n] = u8(this.addressedKind, n) | ASKS;
+      else if (earlierQuestions(doc.text).length > 0) this.addressedKind[n] = u8(this.addressedKind, n) | ASKS_EARLIER;
       if (opensWithYesOrNo(doc.text)) this.addressedKind[n] = u8(this.addressedKind, n) | YES_OR_NO;
       this.lineCounts.set(speaker, (this.lineCounts.get(speaker) ?? 0) + 1);
     }
@@ -1150,6 +1155,11 @@ export class FieldIndex {
   /** Whether line `n` asks the one spoken to something (attribution.ts `asksQuestion`). */
   asks(n: number): boolean {
     return n < this.slots && (u8(this.addressedKind, n) & ASKS) !== 0;
+  }
+
+  /** Whether line `n`, which does not end on a question, asks one before (attribution.ts `earlierQuestions`). */
+  asksEarlier(n: number): boolean {
+    return n < this.slots && (u8(this.addressedKind, n) & ASKS_EARLIER) !== 0;
   }
 
   /** Whether line `n` opens with a yes or a no (attribution.ts `opensWithYesOrNo`): it answers the line before. */

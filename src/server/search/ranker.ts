@@ -19,7 +19,8 @@
  *    it is") closes the exchange and inherits half of the question.
  * 5. session: a matching memory gets a share of the best score in its thread, so turns of the
  *    session that is about the question rise together (passage + document evidence).
- * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more.
+ * 6. temporal: a matching memory dated as the query asks ("in May", "last week") gets more,
+ *    and much more when dated on the day the query names ("on 13 January").
  * 7. speakers: when the query names a participant of the bank's transcript lines ("What did
  *    Priya bake?"), that participant's own matching lines get more (attribution.ts).
  * 8. answer types: when the question says what shape its answer has ("How long ...?"), the
@@ -34,7 +35,7 @@
  */
 import { analyze, stemWord, words } from './analyzer.js';
 import { DATE, DATE_BOOST_SHARE, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
-import { MIN_LINES, namedParticipants } from './attribution.js';
+import { earlierQuestions, MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
 import type { FieldIndex, WeightedTerm } from './fieldIndex.js';
@@ -115,6 +116,11 @@ export interface RankParams {
   /** A matching document dated as the query asks ("in May") gets this share more score. */
   readonly temporalBoost: number;
   /**
+   * And this share more when it is dated on the day the query names ("on 13 January", "on
+   * October 13, 2023"): what was said that day, of all the month's lines.
+   */
+  readonly dayBoost: number;
+  /**
    * A matching line in which a participant the query names speaks of themselves gets this share
    * more score: a question about Priya is answered by what Priya said, not by her friend's
    * "How was the marathon, Pri?".
@@ -166,6 +172,7 @@ const DEFAULT_PARAMS: RankParams = {
   closingWeight: 0.5,
   threadWeight: 0.5,
   temporalBoost: 0.5,
+  dayBoost: 3,
   speakerBoost: 0.5,
   attributionCandidates: 10,
   answerTypeBoost: 0.5,
@@ -635,12 +642,14 @@ export const rank = (input: RankInput): Ranking => {
       const at = index.orderOf(n);
       if (at === undefined) continue;
       let dated = false;
+      let onDay = false;
       cues.forEach((c, i) => {
         if (!c.matches(at)) return;
         dated = true;
         known[i] = true;
+        if (c.onDay?.(at) === true) onDay = true;
       });
-      if (dated) scores[n] = f64(scores, n) * (1 + params.temporalBoost);
+      if (dated) scores[n] = f64(scores, n) * (1 + params.temporalBoost + (onDay ? params.dayBoost : 0));
     }
   }
 
@@ -730,6 +739,12 @@ const withParticipantNames = (query: string, index: FieldIndex): string => {
   });
 };
 
+/** The index terms of the questions a line asks before its last sentence (attribution.ts `earlierQuestions`), or undefined. */
+const earlierQuestionWords = (line: string): Set<string> | undefined => {
+  const questions = earlierQuestions(line);
+  return questions.length === 0 ? undefined : new Set(questions.flatMap((q) => analyze(q)));
+};
+
 /** What a line inherits from the strong line before it (`inherit`). */
 interface Inherited {
   /** Score added: the share of the earlier line's score that its words the line lacks carry. */
@@ -770,7 +785,10 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const nextSpeaker = index.speakerOf(next);
     if (nextSpeaker === undefined) continue;
     // Chat drops the question mark, and a yes or a no back says the line was a question all the same.
-    const reply = nextSpeaker !== speaker && (index.asks(n) || index.opensWithYesOrNo(next));
+    // A question inside a longer line ("What concert was it? The advocacy event was a cool
+    // experience") is answered too, in the words of that question only.
+    const asked = nextSpeaker !== speaker && index.asksEarlier(n) && !index.opensWithYesOrNo(next) ? earlierQuestionWords(lineOf(n)) : undefined;
+    const reply = nextSpeaker !== speaker && (index.asks(n) || index.opensWithYesOrNo(next) || asked !== undefined);
     // "exam done" -> "how was it!!!" -> "ok i think" -> "question 3 was evil": a question that asks
     // after a short news line, in none of its words, is answered by the one who sent it.
     // A bare prompt ("and???", "so??") asks for more of what was just said, however long that was:
@@ -780,7 +798,7 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
     for (const t of terms) {
-      if (names.has(t.term) || !index.hasTextTerm(n, t.term)) continue;
+      if (names.has(t.term) || !index.hasTextTerm(n, t.term) || (asked !== undefined && !asked.has(t.term))) continue;
       const weight = t.weight * index.idf(t.term);
       topic.push({ term: t.term, weight });
       total += weight;

@@ -13,6 +13,8 @@ export interface TimeCue {
    */
   readonly words: readonly string[];
   readonly matches: (time: number) => boolean;
+  /** A day the cue names inside its span ("13 January", "October 13, 2023"): a memory dated that day. */
+  readonly onDay?: (time: number) => boolean;
 }
 
 import { item } from './columns.js';
@@ -53,11 +55,12 @@ export const timeCues = (query: string, now: number): TimeCue[] => {
     if (day !== undefined && day === next) next = words[i + 2];
     const named = [w, ...(day === undefined ? [] : [day])].map((x) => x.toLowerCase());
     const yearWord = next !== undefined && YEAR.test(next) ? next : years.length === 1 ? String(years[0]) : undefined;
-    out.push(
+    const cue: TimeCue =
       yearWord === undefined
         ? { cue: w, words: named, matches: (t) => new Date(t).getUTCMonth() === month }
-        : within(`${w} ${yearWord}`, [...named, yearWord], Date.UTC(Number(yearWord), month, 1), Date.UTC(Number(yearWord), month + 1, 1)),
-    );
+        : within(`${w} ${yearWord}`, [...named, yearWord], Date.UTC(Number(yearWord), month, 1), Date.UTC(Number(yearWord), month + 1, 1));
+    const date = day === undefined ? 0 : parseInt(day, 10);
+    out.push(date === 0 ? cue : { ...cue, onDay: (t) => cue.matches(t) && new Date(t).getUTCDate() === date });
   });
   if (out.length === 0) for (const y of years) out.push(within(String(y), [String(y)], Date.UTC(y, 0, 1), Date.UTC(y + 1, 0, 1)));
   const lower = query.toLowerCase();

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../../src/hosts/cli/commands.js';
+import { fitUsage } from '../../../src/hosts/cli/helpText.js';
 import { runCli } from '../../helpers/cli.js';
 
 describe('agent-memory commands', () => {
@@ -33,5 +34,27 @@ describe('agent-memory commands', () => {
     expect(serve.code).toBe(0);
     expect(serve.stdout).toMatch(/^usage: agent-memory serve \[--port N\]/);
     expect(serve.stdout).toContain('--no-ui');
+  });
+
+  it('prints every command\'s --help within 80 columns, each wrapped line under its own column (serve\'s were 164 wide)', async () => {
+    for (const entry of commands) {
+      const usage = (await entry.load()).usage;
+      expect(usage.split('\n').filter((l) => l.length > 80), entry.name).toEqual([]);
+    }
+    const serve = (await runCli(['serve', '--help'])).stdout.trimEnd().split('\n');
+    expect(serve.filter((l) => l.length > 80)).toEqual([]);
+    // The usage line goes on under its first option; an option's description under its first word.
+    expect(serve[1]).toMatch(/^ {26}\S/);
+    const noUi = serve.findIndex((l) => l.startsWith('  --no-ui '));
+    const column = (serve[noUi] ?? '').indexOf('do not serve');
+    expect(serve[noUi + 1]?.slice(0, column).trim()).toBe('');
+    expect(serve[noUi + 1]?.[column]).toMatch(/\S/);
+  });
+
+  it('fits help text without losing or reordering a word', () => {
+    const text = ['usage: agent-memory x [--a A] [--bbbbbbbbbbbb B] [--cccccccccccccc C] [--dddddddddddddd D] [--e]', '', '  --a A   one two three four five six seven eight nine ten eleven twelve thirteen fourteen', '          fifteen sixteen', 'A plain paragraph of words that runs on past the eightieth column of the terminal window.'].join('\n');
+    const fitted = fitUsage(text);
+    expect(fitted.split('\n').filter((l) => l.length > 80)).toEqual([]);
+    expect(fitted.split(/\s+/).filter(Boolean)).toEqual(text.split(/\s+/).filter(Boolean));
   });
 });

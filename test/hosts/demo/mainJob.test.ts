@@ -16,6 +16,9 @@ describe('the main job (npm start)', () => {
     expect(report.sessionFileHasBlock).toBe(false);
     expect(report.answer).toContain('scripts/ship.sh');
     expect(lines.join('\n')).toContain('byte-identical memory');
+    // Every line is words a person reads: no object dumped as JSON but the two config files' contents.
+    expect(lines.join('\n')).toMatch(/delivered 1 job to bank demo-shop in \d+ ms; 0 refused, 0 still queued/);
+    expect(lines.filter((l) => l.includes('{"') && !/memory\.json: \{/.test(l))).toEqual([]);
     // The job's own config files hold only fields memory reads: no start-up warning about them.
     expect(lines.join('\n')).not.toContain('Memory config:');
     // recall.storeLastRecall (the field the project file sets) wrote the last recall beside the queue.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressedWords, asksQuestion, attributionOf, namedParticipants, opensWithYesOrNo, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
+import { addressedWords, asksQuestion, attributionOf, earlierQuestions, namedParticipants, opensWithYesOrNo, ownWords, speakerOf } from '../../../src/server/search/attribution.js';
 
 describe('speakerOf', () => {
   it('reads the name that labels a transcript line', () => {
@@ -87,6 +87,21 @@ describe('asksQuestion', () => {
     expect(asksQuestion('Ollie: what a day!')).toBe(false);
     expect(asksQuestion('Rhys: how cool is that!')).toBe(false);
     expect(asksQuestion('Tom: did it!')).toBe(false);
+  });
+});
+
+describe('earlierQuestions', () => {
+  it('finds a question asked before the line goes on, which asksQuestion leaves out', () => {
+    const line = 'Caroline: Wow, sounds wonderful! What concert was it? The advocacy event was a cool experience - so much love and support, amazing!';
+    expect(asksQuestion(line)).toBe(false);
+    expect(earlierQuestions(line)).toEqual(['What concert was it?']);
+    expect(earlierQuestions('Priya: How was it? I loved the concert.')).toEqual(['How was it?']);
+  });
+
+  it('finds none in a line without a question before its last sentence', () => {
+    expect(earlierQuestions('Priya: I adopted a grey kitten from the animal shelter.')).toEqual([]);
+    expect(earlierQuestions('Melanie: We are going camping next month. Any fun plans for the summer?')).toEqual([]);
+    expect(earlierQuestions('Tomasz: 40??')).toEqual([]);
   });
 });
 

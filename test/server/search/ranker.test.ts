@@ -260,6 +260,18 @@ describe('rank: stages', () => {
     expect(ranked(chat, 'When did they go camping in July?', { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('june');
   });
 
+  it("temporal: of the month's matching memories, the one dated on the day asked for comes first", () => {
+    const chat: IndexedDocument[] = [
+      { id: 'engineer', text: 'Aisha: engineer came! his name is carl', order: Date.UTC(2026, 0, 7, 10) },
+      { id: 'off', text: 'Ollie: the engineer is off sick, rebooked for thurs', order: Date.UTC(2026, 0, 13, 18) },
+      ...['the boiler is dead', 'its freezing in here', 'exam timetables are out', 'who took my oat milk'].map((text, i) => ({ id: `f${i}`, text: `Bea: ${text}`, order: Date.UTC(2026, 0, 4 + i) })),
+    ];
+    expect(ranked(chat, "Why didn't the engineer come back on 13 January?").hits[0]?.id).toBe('off');
+    // The month alone dates both lines alike: the line with more of the question's words leads.
+    expect(ranked(chat, "Why didn't the engineer come back in January?").hits[0]?.id).toBe('engineer');
+    expect(ranked(chat, "Why didn't the engineer come back on 13 January?", { ...DEFAULT_STAGES, temporal: false }).hits[0]?.id).toBe('engineer');
+  });
+
   it('speakers: a question naming a participant ranks their own line above the friend who asked about it', () => {
     const line = (id: string, text: string, order: number): IndexedDocument => ({ id, text, thread: 's1', order, ...attributionOf(text) });
     const chat: IndexedDocument[] = [
@@ -444,6 +456,26 @@ describe('rank: stages', () => {
     expect(rankOf(off, 'n1') < 0 || rankOf(off, 'n1') > rankOf(off, 'x1')).toBe(true);
     // "cute, mine fits" opens with no yes or no: a remark on a statement inherits nothing from it.
     expect(scoreOf(on, 'n2')).toBe(scoreOf(off, 'n2'));
+  });
+
+  it('replies: a question asked before the line goes on passes its own words to the answer, not the rest of the line', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('m1', 'Melanie: Last night we celebrated my daughter\'s birthday with music and cake.', 0),
+      chatLine('c1', 'Caroline: Wow, sounds wonderful! What concert was it? The advocacy event was a cool experience, so much love and support.', 1),
+      chatLine('m2', 'Melanie: It was Matt Patterson, he is so talented!', 2),
+      chatLine('x1', 'Caroline: the concert hall in town is huge', 10),
+      chatLine('x2', 'Melanie: The kids painted all afternoon.', 20),
+      chatLine('x3', 'Caroline: The advocacy group meets on Fridays.', 30),
+    ];
+    const rankOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.findIndex((h) => h.id === id);
+    const question = 'Which concert did Melanie go to?';
+    const on = ranked(chat, question);
+    expect(rankOf(on, 'm2')).toBeLessThan(rankOf(on, 'x1'));
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    expect(scoreOf(on, 'm2')).toBeGreaterThan(scoreOf(ranked(chat, question, { ...DEFAULT_STAGES, replies: false }), 'm2'));
+    // The advocacy event was not asked about: the answer inherits nothing of it.
+    const advocacy = 'What was the advocacy event like?';
+    expect(ranked(chat, advocacy).hits.find((h) => h.id === 'm2')?.score).toBe(ranked(chat, advocacy, { ...DEFAULT_STAGES, replies: false }).hits.find((h) => h.id === 'm2')?.score);
   });
 
   it('a question that asks for a value\'s shape finds it a few lines after the words it asks about; a question that asks none does not', () => {

@@ -61,4 +61,15 @@ describe('timeCues', () => {
     // A number that is no day of a month is not taken.
     expect(timeCues('the 45 tickets in May 2023', NOW).map((c) => c.words)).toEqual([['may', '2023']]);
   });
+
+  it('a day named beside the month is a day inside the cue: a memory dated that day is on it', () => {
+    const onDay = (query: string, at: number): boolean => timeCues(query, NOW).some((c) => c.onDay?.(at) === true);
+    expect(onDay("Why didn't the engineer come back on 13 January?", Date.UTC(2026, 0, 13, 18))).toBe(true);
+    expect(onDay("Why didn't the engineer come back on 13 January?", Date.UTC(2026, 0, 14, 9))).toBe(false);
+    expect(onDay('the painting shown on October 13, 2023', Date.UTC(2023, 9, 13))).toBe(true);
+    expect(onDay('the painting shown on October 13, 2023', Date.UTC(2022, 9, 13))).toBe(false);
+    expect(onDay('which book on 8th December?', Date.UTC(2021, 11, 8))).toBe(true);
+    // A month alone names no day.
+    expect(timeCues('When did they go camping in July?', NOW).every((c) => c.onDay === undefined)).toBe(true);
+  });
 });

@@ -3,9 +3,10 @@ import type { Command } from '../commands.js';
 import { DEAD_LETTERS_USAGE, deadLettersCommand } from '../../../tools/commands/deadLetters.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
+import { fitUsage } from '../helpText.js';
 
 export const deadLettersCliCommand: Command = {
-  usage: [
+  usage: fitUsage([
     `usage: agent-memory ${DEAD_LETTERS_USAGE} [--cwd DIR] [--json]`,
     '',
     '  --cwd DIR     the queue of the project in DIR (default: this directory)',
@@ -15,7 +16,7 @@ export const deadLettersCliCommand: Command = {
     '  --json        print the details as JSON',
     '',
     'Exits 1 on an unknown id or action.',
-  ].join('\n'),
+  ].join('\n')),
   run: async (argv) => {
     const args = parseProjectArgs(argv, 'dead-letters', deadLettersCliCommand.usage, { json: { type: 'boolean' } }, true);
     if (typeof args === 'string') {

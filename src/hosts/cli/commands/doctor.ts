@@ -13,6 +13,7 @@ import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
 import { parseProjectArgs } from '../projectArgs.js';
+import { fitUsage } from '../helpText.js';
 
 interface Options {
   readonly json: boolean;
@@ -51,7 +52,7 @@ const inspectOrExplain = async (name: string, { json, cwd }: Options): Promise<I
 };
 
 export const doctorCliCommand: Command = {
-  usage: [
+  usage: fitUsage([
     'usage: agent-memory doctor [--cwd DIR] [--json]',
     '',
     '  --cwd DIR  diagnose the project in DIR (default: this directory)',
@@ -59,7 +60,7 @@ export const doctorCliCommand: Command = {
     '',
     'Read-only. Exits 1 on any error finding (server unreachable, hung, refusing the key, below the version floor; broken state dir or config file; turns failing to save), 0 otherwise.',
     STATUS_LEGEND_HELP,
-  ].join('\n'),
+  ].join('\n')),
   run: async (argv) => {
     const options = parse(argv, 'doctor', doctorCliCommand.usage);
     if (typeof options === 'string') {
@@ -87,7 +88,7 @@ export const doctorCliCommand: Command = {
 };
 
 export const statusCliCommand: Command = {
-  usage: [
+  usage: fitUsage([
     'usage: agent-memory status [--cwd DIR] [--json]',
     '',
     '  --cwd DIR  the project whose memory status is shown (default: this directory)',
@@ -95,7 +96,7 @@ export const statusCliCommand: Command = {
     '',
     'Read-only: never queues, delivers or writes anything.',
     STATUS_LEGEND_HELP,
-  ].join('\n'),
+  ].join('\n')),
   run: async (argv) => {
     const options = parse(argv, 'status', statusCliCommand.usage);
     if (typeof options === 'string') {

@@ -5,10 +5,12 @@ import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
 import { setAsideNotice, setAsideQueueFiles } from '../../../adapters/queue/queueOwner.js';
+import { fitUsage } from '../helpText.js';
 
 export const flushCommand: Command = {
-  usage:
+  usage: fitUsage(
     'usage: agent-memory flush [--cwd DIR] [--timeout-ms N] [--trust-queue]\n\n  --cwd DIR       deliver the queue of the project in DIR (default: this directory)\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued\n  --trust-queue   take the queue file as it is as yours (a queue memory set aside as not written by\n                  you, moved back after you checked its jobs), then deliver it',
+  ),
   run: async (argv) => {
     const args = parseProjectArgs(argv, 'flush', flushCommand.usage, { 'timeout-ms': { type: 'string' }, 'trust-queue': { type: 'boolean' } });
     if (typeof args === 'string') {

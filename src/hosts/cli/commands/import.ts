@@ -15,20 +15,20 @@ import type { Command } from '../commands.js';
 import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
+import { fitUsage } from '../helpText.js';
 
-const USAGE = `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
+const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
 
   paths       session files or directories (walked recursively; only *.jsonl in directories)
   --all       every session of this project: pi's, and Claude Code's and Codex's when they
               exist (~/.claude/projects/<cwd>, ~/.codex/sessions, matched by working directory)
   --dry-run   plan only: sessions, documents, bytes, estimated tokens and time, skips and why;
               writes nothing (no server call, no checkpoint, no manifest)
-  --since D   only sessions changed on or after D (ISO date, e.g. 2026-01-31)
+  --since DATE  only sessions changed on or after DATE (ISO date, e.g. 2026-01-31)
   --json      print the result as JSON (no progress bar)
 
-Config (import.* in .pi/memory.json): mode, qualityProfile, includeBranches, toolResults,
-toolResultSummaryMaxChars, manifestPath, checkpointPath, replaceExistingImportedDocs, resume.
-An interrupted import resumes when the same command runs again.`;
+Config (import.* in .pi/memory.json): mode, qualityProfile, includeBranches, toolResults, toolResultSummaryMaxChars, manifestPath, checkpointPath, replaceExistingImportedDocs, resume.
+An interrupted import resumes when the same command runs again.`);
 
 interface Args {
   readonly paths: string[];

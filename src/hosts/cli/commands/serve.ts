@@ -14,10 +14,11 @@ import { lazyUiMount } from '../lazyUiMount.js';
 import { announceBrowser } from '../browserAddress.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
+import { fitUsage } from '../helpText.js';
 
 const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
 
-const usage = [
+const usage = fitUsage([
   'usage: agent-memory serve [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7] [--no-ui]',
   '',
   '  --port N             port to listen on (default 8888; 0 picks a free one)',
@@ -32,7 +33,7 @@ const usage = [
   '  --no-ui              do not serve the memory browser at /ui (by default it is, to this machine only,',
   '                       for the current directory\'s project, behind a launch token: printed when the output',
   '                       is a terminal, and always in memory-browser-<port>.url in pi\'s agent dir, 0600)',
-].join('\n');
+].join('\n'));
 
 const fail = (message: string): number => {
   console.error(`agent-memory serve: ${message}\n\n${usage}`);

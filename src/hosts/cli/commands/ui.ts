@@ -6,18 +6,19 @@ import { homedir } from 'node:os';
 import { startUiServer } from '../../ui/uiServer.js';
 import { piAgentDir } from '../../../config/load.js';
 import { announceBrowser } from '../browserAddress.js';
+import { fitUsage } from '../helpText.js';
 
-const usage = [
+const usage = fitUsage([
   'usage: agent-memory ui [--cwd DIR] [--port N] [--trace FILE]',
   '',
   '  --cwd DIR     the project whose memories, queue and sessions are shown (default: this directory)',
   '  --port N      port on 127.0.0.1 (default 0: a free one)',
   '  --trace FILE  a trace or journal file to offer for replay besides those of {state_dir}/memory/trace',
   '',
-  'Prints the page\'s URL with a token made for this launch when the output is a terminal, and',
-  'always writes it to memory-browser-<port>.url in pi\'s agent dir (0600); nothing is served without it.',
+  'Prints the page\'s URL with a token made for this launch when the output is a terminal, and ' +
+    'always writes it to memory-browser-<port>.url in pi\'s agent dir (0600); nothing is served without it.',
   'Runs until you press Ctrl+C (or it gets SIGTERM).',
-].join('\n');
+].join('\n'));
 
 const fail = (message: string): number => {
   console.error(`agent-memory ui: ${message}\n\n${usage}`);

@@ -11,16 +11,17 @@ import { machineGraph } from '../../../viz/machineGraph.js';
 import { toMermaid } from '../../../viz/mermaid.js';
 import { replayJournal } from '../../../viz/journalReplay.js';
 import { readTraceFile } from '../../../viz/traceFile.js';
+import { fitUsage } from '../helpText.js';
 
-const USAGE = `usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|json] [--trace FILE | --journal FILE] [--out FILE]
+const USAGE = fitUsage(`usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|json] [--trace FILE | --journal FILE] [--out FILE]
 
   --gate NAME    one gate (${vizGates.map((g) => g.name).join(', ') || 'none registered'}); default every gate
   --format F     html (default: the visualiser page), mermaid, dot or json
   --trace FILE   a trace JSONL ({state_dir}/memory/trace/*.jsonl) to replay step by step in the page
-  --journal FILE a gate's journal to replay through its machine: {state_dir}/memory/trace/<gate>.journal.*.jsonl,
+  --journal FILE  a gate's journal to replay through its machine: {state_dir}/memory/trace/<gate>.journal.*.jsonl,
                  the retain queue (retain-queue.jsonl) or an import checkpoint (import-checkpoint.json*);
                  the gate comes from the file name or --gate
-  --out FILE     where to write; default .pi/memory/visualiser.html for html, standard output otherwise`;
+  --out FILE     where to write; default .pi/memory/visualiser.html for html, standard output otherwise`);
 
 export const vizCommand: Command = {
   usage: USAGE,

@@ -1,0 +1,34 @@
+/**
+ * When a process started, from Linux's /proc: `starttime` (field 22 of /proc/<pid>/stat, in
+ * clock ticks since boot) plus the boot time (`btime` in /proc/stat). A pid is a small number
+ * the kernel hands out again (within minutes where pid_max is 32768), so "a process with this
+ * pid is alive" says nothing about which process: its start time does.
+ */
+import { readFileSync } from 'node:fs';
+
+/** USER_HZ: the unit of /proc's clock ticks, 100 on every architecture Linux exposes it on. */
+const TICKS_PER_SECOND = 100;
+
+const bootTimeMs = (): number | undefined => {
+  try {
+    const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    return line?.[1] === undefined ? undefined : Number(line[1]) * 1000;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Epoch ms the process `pid` started (to about a second), or undefined where /proc cannot say. */
+export const processStartedAt = (pid: number): number | undefined => {
+  const boot = bootTimeMs();
+  if (boot === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    return Number.isFinite(ticks) ? boot + (ticks / TICKS_PER_SECOND) * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+};

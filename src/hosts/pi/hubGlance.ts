@@ -1,0 +1,49 @@
+/**
+ * The hub's first lines: memory's state and where it goes, in at most three lines of an
+ * 80-column terminal, so the hub's twelve choices and its title fit a 24-row screen (five
+ * lines pushed the state off the top). Not set up: the placeholder bank a scope names until
+ * then is no place memory goes, so it is not shown; the hub's own entry is named instead.
+ */
+export interface HubGlanceInput {
+  /** Setup's state, or `off`. */
+  readonly state: string;
+  readonly detail: string | null;
+  readonly bank: string;
+  readonly tag: string;
+  readonly queue?: { readonly depth: number; readonly deadLetters: number };
+  /** The hub entry that starts guided setup. */
+  readonly setupEntry: string;
+}
+
+/** pi draws a dialog's title one column in. */
+const WIDTH = 78;
+
+const clip = (text: string): string => {
+  const chars = [...text];
+  return chars.length <= WIDTH ? text : `${chars.slice(0, WIDTH - 1).join('')}…`;
+};
+
+/** Words in lines of at most WIDTH characters, at most `max` lines (the last marked "…" when cut). */
+const lines = (text: string, max: number): string[] => {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && line.length + 1 + word.length > WIDTH) {
+      out.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  out.push(line);
+  if (out.length <= max) return out.map(clip);
+  const last = out[max - 1] ?? '';
+  return [...out.slice(0, max - 1).map(clip), last.length < WIDTH ? `${last}…` : `${last.slice(0, WIDTH - 1)}…`];
+};
+
+export const hubGlance = (input: HubGlanceInput): string => {
+  if (input.state === 'unconfigured') {
+    return [`Memory: not set up in this project yet; nothing is recalled or saved.`, `Choose "${input.setupEntry}" below.`].join('\n');
+  }
+  const queue = input.queue === undefined ? '' : ` · ${input.queue.depth} queued, ${input.queue.deadLetters} dead letter${input.queue.deadLetters === 1 ? '' : 's'}`;
+  const state = `Memory: ${input.state}${input.detail === null || input.state === 'ready' ? '' : ` (${input.detail})`}`;
+  return [...lines(state, 2), clip(`Bank ${input.bank}, tagged ${input.tag}${queue}`)].join('\n');
+};

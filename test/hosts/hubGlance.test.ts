@@ -1,0 +1,37 @@
+/**
+ * The hub's first lines at 80 columns and 24 rows: at most three lines of at most 78
+ * characters (pi draws the title one column in), so its twelve choices fit under them. Not set
+ * up, it said "Memory: unconfigured (memory is not set up in this project yet: it needs ... run
+ * /memory setup in pi (or set banks.project.bankId in .pi/memory.json))" and a placeholder
+ * bank, five lines that pushed the state off the top of the screen.
+ */
+import { describe, expect, it } from 'vitest';
+import { hubGlance } from '../../src/hosts/pi/hubGlance.js';
+import { AWAITING_PROJECT_BANK } from '../../src/config/scope.js';
+
+const base = { bank: 'pi-project-proj-aa22fb230728', tag: 'project:proj', queue: { depth: 0, deadLetters: 0 }, setupEntry: 'Set up memory (guided)' };
+const fits = (text: string): void => {
+  const lines = text.split('\n');
+  expect(lines.length).toBeLessThanOrEqual(3);
+  expect(lines.filter((l) => [...l].length > 78)).toEqual([]);
+};
+
+describe('the hub at a glance', () => {
+  it('not set up: says so and names the hub entry that sets it up, not a config field or a placeholder bank', () => {
+    const text = hubGlance({ ...base, state: 'unconfigured', detail: `memory is not set up in this project yet: ${AWAITING_PROJECT_BANK}` });
+    fits(text);
+    expect(text).toContain('Choose "Set up memory (guided)" below.');
+    expect(text).not.toContain('pi-project-proj');
+    expect(text).not.toMatch(/banks\.project|\/memory setup in pi/);
+  });
+
+  it('ready, degraded with a long reason, off, and a long bank name each fit', () => {
+    const ready = hubGlance({ ...base, state: 'ready', detail: null, bank: 'coding', queue: { depth: 2, deadLetters: 1 } });
+    expect(ready).toBe('Memory: ready\nBank coding, tagged project:proj · 2 queued, 1 dead letter');
+    const degraded = hubGlance({ ...base, state: 'degraded', detail: 'the memory server stopped answering; your turns wait in the queue and are sent when it answers again (/memory doctor checks it)' });
+    fits(degraded);
+    expect(degraded.split('\n')[0]).toMatch(/^Memory: degraded \(the memory server stopped answering/);
+    fits(hubGlance({ ...base, state: 'degraded', detail: 'word '.repeat(80) }));
+    fits(hubGlance({ ...base, state: 'off', detail: null, bank: 'b'.repeat(120) }));
+  });
+});
