@@ -135,19 +135,32 @@ const hideJwts = (chain: string): string => {
 
 const CLOSING = new Set('.,;!?)');
 
+// A word of a password said in prose, and the words that end one: they start a new clause (or
+// are a secret's name again), and a passphrase in words holds none of them.
+const PROSE_WORD = String.raw`[^\s"'\u2018\u2019\u201c\u201d]+`;
+const PROSE_STOP = String.raw`(?:and|or|but|so|then|for|to|into|in|on|at|by|with|from|because|since|when|while|if|unless|which|that|who|where|please|ask|see|use|is|was|are|were|be|it|its|i|you|we|they|he|she|the|a|an|this|these|those|my|your|our|their|his|her|password|passphrase|\[REDACTED\])`;
+// A first word that is one of them starts a sentence, not a passphrase: it alone is hidden.
+const PROSE_STOP_WORD = new RegExp(`^${PROSE_STOP}$`, 'i');
+
 /**
- * The value of "password is X": the word after the phrase, less the punctuation that closes
- * the sentence (`hunter2.` hides `hunter2`); a word a quote closes is hidden whole. Read from
- * the whole word once, never by trying each length.
+ * The value of "password is X": a quoted value whole; else the words the rule took (up to eight,
+ * stopped by a sentence's punctuation or a word that starts a new clause), less the punctuation
+ * that closes the sentence (`hunter2.` hides `hunter2`); a value a quote closes keeps none of its
+ * own. Trailing punctuation is counted from the end by hand: `/[.,;!?)]*$/` would rescan a run of
+ * dots from each dot.
  */
 const hideProseValue = (match: string, args: readonly unknown[]): string => {
-  const [prefix, word, quote] = args;
-  if (typeof prefix !== 'string' || typeof word !== 'string') return match;
-  if (typeof quote === 'string' && quote !== '') return `${prefix}${REDACTED}`;
-  // Counted from the end by hand: `/[.,;!?)]*$/` would rescan a run of dots from each dot.
-  let kept = word.length;
-  while (kept > 1 && CLOSING.has(word.charAt(kept - 1))) kept -= 1;
-  return `${prefix}${REDACTED}${word.slice(kept)}`;
+  const [prefix, openQuoted, quoted, open, word, more, closeQuote] = args;
+  if (typeof prefix !== 'string') return match;
+  if (typeof quoted === 'string') return `${prefix}${typeof openQuoted === 'string' ? openQuoted : ''}${REDACTED}`;
+  if (typeof word !== 'string') return match;
+  const value = word.length <= 10 && PROSE_STOP_WORD.test(word) ? word : `${word}${typeof more === 'string' ? more : ''}`;
+  const after = value === word && typeof more === 'string' ? more : '';
+  const opened = typeof open === 'string' ? open : '';
+  if (typeof closeQuote === 'string' && closeQuote !== '' && after === '') return `${prefix}${opened}${REDACTED}`;
+  let kept = value.length;
+  while (kept > 1 && CLOSING.has(value.charAt(kept - 1))) kept -= 1;
+  return `${prefix}${opened}${REDACTED}${value.slice(kept)}${after}`;
 };
 
 /**
@@ -528,6 +541,24 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: exact('_PASS', '_PWD', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
   },
+  // Prose: "my password is hunter2", "the passphrase was: x", "my password is correct horse
+  // battery staple and I use it everywhere", "the password for the wifi is tulip garden 42, ask
+  // Ann". A password word makes what follows the secret, whatever it looks like: a quoted value
+  // whole (on its line, at most 200 characters), else the next word and the words after it on the
+  // line, up to eight in all, until a sentence's punctuation closes one or a word that starts a
+  // new clause (`and`, `the`, `for`…) comes: a passphrase in words has none of them.
+  {
+    name: 'password in prose',
+    // The value is read by `hideProseValue`. Each word is taken whole and the words are a bounded
+    // repetition over disjoint classes (spaces, then a word), so nothing is ever re-split.
+    pattern: new RegExp(
+      String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)(?:\s+(?:for|to|of|on)(?:[ \t]+[^\s]+){1,3}?)?(?:\s+(?:is|was|will be|=(?![>=])|:)|:(?=[ \t]))\s*(?:[:=]\s*)?)${FRESH}` +
+        String.raw`(?:(["'\u2018\u201c])${FRESH}([^"'\u2019\u201d\r\n]{1,200})(?=["'\u2019\u201d])|(["'\u2018\u201c]?)${FRESH}${whole(PROSE_WORD, 5)}((?:(?<![.,;!?)])[ \t]+(?!${PROSE_STOP}(?![A-Za-z0-9]))${PROSE_WORD}){0,7})(?=(["'\u2019\u201d]?)))`,
+      'gi',
+    ),
+    replace: (match, ...args) => hideProseValue(match, args),
+    anchors: anyCase('pass', 'pwd', 'pin code'),
+  },
   // `NAME=value`, `password: value`, `token value` where the name looks secret.
   {
     name: 'secret assignment',
@@ -546,15 +577,6 @@ export const rules: readonly Rule[] = [
     pattern: new RegExp(String.raw`(\blogin[ \t]+[^\s]+[ \t]+(?:password|passwd)[ \t]+)${FRESH}([^\s]+)`, 'g'),
     replace: `$1${REDACTED}`,
     anchors: exact('login'),
-  },
-  // Prose: "my password is hunter2", "the passphrase was: x". A password word makes the next
-  // word the secret, whatever it looks like.
-  {
-    name: 'password in prose',
-    // The value is the word taken whole, less its closing punctuation (`proseValue`).
-    pattern: new RegExp(String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)\s+(?:is|was|will be|=(?!>)|:)\s*(?:[:=]\s*)?["'\u2018\u201c]?)${FRESH}${whole(String.raw`[^\s"'\u2019\u201d]+`, 2)}(?=(["'\u2019\u201d]?))`, 'gi'),
-    replace: (match, ...args) => hideProseValue(match, args),
-    anchors: anyCase('pass', 'pwd', 'pin code'),
   },
   {
     name: 'secret after key word',

@@ -9,7 +9,7 @@ import { decodeWith } from '../codecs/decode.js';
 import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } from './redact.js';
 import { MemoryConfig, configFields, fieldList, type FieldName, type FieldSpec } from './fields.js';
 import { decideTrust, trustNotice, type ConfigSource, type KeyTrust } from './trust.js';
-import { refusedProjectBank, type KnownBank } from './knownBanks.js';
+import { refusedPersonalBank, refusedProjectBank, type KnownBank } from './knownBanks.js';
 
 export type FileScope = 'user' | 'project';
 
@@ -273,6 +273,25 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       }
     }
     outcomes.set(spec.name, outcome);
+  }
+
+  // A project file's personal bank is of the user tier alone: naming this project's own bank or a
+  // bank the person's config gives another tier would make a shared bank read as personal (and
+  // every project's memory there recalled as the person's own). Checked once both banks are known.
+  const personal = outcomes.get('globalBankId');
+  if (personal?.source === 'project' && typeof personal.value === 'string') {
+    const own = outcomes.get('projectBankId')?.value;
+    const why = refusedPersonalBank(personal.value, typeof own === 'string' ? own : undefined, input.knownBanks ?? []);
+    if (why !== undefined) {
+      const spec = configFields.globalBankId;
+      const location = input.project?.path ?? 'project file';
+      warnings.push({
+        source: 'project', location, field: spec.path, value: preview(spec, personal.value),
+        message: `${location}: field ${spec.path}: ${why} (got ${preview(spec, personal.value)}); using ${preview(spec, personal.baseline)}`,
+      });
+      personal.value = personal.baseline;
+      personal.source = personal.baseline === spec.default ? 'default' : 'user';
+    }
   }
 
   const pick = (key: 'value' | 'baseline') => Object.fromEntries([...outcomes].map(([name, o]) => [name, o[key]]));

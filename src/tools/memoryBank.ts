@@ -6,7 +6,7 @@
 import { toJson } from '../effects/kernel/trace.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { resolveBank } from '../config/scope.js';
+import { resolveBank, type BankTarget } from '../config/scope.js';
 import type { Presence, ServerFailure } from '../effects/ports/memoryServer.js';
 import { isRecord, type JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
@@ -102,7 +102,32 @@ const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> =
   return ok(text, { action: 'get', bankId, exists: exists.right, stats: statsFact, config: configFact, profile: profileFact });
 };
 
-const updateMission = async (params: MemoryBankParams, bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {
+/**
+ * Why this session may not change `target`'s missions, or undefined when it may. Missions are
+ * the bank's, not a project's: unlike memories, models and pages (kept apart by the project
+ * tag) they steer what the server keeps and answers for every project using the bank. So a
+ * session changes them only where the person vouched for the project (`memory.trustedProjects`,
+ * the rule of the identity fields) or on the bank that is this folder's alone (isolated-bank
+ * mode with the bank named from its own path); a cloned repository's session, or a model its
+ * text steers, does not rewrite the shared coding bank's or the personal bank's missions.
+ */
+const missionRefusal = (ctx: ToolContext, target: BankTarget): string | undefined => {
+  if (ctx.loaded.identity.trusted) return undefined;
+  if (target.role === 'project' && ctx.scope.mode === 'isolated-bank' && ctx.scope.projectBank.derived) return undefined;
+  const whose =
+    target.role === 'user'
+      ? 'your personal memory bank, which every project with user memory reads'
+      : target.role === 'project' && ctx.scope.mode === 'domain-tagged'
+        ? 'the coding bank your projects share (scope.mode domain-tagged)'
+        : 'a bank this project does not keep for itself alone';
+  const home = ctx.loaded.home;
+  const userFile = ctx.loaded.files.user.path;
+  const shown = home !== '' && userFile.startsWith(`${home}/`) ? `~${userFile.slice(home.length)}` : userFile;
+  return `${target.bankId} is ${whose}: its missions steer what is kept and answered for every project using it, and this project is not trusted to change them (add "${ctx.loaded.identity.projectDir}" to memory.trustedProjects in ${shown}, or set them in the memory server's control plane)`;
+};
+
+const updateMission = async (params: MemoryBankParams, target: BankTarget, ctx: ToolContext): Promise<ToolOutcome> => {
+  const bankId = target.bankId;
   const updates: Record<string, string> = {};
   if (params.retainMission !== undefined) updates['retain_mission'] = params.retainMission;
   if (params.reflectMission !== undefined) updates['reflect_mission'] = params.reflectMission;
@@ -110,12 +135,18 @@ const updateMission = async (params: MemoryBankParams, bankId: string, ctx: Tool
   if (Object.keys(updates).length === 0) {
     return fail('invalidParams', 'Provide at least one of retainMission, reflectMission, observationsMission. Nothing was changed.', { field: 'retainMission' });
   }
+  const refused = missionRefusal(ctx, target);
   if (params.dryRun !== false) {
     return ok(
-      [`Preview (dryRun): would update missions of ${bankId}:`, ...Object.entries(updates).map(([k, v]) => `  ${k}: ${cleanText(v, 300)}`), 'Nothing was changed. Call again with dryRun:false to apply.'].join('\n'),
-      { action: 'update_mission', dryRun: true, bankId, wouldUpdate: updates },
+      [
+        `Preview (dryRun): would update missions of ${bankId}:`,
+        ...Object.entries(updates).map(([k, v]) => `  ${k}: ${cleanText(v, 300)}`),
+        refused === undefined ? 'Nothing was changed. Call again with dryRun:false to apply.' : `Nothing was changed, and applying it would be refused: ${refused}.`,
+      ].join('\n'),
+      { action: 'update_mission', dryRun: true, bankId, wouldUpdate: updates, ...(refused === undefined ? {} : { refused }) },
     );
   }
+  if (refused !== undefined) return fail('rejected', `${refused}. Nothing was changed.`, { field: 'bank' });
   const caps = await loadCapabilities(ctx, 'memory_bank update_mission');
   if (E.isLeft(caps)) return caps.left;
   const gate = missingFeatures(caps.right, [{ flag: 'bankConfig', label: 'bank config (missions)' }]);
@@ -134,14 +165,14 @@ const updateMission = async (params: MemoryBankParams, bankId: string, ctx: Tool
 const handler = async (params: MemoryBankParams, ctx: ToolContext): Promise<ToolOutcome> => {
   const target = resolveBank(ctx.scope, params.bank);
   if (E.isLeft(target)) return fail('notConfigured', `${target.left.message}. Nothing was sent.`, { field: 'bank' });
-  return params.action === 'get' ? getBank(target.right.bankId, ctx) : updateMission(params, target.right.bankId, ctx);
+  return params.action === 'get' ? getBank(target.right.bankId, ctx) : updateMission(params, target.right, ctx);
 };
 
 export const memoryBankTool = defineTool<MemoryBankParams>({
   name: 'memory_bank',
   label: 'Memory Bank',
   description:
-    'Inspect or configure one memory bank (default: the project bank; aliases project, global, user). get returns exists (from the bank list), stats and config. update_mission sets the retain, reflect and observations missions; it previews unless dryRun is false.',
+    'Inspect or configure one memory bank (default: the project bank; aliases project, global, user). get returns exists (from the bank list), stats and config. update_mission sets the retain, reflect and observations missions; it previews unless dryRun is false, and applies only in a project the person trusts (memory.trustedProjects) or to the folder\'s own isolated bank, since a bank\'s missions apply to every project using it.',
   promptSnippet: 'memory_bank: inspect a bank or update its missions (preview first)',
   params: MemoryBankParams,
   handler,

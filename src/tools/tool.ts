@@ -4,7 +4,7 @@
  * the master switch, then the handler; an unexpected throw becomes a redacted error.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeWith } from '../codecs/decode.js';
+import { MAX_JSON_DEPTH, decodeWith, valueNestingExceeds } from '../codecs/decode.js';
 import { redact } from '../config/redact.js';
 import { trustNotice } from '../config/trust.js';
 import type { ToolContext } from './context.js';
@@ -47,6 +47,9 @@ const redactParams = (value: unknown, depth = 0): unknown => {
 
 export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
+  // Every walk below (redaction, the codec, its error text) recurses: parameters nested 200,000
+  // deep threw a stack overflow out of the call instead of failing it by field.
+  if (valueNestingExceeds(rawParams)) return fail('invalidParams', `${tool.name}: the parameters are nested deeper than ${MAX_JSON_DEPTH} levels; nothing was sent.`);
   // A query, a model's name or source query, a mission: text the model wrote from a context that
   // may hold a pasted secret, sent to the server as it is (only retained content passes the queue's redaction).
   const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(tool.paramsUnredacted === true ? rawParams : redactParams(rawParams));

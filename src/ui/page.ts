@@ -1,7 +1,7 @@
 /**
  * The memory browser's one page: markup, style and script inline under the launch's nonce (the
  * content security policy allows nothing else), nothing fetched from outside. The script talks
- * only to this page's own `/ui/api/*` routes with the launch token it was opened with.
+ * only to this page's own `/ui/api/*` routes, with the session cookie its launch address gave.
  */
 import { UI_SCRIPT } from './script.js';
 import { UI_STYLE } from './style.js';

@@ -1,12 +1,12 @@
 /**
  * The memory browser's script, inlined in the page under its nonce. Plain browser JavaScript
  * (no template literals: it lives in one) that builds every element with the DOM API, never
- * from HTML strings, so no memory text can become markup. It reads the launch token from the
- * URL once and sends it as a header (event streams, which cannot, carry it in their URL).
+ * from HTML strings, so no memory text can become markup. It never sees the launch token: the
+ * server exchanged it for an HttpOnly session cookie before the page loaded, and the browser
+ * sends that cookie with every call and event stream of this origin.
  */
 export const UI_SCRIPT = String.raw`
 'use strict';
-const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs, ...kids) => {
   const node = document.createElement(tag);
@@ -29,12 +29,12 @@ const withHeadings = (node, text) => {
 };
 const notice = (text, ok) => { const n = $('notice'); n.hidden = !text; n.textContent = text || ''; n.className = ok ? 'ok' : ''; };
 const api = async (path, body) => {
-  const res = await fetch(path, body === undefined ? { headers: { 'x-agent-memory-token': token } } : { method: 'POST', headers: { 'x-agent-memory-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const data = await res.json().catch(() => ({}));
   if (!res.ok) { const d = data && data.detail; throw new Error(typeof d === 'string' ? d : JSON.stringify(d || ('HTTP ' + res.status))); }
   return data;
 };
-const stream = (path) => new EventSource(path + (path.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token));
+const stream = (path) => new EventSource(path);
 const ask = (text, withInput, initial) => new Promise((resolve) => {
   const d = $('confirm');
   $('confirm-text').textContent = text;

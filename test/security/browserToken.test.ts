@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../helpers/waitUntil.js';
+import { openLaunchAddress } from '../helpers/uiLaunch.js';
 
 const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = path.resolve('src/hosts/cli/main.ts');
@@ -68,7 +69,7 @@ describe("the memory browser's launch token", () => {
     const url = readFileSync(file, 'utf8').trim();
     expect(url).toMatch(new RegExp(`^${base}/ui/\\?token=[\\w-]{32}$`));
     // The file's address opens the page; the printed one does not.
-    expect((await fetch(url)).status).toBe(200);
+    expect((await openLaunchAddress(url)).page.status).toBe(200);
     expect((await fetch(`${base}/ui/`)).status).toBe(401);
     await stopped(child);
     expect(existsSync(file)).toBe(false);
@@ -81,7 +82,7 @@ describe("the memory browser's launch token", () => {
     const [, base, port] = match;
     expect(readFileSync(log, 'utf8')).not.toMatch(/token=/);
     const url = readFileSync(path.join(w.agentDir, `memory-browser-${port}.url`), 'utf8').trim();
-    expect((await fetch(url)).status).toBe(200);
+    expect((await openLaunchAddress(url)).page.status).toBe(200);
     expect((await fetch(`${base}/ui/`)).status).toBe(401);
     await stopped(child);
   }, 60_000);
@@ -99,7 +100,7 @@ describe("the memory browser's launch token", () => {
       return found !== null;
     }, 30_000);
     expect(found).not.toBeNull();
-    expect((await fetch((found as unknown as RegExpExecArray)[1] ?? '')).status).toBe(200);
+    expect((await openLaunchAddress((found as unknown as RegExpExecArray)[1] ?? '')).page.status).toBe(200);
     term.kill('SIGTERM');
   }, 60_000);
 });

@@ -54,6 +54,8 @@ const FRAGMENTS = [
   // Round 7: URL passwords with spaces and `@`, password lines, LDAP and scrypt hashes, escaped Docker auth, hex, look-alike letters.
   'a://b:c d', ' @', '\npassword: ', 'export PASSWD=', '{SSHA}', '{sha512}', '$s0$e0801$', '$7$', '$scrypt$ln=1,r=1,p=1$', '$pbkdf2-sha256$1$', '\\"auth\\":\\"',
   '0x', '736b2d', 'ghр_', 'а', 'Ο', 'ｇ', '\u2010',
+  // Round 8: a password in words mid-line (the words after it, the words that end it, quotes).
+  'password for ', ' the wifi is ', 'password: ', ' and ', '\u201c', '\u2018', 'a, ',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));

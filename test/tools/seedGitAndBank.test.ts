@@ -110,6 +110,9 @@ describe('memory_bank', () => {
   it('update_mission previews, refuses a bank that does not exist, and applies', async () => {
     const preview = await h.ok('memory_bank', { action: 'update_mission', retainMission: 'Keep settled technical decisions only.' });
     expect(preview.details).toMatchObject({ dryRun: true, wouldUpdate: { retain_mission: 'Keep settled technical decisions only.' } });
+    // The coding bank is shared by every project: only a project the person trusts changes its
+    // missions (test/security/sharedMissions.test.ts).
+    writeFileSync(path.join(h.home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { trustedProjects: [h.cwd] } }));
     const typo = await h.fails('memory_bank', { action: 'update_mission', bank: 'codign-bank', reflectMission: 'x', dryRun: false });
     expect(typo.message).toContain('does not exist');
     const none = await h.fails('memory_bank', { action: 'update_mission', dryRun: false });

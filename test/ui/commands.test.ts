@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { makeUiProject, seed, type UiProject } from './project.js';
+import { openLaunchAddress } from '../helpers/uiLaunch.js';
 
 const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = path.resolve('src/hosts/cli/main.ts');
@@ -71,7 +72,7 @@ describe('agent-memory ui', () => {
     const [, base, file] = match;
     const token = tokenIn(file);
     expect((await fetch(`${base}/ui/`)).status).toBe(401);
-    const page = await fetch(`${base}/ui/?token=${token}`);
+    const { page } = await openLaunchAddress(`${base}/ui/?token=${token}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     const banks = await fetch(`${base}/ui/api/memories?bank=cli-bank`, { headers: { 'x-agent-memory-token': token! } });

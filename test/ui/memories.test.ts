@@ -17,6 +17,7 @@ import { call, startTestServer, type TestServer } from '../helpers/embeddedServe
 import { waitUntil } from '../helpers/waitUntil.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { makeUiProject, seed, type UiProject } from './project.js';
+import { openLaunchAddress } from '../helpers/uiLaunch.js';
 
 const KEY = 'am-ui-test-key-7f3a9c1e5b2d4680';
 const BANK = 'ui-test';
@@ -346,7 +347,7 @@ describe('the memory browser, guards', () => {
   });
 
   it('sends a strict content security policy with the page', async () => {
-    const res = await fetch(ui.url);
+    const { page: res } = await openLaunchAddress(ui.url);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toMatch(/script-src 'nonce-[^']+'/);

@@ -5,7 +5,7 @@
  */
 import { closeSync, fsyncSync, openSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { checkParent, tempNameFor } from './safeFile.js';
+import { checkParent, inCheckedDir, tempNameFor } from './safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 
 const directoryUnsyncable = (error: unknown): boolean => {
@@ -55,18 +55,23 @@ export interface WriteAtomicOptions {
  */
 export const writeAtomic = async (file: string, data: string | Buffer, options: WriteAtomicOptions = {}): Promise<boolean> => {
   await checkParent(file);
-  const temp = tempNameFor(file);
-  try {
-    await fs.writeFile(temp, data, { mode: 0o600, flag: 'wx', flush: true });
-    if (options.precondition !== undefined && !options.precondition()) {
+  // Created, written and renamed in the directory the walk checked (safeFile.ts `inCheckedDir`).
+  const written = await inCheckedDir(file, async (at) => {
+    const temp = tempNameFor(at);
+    try {
+      await fs.writeFile(temp, data, { mode: 0o600, flag: 'wx', flush: true });
+      if (options.precondition !== undefined && !options.precondition()) {
+        await fs.rm(temp, { force: true });
+        return false;
+      }
+      await fs.rename(temp, at);
+    } catch (error) {
       await fs.rm(temp, { force: true });
-      return false;
+      throw error;
     }
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+    return true;
+  });
+  if (!written) return false;
   await fsyncDirectory(path.dirname(file));
   return true;
 };

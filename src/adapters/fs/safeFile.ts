@@ -8,7 +8,7 @@
  * or written). Reads of config and sidecar files are capped (1 MB by default): a huge file is
  * refused with a clear error, never read unbounded. Files are created 0600 and directories 0700.
  */
-import { constants, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync, promises as fs } from 'node:fs';
+import { constants, closeSync, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readlinkSync, realpathSync, renameSync, rmSync, writeSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
 
@@ -162,6 +162,74 @@ const refuseLinkedDirSync = (dir: string): void => {
   }
 };
 
+/**
+ * The walk above and the open below are two system calls, and Node has no `openat`: a
+ * directory on the way swapped for a link between them (by an account that may rename entries
+ * in a directory above it, such as a shared checkout others may write) would be followed, and a
+ * file created, appended to or renamed in the directory the link leads to. So on Linux every
+ * file is opened, created, renamed and removed through its directory held open: the directory
+ * is opened `O_DIRECTORY | O_NOFOLLOW`, `/proc/self/fd/<fd>` must name the real path of the
+ * directory above the walk (the person's own, link or not) joined with the checked components,
+ * and the file is then reached as `/proc/self/fd/<fd>/<name>`, which the kernel resolves in that
+ * very directory whatever is renamed since (an `openat` by path). Where there is no `/proc`
+ * (macOS, Windows) the walk's check stands alone.
+ */
+const PROC_FD = '/proc/self/fd';
+let procFd: boolean | undefined;
+const hasProcFd = (): boolean => (procFd ??= process.platform === 'linux' && existsSync(PROC_FD));
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
+
+const openedElsewhere = (file: string, opened: string): UnsafeFileError =>
+  new UnsafeFileError(
+    file,
+    `its directory was opened at ${opened}: a directory on its way was replaced by a symbolic link while memory opened it (someone else may rename entries in a directory above it: make the project directory writable by you only); memory read and wrote nothing there`,
+  );
+
+/** Opens `file`'s directory and checks it is the one the walk checked; returns its fd, or undefined without /proc. */
+const openCheckedDir = (file: string): number | undefined => {
+  if (!hasProcFd()) return undefined;
+  const dir = path.dirname(path.resolve(file));
+  let dfd: number;
+  try {
+    dfd = openSync(dir, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
+  } catch (error) {
+    if (errnoCode(error) === 'ELOOP') throw linkedDirectory(file, dir);
+    throw error;
+  }
+  try {
+    const first = componentsOf(dir)[0] ?? dir;
+    const above = path.dirname(first);
+    const expected = path.join(realpathSync.native(above), path.relative(above, dir));
+    const opened = readlinkSync(`${PROC_FD}/${dfd}`);
+    if (opened !== expected) throw openedElsewhere(file, opened);
+  } catch (error) {
+    closeSync(dfd);
+    throw error;
+  }
+  return dfd;
+};
+
+/** Runs `use` with a path to `file` that resolves in its checked directory (see above); `file` itself without /proc. */
+export const inCheckedDirSync = <T>(file: string, use: (at: string) => T): T => {
+  const dfd = openCheckedDir(file);
+  if (dfd === undefined) return use(file);
+  try {
+    return use(path.join(PROC_FD, String(dfd), path.basename(file)));
+  } finally {
+    closeSync(dfd);
+  }
+};
+
+export const inCheckedDir = async <T>(file: string, use: (at: string) => Promise<T>): Promise<T> => {
+  const dfd = openCheckedDir(file);
+  if (dfd === undefined) return use(file);
+  try {
+    return await use(path.join(PROC_FD, String(dfd), path.basename(file)));
+  } finally {
+    closeSync(dfd);
+  }
+};
+
 /** `lstat` checks of `file` and its directory, without opening: for status and doctor. */
 export const checkStateFileSync = (file: string): boolean => {
   checkParentSync(file);
@@ -192,7 +260,7 @@ export const openStateFile = async (file: string, purpose: OpenPurpose): Promise
   await checkParent(file);
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file, flagsOf(purpose), FILE_MODE);
+    handle = await inCheckedDir(file, (at) => fs.open(at, flagsOf(purpose), FILE_MODE));
   } catch (error) {
     throw refusal(file, error);
   }
@@ -211,7 +279,7 @@ export const openStateFileSync = (file: string, purpose: OpenPurpose): number =>
   checkParentSync(file);
   let fd: number;
   try {
-    fd = openSync(file, flagsOf(purpose), FILE_MODE);
+    fd = inCheckedDirSync(file, (at) => openSync(at, flagsOf(purpose), FILE_MODE));
   } catch (error) {
     throw refusal(file, error);
   }
@@ -382,23 +450,26 @@ export const tempNameFor = (file: string): string => `${file}.${process.pid}.${D
 
 export const writePrivateFileSync = (file: string, data: string, o: { readonly durable?: boolean } = {}): void => {
   checkParentSync(file);
-  const temp = tempNameFor(file);
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
-  try {
-    // All of it, on disk, before the rename: a torn or empty file never replaces a good one.
-    writeAllSync(fd, Buffer.from(data));
-    // `durable: false` for a file whose loss in a power cut costs only a re-offer (the retain cursor).
-    if (o.durable !== false) fsyncSync(fd);
-  } catch (error) {
+  // Created, written and renamed in the directory the walk checked (`inCheckedDirSync`).
+  inCheckedDirSync(file, (at) => {
+    const temp = tempNameFor(at);
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
+    try {
+      // All of it, on disk, before the rename: a torn or empty file never replaces a good one.
+      writeAllSync(fd, Buffer.from(data));
+      // `durable: false` for a file whose loss in a power cut costs only a re-offer (the retain cursor).
+      if (o.durable !== false) fsyncSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      rmSync(temp, { force: true });
+      throw error;
+    }
     closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+    try {
+      renameSync(temp, at);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
+  });
 };

@@ -1043,7 +1043,7 @@ export const piManifest: PiManifest = {
     {
       "name": "memory_bank",
       "label": "Memory Bank",
-      "description": "Inspect or configure one memory bank (default: the project bank; aliases project, global, user). get returns exists (from the bank list), stats and config. update_mission sets the retain, reflect and observations missions; it previews unless dryRun is false.",
+      "description": "Inspect or configure one memory bank (default: the project bank; aliases project, global, user). get returns exists (from the bank list), stats and config. update_mission sets the retain, reflect and observations missions; it previews unless dryRun is false, and applies only in a project the person trusts (memory.trustedProjects) or to the folder's own isolated bank, since a bank's missions apply to every project using it.",
       "promptSnippet": "memory_bank: inspect a bank or update its missions (preview first)",
       "parameters": {
         "type": "object",

@@ -3,9 +3,13 @@
  * - loopback only: the peer address must be this machine, whatever address the socket is on;
  * - the embedded server's Host and Origin rules (`guardRequest`): a page on another origin, or
  *   one that rebinds its DNS name to 127.0.0.1, is refused (403);
- * - the launch token: generated per launch, printed in the URL; without it nothing is served
- *   (401), the page included. The page sends it as a header; only GETs (the page itself and
- *   its event streams, which cannot set headers) may carry it in the query;
+ * - the launch token: generated per launch, in the URL the person opens; without it nothing is
+ *   served (401), the page included. Only that address (GET `/ui/?token=…`) may carry it in
+ *   its query: it is exchanged there for a session cookie (HttpOnly, SameSite=Strict, this
+ *   launch only) and the browser is sent to `/ui/`, so the token stays out of the browser's
+ *   address bar, history and bookmarks; every later request (the page on reload, its API calls
+ *   and event streams) carries the cookie. A client other than the page may send the token as
+ *   a header;
  * - a write is a POST with a JSON body (415 otherwise), which no other origin can send
  *   without a preflight this server never grants.
  * Every answer carries a strict content security policy and is never cached.
@@ -48,23 +52,65 @@ const baseHeaders = (nonce = randomBytes(16).toString('base64')): Record<string,
 
 export interface GuardInput {
   readonly token: string;
+  /** The session cookie's value for this launch (`newLaunchToken`), given for the token. */
+  readonly session: string;
   /** The port the page is served on, for the same-origin check. */
   readonly port: () => number;
 }
 
-/** Throws the refusal for a request this page must not answer. */
-export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput): void => {
+/** The session cookie's name: one per port, so two browsers' launches on one host never overwrite each other. */
+export const sessionCookieName = (port: number): string => `agent-memory-ui-${port}`;
+
+const cookieValue = (header: string | undefined, name: string): string | undefined => {
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+};
+
+const matches = (presented: string | undefined, expected: string): boolean =>
+  presented !== undefined && presented.length > 0 && timingSafeEqual(digest(presented), digest(expected));
+
+/** How a request showed it may be answered: the launch address (to exchange), the session cookie, or the token as a header. */
+export type Credential = 'launch' | 'cookie' | 'header';
+
+/** Throws the refusal for a request this page must not answer; else says which credential it carried. */
+export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput): Credential => {
   if (!isLoopbackHost(req.socket.remoteAddress ?? '')) throw new HttpError(403, 'The memory browser answers only this machine (loopback)');
   guardRequest(req.headers, { allowedHosts: new Set(), port: input.port });
   const method = (req.method ?? 'GET').toUpperCase();
-  const fromHeader = single(req.headers[TOKEN_HEADER]);
-  const fromQuery = method === 'GET' ? (url.searchParams.get('token') ?? undefined) : undefined;
-  const presented = fromHeader ?? fromQuery ?? '';
-  if (presented.length === 0 || !timingSafeEqual(digest(presented), digest(input.token))) {
-    throw new HttpError(401, 'This page needs the token that agent-memory ui or agent-memory serve printed (open the URL it printed)');
+  const launch = method === 'GET' && (url.pathname === '/ui' || url.pathname === '/ui/') && url.searchParams.has('token');
+  const credential: Credential | undefined = launch
+    ? matches(url.searchParams.get('token') ?? undefined, input.token) ? 'launch' : undefined
+    : matches(single(req.headers[TOKEN_HEADER]), input.token)
+      ? 'header'
+      : matches(cookieValue(single(req.headers.cookie), sessionCookieName(input.port())), input.session)
+        ? 'cookie'
+        : undefined;
+  if (credential === undefined) {
+    throw new HttpError(401, 'This page needs the address with its launch token that agent-memory ui or agent-memory serve gave (printed to its terminal, and in the memory-browser-<port>.url file in the pi agent directory); open that address again');
   }
   if (method !== 'GET' && method !== 'POST') throw new HttpError(405, 'Method Not Allowed');
   guardContentType(method, req.headers, false);
+  return credential;
+};
+
+/**
+ * The answer to the launch address: the session cookie, and the page's address without the
+ * token (303, so the browser's history keeps `/ui/`; a `#tab` the person opened is kept by the
+ * browser). The cookie lives as long as the browser session and this launch: a new launch's
+ * token makes a new one.
+ */
+export const sendLaunchRedirect = (res: ServerResponse, port: number, session: string): void => {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(303, {
+    ...baseHeaders(),
+    Location: '/ui/',
+    'Set-Cookie': `${sessionCookieName(port)}=${session}; Path=/ui; HttpOnly; SameSite=Strict`,
+    'Content-Length': 0,
+  });
+  res.end();
 };
 
 const MAX_BODY = 1_000_000;

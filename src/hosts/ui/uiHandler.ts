@@ -15,7 +15,7 @@ import { watchLiveRuns } from './liveRuns.js';
 import { machineRoutes, streamMachines } from './machineRoutes.js';
 import { memoryRoutes, streamMemories, type ApiRoute } from './memoryRoutes.js';
 import { projectRoutes } from './projectRoutes.js';
-import { guardUiRequest, readJson, sendHtml, sendJson } from './security.js';
+import { guardUiRequest, newLaunchToken, readJson, sendHtml, sendJson, sendLaunchRedirect } from './security.js';
 
 export interface UiHandlerOptions {
   /** The project directory whose config, scope, queue and sessions are shown. */
@@ -47,11 +47,17 @@ export const createUiHandler = (options: UiHandlerOptions): UiHandler => {
     ...machineRoutes(loaded, options.trace),
   };
 
+  // What the launch token is exchanged for (security.ts): the cookie every later request carries.
+  const session = newLaunchToken();
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://ui.invalid');
     const method = (req.method ?? 'GET').toUpperCase();
     try {
-      guardUiRequest(req, url, { token: options.token, port: options.port });
+      if (guardUiRequest(req, url, { token: options.token, session, port: options.port }) === 'launch') {
+        sendLaunchRedirect(res, options.port(), session);
+        return;
+      }
       if (method === 'GET' && (url.pathname === '/ui' || url.pathname === '/ui/')) {
         sendHtml(res, (nonce) => uiPage({ nonce, server: line.baseUrl, cwd: options.cwd }));
         return;

@@ -1,7 +1,7 @@
 /**
  * `agent-memory ui` as a server of its own: the browser's handler on a loopback port, with a
- * token made for this launch. The URL it gives (`url`) carries the token; nothing is served
- * without it.
+ * token made for this launch. The URL it gives (`url`) carries the token, which the first load
+ * exchanges for a session cookie (security.ts); nothing is served without one or the other.
  */
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -11,6 +11,7 @@ import { lazyUiMount, type UiMountHandler } from '../../../src/hosts/cli/lazyUiM
 import { createUiHandler } from '../../../src/hosts/ui/uiHandler.js';
 import { newLaunchToken } from '../../../src/hosts/ui/security.js';
 import { startEmbeddedServer } from '../../../src/server/index.js';
+import { openLaunchAddress } from '../../helpers/uiLaunch.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -49,10 +50,10 @@ describe('the memory browser built at its first request', () => {
       // The API is not the browser: it keeps answering.
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
 
-      const retried = await fetch(page);
+      const retried = (await openLaunchAddress(page)).page;
       expect(retried.status).toBe(200);
       expect(await retried.text()).toContain('<html');
-      expect((await fetch(page)).status).toBe(200);
+      expect((await openLaunchAddress(page)).page.status).toBe(200);
       expect(builds).toBe(2);
       expect((await fetch(`${server.url}/ui/`)).status).toBe(401);
     } finally {
