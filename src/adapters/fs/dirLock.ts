@@ -21,6 +21,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readStateFileSync } from './safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
+import { pidExists } from './pidExists.js';
 import { isRecord } from '../../codecs/codecs.js';
 
 export interface LockOwner {
@@ -67,16 +68,6 @@ export interface DirLock {
   /** The current holder, if any (for status and errors). */
   holder(): Promise<LockOwner | undefined>;
 }
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return errnoCode(error) === 'EPERM';
-  }
-};
 
 // The lock's file operations are a handful of metadata calls, each microseconds: done
 // synchronously, so a lock taken on a path that must not yield and one taken from async code
@@ -133,7 +124,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     if (mtimeMs === undefined) return undefined; // Gone already: the next attempt creates it.
     const age = unchangedFor(`${owner?.token ?? ''}@${mtimeMs}`);
     if (owner === undefined) return age > Math.min(staleMs, 2_000) ? '' : undefined;
-    if (owner.host === host && owner.pid !== process.pid && !isAlive(owner.pid)) return owner.token;
+    if (owner.host === host && owner.pid !== process.pid && !pidExists(owner.pid)) return owner.token;
     if (owner.host === host && owner.pid === process.pid && heldHere.get(lockPath)?.has(owner.token) !== true) return owner.token;
     return age > staleMs ? owner.token : undefined;
   };

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 /** USER_HZ: the unit of /proc's clock ticks, 100 on every architecture Linux exposes it on. */
 const TICKS_PER_SECOND = 100;
 
-const bootTimeMs = (): number | undefined => {
+const readBootTimeMs = (): number | undefined => {
   try {
     const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
     return line?.[1] === undefined ? undefined : Number(line[1]) * 1000;
@@ -17,6 +17,10 @@ const bootTimeMs = (): number | undefined => {
     return undefined;
   }
 };
+
+// The boot time does not change while this process lives: /proc/stat is read once, not per pid.
+let bootTime: { readonly ms: number | undefined } | undefined;
+const bootTimeMs = (): number | undefined => (bootTime ??= { ms: readBootTimeMs() }).ms;
 
 /** Epoch ms the process `pid` started (to about a second), or undefined where /proc cannot say. */
 export const processStartedAt = (pid: number): number | undefined => {

@@ -18,8 +18,8 @@ import { JournalRecord } from '../../codecs/codecs.js';
 import { decodeJson } from '../../codecs/decode.js';
 import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
-import { errnoCode } from '../../codecs/errno.js';
 import { processStartedAt } from '../../adapters/process/processStart.js';
+import { pidExists } from '../../adapters/fs/pidExists.js';
 
 export interface LiveStep extends GateStep {
   readonly run: string;
@@ -78,11 +78,7 @@ const REUSE_SLACK_MS = 5_000;
  * that started after the run opened its journal is another one.
  */
 const isRunning = (pid: number, openedAt: number | null): boolean => {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if (errnoCode(error) !== 'EPERM') return false;
-  }
+  if (!pidExists(pid)) return false;
   const started = processStartedAt(pid);
   return started === undefined || openedAt === null || started <= openedAt + REUSE_SLACK_MS;
 };
