@@ -12,17 +12,16 @@ import type { OperationRecord } from '../store/model.js';
 import { MENTAL_MODEL_KIND, MentalModelRecord } from './mentalModels.js';
 import { runReflect } from './reflectEngine.js';
 import { putRecord, readRecord } from './records.js';
+import { refreshedModelId } from './refreshQueue.js';
 import { refreshScope } from './trigger.js';
 
 /** History entries kept per model (oldest dropped). */
 const HISTORY_LIMIT = 50;
 
 const modelIdOf = (operation: OperationRecord): string => {
-  const payload = operation.payload;
-  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload) && typeof payload['mental_model_id'] === 'string') {
-    return payload['mental_model_id'];
-  }
-  throw new Error(`refresh operation ${operation.id} has no mental_model_id in its payload`);
+  const id = refreshedModelId(operation);
+  if (id === undefined) throw new Error(`refresh operation ${operation.id} has no mental_model_id in its payload`);
+  return id;
 };
 
 /** Runs one refresh; fails the operation (with a readable message) when the model is gone. */

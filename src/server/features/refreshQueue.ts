@@ -18,12 +18,19 @@ export const buildRefresh = (server: ServerContext, bankId: string, modelId: str
   return { operation, mutation: { type: 'operation.put', operation } };
 };
 
+/** The model a refresh operation names in its payload, if it names one. */
+export const refreshedModelId = (operation: OperationRecord): string | undefined => {
+  const payload = operation.payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  const id = payload['mental_model_id'];
+  return typeof id === 'string' ? id : undefined;
+};
+
 /** True when a refresh of `modelId` is already waiting or running: no need for another. */
 const refreshPending = (server: ServerContext, bankId: string, modelId: string): boolean => {
   for (const op of server.store.bank(bankId)?.operations.values() ?? []) {
     if (op.task_type !== REFRESH_TASK || (op.status !== 'pending' && op.status !== 'processing')) continue;
-    const payload = op.payload;
-    if (typeof payload === 'object' && payload !== null && !Array.isArray(payload) && payload['mental_model_id'] === modelId) return true;
+    if (refreshedModelId(op) === modelId) return true;
   }
   return false;
 };
