@@ -10,6 +10,7 @@ import { REDACTED, containsSecret, isSecretFieldName, redact, redactUnknown } fr
 import { MemoryConfig, configFields, fieldList, type FieldName, type FieldSpec } from './fields.js';
 import { decideTrust, trustNotice, type ConfigSource, type KeyTrust } from './trust.js';
 import { refusedPersonalBank, refusedProjectBank, type KnownBank } from './knownBanks.js';
+import { displayPath } from './displayPath.js';
 
 export type FileScope = 'user' | 'project';
 
@@ -63,7 +64,6 @@ export interface IdentityTrust {
 }
 
 /** A path as a person reads it: the home directory as `~`. */
-const shownPath = (file: string, home: string): string => (home !== '' && file.startsWith(`${home}/`) ? `~${file.slice(home.length)}` : file);
 
 export interface ResolvedConfig {
   readonly config: MemoryConfig;
@@ -191,7 +191,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
 
   const projectDir = path.resolve(input.projectDir ?? path.dirname(input.stateDir));
   const identityTrusted = input.hostTrusted !== false && trustedProjectsOf(input.user, input.home).includes(projectDir);
-  const userFileShown = input.userFile === undefined ? '~/.pi/agent/memory.json' : shownPath(input.userFile, input.home);
+  const userFileShown = input.userFile === undefined ? '~/.pi/agent/memory.json' : displayPath(input.userFile, input.home);
   const trustIt =
     input.hostTrusted === false
       ? `pi does not trust this project; trust it in pi and add "${projectDir}" to memory.trustedProjects in ${userFileShown}`
@@ -305,7 +305,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
     sources,
     baseline: { baseUrl: stringOr(baseline['baseUrl'], decoded.right.baseUrl), apiKeyEnv: stringOr(baseline['apiKeyEnv'], undefined) },
     hostTrusted: input.hostTrusted,
-    ...(input.userFile === undefined ? {} : { userFile: shownPath(input.userFile, input.home) }),
+    ...(input.userFile === undefined ? {} : { userFile: displayPath(input.userFile, input.home) }),
   });
   // Memory off is the master switch off: every consumer that honours `enabled` (the queue,
   // the setup gate, every tool) honours trust too, with nothing else to remember.

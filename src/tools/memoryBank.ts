@@ -7,6 +7,7 @@ import { toJson } from '../effects/kernel/trace.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { resolveBank, type BankTarget } from '../config/scope.js';
+import { displayPath } from '../config/displayPath.js';
 import type { Presence, ServerFailure } from '../effects/ports/memoryServer.js';
 import { isRecord, type JsonValue } from '../codecs/codecs.js';
 import type { ToolContext } from './context.js';
@@ -120,9 +121,7 @@ const missionRefusal = (ctx: ToolContext, target: BankTarget): string | undefine
       : target.role === 'project' && ctx.scope.mode === 'domain-tagged'
         ? 'the coding bank your projects share (scope.mode domain-tagged)'
         : 'a bank this project does not keep for itself alone';
-  const home = ctx.loaded.home;
-  const userFile = ctx.loaded.files.user.path;
-  const shown = home !== '' && userFile.startsWith(`${home}/`) ? `~${userFile.slice(home.length)}` : userFile;
+  const shown = displayPath(ctx.loaded.files.user.path, ctx.loaded.home);
   return `${target.bankId} is ${whose}: its missions steer what is kept and answered for every project using it, and this project is not trusted to change them (add "${ctx.loaded.identity.projectDir}" to memory.trustedProjects in ${shown}, or set them in the memory server's control plane)`;
 };
 

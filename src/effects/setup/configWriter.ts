@@ -5,6 +5,7 @@
  * or refused: nothing is written. A second file that fails to write puts the first back.
  */
 import { applyConfigEdit } from '../../config/configEdit.js';
+import { displayPath } from '../../config/displayPath.js';
 import { fieldList } from '../../config/fields.js';
 import type { ConfigFileState } from '../../config/load.js';
 import type { FileScope } from '../../config/resolve.js';
@@ -50,11 +51,6 @@ const shown = (path: string, value: unknown): string => {
   return JSON.stringify(value);
 };
 
-/** A path as a person reads it: relative inside the project (when given), `~/...` under the home. */
-export const displayPath = (file: string, home: string, cwd?: string): string => {
-  if (cwd !== undefined && cwd !== '' && file.startsWith(`${cwd}/`)) return file.slice(cwd.length + 1);
-  return home !== '' && file.startsWith(`${home}/`) ? `~${file.slice(home.length)}` : file;
-};
 
 /** Reads each file now and computes its new content; an unreadable file stops the plan. */
 export const planWrite = (files: ConfigFilePort, edits: readonly FileEdit[], home: string, cwd?: string): WritePlan | { readonly error: string } => {

@@ -21,7 +21,8 @@ import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
 import { describeFailure, type Capabilities, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
 import type { UiPort } from '../ports/ui.js';
-import { displayPath, previewAndWrite, type FileEdit } from './configWriter.js';
+import { displayPath } from '../../config/displayPath.js';
+import { previewAndWrite, type FileEdit } from './configWriter.js';
 
 export interface GuideDeps {
   readonly ui: UiPort;

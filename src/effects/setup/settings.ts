@@ -15,7 +15,8 @@ import { setupEvents, type SetupEventInput } from '../../machines/setup/events.j
 import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
 import type { UiPort } from '../ports/ui.js';
-import { displayPath, previewAndWrite, type FileEdit, type WriteOutcome } from './configWriter.js';
+import { displayPath } from '../../config/displayPath.js';
+import { previewAndWrite, type FileEdit, type WriteOutcome } from './configWriter.js';
 import { isOneOf, isRecord } from '../../codecs/codecs.js';
 
 export interface SettingsDeps {
