@@ -3,7 +3,9 @@
  * atomic and fails when the name exists, so the lock holds its owner ({pid, host, token, at})
  * from the moment it exists.
  *
- * A lock is stale when its owner is a process on this host that no longer exists, when its
+ * A lock is stale when its owner is a process on this host that no longer exists (or whose pid
+ * another process now has: the owner records its start in /proc's boot-relative clock ticks,
+ * which no wall-clock jump moves, and a live pid that started otherwise is not it), when its
  * heartbeat (the file's mtime) has not moved for `staleMs`, or when it is empty for 2 s (the
  * owner died between create and write). "Not moved for" is timed on this process's monotonic
  * clock from when it first saw that heartbeat, never as wall-clock now minus mtime: a wall clock
@@ -22,6 +24,7 @@ import path from 'node:path';
 import { readStateFileSync } from './safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { pidExists } from './pidExists.js';
+import { processStartTicks } from './processStart.js';
 import { isRecord } from '../../codecs/codecs.js';
 
 export interface LockOwner {
@@ -29,6 +32,8 @@ export interface LockOwner {
   readonly host: string;
   readonly token: string;
   readonly at: number;
+  /** The holder's start (clock ticks since boot, /proc), when it could read it: tells a reused pid from the holder. */
+  readonly startTicks?: number;
 }
 
 export interface HeldLock {
@@ -83,12 +88,28 @@ const readOwner = (file: string): { owner?: LockOwner; mtimeMs?: number } => {
     // A lock planted as a link (to /dev/zero, say) or grown huge is unreadable, never followed.
     const parsed: unknown = JSON.parse(readStateFileSync(file, 64 * 1024) ?? '');
     if (!isRecord(parsed)) return { mtimeMs };
-    const { pid, token, host, at } = parsed;
+    const { pid, token, host, at, startTicks } = parsed;
     if (typeof pid !== 'number' || typeof token !== 'string' || typeof host !== 'string') return { mtimeMs };
-    return { owner: { pid, host, token, at: typeof at === 'number' ? at : 0 }, mtimeMs };
+    const started = typeof startTicks === 'number' ? { startTicks } : {};
+    return { owner: { pid, host, token, at: typeof at === 'number' ? at : 0, ...started }, mtimeMs };
   } catch {
     return { mtimeMs };
   }
+};
+
+/** Whether a holder on this host is gone: its pid is free, or another process (started at other ticks) has it. */
+const holderGone = (owner: LockOwner): boolean => {
+  if (!pidExists(owner.pid)) return true;
+  if (owner.startTicks === undefined) return false;
+  const ticks = processStartTicks(owner.pid);
+  return ticks !== undefined && ticks !== owner.startTicks;
+};
+
+/** This process's start ticks, read once (they never change). */
+let ownStart: { readonly ticks: number | undefined } | undefined;
+const ownStartTicks = (): { startTicks?: number } => {
+  ownStart ??= { ticks: processStartTicks(process.pid) };
+  return ownStart.ticks === undefined ? {} : { startTicks: ownStart.ticks };
 };
 
 /** Blocks this thread for `ms` (a wait between lock attempts that must not yield). */
@@ -124,7 +145,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     if (mtimeMs === undefined) return undefined; // Gone already: the next attempt creates it.
     const age = unchangedFor(`${owner?.token ?? ''}@${mtimeMs}`);
     if (owner === undefined) return age > Math.min(staleMs, 2_000) ? '' : undefined;
-    if (owner.host === host && owner.pid !== process.pid && !pidExists(owner.pid)) return owner.token;
+    if (owner.host === host && owner.pid !== process.pid && holderGone(owner)) return owner.token;
     if (owner.host === host && owner.pid === process.pid && heldHere.get(lockPath)?.has(owner.token) !== true) return owner.token;
     return age > staleMs ? owner.token : undefined;
   };
@@ -154,7 +175,7 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
   const tryAcquireNow = (): HeldLock | undefined => {
     const token = randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const owner: LockOwner = { pid: process.pid, host, token, at: Date.now() };
+      const owner: LockOwner = { pid: process.pid, host, token, at: Date.now(), ...ownStartTicks() };
       // Written aside, then hard-linked into place: the lock appears with its owner in one
       // atomic step (link fails if it exists), so it is never seen empty.
       const draft = `${lockPath}.${token}.owner`;

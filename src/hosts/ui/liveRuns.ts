@@ -18,7 +18,7 @@ import { JournalRecord } from '../../codecs/codecs.js';
 import { decodeJson } from '../../codecs/decode.js';
 import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
-import { processStartedAt } from '../../adapters/process/processStart.js';
+import { processStartedAt } from '../../adapters/fs/processStart.js';
 import { pidExists } from '../../adapters/fs/pidExists.js';
 
 export interface LiveStep extends GateStep {

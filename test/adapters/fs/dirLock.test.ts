@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { createDirLock } from '../../../src/adapters/fs/dirLock.js';
+import { processStartTicks } from '../../../src/adapters/fs/processStart.js';
 import { tempQueueDir } from '../../reliability/support/queueFixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -45,6 +46,29 @@ describe('dirLock', () => {
     expect(held).toBeDefined();
     expect(JSON.parse(await readFile(path, 'utf8')).pid).toBe(process.pid);
     await held?.release();
+  });
+
+  it('takes over at once from a holder on this host whose pid another process now has, never from a live holder', async () => {
+    // A live process that is not the holder: the lock records a start before this one's.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    cleanups.push(async () => {
+      other.kill();
+    });
+    const pid = other.pid ?? 0;
+    let ticks: number | undefined;
+    while ((ticks = processStartTicks(pid)) === undefined) await new Promise((r) => setTimeout(r, 10));
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify({ pid, host: hostname(), token: 'reused', at: Date.now() - 3_600_000, startTicks: ticks - 500 }));
+    const lock = createDirLock({ path });
+    const held = await lock.tryAcquire();
+    expect(held).toBeDefined();
+    const written = JSON.parse(await readFile(path, 'utf8'));
+    expect(written.startTicks).toBe(processStartTicks(process.pid));
+    await held?.release();
+    // The same pid with its own start is the holder, whatever its heartbeat's age.
+    await writeFile(path, JSON.stringify({ pid, host: hostname(), token: 'live', at: Date.now() - 3_600_000, startTicks: ticks }));
+    expect(await lock.tryAcquire()).toBeUndefined();
+    expect(JSON.parse(await readFile(path, 'utf8')).token).toBe('live');
   });
 
   it('takes over from a holder elsewhere only once its heartbeat has not moved for the stale time', async () => {

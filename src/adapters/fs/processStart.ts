@@ -22,17 +22,26 @@ const readBootTimeMs = (): number | undefined => {
 let bootTime: { readonly ms: number | undefined } | undefined;
 const bootTimeMs = (): number | undefined => (bootTime ??= { ms: readBootTimeMs() }).ms;
 
-/** Epoch ms the process `pid` started (to about a second), or undefined where /proc cannot say. */
-export const processStartedAt = (pid: number): number | undefined => {
-  const boot = bootTimeMs();
-  if (boot === undefined) return undefined;
+/**
+ * The process `pid`'s start, in clock ticks since boot (field 22 of /proc/<pid>/stat), or
+ * undefined where /proc cannot say. It never changes while the process lives and reads the same
+ * from any process, whatever either's wall clock says: the directory lock records its holder's.
+ */
+export const processStartTicks = (pid: number): number | undefined => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[19]);
-    return Number.isFinite(ticks) ? boot + (ticks / TICKS_PER_SECOND) * 1000 : undefined;
+    return Number.isFinite(ticks) ? ticks : undefined;
   } catch {
     return undefined;
   }
+};
+
+/** Epoch ms the process `pid` started (to about a second), or undefined where /proc cannot say. */
+export const processStartedAt = (pid: number): number | undefined => {
+  const boot = bootTimeMs();
+  const ticks = boot === undefined ? undefined : processStartTicks(pid);
+  return boot === undefined || ticks === undefined ? undefined : boot + (ticks / TICKS_PER_SECOND) * 1000;
 };
