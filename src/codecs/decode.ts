@@ -23,6 +23,9 @@ export interface DecodeError {
 }
 
 const PREVIEW_MAX = 40;
+const PATH_KEY_MAX = 64;
+/** Issues the message spells out; a million unknown keys made a message of every one. */
+const MESSAGE_ISSUES_MAX = 10;
 
 const preview = (value: unknown): string => {
   if (value === undefined) return 'undefined';
@@ -44,7 +47,8 @@ const pathOf = (context: t.Context): string => {
     const parent = context[i - 1];
     if (entry === undefined || parent === undefined || entry.key === '') continue;
     if (parent.type instanceof t.UnionType || parent.type instanceof t.IntersectionType) continue;
-    parts.push(entry.key);
+    // A key is the caller's text: a 5 MB one made a 5 MB error.
+    parts.push(entry.key.length > PATH_KEY_MAX ? `${entry.key.slice(0, PATH_KEY_MAX)}…` : entry.key);
   }
   return parts.length > 0 ? parts.join('.') : '(root)';
 };
@@ -69,8 +73,9 @@ export const decodeError = (source: string, issues: readonly DecodeIssue[]): Dec
   source,
   issues,
   message: `${source}: ${issues
+    .slice(0, MESSAGE_ISSUES_MAX)
     .map((issue) => `field ${issue.path}: expected ${issue.expected}, got ${issue.actual}`)
-    .join('; ')}`,
+    .join('; ')}${issues.length > MESSAGE_ISSUES_MAX ? `; and ${issues.length - MESSAGE_ISSUES_MAX} more fields` : ''}`,
 });
 
 /**

@@ -62,5 +62,5 @@ export const fail = (code: ToolErrorCode, message: string, extra: { field?: stri
 export const invalidParams = (error: DecodeError): ToolOutcome =>
   fail('invalidParams', `${error.message}. Nothing was sent; fix the parameter and call again.`, {
     ...(error.issues[0] === undefined ? {} : { field: error.issues[0].path }),
-    details: { issues: error.issues.map((i) => ({ path: i.path, expected: i.expected })) },
+    details: { issues: error.issues.slice(0, 10).map((i) => ({ path: i.path, expected: i.expected })), issueCount: error.issues.length },
   });

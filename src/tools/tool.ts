@@ -10,6 +10,7 @@ import { trustNotice } from '../config/trust.js';
 import type { ToolContext } from './context.js';
 import { disabledText } from './disabled.js';
 import type { ToolParams } from './params.js';
+import { oversizedParam } from './paramSize.js';
 import { fail, invalidParams, ok, type ToolOutcome } from './result.js';
 
 export interface ToolDefinition<A = unknown> {
@@ -50,6 +51,12 @@ export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ct
   // Every walk below (redaction, the codec, its error text) recurses: parameters nested 200,000
   // deep threw a stack overflow out of the call instead of failing it by field.
   if (valueNestingExceeds(rawParams)) return fail('invalidParams', `${tool.name}: the parameters are nested deeper than ${MAX_JSON_DEPTH} levels; nothing was sent.`);
+  // Sizes before text: redaction (and memory_config's secret check) read every character, so a
+  // 5 MB string cost ~0.6 s of CPU before the codec refused it as too long.
+  const oversized = oversizedParam(tool.params.schema, rawParams);
+  if (oversized !== undefined) {
+    return fail('invalidParams', `tool ${tool.name}: field ${oversized.path}: ${oversized.problem}. Nothing was sent; shorten it and call again.`, { field: oversized.path });
+  }
   // A query, a model's name or source query, a mission: text the model wrote from a context that
   // may hold a pasted secret, sent to the server as it is (only retained content passes the queue's redaction).
   const decoded = decodeWith(tool.params.codec, `tool ${tool.name}`)(tool.paramsUnredacted === true ? rawParams : redactParams(rawParams));
