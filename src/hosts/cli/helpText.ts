@@ -79,9 +79,16 @@ export const reportWidth = (stream: { readonly isTTY?: boolean; readonly columns
   return Number.isInteger(columns) && columns > 0 ? columns : undefined;
 };
 
-/** Where a report line's wrapped words continue: under its value (`! Setup: `, `error: `), else four spaces in (a status line starts with two). */
+/** `text` fitted to `stream` as `reportWidth` says (unchanged for a pipe without COLUMNS). */
+export const fitFor = (stream: { readonly isTTY?: boolean; readonly columns?: number }, env: Readonly<Record<string, string | undefined>>, text: string): string => {
+  const width = reportWidth(stream, env);
+  return width === undefined ? text : fitReport(text, width);
+};
+
+/** Where a report line's wrapped words continue: under its value, else four spaces in (a status line starts with two). */
 const reportHang = (line: string): number => {
-  const label = /^(?:[!*~ -] )?[A-Za-z][\w ()]{0,24}: /.exec(line);
+  // `! Setup: `, `error: `; or a table row's label and the spaces after it (`Messages          `).
+  const label = /^(?:[!*~ -] )?[A-Za-z][\w ()]{0,24}: |^[A-Z][A-Za-z ]{0,24}? {2,}(?=\S)/.exec(line);
   return label === null ? 4 : label[0].length;
 };
 

@@ -110,8 +110,11 @@ describe('agent-memory import', () => {
     const lines = readFileSync(path.join(FIXTURES, 'pi073-linear.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
     const head = JSON.parse(lines[0]!) as Record<string, unknown>;
     writeFileSync(path.join(elsewhere, 'other.jsonl'), `${[JSON.stringify({ ...head, id: '01a20b10-0000-7000-8000-ffffffffffff', cwd: '/another/project' }), ...lines.slice(1)].join('\n')}\n`);
-    const run = await cli(['import', elsewhere]);
+    const run = await runCli(['import', elsewhere], { cwd: project, env: { HOME: home, COLUMNS: '80' } });
     expect(run.code).toBe(0);
+    // The table too, wrapped under its values; only a path longer than a line stands alone.
+    for (const line of run.stdout.split('\n')) if (line.trim().includes(' ')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(run.stdout).toMatch(/^Messages {10}0 read, 0 items kept, .*\n {18}\S/m);
     // The terminal's escape sequences (cursor, line wrap) take no column.
     const bar = stripVTControlCharacters(run.stderr).split(/[\r\n]+/).filter((l) => l.trim() !== '');
     expect(bar.length).toBeGreaterThan(0);

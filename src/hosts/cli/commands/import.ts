@@ -15,7 +15,7 @@ import type { Command } from '../commands.js';
 import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
-import { fitUsage } from '../helpText.js';
+import { fitFor, fitUsage } from '../helpText.js';
 
 const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
 
@@ -153,7 +153,7 @@ export const importCommand: Command = {
         const plan = snapshot?.context.run?.plan;
         console.log(terminalJson(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2)));
       } else {
-        console.log(importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n'));
+        console.log(fitFor(process.stdout, process.env, importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n')));
         if (view.state === 'paused') console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
         if (view.state === 'failed') console.log(`\nResume with: ${escapeControls(resumeHint)} (documents already queued are skipped)`);
         if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with: ${escapeControls(resumeHint.replace(/\s*--dry-run\b/, ''))}`);
