@@ -17,7 +17,7 @@ import { jsonCopy } from '../codecs/codecs.js';
 import type { SessionImporter } from '../tools/commands/commandContext.js';
 import { importTable } from '../tools/commands/importReport.js';
 import type { MemoryConfig } from '../config/fields.js';
-import { importProgress, importSummary, importView, type ImportView } from '../machines/import/selectors.js';
+import { importCount, importSummary, importView, type ImportView } from '../machines/import/selectors.js';
 import type { RuntimeStatusView } from '../tools/context.js';
 import type { ImportOptions } from '../machines/import/events.js';
 import { readImportState } from '../effects/import/importState.js';
@@ -158,8 +158,7 @@ export const hubImporter = (runtime: MemoryRuntime, options: HubImporterOptions)
     const sources = [options.sessionFile === undefined ? importer.sessionDir : path.dirname(options.sessionFile), ...importer.otherAgentDirs];
     const unsubscribe = importer.gate.subscribe((snapshot) => {
       const view = importView(snapshot);
-      const progress = importProgress(view);
-      options.onProgress?.(`memory import: ${view.state} ${progress.value}/${progress.total}${progress.unit === 'files' ? ' files' : ''}`);
+      options.onProgress?.(`memory import: ${view.state} ${importCount(view)}`);
     });
     try {
       const view = await importer.gate.run({ sources, options: importer.options({ dryRun }) });

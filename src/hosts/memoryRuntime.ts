@@ -74,6 +74,11 @@ export interface MemoryRuntimeOptions {
   readonly hostProjectTrusted?: () => boolean | undefined;
   /** Mark the project's queue journal as it is as this user's (`agent-memory flush --trust-queue`). */
   readonly trustQueue?: boolean;
+  /**
+   * The `agent-memory` command this runtime serves (`import`, `flush`), absent in pi: its journals
+   * are named with it, so the memory browser shows the run as that command, not as a pi session.
+   */
+  readonly command?: string;
 }
 
 type Started = Extract<SessionInput, { readonly type: 'session.started' }>;
@@ -162,6 +167,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     memoryDir,
     trace: options.trace,
     journals: config.enabled && refusal === undefined,
+    ...(options.command === undefined ? {} : { command: options.command }),
     clock,
     onUnusable: (text) => {
       problems.push(text);

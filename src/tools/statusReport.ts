@@ -10,7 +10,7 @@ import type { ToolContext } from './context.js';
 import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
-import { describeFailure } from '../effects/ports/memoryServer.js';
+import { connectionWords, describeFailure } from '../effects/ports/memoryServer.js';
 import { setupFacts } from '../effects/setup/setup.js';
 
 export type Tone = 'default' | 'custom' | 'warn' | 'info' | 'note';
@@ -40,6 +40,8 @@ export interface StatusReport {
   readonly health: string;
   /** The kind of the first failed probe (`unreachable`, `timeout`, `unauthorized`, ...), when one failed. */
   readonly healthFailure?: string;
+  /** Why the server did not answer, in a few words ("connection refused"), for a line that says what to do apart. */
+  readonly healthCause?: string;
   readonly reachable: boolean | null;
   readonly server: { readonly baseUrl: string; readonly apiVersion?: string; readonly embedded?: boolean; readonly breaker: string };
   readonly project: { readonly projectId: string; readonly basis: string; readonly source: string; readonly projectTag: string; readonly legacyRepoTag: string };
@@ -133,8 +135,16 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const capabilities: Capabilities | undefined = E.isRight(caps) ? caps.right : undefined;
   const firstFailure = [caps, codingExists, lifeExists].find((r): r is E.Left<ServerFailure> => r !== undefined && E.isLeft(r));
   const reachable = firstFailure === undefined ? true : E.isLeft(caps) && (caps.left._tag === 'unreachable' || caps.left._tag === 'timeout' || caps.left._tag === 'circuitOpen') ? false : null;
+  const failed = firstFailure?.left;
+  const healthCause =
+    failed?._tag === 'unreachable' ? connectionWords(redact(failed.message)) : failed?._tag === 'timeout' ? 'no answer in time' : failed?._tag === 'circuitOpen' ? 'no answer; calls paused' : undefined;
+  // "unreachable: memory server unreachable (GET /version: ECONNREFUSED); check …" said it twice.
   const health =
-    firstFailure === undefined ? 'reachable' : `unreachable: ${redact(describeFailure(firstFailure.left))}`;
+    failed === undefined
+      ? 'reachable'
+      : failed._tag === 'unreachable'
+        ? `unreachable (${healthCause ?? ''}); check that it is running and that memory.baseUrl is right`
+        : `unreachable: ${redact(describeFailure(failed))}`;
   const exists = (r: typeof codingExists): boolean | null => (r === undefined || E.isLeft(r) ? null : r.right);
 
   const queue = ctx.queue.status();
@@ -198,7 +208,12 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     {
       key: 'codingBank',
       label: 'Coding bank',
-      value: scope.projectBank.active ? `${scope.projectBank.bankId}${scope.projectBank.derived ? ' (path-derived)' : ''}${codingExists_ === false ? ' (not created yet)' : ''}` : 'disabled',
+      // Domain-tagged and not set up, the derived id is a placeholder nothing goes to (the Setup line says what to run).
+      value: !scope.projectBank.active
+        ? 'disabled'
+        : scope.projectBank.derived && scope.mode === 'domain-tagged' && !done
+          ? `not chosen yet (setup chooses it; ${scope.projectBank.bankId} is a placeholder)`
+          : `${scope.projectBank.bankId}${scope.projectBank.derived ? ' (path-derived)' : ''}${codingExists_ === false ? ' (not created yet)' : ''}`,
       tone: scope.projectBank.active && scope.projectBank.derived && scope.mode === 'domain-tagged' ? 'warn' : scope.projectBank.active ? 'default' : 'info',
     },
     {
@@ -233,6 +248,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
     enabled: config.enabled,
     health,
     ...(firstFailure === undefined ? {} : { healthFailure: firstFailure.left._tag }),
+    ...(healthCause === undefined ? {} : { healthCause }),
     reachable,
     server: {
       baseUrl: redact(ctx.server.baseUrl),

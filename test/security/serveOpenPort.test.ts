@@ -25,6 +25,21 @@ describe('agent-memory serve says when its port is open to every account', () =>
     }
   }, 30_000);
 
+  // Thirteenth session: at 80 columns the terminal cut the warning mid-word ("(a" / "n environment").
+  it('in an 80-column terminal (COLUMNS) the warning is wrapped at words, every line within 80', async () => {
+    const server = await spawnServerProcess(['--in-memory', '--no-ui'], { COLUMNS: '80' });
+    try {
+      await waitUntil(() => server.output().includes("variable's name"), 10_000, 'the warning');
+      const lines = server.output().split('\n');
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+      // Read whole again (a wrapped line's rest is indented), the warning is unchanged.
+      expect(server.output().replace(/\n +/g, ' ')).toContain(`${WARNING} through ${server.url}`);
+      expect(server.output().replace(/\n +/g, ' ')).toContain("(an environment variable that holds the key)");
+    } finally {
+      await server.kill();
+    }
+  }, 30_000);
+
   it('with --api-key-env: no such warning, and a request without the key is refused', async () => {
     const server = await spawnServerProcess(['--in-memory', '--no-ui', '--api-key-env', 'SERVE_OPEN_PORT_KEY'], { SERVE_OPEN_PORT_KEY: 'a-long-enough-test-key-1234' });
     try {

@@ -10,7 +10,7 @@ import { appendContents } from '../../src/server/retain/appendText.js';
 import { chunkText } from '../../src/server/retain/chunking.js';
 import { RetainRequest } from '../../src/server/retain/codecs.js';
 import { decodeMutation } from '../../src/server/store/decodeMutation.js';
-import { decodeLine, decodeLineBytes, encodeLine } from '../../src/server/store/logFormat.js';
+import { decodeLine, decodeLineBytes, encodeLine, encodeLineBytes } from '../../src/server/store/logFormat.js';
 
 const tag = fc.constantFrom('a', 'b', 'c', 'd');
 const tagSet = fc.uniqueArray(tag, { maxLength: 4 });
@@ -86,6 +86,19 @@ describe('log line format', () => {
         expect(check.ok).toBe(true);
         if (check.ok) expect(check.value).toEqual(JSON.parse(JSON.stringify(value)));
       }),
+    );
+  });
+  it('the bytes the log writes are the line, UTF-8 encoded, for any value (any text, lone surrogates too)', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', '\n', 'é', '\u2028', '\ud800', '\udc00', '😀', 'a') }));
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.dictionary(text, text), fc.array(text)), (value) => {
+        const bytes = encodeLineBytes(value);
+        expect(bytes.equals(Buffer.from(encodeLine(value), 'utf8'))).toBe(true);
+        const check = decodeLineBytes(bytes, 0, bytes.length - 1);
+        expect(check.ok).toBe(true);
+        if (check.ok) expect(check.value).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 500 },
     );
   });
   it('the byte decoder agrees with the string decoder on intact, cut and flipped lines', () => {

@@ -89,6 +89,8 @@ describe('the live machine inspector', () => {
     // The session starts: its run appears, running, and is chosen.
     await page.locator(`#run option[value="${run}"]`).waitFor({ state: 'attached', timeout: 30_000 });
     await page.selectOption('#run', run);
+    // Said as a pi session: a shell command's run names its command instead (`agent-memory import · pid N`, hosts/cli/import.test.ts).
+    expect(await page.locator(`#run option[value="${run}"]`).textContent()).toMatch(/^pi session · pid \d+ · running · /);
     await expect.poll(async () => (await rows()).some((r) => r.gate === 'session' && r.event === 'session.started'), { timeout: 30_000 }).toBe(true);
 
     const latencies: number[] = [];

@@ -55,6 +55,24 @@ export const failureClass = (f: ServerFailure): FailureClass => {
   }
 };
 
+const CONNECTION_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name did not resolve',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'the connection was reset',
+};
+
+/**
+ * An unreachable failure's message ("GET /version: ECONNREFUSED") in words ("connection
+ * refused"), for a line that says what to do elsewhere (setup's choices, the doctor's error).
+ */
+export const connectionWords = (message: string): string => {
+  const code = /: (\w+)$/.exec(message)?.[1];
+  return (code === undefined ? undefined : CONNECTION_WORDS[code]) ?? message;
+};
+
 /**
  * One line a user can act on: what happened and what to do next. Contains no secret, since
  * failures are built from status, code and redacted detail only.

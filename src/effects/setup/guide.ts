@@ -19,7 +19,7 @@ import { setupEvents, type SetupEventInput } from '../../machines/setup/events.j
 import type { GuideStep } from '../../machines/setup/person.js';
 import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
-import { describeFailure, type Capabilities, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
+import { connectionWords, describeFailure, type Capabilities, type MemoryServer, type ServerFailure } from '../ports/memoryServer.js';
 import type { UiPort } from '../ports/ui.js';
 import { displayPath } from '../../config/displayPath.js';
 import { previewAndWrite, type FileEdit } from './configWriter.js';
@@ -74,15 +74,6 @@ const capabilityWords = (caps: Capabilities): string => {
   return can.join(', ');
 };
 
-const CONNECTION_WORDS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'no such host',
-  EAI_AGAIN: 'the host name did not resolve',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ECONNRESET: 'the connection was reset',
-};
-
 /**
  * Why nothing answers, in the words of the server step: the general description ends with what
  * to change in config (`memory.baseUrl`, `memory.timeoutMs`), which here the step's own
@@ -90,8 +81,7 @@ const CONNECTION_WORDS: Readonly<Record<string, string>> = {
  */
 const noAnswerCause = (f: ServerFailure): string => {
   if (f._tag === 'unreachable') {
-    const code = /: (\w+)$/.exec(f.message)?.[1];
-    return (code === undefined ? undefined : CONNECTION_WORDS[code]) ?? f.message;
+    return connectionWords(f.message);
   }
   if (f._tag === 'timeout') return `no answer within ${PROBE_MS / 1000} s`;
   if (f._tag === 'badResponse' || f._tag === 'notFound' || f._tag === 'responseTooLarge') return 'something answers there, but not as a Hindsight server';

@@ -16,6 +16,8 @@ import type { ClockPort } from '../ports/clock.js';
 import type { ConfigFilePort } from '../ports/configFiles.js';
 import type { UiPort } from '../ports/ui.js';
 import { displayPath } from '../../config/displayPath.js';
+// Where a value comes from, in a field's label: the file itself is in the field's own dialog ("Value: … (from <file>)").
+import { SOURCE_WORDS } from '../../config/sourceWords.js';
 import { previewAndWrite, type FileEdit, type WriteOutcome } from './configWriter.js';
 import { isOneOf, isRecord } from '../../codecs/codecs.js';
 
@@ -51,8 +53,6 @@ const sourceText = (loaded: LoadedConfig, name: FieldName): string => {
   return source === 'env' ? 'the environment' : 'default';
 };
 
-/** Where a value comes from, in a field's label: the file itself is in the field's own dialog ("Value: … (from <file>)"). */
-const SOURCE_WORDS: Readonly<Record<LoadedConfig['sources'][FieldName], string>> = { default: 'default', user: 'user file', project: 'project file', env: 'environment' };
 
 /** Choices a person reads in an 80-column terminal: pi draws " → " before each, so 76 characters (a value set in a file named by its path wrapped the path to the next line, where it read as another choice). */
 const LABEL_WIDTH = 76;

@@ -68,3 +68,44 @@ export const fitUsage = (text: string, width = HELP_WIDTH): string => {
     })
     .join('\n');
 };
+
+/**
+ * The width a report is wrapped to: the terminal's, or `COLUMNS` where output is not a terminal
+ * and it is set; otherwise none (a pipe or a file keeps whole lines, for grep).
+ */
+export const reportWidth = (stream: { readonly isTTY?: boolean; readonly columns?: number }, env: Readonly<Record<string, string | undefined>>): number | undefined => {
+  if (stream.isTTY === true && stream.columns !== undefined && stream.columns > 0) return stream.columns;
+  const columns = Number(env['COLUMNS']);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+};
+
+/** `text` fitted to `stream` as `reportWidth` says (unchanged for a pipe without COLUMNS). */
+export const fitFor = (stream: { readonly isTTY?: boolean; readonly columns?: number }, env: Readonly<Record<string, string | undefined>>, text: string): string => {
+  const width = reportWidth(stream, env);
+  return width === undefined ? text : fitReport(text, width);
+};
+
+/** Where a report line's wrapped words continue: under its value, else four spaces in (a status line starts with two). */
+const reportHang = (line: string): number => {
+  // `! Setup: `, `error: `; or a table row's label and the spaces after it (`Messages          `).
+  const label = /^(?:[!*~ -] )?[A-Za-z][\w ()]{0,24}: |^[A-Z][A-Za-z ]{0,24}? {2,}(?=\S)/.exec(line);
+  return label === null ? 4 : label[0].length;
+};
+
+/**
+ * A report (doctor, status) laid out for an 80-column terminal: each longer line wrapped at
+ * spaces, continuing under its value; a word longer than a line (a path) keeps a line whole,
+ * further left.
+ */
+export const fitReport = (text: string, width = HELP_WIDTH): string =>
+  text
+    .split('\n')
+    .flatMap((line) => {
+      if (line.length <= width) return [line];
+      const hang = reportHang(line);
+      const head = line.slice(0, hang);
+      // A word too long for the hang (a path) starts further left, so that it still fits if it can.
+      const under = (w: string): string => `${' '.repeat(Math.max(2, Math.min(hang, width - w.length)))}${w}`;
+      return wrapWords(line.slice(hang), width - hang).flatMap((w, i) => (i > 0 ? [under(w)] : head.length + w.length <= width ? [`${head}${w}`] : [head.trimEnd(), under(w)]));
+    })
+    .join('\n');

@@ -18,6 +18,8 @@ export interface TraceFilesOptions {
   readonly trace: boolean | TracePort | undefined;
   /** False for memory switched off or a refused state dir: nothing is written under it. */
   readonly journals: boolean;
+  /** The shell command this process runs (`import`), named in its journals' names after the pid. */
+  readonly command?: string;
   readonly clock: ClockPort;
   /** Said once, when the directory cannot be made. */
   readonly onUnusable: (text: string) => void;
@@ -56,7 +58,8 @@ export const openTraceFiles = (o: TraceFilesOptions): TraceFiles => {
     // into a trace-grade journal per runtime (`trace/<gate>.journal.<stamp>.jsonl`).
     journalFor: async (gate) => {
       if (!o.journals || !ready()) return undefined;
-      const stamp = `${new Date(o.clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+      const command = o.command === undefined ? '' : `.${o.command.replace(/[^a-z-]/g, '')}`;
+      const stamp = `${new Date(o.clock.now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}${command}`;
       const journal = openTraceJournal({ path: await runJournalPath(traceDir, gate, stamp) });
       journals.push(journal);
       return journal;

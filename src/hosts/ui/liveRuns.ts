@@ -1,6 +1,7 @@
 /**
  * The machines of every session of a project, live: the journals the runtime writes under
- * `{state_dir}/memory/trace` (`session.journal.<stamp>-<pid>.jsonl`, `setup.journal...`), the
+ * `{state_dir}/memory/trace` (`session.journal.<stamp>-<pid>.jsonl`, `setup.journal...`; a shell
+ * command's runtime adds its name, `...-<pid>.import.jsonl`, and its run is named as it), the
  * shared retain queue and the import checkpoint are read as they grow (polled: watch events
  * are not delivered on every file system; where they are, a change is read at once), each new record folded through its gate's machine,
  * its payload redacted, and the step handed to every listener. A run is one process (the pid in
@@ -43,7 +44,12 @@ export interface LiveRuns {
   close(): void;
 }
 
-const JOURNAL = /^(session|setup)\.journal\.(.+)-(\d+)\.jsonl$/;
+/** `<gate>.journal.<stamp>-<pid>[.<command>].jsonl`: a shell command's runtime (`import`) names itself after the pid. */
+const JOURNAL = /^(session|setup)\.journal\.(.+?)-(\d+)(?:\.([a-z-]+))?\.jsonl$/;
+
+/** A run's name: a pi session's is its pid; a shell command's says which (`agent-memory import · pid 42`). */
+const runName = (pid: string, command: string | undefined): string =>
+  command === undefined ? `pid ${pid}` : `agent-memory ${command === 'import-dry-run' ? 'import --dry-run' : command} · pid ${pid}`;
 /** While a browser watches the machines; otherwise the runs are kept current at a slower pace. */
 const POLL_MS = 150;
 const IDLE_POLL_MS = 2_000;
@@ -120,7 +126,7 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       const file = path.join(traceDir, name);
       if (match === null || tails.has(file)) continue;
       const gate = gateNamed(match[1] ?? '');
-      tails.set(file, { file, run: `pid ${match[3] ?? '?'}`, gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? '') });
+      tails.set(file, { file, run: runName(match[3] ?? '?', match[4]), gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? '') });
     }
     for (const { file, gate } of shared) {
       if (!tails.has(file)) tails.set(file, { file, run: 'project', gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0, openedAt: null });
@@ -228,7 +234,7 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
         openedAt.set(tail.run, before === null || (tail.openedAt !== null && tail.openedAt > before) ? tail.openedAt : before);
       }
       return [...byRun].map(([run, files]) => {
-        const pid = /^pid (\d+)$/.exec(run)?.[1];
+        const pid = /(?:^|· )pid (\d+)$/.exec(run)?.[1];
         const list = steps.get(run) ?? [];
         return {
           run,

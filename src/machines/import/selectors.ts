@@ -81,6 +81,19 @@ export const importRate = (snapshot: SnapshotFrom<ImportMachine>, now: number): 
 export const importProgress = (view: ImportView): { readonly value: number; readonly total: number; readonly unit: 'files' | 'docs' } =>
   view.state === 'planning' && view.filesPlanned > 0 ? { value: view.filesPlanned, total: view.files, unit: 'files' } : { value: view.done, total: view.documents, unit: 'docs' };
 
+/**
+ * `importProgress` in words, for a progress bar or pi's footer: "3/10 docs" once there are
+ * documents, and otherwise what is happening ("0/1 docs" was shown, by a bar's least total, for
+ * a session then skipped as another project's).
+ */
+export const importCount = (view: ImportView): string => {
+  const progress = importProgress(view);
+  if (progress.total > 0) return `${progress.value}/${progress.total} ${progress.unit}`;
+  const skipped = view.sourcesSkipped === 0 ? '' : ` (${view.sourcesSkipped} file${view.sourcesSkipped === 1 ? '' : 's'} skipped)`;
+  if (view.state === 'scanning' || view.state === 'planning') return view.files > 0 ? `${view.files} session file${view.files === 1 ? '' : 's'} found` : 'looking for sessions';
+  return `nothing to import${skipped}`;
+};
+
 /** One line for status, doctor and the footer. */
 export const importSummary = (view: ImportView): string => {
   switch (view.state) {

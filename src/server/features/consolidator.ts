@@ -79,6 +79,12 @@ const guessedNamesOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
   return names.length === 0 ? undefined : new Set(names);
 };
 
+/** The tool names the extractor found in the fact's words ("go", "make"), which may be the words themselves. */
+const guessedToolsOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
+  const tools = (fact.entities ?? []).filter((e) => e.type === 'TOOL').map((e) => e.text);
+  return tools.length === 0 ? undefined : new Set(tools);
+};
+
 const sourceOf = (bank: BankState, fact: FactRecord): ObservationSourceFact => ({
   id: fact.id,
   text: fact.text,
@@ -86,6 +92,7 @@ const sourceOf = (bank: BankState, fact: FactRecord): ObservationSourceFact => (
   tags: fact.tags,
   entities: (fact.entities ?? []).map((e) => e.text),
   guessedNames: guessedNamesOf(fact),
+  guessedTools: guessedToolsOf(fact),
   observationScopes: scopesOfDocument(bank, fact.document_id),
   mentionedAt: fact.mentioned_at ?? null,
 });

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { spokenText } from '../../codecs/conversationText.js';
 import { keyTerms, sentences } from './terms.js';
 import { runAtOnce } from '../slices.js';
-import { isLemma } from '../search/wordnet.js';
+import { isLemma, mostlyVerb } from '../search/wordnet.js';
 import { fullName } from '../search/names.js';
 
 export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
@@ -28,6 +28,8 @@ export interface ObservationSourceFact {
   readonly entities: readonly string[];
   /** Of `entities`, those the server's extractor took for a name from a capital letter alone. */
   readonly guessedNames?: ReadonlySet<string> | undefined;
+  /** Of `entities`, those the extractor took for a tool from its word alone ("go" in "deploys go out"). */
+  readonly guessedTools?: ReadonlySet<string> | undefined;
   readonly observationScopes?: ObservationScopes | null | undefined;
   readonly mentionedAt?: string | null | undefined;
 }
@@ -179,6 +181,26 @@ const sentenceOpenerOnly = (entity: string, factSentences: readonly string[]): b
   return true;
 };
 
+const TOOL_AS_NAME = /(?<![\p{L}\p{N}_])(\p{L}+)(?![\p{L}\p{N}_])/gu;
+/**
+ * Whether a tool name the extractor found is only the verb it also is: "Deploys go out every
+ * Tuesday" was an observation headed **go**. A tool that is above all a verb ("go", "make";
+ * `mostlyVerb`) heads an observation only where the fact writes it as a name: capitalised inside
+ * a sentence ("in Go or Rust") or as code (`` `go test` ``). As with sentence openers, the fact
+ * keeps the entity, so recall is unchanged.
+ */
+const verbOnly = (tool: string, text: string, factSentences: readonly string[]): boolean => {
+  if (!/^[a-z]+$/iu.test(tool) || !mostlyVerb(tool.toLowerCase())) return false;
+  if (new RegExp(`\`[^\`\n]*(?<![\\p{L}\\p{N}_])${tool}(?![\\p{L}\\p{N}_])[^\`\n]*\``, 'iu').test(text)) return false;
+  for (const sentence of factSentences) {
+    for (const m of sentence.matchAll(TOOL_AS_NAME)) {
+      const word = m[1] ?? '';
+      if (word.toLowerCase() === tool.toLowerCase() && CAPITALISED_WORD.test(word) && !OPENING.test(sentence.slice(0, m.index))) return false;
+    }
+  }
+  return true;
+};
+
 interface Group {
   readonly key: string;
   readonly label: string;
@@ -267,6 +289,7 @@ function* groupScope(
       if (name.length === 0) continue;
       const key = `entity:${name.toLowerCase()}`;
       if (seenKeys.has(key) || (fact.guessedNames?.has(name) === true && sentenceOpenerOnly(name, sentencesOf(fact.text)))) continue;
+      if (fact.guessedTools?.has(name) === true && verbOnly(name, fact.text, sentencesOf(fact.text))) continue;
       seenKeys.add(key);
       keys.push(key);
       if (!labels.has(key)) labels.set(key, name);

@@ -35,26 +35,25 @@ const FILE_HINT = /\/|\.[A-Za-z]{2,4}\b/;
 
 /** A character a path is made of: `[\w./-]`. */
 const isPathChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 47 || c === 45;
-const isLowerLetter = (c: number): boolean => c >= 97 && c <= 122;
 
-/** The [start, end) runs of path characters in `text` that hold a "/" or a "." before a lower-case letter. */
+/**
+ * The [start, end) runs of path characters in `text` that hold a "/" or a "." before a
+ * lower-case letter, in order. The regex engine finds each such character (most text has few),
+ * and the run around it is read from there: the text between runs is not walked character by
+ * character.
+ */
+const PATH_MARK = /\/|\.[a-z]/g;
 const pathRuns = (text: string): Array<[number, number]> => {
   const out: Array<[number, number]> = [];
   const n = text.length;
-  let i = 0;
-  while (i < n) {
-    if (!isPathChar(text.charCodeAt(i))) {
-      i += 1;
-      continue;
-    }
-    const start = i;
-    let candidate = false;
-    for (; i < n; i += 1) {
-      const c = text.charCodeAt(i);
-      if (!isPathChar(c)) break;
-      if (c === 47 || (c === 46 && i + 1 < n && isLowerLetter(text.charCodeAt(i + 1)))) candidate = true;
-    }
-    if (candidate) out.push([start, i]);
+  PATH_MARK.lastIndex = 0;
+  for (let m = PATH_MARK.exec(text); m !== null; m = PATH_MARK.exec(text)) {
+    let start = m.index;
+    while (start > 0 && isPathChar(text.charCodeAt(start - 1))) start -= 1;
+    let end = m.index + 1;
+    while (end < n && isPathChar(text.charCodeAt(end))) end += 1;
+    out.push([start, end]);
+    PATH_MARK.lastIndex = end;
   }
   return out;
 };

@@ -17,6 +17,24 @@ export const encodeLine = (value: unknown): string => {
   return `${PREFIX}${crcHex(payload)}${MIDDLE}${payload}}\n`;
 };
 
+/**
+ * `encodeLine` as the bytes the log writes: the payload is encoded to UTF-8 once, in place, and
+ * its checksum taken on those bytes (`crc32` of a string encodes it again, and the line string
+ * would be encoded a third time by the write). Byte for byte the same line.
+ */
+export const encodeLineBytes = (value: unknown): Buffer => {
+  const payload = JSON.stringify(value);
+  const size = Buffer.byteLength(payload, 'utf8');
+  const line = Buffer.allocUnsafe(PAYLOAD_START + size + 2);
+  line.write(payload, PAYLOAD_START, size, 'utf8');
+  line.write(PREFIX, 0, 'latin1');
+  line.write(crc32(line.subarray(PAYLOAD_START, PAYLOAD_START + size)).toString(16).padStart(CRC_LEN, '0'), PREFIX.length, 'latin1');
+  line.write(MIDDLE, PREFIX.length + CRC_LEN, 'latin1');
+  line[PAYLOAD_START + size] = 0x7d; // '}'
+  line[PAYLOAD_START + size + 1] = 0x0a; // '\n'
+  return line;
+};
+
 export type LineCheck = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
 /** Verifies one line (without its newline) and parses its payload. */

@@ -13,7 +13,7 @@ const SEGMENT = /^log-(\d{12})\.jsonl$/;
 export const segmentName = (firstSeq: number): string => `log-${String(firstSeq).padStart(12, '0')}.jsonl`;
 
 interface PendingBatch {
-  readonly lines: readonly string[];
+  readonly lines: readonly Buffer[];
   readonly onDurable: () => void;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
@@ -97,8 +97,8 @@ export class MutationLog {
     this.size = (await this.handle.stat()).size;
   }
 
-  /** Queues lines; resolves once they are fsync'd and `onDurable` has run. */
-  append(lines: readonly string[], onDurable: () => void): Promise<void> {
+  /** Queues lines (each `encodeLineBytes`); resolves once they are fsync'd and `onDurable` has run. */
+  append(lines: readonly Buffer[], onDurable: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ lines, onDurable, resolve, reject });
       void this.drain();
@@ -160,8 +160,9 @@ export class MutationLog {
 
   private async writeBatch(batch: readonly PendingBatch[]): Promise<void> {
     const handle = this.handle;
-    const text = batch.map((b) => b.lines.join('')).join('');
-    const bytes = Buffer.from(text, 'utf8');
+    const lines = batch.flatMap((b) => b.lines);
+    // One line (the usual batch) is written as it is, not copied.
+    const bytes = lines.length === 1 && lines[0] !== undefined ? lines[0] : Buffer.concat(lines);
     try {
       if (handle === undefined) throw new Error('server data: the log is closed');
       await handle.write(bytes, 0, bytes.length, null);

@@ -8,7 +8,7 @@
  */
 import { chmod, mkdir } from 'node:fs/promises';
 import * as E from 'fp-ts/lib/Either.js';
-import { encodeLine } from './logFormat.js';
+import { encodeLineBytes } from './logFormat.js';
 import { MutationLog, replayLog } from './mutationLog.js';
 import { readSnapshot, removeLegacySnapshot } from './snapshot.js';
 import { loadSegments, writeSegment } from './segments.js';
@@ -192,7 +192,7 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     }
     // The whole commit is one line, so a crash mid-write loses it entirely (it was never
     // acknowledged) instead of leaving half of it to be replayed.
-    await log.append([encodeLine(mutations.map(encodeForDisk))], () => applyAll(mutations));
+    await log.append([encodeLineBytes(mutations.map(encodeForDisk))], () => applyAll(mutations));
     sinceSnapshot += mutations.length;
     maybeSnapshot();
   };

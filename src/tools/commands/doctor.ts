@@ -13,6 +13,7 @@ import { jsonCopy } from '../../codecs/codecs.js';
 import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLegend, statusLines } from '../statusReport.js';
 import { AWAITING_PROJECT_BANK } from '../../config/scope.js';
+import { SOURCE_WORDS } from '../../config/sourceWords.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
 import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
@@ -47,6 +48,7 @@ export const doctorReport = async (ctx: CommandContext) => {
       clientRange: '^0.9.0',
     },
     health: status.health,
+    ...(status.healthCause === undefined ? {} : { healthCause: status.healthCause }),
     // Which trust rule applied (src/config/trust.ts) and, when memory is off by it, how to trust.
     trust: {
       rule: trust.rule,
@@ -163,20 +165,24 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
   const problems = report.problems.filter((p) => !(setupShown && p === AWAITING_PROJECT_BANK));
   const lines = [
     `agent-memory doctor (${report.integration.userAgent}, node ${report.integration.runtime.node}; supports node ${SUPPORT_POLICY.node}, npm ${SUPPORT_POLICY.npm}, typebox ${SUPPORT_POLICY.typebox})`,
-    `Server: ${report.integration.baseUrl} (${report.integration.baseUrlSource}) — ${report.health}`,
+    // Unreachable: why in a few words; the error line at the end says what to do.
+    `Server: ${report.integration.baseUrl} (${SOURCE_WORDS[report.integration.baseUrlSource]}) — ${report.healthCause === undefined ? report.health : `unreachable (${report.healthCause})`}`,
     'apiVersion' in server
       ? `Server version: ${server.apiVersion}${server.embedded ? ' (embedded)' : ''}; floor ${FLOOR_TEXT}: ${server.floorMet ? 'met' : `NOT met — ${FLOOR_ACTION}`}`
-      : `Server version: unknown (${server.error}); floor ${FLOOR_TEXT}`,
+      : `Server version: unknown (${report.healthCause === undefined ? server.error : 'no answer'}); floor ${FLOOR_TEXT}`,
     `Client: ${report.integration.clientPackage} ${report.integration.clientRange}`,
     // The rule line says where memory goes; when memory is off by it, this says what to do.
     ...(report.trust.memoryAllowed ? [] : [`Trust: ${trustNotice(tools.loaded.trust) ?? report.trust.reason} (rule ${report.trust.rule})`]),
     // Worded without `key:` so the redactor, which hides any `key: value`, leaves the line readable.
     `Authentication: ${authenticationText(report.authentication)}`,
     `Trust rule: ${redact(report.trust.verdict)}`,
-    `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? 'automatic recall and retain on' : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
+    `Memory: ${!report.enabled ? 'off (enabled is false, or trust refused the project file)' : report.switchedOff.length === 0 ? `automatic recall and retain on${report.setup.state === 'unconfigured' ? ', once set up' : ''}` : `${report.switchedOff.join('; ')}. The user turns it back on in /memory settings or by editing that file`}`,
     // A shell's doctor has no session: "no recall yet" would read as a fault.
     ...(tools.status?.().session === undefined ? [] : [activityLine(tools.status?.().session, tools.clock.now())]),
-    `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${routeWords(tools.scope.automatic.read)}; automatic retain to ${routeWords(tools.scope.automatic.write.slice(0, 1))}`,
+    // Not set up, the banks are placeholders nothing goes to: the Setup line says what to run.
+    report.setup.state === 'unconfigured'
+      ? `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; not set up, so nothing is recalled or saved (see Setup)`
+      : `Profile: ${report.memoryProfile}; scope ${report.scopeMode}; recall from ${routeWords(tools.scope.automatic.read)}; automatic retain to ${routeWords(tools.scope.automatic.write.slice(0, 1))}`,
     ...statusLines(fields),
     ...statusLegend(fields),
     ...(report.setup.hint === undefined || setupShown ? [] : [report.setup.hint]),

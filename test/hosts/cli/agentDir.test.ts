@@ -35,11 +35,11 @@ describe('agent-memory and PI_CODING_AGENT_DIR', () => {
     await writeFile(path.join(agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 2000 } }));
 
     const custom = await runCli(['doctor'], { cwd: project, env: { HOME: home, PI_CODING_AGENT_DIR: agentDir } });
-    expect(custom.stdout).toContain(`Server: ${server.url} (user)`);
+    expect(custom.stdout).toContain(`Server: ${server.url} (user file)`);
     expect(custom.stdout).toContain('reachable');
 
     const fallback = await runCli(['doctor'], { cwd: project, env: { HOME: home } });
-    expect(fallback.stdout).toContain(`Server: ${other.url} (user)`);
+    expect(fallback.stdout).toContain(`Server: ${other.url} (user file)`);
     expect(fallback.stdout).not.toContain(server.url);
   }, 60_000);
 

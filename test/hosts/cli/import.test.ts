@@ -4,13 +4,17 @@
  * resume, the resumed run finishing the rest, and the import state in `agent-memory status`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
+import { waitUntil } from '../../helpers/waitUntil.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { watchLiveRuns } from '../../../src/hosts/ui/liveRuns.js';
 
 const FIXTURES = path.resolve(__dirname, '../../../fixtures/pi/sessions');
 const root = mkdtempSync(path.join(tmpdir(), 'am-cli-import-'));
@@ -96,4 +100,39 @@ describe('agent-memory import', () => {
     const after = await cli(['status']);
     expect(after.stdout).toMatch(/Import: done: \d+ queued, \d+ skipped of 120 document\(s\)/);
   }, 120_000);
+
+  // Thirteenth session: the bar said "0/1 docs" for a session it then skipped, ran past 80
+  // columns (its ETA cut off in a terminal), and the import's journals made it a "pid N" run in
+  // the memory browser's Machines tab, as if a pi session.
+  it("a session of another project: the bar says nothing is imported and why, within 80 columns; the browser names the run as the import", async () => {
+    const elsewhere = path.join(root, 'elsewhere');
+    mkdirSync(elsewhere, { recursive: true });
+    const lines = readFileSync(path.join(FIXTURES, 'pi073-linear.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const head = JSON.parse(lines[0]!) as Record<string, unknown>;
+    writeFileSync(path.join(elsewhere, 'other.jsonl'), `${[JSON.stringify({ ...head, id: '01a20b10-0000-7000-8000-ffffffffffff', cwd: '/another/project' }), ...lines.slice(1)].join('\n')}\n`);
+    const run = await runCli(['import', elsewhere], { cwd: project, env: { HOME: home, COLUMNS: '80' } });
+    expect(run.code).toBe(0);
+    // The table too, wrapped under its values; only a path longer than a line stands alone.
+    for (const line of run.stdout.split('\n')) if (line.trim().includes(' ')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(run.stdout).toMatch(/^Messages {10}0 read, 0 items kept, .*\n {18}\S/m);
+    // The terminal's escape sequences (cursor, line wrap) take no column.
+    const bar = stripVTControlCharacters(run.stderr).split(/[\r\n]+/).filter((l) => l.trim() !== '');
+    expect(bar.length).toBeGreaterThan(0);
+    expect(run.stderr).not.toMatch(/\b0\/1 docs/);
+    expect(bar.at(-1)).toMatch(/^done \[.*\] nothing to import \(1 file skipped\) \|/);
+    for (const line of bar) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(run.stdout).toContain("another project's session: 1");
+
+    const traceDir = path.join(project, '.pi', 'memory', 'trace');
+    expect(readdirSync(traceDir).filter((n) => n.includes('.journal.')).every((n) => /-\d+\.import(-dry-run)?\.jsonl$/.test(n))).toBe(true);
+    const live = watchLiveRuns(loadConfig({ cwd: project, home, env: {} }));
+    try {
+      await waitUntil(() => live.runs().some((r) => r.run !== 'project'), 5_000, 'the import runs read');
+      const names = live.runs().map((r) => r.run).filter((r) => r !== 'project');
+      for (const name of names) expect(name).toMatch(/^agent-memory import( --dry-run)? · pid \d+$/);
+      expect(live.runs().find((r) => r.run !== 'project')).toMatchObject({ running: false });
+    } finally {
+      live.close();
+    }
+  }, 60_000);
 });

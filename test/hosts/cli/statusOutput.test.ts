@@ -6,6 +6,7 @@
  * marker its status lines use, as `status` does.
  */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -31,11 +32,22 @@ const project = async (name: string, config?: Record<string, unknown>): Promise<
   await mkdir(path.join(home, '.pi', 'agent'), { recursive: true });
   await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url, timeoutMs: 1500 } }));
   if (config !== undefined) await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify(config));
-  return { cwd, env: { HOME: home } };
+  // COLUMNS: the output wrapped as for an 80-column terminal (a pipe keeps whole lines otherwise).
+  return { cwd, env: { HOME: home, COLUMNS: '80' } };
 };
 
-/** The lines a person reads, without the blank ones. */
-const linesOf = (text: string): string[] => text.split('\n').filter((l) => l.trim().length > 0);
+/** A wrapped line's rest: indented, and not a status line (`  Recall: on`). */
+const continues = (line: string): boolean => /^ {2}/.test(line) && !/^ {2}[A-Z][\w ]*: /.test(line);
+/** The lines a person reads, without the blank ones; a line wrapped for 80 columns read whole. */
+const linesOf = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim().length > 0)
+    .reduce<string[]>((out, l) => (continues(l) && out.length > 0 ? [...out.slice(0, -1), `${out.at(-1) ?? ''} ${l.trim()}`] : [...out, l]), []);
+/** Every line fits an 80-column terminal; only a word longer than a line (a temp dir's path) stands alone. */
+const expectFits = (text: string): void => {
+  for (const line of text.split('\n')) if (line.trim().includes(' ')) expect([...line].length, line).toBeLessThanOrEqual(80);
+};
 const MEANINGS: Record<string, string> = { '!': 'needs attention', '*': 'set differently from the default', '-': 'off on purpose', '~': 'not done yet' };
 /** Each marker a status line starts with is named in the output's legend line. */
 const expectMarkersExplained = (text: string): void => {
@@ -67,7 +79,7 @@ describe('status and doctor take --cwd', () => {
     expect(json.stateDir.memoryDir).toBe(path.join(p.cwd, '.pi', 'memory'));
     const doctor = await runCli(['doctor', '--cwd', p.cwd], { cwd: root, env: p.env });
     expect(doctor.code).toBe(0);
-    expect(doctor.stdout).toContain(`State dir: ${path.join(p.cwd, '.pi', 'memory')}`);
+    expect(linesOf(doctor.stdout).join('\n')).toContain(`State dir: ${path.join(p.cwd, '.pi', 'memory')}`);
   }, 60_000);
 
   it('refuse a --cwd that is not a directory, and an unknown option, with the usage', async () => {
@@ -94,6 +106,29 @@ describe('status and doctor take --cwd', () => {
 });
 
 describe('the doctor says each thing once and explains its markers', () => {
+  it('a server that does not answer: the Server line says why in a few words, the error line what to do; every line fits 80 columns', async () => {
+    const p = await project('closed');
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    await writeFile(path.join(p.env['HOME'] ?? '', '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: `http://127.0.0.1:${closed}`, timeoutMs: 1500 } }));
+    const doctor = await runCli(['doctor'], { cwd: p.cwd, env: p.env });
+    expect(doctor.code).toBe(1);
+    const lines = linesOf(doctor.stdout);
+    // "— unreachable: memory server unreachable (GET /version: ECONNREFUSED); check that…" before.
+    expect(lines).toContain(`Server: http://127.0.0.1:${closed} (user file) — unreachable (connection refused)`);
+    expect(lines.find((l) => l.startsWith('Server version: '))).toMatch(/^Server version: unknown \(no answer\)/);
+    expect(lines.filter((l) => l.startsWith('error: server unreachable'))).toHaveLength(1);
+    expectFits(doctor.stdout);
+    const status = await runCli(['status'], { cwd: p.cwd, env: p.env });
+    expect(linesOf(status.stdout)).toContain("! Health: unreachable (connection refused); check that it is running and that memory.baseUrl is right");
+    expectFits(status.stdout);
+  }, 60_000);
+
   it('a project not set up: the server, trust and what to do are each said once; every marker is explained', async () => {
     const p = await project('fresh');
     const { code, stdout } = await runCli(['doctor'], { cwd: p.cwd, env: p.env });
@@ -109,14 +144,26 @@ describe('the doctor says each thing once and explains its markers', () => {
     // No session in a shell: the doctor does not report one's (missing) recall and retain.
     expect(stdout).not.toContain('Activity (this session)');
     // Setup: one line says it and what to do.
-    expect(stdout.split('run /memory setup').length - 1).toBe(1);
+    expect(lines.join('\n').split('run /memory setup').length - 1).toBe(1);
     // No key is said once ("no API key (no API key configured)" before).
     expect(stdout).toMatch(/^Authentication: no API key configured$/m);
     expect(lines.filter((l) => l.includes("the bank that holds all your projects' memory"))).toHaveLength(1);
+    // Thirteenth session: the Profile line named the placeholder bank its Setup line says nothing
+    // goes to, and the Setup line ran to 194 characters.
+    const profile = lines.find((l) => l.startsWith('Profile: ')) ?? '';
+    expect(profile).toContain('not set up, so nothing is recalled or saved (see Setup)');
+    expect(profile).not.toContain('pi-project-');
+    expect(lines.find((l) => l.includes('Coding bank: '))).toMatch(/Coding bank: not chosen yet \(setup chooses it; pi-project-\S+ is a placeholder\)/);
+    expectFits(stdout);
+    const status = await runCli(['status'], { cwd: p.cwd, env: p.env });
+    expectFits(status.stdout);
+    expect(linesOf(status.stdout).find((l) => l.includes('Coding bank: '))).toContain('not chosen yet');
     expectMarkersExplained(stdout);
     // The path-derived bank `scope` shows is a placeholder, said as one (tenth session: "until then this folder's path names a bank").
     const scope = await runCli(['scope', '--cwd', p.cwd], { cwd: root, env: p.env });
-    expect(scope.stdout).toContain("the bank shown until then is only named from this folder's path, and nothing is recalled or saved automatically");
+    expect(linesOf(scope.stdout).join('\n')).toContain("the bank shown until then is only named from this folder's path, and nothing is recalled or saved automatically");
+    // The note was one line of 400 characters (npm start ends with this report too).
+    expectFits(scope.stdout);
   }, 60_000);
 
   it('status explains its markers too', async () => {

@@ -5,7 +5,7 @@ import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { decideDocument, rateAndEta } from '../../../src/machines/import/decide.js';
 import { ImportEvent, importEvents } from '../../../src/machines/import/events.js';
 import { importMachine, type ImportMachine } from '../../../src/machines/import/machine.js';
-import { importProgress, importState, importSummary, importView, resumable } from '../../../src/machines/import/selectors.js';
+import { importCount, importProgress, importState, importSummary, importView, resumable } from '../../../src/machines/import/selectors.js';
 import { decodeWith } from '../../../src/codecs/decode.js';
 
 type Snapshot = SnapshotFrom<ImportMachine>;
@@ -69,6 +69,8 @@ describe('import machine', () => {
   it('a real run\'s plan reports the session files it has read; the progress shown moves from files to documents', () => {
     let s = start();
     expect(importProgress(importView(s))).toEqual({ value: 0, total: 0, unit: 'docs' });
+    // Nothing counted yet is said in words, not as "0/1 docs" (a bar's least total).
+    expect(importCount(importView(s))).toMatch(/^(looking for sessions|2 session files found)$/);
     const [progressed, actions] = step(s, importEvents.planProgressed({ at: 2, files: 1, bytes: 200 }));
     s = progressed;
     expect(importState(s)).toBe('planning');
@@ -76,6 +78,7 @@ describe('import machine', () => {
     const planning = importView(s);
     expect(planning).toMatchObject({ files: 2, filesPlanned: 1 });
     expect(importProgress(planning)).toEqual({ value: 1, total: 2, unit: 'files' });
+    expect(importCount(planning)).toBe('1/2 files');
     expect(importSummary(planning)).toBe('planning: 1/2 session file(s) read, their documents queued (run r1)');
     [s] = step(s, plan());
     expect(importProgress(importView(s))).toEqual({ value: 0, total: 2, unit: 'docs' });

@@ -77,6 +77,46 @@ describe('observations over retained pi conversations', () => {
     expect(heads).toContain('**Ann** (1 fact)');
   }, 60_000);
 
+  // Thirteenth session: "Deploys go out every Tuesday" made an observation headed **go** (the
+  // extractor's tool list has Go, the language). A heading names a subject, never a verb.
+  it('a tool name that is above all a verb heads no observation where it stands as the verb; as a name or code it does', async () => {
+    const asVerb = [
+      'Deploys go out every Tuesday after the standup.',
+      'Go ahead and merge the branch once CI passes.',
+      'We make the release notes from the changelog.',
+      'The nightly jobs go to the batch queue, and failed ones go to the dead letter file.',
+      'Make sure the staging database is backed up first.',
+      "Let's go with Postgres for the orders service.",
+    ];
+    const asName = [
+      'Should we write the CLI in Go or Rust?',
+      'Run `go test ./...` before pushing.',
+      'The build runs `make dist` on the release host.',
+      'docker compose up starts the whole stack.',
+    ];
+    for (const content of [...asVerb, ...asName]) {
+      expect((await call(server, 'POST', '/v1/default/banks/verbs/memories', { items: [{ content, tags: ['project:v'] }] })).status).toBe(200);
+    }
+    const observations = async (): Promise<string[]> => {
+      const r = await call(server, 'GET', '/v1/default/banks/verbs/memories/list?type=observation&limit=100');
+      return ((r.body.items ?? []) as { text: string }[]).map((x) => x.text);
+    };
+    await waitUntil(async () => (await observations()).some((t) => t.startsWith('**docker**')));
+    const all = await observations();
+    const headed = (word: string): string[] => all.filter((t) => new RegExp(`^\\*\\*${word}\\*\\*`, 'iu').test(t));
+    // Every "go" and "make" observation quotes only sentences that use the tool by name.
+    for (const text of [...headed('go'), ...headed('make')]) {
+      for (const sentence of asVerb) expect(text).not.toContain(sentence);
+    }
+    expect(headed('go').join('\n')).toContain('- Should we write the CLI in Go or Rust?');
+    expect(headed('go').join('\n')).toContain('- Run `go test ./...` before pushing.');
+    expect(headed('make').join('\n')).toContain('- The build runs `make dist` on the release host.');
+    expect(headed('docker')).toHaveLength(1);
+    // No heading is a function word.
+    const heads = all.map((t) => /^\*\*(.+?)\*\*/u.exec(t)?.[1]?.toLowerCase() ?? '');
+    for (const head of heads) expect(['a', 'the', 'and', 'to', 'of', 'with', 'for', 'on', 'in', 'after', 'up', 'out']).not.toContain(head);
+  }, 60_000);
+
   it('a chunk of a message array cut anywhere reads as its messages too', () => {
     const whole = run('Keep alpha: the build uses esbuild for the bundle.', 'Noted: esbuild bundles it.');
     const chunk = whole.slice(whole.indexOf('"content"') - 4, whole.length - 20);

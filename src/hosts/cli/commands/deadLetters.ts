@@ -24,7 +24,7 @@ export const deadLettersCliCommand: Command = {
       return 2;
     }
     const json = args.values['json'] === true;
-    return withRuntime(args.cwd, async (runtime) => {
+    return withRuntime(args.cwd, 'dead-letters', async (runtime) => {
       const report = await deadLettersCommand(runtime.queue, args.positionals);
       console.log(json ? JSON.stringify(report.details, null, 2) : report.text);
       return report.level === 'error' ? 1 : 0;

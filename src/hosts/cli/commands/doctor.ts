@@ -13,7 +13,7 @@ import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
 import { parseProjectArgs } from '../projectArgs.js';
-import { fitUsage } from '../helpText.js';
+import { fitReport, fitUsage, reportWidth } from '../helpText.js';
 
 interface Options {
   readonly json: boolean;
@@ -37,7 +37,8 @@ const stateErrors = (inspection: Inspection): string[] => [
 ];
 
 const print = (json: boolean, text: string, details: unknown): void => {
-  console.log(json ? JSON.stringify(redactValue(jsonCopy(details)), null, 2) : redact(text));
+  const width = reportWidth(process.stdout, process.env);
+  console.log(json ? JSON.stringify(redactValue(jsonCopy(details)), null, 2) : width === undefined ? redact(text) : fitReport(redact(text), width));
 };
 
 /** Even a failure to inspect prints something and says what to do. */

@@ -24,7 +24,7 @@ export const flushCommand: Command = {
       return 2;
     }
     const trustQueue = args.values['trust-queue'] === true;
-    return withRuntime(args.cwd, async (runtime) => {
+    return withRuntime(args.cwd, 'flush', async (runtime) => {
       // A queue file memory set aside (not written by this user) holds jobs this flush did not
       // deliver: "Nothing queued." alone read as if nothing was waiting.
       const setAside = (): number => {

@@ -8,14 +8,14 @@ import { setFlagsFromString } from 'node:v8';
 import { Presets, SingleBar } from 'cli-progress';
 import { escapeControls, terminalJson } from '../../../config/memoryText.js';
 import { redact } from '../../../config/redact.js';
-import { importProgress, importRate, importView, type ImportView } from '../../../machines/import/selectors.js';
+import { importCount, importProgress, importRate, importView, type ImportView } from '../../../machines/import/selectors.js';
 import type { SnapshotFrom } from 'xstate';
 import type { ImportMachine } from '../../../machines/import/machine.js';
 import type { Command } from '../commands.js';
 import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
-import { fitUsage } from '../helpText.js';
+import { fitFor, fitUsage } from '../helpText.js';
 
 const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
 
@@ -62,11 +62,16 @@ const parseArgs = (argv: readonly string[]): Args | string => {
   return { paths, all, dryRun, json, ...(sinceMs === undefined ? {} : { sinceMs }) };
 };
 
-/** The progress bar: sessions, documents, bytes, rate and ETA, fed from the gate's snapshots. */
+/**
+ * The progress bar: documents (or files while planning; or what is happening while there are
+ * none), bytes and ETA, fed from the gate's snapshots. Within 80 columns: the bar turns a
+ * terminal's line wrap off, and the ETA was cut off past the edge (sessions and rate made it 84
+ * or more; the sessions are in the table after).
+ */
 const progressBar = (enabled: boolean) => {
   if (!enabled) return { update: (_s: SnapshotFrom<ImportMachine>) => undefined, stop: () => undefined };
   const bar = new SingleBar(
-    { format: '{phase} [{bar}] {value}/{total} {unit} | {sessions} sessions | {bytes} | {rate}/s | ETA {eta_text}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: process.stderr },
+    { format: '{phase} [{bar}] {count} | {bytes} | ETA {eta_text}', barsize: 12, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: process.stderr },
     Presets.shades_classic,
   );
   let started = false;
@@ -77,10 +82,8 @@ const progressBar = (enabled: boolean) => {
       const progress = importProgress(view);
       const payload = {
         phase: view.state,
-        unit: progress.unit,
-        sessions: view.sessions,
+        count: importCount(view),
         bytes: `${mb(view.bytesDone)}/${mb(view.bytes)}`,
-        rate: rate === undefined ? '-' : mb(rate.bytesPerSecond),
         eta_text: rate === undefined ? '-' : duration(rate.etaMs),
       };
       if (!started) {
@@ -113,7 +116,7 @@ export const importCommand: Command = {
     setFlagsFromString('--heap-growing-percent=20');
     const env = process.env;
     const home = env['HOME'] ?? homedir();
-    return withRuntime(process.cwd(), async (runtime) => {
+    return withRuntime(process.cwd(), args.dryRun ? 'import-dry-run' : 'import', async (runtime) => {
       let importer;
       try {
         importer = await openImporter(runtime, { env, home });
@@ -150,7 +153,7 @@ export const importCommand: Command = {
         const plan = snapshot?.context.run?.plan;
         console.log(terminalJson(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2)));
       } else {
-        console.log(importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n'));
+        console.log(fitFor(process.stdout, process.env, importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n')));
         if (view.state === 'paused') console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
         if (view.state === 'failed') console.log(`\nResume with: ${escapeControls(resumeHint)} (documents already queued are skipped)`);
         if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with: ${escapeControls(resumeHint.replace(/\s*--dry-run\b/, ''))}`);

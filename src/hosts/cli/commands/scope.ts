@@ -2,7 +2,7 @@
 import type { Command } from '../commands.js';
 import { configReport } from '../report/configReport.js';
 import { loadCliContext } from '../loadContext.js';
-import { fitUsage } from '../helpText.js';
+import { fitFor, fitUsage } from '../helpText.js';
 
 export const scopeCommand: Command = {
   usage: fitUsage('usage: agent-memory scope [--all] [--cwd DIR]\n\n  --all      list every config field, not only those set\n  --cwd DIR  report on DIR instead of the current directory'),
@@ -14,7 +14,7 @@ export const scopeCommand: Command = {
       return 2;
     }
     const { loaded, scope } = await loadCliContext(cwd);
-    console.log(configReport(loaded, scope, { all: argv.includes('--all') }));
+    console.log(fitFor(process.stdout, process.env, configReport(loaded, scope, { all: argv.includes('--all') })));
     return loaded.errors.length > 0 ? 1 : 0;
   },
 };

@@ -14,7 +14,7 @@ import { lazyUiMount } from '../lazyUiMount.js';
 import { announceBrowser } from '../browserAddress.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
-import { fitUsage } from '../helpText.js';
+import { fitFor, fitUsage } from '../helpText.js';
 
 const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
 
@@ -150,12 +150,19 @@ export const serveCommand: Command = {
       mount?.listening({ url: server.url, port: server.port });
       // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
       address = announceBrowser({ pageUrl: `${server.url}/ui/`, token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
-      for (const line of address.lines) console.log(line);
+      for (const line of address.lines) console.log(fitFor(process.stdout, process.env, line));
     }
     if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
     // Loopback keeps other machines out, not other accounts on this one: the data dir is 0700, the port is not.
     if (apiKey === undefined) {
-      console.error(`no key: every account on this machine can read and change these memories through ${server.url}; on a shared machine start it with --api-key-env NAME (an environment variable that holds the key), then run /memory setup in pi: it asks for that variable's name`);
+      // Wrapped at words in a terminal: at 80 columns the terminal cut "(an" after its "a".
+      console.error(
+        fitFor(
+          process.stderr,
+          process.env,
+          `no key: every account on this machine can read and change these memories through ${server.url}; on a shared machine start it with --api-key-env NAME (an environment variable that holds the key), then run /memory setup in pi: it asks for that variable's name`,
+        ),
+      );
     }
     return new Promise<number>((resolve) => {
       let stopping = false;

@@ -2,7 +2,7 @@
 import type { Command } from '../commands.js';
 import { configReport } from '../report/configReport.js';
 import { loadCliContext } from '../loadContext.js';
-import { fitUsage } from '../helpText.js';
+import { fitFor, fitUsage } from '../helpText.js';
 
 export const startCommand: Command = {
   usage: fitUsage('usage: agent-memory start [--workspace DIR]\n\n  --workspace DIR  where the run keeps its server data, queue, traces and visualiser (default: a new temp dir)'),
@@ -19,7 +19,7 @@ export const startCommand: Command = {
     const report = await mainJob.runMainJob(workspace === undefined ? {} : { workspace });
     const { loaded, scope } = await loadCliContext(process.cwd());
     console.log(`\nThis directory (${process.cwd()}), if you used memory here:`);
-    console.log(configReport(loaded, scope));
+    console.log(fitFor(process.stdout, process.env, configReport(loaded, scope)));
     return report.recalledBlock === '' || report.sessionFileHasBlock ? 1 : 0;
   },
 };
