@@ -18,10 +18,10 @@
  * blocks others for the whole stale period) and its takeover races (its issue #121).
  */
 import { randomUUID } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, lstatSync, lutimesSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { readStateFileSync } from './safeFile.js';
+import { ensurePrivateDirSync, inCheckedDirEntriesSync, isUnsafeFileError, openStateFileSync, readStateFileSync } from './safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 import { pidExists } from './pidExists.js';
 import { processStartTicks } from './processStart.js';
@@ -77,23 +77,52 @@ export interface DirLock {
 // The lock's file operations are a handful of metadata calls, each microseconds: done
 // synchronously, so a lock taken on a path that must not yield and one taken from async code
 // share one implementation, and no await sits between checking the lock and claiming it.
-const readOwner = (file: string): { owner?: LockOwner; mtimeMs?: number } => {
-  let mtimeMs: number;
+//
+// Every one of them reaches the lock's directory held open and checked (`inCheckedDirEntriesSync`,
+// on Linux): the lock lives in the project's `.pi/memory`, and a directory on the way swapped for
+// a link between a check and a call by path (by an account that may rename entries above it) made
+// the draft, the lock and its tombstone be created, renamed and removed in the link's target.
+
+const OWNER_MAX = 64 * 1024;
+
+const parseOwner = (text: string): LockOwner | undefined => {
   try {
-    mtimeMs = lstatSync(file).mtimeMs;
+    const parsed: unknown = JSON.parse(text);
+    if (!isRecord(parsed)) return undefined;
+    const { pid, token, host, at, startTicks } = parsed;
+    if (typeof pid !== 'number' || typeof token !== 'string' || typeof host !== 'string') return undefined;
+    const started = typeof startTicks === 'number' ? { startTicks } : {};
+    return { pid, host, token, at: typeof at === 'number' ? at : 0, ...started };
   } catch {
-    return {};
+    return undefined;
+  }
+};
+
+/** The owner a lock file names and its heartbeat (mtime); `{}` when there is no such file. */
+const readOwner = (file: string): { owner?: LockOwner; mtimeMs?: number } => {
+  let fd: number;
+  try {
+    fd = openStateFileSync(file, 'read');
+  } catch (error) {
+    // A lock planted as a link (to /dev/zero, say) is never followed: it has a heartbeat and no owner.
+    if (!isUnsafeFileError(error)) return {};
+    try {
+      return { mtimeMs: inCheckedDirEntriesSync(path.dirname(file), (entry) => lstatSync(entry(path.basename(file))).mtimeMs) };
+    } catch {
+      return {};
+    }
   }
   try {
-    // A lock planted as a link (to /dev/zero, say) or grown huge is unreadable, never followed.
-    const parsed: unknown = JSON.parse(readStateFileSync(file, 64 * 1024) ?? '');
-    if (!isRecord(parsed)) return { mtimeMs };
-    const { pid, token, host, at, startTicks } = parsed;
-    if (typeof pid !== 'number' || typeof token !== 'string' || typeof host !== 'string') return { mtimeMs };
-    const started = typeof startTicks === 'number' ? { startTicks } : {};
-    return { owner: { pid, host, token, at: typeof at === 'number' ? at : 0, ...started }, mtimeMs };
+    const { mtimeMs, size } = fstatSync(fd);
+    if (size > OWNER_MAX) return { mtimeMs };
+    const buffer = Buffer.alloc(size);
+    const read = size === 0 ? 0 : readSync(fd, buffer, 0, size, 0);
+    const owner = parseOwner(buffer.toString('utf8', 0, read));
+    return owner === undefined ? { mtimeMs } : { owner, mtimeMs };
   } catch {
-    return { mtimeMs };
+    return {};
+  } finally {
+    closeSync(fd);
   }
 };
 
@@ -150,42 +179,63 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
     return age > staleMs ? owner.token : undefined;
   };
 
+  const lockDir = path.dirname(lockPath);
+  const lockName = path.basename(lockPath);
+
   /**
    * Moves the stale lock aside. If another contender replaced it with a live lock between our
    * check and the rename, the moved file is not the one we judged: it is put back.
    */
   const claimStale = (judged: string): void => {
-    const tomb = `${lockPath}.stale-${randomUUID()}`;
-    try {
-      renameSync(lockPath, tomb);
-    } catch {
-      return; // Someone else claimed it (or the holder released it): try again from the top.
-    }
-    const { owner } = readOwner(tomb);
-    if ((owner?.token ?? '') !== judged) {
+    const tombName = `${lockName}.stale-${randomUUID()}`;
+    inCheckedDirEntriesSync(lockDir, (entry) => {
       try {
-        linkSync(tomb, lockPath);
+        renameSync(entry(lockName), entry(tombName));
       } catch {
-        // A new holder is in place already; the judged one is gone either way.
+        return; // Someone else claimed it (or the holder released it): try again from the top.
       }
-    }
-    rmSync(tomb, { force: true });
+      const { owner } = readOwner(path.join(lockDir, tombName));
+      if ((owner?.token ?? '') !== judged) {
+        try {
+          linkSync(entry(tombName), entry(lockName));
+        } catch {
+          // A new holder is in place already; the judged one is gone either way.
+        }
+      }
+      rmSync(entry(tombName), { force: true });
+    });
+  };
+
+  /** Creates the lock holding `owner`, or throws (EEXIST: it is held; ENOENT: no directory). */
+  const createLock = (owner: LockOwner): void => {
+    // Written aside, then hard-linked into place: the lock appears with its owner in one
+    // atomic step (link fails if it exists), so it is never seen empty.
+    const draftName = `${lockName}.${owner.token}.owner`;
+    inCheckedDirEntriesSync(lockDir, (entry) => {
+      const draft = entry(draftName);
+      try {
+        const fd = openSync(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+        try {
+          writeSync(fd, JSON.stringify(owner));
+        } finally {
+          closeSync(fd);
+        }
+        linkSync(draft, entry(lockName));
+      } finally {
+        rmSync(draft, { force: true });
+      }
+    });
   };
 
   const tryAcquireNow = (): HeldLock | undefined => {
     const token = randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const owner: LockOwner = { pid: process.pid, host, token, at: Date.now(), ...ownStartTicks() };
-      // Written aside, then hard-linked into place: the lock appears with its owner in one
-      // atomic step (link fails if it exists), so it is never seen empty.
-      const draft = `${lockPath}.${token}.owner`;
       try {
-        writeFileSync(draft, JSON.stringify(owner), { mode: 0o600, flag: 'wx' });
-        linkSync(draft, lockPath);
+        createLock({ pid: process.pid, host, token, at: Date.now(), ...ownStartTicks() });
       } catch (error) {
-        rmSync(draft, { force: true });
         if (errnoCode(error) === 'ENOENT') {
-          mkdirSync(path.dirname(lockPath), { recursive: true, mode: 0o700 });
+          // Created a step at a time, each refused if a link stands in its place.
+          ensurePrivateDirSync(lockDir);
           continue;
         }
         if (errnoCode(error) !== 'EEXIST') throw error;
@@ -194,7 +244,6 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
         claimStale(judged);
         continue;
       }
-      rmSync(draft, { force: true });
       const tokens = heldHere.get(lockPath) ?? new Set<string>();
       tokens.add(token);
       heldHere.set(lockPath, tokens);
@@ -215,7 +264,12 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
       }
       if (!text.includes(`"token":"${token}"`)) return;
     }
-    rmSync(lockPath, { force: true });
+    try {
+      inCheckedDirEntriesSync(lockDir, (entry) => rmSync(entry(lockName), { force: true }));
+    } catch (error) {
+      // Its directory is gone, or was swapped for a link: nothing of ours to remove there.
+      if (!isUnsafeFileError(error) && errnoCode(error) !== 'ENOENT') throw error;
+    }
   };
 
   const heldLock = (token: string): HeldLock => ({
@@ -227,7 +281,8 @@ export const createDirLock = (options: DirLockOptions): DirLock => {
       if (owner?.token !== token) return false;
       const now = new Date();
       try {
-        utimesSync(lockPath, now, now);
+        // lutimes: the name is touched, never what a link in its place leads to.
+        inCheckedDirEntriesSync(lockDir, (entry) => lutimesSync(entry(lockName), now, now));
       } catch {
         // The next refresh tries again; a holder that cannot touch it is judged by its pid.
       }

@@ -230,6 +230,18 @@ export const inCheckedDir = async <T>(file: string, use: (at: string) => Promise
   }
 };
 
+/**
+ * Runs `use` with a function that names an entry of `dir` as a path resolving in `dir` held
+ * open and checked (the walk first, for its clearer refusal, then `inCheckedDirSync`): for the
+ * operations that take two names in one directory (a lock's draft linked to its name, a file
+ * renamed aside), and for any create, remove or touch by name there.
+ */
+export const inCheckedDirEntriesSync = <T>(dir: string, use: (entry: (name: string) => string) => T): T => {
+  const probe = path.join(dir, '.probe');
+  checkParentSync(probe);
+  return inCheckedDirSync(probe, (at) => use((name) => path.join(path.dirname(at), name)));
+};
+
 /** `lstat` checks of `file` and its directory, without opening: for status and doctor. */
 export const checkStateFileSync = (file: string): boolean => {
   checkParentSync(file);
@@ -381,12 +393,14 @@ const ensureGitignoreSync = (dir: string): void => {
   if (memoryDir === undefined) return;
   const file = path.join(memoryDir, '.gitignore');
   try {
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
-    try {
-      writeAllSync(fd, Buffer.from(MEMORY_GITIGNORE));
-    } finally {
-      closeSync(fd);
-    }
+    inCheckedDirSync(file, (at) => {
+      const fd = openSync(at, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, FILE_MODE);
+      try {
+        writeAllSync(fd, Buffer.from(MEMORY_GITIGNORE));
+      } finally {
+        closeSync(fd);
+      }
+    });
     return;
   } catch {
     // Already there: kept when it ignores everything (ours, or the user's own `*`).

@@ -24,7 +24,7 @@ import { forEachLineSync } from '../fs/fileLines.js';
 import { decodeLine, encodeRecord, encodeRecordBytes } from './recordCodec.js';
 import { fsyncDirectorySync } from '../fs/atomicFile.js';
 import { appendDurableSync, queueFiles, type QueueFiles } from './queueFiles.js';
-import { ensurePrivateDirSync, openStateFileSync, readStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
+import { ensurePrivateDirSync, inCheckedDirEntriesSync, openStateFileSync, readStateFileSync, UnsafeFileError, writePrivateFileSync } from '../fs/safeFile.js';
 import { errnoCode } from '../../codecs/errno.js';
 
 /** The file operations a fault can hit; tests pass a failing twin (a full disk, a torn write). */
@@ -98,8 +98,9 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       for (const file of [files.journal, files.deadLetters]) {
         const stat = statOf(file);
         if (stat === undefined || stat.size === 0) continue;
-        const aside = `${file.replace(/\.jsonl$/, '')}.untrusted-${stamp}.jsonl`;
-        renameSync(file, aside);
+        const aside = `${path.basename(file).replace(/\.jsonl$/, '')}.untrusted-${stamp}.jsonl`;
+        // Renamed in the directory held open (a swapped directory never takes the rename elsewhere).
+        inCheckedDirEntriesSync(path.dirname(file), (entry) => renameSync(entry(path.basename(file)), entry(aside)));
       }
     }
     writePrivateFileSync(files.owner, `${owner.mark}\n`);

@@ -12,7 +12,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, writeSync, constants } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
-import { readStateFileSync, tempNameFor, trustUserDir } from '../fs/safeFile.js';
+import { inCheckedDirEntriesSync, readStateFileSync, tempNameFor, trustUserDir } from '../fs/safeFile.js';
 
 /** The key file in pi's agent dir: 32 random bytes as hex, created once, owner-only. */
 export const ownerKeyFile = (agentDir: string): string => path.join(agentDir, 'memory-queue.key');
@@ -35,21 +35,24 @@ export const readOwnerKey = (agentDir: string): string => {
     if (!KEY_HEX.test(key)) throw new Error(`${file} is not a queue key (64 hex characters); remove it and memory makes a new one (queued turns are kept, set aside)`);
     return key;
   }
-  const temp = tempNameFor(file);
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temp, file);
-  } catch (error) {
-    if (errnoCode(error) !== 'EEXIST') throw error;
-  } finally {
-    rmSync(temp, { force: true });
-  }
+  // Created and linked in the agent dir held open, as every state file is (`inCheckedDirEntriesSync`).
+  inCheckedDirEntriesSync(agentDir, (entry) => {
+    const temp = entry(path.basename(tempNameFor(file)));
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, entry(path.basename(file)));
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') throw error;
+    } finally {
+      rmSync(temp, { force: true });
+    }
+  });
   return readOwnerKey(agentDir);
 };
 
