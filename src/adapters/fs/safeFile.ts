@@ -418,13 +418,52 @@ const ensureGitignoreSync = (dir: string): void => {
 };
 
 /**
+ * `mkdir -p` one level at a time through the directory above held open (Linux, `/proc`): each
+ * missing directory is made in the one opened before it, and opened `O_NOFOLLOW` before the next
+ * is made in it, so a directory on the way swapped for a link mid-way is refused and nothing is
+ * created where it leads (a `mkdir -p` by path created empty directories there). The directory
+ * above the checked ones is the person's own and is made by path. False without `/proc`: the
+ * caller makes the directory by path after the walk's check, as before.
+ */
+const mkdirHeldSync = (dir: string): boolean => {
+  if (!hasProcFd()) return false;
+  const components = componentsOf(dir);
+  const above = path.dirname(components[0] ?? path.resolve(dir));
+  mkdirSync(above, { recursive: true, mode: DIR_MODE });
+  let fd = openSync(above, constants.O_RDONLY | DIRECTORY);
+  try {
+    for (const component of components) {
+      const at = path.join(PROC_FD, String(fd), path.basename(component));
+      try {
+        mkdirSync(at, { mode: DIR_MODE });
+      } catch (error) {
+        if (errnoCode(error) !== 'EEXIST') throw error;
+      }
+      let next: number;
+      try {
+        next = openSync(at, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
+      } catch (error) {
+        if (errnoCode(error) === 'ELOOP') throw linkedDirectory(dir, component);
+        if (errnoCode(error) === 'ENOTDIR') throw new UnsafeFileError(dir, `${component} is not a directory`);
+        throw error;
+      }
+      closeSync(fd);
+      fd = next;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+};
+
+/**
  * Creates `dir` (and missing parents) owner-only; refuses when it or any directory from its
  * state dir down is a symbolic link (checked before the create, so nothing is created through
  * a link, and after it). A state dir's `memory` directory gets its `.gitignore` at once.
  */
 export const ensurePrivateDirSync = (dir: string): void => {
   refuseLinkedDirSync(dir);
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  if (!mkdirHeldSync(dir)) mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
   if (!stat.isDirectory()) throw new UnsafeFileError(dir, 'it is not a directory');
@@ -434,7 +473,7 @@ export const ensurePrivateDirSync = (dir: string): void => {
 
 export const ensurePrivateDir = async (dir: string): Promise<void> => {
   refuseLinkedDirSync(dir);
-  await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  if (!mkdirHeldSync(dir)) await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
   const stat = await fs.lstat(dir);
   if (stat.isSymbolicLink()) throw new UnsafeFileError(dir, 'the directory is a symbolic link (a cloned repository can plant one); remove the link so memory can recreate it');
   if (!stat.isDirectory()) throw new UnsafeFileError(dir, 'it is not a directory');
