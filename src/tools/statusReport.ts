@@ -185,6 +185,7 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const codingExists_ = exists(codingExists);
   const lifeExists_ = exists(lifeExists);
   const breaker = ctx.server.breaker();
+  const waiting = setup.state === 'unconfigured' ? ', once set up' : '';
   const fields: StatusField[] = [
     { key: 'setup', label: 'Setup', value: (SETUP_WORDS[setup.state] ?? setup.state) + (setup.detail === undefined ? '' : ` (${setup.detail})`), tone: done && !SETUP_TROUBLE.has(setup.state) ? 'default' : 'warn' },
     { key: 'enabled', label: 'Enabled', value: config.enabled ? 'on' : 'off', tone: config.enabled ? 'default' : 'info' },
@@ -222,8 +223,9 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
       value: scope.userBank.active ? `${scope.userBank.bankId ?? ''}${lifeExists_ === false ? ' (not created yet)' : ''}` : scope.userBank.bankId === null && config.globalBankEnabled ? '(no bankId)' : 'disabled',
       tone: scope.userBank.bankId === null && config.globalBankEnabled ? 'warn' : scope.userBank.active ? 'custom' : 'info',
     },
-    { key: 'recall', label: 'Recall', value: flags.recall && flags.sessionRecall ? 'on' : 'off', tone: flags.recall ? 'default' : 'info' },
-    { key: 'retain', label: 'Retain', value: flags.retain && flags.sessionRetain ? (flags.nextRetainSkipped ? 'on (next run skipped)' : 'on') : 'off', tone: flags.retain ? 'default' : 'info' },
+    // Not set up, nothing is recalled or saved yet: "on" alone read as if it were.
+    { key: 'recall', label: 'Recall', value: flags.recall && flags.sessionRecall ? `on${waiting}` : 'off', tone: flags.recall ? 'default' : 'info' },
+    { key: 'retain', label: 'Retain', value: flags.retain && flags.sessionRetain ? (flags.nextRetainSkipped ? 'on (next run skipped)' : `on${waiting}`) : 'off', tone: flags.retain ? 'default' : 'info' },
     {
       key: 'queue',
       label: 'Queue',

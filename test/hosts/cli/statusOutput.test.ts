@@ -158,6 +158,9 @@ describe('the doctor says each thing once and explains its markers', () => {
     const status = await runCli(['status'], { cwd: p.cwd, env: p.env });
     expectFits(status.stdout);
     expect(linesOf(status.stdout).find((l) => l.includes('Coding bank: '))).toContain('not chosen yet');
+    // "Recall: on" read as if recall happened before setup.
+    expect(linesOf(status.stdout)).toContain('  Recall: on, once set up');
+    expect(linesOf(status.stdout)).toContain('  Retain: on, once set up');
     expectMarkersExplained(stdout);
     // The path-derived bank `scope` shows is a placeholder, said as one (tenth session: "until then this folder's path names a bank").
     const scope = await runCli(['scope', '--cwd', p.cwd], { cwd: root, env: p.env });
