@@ -42,7 +42,7 @@ const END = '(?![A-Za-z0-9])';
 
 // Words that make the value after them a secret: `password: x`, `API_KEY=x`, `"token": "x"`.
 // A name must end in the word (or continue after `_`, `.`, `-`): `maxTokens` is a count.
-const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|sshpass|pwd|credentials?|private[_-]?key|client[_-]?secret)`;
+const SECRET_WORD = String.raw`(?:api[_ -]?key|apikey|access[_ -]?key|secret[_ -]?key|account[_ -]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|password|passphrase|passwd|sshpass|pwd|credentials?|private[_ -]?key|client[_-]?secret)`;
 // A value already redacted is left alone. A header's value is taken from its first non-space
 // character (\S), so the spaces before it cannot be given back to let it start at ` [REDACTED]`.
 const FRESH = String.raw`(?!\[REDACTED\])`;
@@ -53,8 +53,11 @@ const whole = (run: string, group: number): string => `(?=(${run}))\\${group}`;
 const SCHEME = String.raw`(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)`;
 // What sets a value: `=`, `:`, and PHP's and Ruby's `=>` (`'password' => 'x'`), whose `>` is never the value.
 const ASSIGN = String.raw`(?:=>|[:=](?!>))`;
-// A character of a secret-looking name; the one space allowed is the one in `api key`.
-const NAME_CHAR = String.raw`(?:[A-Za-z0-9_.-]|(?<=api) (?=key))`;
+// A character of a secret-looking name; the one space allowed is the one of a key named in two
+// words (`api key`, `secret key`, `access key`, `private key`, `account key`: the AWS console's
+// "Secret access key" and a person's "my secret key is …" were kept whole).
+const KEY_FIRST_WORD = '(?:api|secret|access|private|account)';
+const NAME_CHAR = String.raw`(?:[A-Za-z0-9_.-]|(?<=${KEY_FIRST_WORD}) (?=key))`;
 
 const QUERY_START = /[?&]/g;
 const QUERY_NAME_END = /[=&#]|\s/g;
@@ -441,7 +444,7 @@ export const rules: readonly Rule[] = [
   {
     name: 'quoted secret assignment',
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*(["']))${FRESH}${whole(String.raw`[^"'\n]+`, 4)}(?=\3)`,
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=${KEY_FIRST_WORD} )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*(["']))${FRESH}${whole(String.raw`[^"'\n]+`, 4)}(?=\3)`,
       'gi',
     ),
     replace: `$1${REDACTED}`,
@@ -565,7 +568,7 @@ export const rules: readonly Rule[] = [
     // A name is read from where its run starts: checked by look-ahead (the word, then a
     // separator or the end of the name), then taken whole.
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=api )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;&)}\]]+)`,
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=${KEY_FIRST_WORD} )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;&)}\]]+)`,
       'gi',
     ),
     replace: `$1${REDACTED}`,
