@@ -4,7 +4,7 @@
  * and invisible characters, redacted, tagged and addressed to the session's document.
  */
 import type { MemoryConfig } from '../../config/fields.js';
-import { redact } from '../../config/redact.js';
+import { REDACTED, redact } from '../../config/redact.js';
 import type { Scope } from '../../config/scope.js';
 import type { IdsPort } from '../ports/ids.js';
 import type { RetainItem } from '../ports/memoryServer.js';
@@ -52,6 +52,44 @@ const boundedClean = (clean: (raw: string) => string = cleanText): ((raw: string
     const kept = keepWithin(raw, Math.min(MESSAGE_KEPT_CHARS, left));
     left = Math.max(0, left - kept.length);
     return clean(kept);
+  };
+};
+
+/** The last line of a text, when it may name a secret whose value the next text gives. */
+const CUE_MAX_CHARS = 200;
+const MAY_NAME_SECRET = /key|token|secret|pass|pwd|credential/i;
+const cueOf = (raw: string): string => {
+  const line = raw.slice(raw.lastIndexOf('\n') + 1).slice(-CUE_MAX_CHARS);
+  return MAY_NAME_SECRET.test(line) ? line : '';
+};
+
+const redactions = (text: string): number => text.split(REDACTED).length - 1;
+
+/**
+ * A `clean` for the texts of one run, in order, each cleaned after the last line of the one
+ * before it when that line may name a secret: "the staging password is" sent, then the password
+ * as a message of its own, was kept, where the same two lines in one message were hidden. The
+ * text cleaned with the line before it is taken when it hides more; else the text alone.
+ */
+export const cuedClean = (clean: (raw: string) => string): ((raw: string) => string) => {
+  let cue = '';
+  return (raw) => {
+    const alone = clean(raw);
+    if (cue !== '') {
+      const cued = clean(`${cue}\n${raw}`);
+      const lineEnd = cued.indexOf('\n');
+      // Split where the line before ends, when it came through as itself or as cleaned alone.
+      const head = lineEnd < 0 ? undefined : cued.slice(0, lineEnd);
+      if (head !== undefined && (head === cue || head === clean(cue))) {
+        const tail = cued.slice(lineEnd + 1);
+        if (redactions(tail) > redactions(alone)) {
+          cue = cueOf(raw);
+          return tail;
+        }
+      }
+    }
+    cue = cueOf(raw);
+    return alone;
   };
 };
 
@@ -181,7 +219,7 @@ export interface BuiltRetain {
 
 export const buildRetainJobs = (input: BuildRetainInput): BuiltRetain => {
   const { scope, config, session, now, digest } = input;
-  const clean = boundedClean();
+  const clean = boundedClean(cuedClean(cleanText));
   const projected = input.messages
     .map((m) => projectMessage(m, config, now, clean))
     .filter((m): m is ProjectedMessage => m !== undefined);
