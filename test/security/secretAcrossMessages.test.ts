@@ -5,9 +5,15 @@
  * after its name, so the run kept it, while the same two lines in one message hid it. Now each
  * text of a run is cleaned after the last line of the one before it when that line may name a
  * secret, as one text would be. The real projection of a run (`buildRetainJobs`, what
- * `agent_end` queues) and the real redactor.
+ * `agent_end` queues), the real import of a pi session file, and the real redactor.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
+import { piSessionFiles } from '../../src/adapters/sessions/piSessionFiles.js';
+import { buildSessionDocuments } from '../../src/effects/import/documents.js';
 import { defaultConfigTemplate, type MemoryConfig } from '../../src/config/fields.js';
 import { resolveScope } from '../../src/config/scope.js';
 import { redact } from '../../src/config/redact.js';
@@ -49,5 +55,35 @@ describe('a secret named in one message and given in the next', () => {
     const named = contentOf([user('the staging db password is'), user('hunter2-Tr0ub4dor&3')]);
     expect(named).toContain('the staging db password is');
     expect(named).toContain('[REDACTED]');
+  });
+});
+
+/** A pi session file (the format pi 0.73 writes) of user messages in a row. */
+const sessionFile = (dir: string, texts: readonly string[]): string => {
+  const file = path.join(dir, 'session.jsonl');
+  const lines = [{ type: 'session', version: 3, id: '01a20b10-37a2-76bf-904d-cdde7c5b1634', timestamp: '2026-11-28T14:00:00.000Z', cwd: '/work/proj' }];
+  let parent: string | null = null;
+  texts.forEach((text, i) => {
+    const id = `m${i}`;
+    lines.push({ type: 'message', id, parentId: parent, timestamp: '2026-11-28T14:00:01.000Z', message: { role: 'user', content: [{ type: 'text', text }], timestamp: now } } as never);
+    parent = id;
+  });
+  writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  return file;
+};
+
+describe('the same split in a session imported later', () => {
+  it.each(SPLITS)('"%s" then "%s": hidden in the imported documents', async (name, value) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'am-split-'));
+    try {
+      const read = await piSessionFiles.read(sessionFile(dir, ['deploy staging', name, value, 'thanks']), { maxBytes: 1e6 });
+      if (E.isLeft(read)) throw new Error(read.left.detail);
+      const built = buildSessionDocuments(read.right, { mode: 'curated', qualityProfile: 'compatible', branches: 'current-only', toolResults: 'errors-only', toolSummaryMaxChars: 500 as never });
+      const content = built.documents.map((d) => d.content).join('\n');
+      expect(content).toContain('deploy staging');
+      expect(content).not.toContain(value);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

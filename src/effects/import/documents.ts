@@ -19,7 +19,7 @@ import { redact } from '../../config/redact.js';
 import { redactingScope, type RedactedJson } from '../../config/redactedJson.js';
 import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
 import { NOT_KEPT_CUSTOM_TYPE, NotKeptData } from '../session/notKept.js';
-import { cleanTextWith, fingerprint, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
+import { cleanTextWith, cuedClean, fingerprint, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
 import type { IdsPort } from '../ports/ids.js';
 import type { ImportOptions, PlanStats } from '../../machines/import/events.js';
 import { estimateTokens } from '../../machines/import/decide.js';
@@ -279,6 +279,8 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
   const host = session.host ?? 'pi';
   const sessionId = redact(session.sessionId);
   for (const segment of segmentsOf(session, options.branches)) {
+    // Each text after the line before it, in the branch's order (a secret named in one message and given in the next).
+    const segmentClean = scope === undefined ? clean : cuedClean(clean);
     // Repeats are judged per chunk (strict profile), so the set starts over with each one.
     let seenToolText = new Set<string>();
     let chunk: Item[] = [];
@@ -316,7 +318,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
         counters.liveRetained += 1;
         continue;
       }
-      const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs, clean);
+      const projected = projectEntry(entry, options, counters, seenToolText, fallbackMs, segmentClean);
       if (projected === undefined) continue;
       const proof = scope?.json(projected);
       const json = proof?.text ?? JSON.stringify(projected);
