@@ -540,7 +540,7 @@ export const rules: readonly Rule[] = [
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {
     name: 'env secret assignment',
-    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;&)}\]]+)`, 'g'),
+    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;)}\]]+)`, 'g'),
     replace: `$1${REDACTED}`,
     anchors: exact('_PASS', '_PWD', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
   },
@@ -562,13 +562,15 @@ export const rules: readonly Rule[] = [
     replace: (match, ...args) => hideProseValue(match, args),
     anchors: anyCase('pass', 'pwd', 'pin code'),
   },
-  // `NAME=value`, `password: value`, `token value` where the name looks secret.
+  // `NAME=value`, `password: value`, `token value` where the name looks secret. The value runs
+  // through `&` (a password holds one as often as a URL's next parameter does, and a URL's query
+  // is the query rule's, before this one): `x DB_PASSWORD=hunter2-Tr0ub4dor&3` kept `&3`.
   {
     name: 'secret assignment',
     // A name is read from where its run starts: checked by look-ahead (the word, then a
     // separator or the end of the name), then taken whole.
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=${KEY_FIRST_WORD} )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;&)}\]]+)`,
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=${KEY_FIRST_WORD} )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;)}\]]+)`,
       'gi',
     ),
     replace: `$1${REDACTED}`,
