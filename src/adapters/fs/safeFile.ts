@@ -443,8 +443,8 @@ const mkdirHeldSync = (dir: string): boolean => {
       try {
         next = openSync(at, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
       } catch (error) {
+        // A file in the way stays ENOTDIR, as the recursive mkdir by path reported it.
         if (errnoCode(error) === 'ELOOP') throw linkedDirectory(dir, component);
-        if (errnoCode(error) === 'ENOTDIR') throw new UnsafeFileError(dir, `${component} is not a directory`);
         throw error;
       }
       closeSync(fd);
