@@ -118,6 +118,53 @@ const outcomeText = (outcome: WriteOutcome, what: string, where: { readonly home
   }
 };
 
+/** Why a value was refused, in words, with what was given (it said "expected PositiveInt"). */
+const refusalText = (field: Field, raw: unknown, decoded: E.Either<{ readonly issues: readonly { readonly expected?: string }[] }, unknown>): string => {
+  const why = E.isLeft(decoded) ? (decoded.left.issues[0]?.expected ?? field.codec.name) : field.codec.name;
+  const words = KIND_WORDS[field.kind];
+  const given = typeof raw === 'string' ? `"${raw.slice(0, 80)}"` : JSON.stringify(raw);
+  // A whole number above the bound is the only number an integer field refuses besides negatives.
+  const wrong = typeof raw === 'number' && raw > 0 ? 'is too large' : `is not ${words ?? `valid (expected ${why})`}`;
+  return `${field.path}: ${given} ${wrong}; nothing was written.`;
+};
+
+/**
+ * The new value of `field`, decoded by its codec, or undefined when the person leaves (Esc, or
+ * Enter on an empty line). A typed value the codec refuses is said and asked for again (it went
+ * back to the editor's first menu, and the person had to find the tab and the field again).
+ */
+const askValue = async (deps: SettingsDeps, field: Field, value: unknown): Promise<{ readonly value: unknown } | undefined> => {
+  const { ui } = deps;
+  if (field.kind === 'boolean' || (field.kind === 'select' && field.choices !== undefined)) {
+    const picked = await ui.select(`${field.path}`, field.kind === 'boolean' ? ['true', 'false'] : (field.choices ?? []));
+    if (picked === undefined) return undefined;
+    const raw = field.kind === 'boolean' ? picked === 'true' : picked;
+    const decoded = decodeWith(field.codec, field.path)(raw);
+    if (E.isLeft(decoded) || decoded.right === undefined) {
+      ui.notify(refusalText(field, raw, decoded), 'warning');
+      return undefined;
+    }
+    return { value: decoded.right };
+  }
+  const words = KIND_WORDS[field.kind];
+  // pi's input dialog draws no placeholder: the title says the value now, and an empty line keeps it.
+  const now = field.secret === true ? undefined : valueText(field, value);
+  const hint = [words, now === undefined ? undefined : `now ${now}; Enter keeps it`].filter((w) => w !== undefined).join('; ');
+  const title = hint === '' ? field.path : `${field.path} (${hint})`;
+  for (;;) {
+    const typed = await ui.input(title, now ?? '');
+    if (typed === undefined) return undefined;
+    if (typed.trim() === '') {
+      ui.notify(`${field.path}: unchanged${now === undefined ? '' : ` (${now})`}; nothing was written.`, 'info');
+      return undefined;
+    }
+    const raw = parseTyped(field, typed);
+    const decoded = decodeWith(field.codec, field.path)(raw);
+    if (E.isRight(decoded) && decoded.right !== undefined) return { value: decoded.right };
+    ui.notify(`${refusalText(field, raw, decoded)} Type another value, or Esc to leave it as it is.`, 'warning');
+  }
+};
+
 const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
   const { ui } = deps;
   const loaded = deps.loaded();
@@ -142,40 +189,9 @@ const editField = async (deps: SettingsDeps, field: Field): Promise<void> => {
     ui.notify(told.text, told.level);
     return;
   }
-  let raw: unknown;
-  if (field.kind === 'boolean') {
-    const picked = await ui.select(`${field.path}`, ['true', 'false']);
-    if (picked === undefined) return;
-    raw = picked === 'true';
-  } else if (field.kind === 'select' && field.choices !== undefined) {
-    const picked = await ui.select(`${field.path}`, field.choices);
-    if (picked === undefined) return;
-    raw = picked;
-  } else {
-    const words = KIND_WORDS[field.kind];
-    // pi's input dialog draws no placeholder: the title says the value now, and an empty line keeps it.
-    const now = field.secret === true ? undefined : valueText(field, value);
-    const hint = [words, now === undefined ? undefined : `now ${now}; Enter keeps it`].filter((w) => w !== undefined).join('; ');
-    const typed = await ui.input(hint === '' ? field.path : `${field.path} (${hint})`, now ?? '');
-    if (typed === undefined) return;
-    if (typed.trim() === '') {
-      ui.notify(`${field.path}: unchanged${now === undefined ? '' : ` (${now})`}; nothing was written.`, 'info');
-      return;
-    }
-    raw = parseTyped(field, typed);
-  }
-  const decoded = decodeWith(field.codec, field.path)(raw);
-  if (E.isLeft(decoded) || decoded.right === undefined) {
-    const why = E.isLeft(decoded) ? (decoded.left.issues[0]?.expected ?? field.codec.name) : field.codec.name;
-    const words = KIND_WORDS[field.kind];
-    const given = typeof raw === 'string' ? `"${raw.slice(0, 80)}"` : JSON.stringify(raw);
-    // A whole number above the bound is the only number an integer field refuses besides negatives.
-    const wrong = typeof raw === 'number' && raw > 0 ? 'is too large' : `is not ${words ?? `valid (expected ${why})`}`;
-    // The person is still in the editor (the tab list comes next): the way back to the field, not the command.
-    ui.notify(`${field.path}: ${given} ${wrong}; nothing was written. Choose ${field.tab}, then ${field.path}, to type another value.`, 'warning');
-    return;
-  }
-  const outcome = await write(deps, [{ scope, path: file, set: [{ path: field.path, value: decoded.right }], unset: [] }], `Change ${field.path}?`, 'settings');
+  const chosen = await askValue(deps, field, value);
+  if (chosen === undefined) return;
+  const outcome = await write(deps, [{ scope, path: file, set: [{ path: field.path, value: chosen.value }], unset: [] }], `Change ${field.path}?`, 'settings');
   const told = outcomeText(outcome, `${field.path}`, deps.loaded());
   const after = deps.loaded();
   const overridden = outcome._tag === 'written' && after.sources[field.name] !== scope ? ` Note: ${sourceText(after, field.name)} still sets it.` : '';

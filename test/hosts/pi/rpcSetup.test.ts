@@ -351,9 +351,8 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
         { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
         { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
         { when: /^recall\.maxTokens \(a whole number above 0; now 800; Enter keeps it\)$/, answer: { text: 'lots' } },
-        { when: /^Memory settings$/, answer: { option: 'Recall' } },
-        { when: /^Recall settings/, answer: { option: 'recall.maxTokens' } },
-        { when: /^recall\.maxTokens: /, answer: { option: 'Change' } },
+        // Refused, and asked again at once (it went back to the first menu, thirteenth session).
+        { when: /^recall\.maxTokens \(a whole number above 0; now 800; Enter keeps it\)$/, answer: { text: '-3' } },
         // pi draws no placeholder: the title says the value now, and an empty line keeps it (tenth session).
         { when: /^recall\.maxTokens \(a whole number above 0; now 800; Enter keeps it\)$/, answer: { text: '' } },
         { when: /^Memory settings$/, answer: { option: 'Recall' } },
@@ -374,10 +373,12 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     } finally {
       await pi.close();
     }
-    // Said in words, with what was typed and where to try again (it said "expected PositiveInt").
-    const refused = pi.notices.find((n) => n.text.startsWith('recall.maxTokens: "lots"'));
-    // The editor is still open (the tab list comes next): the way back to the field, not "/memory settings".
-    expect(refused?.text).toBe('recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Choose Recall, then recall.maxTokens, to type another value.');
+    // Said in words, with what was typed (it said "expected PositiveInt"), and asked again in the same box.
+    const refused = pi.notices.filter((n) => n.text.startsWith('recall.maxTokens: "lots"') || n.text.startsWith('recall.maxTokens: -3'));
+    expect(refused.map((n) => n.text)).toEqual([
+      'recall.maxTokens: "lots" is not a whole number above 0; nothing was written. Type another value, or Esc to leave it as it is.',
+      'recall.maxTokens: -3 is not a whole number above 0; nothing was written. Type another value, or Esc to leave it as it is.',
+    ]);
     expect(pi.notices.map((n) => n.text)).toContain('recall.maxTokens: unchanged (800); nothing was written.');
     // A written value names the file it went to (it said only "recall.maxTokens: written.").
     expect(pi.notices.map((n) => n.text)).toContainEqual(expect.stringMatching(/^recall\.maxTokens: written to \S*memory\.json\.$/));
