@@ -59,6 +59,8 @@ const MAX_READ_BYTES = 4 * 1024 * 1024;
 interface Tail {
   readonly file: string;
   readonly run: string;
+  /** The process that writes it; null for the project's shared files. */
+  readonly pid: number | null;
   readonly gate: VizGate;
   fold: GateFold;
   offset: number;
@@ -126,10 +128,10 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       const file = path.join(traceDir, name);
       if (match === null || tails.has(file)) continue;
       const gate = gateNamed(match[1] ?? '');
-      tails.set(file, { file, run: runName(match[3] ?? '?', match[4]), gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? '') });
+      tails.set(file, { file, run: runName(match[3] ?? '?', match[4]), pid: Number(match[3]), gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? '') });
     }
     for (const { file, gate } of shared) {
-      if (!tails.has(file)) tails.set(file, { file, run: 'project', gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0, openedAt: null });
+      if (!tails.has(file)) tails.set(file, { file, run: 'project', pid: null, gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0, openedAt: null });
     }
   };
 
@@ -226,20 +228,22 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   return {
     runs: () => {
       const byRun = new Map<string, string[]>();
+      const pidOf = new Map<string, number | null>();
       // One pid may name runs of several processes over time: the newest journal is the live one's.
       const openedAt = new Map<string, number | null>();
       for (const tail of tails.values()) {
         byRun.set(tail.run, [...(byRun.get(tail.run) ?? []), path.basename(tail.file)]);
+        pidOf.set(tail.run, tail.pid);
         const before = openedAt.get(tail.run) ?? null;
         openedAt.set(tail.run, before === null || (tail.openedAt !== null && tail.openedAt > before) ? tail.openedAt : before);
       }
       return [...byRun].map(([run, files]) => {
-        const pid = /(?:^|· )pid (\d+)$/.exec(run)?.[1];
+        const pid = pidOf.get(run) ?? null;
         const list = steps.get(run) ?? [];
         return {
           run,
-          pid: pid === undefined ? null : Number(pid),
-          running: pid === undefined ? true : isRunning(Number(pid), openedAt.get(run) ?? null),
+          pid,
+          running: pid === null ? true : isRunning(pid, openedAt.get(run) ?? null),
           startedAt: list[0]?.at ?? null,
           files,
           steps: list,
