@@ -24,8 +24,8 @@ export interface DecodeError {
 
 const PREVIEW_MAX = 40;
 const PATH_KEY_MAX = 64;
-/** Issues the message spells out; a million unknown keys made a message of every one. */
-const MESSAGE_ISSUES_MAX = 10;
+/** Issues a message (and a tool's error details) spell out; a million unknown keys made a message of every one. */
+export const MESSAGE_ISSUES_MAX = 10;
 
 const preview = (value: unknown): string => {
   if (value === undefined) return 'undefined';

@@ -2,7 +2,7 @@
  * What a tool hands back: readable text for the model plus structured details, or an error
  * that says what happened and what to do next. Every string leaving a tool passes `redact`.
  */
-import type { DecodeError } from '../codecs/decode.js';
+import { MESSAGE_ISSUES_MAX, type DecodeError } from '../codecs/decode.js';
 import type { JsonValue } from '../codecs/codecs.js';
 import { redact, redactValue } from '../config/redact.js';
 import { toJson } from '../effects/kernel/trace.js';
@@ -62,5 +62,5 @@ export const fail = (code: ToolErrorCode, message: string, extra: { field?: stri
 export const invalidParams = (error: DecodeError): ToolOutcome =>
   fail('invalidParams', `${error.message}. Nothing was sent; fix the parameter and call again.`, {
     ...(error.issues[0] === undefined ? {} : { field: error.issues[0].path }),
-    details: { issues: error.issues.slice(0, 10).map((i) => ({ path: i.path, expected: i.expected })), issueCount: error.issues.length },
+    details: { issues: error.issues.slice(0, MESSAGE_ISSUES_MAX).map((i) => ({ path: i.path, expected: i.expected })), issueCount: error.issues.length },
   });
