@@ -13,7 +13,7 @@ import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
 import { parseProjectArgs } from '../projectArgs.js';
-import { fitReport, fitUsage, reportWidth } from '../helpText.js';
+import { fitFor, fitUsage } from '../helpText.js';
 
 interface Options {
   readonly json: boolean;
@@ -37,8 +37,7 @@ const stateErrors = (inspection: Inspection): string[] => [
 ];
 
 const print = (json: boolean, text: string, details: unknown): void => {
-  const width = reportWidth(process.stdout, process.env);
-  console.log(json ? JSON.stringify(redactValue(jsonCopy(details)), null, 2) : width === undefined ? redact(text) : fitReport(redact(text), width));
+  console.log(json ? JSON.stringify(redactValue(jsonCopy(details)), null, 2) : fitFor(process.stdout, process.env, redact(text)));
 };
 
 /** Even a failure to inspect prints something and says what to do. */
