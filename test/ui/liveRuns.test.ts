@@ -51,7 +51,7 @@ describe('live runs', () => {
     journal.appendSync([{ type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: [SECRET] } }]);
     await journal.flush();
     await waitUntil(() => seen.length === 1, 5_000, 'the first step');
-    expect(seen[0]).toMatchObject({ run: `pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
+    expect(seen[0]).toMatchObject({ run: `pi session · pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
     expect(JSON.stringify(seen[0]?.event)).not.toContain(SECRET);
     expect(JSON.stringify(seen[0]?.event)).toContain('[REDACTED]');
 
@@ -59,7 +59,7 @@ describe('live runs', () => {
     await journal.flush();
     await waitUntil(() => seen.length === 2, 5_000, 'the second step');
     expect(seen[1]).toMatchObject({ from: 'probing', to: 'ready', kind: 'transition' });
-    const run = live.runs().find((r) => r.run === `pid ${process.pid}`);
+    const run = live.runs().find((r) => r.run === `pi session · pid ${process.pid}`);
     expect(run).toMatchObject({ running: true, pid: process.pid, files: [path.basename(file)] });
     expect(run?.steps.length).toBe(2);
 
@@ -73,8 +73,8 @@ describe('live runs', () => {
     const first = `${JSON.stringify({ v: 1, seq: 0, type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] }, checksum: '' })}\n`;
     await writeFile(`${file}.tmp`, first);
     await import('node:fs/promises').then(({ rename }) => rename(`${file}.tmp`, file));
-    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
-    expect(live.runs().find((r) => r.run === `pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
+    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
+    expect(live.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
   });
 
   it('a run whose pid now names another process is ended, not running (the kernel reuses pids)', async () => {
@@ -95,8 +95,8 @@ describe('live runs', () => {
         await journal.flush();
       }
       await waitUntil(() => watcher.runs().length >= 3, 5_000, 'both runs read');
-      expect(watcher.runs().find((r) => r.run === `pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
-      expect(watcher.runs().find((r) => r.run === `pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
+      expect(watcher.runs().find((r) => r.run === `pi session · pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
+      expect(watcher.runs().find((r) => r.run === `pi session · pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
     } finally {
       watcher.close();
       child.kill();
@@ -115,7 +115,7 @@ describe('live runs', () => {
     const idle = watchLiveRuns(loaded);
     try {
       const at = Date.parse('2026-11-27T07:00:00Z');
-      const stepsOf = (): number => idle.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0;
+      const stepsOf = (): number => idle.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps.length ?? 0;
       const first: LiveStep[] = [];
       const leave = idle.subscribe((change) => {
         if ('step' in change) first.push(change.step);

@@ -85,7 +85,7 @@ describe('the live machine inspector', () => {
 
   it('follows a real pi session: each prompt moves the session gate on the page within 1 s', async () => {
     pi = startPiRpc(project.cwd, project.env, ['The deploy window is Tuesday.', 'Backups run nightly at two.']);
-    const run = `pid ${pi.pid}`;
+    const run = `pi session · pid ${pi.pid}`;
     // The session starts: its run appears, running, and is chosen.
     await page.locator(`#run option[value="${run}"]`).waitFor({ state: 'attached', timeout: 30_000 });
     await page.selectOption('#run', run);
@@ -133,7 +133,7 @@ describe('the live machine inspector', () => {
     await page.selectOption('#run', 'project');
     await page.locator('#run-info', { hasText: "the project's shared journals" }).waitFor();
     expect(await page.locator('#run-info').textContent()).not.toMatch(/running|ended/);
-    await page.selectOption('#run', `pid ${pi!.pid}`);
+    await page.selectOption('#run', `pi session · pid ${pi!.pid}`);
   });
 
   it('replays the session journal on the same page', async () => {
