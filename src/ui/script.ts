@@ -366,8 +366,8 @@ const showSteps = (steps, keepAt) => {
   view.at = keepAt && view.at >= 0 && view.at < steps.length ? view.at : steps.length - 1;
   paint();
 };
-// A run named by its pid alone is a pi session's; a shell command's names itself ("agent-memory import · pid 42").
-const runLabel = (r) => (/^pid \d+$/.test(r.run) ? 'pi session · ' : '') + r.run + (r.run === 'project' ? ' (retain queue, import)' : r.running ? ' · running' : ' · ended') + ' · ' + r.steps.length + ' steps';
+// The server names each run ("pi session · pid 42", "agent-memory import · pid 42"; runName in hosts/ui/liveRuns.ts).
+const runLabel = (r) => r.run + (r.run === 'project' ? ' (retain queue, import)' : r.running ? ' · running' : ' · ended') + ' · ' + r.steps.length + ' steps';
 // A file a run's journals could not be read from is said whichever run is shown: the others are read on.
 const showProblems = () => {
   const list = $('run-problems'); list.textContent = '';

@@ -52,7 +52,7 @@ describe('live runs', () => {
     journal.appendSync([{ type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: [SECRET] } }]);
     await journal.flush();
     await waitUntil(() => seen.length === 1, 5_000, 'the first step');
-    expect(seen[0]).toMatchObject({ run: `pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
+    expect(seen[0]).toMatchObject({ run: `pi session · pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
     expect(JSON.stringify(seen[0]?.event)).not.toContain(SECRET);
     expect(JSON.stringify(seen[0]?.event)).toContain('[REDACTED]');
 
@@ -60,7 +60,7 @@ describe('live runs', () => {
     await journal.flush();
     await waitUntil(() => seen.length === 2, 5_000, 'the second step');
     expect(seen[1]).toMatchObject({ from: 'probing', to: 'ready', kind: 'transition' });
-    const run = live.runs().find((r) => r.run === `pid ${process.pid}`);
+    const run = live.runs().find((r) => r.run === `pi session · pid ${process.pid}`);
     expect(run).toMatchObject({ running: true, pid: process.pid, files: [path.basename(file)] });
     expect(run?.steps.length).toBe(2);
 
@@ -74,8 +74,8 @@ describe('live runs', () => {
     const first = `${JSON.stringify({ v: 1, seq: 0, type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] }, checksum: '' })}\n`;
     await writeFile(`${file}.tmp`, first);
     await import('node:fs/promises').then(({ rename }) => rename(`${file}.tmp`, file));
-    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
-    expect(live.runs().find((r) => r.run === `pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
+    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
+    expect(live.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
   });
 
   it('a run whose pid now names another process is ended, not running (the kernel reuses pids)', async () => {
@@ -96,8 +96,8 @@ describe('live runs', () => {
         await journal.flush();
       }
       await waitUntil(() => watcher.runs().length >= 3, 5_000, 'both runs read');
-      expect(watcher.runs().find((r) => r.run === `pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
-      expect(watcher.runs().find((r) => r.run === `pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
+      expect(watcher.runs().find((r) => r.run === `pi session · pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
+      expect(watcher.runs().find((r) => r.run === `pi session · pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
     } finally {
       watcher.close();
       child.kill();
@@ -116,7 +116,7 @@ describe('live runs', () => {
     const idle = watchLiveRuns(loaded);
     try {
       const at = Date.parse('2026-11-27T07:00:00Z');
-      const stepsOf = (): number => idle.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0;
+      const stepsOf = (): number => idle.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps.length ?? 0;
       const first: LiveStep[] = [];
       const leave = idle.subscribe((change) => {
         if ('step' in change) first.push(change.step);
@@ -176,7 +176,7 @@ describe('live runs', () => {
       seen = JSON.parse(line) as Seen;
     });
     try {
-      const theirRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pid 424242');
+      const theirRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pi session · pid 424242');
       await waitUntil(() => (theirRun()?.problems.length ?? 0) > 0, 20_000, 'the unreadable journal said');
       // A run that starts after it: its journal is read after the unreadable one at every poll.
       const ours = await runJournalPath(dir, 'session', `${stampNow()}-434343`);
@@ -184,14 +184,15 @@ describe('live runs', () => {
       journal.appendSync([record]);
       await journal.close();
       await chmod(ours, 0o644);
-      await waitUntil(() => seen.find((r) => r.run === 'pid 434343')?.steps === 1, 10_000, 'the readable run read');
+      // Readable once its mode is set (a moment before, it is said unreadable, as it is).
+      const ourRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pi session · pid 434343');
+      await waitUntil(() => ourRun()?.steps === 1 && ourRun()?.problems.length === 0, 10_000, 'the readable run read');
       const problem = theirRun()?.problems[0] ?? '';
       expect(problem).toContain(path.basename(theirs));
       expect(problem).toMatch(/permission denied.*chown/);
       // The file's name only: the directory (another account's, in the case met) never shows.
       expect(problem).not.toContain(dir);
       expect(theirRun()?.steps).toBe(0);
-      expect(seen.find((r) => r.run === 'pid 434343')?.problems).toEqual([]);
     } finally {
       probe.stdin.end();
       probe.kill();
@@ -208,8 +209,8 @@ describe('live runs', () => {
     await symlink(path.join(root, 'elsewhere.jsonl'), link);
     const watcher = watchLiveRuns(loaded);
     try {
-      await waitUntil(() => (watcher.runs().find((r) => r.run === 'pid 515151')?.problems.length ?? 0) === 1, 5_000, 'the link said');
-      expect(watcher.runs().find((r) => r.run === 'pid 515151')?.problems[0]).toBe(`${path.basename(link)} is a symbolic link, which the memory browser never follows (a cloned repository can commit one); delete it if it is not yours.`);
+      await waitUntil(() => (watcher.runs().find((r) => r.run === 'pi session · pid 515151')?.problems.length ?? 0) === 1, 5_000, 'the link said');
+      expect(watcher.runs().find((r) => r.run === 'pi session · pid 515151')?.problems[0]).toBe(`${path.basename(link)} is a symbolic link, which the memory browser never follows (a cloned repository can commit one); delete it if it is not yours.`);
     } finally {
       watcher.close();
     }

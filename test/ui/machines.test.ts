@@ -85,7 +85,7 @@ describe('the live machine inspector', () => {
 
   it('follows a real pi session: each prompt moves the session gate on the page within 1 s', async () => {
     pi = startPiRpc(project.cwd, project.env, ['The deploy window is Tuesday.', 'Backups run nightly at two.']);
-    const run = `pid ${pi.pid}`;
+    const run = `pi session · pid ${pi.pid}`;
     // The session starts: its run appears, running, and is chosen.
     await page.locator(`#run option[value="${run}"]`).waitFor({ state: 'attached', timeout: 30_000 });
     await page.selectOption('#run', run);
@@ -133,7 +133,7 @@ describe('the live machine inspector', () => {
     await page.selectOption('#run', 'project');
     await page.locator('#run-info', { hasText: "the project's shared journals" }).waitFor();
     expect(await page.locator('#run-info').textContent()).not.toMatch(/running|ended/);
-    await page.selectOption('#run', `pid ${pi!.pid}`);
+    await page.selectOption('#run', `pi session · pid ${pi!.pid}`);
   });
 
   it('replays the session journal on the same page', async () => {
@@ -169,7 +169,7 @@ describe('the live machine inspector', () => {
     const name = 'session.journal.2026-11-28T00-00-00-000Z-616161.jsonl';
     await writeFile(path.join(project.cwd, 'elsewhere.jsonl'), '');
     await symlink(path.join(project.cwd, 'elsewhere.jsonl'), path.join(dir, name));
-    await page.locator('#run-problems li', { hasText: `pid 616161: ${name} is a symbolic link, which the memory browser never follows` }).waitFor({ timeout: 10_000 });
+    await page.locator('#run-problems li', { hasText: `pi session · pid 616161: ${name} is a symbolic link, which the memory browser never follows` }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#run-problems').isVisible()).toBe(true);
     await page.screenshot({ path: `${ARTIFACTS}/ui-machines-problem.png`, fullPage: true });
   });

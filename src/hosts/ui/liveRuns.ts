@@ -52,9 +52,12 @@ export interface LiveRuns {
 /** `<gate>.journal.<stamp>-<pid>[.<command>].jsonl`: a shell command's runtime (`import`) names itself after the pid. */
 const JOURNAL = /^(session|setup)\.journal\.(.+?)-(\d+)(?:\.([a-z-]+))?\.jsonl$/;
 
-/** A run's name: a pi session's is its pid; a shell command's says which (`agent-memory import · pid 42`). */
+/**
+ * A run's name, as the browser shows it: what ran and its pid (`pi session · pid 42`,
+ * `agent-memory import · pid 42`). The one place a run is worded; the page shows it as it is.
+ */
 const runName = (pid: string, command: string | undefined): string =>
-  command === undefined ? `pid ${pid}` : `agent-memory ${command === 'import-dry-run' ? 'import --dry-run' : command} · pid ${pid}`;
+  `${command === undefined ? 'pi session' : `agent-memory ${command === 'import-dry-run' ? 'import --dry-run' : command}`} · pid ${pid}`;
 /** While a browser watches the machines; otherwise the runs are kept current at a slower pace. */
 const POLL_MS = 150;
 const IDLE_POLL_MS = 2_000;
