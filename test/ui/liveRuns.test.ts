@@ -4,8 +4,9 @@
  * redacted; a damaged line is a step that says why; a compaction (the file replaced shorter)
  * folds the run again from the start.
  */
-import { mkdir, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile, appendFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +141,78 @@ describe('live runs', () => {
     } finally {
       idle.close();
       await journal.close();
+    }
+  });
+
+  it('a journal it cannot read is said on its run, by name, and the runs after it are still read', async () => {
+    // The browser's poll stopped at the first file that threw, and said nothing: one browser
+    // showed no steps for minutes. Run as another account (nobody, when the tests run as root),
+    // a journal this account wrote with mode 0600 is one it cannot read.
+    const cwd = path.join(root, 'project-unreadable');
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    for (const d of [root, cwd, path.join(cwd, '.pi'), path.join(cwd, '.pi', 'memory'), dir]) await chmod(d, 0o755);
+    const at = Date.now();
+    const record = { type: 'setup.configured', at: new Date(at).toISOString(), payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] } };
+    const theirs = await runJournalPath(dir, 'session', `${stampNow()}-424242`);
+    const theirJournal = openTraceJournal({ path: theirs });
+    theirJournal.appendSync([record]);
+    await theirJournal.close();
+    const root0 = process.getuid?.() === 0;
+    await chmod(theirs, root0 ? 0o600 : 0o000);
+
+    // tsx keeps its cache in the temporary directory: one the other account can write.
+    const probeTmp = path.join(root, 'probe-tmp');
+    await mkdir(probeTmp, { recursive: true });
+    await chmod(probeTmp, 0o1777);
+    const probe = spawn(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), path.resolve('test/ui/liveRunsProbe.ts'), cwd, path.join(root, 'home')], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      ...(root0 ? { uid: 65534, gid: 65534 } : {}),
+      env: { ...process.env, HOME: root, TMPDIR: probeTmp },
+    });
+    type Seen = { run: string; steps: number; problems: string[] }[];
+    let seen: Seen = [];
+    createInterface({ input: probe.stdout }).on('line', (line) => {
+      seen = JSON.parse(line) as Seen;
+    });
+    try {
+      const theirRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pi session · pid 424242');
+      await waitUntil(() => (theirRun()?.problems.length ?? 0) > 0, 20_000, 'the unreadable journal said');
+      // A run that starts after it: its journal is read after the unreadable one at every poll.
+      const ours = await runJournalPath(dir, 'session', `${stampNow()}-434343`);
+      const journal = openTraceJournal({ path: ours });
+      journal.appendSync([record]);
+      await journal.close();
+      await chmod(ours, 0o644);
+      // Readable once its mode is set (a moment before, it is said unreadable, as it is).
+      const ourRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pi session · pid 434343');
+      await waitUntil(() => ourRun()?.steps === 1 && ourRun()?.problems.length === 0, 10_000, 'the readable run read');
+      const problem = theirRun()?.problems[0] ?? '';
+      expect(problem).toContain(path.basename(theirs));
+      expect(problem).toMatch(/permission denied.*chown/);
+      // The file's name only: the directory (another account's, in the case met) never shows.
+      expect(problem).not.toContain(dir);
+      expect(theirRun()?.steps).toBe(0);
+    } finally {
+      probe.stdin.end();
+      probe.kill();
+    }
+  });
+
+  it('a link named as a journal is not followed, and is said on its run', async () => {
+    const cwd = path.join(root, 'project-link');
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    await mkdir(dir, { recursive: true });
+    const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
+    await writeFile(path.join(root, 'elsewhere.jsonl'), '');
+    const link = path.join(dir, `session.journal.${stampNow()}-515151.jsonl`);
+    await symlink(path.join(root, 'elsewhere.jsonl'), link);
+    const watcher = watchLiveRuns(loaded);
+    try {
+      await waitUntil(() => (watcher.runs().find((r) => r.run === 'pi session · pid 515151')?.problems.length ?? 0) === 1, 5_000, 'the link said');
+      expect(watcher.runs().find((r) => r.run === 'pi session · pid 515151')?.problems[0]).toBe(`${path.basename(link)} is a symbolic link, which the memory browser never follows (a cloned repository can commit one); delete it if it is not yours.`);
+    } finally {
+      watcher.close();
     }
   });
 });

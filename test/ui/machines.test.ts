@@ -6,7 +6,7 @@
  * run replays on the same page. Every state of every gate is inside its panel.
  */
 import { mkdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,5 +161,16 @@ describe('the live machine inspector', () => {
     const traced = await rows();
     expect(traced.map((r) => r.event)).toEqual(replayed.map((r) => r.event));
     expect(traced.find((r) => r.event === 'session.recall.requested')?.transition).toContain('→ active.{recall.recalling');
+  });
+
+  it('says, above every run, a journal it does not read, and what to do', async () => {
+    // A link named as a run's journal: never followed; the page says so whichever run is shown.
+    const dir = path.join(project.cwd, '.pi', 'memory', 'trace');
+    const name = 'session.journal.2026-11-28T00-00-00-000Z-616161.jsonl';
+    await writeFile(path.join(project.cwd, 'elsewhere.jsonl'), '');
+    await symlink(path.join(project.cwd, 'elsewhere.jsonl'), path.join(dir, name));
+    await page.locator('#run-problems li', { hasText: `pi session · pid 616161: ${name} is a symbolic link, which the memory browser never follows` }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#run-problems').isVisible()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}/ui-machines-problem.png`, fullPage: true });
   });
 });
