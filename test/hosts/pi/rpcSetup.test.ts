@@ -236,9 +236,13 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('When do deploys go out?');
       await pi.agentEnds(1);
       await pi.notice(/this conversation is held, not saved/);
-      const rules = setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1);
-      pi.script(rules);
-      pi.prompt('/memory setup');
+      // From the hub, as its glance says: not set up, its first choice is setup (it was ninth).
+      const hub: Rule = {
+        when: /^Memory: not set up in this project yet/,
+        answer: (d) => (d.method === 'select' && d.options[0] === 'Set up memory (guided)' ? { option: 'Set up memory (guided)' } : { cancel: true }),
+      };
+      pi.script([hub, ...setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1)]);
+      pi.prompt('/memory');
       await pi.notice(/Memory is on: bank held-coding/, { ms: 60_000 });
       expect(pi.unanswered).toEqual([]);
     } finally {
