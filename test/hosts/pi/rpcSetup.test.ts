@@ -408,7 +408,15 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('When is the release branch cut?');
       await pi.agentEnds(1);
       pi.script([
-        { when: /^Memory: ready/, answer: { option: 'Dead letters (1)' } },
+        {
+          when: /^Memory: ready/,
+          answer: (d) => {
+            // pi 1.6 lists ten choices and scrolls the rest away: the hub has at most ten, each action one level in at most.
+            expect(d.method === 'select' ? d.options.length : 0).toBeLessThanOrEqual(10);
+            return { option: 'Queue: deliver now, dead letters (1)' };
+          },
+        },
+        { when: /^Queue: \d+ queued, 1 dead letter$/, answer: { option: 'Dead letters (1)' } },
         {
           when: /^1 dead letter\(s\)/,
           answer: (d) => {
@@ -429,6 +437,22 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       }
       pi.prompt('/memory');
       await pi.notice(/Memory flushed 1; dead-lettered 0; remaining 0/);
+
+      // The session's choices are one hub choice: the mode, then the next run.
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'This session (mode normal)' } },
+        { when: /^This session: memory mode normal$/, answer: { option: 'Session memory mode (now normal)' } },
+        { when: /^Session memory mode$/, answer: { option: 'read-only: recall, never save' } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/^Session memory mode: read-only$/);
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'This session (mode read-only)' } },
+        { when: /^This session: memory mode read-only$/, answer: { option: 'Session memory mode (now read-only)' } },
+        { when: /^Session memory mode$/, answer: { option: 'normal: recall and save' } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/^Session memory mode: normal$/);
 
       // Off in this project only: the project file says so, the user file is untouched.
       pi.script([
