@@ -1,8 +1,8 @@
 /**
  * Round 10: automatic recall's deadline could be removed. `recall.timeoutMs` took any timer
  * value: a cloned repository's `.pi/memory.json`, or a steered model through `memory_config`
- * (`scope: "global"` writes the user file, so every project), could set 2147483647, and a
- * memory server that stalls (a dropped VPN, a hung proxy: no answer, no reset) then held every
+ * (`scope: "global"` writes the user file, so every project), could set up to 2147483647, and
+ * a memory server that stalls (a dropped VPN, a hung proxy: no answer, no reset) then held every
  * prompt until Esc: the prompt path's one promise, that a slow server never holds it longer
  * than the deadline, was gone. Now the deadline is at most 30,000 ms: a larger value in a file
  * is refused with a warning (the default applies) and a patch naming one is refused by field.
@@ -18,6 +18,9 @@ import { loadConfig } from '../../src/config/load.js';
 import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
 import { startFaultServer } from '../helpers/faultServer.js';
 import { startHarness } from '../tools/harness.js';
+import { makeFaux, piAi, type ScriptedModel } from '../hosts/pi/hostLine.js';
+import { makeProject, openHostSession } from '../hosts/pi/piSdk.js';
+import { waitUntil } from '../helpers/waitUntil.js';
 
 const FOREVER = 2_147_483_647;
 
@@ -77,4 +80,37 @@ describe('the automatic recall deadline stays bounded', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('real pi: a project file asking for 10 minutes, a server that never answers recall: the prompt completes without memory', async () => {
+    const server = await startFaultServer();
+    server.setFallback((req) =>
+      req.path.includes('/recall')
+        ? { kind: 'stall' }
+        : req.path === '/version'
+          ? { kind: 'json', status: 200, body: { api_version: '0.9.1', features: {} } }
+          : req.path.startsWith('/v1/default/banks')
+            ? { kind: 'json', status: 200, body: { banks: [{ bank_id: 'pi-clone-bank' }] } }
+            : { kind: 'json', status: 200, body: {} },
+    );
+    let faux: ScriptedModel | undefined;
+    try {
+      faux = await makeFaux();
+      const project = await makeProject(server.url, { memory: { baseUrl: server.url }, banks: { project: { bankId: 'pi-clone-bank' } }, recall: { timeoutMs: 600_000 } });
+      faux.setResponses([piAi.fauxAssistantMessage('Answered without memory.')]);
+      const host = await openHostSession(project, faux);
+      try {
+        const runtime = host.holder.runtime!;
+        await waitUntil(() => runtime.status().setup.state === 'ready');
+        await host.session.prompt('What did we decide about caching?');
+        await runtime.session.idle();
+        expect(server.requests.some((r) => r.path.includes('/recall'))).toBe(true);
+        expect(runtime.session.view().context.lastRecall?.outcome).toBe('timedOut');
+      } finally {
+        await host.close();
+      }
+    } finally {
+      faux?.dispose();
+      await server.close();
+    }
+  }, 30_000);
 });
