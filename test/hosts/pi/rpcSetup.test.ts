@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../../src/server/index.js';
+import { piExtension } from '../../helpers/piExtension.js';
 import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { hostLine } from './hostLine.js';
@@ -506,7 +507,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const run = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', path.join(repo, 'src/hosts/pi/extension.ts'), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
+        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
         { cwd: p.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: '["Hello there."]' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stdout = '';
