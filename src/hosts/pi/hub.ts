@@ -138,13 +138,16 @@ export const openHub = async (holder: RuntimeHolder, ctx: ExtensionContext, runt
   const mode = runtime.session.view().context.mode;
   // At most ten choices, so pi 1.6's list (ten rows, the rest scrolled away) shows them all at
   // 80x24: the session's two and the queue's two are one choice each, opening their own list.
+  // Not set up, setup is what the glance names and comes first; once set up, the switch does.
+  const unconfigured = enabled && setupState(runtime.setup.getSnapshot()) === 'unconfigured';
   const entries = [
+    ...(unconfigured ? [HUB_ENTRIES.setup] : []),
     enabled ? HUB_ENTRIES.off : HUB_ENTRIES.on,
     HUB_ENTRIES.status,
     ...(live ? [HUB_ENTRIES.import, `${HUB_ENTRIES.session} (mode ${mode})`, `${HUB_ENTRIES.queue} (${dead})`, HUB_ENTRIES.models] : []),
     HUB_ENTRIES.settings,
     HUB_ENTRIES.doctor,
-    HUB_ENTRIES.setup,
+    ...(unconfigured ? [] : [HUB_ENTRIES.setup]),
     HUB_ENTRIES.close,
   ];
   const top = await ui.select(glance(runtime), entries);

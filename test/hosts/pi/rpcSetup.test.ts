@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../../src/server/index.js';
+import { piExtension } from '../../helpers/piExtension.js';
 import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { hostLine } from './hostLine.js';
@@ -236,9 +237,13 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('When do deploys go out?');
       await pi.agentEnds(1);
       await pi.notice(/this conversation is held, not saved/);
-      const rules = setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1);
-      pi.script(rules);
-      pi.prompt('/memory setup');
+      // From the hub, as its glance says: not set up, its first choice is setup (it was ninth).
+      const hub: Rule = {
+        when: /^Memory: not set up in this project yet/,
+        answer: (d) => (d.method === 'select' && d.options[0] === 'Set up memory (guided)' ? { option: 'Set up memory (guided)' } : { cancel: true }),
+      };
+      pi.script([hub, ...setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1)]);
+      pi.prompt('/memory');
       await pi.notice(/Memory is on: bank held-coding/, { ms: 60_000 });
       expect(pi.unanswered).toEqual([]);
     } finally {
@@ -502,7 +507,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const run = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', path.join(repo, 'src/hosts/pi/extension.ts'), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
+        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
         { cwd: p.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: '["Hello there."]' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stdout = '';
