@@ -17,6 +17,8 @@ export const baseTest = {
 export const config = defineConfig({
   test: {
     ...baseTest,
+    // The pi extension bundled once for every real pi the run starts (test/helpers/piExtension.ts).
+    globalSetup: [baseTest.globalSetup, 'test/helpers/piExtension.ts'],
     include: ['test/**/*.test.ts'],
     sequence: { sequencer: LongestFirst },
     reporters: ['default', 'json'],

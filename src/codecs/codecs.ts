@@ -105,6 +105,21 @@ export interface TimerMsBrand {
 export const TimerMs = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, TimerMsBrand> => n <= MAX_TIMER_MS, 'TimerMs');
 export type TimerMs = t.TypeOf<typeof TimerMs>;
 
+/**
+ * The longest automatic recall may hold a prompt. `recall.timeoutMs` was any `TimerMs`: a
+ * project file, or a steered model through `memory_config` (in the user file too), could set
+ * 2147483647, and a server that stalls (a dropped VPN, a hung proxy) then held every prompt
+ * until Esc. Past 30 s a person would rather go on without memory.
+ */
+export const MAX_RECALL_DEADLINE_MS = 30_000;
+
+export interface RecallDeadlineMsBrand {
+  readonly RecallDeadlineMs: unique symbol;
+}
+/** A positive deadline in ms for automatic recall, at most `MAX_RECALL_DEADLINE_MS`. */
+export const RecallDeadlineMs = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, RecallDeadlineMsBrand> => n <= MAX_RECALL_DEADLINE_MS, 'RecallDeadlineMs');
+export type RecallDeadlineMs = t.TypeOf<typeof RecallDeadlineMs>;
+
 export interface IntervalMsBrand {
   readonly IntervalMs: unique symbol;
 }

@@ -123,22 +123,6 @@ export const jsonNestingExceeds = (text: string, max = MAX_JSON_DEPTH): boolean 
   return false;
 };
 
-/**
- * Whether a parsed value nests objects/arrays deeper than `max`: the same bound for a value that
- * arrives already parsed (a tool call's parameters, which the host parsed from the model's JSON).
- * Iterative, so the check itself never overflows the stack; each node is visited once.
- */
-export const valueNestingExceeds = (value: unknown, max = MAX_JSON_DEPTH): boolean => {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [node, depth] = next;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
-};
-
 export const decodeJson =
   <A, O>(codec: t.Type<A, O, unknown>, source: string) =>
   (text: string): E.Either<DecodeError, A> => {

@@ -5,7 +5,7 @@
  * read from here. Add a field here and nowhere else.
  */
 import * as t from 'io-ts';
-import { BankId, IntervalMs, PositiveInt, NonNegativeInt, TimerMs } from '../codecs/codecs.js';
+import { BankId, IntervalMs, PositiveInt, NonNegativeInt, RecallDeadlineMs, TimerMs } from '../codecs/codecs.js';
 import { stated } from '../codecs/decode.js';
 import { FactType as WireFactType } from '../wire/hindsight.js';
 import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
@@ -249,9 +249,9 @@ export const configFields = {
     advanced: true, patchKey: 'recallPreferObservations', origin: '8.2', description: 'Drop raw facts superseded by a returned observation.',
   }),
   recallTimeoutMs: field({
-    codec: TimerMs, default: stated(TimerMs, 1500, 'recall.timeoutMs default'), path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
+    codec: RecallDeadlineMs, default: stated(RecallDeadlineMs, 1500, 'recall.timeoutMs default'), path: 'recall.timeoutMs', resetKey: 'recall.timeoutMs', tab: 'Recall', kind: 'positive-int',
     advanced: true, patchKey: 'recallTimeoutMs', origin: 'added',
-    description: 'Deadline of automatic recall before an answer, in ms: a slow server never holds the prompt longer.',
+    description: 'Deadline of automatic recall before an answer, in ms (at most 30000): a slow server never holds the prompt longer.',
   }),
   recallTypes: field({
     codec: FactTypes, default: ['world', 'experience', 'observation'], path: 'recall.types', resetKey: 'recall.types', tab: 'Recall',

@@ -1,9 +1,11 @@
 /**
  * Letters that look like ASCII ones, for the redactor: a key or a secret's name typed, pasted or
  * forged with a Cyrillic `р` or a Greek `ο` (`ghр_…`, `pаssword=`), in fullwidth forms
- * (`ｇｈｐ_…`), or with a Unicode hyphen (`sk‐proj-…`) is the same secret to whoever reads it.
- * A disguise is a look-alike beside an ASCII letter, digit or `_`, or a fullwidth letter, digit
- * or `_`: the run of such characters around it is read as ASCII. A word wholly in Cyrillic or
+ * (`ｇｈｐ_…`), in mathematical letters and digits (`ghp_𝐚𝐛𝐜…`, `sk_live_𝟏𝟐𝟑…`), or with a
+ * Unicode hyphen (`sk‐proj-…`) is the same secret to whoever reads it. A disguise is a
+ * look-alike or a fullwidth digit beside an ASCII letter, digit or `_` (`AKIA１２３…`), or a
+ * fullwidth letter or `_`, or a mathematical letter or digit: the run of such characters
+ * around it is read as ASCII. A word wholly in Cyrillic or
  * Greek (`сборка`, also in `Linux-сборка`) is a word of that language and is not touched, and
  * neither is an en dash (`2019–2020`). One regex scan finds the disguises; only their runs are
  * read again.
@@ -18,23 +20,34 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
   '\u2010': '-', '\u2011': '-', '\u2012': '-', '\ufe63': '-',
 };
 const LOOK = Object.keys(LOOKALIKES).join('');
-// Fullwidth letters and `_` (not digits: Japanese and Chinese text writes numbers so, `２０２４年`).
+// Fullwidth letters and `_` (not digits alone: Japanese and Chinese text writes numbers so,
+// `２０２４年`; a fullwidth digit is a disguise only beside an ASCII letter, digit or `_`).
 const FULLWIDTH_WORD = String.raw`\uff21-\uff3a\uff41-\uff5a\uff3f`;
-const DISGUISE = new RegExp(`[A-Za-z0-9_][${LOOK}]|[${LOOK}][A-Za-z0-9_]|[${FULLWIDTH_WORD}]`, 'g');
+const FULLWIDTH_DIGIT = String.raw`\uff10-\uff19`;
+// Mathematical alphanumerics (U+1D400-1D7FF) are one surrogate pair each, all behind U+D835.
+const MATH_HIGH = 0xd835;
+const DISGUISE = new RegExp(`[A-Za-z0-9_][${LOOK}${FULLWIDTH_DIGIT}]|[${LOOK}${FULLWIDTH_DIGIT}][A-Za-z0-9_]|[${FULLWIDTH_WORD}]|\\ud835[\\udc00-\\udfff]`, 'g');
 // One character class first: most text holds none of them, and this scan is the cheapest.
-const MAY_HOLD = new RegExp(`[${LOOK}${FULLWIDTH_WORD}]`);
+const MAY_HOLD = new RegExp(`[${LOOK}${FULLWIDTH_WORD}${FULLWIDTH_DIGIT}\\ud835]`);
 
 const fullwidth = (code: number): string | undefined => (code >= 0xff01 && code <= 0xff5e ? String.fromCharCode(code - 0xfee0) : undefined);
 
-/** A character of a disguised run: ASCII letters, digits, `_` and `-`, look-alikes, fullwidth ASCII forms. */
-const inRun = (ch: string): boolean => {
-  const code = ch.charCodeAt(0);
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45 || (code >= 0xff01 && code <= 0xff5e) || LOOKALIKES[ch] !== undefined;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * True when the code unit at `at` is of a disguised run: ASCII letters, digits, `_` and `-`,
+ * look-alikes, fullwidth ASCII forms, and either half of a mathematical letter or digit.
+ */
+const inRun = (text: string, at: number): boolean => {
+  const code = text.charCodeAt(at);
+  if (code === MATH_HIGH) return isLowSurrogate(text.charCodeAt(at + 1));
+  if (isLowSurrogate(code)) return text.charCodeAt(at - 1) === MATH_HIGH;
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45 || (code >= 0xff01 && code <= 0xff5e) || LOOKALIKES[text.charAt(at)] !== undefined;
 };
 
 const ascii = (run: string): string => {
   let out = '';
-  for (const ch of run) out += fullwidth(ch.charCodeAt(0)) ?? LOOKALIKES[ch] ?? ch;
+  for (const ch of run) out += fullwidth(ch.charCodeAt(0)) ?? LOOKALIKES[ch] ?? (ch.charCodeAt(0) === MATH_HIGH ? ch.normalize('NFKC') : ch);
   return out;
 };
 
@@ -49,9 +62,9 @@ export const withoutLookalikes = (text: string): string => {
   while (hit !== null) {
     // `copied` is a run's end, so the run holding this hit starts at or after it.
     let start = hit.index;
-    while (start > copied && inRun(text.charAt(start - 1))) start -= 1;
+    while (start > copied && inRun(text, start - 1)) start -= 1;
     let end = hit.index + hit[0].length;
-    while (end < text.length && inRun(text.charAt(end))) end += 1;
+    while (end < text.length && inRun(text, end)) end += 1;
     out += `${text.slice(copied, start)}${ascii(text.slice(start, end))}`;
     copied = end;
     DISGUISE.lastIndex = end;

@@ -14,15 +14,17 @@ export { MIN_KNOWN_SECRET_LENGTH, containsKnownValue, knownSecretCount, redactKn
 
 /**
  * Terminal escape sequences (CSI such as `ESC[01;31m`, OSC to its terminator, two-byte escapes)
- * and invisible format characters (zero-width space and joiners, soft hyphen, bidi marks, BOM):
+ * and invisible characters: format characters (zero-width space and joiners, soft hyphen, bidi
+ * marks, BOM) and every other default-ignorable code point (variation selectors, the combining
+ * grapheme joiner, Hangul fillers: a key split by one was kept whole until round 10).
  * `grep --color` output puts codes between `API_TOKEN` and `=`, and a key copied from a chat
  * may carry a zero-width space. Each alternative starts at its own first character and stops at
  * the next escape, so the scan is linear.
  */
 // eslint-disable-next-line no-control-regex
-const INVISIBLE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])|\u009b[0-?]*[ -/]*[@-~]|\p{Cf}/gu;
+const INVISIBLE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])|\u009b[0-?]*[ -/]*[@-~]|[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 // eslint-disable-next-line no-control-regex
-const MAY_HOLD_INVISIBLE = /[\u001b\u009b\p{Cf}]/u;
+const MAY_HOLD_INVISIBLE = /[\u001b\u009b\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 
 const withoutInvisible = (text: string): string => (MAY_HOLD_INVISIBLE.test(text) ? text.replace(INVISIBLE, '') : text);
 

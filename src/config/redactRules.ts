@@ -59,6 +59,13 @@ const ASSIGN = String.raw`(?:=>|[:=](?!>))`;
 const KEY_FIRST_WORD = '(?:api|secret|access|private|account)';
 const NAME_CHAR = String.raw`(?:[A-Za-z0-9_.-]|(?<=${KEY_FIRST_WORD}) (?=key))`;
 
+// An unquoted value after a secret name: up to a space, a quote, `,`, `)`, `}` or `]`, and through a
+// `;` glued to more of it (`DB_PASSWORD=hunter2;Tr0ub4dor` kept `;Tr0ub4dor`), but not a `;` that
+// starts another setting (`Password=x;User Id=y`, `token=t;e.secret=n`) or ends a statement
+// (`password = f(); next()`). Each `;` looks ahead to the next `=` or character outside a name.
+const VALUE_CHAR = String.raw`[^\s"',;)}\]]`;
+const ASSIGNED_VALUE = String.raw`(?:${VALUE_CHAR}|;(?![A-Za-z0-9_. \t-]*=)(?=${VALUE_CHAR}))+`;
+
 const QUERY_START = /[?&]/g;
 const QUERY_NAME_END = /[=&#]|\s/g;
 const QUERY_VALUE_END = /[&#]|\s/g;
@@ -137,6 +144,10 @@ const hideJwts = (chain: string): string => {
 };
 
 const CLOSING = new Set('.,;!?)');
+
+// A "value" made only of a sentence's punctuation is no value: "the staging db password is:" sent
+// alone (its password in the next message) showed as "…is[REDACTED]", the colon taken for it.
+const PROSE_NO_VALUE = String.raw`(?![:=.?!,;\u2026\u2013\u2014-]+(?:[\s"'\u2018\u2019\u201c\u201d]|$))`;
 
 // A word of a password said in prose, and the words that end one: they start a new clause (or
 // are a secret's name again), and a passphrase in words holds none of them.
@@ -540,7 +551,7 @@ export const rules: readonly Rule[] = [
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {
     name: 'env secret assignment',
-    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;)}\]]+)`, 'g'),
+    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}(${ASSIGNED_VALUE})`, 'g'),
     replace: `$1${REDACTED}`,
     anchors: exact('_PASS', '_PWD', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
   },
@@ -555,7 +566,7 @@ export const rules: readonly Rule[] = [
     // The value is read by `hideProseValue`. Each word is taken whole and the words are a bounded
     // repetition over disjoint classes (spaces, then a word), so nothing is ever re-split.
     pattern: new RegExp(
-      String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)(?:\s+(?:for|to|of|on)(?:[ \t]+[^\s]+){1,3}?)?(?:\s+(?:is|was|will be|=(?![>=])|:)|:(?=[ \t]))\s*(?:[:=]\s*)?)${FRESH}` +
+      String.raw`(\b(?:password|passphrase|passcode|passwd|pwd|pin code)(?:\s+(?:for|to|of|on)(?:[ \t]+[^\s]+){1,3}?)?(?:\s+(?:is|was|will be|=(?![>=])|:)|:(?=[ \t]))\s*(?:[:=]\s*)?)${FRESH}${PROSE_NO_VALUE}` +
         String.raw`(?:(["'\u2018\u201c])${FRESH}([^"'\u2019\u201d\r\n]{1,200})(?=["'\u2019\u201d])|(["'\u2018\u201c]?)${FRESH}${whole(PROSE_WORD, 5)}((?:(?<![.,;!?)])[ \t]+(?!${PROSE_STOP}(?![A-Za-z0-9]))${PROSE_WORD}){0,7})(?=(["'\u2019\u201d]?)))`,
       'gi',
     ),
@@ -570,7 +581,7 @@ export const rules: readonly Rule[] = [
     // A name is read from where its run starts: checked by look-ahead (the word, then a
     // separator or the end of the name), then taken whole.
     pattern: new RegExp(
-      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=${KEY_FIRST_WORD} )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}([^\s"',;)}\]]+)`,
+      String.raw`((?<![A-Za-z0-9_.-])(?!(?<=${KEY_FIRST_WORD} )key)(?=${NAME_CHAR}*?(?:${SECRET_WORD}|[A-Za-z0-9][_.-]pass)(?:[_.-]|(?![A-Za-z0-9])))${whole(`${NAME_CHAR}+`, 2)}["']?\s*${ASSIGN}\s*["']?)${FRESH}(${ASSIGNED_VALUE})`,
       'gi',
     ),
     replace: `$1${REDACTED}`,

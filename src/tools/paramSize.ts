@@ -6,6 +6,7 @@
  * `responseSchema`, a patch's values, an unknown parameter) a flat bound applies, and the whole
  * call is held to a total. Only lengths are read; no value is echoed back.
  */
+import { MAX_JSON_DEPTH } from '../codecs/decode.js';
 import type { JsonSchema } from './params.js';
 
 /** A string the schema gives no length: config values, timestamps, paths, free JSON. */
@@ -45,57 +46,79 @@ const numberField = (schema: JsonSchema | undefined, key: string): number | unde
   return typeof value === 'number' ? value : undefined;
 };
 
+/** Why a call's raw parameters are refused before anything reads their text. */
+export type ParamIssue = { readonly kind: 'nesting' } | ({ readonly kind: 'size' } & SizeIssue);
+
+/**
+ * One pass over the raw parameters for both checks. Nesting is refused first whatever else the
+ * call holds, so after the first size issue the walk goes on for nesting only (no more counting).
+ * Recursion is safe: it stops one level past `MAX_JSON_DEPTH`, and nothing after that matters
+ * (nesting outranks any size).
+ */
 class Walk {
   private chars = 0;
+  size: SizeIssue | undefined;
 
-  issue(path: readonly string[], problem: string): SizeIssue {
-    return { path: path.length === 0 ? '(root)' : path.join('.'), problem };
+  private note(path: readonly string[], problem: string): void {
+    this.size ??= { path: path.length === 0 ? '(root)' : path.join('.'), problem };
   }
 
-  /** `depth` is bounded by the nesting check `runTool` makes first. */
-  visit(schema: JsonSchema | undefined, value: unknown, path: readonly string[]): SizeIssue | undefined {
+  /**
+   * Whether `value` nests too deep (`level` counts the containers holding it; a container at
+   * level `MAX_JSON_DEPTH` is the deepest allowed), noting the first size issue on the way.
+   */
+  tooDeep(schema: JsonSchema | undefined, value: unknown, path: readonly string[], level: number): boolean {
     if (typeof value === 'string') {
+      if (this.size !== undefined) return false;
       const max = numberField(branchFor(schema, 'string'), 'maxLength') ?? FREE_STRING_MAX;
-      if (value.length > max) return this.issue(path, `at most ${max} characters, got ${value.length}`);
-      return this.count(value.length, path);
+      if (value.length > max) this.note(path, `at most ${max} characters, got ${value.length}`);
+      else this.count(value.length, path);
+      return false;
     }
+    if (typeof value !== 'object' || value === null) return false;
+    if (level + 1 > MAX_JSON_DEPTH) return true;
     if (Array.isArray(value)) {
       const branch = branchFor(schema, 'array');
       const max = numberField(branch, 'maxItems') ?? FREE_ITEMS_MAX;
-      if (value.length > max) return this.issue(path, `at most ${max} items, got ${value.length}`);
+      if (this.size === undefined && value.length > max) this.note(path, `at most ${max} items, got ${value.length}`);
       const items = branch?.['items'];
       for (let i = 0; i < value.length; i += 1) {
-        const found = this.visit(isSchema(items) ? items : undefined, value[i], [...path, String(i)]);
-        if (found !== undefined) return found;
+        if (this.tooDeep(isSchema(items) ? items : undefined, value[i], this.size === undefined ? [...path, String(i)] : path, level + 1)) return true;
       }
-      return undefined;
+      return false;
     }
-    if (isObject(value)) {
-      const branch = branchFor(schema, 'object');
-      const properties = branch?.['properties'];
-      const additional = branch?.['additionalProperties'];
-      const keys = Object.keys(value);
-      if (!isSchema(properties) && keys.length > FREE_KEYS_MAX) return this.issue(path, `at most ${FREE_KEYS_MAX} keys, got ${keys.length}`);
-      for (const key of keys) {
-        if (key.length > KEY_MAX) return this.issue([...path, shownKey(key)], `a key of at most ${KEY_MAX} characters, got ${key.length}`);
-        const counted = this.count(key.length, [...path, shownKey(key)]);
-        if (counted !== undefined) return counted;
-        const own = isSchema(properties) && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : additional;
-        const found = this.visit(isSchema(own) ? own : undefined, value[key], [...path, shownKey(key)]);
-        if (found !== undefined) return found;
+    if (!isObject(value)) return false;
+    const branch = branchFor(schema, 'object');
+    const properties = branch?.['properties'];
+    const additional = branch?.['additionalProperties'];
+    const keys = Object.keys(value);
+    if (this.size === undefined && !isSchema(properties) && keys.length > FREE_KEYS_MAX) this.note(path, `at most ${FREE_KEYS_MAX} keys, got ${keys.length}`);
+    for (const key of keys) {
+      if (this.size === undefined) {
+        const at = [...path, shownKey(key)];
+        if (key.length > KEY_MAX) this.note(at, `a key of at most ${KEY_MAX} characters, got ${key.length}`);
+        else this.count(key.length, at);
       }
+      const own = isSchema(properties) && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : additional;
+      if (this.tooDeep(isSchema(own) ? own : undefined, value[key], this.size === undefined ? [...path, shownKey(key)] : path, level + 1)) return true;
     }
-    return undefined;
+    return false;
   }
 
-  private count(length: number, path: readonly string[]): SizeIssue | undefined {
+  private count(length: number, path: readonly string[]): void {
     this.chars += length;
-    return this.chars > TOTAL_CHARS_MAX ? this.issue(path, `the parameters hold more than ${TOTAL_CHARS_MAX} characters in all`) : undefined;
+    if (this.chars > TOTAL_CHARS_MAX) this.note(path, `the parameters hold more than ${TOTAL_CHARS_MAX} characters in all`);
   }
 }
 
 /**
- * The first part of `params` larger than `schema` allows, or undefined. Reads lengths only, so
- * its cost is one pass over the structure whatever the strings hold.
+ * Parameters nested deeper than `MAX_JSON_DEPTH` (every later walk, redaction, the codec and its
+ * error text, recurses), else the first part of `params` larger than `schema` allows, else
+ * undefined. Reads lengths only, so its cost is one pass over the structure whatever the
+ * strings hold.
  */
-export const oversizedParam = (schema: JsonSchema, params: unknown): SizeIssue | undefined => new Walk().visit(schema, params, []);
+export const paramIssue = (schema: JsonSchema, params: unknown): ParamIssue | undefined => {
+  const walk = new Walk();
+  if (walk.tooDeep(schema, params, [], 0)) return { kind: 'nesting' };
+  return walk.size === undefined ? undefined : { kind: 'size', ...walk.size };
+};

@@ -4,13 +4,13 @@
  * the master switch, then the handler; an unexpected throw becomes a redacted error.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { MAX_JSON_DEPTH, decodeWith, valueNestingExceeds } from '../codecs/decode.js';
+import { MAX_JSON_DEPTH, decodeWith } from '../codecs/decode.js';
 import { redact } from '../config/redact.js';
 import { trustNotice } from '../config/trust.js';
 import type { ToolContext } from './context.js';
 import { disabledText } from './disabled.js';
 import type { ToolParams } from './params.js';
-import { oversizedParam } from './paramSize.js';
+import { paramIssue } from './paramSize.js';
 import { fail, invalidParams, ok, type ToolOutcome } from './result.js';
 
 export interface ToolDefinition<A = unknown> {
@@ -48,14 +48,15 @@ const redactParams = (value: unknown, depth = 0): unknown => {
 
 export const runTool = async <A>(tool: ToolDefinition<A>, rawParams: unknown, ctx: ToolContext): Promise<ToolOutcome> => {
   if (ctx.signal?.aborted === true) return fail('aborted', `${tool.name} was cancelled before it started; nothing was sent.`);
-  // Every walk below (redaction, the codec, its error text) recurses: parameters nested 200,000
-  // deep threw a stack overflow out of the call instead of failing it by field.
-  if (valueNestingExceeds(rawParams)) return fail('invalidParams', `${tool.name}: the parameters are nested deeper than ${MAX_JSON_DEPTH} levels; nothing was sent.`);
-  // Sizes before text: redaction (and memory_config's secret check) read every character, so a
-  // 5 MB string cost ~0.6 s of CPU before the codec refused it as too long.
-  const oversized = oversizedParam(tool.params.schema, rawParams);
-  if (oversized !== undefined) {
-    return fail('invalidParams', `tool ${tool.name}: field ${oversized.path}: ${oversized.problem}. Nothing was sent; shorten it and call again.`, { field: oversized.path });
+  // One walk before anything reads the text. Nesting first: every later walk (redaction, the
+  // codec, its error text) recurses, and parameters nested 200,000 deep threw a stack overflow
+  // out of the call instead of failing it by field. Then sizes: redaction (and memory_config's
+  // secret check) read every character, so a 5 MB string cost ~0.6 s of CPU before the codec
+  // refused it as too long.
+  const issue = paramIssue(tool.params.schema, rawParams);
+  if (issue?.kind === 'nesting') return fail('invalidParams', `${tool.name}: the parameters are nested deeper than ${MAX_JSON_DEPTH} levels; nothing was sent.`);
+  if (issue !== undefined) {
+    return fail('invalidParams', `tool ${tool.name}: field ${issue.path}: ${issue.problem}. Nothing was sent; shorten it and call again.`, { field: issue.path });
   }
   // A query, a model's name or source query, a mission: text the model wrote from a context that
   // may hold a pasted secret, sent to the server as it is (only retained content passes the queue's redaction).

@@ -58,6 +58,7 @@ export const uiPage = (input: UiPageInput): string => `<!doctype html>
     <label>Replay <select id="replay"><option value="">(a trace or journal file)</option></select></label>
     <span id="run-info" class="muted"></span>
   </div>
+  <ul id="run-problems" class="problems" hidden></ul>
   <div class="bar slider"><button id="prev" title="previous step">◀</button><input id="slider" type="range" min="0" max="0" value="0"><button id="next" title="next step">▶</button>
   <label><input id="follow" type="checkbox" checked> follow live</label><span id="step-info" class="mono"></span></div>
   <div id="gates" class="gates"></div>

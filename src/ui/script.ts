@@ -366,9 +366,17 @@ const showSteps = (steps, keepAt) => {
   view.at = keepAt && view.at >= 0 && view.at < steps.length ? view.at : steps.length - 1;
   paint();
 };
-// A run named by its pid alone is a pi session's; a shell command's names itself ("agent-memory import · pid 42").
-const runLabel = (r) => (/^pid \d+$/.test(r.run) ? 'pi session · ' : '') + r.run + (r.run === 'project' ? ' (retain queue, import)' : r.running ? ' · running' : ' · ended') + ' · ' + r.steps.length + ' steps';
+// The server names each run ("pi session · pid 42", "agent-memory import · pid 42"; runName in hosts/ui/liveRuns.ts).
+const runLabel = (r) => r.run + (r.run === 'project' ? ' (retain queue, import)' : r.running ? ' · running' : ' · ended') + ' · ' + r.steps.length + ' steps';
+// A file a run's journals could not be read from is said whichever run is shown: the others are read on.
+const showProblems = () => {
+  const list = $('run-problems'); list.textContent = '';
+  const all = [...runs.values()].flatMap((r) => (r.problems || []).map((p) => r.run + ': ' + p));
+  for (const p of all) list.append(el('li', { text: p }));
+  list.hidden = all.length === 0;
+};
 const fillRuns = () => {
+  showProblems();
   const sel = $('run'); const keep = sel.value; sel.textContent = '';
   const list = [...runs.values()].sort((a, b) => (b.running - a.running) || String(b.startedAt).localeCompare(String(a.startedAt)));
   for (const r of list) sel.append(el('option', { value: r.run, text: runLabel(r) }));
@@ -413,13 +421,13 @@ const startMachines = async () => {
     loadTraces().catch(() => undefined);
   });
   s.addEventListener('alive', (e) => {
-    for (const a of JSON.parse(e.data)) { const r = runs.get(a.run); if (r) r.running = a.running; }
+    for (const a of JSON.parse(e.data)) { const r = runs.get(a.run); if (r) { r.running = a.running; r.problems = a.problems; } }
     const keep = $('run').value; fillRuns(); $('run').value = keep;
   });
   s.addEventListener('step', (e) => {
     const step = JSON.parse(e.data);
     let r = runs.get(step.run);
-    if (!r) { r = { run: step.run, pid: null, running: true, startedAt: step.at, files: [], steps: [] }; runs.set(step.run, r); fillRuns(); loadTraces().catch(() => undefined); }
+    if (!r) { r = { run: step.run, pid: null, running: true, startedAt: step.at, files: [], steps: [], problems: [] }; runs.set(step.run, r); fillRuns(); loadTraces().catch(() => undefined); }
     r.steps.push(step);
     const opt = [...$('run').options].find((o) => o.value === step.run);
     if (opt) opt.textContent = runLabel(r);

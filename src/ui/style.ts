@@ -41,6 +41,7 @@ tr.current td { background: #fff4e0; }
 tr.click { cursor: pointer; }
 #notice { margin: 8px 18px 0; padding: 8px 10px; border-radius: 6px; background: #fdecea; color: #8a1c12; }
 #notice.ok { background: #e6f4ea; color: #185c2c; }
+.problems { margin: 6px 0; padding: 6px 10px 6px 28px; border-radius: 6px; background: #fff4e5; color: #6b3d00; }
 .gates { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; margin-bottom: 10px; }
 .gate { background: #fff; border: 1px solid #dde1e8; border-radius: 8px; padding: 6px 8px; min-width: 0; }
 .gate .head { display: flex; gap: 6px; align-items: center; font-size: 13px; }

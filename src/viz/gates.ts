@@ -15,11 +15,14 @@ export interface VizGate {
   readonly machine: AnyStateMachine;
   /** The gate's event codec: a journal's payloads are decoded with it before they are replayed. */
   readonly events: t.Mixed;
+  /** What the gate's machine starts from (the retain queue needs its delivery mode; without it the machine starts in error and every event threw). */
+  readonly input?: unknown;
 }
 
 export const vizGates: readonly VizGate[] = [
   { name: 'setup', machine: setupMachine, events: SetupEvent },
   { name: 'session', machine: sessionMachine, events: SessionEvent },
-  { name: 'retainDelivery', machine: retainDeliveryMachine, events: RetainDeliveryEvent },
+  // The shared fold starts as a queue with the default delivery (retain.delivery: immediate).
+  { name: 'retainDelivery', machine: retainDeliveryMachine, events: RetainDeliveryEvent, input: { mode: 'immediate' } },
   { name: 'import', machine: importMachine, events: ImportEvent },
 ];

@@ -22,7 +22,7 @@ export const replayJournal = (gate: VizGate, records: readonly JournalRecord[]):
   const decode = decodeWith(gate.events, `${gate.name} journal record`);
   const trace: TraceRecord[] = [];
   const problems: string[] = [];
-  let [snapshot] = initialTransition(gate.machine) as [AnyMachineSnapshot, unknown];
+  let [snapshot] = initialTransition(gate.machine, gate.input) as [AnyMachineSnapshot, unknown];
   for (const record of records) {
     const event = decode(record.payload);
     if (E.isLeft(event)) {

@@ -44,7 +44,7 @@ export interface GateFold {
  */
 export const gateFold = (gate: VizGate, fold: (record: JournalRecord) => boolean = () => true): GateFold => {
   const decode = decodeWith(gate.events, `${gate.name} journal record`);
-  let [snapshot] = initialTransition(gate.machine) as [AnyMachineSnapshot, unknown];
+  let [snapshot] = initialTransition(gate.machine, gate.input) as [AnyMachineSnapshot, unknown];
   return {
     value: () => json(snapshot.value),
     step: (record) => {

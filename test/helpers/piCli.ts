@@ -1,15 +1,15 @@
 /**
  * One run of the real `pi` CLI on a test project, as a person starts it: offline, an isolated
  * agent dir, the scripted faux model answering `answer`, and this checkout's extension loaded
- * from source by pi's own loader. Never throws; a guard SIGKILLs a pi that hangs.
+ * by pi's own loader (bundled once per run, `piExtension.ts`; `fromSource`: its TypeScript). Never throws; a guard SIGKILLs a pi that hangs.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { hostLine } from '../hosts/pi/hostLine.js';
+import { piExtension, piExtensionSource } from './piExtension.js';
 import { piTmpEnv } from './piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
-export const piExtensionSource = path.join(repo, 'src/hosts/pi/extension.ts');
 const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
 
 export interface PiCliProject {
@@ -30,13 +30,15 @@ export interface PiCliOptions {
   readonly onStdout?: (text: string, kill: (signal: NodeJS.Signals) => void) => void;
   readonly env?: Readonly<Record<string, string>>;
   readonly guardMs?: number;
+  /** Load the extension's TypeScript source (pi compiles it) rather than the run's bundle. */
+  readonly fromSource?: boolean;
 }
 
 export const runPiCli = (project: PiCliProject, args: readonly string[], answer: string, options: PiCliOptions = {}): Promise<PiCliRun> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [hostLine.cli, '--no-extensions', '-e', fauxProvider, '-e', piExtensionSource, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', ...args],
+      [hostLine.cli, '--no-extensions', '-e', fauxProvider, '-e', options.fromSource === true ? piExtensionSource : piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', ...args],
       {
         cwd: project.cwd,
         env: {

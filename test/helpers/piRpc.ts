@@ -7,10 +7,10 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
+import { piExtension } from './piExtension.js';
 import { piTmpEnv } from './piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
-const extension = path.join(repo, 'src/hosts/pi/extension.ts');
 const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
 
 export type Dialog =
@@ -87,7 +87,7 @@ const respond = (dialog: Dialog, answer: Answer): Record<string, unknown> => {
 export const startPiRpc = (o: PiRpcOptions): PiRpc => {
   const child: ChildProcessWithoutNullStreams = spawn(
     o.node ?? process.execPath,
-    [o.cli, '--no-extensions', '-e', fauxProvider, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'rpc'],
+    [o.cli, '--no-extensions', '-e', fauxProvider, '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'rpc'],
     { cwd: o.cwd, env: { PATH: process.env['PATH'] ?? '', PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: JSON.stringify(o.answers), ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let rules: Rule[] = [...(o.rules ?? [])];

@@ -14,10 +14,10 @@ import { RUN_KEPT_CHARS } from '../../src/effects/session/retainProjection.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { hostLine } from '../hosts/pi/hostLine.js';
 import { makeProject, type Project } from '../hosts/pi/piSdk.js';
+import { piExtension } from '../helpers/piExtension.js';
 import { piTmpEnv } from '../helpers/piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
-const extension = path.join(repo, 'src/hosts/pi/extension.ts');
 const fauxProvider = path.join(repo, 'fixtures/pi/faux-provider.ts');
 const emitTool = path.join(repo, 'fixtures/pi/emit-tool.ts');
 
@@ -35,7 +35,7 @@ type Step = string | { readonly tool: string; readonly args: Record<string, unkn
 
 const runPi = (project: Project, prompt: string, script: readonly Step[], tools: readonly string[]): Promise<Run> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [hostLine.cli, '--no-extensions', '-e', fauxProvider, '-e', extension, ...tools, '--provider', 'faux', '--model', 'faux-1', '-p', prompt], {
+    const child = spawn(process.execPath, [hostLine.cli, '--no-extensions', '-e', fauxProvider, '-e', piExtension(), ...tools, '--provider', 'faux', '--model', 'faux-1', '-p', prompt], {
       cwd: project.cwd,
       env: { PATH: process.env['PATH'] ?? '', HOME: project.home, PI_CODING_AGENT_DIR: project.agentDir, PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: JSON.stringify(script) },
       stdio: ['ignore', 'pipe', 'pipe'],

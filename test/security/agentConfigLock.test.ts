@@ -12,6 +12,7 @@ import { findTool } from '../../src/tools/catalogue.js';
 import { startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { startHarness, type Harness } from '../tools/harness.js';
 import { makeDirs, startListener, type Listener } from './support.js';
+import { piExtension } from '../helpers/piExtension.js';
 import { piTmpEnv } from '../helpers/piTmp.js';
 
 const LOCKED: readonly (readonly [key: string, value: unknown])[] = [
@@ -66,7 +67,6 @@ describe('memory_config refuses every field that decides where memory goes', () 
 
 const repo = path.resolve(__dirname, '../..');
 const piBin = realpathSync(path.join(repo, 'node_modules/.bin/pi'));
-const extension = path.join(repo, 'src/hosts/pi/extension.ts');
 const fauxTools = path.join(repo, 'fixtures/pi/faux-provider.ts');
 
 describe('the real pi CLI: a model steered to repoint memory gets a refusal', () => {
@@ -92,7 +92,7 @@ describe('the real pi CLI: a model steered to repoint memory gets a refusal', ()
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [piBin, '--no-extensions', '-e', fauxTools, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'json', 'Summarise the README.'],
+        [piBin, '--no-extensions', '-e', fauxTools, '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'json', 'Summarise the README.'],
         {
           cwd: dirs.cwd,
           env: {

@@ -9,7 +9,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
-import { MAX_TIMER_MS } from '../../src/codecs/codecs.js';
+import { MAX_RECALL_DEADLINE_MS, MAX_TIMER_MS } from '../../src/codecs/codecs.js';
 import { decodeWith } from '../../src/codecs/decode.js';
 import { fieldList } from '../../src/config/fields.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -68,10 +68,11 @@ describe('a project file with hostile values in every field', () => {
   });
 
   it('a duration no timer can wait is refused by field and the default applies: memory.timeoutMs, recall.timeoutMs, retain.flushIntervalMs', () => {
-    for (const [field, fallback] of [
-      ['memory.timeoutMs', 30_000],
-      ['recall.timeoutMs', 1_500],
-      ['retain.flushIntervalMs', 0],
+    // Automatic recall's deadline is bounded tighter (round 10, `promptDeadline.test.ts`).
+    for (const [field, fallback, longest] of [
+      ['memory.timeoutMs', 30_000, MAX_TIMER_MS],
+      ['recall.timeoutMs', 1_500, MAX_RECALL_DEADLINE_MS],
+      ['retain.flushIntervalMs', 0, MAX_TIMER_MS],
     ] as const) {
       for (const value of [MAX_TIMER_MS + 1, 3_000_000_000, Number.MAX_SAFE_INTEGER]) {
         box.writeProject(nest(field, value));
@@ -80,10 +81,10 @@ describe('a project file with hostile values in every field', () => {
         expect((loaded.config as unknown as Record<string, unknown>)[spec?.name ?? '']).toBe(fallback);
         expect(loaded.warnings.map((w) => w.message).join('\n')).toContain(`field ${field}`);
       }
-      // The longest a timer can wait is still a value the person may choose.
-      box.writeProject(nest(field, MAX_TIMER_MS));
+      // The longest a timer can wait (recall: its bound) is still a value the person may choose.
+      box.writeProject(nest(field, longest));
       const spec = fieldList.find((f) => f.path === field);
-      expect((loadConfig({ cwd: box.cwd, home: box.home, env: {} }).config as unknown as Record<string, unknown>)[spec?.name ?? '']).toBe(MAX_TIMER_MS);
+      expect((loadConfig({ cwd: box.cwd, home: box.home, env: {} }).config as unknown as Record<string, unknown>)[spec?.name ?? '']).toBe(longest);
     }
   });
 });

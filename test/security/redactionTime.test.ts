@@ -96,6 +96,16 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('$s0$1$a$', n));
     withinBudget((n) => repeatTo('\\"auth\\":\\"aaaaaaaa', n));
     withinBudget((n) => repeatTo('736b2d', n));
+    // Round 10's: a value through `;` (each `;` looks ahead to the next `=`) and a cue of punctuation.
+    withinBudget((n) => repeatTo(';a', n, 'x TOKEN=a'));
+    withinBudget((n) => repeatTo('b ', n, 'x TOKEN=a;'));
+    withinBudget((n) => repeatTo('TOKEN=a;b ', n));
+    withinBudget((n) => repeatTo(':', n, 'password is '));
+    withinBudget((n) => repeatTo('password is: ', n));
+    withinBudget((n) => repeatTo('a１', n));
+    withinBudget((n) => repeatTo('１', n, 'ghp_'));
+    withinBudget((n) => repeatTo('𝐚', n, 'x'));
+    withinBudget((n) => repeatTo('\ud835a', n));
     // The retain projection's sanitiser pays about 0.1 s once per process (0.6 s under load) on
     // the first Cyrillic text it sees (measured: cleanText('р') then any Cyrillic text in under
     // 2 ms): paid here, so the sizes below measure the rules, not that one start-up.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, spawnServerProcess, startTestServer } from '../helpers/embeddedServer.js';
 import type { ServerProcess } from '../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../src/server/index.js';
-import { encodeLine } from '../../src/server/store/logFormat.js';
+import { encodeLineBytes } from '../../src/server/store/logFormat.js';
 import { openStore } from '../../src/server/store/store.js';
 
 const B = '/v1/default/banks';
@@ -211,7 +211,7 @@ describe('crash safety (child process, SIGKILL)', () => {
     // Half of a real commit line (a new bank and its document): one line per commit, so the
     // torn commit must vanish whole.
     const now = '2024-01-01T00:00:00.000+00:00';
-    const commit = encodeLine([
+    const commit = encodeLineBytes([
       { type: 'bank.put', bank: { bank_id: 'half', name: 'half', disposition: { skepticism: 3, literalism: 3, empathy: 3 }, mission: '', created_at: now, updated_at: now } },
       {
         type: 'document.put',
@@ -221,7 +221,7 @@ describe('crash safety (child process, SIGKILL)', () => {
         facts: [],
       },
     ]);
-    await appendFile(newest, commit.slice(0, Math.floor(commit.length * 0.7)));
+    await appendFile(newest, commit.subarray(0, Math.floor(commit.length * 0.7)));
 
     const restarted = await spawnServer(['--data-dir', dir]);
     try {

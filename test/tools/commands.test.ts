@@ -55,6 +55,8 @@ describe('slash commands', () => {
     const report = await memoryHubCommand(await ctx(), 'flush');
     expect(report.text).toMatch(/^Memory flushed 1; dead-lettered 0; remaining 0/);
     expect(report.level).toBe('info');
+    // Again, with nothing left: said as such, not as counts of nothing.
+    expect((await memoryHubCommand(await ctx(), 'flush')).text).toBe('Nothing was queued: every memory is delivered.');
   });
 
   it('/memory models lists mental models; unknown actions show the menu', async () => {

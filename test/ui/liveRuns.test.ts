@@ -4,8 +4,9 @@
  * redacted; a damaged line is a step that says why; a compaction (the file replaced shorter)
  * folds the run again from the start.
  */
-import { mkdir, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile, appendFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ describe('live runs', () => {
     journal.appendSync([{ type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: [SECRET] } }]);
     await journal.flush();
     await waitUntil(() => seen.length === 1, 5_000, 'the first step');
-    expect(seen[0]).toMatchObject({ run: `pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
+    expect(seen[0]).toMatchObject({ run: `pi session · pid ${process.pid}`, gate: 'setup', kind: 'transition', from: 'unconfigured', to: 'probing', index: 0 });
     expect(JSON.stringify(seen[0]?.event)).not.toContain(SECRET);
     expect(JSON.stringify(seen[0]?.event)).toContain('[REDACTED]');
 
@@ -59,7 +60,7 @@ describe('live runs', () => {
     await journal.flush();
     await waitUntil(() => seen.length === 2, 5_000, 'the second step');
     expect(seen[1]).toMatchObject({ from: 'probing', to: 'ready', kind: 'transition' });
-    const run = live.runs().find((r) => r.run === `pid ${process.pid}`);
+    const run = live.runs().find((r) => r.run === `pi session · pid ${process.pid}`);
     expect(run).toMatchObject({ running: true, pid: process.pid, files: [path.basename(file)] });
     expect(run?.steps.length).toBe(2);
 
@@ -73,8 +74,8 @@ describe('live runs', () => {
     const first = `${JSON.stringify({ v: 1, seq: 0, type: 'setup.configured', at: '2026-11-27T06:00:00.000Z', payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] }, checksum: '' })}\n`;
     await writeFile(`${file}.tmp`, first);
     await import('node:fs/promises').then(({ rename }) => rename(`${file}.tmp`, file));
-    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
-    expect(live.runs().find((r) => r.run === `pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
+    await waitUntil(() => resets === 1 && (live?.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps.length ?? 0) === 1, 5_000, 'the refold');
+    expect(live.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps[0]).toMatchObject({ to: 'probing', index: 0 });
   });
 
   it('a run whose pid now names another process is ended, not running (the kernel reuses pids)', async () => {
@@ -95,8 +96,8 @@ describe('live runs', () => {
         await journal.flush();
       }
       await waitUntil(() => watcher.runs().length >= 3, 5_000, 'both runs read');
-      expect(watcher.runs().find((r) => r.run === `pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
-      expect(watcher.runs().find((r) => r.run === `pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
+      expect(watcher.runs().find((r) => r.run === `pi session · pid ${process.pid}`)).toMatchObject({ pid: process.pid, running: false });
+      expect(watcher.runs().find((r) => r.run === `pi session · pid ${child.pid ?? 0}`)).toMatchObject({ running: true });
     } finally {
       watcher.close();
       child.kill();
@@ -115,7 +116,7 @@ describe('live runs', () => {
     const idle = watchLiveRuns(loaded);
     try {
       const at = Date.parse('2026-11-27T07:00:00Z');
-      const stepsOf = (): number => idle.runs().find((r) => r.run === `pid ${process.pid}`)?.steps.length ?? 0;
+      const stepsOf = (): number => idle.runs().find((r) => r.run === `pi session · pid ${process.pid}`)?.steps.length ?? 0;
       const first: LiveStep[] = [];
       const leave = idle.subscribe((change) => {
         if ('step' in change) first.push(change.step);
@@ -140,6 +141,78 @@ describe('live runs', () => {
     } finally {
       idle.close();
       await journal.close();
+    }
+  });
+
+  it('a journal it cannot read is said on its run, by name, and the runs after it are still read', async () => {
+    // The browser's poll stopped at the first file that threw, and said nothing: one browser
+    // showed no steps for minutes. Run as another account (nobody, when the tests run as root),
+    // a journal this account wrote with mode 0600 is one it cannot read.
+    const cwd = path.join(root, 'project-unreadable');
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    for (const d of [root, cwd, path.join(cwd, '.pi'), path.join(cwd, '.pi', 'memory'), dir]) await chmod(d, 0o755);
+    const at = Date.now();
+    const record = { type: 'setup.configured', at: new Date(at).toISOString(), payload: { type: 'setup.configured', at, enabled: true, configured: true, banks: ['b'] } };
+    const theirs = await runJournalPath(dir, 'session', `${stampNow()}-424242`);
+    const theirJournal = openTraceJournal({ path: theirs });
+    theirJournal.appendSync([record]);
+    await theirJournal.close();
+    const root0 = process.getuid?.() === 0;
+    await chmod(theirs, root0 ? 0o600 : 0o000);
+
+    // tsx keeps its cache in the temporary directory: one the other account can write.
+    const probeTmp = path.join(root, 'probe-tmp');
+    await mkdir(probeTmp, { recursive: true });
+    await chmod(probeTmp, 0o1777);
+    const probe = spawn(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), path.resolve('test/ui/liveRunsProbe.ts'), cwd, path.join(root, 'home')], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      ...(root0 ? { uid: 65534, gid: 65534 } : {}),
+      env: { ...process.env, HOME: root, TMPDIR: probeTmp },
+    });
+    type Seen = { run: string; steps: number; problems: string[] }[];
+    let seen: Seen = [];
+    createInterface({ input: probe.stdout }).on('line', (line) => {
+      seen = JSON.parse(line) as Seen;
+    });
+    try {
+      const theirRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pi session · pid 424242');
+      await waitUntil(() => (theirRun()?.problems.length ?? 0) > 0, 20_000, 'the unreadable journal said');
+      // A run that starts after it: its journal is read after the unreadable one at every poll.
+      const ours = await runJournalPath(dir, 'session', `${stampNow()}-434343`);
+      const journal = openTraceJournal({ path: ours });
+      journal.appendSync([record]);
+      await journal.close();
+      await chmod(ours, 0o644);
+      // Readable once its mode is set (a moment before, it is said unreadable, as it is).
+      const ourRun = (): Seen[number] | undefined => seen.find((r) => r.run === 'pi session · pid 434343');
+      await waitUntil(() => ourRun()?.steps === 1 && ourRun()?.problems.length === 0, 10_000, 'the readable run read');
+      const problem = theirRun()?.problems[0] ?? '';
+      expect(problem).toContain(path.basename(theirs));
+      expect(problem).toMatch(/permission denied.*chown/);
+      // The file's name only: the directory (another account's, in the case met) never shows.
+      expect(problem).not.toContain(dir);
+      expect(theirRun()?.steps).toBe(0);
+    } finally {
+      probe.stdin.end();
+      probe.kill();
+    }
+  });
+
+  it('a link named as a journal is not followed, and is said on its run', async () => {
+    const cwd = path.join(root, 'project-link');
+    const dir = path.join(cwd, '.pi', 'memory', 'trace');
+    await mkdir(dir, { recursive: true });
+    const loaded = loadConfig({ cwd, home: path.join(root, 'home'), env: {} });
+    await writeFile(path.join(root, 'elsewhere.jsonl'), '');
+    const link = path.join(dir, `session.journal.${stampNow()}-515151.jsonl`);
+    await symlink(path.join(root, 'elsewhere.jsonl'), link);
+    const watcher = watchLiveRuns(loaded);
+    try {
+      await waitUntil(() => (watcher.runs().find((r) => r.run === 'pi session · pid 515151')?.problems.length ?? 0) === 1, 5_000, 'the link said');
+      expect(watcher.runs().find((r) => r.run === 'pi session · pid 515151')?.problems[0]).toBe(`${path.basename(link)} is a symbolic link, which the memory browser never follows (a cloned repository can commit one); delete it if it is not yours.`);
+    } finally {
+      watcher.close();
     }
   });
 });

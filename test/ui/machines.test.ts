@@ -6,7 +6,7 @@
  * run replays on the same page. Every state of every gate is inside its panel.
  */
 import { mkdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,7 +85,7 @@ describe('the live machine inspector', () => {
 
   it('follows a real pi session: each prompt moves the session gate on the page within 1 s', async () => {
     pi = startPiRpc(project.cwd, project.env, ['The deploy window is Tuesday.', 'Backups run nightly at two.']);
-    const run = `pid ${pi.pid}`;
+    const run = `pi session · pid ${pi.pid}`;
     // The session starts: its run appears, running, and is chosen.
     await page.locator(`#run option[value="${run}"]`).waitFor({ state: 'attached', timeout: 30_000 });
     await page.selectOption('#run', run);
@@ -133,7 +133,7 @@ describe('the live machine inspector', () => {
     await page.selectOption('#run', 'project');
     await page.locator('#run-info', { hasText: "the project's shared journals" }).waitFor();
     expect(await page.locator('#run-info').textContent()).not.toMatch(/running|ended/);
-    await page.selectOption('#run', `pid ${pi!.pid}`);
+    await page.selectOption('#run', `pi session · pid ${pi!.pid}`);
   });
 
   it('replays the session journal on the same page', async () => {
@@ -161,5 +161,16 @@ describe('the live machine inspector', () => {
     const traced = await rows();
     expect(traced.map((r) => r.event)).toEqual(replayed.map((r) => r.event));
     expect(traced.find((r) => r.event === 'session.recall.requested')?.transition).toContain('→ active.{recall.recalling');
+  });
+
+  it('says, above every run, a journal it does not read, and what to do', async () => {
+    // A link named as a run's journal: never followed; the page says so whichever run is shown.
+    const dir = path.join(project.cwd, '.pi', 'memory', 'trace');
+    const name = 'session.journal.2026-11-28T00-00-00-000Z-616161.jsonl';
+    await writeFile(path.join(project.cwd, 'elsewhere.jsonl'), '');
+    await symlink(path.join(project.cwd, 'elsewhere.jsonl'), path.join(dir, name));
+    await page.locator('#run-problems li', { hasText: `pi session · pid 616161: ${name} is a symbolic link, which the memory browser never follows` }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#run-problems').isVisible()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}/ui-machines-problem.png`, fullPage: true });
   });
 });

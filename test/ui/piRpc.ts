@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { installedPi } from '../helpers/installedPi.js';
+import { piExtension } from '../helpers/piExtension.js';
 import { piTmpEnv } from '../helpers/piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
@@ -24,7 +25,7 @@ export const startPiRpc = (cwd: string, env: NodeJS.ProcessEnv, answers: readonl
   const pi = installedPi('@mariozechner/pi-coding-agent');
   const child: ChildProcess = spawn(
     process.execPath,
-    [pi.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', path.join(repo, 'src/hosts/pi/extension.ts'), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'rpc'],
+    [pi.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'rpc'],
     { cwd, env: { ...env, PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: JSON.stringify(answers) }, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const records: Record<string, unknown>[] = [];

@@ -73,20 +73,27 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
       return options.cwd !== undefined && cwd !== undefined && normaliseCwd(cwd) !== normaliseCwd(options.cwd) ? cwd : undefined;
     };
     const buffer = Buffer.allocUnsafe(CHUNK);
-    let carry: Buffer = Buffer.alloc(0);
+    // The unended line's bytes, one copy per chunk, joined once when its newline comes: joining
+    // them onto one growing buffer at every chunk copied a long line over and over (a 128 MB
+    // line took 25 s, quadratic in its length, with the event loop held up to 0.7 s at a time).
+    let carry: Buffer[] = [];
+    let carryBytes = 0;
     let position = 0;
     let consumed = 0;
     let first = true;
     while (position < limit) {
       const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, limit - position), position);
       if (bytesRead === 0) break;
+      // The file's first bytes: what the first read holds.
+      if (position === 0 && looksBinary(buffer.subarray(0, bytesRead))) return skip('not-a-session', 'binary content');
       position += bytesRead;
-      const chunk = carry.length === 0 ? buffer.subarray(0, bytesRead) : Buffer.concat([carry, buffer.subarray(0, bytesRead)]);
-      if (first && looksBinary(chunk)) return skip('not-a-session', 'binary content');
+      const chunk = buffer.subarray(0, bytesRead);
       let start = 0;
       for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-        const line = chunk.toString('utf8', start, nl);
-        consumed += nl - start + 1;
+        const line = carry.length === 0 ? chunk.toString('utf8', start, nl) : Buffer.concat([...carry, chunk.subarray(start, nl)]).toString('utf8');
+        consumed += carryBytes + nl - start + 1;
+        carry = [];
+        carryBytes = 0;
         start = nl + 1;
         if (first) {
           first = false;
@@ -100,10 +107,13 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
       const elsewhere = otherProject();
       if (elsewhere !== undefined) return skip('other-project', `recorded in ${elsewhere}`);
       // Copied: the read buffer is reused for the next chunk.
-      carry = Buffer.from(chunk.subarray(start));
+      if (start < bytesRead) {
+        carry.push(Buffer.from(chunk.subarray(start)));
+        carryBytes += bytesRead - start;
+      }
     }
     const header = headerOf();
-    if (header === undefined) return skip('empty', carry.length > 0 ? 'only a partial first line so far' : 'no lines');
+    if (header === undefined) return skip('empty', carryBytes > 0 ? 'only a partial first line so far' : 'no lines');
     const elsewhere = otherProject();
     if (elsewhere !== undefined) return skip('other-project', `recorded in ${elsewhere}`);
     // A session that names no directory could be any project's: it is never imported into this one.
@@ -118,7 +128,7 @@ const readSession = async (file: string, options: ReadOptions): Promise<E.Either
       timestamp: header.timestamp,
       entries: lines.entries,
       damaged: lines.damaged,
-      pendingTailBytes: carry.length,
+      pendingTailBytes: carryBytes,
       bytes: consumed,
       stamp: { size: stat.size, mtimeMs: stat.mtimeMs },
     });

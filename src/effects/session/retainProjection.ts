@@ -73,23 +73,25 @@ const redactions = (text: string): number => text.split(REDACTED).length - 1;
  */
 export const cuedClean = (clean: (raw: string) => string): ((raw: string) => string) => {
   let cue = '';
+  // The cue cleaned, kept from the call that set it when the cue was that whole text (a short
+  // one-line message: its clean is the cue's); else made when the split needs it.
+  let cueCleaned: string | undefined;
   return (raw) => {
     const alone = clean(raw);
+    let result = alone;
     if (cue !== '') {
       const cued = clean(`${cue}\n${raw}`);
       const lineEnd = cued.indexOf('\n');
       // Split where the line before ends, when it came through as itself or as cleaned alone.
       const head = lineEnd < 0 ? undefined : cued.slice(0, lineEnd);
-      if (head !== undefined && (head === cue || head === clean(cue))) {
+      if (head !== undefined && (head === cue || head === (cueCleaned ?? clean(cue)))) {
         const tail = cued.slice(lineEnd + 1);
-        if (redactions(tail) > redactions(alone)) {
-          cue = cueOf(raw);
-          return tail;
-        }
+        if (redactions(tail) > redactions(alone)) result = tail;
       }
     }
     cue = cueOf(raw);
-    return alone;
+    cueCleaned = cue === raw ? alone : undefined;
+    return result;
   };
 };
 

@@ -29,6 +29,10 @@ const HUB_ENTRIES = {
   import: 'Import past sessions',
   mode: 'Session memory mode',
   optOut: 'Do not save the next run',
+  /** Groups: pi 1.6 lists at most ten choices and scrolls the rest out of sight. */
+  session: 'This session',
+  queue: 'Queue: deliver now, dead letters',
+  back: 'Back',
   close: 'Close',
 } as const;
 
@@ -50,6 +54,11 @@ const glance = (runtime: MemoryRuntime): string => {
     ...(status.queue === undefined ? {} : { queue: status.queue }),
     setupEntry: HUB_ENTRIES.setup,
   });
+};
+
+const queueTitle = (runtime: MemoryRuntime): string => {
+  const queue = runtime.queue?.status();
+  return queue === undefined ? 'Queue' : `Queue: ${queue.depth} queued, ${queue.deadLetters} dead letter${queue.deadLetters === 1 ? '' : 's'}`;
 };
 
 const deadLetters = async (ui: UiPort, cmd: CommandContext): Promise<void> => {
@@ -127,17 +136,27 @@ export const openHub = async (holder: RuntimeHolder, ctx: ExtensionContext, runt
   const live = enabled && runtime.queue !== undefined;
   const dead = runtime.queue?.status().deadLetters ?? 0;
   const mode = runtime.session.view().context.mode;
+  // At most ten choices, so pi 1.6's list (ten rows, the rest scrolled away) shows them all at
+  // 80x24: the session's two and the queue's two are one choice each, opening their own list.
+  // Not set up, setup is what the glance names and comes first; once set up, the switch does.
+  const unconfigured = enabled && setupState(runtime.setup.getSnapshot()) === 'unconfigured';
   const entries = [
+    ...(unconfigured ? [HUB_ENTRIES.setup] : []),
     enabled ? HUB_ENTRIES.off : HUB_ENTRIES.on,
-    HUB_ENTRIES.setup,
+    HUB_ENTRIES.status,
+    ...(live ? [HUB_ENTRIES.import, `${HUB_ENTRIES.session} (mode ${mode})`, `${HUB_ENTRIES.queue} (${dead})`, HUB_ENTRIES.models] : []),
     HUB_ENTRIES.settings,
     HUB_ENTRIES.doctor,
-    HUB_ENTRIES.status,
-    ...(live ? [HUB_ENTRIES.flush, `${HUB_ENTRIES.deadLetters} (${dead})`, HUB_ENTRIES.models, HUB_ENTRIES.import, `${HUB_ENTRIES.mode} (now ${mode})`, HUB_ENTRIES.optOut] : []),
+    ...(unconfigured ? [] : [HUB_ENTRIES.setup]),
     HUB_ENTRIES.close,
   ];
-  const picked = await ui.select(glance(runtime), entries);
-  if (picked === undefined || picked === HUB_ENTRIES.close) return;
+  const top = await ui.select(glance(runtime), entries);
+  const picked = top?.startsWith(HUB_ENTRIES.session)
+    ? await ui.select(`This session: memory mode ${mode}`, [`${HUB_ENTRIES.mode} (now ${mode})`, HUB_ENTRIES.optOut, HUB_ENTRIES.back])
+    : top?.startsWith(HUB_ENTRIES.queue)
+      ? await ui.select(queueTitle(runtime), [HUB_ENTRIES.flush, `${HUB_ENTRIES.deadLetters} (${dead})`, HUB_ENTRIES.back])
+      : top;
+  if (picked === undefined || picked === HUB_ENTRIES.close || picked === HUB_ENTRIES.back) return;
   if (picked === HUB_ENTRIES.on || picked === HUB_ENTRIES.off) return switchOnOff(holder, ctx, runtime);
   if (picked === HUB_ENTRIES.setup) return guidedSetup(holder, ctx, 'hub');
   if (picked === HUB_ENTRIES.settings) return settingsEditor(holder, ctx, runtime);

@@ -888,7 +888,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Deadline of automatic recall before an answer, in ms: a slow server never holds the prompt longer. null resets it."
+                "description": "Deadline of automatic recall before an answer, in ms (at most 30000): a slow server never holds the prompt longer. null resets it."
               },
               "recallTypes": {
                 "anyOf": [

@@ -21,6 +21,7 @@ import { vizGates, type VizGate } from '../../viz/gates.js';
 import { gateFold, type GateFold, type GateStep } from '../../viz/steps.js';
 import { processStartedAt } from '../../adapters/fs/processStart.js';
 import { pidExists } from '../../adapters/fs/pidExists.js';
+import { fileReadProblem, isGone, linkProblem, notAFileProblem, traceDirProblem, withoutPaths } from './readProblem.js';
 
 export interface LiveStep extends GateStep {
   readonly run: string;
@@ -35,21 +36,28 @@ export interface RunView {
   readonly startedAt: string | null;
   readonly files: readonly string[];
   readonly steps: readonly LiveStep[];
+  /** Why a file of the run could not be read now, and what to do: one sentence each (file names only, never a path). */
+  readonly problems: readonly string[];
 }
+
+export type LiveChange = { readonly step: LiveStep } | { readonly reset: string } | { readonly problems: string };
 
 export interface LiveRuns {
   runs(): readonly RunView[];
-  /** Called with each new step, and with `reset` when a run's steps were folded again. */
-  subscribe(listener: (change: { readonly step: LiveStep } | { readonly reset: string }) => void): () => void;
+  /** Called with each new step, with `reset` when a run's steps were folded again, and with `problems` when a run's problems changed. */
+  subscribe(listener: (change: LiveChange) => void): () => void;
   close(): void;
 }
 
 /** `<gate>.journal.<stamp>-<pid>[.<command>].jsonl`: a shell command's runtime (`import`) names itself after the pid. */
 const JOURNAL = /^(session|setup)\.journal\.(.+?)-(\d+)(?:\.([a-z-]+))?\.jsonl$/;
 
-/** A run's name: a pi session's is its pid; a shell command's says which (`agent-memory import · pid 42`). */
+/**
+ * A run's name, as the browser shows it: what ran and its pid (`pi session · pid 42`,
+ * `agent-memory import · pid 42`). The one place a run is worded; the page shows it as it is.
+ */
 const runName = (pid: string, command: string | undefined): string =>
-  command === undefined ? `pid ${pid}` : `agent-memory ${command === 'import-dry-run' ? 'import --dry-run' : command} · pid ${pid}`;
+  `${command === undefined ? 'pi session' : `agent-memory ${command === 'import-dry-run' ? 'import --dry-run' : command}`} · pid ${pid}`;
 /** While a browser watches the machines; otherwise the runs are kept current at a slower pace. */
 const POLL_MS = 150;
 const IDLE_POLL_MS = 2_000;
@@ -69,6 +77,8 @@ interface Tail {
   line: number;
   /** When the run's process opened this journal (the stamp in its name), epoch ms. */
   readonly openedAt: number | null;
+  /** Why the file could not be read at the last poll; null when it was. */
+  problem: string | null;
 }
 
 const gateNamed = (name: string): VizGate => {
@@ -106,9 +116,22 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
   const traceDir = path.join(loaded.stateDir, 'memory', 'trace');
   const tails = new Map<string, Tail>();
   const steps = new Map<string, LiveStep[]>();
-  const listeners = new Set<(change: { readonly step: LiveStep } | { readonly reset: string }) => void>();
-  const emit = (change: { readonly step: LiveStep } | { readonly reset: string }): void => {
-    for (const listener of listeners) listener(change);
+  const listeners = new Set<(change: LiveChange) => void>();
+  const emit = (change: LiveChange): void => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch {
+        // One watcher's failure (a page gone mid-write) is its own: the files are read on for the others.
+      }
+    }
+  };
+  /** Why the trace directory could not be listed; shown on the project's run. */
+  let dirProblem: string | null = null;
+  const setProblem = (tail: Tail, problem: string | null): void => {
+    if (tail.problem === problem) return;
+    tail.problem = problem;
+    emit({ problems: tail.run });
   };
 
   const shared = [
@@ -118,20 +141,26 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
 
   const discover = async (): Promise<void> => {
     let names: string[] = [];
+    let problem: string | null = null;
     try {
       names = await readdir(traceDir);
-    } catch {
-      // No trace directory yet: no session has run here.
+    } catch (err) {
+      // No trace directory yet: no session has run here. Anything else is said on the project's run.
+      if (!isGone(err)) problem = traceDirProblem(err);
+    }
+    if (problem !== dirProblem) {
+      dirProblem = problem;
+      emit({ problems: 'project' });
     }
     for (const name of names) {
       const match = JOURNAL.exec(name);
       const file = path.join(traceDir, name);
       if (match === null || tails.has(file)) continue;
       const gate = gateNamed(match[1] ?? '');
-      tails.set(file, { file, run: runName(match[3] ?? '?', match[4]), pid: Number(match[3]), gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? '') });
+      tails.set(file, { file, run: runName(match[3] ?? '?', match[4]), pid: Number(match[3]), gate, fold: foldFor(gate), offset: 0, ino: 0, rest: '', line: 0, openedAt: stampTime(match[2] ?? ''), problem: null });
     }
     for (const { file, gate } of shared) {
-      if (!tails.has(file)) tails.set(file, { file, run: 'project', pid: null, gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0, openedAt: null });
+      if (!tails.has(file)) tails.set(file, { file, run: 'project', pid: null, gate: gateNamed(gate), fold: foldFor(gateNamed(gate)), offset: 0, ino: 0, rest: '', line: 0, openedAt: null, problem: null });
     }
   };
 
@@ -148,21 +177,18 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
     emit({ reset: run });
   };
 
-  const readTail = async (tail: Tail): Promise<void> => {
-    let info;
-    try {
-      // lstat: a link a cloned repository committed in the trace directory is never followed.
-      info = await lstat(tail.file);
-    } catch {
-      return;
-    }
-    if (!info.isFile()) return;
+  /** Reads what the file gained since the last poll; returns why it cannot be read, or null. */
+  const readTail = async (tail: Tail): Promise<string | null> => {
+    // lstat: a link a cloned repository committed in the trace directory is never followed.
+    const info = await lstat(tail.file);
+    const name = path.basename(tail.file);
+    if (!info.isFile()) return info.isSymbolicLink() ? linkProblem(name) : notAFileProblem(name);
     if ((tail.ino !== 0 && info.ino !== tail.ino) || info.size < tail.offset) {
       tail.ino = info.ino;
       resetRun(tail.run);
     }
     tail.ino = info.ino;
-    if (info.size === tail.offset) return;
+    if (info.size === tail.offset) return null;
     const handle = await open(tail.file, constants.O_RDONLY | constants.O_NOFOLLOW);
     let text: string;
     try {
@@ -184,14 +210,20 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       const decoded = decodeJson(JournalRecord, `${path.basename(tail.file)} line ${tail.line}`)(line);
       // A damaged line is shown as a step that was not folded, never dropped unseen.
       const at = tail.fold.value();
-      const folded: GateStep = E.isLeft(decoded)
-        ? { gate: tail.gate.name, at: '', event: null, kind: 'rejected', from: at, to: at, effects: [], problem: decoded.left.message }
-        : tail.fold.step(decoded.right);
+      const rejected = (problem: string): GateStep => ({ gate: tail.gate.name, at: '', event: null, kind: 'rejected', from: at, to: at, effects: [], problem });
+      let folded: GateStep;
+      try {
+        folded = E.isLeft(decoded) ? rejected(decoded.left.message) : tail.fold.step(decoded.right);
+      } catch (err) {
+        // A record the machine threw on is one rejected step; the lines after it are read on.
+        folded = rejected(`${name} line ${tail.line}: could not be folded (${withoutPaths(err instanceof Error ? err.message : String(err))})`);
+      }
       const step: LiveStep = { ...folded, event: redactValue(folded.event), run: tail.run, index: list.length };
       list.push(step);
       if (list.length > MAX_STEPS) list.splice(0, list.length - MAX_STEPS);
       emit({ step });
     }
+    return null;
   };
 
   let busy = false;
@@ -200,9 +232,16 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
     busy = true;
     try {
       await discover();
-      for (const tail of tails.values()) await readTail(tail);
-    } catch {
-      // A file removed between listing and reading: the next poll sees the directory as it is.
+      // Each file's failure is its own: the others are still read, and the person is told why (a
+      // journal another account wrote stopped every file after it, and nothing said so).
+      for (const tail of tails.values()) {
+        try {
+          setProblem(tail, await readTail(tail));
+        } catch (err) {
+          // Removed between listing and reading (or not written yet, for the shared files): the next poll sees the directory as it is.
+          setProblem(tail, isGone(err) ? null : fileReadProblem(path.basename(tail.file), err));
+        }
+      }
     } finally {
       busy = false;
     }
@@ -231,8 +270,10 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
       const pidOf = new Map<string, number | null>();
       // One pid may name runs of several processes over time: the newest journal is the live one's.
       const openedAt = new Map<string, number | null>();
+      const problems = new Map<string, string[]>([['project', dirProblem === null ? [] : [dirProblem]]]);
       for (const tail of tails.values()) {
         byRun.set(tail.run, [...(byRun.get(tail.run) ?? []), path.basename(tail.file)]);
+        if (tail.problem !== null) problems.set(tail.run, [...(problems.get(tail.run) ?? []), tail.problem]);
         pidOf.set(tail.run, tail.pid);
         const before = openedAt.get(tail.run) ?? null;
         openedAt.set(tail.run, before === null || (tail.openedAt !== null && tail.openedAt > before) ? tail.openedAt : before);
@@ -247,6 +288,7 @@ export const watchLiveRuns = (loaded: LoadedConfig): LiveRuns => {
           startedAt: list[0]?.at ?? null,
           files,
           steps: list,
+          problems: problems.get(run) ?? [],
         };
       });
     },

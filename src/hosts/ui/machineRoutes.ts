@@ -104,8 +104,8 @@ export const streamMachines = (req: IncomingMessage, res: ServerResponse, live: 
     if ('step' in change) stream.send('step', change.step);
     else stream.send('runs', live.runs());
   });
-  // Whether each run's process is still alive is read again every few seconds.
-  const timer = setInterval(() => stream.send('alive', live.runs().map((r) => ({ run: r.run, running: r.running }))), 2_000);
+  // Whether each run's process is still alive, and what could not be read, is sent again every few seconds.
+  const timer = setInterval(() => stream.send('alive', live.runs().map((r) => ({ run: r.run, running: r.running, problems: r.problems }))), 2_000);
   req.on('close', () => {
     unsubscribe();
     clearInterval(timer);

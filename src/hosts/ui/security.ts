@@ -61,12 +61,21 @@ export interface GuardInput {
 /** The session cookie's name: one per port, so two browsers' launches on one host never overwrite each other. */
 export const sessionCookieName = (port: number): string => `agent-memory-ui-${port}`;
 
-const cookieValue = (header: string | undefined, name: string): string | undefined => {
+/**
+ * Every value the `Cookie` header gives `name`. Each is tried: a server on another port of this
+ * host may set a cookie of the same name with a longer path (cookies are not kept apart by
+ * port, RFC 6265 §8.5), which the browser sends first; taking the first value alone locked the
+ * person out ("cookie tossing"). Parsed here rather than with the `cookie` package: its 2.x needs
+ * Node 22 (this package supports 20), and its 1.x `parse` keeps only the first value of a name,
+ * the very thing tossing exploits. A value is this page's own base64url, so nothing is decoded.
+ */
+const cookieValues = (header: string | undefined, name: string): string[] => {
+  const values: string[] = [];
   for (const part of (header ?? '').split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+    if (at > 0 && part.slice(0, at).trim() === name) values.push(part.slice(at + 1).trim());
   }
-  return undefined;
+  return values;
 };
 
 const matches = (presented: string | undefined, expected: string): boolean =>
@@ -85,7 +94,7 @@ export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput
     ? matches(url.searchParams.get('token') ?? undefined, input.token) ? 'launch' : undefined
     : matches(single(req.headers[TOKEN_HEADER]), input.token)
       ? 'header'
-      : matches(cookieValue(single(req.headers.cookie), sessionCookieName(input.port())), input.session)
+      : cookieValues(single(req.headers.cookie), sessionCookieName(input.port())).some((value) => matches(value, input.session))
         ? 'cookie'
         : undefined;
   if (credential === undefined) {

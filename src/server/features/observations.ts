@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { spokenText } from '../../codecs/conversationText.js';
 import { keyTerms, sentences } from './terms.js';
 import { runAtOnce } from '../slices.js';
-import { isLemma, mostlyVerb } from '../search/wordnet.js';
+import { isLemma, mostlyVerb, onlyAVerb } from '../search/wordnet.js';
 import { fullName } from '../search/names.js';
 
 export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
@@ -201,6 +201,32 @@ const verbOnly = (tool: string, text: string, factSentences: readonly string[]):
   return true;
 };
 
+const verbTerms = new Map<string, boolean>();
+/** `onlyAVerb`, remembered: a scope asks about the same shared terms fact after fact. */
+const verbTerm = (term: string): boolean => {
+  let known = verbTerms.get(term);
+  if (known === undefined) {
+    known = onlyAVerb(term);
+    if (verbTerms.size >= 50_000) verbTerms.clear();
+    verbTerms.set(term, known);
+  }
+  return known;
+};
+
+const DETERMINER = 'the|a|an|this|that|these|those|each|every|our|your|their|its|my|his|her|no|any|next|last|first|one|another';
+/**
+ * Whether a sentence uses the word as a noun: after a determiner, with at most one word between
+ * ("the deploy pipeline", "the staging deploys"), or plural at a sentence's start ("Deploys need
+ * approval": a verb in -s never opens a sentence, the imperative is bare).
+ */
+const usedAsNoun = (term: string, factSentences: readonly string[]): boolean => {
+  const word = term.replace(/[^\p{L}\p{N}]/gu, '');
+  if (word !== term) return false;
+  const afterDeterminer = new RegExp(`(?<![\\p{L}\\p{N}])(?:${DETERMINER})\\s+(?:\\p{L}+\\s+)?${word}(?:e?s)?(?![\\p{L}\\p{N}])`, 'iu');
+  const pluralOpening = new RegExp(`^${word}e?s(?![\\p{L}\\p{N}])`, 'iu');
+  return factSentences.some((sentence) => afterDeterminer.test(sentence) || pluralOpening.test(sentence));
+};
+
 interface Group {
   readonly key: string;
   readonly label: string;
@@ -298,7 +324,9 @@ function* groupScope(
     const best: { term: string; count: number }[] = [];
     for (const term of termsOf(fact)) {
       const count = df.get(term) ?? 0;
-      if (count < 2 || count >= tooCommon) continue;
+      // A word WordNet knows only as a verb ("deploy") is what the facts do, not what they share:
+      // it keys a fact only where the fact uses it as a noun ("the deploy pipeline").
+      if (count < 2 || count >= tooCommon || (verbTerm(term) && !usedAsNoun(term, sentencesOf(fact.text)))) continue;
       let at = best.length;
       while (at > 0 && (best[at - 1]?.count ?? 0) > count) at -= 1;
       if (at >= termsPerFact) continue;

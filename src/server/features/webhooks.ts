@@ -2,7 +2,8 @@
  * Webhooks: registrations are records of the bank (kind `webhook`, durable); deliveries are
  * POSTed (or GET) as upstream shapes them, signed `sha256=<hmac>` when the hook has a secret,
  * and remembered in memory for `GET .../deliveries`. The embedded server only delivers to
- * loopback URLs: it runs beside the agent and must not become a way to send data off the machine.
+ * loopback URLs, and follows no redirect: it runs beside the agent and must not become a way to
+ * send data off the machine.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import * as t from 'io-ts';
@@ -149,7 +150,9 @@ export class WebhookDispatcher {
       delivery.attempts += 1;
       delivery.last_attempt_at = server.nowIso();
       try {
-        const res = await fetch(url, { method, headers, ...(method === 'POST' ? { body } : {}), signal: AbortSignal.timeout((hook.http_config?.timeout_seconds ?? 30) * 1000) });
+        // Never followed: a redirect's target was never checked (`urlProblem`), so a loopback
+        // receiver answering 307 sent the payload, its signature and the hook's headers anywhere.
+        const res = await fetch(url, { method, headers, redirect: 'manual', ...(method === 'POST' ? { body } : {}), signal: AbortSignal.timeout((hook.http_config?.timeout_seconds ?? 30) * 1000) });
         delivery.last_response_status = res.status;
         delivery.last_response_body = (await readHead(res, RESPONSE_READ_BYTES)).slice(0, RESPONSE_KEPT_CHARS);
         delivery.status = res.ok ? 'delivered' : 'failed';

@@ -96,6 +96,19 @@ export const mostlyVerb = (word: string): boolean => {
   return verb >= 5 && verb > taggedSenses(database, 'noun', word);
 };
 
+/**
+ * Whether WordNet knows the word (or a form it is inflected from) only as a verb: "deploy",
+ * "deployed", "merge". A term group headed so read as an instruction ("deploy: ..."), not as
+ * what its facts share. False for a word that is also a noun or an adjective ("build", "run"),
+ * for one WordNet lacks, and without WordNet.
+ */
+export const onlyAVerb = (word: string): boolean => {
+  if (!loadWordNet() || database === null || database === undefined) return false;
+  const db = database;
+  if (baseForms(db, 'noun', word).length > 0 || baseForms(db, 'adj', word).length > 0) return false;
+  return baseForms(db, 'verb', word).length > 0;
+};
+
 /** Loads the index files now (idempotent); false when the package is not installed. */
 export const loadWordNet = (): boolean => {
   if (database === undefined) database = load();

@@ -12,15 +12,10 @@ const PAYLOAD_START = PREFIX.length + CRC_LEN + MIDDLE.length;
 
 const crcHex = (text: string): string => crc32(text).toString(16).padStart(CRC_LEN, '0');
 
-export const encodeLine = (value: unknown): string => {
-  const payload = JSON.stringify(value);
-  return `${PREFIX}${crcHex(payload)}${MIDDLE}${payload}}\n`;
-};
-
 /**
- * `encodeLine` as the bytes the log writes: the payload is encoded to UTF-8 once, in place, and
- * its checksum taken on those bytes (`crc32` of a string encodes it again, and the line string
- * would be encoded a third time by the write). Byte for byte the same line.
+ * The one writer of a log line, as the bytes the log writes: the payload is encoded to UTF-8
+ * once, in place, and its checksum taken on those bytes (`crc32` of a string would encode it
+ * again, and a line string would be encoded a third time by the write).
  */
 export const encodeLineBytes = (value: unknown): Buffer => {
   const payload = JSON.stringify(value);

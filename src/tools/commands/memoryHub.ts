@@ -41,7 +41,11 @@ const flush = async (ctx: CommandContext): Promise<CommandReport> => {
   const { queue, clock, loaded } = ctx.tools;
   const report = await queue.flush({ deadline: clock.now() + loaded.config.timeoutMs });
   const after = queue.status();
-  const text = `Memory flushed ${report.delivered}; dead-lettered ${report.deadLettered}; remaining ${after.depth}${
+  // "Memory flushed 0; dead-lettered 0; remaining 0." read as a failure to a person who found nothing waiting.
+  const nothing = report.delivered === 0 && report.deadLettered === 0 && after.depth === 0 && report.stoppedBecause === undefined;
+  const text = nothing
+    ? `Nothing was queued: every memory is delivered${after.deadLetters > 0 ? `; ${after.deadLetters} dead letter(s) kept for inspection` : ''}.`
+    : `Memory flushed ${report.delivered}; dead-lettered ${report.deadLettered}; remaining ${after.depth}${
     report.stoppedBecause === undefined ? '' : ` (stopped: ${redact(report.stoppedBecause)})`
   }${after.deadLetters > 0 ? `; ${after.deadLetters} dead letter(s) kept for inspection` : ''}.`;
   return {

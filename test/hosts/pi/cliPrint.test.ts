@@ -1,7 +1,8 @@
 /**
  * The real `pi` CLI (print and json modes, offline, isolated agent dir) with the extension
- * loaded from source by pi's own loader. One turn runs end to end; and a SIGTERM right after
- * the answer still leaves the run on disk for the retain queue.
+ * loaded by pi's own loader (its source in the first test, the run's bundle of it after). One
+ * turn runs end to end; and a SIGTERM right after the answer still leaves the run on disk for
+ * the retain queue.
  */
 import { mkdirSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
@@ -50,7 +51,8 @@ describe(`pi ${hostLine.version} CLI with the extension`, () => {
 
   it('runs one turn in print mode and retains it through the queue', async () => {
     const project = await makeProject(server.url);
-    const run = await runPi(project, ['-p', 'Which port does the staging API use?'], 'Staging API listens on port 8443.');
+    // From the TypeScript source, as `pi -e src/hosts/pi/extension.ts` loads it (the other runs load the run's bundle of it).
+    const run = await runPiCli(project, ['-p', 'Which port does the staging API use?'], 'Staging API listens on port 8443.', { fromSource: true });
     expect(run.stderr).not.toContain('Extension error');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Staging API listens on port 8443.');

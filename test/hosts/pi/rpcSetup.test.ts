@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { startEmbeddedServer } from '../../../src/server/index.js';
+import { piExtension } from '../../helpers/piExtension.js';
 import { startPiRpc, type PiRpc, type Rule } from '../../helpers/piRpc.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { hostLine } from './hostLine.js';
@@ -236,9 +237,13 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('When do deploys go out?');
       await pi.agentEnds(1);
       await pi.notice(/this conversation is held, not saved/);
-      const rules = setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1);
-      pi.script(rules);
-      pi.prompt('/memory setup');
+      // From the hub, as its glance says: not set up, its first choice is setup (it was ninth).
+      const hub: Rule = {
+        when: /^Memory: not set up in this project yet/,
+        answer: (d) => (d.method === 'select' && d.options[0] === 'Set up memory (guided)' ? { option: 'Set up memory (guided)' } : { cancel: true }),
+      };
+      pi.script([hub, ...setupRules(server.url, { bank: 'held-coding', starters: 'No starter' }).slice(1)]);
+      pi.prompt('/memory');
       await pi.notice(/Memory is on: bank held-coding/, { ms: 60_000 });
       expect(pi.unanswered).toEqual([]);
     } finally {
@@ -408,7 +413,15 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       pi.prompt('When is the release branch cut?');
       await pi.agentEnds(1);
       pi.script([
-        { when: /^Memory: ready/, answer: { option: 'Dead letters (1)' } },
+        {
+          when: /^Memory: ready/,
+          answer: (d) => {
+            // pi 1.6 lists ten choices and scrolls the rest away: the hub has at most ten, each action one level in at most.
+            expect(d.method === 'select' ? d.options.length : 0).toBeLessThanOrEqual(10);
+            return { option: 'Queue: deliver now, dead letters (1)' };
+          },
+        },
+        { when: /^Queue: \d+ queued, 1 dead letter$/, answer: { option: 'Dead letters (1)' } },
         {
           when: /^1 dead letter\(s\)/,
           answer: (d) => {
@@ -429,6 +442,22 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
       }
       pi.prompt('/memory');
       await pi.notice(/Memory flushed 1; dead-lettered 0; remaining 0/);
+
+      // The session's choices are one hub choice: the mode, then the next run.
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'This session (mode normal)' } },
+        { when: /^This session: memory mode normal$/, answer: { option: 'Session memory mode (now normal)' } },
+        { when: /^Session memory mode$/, answer: { option: 'read-only: recall, never save' } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/^Session memory mode: read-only$/);
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'This session (mode read-only)' } },
+        { when: /^This session: memory mode read-only$/, answer: { option: 'Session memory mode (now read-only)' } },
+        { when: /^Session memory mode$/, answer: { option: 'normal: recall and save' } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/^Session memory mode: normal$/);
 
       // Off in this project only: the project file says so, the user file is untouched.
       pi.script([
@@ -478,7 +507,7 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     const run = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', path.join(repo, 'src/hosts/pi/extension.ts'), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
+        [hostLine.cli, '--no-extensions', '-e', path.join(repo, 'fixtures/pi/faux-provider.ts'), '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '-p', 'hello'],
         { cwd: p.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, PI_CODING_AGENT_DIR: p.agentDir, PI_OFFLINE: '1', ...piTmpEnv(), AM_FAUX_SCRIPT: '["Hello there."]' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stdout = '';

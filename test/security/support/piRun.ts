@@ -7,11 +7,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { piExtension } from '../../helpers/piExtension.js';
 import { piTmpEnv } from '../../helpers/piTmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
 const piBin = realpathSync(path.join(repo, 'node_modules/.bin/pi'));
-const extension = path.join(repo, 'src/hosts/pi/extension.ts');
 const faux = path.join(repo, 'fixtures/pi/faux-provider.ts');
 
 export type FauxStep = string | { readonly tool: string; readonly args: Record<string, unknown> };
@@ -39,7 +39,7 @@ export const runPi = (o: PiRunOptions): Promise<PiRun> => {
   return new Promise<PiRun>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [piBin, '--no-extensions', '-e', faux, '-e', extension, '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'json', o.prompt],
+      [piBin, '--no-extensions', '-e', faux, '-e', piExtension(), '--provider', 'faux', '--model', 'faux-1', '--no-builtin-tools', '--mode', 'json', o.prompt],
       {
         cwd: o.cwd,
         env: {

@@ -117,6 +117,22 @@ describe('observations over retained pi conversations', () => {
     for (const head of heads) expect(['a', 'the', 'and', 'to', 'of', 'with', 'for', 'on', 'in', 'after', 'up', 'out']).not.toContain(head);
   }, 60_000);
 
+  // Thirteenth session's leftover: a term two facts share headed their observation even when
+  // it is a verb ("**deploy**"); a heading names what the facts are about.
+  it('a shared word WordNet knows only as a verb heads no observation; a shared subject does', async () => {
+    const facts = ['We deploy the billing worker every Tuesday.', 'Deploy the billing worker only after the API is up.', 'The billing worker deployed cleanly last week.'];
+    for (const content of facts) {
+      expect((await call(server, 'POST', '/v1/default/banks/deploys/memories', { items: [{ content, tags: ['project:d'] }] })).status).toBe(200);
+    }
+    const heads = async (): Promise<string[]> => {
+      const r = await call(server, 'GET', '/v1/default/banks/deploys/memories/list?type=observation&limit=100');
+      return ((r.body.items ?? []) as { text: string }[]).map((x) => /^\*\*(.+?)\*\*/u.exec(x.text)?.[1]?.toLowerCase() ?? '');
+    };
+    await waitUntil(async () => (await heads()).includes('billing'));
+    expect(await heads()).not.toContain('deploy');
+    expect(await heads()).not.toContain('deployed');
+  }, 60_000);
+
   it('a chunk of a message array cut anywhere reads as its messages too', () => {
     const whole = run('Keep alpha: the build uses esbuild for the bundle.', 'Noted: esbuild bundles it.');
     const chunk = whole.slice(whole.indexOf('"content"') - 4, whole.length - 20);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, startTestServer } from '../../helpers/embeddedServer.js';
-import { encodeLine } from '../../../src/server/store/logFormat.js';
+import { encodeLineBytes } from '../../../src/server/store/logFormat.js';
 import type { Mutation } from '../../../src/server/store/model.js';
 import type { ServerState } from '../../../src/server/store/state.js';
 import { openStore } from '../../../src/server/store/store.js';
@@ -345,8 +345,8 @@ describe('segments', () => {
   it('a data dir from before segments (snapshot.jsonl) is read, and its first snapshot moves it into a segment', async () => {
     const dir = await tempDir();
     const mutations = [bankPut('a'), documentPut('a', 1), documentPut('a', 2), observation('a', 'o1')];
-    const lines = [encodeLine({ snapshot: 1, nextSeq: 0 }), ...mutations.map((m) => encodeLine(m)), encodeLine({ end: true, count: mutations.length })];
-    await writeFile(join(dir, 'snapshot.jsonl'), lines.join(''));
+    const lines = [encodeLineBytes({ snapshot: 1, nextSeq: 0 }), ...mutations.map((m) => encodeLineBytes(m)), encodeLineBytes({ end: true, count: mutations.length })];
+    await writeFile(join(dir, 'snapshot.jsonl'), Buffer.concat(lines));
     const store = await openStore({ dataDir: dir });
     const before = picture(store.state);
     expect(store.bank('a')?.facts.get('o1')?.text).toBe('observation o1');
