@@ -5,21 +5,17 @@
  * it is: the error's code is worded, and any path left in a message is cut to its last part.
  */
 import * as path from 'node:path';
-
-const codeOf = (err: unknown): string | undefined => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-};
+import { errnoCode } from '../../codecs/errno.js';
 
 /** A message with every absolute path cut to its file name. */
 export const withoutPaths = (message: string): string => message.replace(/(?:\/[^\s'",:)]+)+/g, (p) => path.basename(p));
 
 /** Whether the error only says the file went away between the listing and the read (a compaction, a cleanup): the next poll sees the directory as it is. */
-export const isGone = (err: unknown): boolean => codeOf(err) === 'ENOENT';
+export const isGone = (err: unknown): boolean => errnoCode(err) === 'ENOENT';
 
 /** One sentence for a journal or shared file the live view could not read. */
 export const fileReadProblem = (name: string, err: unknown): string => {
-  const code = codeOf(err);
+  const code = errnoCode(err);
   if (code === 'EACCES' || code === 'EPERM') {
     return `${name} could not be read: permission denied (another account wrote it, as a pi run with sudo does). Give it to this account (chown) or delete it; the other runs are shown as usual.`;
   }
@@ -36,7 +32,7 @@ export const notAFileProblem = (name: string): string => `${name} is not a regul
 
 /** The trace directory could not be listed (it exists, but is not a directory, or not readable). */
 export const traceDirProblem = (err: unknown): string => {
-  const code = codeOf(err);
+  const code = errnoCode(err);
   if (code === 'ENOTDIR') return 'The trace directory (memory/trace in the project\'s state directory) is a file, so no run can be listed: delete or move that file, and the next pi session writes its journals there.';
   if (code === 'EACCES' || code === 'EPERM') return 'The trace directory could not be listed: permission denied (another account made it). Give it to this account (chown -R) to see its runs.';
   return `The trace directory could not be listed (${code ?? withoutPaths(err instanceof Error ? err.message : String(err))}); it is tried again at the next look.`;
