@@ -4,11 +4,11 @@
  * through: the event, the state it led to, and the effects the gate asked for.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { TraceRecord } from '../effects/ports/trace.js';
 import { jsonCopy, type JournalRecord } from '../codecs/codecs.js';
 import { decodeWith } from '../codecs/decode.js';
 import type { VizGate } from './gates.js';
+import { gateNext, gateStart } from './gateTransition.js';
 
 export interface JournalReplay {
   readonly trace: readonly TraceRecord[];
@@ -22,14 +22,14 @@ export const replayJournal = (gate: VizGate, records: readonly JournalRecord[]):
   const decode = decodeWith(gate.events, `${gate.name} journal record`);
   const trace: TraceRecord[] = [];
   const problems: string[] = [];
-  let [snapshot] = initialTransition(gate.machine, gate.input) as [AnyMachineSnapshot, unknown];
+  let snapshot = gateStart(gate);
   for (const record of records) {
     const event = decode(record.payload);
     if (E.isLeft(event)) {
       problems.push(`record ${record.seq}: ${event.left.message}`);
       continue;
     }
-    const [next, actions] = transition(gate.machine, snapshot, event.right) as [AnyMachineSnapshot, readonly { type: string; params?: unknown }[]];
+    const [next, actions] = gateNext(gate, snapshot, event.right);
     snapshot = next;
     trace.push({ gate: gate.name, kind: 'event', at: record.at, data: record.payload });
     trace.push({ gate: gate.name, kind: 'transition', at: record.at, data: { event: record.payload, value: json(next.value), status: next.status } });

@@ -5,11 +5,11 @@
  * machine (`gateFold`, one record at a time as a live file grows), or from a recorded trace.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { TraceRecord } from '../effects/ports/trace.js';
 import { jsonCopy, type JournalRecord, type JsonValue } from '../codecs/codecs.js';
 import { decodeWith } from '../codecs/decode.js';
 import type { VizGate } from './gates.js';
+import { gateNext, gateStart } from './gateTransition.js';
 
 export interface GateStep {
   readonly gate: string;
@@ -44,7 +44,7 @@ export interface GateFold {
  */
 export const gateFold = (gate: VizGate, fold: (record: JournalRecord) => boolean = () => true): GateFold => {
   const decode = decodeWith(gate.events, `${gate.name} journal record`);
-  let [snapshot] = initialTransition(gate.machine, gate.input) as [AnyMachineSnapshot, unknown];
+  let snapshot = gateStart(gate);
   return {
     value: () => json(snapshot.value),
     step: (record) => {
@@ -53,7 +53,7 @@ export const gateFold = (gate: VizGate, fold: (record: JournalRecord) => boolean
       if (!fold(record)) return { ...base, kind: 'local', to: from, effects: [], problem: `${record.type}: one process's own event, not part of the shared fold` };
       const event = decode(record.payload);
       if (E.isLeft(event)) return { ...base, kind: 'rejected', to: from, effects: [], problem: event.left.message };
-      const [next, actions] = transition(gate.machine, snapshot, event.right) as [AnyMachineSnapshot, readonly { type: string }[]];
+      const [next, actions] = gateNext(gate, snapshot, event.right);
       snapshot = next;
       return { ...base, kind: 'transition', to: json(next.value), effects: actions.map((a) => a.type).filter((type) => !type.startsWith('xstate.')) };
     },
