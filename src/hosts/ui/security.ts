@@ -16,6 +16,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../../codecs/decode.js';
 import { redactKnownValues } from '../../config/redact.js';
 import { HttpError } from '../../server/http/errors.js';
 import { guardContentType, guardRequest, isLoopbackHost } from '../../server/http/guard.js';
@@ -134,8 +135,12 @@ export const readJson = async (req: IncomingMessage): Promise<unknown> => {
     chunks.push(chunk);
   }
   if (size === 0) return undefined;
+  const text = Buffer.concat(chunks).toString('utf8');
+  // Every walk after the parse (a route's codec, its error text) recurses: a body 200,000
+  // arrays deep answered 500 with a stack overflow, as the embedded server's own bodies no longer do.
+  if (jsonNestingExceeds(text)) throw new HttpError(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const parsed: unknown = JSON.parse(text);
     return parsed;
   } catch {
     throw new HttpError(400, 'The body is not valid JSON');
