@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 /** Lower it when casts are removed; never raise it. */
-const CEILING = 104;
+const CEILING = 100;
 /** Files under src/tools that build no tool result. */
 const TOOLS_WITHOUT_RESULTS = new Set(['params.ts']);
 
