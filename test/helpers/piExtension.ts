@@ -12,7 +12,7 @@
  * itself stays checked.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -60,6 +60,16 @@ export const setup = async (): Promise<void> => {
       renameSync(scratch, dir);
     } catch {
       rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  // Bundles of earlier sources go after an hour (a run going on at the same time made its own within it).
+  for (const name of readdirSync(root)) {
+    const other = path.join(root, name);
+    if (other === dir || !/^(pi-extension|building)-/.test(name)) continue;
+    try {
+      if (Date.now() - statSync(other).mtimeMs > 3_600_000) rmSync(other, { recursive: true, force: true });
+    } catch {
+      // Removed by another run meanwhile.
     }
   }
   process.env[ENV] = path.join(dir, 'extension.mjs');

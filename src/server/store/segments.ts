@@ -32,7 +32,8 @@ import { BankRecord, FactType, OperationRecord } from './model.js';
 import type { ServerState } from './state.js';
 import type { FactHead } from './model.js';
 import { Locations, TRIPLET_BYTES } from './locations.js';
-import { READ_CHUNK, readTextSync } from './chunkedRead.js';
+import { readTextSync } from './chunkedRead.js';
+import { checkRecords, crcOfRange, type RecordsRegion } from './recordsCheck.js';
 
 const NAME = /^segment-(\d{12})-(\d{4})\.seg$/;
 const segmentName = (nextSeq: number, n: number): string => `segment-${String(nextSeq).padStart(12, '0')}-${String(n).padStart(4, '0')}.seg`;
@@ -160,18 +161,6 @@ const readTrailer = (fd: number, path: string): Trailer => {
   const trailerLength = format === 2 ? TRAILER : TRAILER_1;
   if (trailer.recordsLength + trailer.locations * PER_LOCATION + trailer.listsLength + trailer.footerLength + trailerLength !== size) throw damaged(path, 'sizes do not add up');
   return trailer;
-};
-
-/** CRC of `[from, from + length)` of a file, read in chunks (a segment can be larger than memory should hold). */
-const crcOfRange = (fd: number, length: number, from = 0, crc = 0): number => {
-  const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, length)));
-  for (let at = 0; at < length; ) {
-    const n = readSync(fd, buf, 0, Math.min(buf.length, length - at), from + at);
-    if (n <= 0) break;
-    crc = crc32(buf.subarray(0, n), crc);
-    at += n;
-  }
-  return crc;
 };
 
 /** The records of the segment files, read by location number on demand. */
@@ -345,6 +334,12 @@ export interface LoadedSegments {
   readonly banks: readonly BankHead[];
   readonly stored: StoredRecords;
   readonly name: string;
+  /**
+   * The records' CRCs of every file, checked while the caller restores the state (recordsCheck.ts):
+   * rejects naming the first damaged file. The caller awaits it before using the store, and before
+   * closing `stored` (its fds are being read).
+   */
+  readonly recordsChecked: Promise<void>;
 }
 
 const segmentNames = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => NAME.test(n)).sort();
@@ -404,13 +399,14 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
           throw damaged(path, e.message);
         })(decodeWith(Footer, `${path} footer`)(raw));
     const recordBytes: number[] = [];
+    const regions: RecordsRegion[] = [];
     for (const file of footer.files) {
       const filePath = join(dir, file);
       if (!NAME.test(file)) throw damaged(path, `points into ${file}, not a segment`);
       const other = file === name ? fd : openSync(filePath, 'r');
       fds.push(other);
       const own = other === fd ? trailer : readTrailer(other, filePath);
-      if (crcOfRange(other, own.recordsLength) !== own.recordsCrc) throw damaged(filePath, 'records checksum mismatch');
+      regions.push({ fd: other, length: own.recordsLength, crc: own.recordsCrc, path: filePath });
       recordBytes.push(own.recordsLength);
     }
     if (misfit >= 0) throw damaged(path, `location ${misfit} is outside its file`);
@@ -427,7 +423,11 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
     const heads: Heads = { codes, tagSets, factTypes: footer.factTypes, tagSetList: footer.tagSets };
     const footerAt = listsAt + trailer.listsLength;
     const banks = footer.segment === 2 ? footer.banks.map((bank) => headOf2(bank, path, listsAt, footerAt)) : footer.banks.map((bank, i) => headOf(bank, i, path, footerAt, trailer.footerLength));
-    return { nextSeq: footer.nextSeq, banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name };
+    // Started last: nothing below may close the fds it reads.
+    const recordsChecked = checkRecords(regions).then((bad) => {
+      if (bad !== undefined) throw damaged(bad.path, 'records checksum mismatch');
+    });
+    return { nextSeq: footer.nextSeq, banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name, recordsChecked };
   } catch (error) {
     for (const other of new Set([fd, ...fds])) closeSync(other);
     throw error;

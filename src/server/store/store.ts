@@ -112,8 +112,14 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
       const segments = await loadSegments(dir);
       let snapshot: { nextSeq: number; mutations: number };
       if (segments !== undefined) {
-        state.useStored(segments.stored);
-        for (const bank of segments.banks) state.restoreBank(bank);
+        // The records' CRCs are checked while the banks are restored (recordsCheck.ts); a damaged
+        // file stops start-up here, before the log is replayed or anything is written.
+        try {
+          state.useStored(segments.stored);
+          for (const bank of segments.banks) state.restoreBank(bank);
+        } finally {
+          await segments.recordsChecked;
+        }
         snapshot = { nextSeq: segments.nextSeq, mutations: segments.stored.count };
       } else {
         snapshot = await readSnapshot(dir, (value, line) => {
