@@ -304,6 +304,87 @@ const hideEncodedSecrets = (text: string): string => {
   return copied === 0 ? text : `${out}${text.slice(copied)}`;
 };
 
+/** How a tool takes a password by a short flag: glued (`mysql -pX`) or as the next word (`redis-cli -a X`). */
+type ToolFlags = { readonly glued?: string; readonly next?: readonly string[] };
+const MYSQL: ToolFlags = { glued: '-p' };
+const TOOL_FLAGS: ReadonlyMap<string, ToolFlags> = new Map([
+  ['mysql', MYSQL], ['mysqldump', MYSQL], ['mysqladmin', MYSQL], ['mysqlimport', MYSQL], ['mysqlshow', MYSQL], ['mysqlcheck', MYSQL], ['mariadb', MYSQL], ['mariadb-dump', MYSQL],
+  ['redis-cli', { next: ['-a'] }],
+  ['openssl', { next: ['-k'] }],
+]);
+// `docker login -p X` (and podman's, helm registry's): the flag is a password only after `login`.
+const LOGIN_TOOLS = new Set(['docker', 'podman', 'helm', 'buildah', 'skopeo']);
+const LOGIN_FLAGS: ToolFlags = { next: ['-p'] };
+// Words that end a command: the next word may be another tool's.
+const COMMAND_ENDS = new Set([';', '&&', '||', '|', '&']);
+const WORD = /\n|[^\s]+/g;
+
+/**
+ * Passwords given by a short flag of a tool that takes one so: `mysql -pS3cret` (glued),
+ * `redis-cli -a S3cret`, `docker login -p S3cret`, `openssl enc -k S3cret`. `-p` alone means
+ * other things (`mkdir -p`, `ssh -p 22`), so the tool must be known: the words of each line are
+ * read once, in order, the command they belong to kept as they go (a regex reading back along
+ * the line to the tool's name would be quadratic).
+ */
+const hideToolPasswordFlags = (text: string): string => {
+  let out = '';
+  let copied = 0;
+  let flags: ToolFlags | undefined;
+  let loginTool = false;
+  let hideNext = false;
+  WORD.lastIndex = 0;
+  for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) {
+    const word = match[0];
+    if (word === '\n' || COMMAND_ENDS.has(word)) {
+      flags = undefined;
+      loginTool = false;
+      hideNext = false;
+      continue;
+    }
+    const at = match.index;
+    // The value is the word, or the rest of it after a glued flag, less a `;` that ends the command.
+    const valueEnd = word.endsWith(';') ? word.length - 1 : word.length;
+    if (hideNext) {
+      hideNext = false;
+      if (valueEnd > 0 && !word.startsWith(REDACTED) && !word.startsWith('-')) {
+        out += `${text.slice(copied, at)}${REDACTED}`;
+        copied = at + valueEnd;
+      }
+      if (valueEnd < word.length) flags = undefined;
+      continue;
+    }
+    const name = word.slice(word.lastIndexOf('/') + 1).toLowerCase();
+    const tool = TOOL_FLAGS.get(name);
+    if (tool !== undefined) {
+      flags = tool;
+      loginTool = false;
+      continue;
+    }
+    if (LOGIN_TOOLS.has(name)) {
+      flags = undefined;
+      loginTool = true;
+      continue;
+    }
+    if (loginTool && word === 'login') {
+      flags = LOGIN_FLAGS;
+      continue;
+    }
+    if (flags === undefined) continue;
+    if (flags.next?.includes(word) === true) {
+      hideNext = true;
+      continue;
+    }
+    const glued = flags.glued;
+    if (glued !== undefined && valueEnd > glued.length && word.startsWith(glued) && !word.startsWith(REDACTED, glued.length)) {
+      out += `${text.slice(copied, at + glued.length)}${REDACTED}`;
+      copied = at + valueEnd;
+    }
+    // A command ends with a word that ends in `;` (`mysql -pX db;`).
+    if (word.endsWith(';')) flags = undefined;
+  }
+  return copied === 0 ? text : `${out}${text.slice(copied)}`;
+};
+
 const anyCase = (...any: string[]): Anchors => ({ any, ignoreCase: true });
 const exact = (...any: string[]): Anchors => ({ any, ignoreCase: false });
 /** Every secret word of `SECRET_WORD` holds one of these (and `[_.-]pass` holds `pass`). */
@@ -472,6 +553,8 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: anyCase('set'),
   },
+  // A tool's short password flag: `mysql -pS3cret`, `redis-cli -a S3cret`, `docker login -p S3cret`.
+  { name: 'tool password flag', scan: (text) => hideToolPasswordFlags(text), anchors: anyCase('mysql', 'mariadb', 'redis-cli', 'openssl', 'docker login', 'podman login', 'helm registry login', 'buildah login', 'skopeo login') },
   // `sshpass -p value` (the password on the command line), quoted or not.
   {
     name: 'sshpass password',

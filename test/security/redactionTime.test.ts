@@ -106,6 +106,9 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('１', n, 'ghp_'));
     withinBudget((n) => repeatTo('𝐚', n, 'x'));
     withinBudget((n) => repeatTo('\ud835a', n));
+    withinBudget((n) => repeatTo('mysql -pa ', n));
+    withinBudget((n) => repeatTo(' -a', n, 'redis-cli'));
+    withinBudget((n) => repeatTo('docker login -p ', n));
     // The retain projection's sanitiser pays about 0.1 s once per process (0.6 s under load) on
     // the first Cyrillic text it sees (measured: cleanText('р') then any Cyrillic text in under
     // 2 ms): paid here, so the sizes below measure the rules, not that one start-up.
