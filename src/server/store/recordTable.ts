@@ -31,6 +31,11 @@ export class DeferredMap<K, V> extends Map<K, V> {
     }
   }
 
+  /** Sets an entry without making the map first: for its fill, which may run in steps. */
+  put(key: K, value: V): void {
+    super.set(key, value);
+  }
+
   override get size(): number {
     this.ready();
     return super.size;
@@ -121,6 +126,11 @@ export class RecordTable<T extends object> implements ReadonlyMap<string, T> {
   /** Points `id` at stored record number `at` (the map keeps its position if the id is there). */
   setStored(id: string, at: number): void {
     this.byId.set(id, at);
+  }
+
+  /** `setStored` for the table's own fill: the map is not made first. */
+  putStored(id: string, at: number): void {
+    this.byId.put(id, at);
   }
 
   delete(id: string): boolean {

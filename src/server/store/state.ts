@@ -9,6 +9,10 @@ import type { BankRecord, FactHead, FactRecord, Mutation, OperationRecord } from
 import { isFactRecord } from './factGuard.js';
 import { DeferredMap, FactTable, RecordTable } from './recordTable.js';
 import type { BankHead, StoredRecords } from './segments.js';
+import { runSliced } from '../slices.js';
+
+/** Documents made per step of a sliced fill (a step is some milliseconds at 1M). */
+const FILL_STEP = 2_000;
 
 export interface BankState {
   bank: BankRecord;
@@ -23,6 +27,12 @@ export interface BankState {
   readonly operations: Map<string, OperationRecord>;
   /** Feature records: kind -> id -> value. */
   readonly records: Map<string, Map<string, JsonValue>>;
+  /**
+   * Makes the tables deferred at start-up in slices that hand the event loop back, and resolves
+   * when they are made (at once if none are deferred). Any other use of them meanwhile makes the
+   * rest at once, so every read sees whole tables.
+   */
+  fillInSlices: () => Promise<void>;
 }
 
 /** Facts added and removed by one mutation, so a search index can follow incrementally. */
@@ -78,6 +88,7 @@ export class ServerState {
       chunksByDocument: new DeferredMap(),
       operations: new Map(),
       records: new Map(),
+      fillInSlices: () => Promise.resolve(),
     };
   }
 
@@ -92,25 +103,58 @@ export class ServerState {
     const chunksAt = footer.at + footer.documentCount;
     let factAt = chunksAt + footer.chunkCount;
     for (const id of footer.facts) state.facts.setStored(id, factAt++);
-    let restored = false;
-    const restoreDocuments = (): void => {
-      if (restored) return;
-      // Throws if the segment no longer holds them: nothing is restored, and the next use asks again.
+    // The lists are read in the first step, before any entry is made: if that throws, nothing is
+    // made and the next use starts again. Entries are put without making the maps first (`put`),
+    // since the maps stay deferred until the last step.
+    function* fillSteps(): Generator<void> {
       const lists = footer.documentLists();
-      restored = true;
-      lists.documents.forEach((id, i) => state.documents.setStored(id, footer.at + i));
+      for (let i = 0; i < lists.documents.length; i++) {
+        state.documents.putStored(lists.documents[i] ?? '', footer.at + i);
+        if (i % FILL_STEP === FILL_STEP - 1) yield;
+      }
       let chunk = 0;
       let fact = 0;
-      lists.documents.forEach((documentId, i) => {
+      for (let i = 0; i < lists.documents.length; i++) {
+        const documentId = lists.documents[i] ?? '';
         const chunks = lists.documentChunks[i] ?? 0;
         const ids = lists.chunks.slice(chunk, chunk + chunks);
-        ids.forEach((id, j) => state.chunks.setStored(id, chunksAt + chunk + j));
-        state.chunksByDocument.set(documentId, ids);
+        ids.forEach((id, j) => state.chunks.putStored(id, chunksAt + chunk + j));
+        state.chunksByDocument.put(documentId, ids);
         chunk += chunks;
         const facts = lists.documentFacts[i] ?? 0;
-        state.factsByDocument.set(documentId, footer.facts.slice(fact, fact + facts));
+        state.factsByDocument.put(documentId, footer.facts.slice(fact, fact + facts));
         fact += facts;
-      });
+        if (i % FILL_STEP === FILL_STEP - 1) yield;
+      }
+    }
+    let steps: Generator<void> | undefined;
+    let filled = false;
+    /** Runs the fill to its end (or makes `slices` more steps of it); true once it has ended. */
+    const fillSome = (slices: number): boolean => {
+      if (filled) return true;
+      steps ??= fillSteps();
+      try {
+        for (let n = 0; n < slices; n++) {
+          if (steps.next().done === true) {
+            filled = true;
+            return true;
+          }
+        }
+        return false;
+      } catch (error) {
+        steps = undefined;
+        throw error;
+      }
+    };
+    const restoreDocuments = (): void => {
+      fillSome(Number.POSITIVE_INFINITY);
+    };
+    state.fillInSlices = async (): Promise<void> => {
+      await runSliced(
+        (function* (): Generator<void> {
+          while (!fillSome(1)) yield;
+        })(),
+      );
     };
     state.documents.defer(restoreDocuments);
     state.chunks.defer(restoreDocuments);
