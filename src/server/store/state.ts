@@ -9,7 +9,7 @@ import type { BankRecord, FactHead, FactRecord, Mutation, OperationRecord } from
 import { isFactRecord } from './factGuard.js';
 import { DeferredMap, FactTable, RecordTable } from './recordTable.js';
 import type { BankHead, StoredRecords } from './segments.js';
-import { runSliced } from '../slices.js';
+import { runSliced, type SliceTimer } from '../slices.js';
 
 /** Documents made per step of a sliced fill (a step is some milliseconds at 1M). */
 const FILL_STEP = 2_000;
@@ -32,7 +32,7 @@ export interface BankState {
    * when they are made (at once if none are deferred). Any other use of them meanwhile makes the
    * rest at once, so every read sees whole tables.
    */
-  fillInSlices: () => Promise<void>;
+  fillInSlices: (slice?: SliceTimer) => Promise<void>;
 }
 
 /** Facts added and removed by one mutation, so a search index can follow incrementally. */
@@ -149,11 +149,12 @@ export class ServerState {
     const restoreDocuments = (): void => {
       fillSome(Number.POSITIVE_INFINITY);
     };
-    state.fillInSlices = async (): Promise<void> => {
+    state.fillInSlices = async (slice?: SliceTimer): Promise<void> => {
       await runSliced(
         (function* (): Generator<void> {
           while (!fillSome(1)) yield;
         })(),
+        slice,
       );
     };
     state.documents.defer(restoreDocuments);
