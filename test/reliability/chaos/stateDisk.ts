@@ -24,6 +24,25 @@ export interface StateDisk {
   dispose(): Promise<void>;
 }
 
+/**
+ * Takes the read-only bind mount off. A pi or server process may hold a directory open in it
+ * for a moment (the state code reads through held directory handles), which makes `umount`
+ * say "target is busy": try again for up to 3 s, then detach it lazily (new opens see the
+ * writable disk; a handle opened while it was read-only stays read-only until it is closed).
+ */
+const unstack = async (dir: string): Promise<void> => {
+  for (let attempt = 0; attempt < 30; attempt += 1) {
+    try {
+      await run('umount', [dir]);
+      return;
+    } catch (error) {
+      if (!/busy/i.test(String((error as { stderr?: unknown }).stderr ?? error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  await run('umount', ['-l', dir]);
+};
+
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Mounts a tmpfs of `sizeMb` over `dir` (created if missing) when running as root. */
@@ -78,7 +97,7 @@ export const openStateDisk = async (dir: string, ballastDir: string, sizeMb: num
     writable: async () => {
       if (!ro) return;
       if (kind === 'tmpfs') {
-        await run('umount', [dir]);
+        await unstack(dir);
         mounted -= 1;
       } else {
         await chmod(dir, 0o700);
