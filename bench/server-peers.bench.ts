@@ -241,24 +241,43 @@ const stopServer = async (child: ChildProcess): Promise<void> => {
  */
 const EXTENSION_REQUEST = { budget: 'mid', max_tokens: 800, types: ['world', 'experience', 'observation'], prefer_observations: true };
 
-/** A started server's first recall (timed from its spawn), 20 warm-ups, then every query timed. */
-const timeRecalls = async (server: Started, request: Record<string, unknown>, queries: readonly string[]): Promise<{ firstMs: number; latencies: number[] }> => {
+/** Recalls timed one by one right after the first: what a person's next prompts wait for. */
+const EARLY_RECALLS = 5;
+
+interface TimedRecalls {
+  readonly firstMs: number;
+  /**
+   * The 2nd-6th recalls after a start, each timed (the first of the 20 warm-ups): the first
+   * recall that wants observations starts the observation pass, which once held the next recall
+   * for 4-14 s at 1M while it made the documents table, unseen behind untimed warm-ups.
+   */
+  readonly earlyMs: readonly number[];
+  readonly latencies: number[];
+}
+
+/** A started server's first recall (timed from its spawn), 20 warm-ups (the first few timed), then every query timed. */
+const timeRecalls = async (server: Started, request: Record<string, unknown>, queries: readonly string[]): Promise<TimedRecalls> => {
   const recall = `${server.url}/v1/default/banks/${BANK}/memories/recall`;
   const body = (q: string): string => JSON.stringify({ query: q, ...request });
   const first = await post(recall, body(queries[0] ?? ''));
   const firstMs = since(server.start);
   if (first !== 200) throw new Error(`first recall (${JSON.stringify(request)}) failed with HTTP ${first}`);
-  for (let i = 0; i < 20; i += 1) await post(recall, body(queries[i % queries.length] ?? ''));
+  const earlyMs: number[] = [];
+  for (let i = 0; i < 20; i += 1) {
+    const t = process.hrtime.bigint();
+    await post(recall, body(queries[(i + 1) % queries.length] ?? ''));
+    if (i < EARLY_RECALLS) earlyMs.push(since(t));
+  }
   const latencies: number[] = [];
   for (const q of queries) {
     const t = process.hrtime.bigint();
     await post(recall, body(q));
     latencies.push(since(t));
   }
-  return { firstMs, latencies };
+  return { firstMs, earlyMs, latencies };
 };
 
-const extensionRequest = async (dataDir: string, queries: readonly string[]): Promise<{ firstMs: number; latencies: number[] }> => {
+const extensionRequest = async (dataDir: string, queries: readonly string[]): Promise<TimedRecalls> => {
   const server = await startServer(dataDir);
   const timed = await timeRecalls(server, EXTENSION_REQUEST, queries);
   await stopServer(server.child);
@@ -269,7 +288,7 @@ const ours = async (
   dir: string,
   items: readonly string[],
   queries: readonly string[],
-): Promise<PeerFigures & { listeningMs: number; asyncIngest: AsyncIngested; extension: { firstMs: number; latencies: number[] } }> => {
+): Promise<PeerFigures & { listeningMs: number; asyncIngest: AsyncIngested; extension: TimedRecalls }> => {
   const dataDir = join(dir, 'server');
   const builder = await startServer(dataDir);
   const memories = `${builder.url}/v1/default/banks/${BANK}/memories`;
@@ -348,6 +367,7 @@ const main = async (): Promise<void> => {
       log(`sqlite first ${sqlite.firstMs.toFixed(0)} ms`);
       const mine = await ours(dir, items, queries);
       log(`server first ${mine.firstMs.toFixed(0)} ms, listening ${mine.listeningMs.toFixed(0)} ms`);
+      log(`server, the extension's request: first ${mine.extension.firstMs.toFixed(0)} ms, then ${mine.extension.earlyMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
       const others: PeerFigures[] = [];
       // At 1M only FlexSearch: MiniSearch and Orama already held 0.8 and 1.3 GB serving 100k.
       for (const lib of n >= 1_000_000 ? ['flexsearch'] : ['minisearch', 'orama', 'flexsearch']) {
@@ -420,6 +440,20 @@ const main = async (): Promise<void> => {
           baseline: base('start to first query', sq.firstMs),
           target: '< 1500 (the recall deadline)',
           pass: mine.extension.firstMs < 1500,
+        },
+        {
+          name: `server: second recall after a start, the extension's request, ${label}`,
+          unit: 'ms',
+          value: mine.extension.earlyMs[0] ?? Number.NaN,
+          target: '< 1500 (the recall deadline)',
+          pass: (mine.extension.earlyMs[0] ?? Number.POSITIVE_INFINITY) < 1500,
+        },
+        {
+          name: `server: slowest of the 2nd-${EARLY_RECALLS + 1}th recalls after a start, the extension's request, ${label}`,
+          unit: 'ms',
+          value: Math.max(...mine.extension.earlyMs),
+          target: '< 1500 (the recall deadline)',
+          pass: Math.max(...mine.extension.earlyMs) < 1500,
         },
         { name: `server: query p50, the extension's request, just started, ${label}`, unit: 'ms', value: percentiles(mine.extension.latencies).p50, baseline: base('query p50', sp.p50) },
         { name: `server: query p99, the extension's request, just started, ${label}`, unit: 'ms', value: percentiles(mine.extension.latencies).p99, baseline: base('query p99', sp.p99) },
