@@ -4,8 +4,8 @@
  * redacted; a damaged line is a step that says why; a compaction (the file replaced shorter)
  * folds the run again from the start.
  */
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile, appendFile } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile, appendFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -146,8 +146,9 @@ describe('live runs', () => {
 
   it('a journal it cannot read is said on its run, by name, and the runs after it are still read', async () => {
     // The browser's poll stopped at the first file that threw, and said nothing: one browser
-    // showed no steps for minutes. Run as another account (nobody, when the tests run as root),
-    // a journal this account wrote with mode 0600 is one it cannot read.
+    // showed no steps for minutes. A journal another account owns with mode 0600 is one this
+    // account cannot read. As root, the probe runs without the capabilities that bypass file
+    // modes (setpriv), so the checkout may be private; without setpriv, as nobody.
     const cwd = path.join(root, 'project-unreadable');
     const dir = path.join(cwd, '.pi', 'memory', 'trace');
     await mkdir(dir, { recursive: true, mode: 0o755 });
@@ -159,15 +160,19 @@ describe('live runs', () => {
     theirJournal.appendSync([record]);
     await theirJournal.close();
     const root0 = process.getuid?.() === 0;
+    const setpriv = root0 && spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status === 0;
+    if (setpriv) await chown(theirs, 65534, 65534);
     await chmod(theirs, root0 ? 0o600 : 0o000);
 
     // tsx keeps its cache in the temporary directory: one the other account can write.
     const probeTmp = path.join(root, 'probe-tmp');
     await mkdir(probeTmp, { recursive: true });
     await chmod(probeTmp, 0o1777);
-    const probe = spawn(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), path.resolve('test/ui/liveRunsProbe.ts'), cwd, path.join(root, 'home')], {
+    const probeArgs = [path.resolve('node_modules/tsx/dist/cli.mjs'), path.resolve('test/ui/liveRunsProbe.ts'), cwd, path.join(root, 'home')];
+    const dropModeBypass = ['--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_override,-dac_read_search', '--', process.execPath];
+    const probe = spawn(setpriv ? 'setpriv' : process.execPath, setpriv ? [...dropModeBypass, ...probeArgs] : probeArgs, {
       stdio: ['pipe', 'pipe', 'inherit'],
-      ...(root0 ? { uid: 65534, gid: 65534 } : {}),
+      ...(root0 && !setpriv ? { uid: 65534, gid: 65534 } : {}),
       env: { ...process.env, HOME: root, TMPDIR: probeTmp },
     });
     type Seen = { run: string; steps: number; problems: string[] }[];
