@@ -18,13 +18,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { percentiles } from './lib/harness.js';
+import { statusPoster } from './lib/postJson.js';
 import { builtCli } from './lib/builtCli.js';
 import { stopServe } from './lib/serveCli.js';
 import { childCpuMs, childPeakRssMb } from './lib/childStats.js';
@@ -50,17 +50,7 @@ const mainThreadCpuMs = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-const post = (url: string, body: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const { post, fresh: freshAgent } = statusPoster();
 
 interface Started {
   readonly child: ChildProcess;
@@ -123,7 +113,7 @@ const main = async (): Promise<void> => {
         const primer = await startServe(cli, at);
         await post(`${primer.url}/v1/default/banks/${BANK}/memories/recall`, JSON.stringify({ query: queries[0], ...REQUEST }));
         await stopServe(primer.child);
-        agent.destroy();
+        freshAgent();
       }
       await writeFile(join(dir, 'copied'), 'yes\n');
     }
@@ -151,7 +141,7 @@ const main = async (): Promise<void> => {
         }
         const peak = childPeakRssMb(pid);
         await stopServe(s.child);
-        agent.destroy();
+        freshAgent();
         console.log(
           `round ${round + 1} ${name} (load ${load.toFixed(1)}): listening ${s.listeningMs.toFixed(0)} ms (CPU ${s.listeningCpuMs}, main thread ${s.listeningMainCpuMs}), ` +
             `first recall ${firstMs.toFixed(0)} ms (CPU ${firstCpu}), peak RSS at first ${firstPeak.toFixed(1)} MB, after 320 ${peak.toFixed(1)} MB, p50 ${percentiles(latencies).p50.toFixed(2)} ms`,
@@ -159,7 +149,7 @@ const main = async (): Promise<void> => {
       }
     }
   } finally {
-    agent.destroy();
+    freshAgent();
     if (values.data === undefined) await rm(dir, { recursive: true, force: true });
   }
 };

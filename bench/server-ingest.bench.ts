@@ -4,28 +4,19 @@
  * that appends the same bodies to a file and fdatasyncs before answering (same run).
  * Target: >= 5,000 items/s.
  */
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeResult } from './lib/harness.js';
+import { statusPoster } from './lib/postJson.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const ITEMS = 30_000;
 const BATCH = 100;
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-const post = (url: string, body: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const { post, fresh: freshAgent } = statusPoster();
 
 const timeBatches = async (url: string, bodies: readonly string[]): Promise<number> => {
   const started = process.hrtime.bigint();
@@ -80,7 +71,7 @@ const main = async (): Promise<void> => {
       [`${ITEMS} items in ${ITEMS / BATCH} sequential requests into one bank; synthetic seeded corpus`],
     );
   } finally {
-    agent.destroy();
+    freshAgent();
     await new Promise<void>((resolve) => baseline.close(() => resolve()));
     await rawFile.close();
     await server.close();

@@ -4,32 +4,18 @@
  * the first recall is answered, which includes building the bank's search index.
  * Target: start-up < 2 s.
  */
-import { Agent, request } from 'node:http';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeResult } from './lib/harness.js';
+import { statusPoster } from './lib/postJson.js';
 import { startEmbeddedServer } from '../src/server/index.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const MEMORIES = 100_000;
 const RUNS = 3;
 // A fresh agent per server: a pooled socket to a closed server could be handed to a new one on the same port.
-let agent = new Agent({ keepAlive: true, maxSockets: 1 });
-const freshAgent = (): void => {
-  agent.destroy();
-  agent = new Agent({ keepAlive: true, maxSockets: 1 });
-};
-
-const post = (url: string, body: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const { post, fresh: freshAgent } = statusPoster();
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const since = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
@@ -84,7 +70,7 @@ const main = async (): Promise<void> => {
       [`load average during the run: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`, `median of ${RUNS} starts; data dir: snapshot of ${MEMORIES} memories; files: ${files.join(', ')}`],
     );
   } finally {
-    agent.destroy();
+    freshAgent();
     await rm(dir, { recursive: true, force: true });
   }
 };
