@@ -16,13 +16,26 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createMemoryRuntime } from '../../src/hosts/memoryRuntime.js';
-import { startFaultServer } from '../helpers/faultServer.js';
+import { startFaultServer, type FaultServer } from '../helpers/faultServer.js';
 import { startHarness } from '../tools/harness.js';
 import { makeFaux, piAi, type ScriptedModel } from '../hosts/pi/hostLine.js';
 import { makeProject, openHostSession } from '../hosts/pi/piSdk.js';
 import { waitUntil } from '../helpers/waitUntil.js';
 
 const FOREVER = 2_147_483_647;
+
+/** A server that knows `bankId` and answers everything but recall, which it never answers. */
+const stallRecall = (server: FaultServer, bankId: string): void => {
+  server.setFallback((req) =>
+    req.path.includes('/recall')
+      ? { kind: 'stall' }
+      : req.path === '/version'
+        ? { kind: 'json', status: 200, body: { api_version: '0.9.1', features: {} } }
+        : req.path.startsWith('/v1/default/banks')
+          ? { kind: 'json', status: 200, body: { banks: [{ bank_id: bankId }] } }
+          : { kind: 'json', status: 200, body: {} },
+  );
+};
 
 describe('the automatic recall deadline stays bounded', () => {
   it('memory_config refuses a deadline over 30 s in both scopes, and writes nothing', async () => {
@@ -49,15 +62,7 @@ describe('the automatic recall deadline stays bounded', () => {
 
   it("a clone's project file asking for 2147483647 ms: recall still gives up at the default deadline against a stalled server", async () => {
     const server = await startFaultServer();
-    server.setFallback((req) =>
-      req.path.includes('/recall')
-        ? { kind: 'stall' }
-        : req.path === '/version'
-          ? { kind: 'json', status: 200, body: { api_version: '0.9.1', features: {} } }
-          : req.path.startsWith('/v1/default/banks')
-            ? { kind: 'json', status: 200, body: { banks: [{ bank_id: 'clone-bank' }] } }
-            : { kind: 'json', status: 200, body: {} },
-    );
+    stallRecall(server, 'clone-bank');
     const root = await mkdtemp(path.join(tmpdir(), 'am-sec-deadline-'));
     const cwd = path.join(root, 'clone');
     const home = path.join(root, 'home');
@@ -83,15 +88,7 @@ describe('the automatic recall deadline stays bounded', () => {
 
   it('real pi: a project file asking for 10 minutes, a server that never answers recall: the prompt completes without memory', async () => {
     const server = await startFaultServer();
-    server.setFallback((req) =>
-      req.path.includes('/recall')
-        ? { kind: 'stall' }
-        : req.path === '/version'
-          ? { kind: 'json', status: 200, body: { api_version: '0.9.1', features: {} } }
-          : req.path.startsWith('/v1/default/banks')
-            ? { kind: 'json', status: 200, body: { banks: [{ bank_id: 'pi-clone-bank' }] } }
-            : { kind: 'json', status: 200, body: {} },
-    );
+    stallRecall(server, 'pi-clone-bank');
     let faux: ScriptedModel | undefined;
     try {
       faux = await makeFaux();
