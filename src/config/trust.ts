@@ -122,7 +122,8 @@ export const trustVerdict = (trust: KeyTrust, inPi = true): string => {
     trust.hostTrusted === undefined ? (inPi ? ' (this pi has no project trust)' : '') : trust.hostTrusted ? '' : ' (pi does not trust this project; nothing moved)';
   switch (trust.rule) {
     case 'user-config':
-      return `project config chooses no server or key variable: ${trust.origin} comes from ${trust.userFile} or the defaults${pi}`;
+      // pi's trust decides nothing here unless it refused the project: no "(this pi has no project trust)".
+      return `project config chooses no server or key variable: ${trust.origin} comes from ${trust.userFile} or the defaults${trust.hostTrusted === false ? pi : ''}`;
     case 'trusted-origin':
       if (trust.hostTrusted === true) return `project config honoured: pi trusts this project and ${trust.origin} is in memory.trustedOrigins`;
       return `project config honoured: ${trust.origin} is in memory.trustedOrigins${pi}${inPi || trust.hostTrusted !== undefined ? '' : ' (in pi 0.79 or later, only if pi trusts this project)'}`;
