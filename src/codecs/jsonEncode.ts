@@ -51,42 +51,74 @@ const isPlain = (value: object): boolean => {
   return proto === Object.prototype || proto === null;
 };
 
-/** The value's JSON text, or undefined where JSON.stringify leaves a value out. */
-const encode = (key: string, input: unknown, depth: number): string | undefined => {
+/** True when a string of `REMEMBERED_MIN_CHARS` or more is somewhere in `value` (looked for to `MAX_WALK_DEPTH`). */
+const holdsLarge = (value: unknown, depth: number): boolean => {
+  if (typeof value === 'string') return value.length >= REMEMBERED_MIN_CHARS;
+  if (typeof value !== 'object' || value === null || depth > MAX_WALK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsLarge(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) if (Object.hasOwn(value, key) && holdsLarge((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
+};
+
+// Keys repeat from job to job (`jobId`, `content`, …): each is encoded once.
+const keyTexts = new Map<string, string>();
+const keyText = (key: string): string => {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (keyTexts.size < 1_000) keyTexts.set(key, text);
+  }
+  return text;
+};
+
+/**
+ * The value's JSON text pushed onto `out` (one join at the end copies each piece once); false
+ * where JSON.stringify leaves the value out (nothing pushed).
+ */
+const encodeInto = (out: string[], key: string, input: unknown, depth: number): boolean => {
   let value = input;
   if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
-  switch (typeof value) {
-    case 'string':
-      return encodeString(value);
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return JSON.stringify(value);
-    case 'object': {
-      if (value === null) return 'null';
-      if (depth > MAX_WALK_DEPTH) return JSON.stringify(value);
-      if (Array.isArray(value)) {
-        if (Object.getPrototypeOf(value) !== Array.prototype) return JSON.stringify(value);
-        const parts: string[] = [];
-        for (let i = 0; i < value.length; i += 1) parts.push(encode(String(i), value[i], depth + 1) ?? 'null');
-        return `[${parts.join(',')}]`;
-      }
-      if (!isPlain(value)) return JSON.stringify(value);
-      const parts: string[] = [];
-      for (const k of Object.keys(value)) {
-        const item = encode(k, (value as Record<string, unknown>)[k], depth + 1);
-        if (item !== undefined) parts.push(`${JSON.stringify(k)}:${item}`);
-      }
-      return `{${parts.join(',')}}`;
-    }
-    default:
-      // undefined, a function, a symbol: left out.
-      return undefined;
+  if (typeof value === 'string') {
+    out.push(encodeString(value));
+    return true;
   }
+  // Plain data (a subtree with no large string, whose root has no toJSON of its own: its key
+  // would be read as '') is written by JSON.stringify itself, in one native pass.
+  if (typeof value !== 'object' || value === null || depth > MAX_WALK_DEPTH || (value === input && !holdsLarge(value, depth)) || !(Array.isArray(value) ? Object.getPrototypeOf(value) === Array.prototype : isPlain(value))) {
+    const text = JSON.stringify(value);
+    if (text === undefined) return false;
+    out.push(text);
+    return true;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) out.push(',');
+      if (!encodeInto(out, String(i), value[i], depth + 1)) out.push('null');
+    }
+    out.push(']');
+    return true;
+  }
+  out.push('{');
+  let first = true;
+  for (const k of Object.keys(value)) {
+    const at = out.length;
+    out.push(first ? keyText(k) : `,${keyText(k)}`, ':');
+    if (encodeInto(out, k, (value as Record<string, unknown>)[k], depth + 1)) first = false;
+    else out.length = at;
+  }
+  out.push('}');
+  return true;
 };
 
 /** `JSON.stringify(value)` (no replacer, no indent): the same text, large strings encoded once. */
-export const jsonEncode = (value: unknown): string | undefined => encode('', value, 0);
+export const jsonEncode = (value: unknown): string | undefined => {
+  const out: string[] = [];
+  return encodeInto(out, '', value, 0) ? out.join('') : undefined;
+};
 
 /** How many encodings are remembered now (tests). */
 export const rememberedEncodings = (): number => remembered.length;
