@@ -108,3 +108,16 @@ export const spokenText = (text: string): string => {
   const said = conversationStatements(text.trim());
   return said === undefined ? text : said.map((statement) => statement.text).join('\n');
 };
+
+const SAID_BY: Readonly<Record<Exclude<Speaker, undefined>, string>> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
+
+/**
+ * A message array (whole or a chunk) on one line, each message after who said it
+ * (`User: … · Assistant: …`); any other text as it is. Where a tool result or a reflect answer
+ * lists memories one a line: a retained turn read as JSON syntax there (fifth pass).
+ */
+export const saidLine = (text: string): string => {
+  const said = conversationStatements(text.trim());
+  if (said === undefined || said.length === 0) return text;
+  return said.map((s) => (s.who === undefined ? s.text : `${SAID_BY[s.who]}${s.tool === undefined ? '' : ` (${s.tool})`}: ${s.text}`)).join(' · ');
+};

@@ -201,7 +201,7 @@ export const configFields = {
   projectIdStrategy: field({
     ...idStrategy, default: 'remote', path: 'scope.projectIdStrategy', resetKey: 'scope.projectIdStrategy', tab: 'Scope', kind: 'select',
     advanced: false, patchKey: 'projectIdStrategy', identity: true, agentLocked: true, agentLockReason: 'identity', origin: '8.3',
-    description: 'How the project id is derived: pin (scope.projectId), remote (normalised git origin URL) or basename (repository folder name).',
+    description: 'How the project id is derived: pin (scope.projectId), remote (normalised git origin URL; an origin that is a path on this machine gives its folder name) or basename (repository folder name).',
   }),
   projectId: field({
     codec: optional(ConfigText), default: undefined, defaultText: 'not set', path: 'scope.projectId', resetKey: 'scope.projectId', tab: 'Scope',

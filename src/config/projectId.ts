@@ -118,6 +118,25 @@ export interface IdentityInput {
   readonly remoteUrl: string | undefined;
 }
 
+/**
+ * A remote that names a repository on this machine: `file://`, an absolute, home or relative
+ * path, or a Windows drive; not a URL of another scheme and not scp-style `host:path`.
+ */
+export const isLocalRemote = (remote: string): boolean => {
+  const text = remote.trim();
+  if (/^file:\/\//i.test(text)) return true;
+  if (SCHEME.test(text)) return false;
+  if (/^[a-z]:[\\/]/i.test(text)) return true;
+  return SCP.exec(text) === null && text !== '';
+};
+
+/** The folder a local remote names, without its `.git` (`/srv/git/App.git` -> `App`; `../app/.git` -> `app`). */
+const localRemoteFolder = (remote: string): string => {
+  const parts = remote.trim().replace(/^file:\/\//i, '').replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.at(-1) === '.git') parts.pop();
+  return (parts.at(-1) ?? '').replace(/\.git$/i, '');
+};
+
 const stripCredentials = (remote: string): string => remote.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
 
 /**
@@ -147,6 +166,13 @@ export const projectIdentity = ({ strategy, pin, repoRoot, remoteUrl }: Identity
   const byFolder = (note?: string) => make(sanitizeProjectId(folder) ?? 'repo', 'basename', folder, note);
   if (strategy === 'basename') return byFolder();
   if (strategy === 'pin') return byFolder('projectIdStrategy is pin but scope.projectId is not set');
+  if (remoteUrl !== undefined && isLocalRemote(remoteUrl)) {
+    // A clone of a repository on this machine: its origin is a path, not a hosted name, and
+    // `/work/main` read as host `work`, project `main`. The id is that repository's folder
+    // name, the id the repository itself has when it has no remote, so the clone shares its memory.
+    const local = sanitizeProjectId(localRemoteFolder(remoteUrl));
+    if (local !== undefined) return make(local, 'remote', remoteUrl);
+  }
   const remote = remoteUrl === undefined ? undefined : normalizeRemote(remoteUrl);
   if (remote === undefined || remoteUrl === undefined) return byFolder('no git remote "origin"; using the folder name');
   return make(remote, 'remote', stripCredentials(remoteUrl));

@@ -114,17 +114,19 @@ export const decideTrust = ({ config, sources, baseline, hostTrusted, userFile =
 /**
  * Which rule decided, as the doctor says it: whether the project file's server or key
  * variable was honoured, and because of what (pi's project trust, memory.trustedOrigins).
+ * `inPi` is false for a shell command: no pi is there to ask, so the verdict says what pi
+ * would add (only where pi's trust can still change it), not that "this pi" has none.
  */
-export const trustVerdict = (trust: KeyTrust): string => {
+export const trustVerdict = (trust: KeyTrust, inPi = true): string => {
   const pi =
-    trust.hostTrusted === undefined ? ' (this pi has no project trust)' : trust.hostTrusted ? '' : ' (pi does not trust this project; nothing moved)';
+    trust.hostTrusted === undefined ? (inPi ? ' (this pi has no project trust)' : '') : trust.hostTrusted ? '' : ' (pi does not trust this project; nothing moved)';
   switch (trust.rule) {
     case 'user-config':
-      return `project config chooses no server or key variable: ${trust.origin} comes from ${trust.userFile} or the defaults${pi}`;
+      // pi's trust decides nothing here unless it refused the project: no "(this pi has no project trust)".
+      return `project config chooses no server or key variable: ${trust.origin} comes from ${trust.userFile} or the defaults${trust.hostTrusted === false ? pi : ''}`;
     case 'trusted-origin':
-      return trust.hostTrusted === true
-        ? `project config honoured: pi trusts this project and ${trust.origin} is in memory.trustedOrigins`
-        : `project config honoured: ${trust.origin} is in memory.trustedOrigins${pi}`;
+      if (trust.hostTrusted === true) return `project config honoured: pi trusts this project and ${trust.origin} is in memory.trustedOrigins`;
+      return `project config honoured: ${trust.origin} is in memory.trustedOrigins${pi}${inPi || trust.hostTrusted !== undefined ? '' : ' (in pi 0.79 or later, only if pi trusts this project)'}`;
     case 'host-untrusted':
       return 'project config refused, memory off: pi does not trust this project';
     case 'untrusted-origin':

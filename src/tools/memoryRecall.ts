@@ -2,6 +2,7 @@
  * memory_recall: raw memories for a query. The automatic scope filter (project: / repo: tags,
  * or the user scope tags) is always composed in; caller tags and groups can only narrow it.
  */
+import { saidLine } from '../codecs/conversationText.js';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { fitsUserBank, resolveBank, scopeTagsFor } from '../config/scope.js';
@@ -124,7 +125,7 @@ const itemLine = (item: RecallHit, index: number, routine: ReadonlySet<string>):
   const facts = [item.type === undefined || item.type === null ? undefined : cleanLine(item.type, 100), when === undefined || when === null ? undefined : cleanLine(when, 100), own.length > 0 ? `tags: ${own.join(', ')}` : undefined].filter(
     (x): x is string => x !== undefined,
   );
-  return `${index + 1}. ${cleanLine(item.text)}${facts.length > 0 ? ` [${facts.join('; ')}]` : ''}`;
+  return `${index + 1}. ${cleanLine(saidLine(item.text))}${facts.length > 0 ? ` [${facts.join('; ')}]` : ''}`;
 };
 
 const handler = async (params: MemoryRecallParams, ctx: ToolContext): Promise<ToolOutcome> => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { derivedProjectBankId, legacyRepoKey, normalizeRemote, projectIdentity, sanitizeProjectId } from '../../src/config/projectId.js';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { derivedProjectBankId, isLocalRemote, legacyRepoKey, normalizeRemote, projectIdentity, sanitizeProjectId } from '../../src/config/projectId.js';
+import { readGitInfo } from '../../src/adapters/git/gitInfo.js';
 import { BankId } from '../../src/codecs/codecs.js';
 
 describe('normalizeRemote folds every spelling of one remote to one id', () => {
@@ -89,6 +94,44 @@ describe('projectIdentity', () => {
 
   it('basename strategy ignores the remote', () => {
     expect(projectIdentity({ strategy: 'basename', pin: undefined, repoRoot: root, remoteUrl: remote }).id).toBe('my-project');
+  });
+
+  it('a remote that is a local path is not a hosted name: the id is its folder, as that repository has itself', () => {
+    const local = (remoteUrl: string) => projectIdentity({ strategy: 'remote', pin: undefined, repoRoot: root, remoteUrl });
+    expect(local('/work/main')).toMatchObject({ id: 'main', basis: 'remote', source: '/work/main' });
+    expect(local('/srv/git/Project.git')).toMatchObject({ id: 'project', basis: 'remote' });
+    expect(local('file:///srv/git/project.git/')).toMatchObject({ id: 'project', basis: 'remote' });
+    expect(local('../widgets/.git')).toMatchObject({ id: 'widgets', basis: 'remote' });
+    expect(local('C:\\code\\Widgets')).toMatchObject({ id: 'widgets', basis: 'remote' });
+    expect(local('~/src/app')).toMatchObject({ id: 'app', basis: 'remote' });
+    // Hosted spellings are unchanged.
+    expect(local('git@github.com:Org/Repo.git').id).toBe('github.com/org/repo');
+    expect(local('ssh://git@host.example/org/repo.git').id).toBe('host.example/org/repo');
+    expect(isLocalRemote('git@github.com:org/repo.git')).toBe(false);
+    expect(isLocalRemote('https://github.com/org/repo')).toBe(false);
+  });
+
+  it('a real git clone of a local repository gets the id its origin has', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'am-localclone-'));
+    try {
+      const origin = path.join(dir, 'Shop App');
+      mkdirSync(origin);
+      const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, stdio: 'pipe' });
+      git(origin, 'init', '-q');
+      git(origin, 'commit', '-q', '--allow-empty', '-m', 'first');
+      const clone = path.join(dir, 'scratch');
+      git(dir, 'clone', '-q', origin, clone);
+      const idOf = async (cwd: string) => {
+        const info = await readGitInfo(cwd);
+        return projectIdentity({ strategy: 'remote', pin: undefined, repoRoot: info.repoRoot, remoteUrl: info.remoteUrl });
+      };
+      const [own, cloned] = [await idOf(origin), await idOf(clone)];
+      expect(own).toMatchObject({ id: 'shop-app', basis: 'basename' });
+      expect(cloned).toMatchObject({ id: 'shop-app', basis: 'remote' });
+      expect(cloned.tag).toBe(own.tag);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('pin strategy without a pin says so', () => {

@@ -76,7 +76,9 @@ describe('an untrusted project file turns memory off for the project', () => {
     const doctor = await runCli(['doctor'], { cwd: dirs.cwd, env });
     expect(doctor.stdout).toContain(`Trust: memory is off for this project: its .pi/memory.json points memory at ${evil.url}`);
     expect(doctor.stdout).toContain('(rule untrusted-origin)');
-    expect(doctor.stdout).toContain(`Trust rule: project config refused, memory off: origin ${evil.url} is not in memory.trustedOrigins (this pi has no project trust)`);
+    // A shell has no pi: the verdict does not speak of "this pi" (the fourth pass read it from a shell).
+    expect(doctor.stdout).toContain(`Trust rule: project config refused, memory off: origin ${evil.url} is not in memory.trustedOrigins\n`);
+    expect(doctor.stdout).not.toContain('this pi');
     expect(evil.connections).toBe(0);
 
     // Once the user trusts the origin, the same project works against it.
@@ -89,6 +91,11 @@ describe('an untrusted project file turns memory off for the project', () => {
     } finally {
       await runtime.close();
     }
+    // From a shell, honoured says what pi would still ask, and nothing of "this pi".
+    const honoured = await runCli(['doctor', '--json'], { cwd: dirs.cwd, env });
+    expect((JSON.parse(honoured.stdout) as { trust: { verdict: string } }).trust.verdict).toBe(
+      `project config honoured: ${evil.url} is in memory.trustedOrigins (in pi 0.79 or later, only if pi trusts this project)`,
+    );
   }, 60_000);
 
   it('a project naming another key variable turns memory off even on the user server', async () => {
@@ -121,6 +128,8 @@ describe('an untrusted project file turns memory off for the project', () => {
     expect(verdict(true)).toBe(`project config honoured: pi trusts this project and ${evil.url} is in memory.trustedOrigins`);
     expect(verdict(undefined)).toBe(`project config honoured: ${evil.url} is in memory.trustedOrigins (this pi has no project trust)`);
     expect(verdict(false)).toBe('project config refused, memory off: pi does not trust this project');
+    // Outside pi (a shell command), nothing is said of "this pi".
+    expect(trustVerdict(loadConfig({ cwd: plain.cwd, home: plain.home, env: {} }).trust, false)).toMatch(/or the defaults$/);
     const unlisted = makeDirs({}, EVIL_PROJECT(evil.url));
     expect(trustVerdict(loadConfig({ cwd: unlisted.cwd, home: unlisted.home, env: {}, hostTrusted: true }).trust)).toBe(
       `project config refused, memory off: origin ${evil.url} is not in memory.trustedOrigins`,

@@ -75,6 +75,24 @@ describe('core tools against the embedded server', () => {
     expect(reflected.text.toLowerCase()).toContain('tabs');
   });
 
+  it('a retained turn (a JSON array of pi messages) reads as who said what in recall and reflect, not as JSON', async () => {
+    // What automatic retain stores: the turn's messages as pi writes them.
+    const turn = JSON.stringify([
+      { role: 'user', timestamp: '2026-11-28T19:14:13.520Z', content: 'Remember: the staging gateway listens on port 8443.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Noted: the staging gateway listens on port 8443.' }], model: 'faux-1', stopReason: 'stop' },
+    ]);
+    const stored = await h.client.retain(CODING_BANK, { items: [{ content: turn, tags: ['source:pi', PROJECT_TAG] }] })();
+    expect(stored._tag).toBe('Right');
+    const recalled = await h.ok('memory_recall', { query: 'staging gateway port' });
+    expect(recalled.text).toContain('User: Remember: the staging gateway listens on port 8443. · Assistant: Noted: the staging gateway listens on port 8443.');
+    expect(recalled.text).not.toContain('"role"');
+    // The details keep the memory as the server holds it.
+    expect((recalled.details as { results: { text: string }[] }).results.some((r) => r.text.includes('"role"'))).toBe(true);
+    const reflected = await h.ok('memory_reflect', { query: 'Which port does the staging gateway listen on?' });
+    expect(reflected.text).toContain('User: Remember: the staging gateway listens on port 8443.');
+    expect(reflected.text).not.toContain('"role"');
+  });
+
   it('redacts secrets before they reach the queue file', async () => {
     await h.ok('memory_retain', { content: 'Deploy with password: hunter2-secret-value and token ghp_abcdefghijklmnopqrstuvwxyz0123', context: 'deploy notes' });
     const file = readFileSync(h.queuePath, 'utf8');

@@ -14,6 +14,7 @@ import type { MemoryRuntime } from '../memoryRuntime.js';
 import { disabledMessage, HUB_ACTIONS_OFF_WHEN_DISABLED, isDisabled } from './disabled.js';
 import { requireRuntime, type RuntimeHolder } from './holder.js';
 import { embeddedServerCommand } from './serverCommand.js';
+import { fitNotice, piColumns } from './noticeFit.js';
 
 const commandContext = async (runtime: MemoryRuntime, ctx: ExtensionCommandContext): Promise<CommandContext> => ({
   tools: await runtime.toolContext(),
@@ -54,7 +55,7 @@ export const registerMemoryCommands = (pi: ExtensionAPI, holder: RuntimeHolder):
             return;
           }
           const report = await command.run(await commandContext(runtime, ctx), args);
-          ctx.ui.notify(terminalText(report.text), report.level);
+          ctx.ui.notify(terminalText(ctx.hasUI ? fitNotice(report.text, report.level, piColumns()) : report.text), report.level);
         } catch (error) {
           ctx.ui.notify(terminalText(redact(error instanceof Error ? error.message : String(error))), 'warning');
         }

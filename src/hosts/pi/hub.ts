@@ -15,6 +15,7 @@ import type { MemoryRuntime } from '../memoryRuntime.js';
 import type { RuntimeHolder } from './holder.js';
 import { applyStarters, guidedSetup, settingsEditor, switchOnOff, uiOf } from './person.js';
 import { hubGlance } from './hubGlance.js';
+import { fitNotice, piColumns } from './noticeFit.js';
 
 const HUB_ENTRIES = {
   on: 'Turn memory on',
@@ -36,7 +37,8 @@ const HUB_ENTRIES = {
   close: 'Close',
 } as const;
 
-const show = (ui: UiPort, report: CommandReport): void => ui.notify(report.text, report.level);
+/** A report as a notice, fitted to pi's width (the hub has a UI). */
+const show = (ui: UiPort, report: CommandReport): void => ui.notify(fitNotice(report.text, report.level, piColumns()), report.level);
 
 /** `text` in at most `max` characters, marked "…" when cut. */
 const clip = (text: string, max: number): string => {

@@ -5,6 +5,7 @@
  * excerpts, then one bullet per fact, cut at `max_tokens` (stopping at the first part that
  * would overflow, like recall). `based_on`, `trace` and `usage` follow the 0.9.1 shapes.
  */
+import { saidLine } from '../../codecs/conversationText.js';
 import { estimateTokens, keyTerms, sentences } from './terms.js';
 
 export interface ReflectFactInput {
@@ -80,7 +81,8 @@ const factLine = (fact: ReflectFactInput): string => {
   if (when !== null && when.length >= 10) notes.push(when.slice(0, 10));
   if (fact.context !== undefined && fact.context !== null && fact.context.length > 0) notes.push(oneLine(fact.context));
   const suffix = notes.length > 0 ? ` _(${notes.join(', ')})_` : '';
-  return `- ${oneLine(fact.text)}${suffix}`;
+  // A retained turn is a JSON array of messages: quoted as who said what, not as JSON.
+  return `- ${oneLine(saidLine(fact.text))}${suffix}`;
 };
 
 /** The sentences of a model's content that share the most terms with the query, in content order. */

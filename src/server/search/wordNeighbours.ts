@@ -53,8 +53,8 @@ export class WordNeighbours {
   }
 
   /**
-   * The word's nearest words, best first; none when the table lacks the word. Not cached: a
-   * lookup is a binary search over the block keys and one read of about a kilobyte.
+   * The word's nearest words, best first; none when the table lacks the word. The line is
+   * remembered by the file (sortedLines.ts), not its parse: that is a split of one short line.
    */
   of(word: string): readonly Neighbour[] {
     const line = this.file.line(word);

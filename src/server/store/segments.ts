@@ -200,7 +200,10 @@ export class StoredRecords {
 
   /** The raw bytes of location `at`, valid until the next read. */
   bytes(at: number): Buffer {
-    return this.scratch.subarray(0, this.readScratch(at));
+    // Read first: `readScratch` replaces a scratch too small for the record, and
+    // `this.scratch.subarray(0, this.readScratch(at))` took the buffer before that.
+    const length = this.readScratch(at);
+    return this.scratch.subarray(0, length);
   }
 
   /** Reads location `at` into the start of `scratch`; answers its length. */
@@ -225,7 +228,9 @@ export class StoredRecords {
     let value: unknown;
     try {
       // Decoded from the scratch buffer in place: no `subarray` view made per record.
-      value = JSON.parse(this.scratch.toString('utf8', 0, this.readScratch(at)));
+      // The length is read first, as in `bytes`: a record larger than the scratch replaces it.
+      const length = this.readScratch(at);
+      value = JSON.parse(this.scratch.toString('utf8', 0, length));
     } catch {
       throw damaged(join(this.dir, file), `stored ${kind} ${at} is not JSON`);
     }

@@ -52,7 +52,8 @@ export const doctorReport = async (ctx: CommandContext) => {
     // Which trust rule applied (src/config/trust.ts) and, when memory is off by it, how to trust.
     trust: {
       rule: trust.rule,
-      verdict: trustVerdict(trust),
+      // A shell command has no session and no pi to ask (src/hosts/cli/inspect.ts).
+      verdict: trustVerdict(trust, tools.session !== undefined),
       memoryAllowed: trust.memoryAllowed,
       origin: trust.origin,
       reason: trust.reason,

@@ -116,4 +116,22 @@ describe('SortedLineFile', () => {
       { numRuns: 150 },
     );
   });
+
+  it('remembers its lookups: a repeated key is answered without reading the file, up to its bound', () => {
+    const path = join(dir, 'memo');
+    const lines = ['apple 1', 'berry 2', 'cherry 3'];
+    writeFileSync(path, `${lines.join('\n')}\n`, 'latin1');
+    const file = SortedLineFile.open(path, 3);
+    expect(file.line('berry')).toBe('berry 2');
+    expect(file.line('date')).toBeUndefined();
+    // The same bytes' length, other contents, written in place (the open file sees them): a
+    // lookup that reads again finds the new line, a remembered one the old.
+    writeFileSync(path, 'apple 9\nberry 8\ncherry 7\n', { encoding: 'latin1', flag: 'r+' });
+    expect(file.line('berry')).toBe('berry 2');
+    expect(file.line('date')).toBeUndefined();
+    expect(file.line('apple')).toBe('apple 9');
+    // Full (three keys): emptied, then filled again from the file.
+    expect(file.line('cherry')).toBe('cherry 7');
+    expect(file.line('berry')).toBe('berry 8');
+  });
 });

@@ -175,6 +175,39 @@ describe('segments', () => {
     await store.close();
   });
 
+  it('records larger than the read buffer read back whole, first read or not, and a compaction copies them whole', async () => {
+    const dir = await tempDir();
+    const large = (i: number, text: string): Mutation => {
+      const put = documentPut('a', i);
+      return put.type === 'document.put' ? { ...put, document: { ...put.document, original_text: text } } : put;
+    };
+    // Over the store's 64 KB read buffer, each larger than the last so each read grows it; one in multi-byte UTF-8.
+    const texts = ['x'.repeat(100_000), `${'é€😀'.repeat(40_000)} end`, 'y'.repeat(700_000), 'z'.repeat(3_000_000)];
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a')]);
+    await store.commit(texts.map((text, i) => large(i, text)));
+    // Fillers holding most of the bytes, so deleting them makes the next snapshot compact.
+    for (let i = 4; i < 40; i += 1) await store.commit([large(i, `filler ${i} ${'f'.repeat(200_000)}`)]);
+    await store.snapshotNow();
+    expect(typeof store.bank('a')?.documents.held('d0')).toBe('number');
+    const stored = texts.map((_, i) => store.bank('a')?.documents.get(`d${i}`)?.original_text);
+    expect(stored).toEqual(texts);
+    // The fillers deleted: the next snapshot compacts, copying the stored large records' bytes.
+    for (let i = 4; i < 40; i += 1) await store.commit([{ type: 'document.delete', bank_id: 'a', document_id: `d${i}` }]);
+    const before = await segmentFiles(dir);
+    await store.snapshotNow();
+    const after = await segmentFiles(dir);
+    expect(after).toHaveLength(1);
+    expect(before).not.toContain(after[0]);
+    await store.close();
+    const again = await openStore({ dataDir: dir });
+    try {
+      expect(texts.map((_, i) => again.bank('a')?.documents.get(`d${i}`)?.original_text)).toEqual(texts);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('reads running while a compacting snapshot ends never see new positions in the old files (a 500 under load before)', async () => {
     const dir = await tempDir();
     const store = await openStore({ dataDir: dir });
