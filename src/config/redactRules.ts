@@ -630,7 +630,8 @@ export const rules: readonly Rule[] = [
   {
     name: 'docker auth field',
     // Also escaped inside a string (`\"auth\":\"…\"`: a config in a Kubernetes secret's JSON, a log line), at any depth.
-    pattern: new RegExp(String.raw`(\\*"auth\\*"\s*:\s*\\*")${FRESH}([A-Za-z0-9+/]{8,}={0,2})(?=\\*")`, 'g'),
+    // Its backslashes are read from where their run starts: from each of them, a run of 16 KB took 0.8 s (round 11).
+    pattern: new RegExp(String.raw`((?<!\\)\\*"auth\\*"\s*:\s*\\*")${FRESH}([A-Za-z0-9+/]{8,}={0,2})(?=\\*")`, 'g'),
     replace: (match, prefix, value) => (typeof prefix === 'string' && typeof value === 'string' && Buffer.from(value, 'base64').toString('utf8').includes(':') ? `${prefix}${REDACTED}` : match),
     anchors: exact('auth"', 'auth\\'),
   },
