@@ -120,6 +120,29 @@ export interface RecallDeadlineMsBrand {
 export const RecallDeadlineMs = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, RecallDeadlineMsBrand> => n <= MAX_RECALL_DEADLINE_MS, 'RecallDeadlineMs');
 export type RecallDeadlineMs = t.TypeOf<typeof RecallDeadlineMs>;
 
+/**
+ * The longest automatic recall query, and the most earlier turns folded into it. Both were any
+ * positive integer: a project file, or a steered model through `memory_config`, could make every
+ * prompt clean (redact) up to the whole conversation and send it to the server, which refuses a
+ * query over 500 tokens (about 2,000 characters) anyway.
+ */
+export const MAX_RECALL_QUERY_CHARS = 8_000;
+export const MAX_RECALL_CONTEXT_TURNS = 20;
+
+export interface RecallQueryCharsBrand {
+  readonly RecallQueryChars: unique symbol;
+}
+/** A positive query length in characters, at most `MAX_RECALL_QUERY_CHARS`. */
+export const RecallQueryChars = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, RecallQueryCharsBrand> => n <= MAX_RECALL_QUERY_CHARS, 'RecallQueryChars');
+export type RecallQueryChars = t.TypeOf<typeof RecallQueryChars>;
+
+export interface RecallContextTurnsBrand {
+  readonly RecallContextTurns: unique symbol;
+}
+/** Earlier turns folded into the recall query, 0 to `MAX_RECALL_CONTEXT_TURNS`. */
+export const RecallContextTurns = t.brand(NonNegativeInt, (n): n is t.Branded<NonNegativeInt, RecallContextTurnsBrand> => n <= MAX_RECALL_CONTEXT_TURNS, 'RecallContextTurns');
+export type RecallContextTurns = t.TypeOf<typeof RecallContextTurns>;
+
 export interface IntervalMsBrand {
   readonly IntervalMs: unique symbol;
 }

@@ -5,7 +5,7 @@
  * read from here. Add a field here and nowhere else.
  */
 import * as t from 'io-ts';
-import { BankId, IntervalMs, PositiveInt, NonNegativeInt, RecallDeadlineMs, TimerMs } from '../codecs/codecs.js';
+import { BankId, IntervalMs, PositiveInt, RecallContextTurns, RecallDeadlineMs, RecallQueryChars, TimerMs } from '../codecs/codecs.js';
 import { stated } from '../codecs/decode.js';
 import { FactType as WireFactType } from '../wire/hindsight.js';
 import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
@@ -259,14 +259,14 @@ export const configFields = {
     description: 'Fact types automatic recall asks for.',
   }),
   recallContextTurns: field({
-    codec: NonNegativeInt, default: stated(NonNegativeInt, 2, 'recall.contextTurns default'), path: 'recall.contextTurns', resetKey: 'recall.contextTurns', tab: 'Recall',
+    codec: RecallContextTurns, default: stated(RecallContextTurns, 2, 'recall.contextTurns default'), path: 'recall.contextTurns', resetKey: 'recall.contextTurns', tab: 'Recall',
     kind: 'non-negative-int', advanced: true, patchKey: 'recallContextTurns', origin: 'added',
-    description: 'Earlier turns folded into the automatic recall query.',
+    description: 'Earlier turns folded into the automatic recall query (at most 20).',
   }),
   recallMaxQueryChars: field({
-    codec: PositiveInt, default: stated(PositiveInt, 800, 'recall.maxQueryChars default'), path: 'recall.maxQueryChars', resetKey: 'recall.maxQueryChars', tab: 'Recall',
+    codec: RecallQueryChars, default: stated(RecallQueryChars, 800, 'recall.maxQueryChars default'), path: 'recall.maxQueryChars', resetKey: 'recall.maxQueryChars', tab: 'Recall',
     kind: 'positive-int', advanced: true, patchKey: 'recallMaxQueryChars', origin: 'added',
-    description: 'Longest automatic recall query sent to the server, in characters.',
+    description: 'Longest automatic recall query sent to the server, in characters (at most 8000).',
   }),
   // --- Retain -----------------------------------------------------------------------------
   retainEnabled: field({

@@ -8,6 +8,7 @@ import { parseJsonValue, type JsonValue } from '../codecs/codecs.js';
 import { REDACTED, redactPatterns } from './redactRules.js';
 import { redactKnownValues } from './redactKnown.js';
 import { withoutLookalikes } from './homoglyphs.js';
+import { withoutMarks } from './markedRuns.js';
 
 export { REDACTED } from './redactRules.js';
 export { MIN_KNOWN_SECRET_LENGTH, containsKnownValue, knownSecretCount, redactKnownValues, rememberSecretValues } from './redactKnown.js';
@@ -35,11 +36,12 @@ const withoutInvisible = (text: string): string => (MAY_HOLD_INVISIBLE.test(text
  * redacted where it was made.
  */
 export const redact = (text: string): string => {
-  const plain = withoutLookalikes(withoutInvisible(text));
+  const plain = withoutLookalikes(withoutMarks(withoutInvisible(text)));
   if (plain !== text) {
     // A secret split by a colour code or a zero-width character, or disguised by look-alike
-    // letters (`homoglyphs.ts`), is found in the text without them; that text is the answer
-    // then (the codes are lost and the disguise read as ASCII; the secret is not kept).
+    // letters (`homoglyphs.ts`) or marks and blanks (`markedRuns.ts`), is found in the text
+    // without them; that text is the answer then (the codes are lost and the disguise read as
+    // ASCII; the secret is not kept).
     const hidden = redactPatterns(redactKnownValues(plain));
     if (hidden !== plain) return hidden;
   }

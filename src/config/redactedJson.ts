@@ -41,6 +41,8 @@ export interface RedactingScope {
   readonly json: (value: unknown) => RedactedJson;
   /** The JSON array of `items` (`[a,b,…]`), each this scope's own proof; another item's text is redacted whole. */
   readonly array: (items: readonly RedactedJson[]) => RedactedJson;
+  /** True when `proof` is this scope's own: `array` then writes its text as it is. */
+  readonly owns: (proof: RedactedJson) => boolean;
 }
 
 /** One document build's scope (its remembered outputs are dropped with it). */
@@ -88,5 +90,6 @@ export const redactingScope = (): RedactingScope => {
       return issue(keysKept ? text : redact(text), generation);
     },
     array: (items) => issue(`[${items.map((item) => (own(item) ? item.text : redact(item.text))).join(',')}]`, generation),
+    owns: own,
   };
 };

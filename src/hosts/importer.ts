@@ -11,6 +11,7 @@ import { openJsonlJournal } from '../adapters/queue/jsonlJournal.js';
 import { readJsonFile, writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { otherAgentSessionDirs } from '../adapters/sessions/agentSessionDirs.js';
 import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFiles.js';
+import { rememberedSha256Hex } from '../adapters/ids/sha256Hex.js';
 import * as path from 'node:path';
 import { redact, redactValue } from '../config/redact.js';
 import { jsonCopy } from '../codecs/codecs.js';
@@ -82,7 +83,8 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
   const scope = runtime.scope;
   const bankId = scope.projectBank.bankId;
   const gate = await startImportGate({
-    files: piSessionFiles,
+    // The documents' hashes are remembered for the retain queue's hash of the same content (one SHA-256 pass less).
+    files: { ...piSessionFiles, digest: rememberedSha256Hex },
     queue,
     journal,
     clock: systemClock,

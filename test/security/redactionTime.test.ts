@@ -56,6 +56,8 @@ const FRAGMENTS = [
   '0x', '736b2d', 'ghр_', 'а', 'Ο', 'ｇ', '\u2010',
   // Round 8: a password in words mid-line (the words after it, the words that end it, quotes).
   'password for ', ' the wifi is ', 'password: ', ' and ', '\u201c', '\u2018', 'a, ',
+  // Round 11: values through closers, quoted flag values, htpasswd, prose tokens, combining marks.
+  ')a', '}', ']', 'htpasswd -b ', '-p"', 'token is ', '\u0301', '\u2800',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
@@ -109,6 +111,27 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('mysql -pa ', n));
     withinBudget((n) => repeatTo(' -a', n, 'redis-cli'));
     withinBudget((n) => repeatTo('docker login -p ', n));
+    // Round 11's: a value through `,` and closers, quoted flag values, htpasswd's positional password.
+    withinBudget((n) => repeatTo(',a', n, 'x TOKEN=a'));
+    withinBudget((n) => repeatTo(',a ', n, 'x TOKEN=a'));
+    withinBudget((n) => repeatTo(')a', n, 'x TOKEN=a'));
+    withinBudget((n) => repeatTo(')', n, 'x TOKEN=a', 'b'));
+    withinBudget((n) => repeatTo('TOKEN=a),b ', n));
+    withinBudget((n) => repeatTo(' -p"a', n, 'mysql'));
+    withinBudget((n) => repeatTo(" -a 'a", n, 'redis-cli'));
+    withinBudget((n) => repeatTo('"', n, 'mysql -p'));
+    withinBudget((n) => repeatTo('htpasswd -b f u "a ', n));
+    withinBudget((n) => repeatTo(' a', n, 'htpasswd -b'));
+    // npm's `set _auth` read `set` by a look-behind over spaces: 64 KB of spaces before `_auth` took 6.6 s.
+    withinBudget((n) => repeatTo(' ', n, 'x:', '_auth'));
+    withinBudget((n) => repeatTo(' ', n, 'set', '_auth'));
+    // Docker's escaped `auth` field read its backslashes from each of them: 16 KB of `\\` after `_auth` took 0.8 s.
+    withinBudget((n) => repeatTo('\\', n, '_auth'));
+    withinBudget((n) => repeatTo('\\', n, '', '"auth'));
+    withinBudget((n) => repeatTo(' ', n, 'the token is'));
+    withinBudget((n) => repeatTo('\u0301a1', n, 'ghp_'));
+    withinBudget((n) => repeatTo('é', n, 'a1'));
+    withinBudget((n) => repeatTo('é ', n));
     // The retain projection's sanitiser pays about 0.1 s once per process (0.6 s under load) on
     // the first Cyrillic text it sees (measured: cleanText('р') then any Cyrillic text in under
     // 2 ms): paid here, so the sizes below measure the rules, not that one start-up.

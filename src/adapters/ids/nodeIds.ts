@@ -1,8 +1,9 @@
 /** The production `IdsPort`: node's crypto (random v4 uuids, SHA-256 digests). */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IdsPort } from '../../effects/ports/ids.js';
+import { sha256Hex } from './sha256Hex.js';
 
 export const nodeIds: IdsPort = {
   uuid: () => randomUUID(),
-  digest: (text) => createHash('sha256').update(text).digest('hex'),
+  digest: sha256Hex,
 };

@@ -12,6 +12,7 @@ import { IsoTimestamp, NonEmptyString, NonNegativeInt, type JournalRecord } from
 import { decodeWith } from '../../codecs/decode.js';
 import type { JournalEntry } from '../../effects/ports/journal.js';
 import { redactKnownInValue } from '../../config/redact.js';
+import { jsonEncode } from '../../codecs/jsonEncode.js';
 
 const CHECKSUM_FIELD = ',"checksum":"';
 
@@ -22,7 +23,8 @@ const headOf = (entry: JournalEntry, seq: number): { payload: JournalRecord['pay
   // Known secret values never reach the journal, whatever event carries them (a failure
   // reason echoing the key); done before the checksum, so the line still verifies.
   const payload = redactKnownInValue(entry.payload);
-  return { payload, head: `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${JSON.stringify(payload)}` };
+  // A job's content is encoded here and again in its request body: `jsonEncode` does it once.
+  return { payload, head: `{"v":1,"seq":${seq},"type":${JSON.stringify(entry.type)},"at":${JSON.stringify(entry.at)},"payload":${jsonEncode(payload)}` };
 };
 
 const recordOf = (entry: JournalEntry, seq: number, payload: JournalRecord['payload'], checksum: string): JournalRecord =>

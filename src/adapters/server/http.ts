@@ -19,6 +19,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import got, { CancelError, RequestError, TimeoutError, type Got, type Response, type RetryOptions } from 'got';
 import { MAX_TIMER_MS } from '../../codecs/codecs.js';
 import { redact } from '../../config/redact.js';
+import { jsonEncode } from '../../codecs/jsonEncode.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, type TransportFacts } from './failures.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -225,7 +226,8 @@ export const createTransport = (options: TransportOptions): Transport => {
     send: async (request, { signal, timeoutMs, retry }) => {
       const limit = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const searchParams = searchParamsOf(request.query);
-      const text = request.body === undefined ? undefined : JSON.stringify(request.body);
+      // The same text as JSON.stringify; a retain job's content was encoded when it was queued (`jsonEncode`).
+      const text = request.body === undefined ? undefined : jsonEncode(request.body);
       const bytes = text === undefined ? undefined : Buffer.from(text, 'utf8');
       const held = bytes !== undefined && bytes.length >= EXPECT_CONTINUE_BYTES ? heldBody(bytes) : undefined;
       const pending = http(request.path.slice(1), {

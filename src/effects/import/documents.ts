@@ -61,6 +61,8 @@ export interface BuiltDocument {
   /** For a branch other than the current one: the entry it forks off after. */
   readonly forkedAfter: string | null;
   readonly content: string;
+  /** `utf8Length(content)`, summed from its items' where it is their join. */
+  readonly bytes: number;
   /** `final` documents: the redactor's proof that every string of `content` is redacted (the queue then does not redact it again). */
   readonly redactedContent?: RedactedJson;
   readonly timestamp: string | undefined;
@@ -293,6 +295,11 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
       const proofs = chunk.flatMap((item) => (item.proof === undefined ? [] : [item.proof]));
       const redactedContent = scope !== undefined && proofs.length === chunk.length ? scope.array(proofs) : undefined;
       const content = redactedContent?.text ?? `[${chunk.map((item) => item.json).join(',')}]`;
+      // The items joined (each a JSON object's text, ASCII at both ends, and written as it is
+      // by the scope's array when it is the scope's own): the UTF-8 length is the items' plus
+      // the brackets and commas. Other content (an item redacted whole) is counted.
+      const joined = redactedContent === undefined || (scope !== undefined && proofs.every(scope.owns));
+      const bytes = joined ? chunkBytes + chunk.length + 1 : utf8Length(content);
       // Ids come from the session file: a secret in one must not reach the server in a document id, tag or context.
       documents.push({
         documentId: `${host}-import:${sessionId}:${redact(first.entryId)}`,
@@ -303,6 +310,7 @@ export const buildSessionDocuments = (session: SessionRead, options: ModeOptions
         firstEntryId: redact(first.entryId),
         forkedAfter: segment.after === null ? null : redact(segment.after),
         content,
+        bytes,
         ...(redactedContent === undefined ? {} : { redactedContent }),
         timestamp: typeof first.timestamp === 'string' ? first.timestamp : undefined,
         items: chunk.length,

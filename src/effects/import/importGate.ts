@@ -40,7 +40,7 @@ import type { JournalPort } from '../ports/journal.js';
 import type { FileStamp, SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
 import type { TracePort } from '../ports/trace.js';
 import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
-import { buildSessionDocuments, documentTokens, utf8Length, type BuiltDocument, type LiveRetained } from './documents.js';
+import { buildSessionDocuments, documentTokens, type BuiltDocument, type LiveRetained } from './documents.js';
 import { manifestWith } from './manifest.js';
 
 const HOST_NAME = { pi: 'pi', 'claude-code': 'Claude Code', codex: 'Codex' } as const;
@@ -294,7 +294,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             if (queueing) {
               const { content, hash } = finalContent(doc);
               if (decideDocument(gate.getSnapshot().context, runOptions, { documentId: doc.documentId, hash }).action === 'import') {
-                const bytes = utf8Length(content);
+                const bytes = doc.bytes;
                 early.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes });
                 earlyBytes += bytes;
                 continue;
@@ -321,7 +321,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
         sessions.push({ sessionId: session.sessionId, path: file, bytes: session.bytes, documents: built.documents.length, malformedLines: session.damaged.length, pendingTailBytes: session.pendingTailBytes });
         for (const doc of built.documents) {
-          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, bytes: utf8Length(doc.content), tokens: documentTokens(doc.content) });
+          documents.push({ documentId: doc.documentId, sessionId: doc.sessionId, path: file, bytes: doc.bytes, tokens: documentTokens(doc.content) });
         }
       }
       await queueEarly();
@@ -442,7 +442,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             await send(importEvents.documentSkipped({ at: clock.now(), documentId: doc.documentId, reason: decision.reason, bytes: plannedDoc.bytes }));
             continue;
           }
-          const bytes = utf8Length(content);
+          const bytes = doc.bytes;
           batch.push({ job: jobFor(doc, content, runOptions), documentId: doc.documentId, hash, bytes });
           batchBytes += bytes;
         }

@@ -217,6 +217,10 @@ export const registerAgentMemory = (pi: ExtensionAPI, given: AgentMemoryOptions 
 
   holder.restart = async (ctx) => {
     const old = holder.runtime ?? (await holder.starting);
+    // The person's choices for this session (its memory mode, "do not save the next run") are
+    // the session's, not the runtime's: turning memory off and on again lost them, and the run
+    // the person had opted out of was saved (fifth pass).
+    const chosen = old?.session.view().context;
     if (old !== undefined) {
       holder.runtime = undefined;
       try {
@@ -231,8 +235,11 @@ export const registerAgentMemory = (pi: ExtensionAPI, given: AgentMemoryOptions 
       return undefined;
     });
     const runtime = await holder.starting;
+    if (runtime !== undefined && chosen !== undefined && chosen.mode !== 'normal') await runtime.send({ type: 'session.mode.set', mode: chosen.mode });
     // Runs held while setup was unfinished are still behind the cursor: hand them over now.
     runtime?.retainTurn(withoutRetriedFailures(readable(branchMessages(ctx))), { runId: 'after-setup', handOver: true });
+    // Armed after the hand-over, so it is the person's next run that is not saved.
+    if (runtime !== undefined && chosen?.nextOptOut === true) await runtime.send({ type: 'session.optOut.requested' });
     return runtime;
   };
 

@@ -15,9 +15,11 @@ const MIN_COLUMNS = 30;
 
 const PREFIX: Readonly<Record<NoticeLevel, string>> = { info: '', warning: 'Warning: ', error: 'Error: ' };
 
-/** `text` laid out for a notice in a terminal of `columns`; unchanged without a width. */
+/** `text` laid out for a notice in a terminal of `columns`; unchanged without a width, or when it is one line. */
 export const fitNotice = (text: string, level: NoticeLevel, columns: number | undefined): string => {
-  if (columns === undefined || columns < MIN_COLUMNS) return text;
+  // One line is prose ("Memory will not save the next run …"): pi's own wrapping at column 1 reads
+  // right for it, where a report's hanging indent would not.
+  if (columns === undefined || columns < MIN_COLUMNS || !text.includes('\n')) return text;
   const prefix = PREFIX[level];
   const fitted = fitReport(`${prefix}${text}`, columns - PADDING);
   return fitted.startsWith(prefix) ? fitted.slice(prefix.length) : text;

@@ -57,6 +57,8 @@ const MAX_FILES = 8;
  */
 const CACHE_RECORDS = 256;
 const WRITE_CHUNK = 1 << 20;
+/** What `bytes` of no stored records would be. */
+const EMPTY = new Uint8Array(0);
 /** Bytes per location: file, offset, length (float64 each), tag set (u32), head code (u8). */
 const PER_LOCATION = 24 + 4 + 1;
 /** Head code: 0 not a fact, else 1 + the fact type's code, plus this bit if invalidated. */
@@ -495,29 +497,78 @@ const walk = (
   }
 };
 
-/** Appends bytes to a file in chunks, keeping the offset and a running CRC. */
+/**
+ * Appends bytes to a file in chunks, keeping the offset and a running CRC. A record's JSON is
+ * encoded straight into the chunk being filled (`putText`), and the CRC is taken over a chunk's
+ * bytes when they are next asked for or written: a snapshot writes every record written since
+ * the last one, and it made a Buffer, a CRC call and an await per record.
+ */
 class ChunkedWriter {
-  private parts: Buffer[] = [];
-  private pending = 0;
+  private chunk = Buffer.allocUnsafe(WRITE_CHUNK);
+  /** Bytes of `chunk` filled, and how many of them the running CRC holds. */
+  private used = 0;
+  private hashed = 0;
+  private runningCrc = 0;
   offset = 0;
-  crc = 0;
 
   constructor(private readonly handle: FileHandle) {}
 
-  async add(bytes: Buffer): Promise<void> {
-    this.parts.push(bytes);
-    this.pending += bytes.length;
+  /** The CRC-32 of every byte appended so far. */
+  get crc(): number {
+    this.hashFilled();
+    return this.runningCrc;
+  }
+
+  /** Whether the chunk is full enough to be written (`flush`) before the next append. */
+  get due(): boolean {
+    return this.used >= WRITE_CHUNK / 2;
+  }
+
+  /** Appends `text` as UTF-8 without writing; answers its byte length. Call `flush` when `due`. */
+  putText(text: string): number {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a text that may not fit is encoded on its own.
+    if (text.length * 3 > this.chunk.length - this.used) return this.putBytes(Buffer.from(text));
+    const n = this.chunk.write(text, this.used, 'utf8');
+    this.used += n;
+    this.offset += n;
+    return n;
+  }
+
+  /** Appends a copy of `bytes` without writing; answers their length. Call `flush` when `due`. */
+  putBytes(bytes: Uint8Array): number {
+    if (bytes.length > this.chunk.length - this.used) this.grow(bytes.length);
+    this.chunk.set(bytes, this.used);
+    this.used += bytes.length;
     this.offset += bytes.length;
-    this.crc = crc32(bytes, this.crc);
-    if (this.pending >= WRITE_CHUNK) await this.flush();
+    return bytes.length;
+  }
+
+  async add(bytes: Uint8Array): Promise<void> {
+    this.putBytes(bytes);
+    if (this.due) await this.flush();
   }
 
   async flush(): Promise<void> {
-    if (this.pending === 0) return;
-    const joined = Buffer.concat(this.parts, this.pending);
-    this.parts = [];
-    this.pending = 0;
-    await this.handle.write(joined, 0, joined.length, null);
+    if (this.used === 0) return;
+    this.hashFilled();
+    const filled = this.used;
+    this.used = 0;
+    this.hashed = 0;
+    await this.handle.write(this.chunk, 0, filled, null);
+  }
+
+  private hashFilled(): void {
+    if (this.hashed === this.used) return;
+    this.runningCrc = crc32(this.chunk.subarray(this.hashed, this.used), this.runningCrc);
+    this.hashed = this.used;
+  }
+
+  /** A larger chunk holding what is not yet written, with room for `bytes` more. */
+  private grow(bytes: number): void {
+    this.hashFilled();
+    const larger = Buffer.allocUnsafe(Math.max(WRITE_CHUNK, this.used + bytes));
+    this.chunk.copy(larger, 0, 0, this.used);
+    this.chunk = larger;
   }
 }
 
@@ -595,16 +646,18 @@ export const writeSegment = async (dir: string, state: ServerState, nextSeq: num
   const handle = await open(tempPath, 'w', 0o600);
   try {
     const out = new ChunkedWriter(handle);
-    for (const [i, value] of held.entries()) {
+    for (let i = 0; i < held.length; i += 1) {
+      const value = held[i];
       const head = heads[i];
       if (head !== undefined) setHead(i, head);
       if (typeof value === 'number' && current !== undefined && !compact) {
         locations.copyFrom(current.locations, value, i);
         continue;
       }
-      const bytes = typeof value === 'number' ? Buffer.from(current?.bytes(value) ?? []) : Buffer.from(JSON.stringify(value));
-      if (!locations.set(i, ownSlot, out.offset, bytes.length)) throw new Error(`store: a ${bytes.length}-byte record does not fit a segment's locations`);
-      await out.add(bytes);
+      const at = out.offset;
+      const length = typeof value === 'number' ? out.putBytes(current?.bytes(value) ?? EMPTY) : out.putText(JSON.stringify(value));
+      if (!locations.set(i, ownSlot, at, length)) throw new Error(`store: a ${length}-byte record does not fit a segment's locations`);
+      if (out.due) await out.flush();
     }
     recordsLength = out.offset;
     const recordsCrc = out.crc;

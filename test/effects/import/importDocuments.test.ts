@@ -116,6 +116,38 @@ describe('import documents', () => {
   });
 });
 
+describe('a document\'s bytes', () => {
+  it('are the UTF-8 length of its content, in every mode and purpose, whatever its texts hold', async () => {
+    const fixturesRead = await Promise.all(['pi073-branched.jsonl', 'pi073-linear.jsonl', 'branched-v3.jsonl', 'real-print-v3.jsonl', 'not-kept-v3.jsonl'].map(read));
+    for (const session of fixturesRead) {
+      for (const [, options] of CASES) {
+        for (const purpose of ['final', 'estimate'] as const) {
+          for (const d of buildSessionDocuments(session, options, purpose).documents) expect(d.bytes).toBe(Buffer.byteLength(d.content, 'utf8'));
+        }
+      }
+    }
+    const session = fixturesRead[1]!;
+    const header = session.entries.slice(0, 2);
+    // Texts of any code units (lone surrogates, emoji, invisible characters, secrets the redactor changes), many to a chunk.
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('sk-proj-abcdefghijklmnopqrstuvwx1234', 'password: hunter2 \u200b', '<private>x</private>', 'caf\u00e9 \u{1F511}'));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 30 }), (turns) => {
+        let parent = header[header.length - 1]!.id;
+        const entries = [...header];
+        turns.forEach(([question, answer], i) => {
+          entries.push({ type: 'message', id: `u${i}`, parentId: parent, timestamp: '2026-11-24T02:00:00.000Z', message: { role: 'user', content: question, timestamp: i } });
+          entries.push({ type: 'message', id: `a${i}`, parentId: `u${i}`, timestamp: '2026-11-24T02:00:00.000Z', message: { role: 'assistant', content: [{ type: 'text', text: answer }], timestamp: i } });
+          parent = `a${i}`;
+        });
+        for (const [, options] of CASES) {
+          for (const d of buildSessionDocuments({ ...session, entries }, options).documents) expect(d.bytes).toBe(Buffer.byteLength(d.content, 'utf8'));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('utf8Length', () => {
   it('equals the encoded length for ASCII (its fast path) and for any well-formed text', () => {
     fc.assert(

@@ -65,6 +65,19 @@ describe('agent-memory import', () => {
     expect(existsSync(checkpoint)).toBe(false);
   });
 
+  it('--cwd names the project from elsewhere (as status, doctor and flush take it); a path that is not a directory is refused', async () => {
+    const fromRoot = (args: string[]) => runCli(args, { cwd: root, env: { HOME: home } });
+    const here = JSON.parse((await fromRoot(['import', sessions, '--dry-run', '--json'])).stdout) as { documents: number };
+    expect(here.documents).toBe(0); // the sessions are the project's, not this directory's
+    const there = await fromRoot(['import', sessions, '--dry-run', '--json', '--cwd', project]);
+    expect(there.code).toBe(0);
+    expect(JSON.parse(there.stdout)).toMatchObject({ state: 'planned', sessions: 120, documents: 120 });
+    const bad = await fromRoot(['import', '--all', '--cwd', path.join(root, 'no-such-dir')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a directory');
+    expect(existsSync(checkpoint)).toBe(false);
+  });
+
   it('Ctrl+C leaves a resumable checkpoint and says how to resume; running it again finishes', async () => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href, path.resolve('src/hosts/cli/main.ts'), 'import', sessions], {
       cwd: project,

@@ -82,5 +82,8 @@ describe('the width a notice is fitted to', () => {
     expect(piColumns({ isTTY: false, columns: 80 })).toBeUndefined();
     expect(piColumns({})).toBeUndefined();
     expect(fitNotice('a b', 'info', undefined)).toBe('a b');
+    // One line of prose is left to pi, which wraps it at column 1 as prose reads.
+    const prose = `Memory will not save the next run of this session (the footer says memory: skip next until it ends).`;
+    expect(fitNotice(prose, 'info', 80)).toBe(prose);
   });
 });

@@ -502,6 +502,67 @@ describe(`pi ${hostLine.version} in RPC mode: a person sets memory up by answeri
     expect(E.isRight(recalled) ? JSON.stringify(recalled.right) : '').toContain('Mondays');
   }, 180_000);
 
+  it("the session's choices hold when memory is turned off and on: the run opted out of is not saved, the mode stays", async () => {
+    const p = await freshProject('choices-repo');
+    await mkdir(path.join(p.cwd, '.pi'), { recursive: true });
+    await writeFile(path.join(p.cwd, '.pi', 'memory.json'), JSON.stringify({ setupComplete: true, banks: { project: { bankId: 'choices-bank' } } }));
+    await writeFile(path.join(p.agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url } }));
+    const pi = open(p, ['Noted.']);
+    const offAndOn = async (): Promise<void> => {
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'Turn memory off' } },
+        { when: /^Turn memory off where\?/, answer: { option: 'In this project only' } },
+        { when: /^Turn memory off\?/, answer: { confirm: true } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/Memory is off in this project/);
+      pi.script([
+        { when: /^Memory: off/, answer: { option: 'Turn memory on' } },
+        { when: /^Turn memory on\?/, answer: { confirm: true } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/Memory is on in this project/);
+    };
+    try {
+      pi.prompt('/memory status');
+      await pi.notice(/choices-bank/, { ms: FIRST_NOTICE_MS });
+      pi.prompt('/memory:next-opt-out');
+      await pi.notice(/will not save the next run/);
+      await offAndOn();
+      // Before the fix the new runtime began with no opt-out: the footer said "memory: ready".
+      await waitUntil(() => pi.statuses.get('memory') === 'memory: skip next', 10_000, `footer "memory: skip next", not ${pi.statuses.get('memory')}`);
+      pi.prompt('My locker code is 4471.');
+      await pi.agentEnds(1);
+      pi.prompt('The build uses pnpm workspaces.');
+      await pi.agentEnds(2);
+      await waitUntil(() => /^memory: retained/.test(pi.statuses.get('memory') ?? ''), 15_000, `a retain, not ${pi.statuses.get('memory')}`);
+
+      // A mode chosen for the session stays too.
+      pi.script([
+        { when: /^Memory: ready/, answer: { option: 'This session (mode normal)' } },
+        { when: /^This session: memory mode normal$/, answer: { option: 'Session memory mode (now normal)' } },
+        { when: /^Session memory mode$/, answer: { option: 'read-only: recall, never save' } },
+      ]);
+      pi.prompt('/memory');
+      await pi.notice(/^Session memory mode: read-only$/);
+      await offAndOn();
+      let options: readonly string[] = [];
+      pi.script([{ when: /^Memory: ready/, answer: (d) => ((options = d.method === 'select' ? d.options : []), { cancel: true }) }]);
+      pi.prompt('/memory');
+      await waitUntil(() => options.length > 0, 10_000, 'the hub');
+      expect(options).toContain('This session (mode read-only)');
+    } finally {
+      await pi.close();
+    }
+    const client = createMemoryServer({ baseUrl: server.url, timeoutMs: 5_000 });
+    const said = async (query: string): Promise<string> => {
+      const recalled = await client.recall('choices-bank', { query })();
+      return E.isRight(recalled) ? JSON.stringify(recalled.right) : '';
+    };
+    expect(await said('pnpm workspaces build')).toContain('pnpm');
+    expect(await said('locker code 4471')).not.toContain('4471');
+  }, 180_000);
+
   it('print mode never blocks on the first-run question: it says what to run', async () => {
     const p = await freshProject('headless-repo');
     const run = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {

@@ -3,7 +3,9 @@
  * sessions of this project into memory through the durable retain queue, with a progress bar
  * and a summary table. Ctrl+C stops after the current document and says how to resume.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Presets, SingleBar } from 'cli-progress';
 import { escapeControls, terminalJson } from '../../../config/memoryText.js';
@@ -17,7 +19,7 @@ import { withRuntime } from '../runtimeCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 import { fitFor, fitUsage } from '../helpText.js';
 
-const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json]
+const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json] [--cwd DIR]
 
   paths       session files or directories (walked recursively; only *.jsonl in directories)
   --all       every session of this project: pi's, and Claude Code's and Codex's when they
@@ -26,9 +28,18 @@ const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run
               writes nothing (no server call, no checkpoint, no manifest)
   --since DATE  only sessions changed on or after DATE (ISO date, e.g. 2026-01-31)
   --json      print the result as JSON (no progress bar)
+  --cwd DIR   the project to import into (default: the current directory)
 
 Config (import.* in .pi/memory.json): mode, qualityProfile, includeBranches, toolResults, toolResultSummaryMaxChars, manifestPath, checkpointPath, replaceExistingImportedDocs, resume.
 An interrupted import resumes when the same command runs again.`);
+
+const isDirectory = (dir: string): boolean => {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 interface Args {
   readonly paths: string[];
@@ -36,6 +47,8 @@ interface Args {
   readonly dryRun: boolean;
   readonly json: boolean;
   readonly sinceMs?: number;
+  /** The project (`--cwd`), absolute. */
+  readonly cwd: string;
 }
 
 const parseArgs = (argv: readonly string[]): Args | string => {
@@ -44,6 +57,7 @@ const parseArgs = (argv: readonly string[]): Args | string => {
   let dryRun = false;
   let json = false;
   let sinceMs: number | undefined;
+  let cwd = process.cwd();
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] ?? '';
     if (arg === '--all') all = true;
@@ -55,11 +69,17 @@ const parseArgs = (argv: readonly string[]): Args | string => {
       const ms = value === undefined ? NaN : Date.parse(value);
       if (!Number.isFinite(ms)) return `--since needs a date such as 2026-01-31 (got ${JSON.stringify(value ?? '')})`;
       sinceMs = ms;
+    } else if (arg === '--cwd') {
+      // As status, doctor, flush and ui take it: from this clone, a project elsewhere (fifth pass).
+      const value = argv[i + 1];
+      i += 1;
+      if (value === undefined || !isDirectory(value)) return `--cwd ${JSON.stringify(redact(value ?? '').slice(0, 200))} is not a directory; give the project's directory`;
+      cwd = path.resolve(value);
     } else if (arg.startsWith('--')) return `unknown option ${arg}`;
     else paths.push(arg);
   }
   if (!all && paths.length === 0) return 'say which sessions to import: one or more paths, or --all for this project\'s pi sessions';
-  return { paths, all, dryRun, json, ...(sinceMs === undefined ? {} : { sinceMs }) };
+  return { paths, all, dryRun, json, cwd, ...(sinceMs === undefined ? {} : { sinceMs }) };
 };
 
 /**
@@ -116,7 +136,7 @@ export const importCommand: Command = {
     setFlagsFromString('--heap-growing-percent=20');
     const env = process.env;
     const home = env['HOME'] ?? homedir();
-    return withRuntime(process.cwd(), args.dryRun ? 'import-dry-run' : 'import', async (runtime) => {
+    return withRuntime(args.cwd, args.dryRun ? 'import-dry-run' : 'import', async (runtime) => {
       let importer;
       try {
         importer = await openImporter(runtime, { env, home });
