@@ -78,7 +78,8 @@ export const urlProblem = (url: string): string | undefined => {
 export interface RetainEvent {
   readonly bankId: string;
   readonly operationId: string;
-  readonly items: readonly { readonly document_id: string | null; readonly tags: readonly string[] | null; readonly memory_unit_count: number }[];
+  /** Made only when a hook wants the event: a bank without hooks pays nothing per retained item. */
+  readonly items: () => readonly { readonly document_id: string | null; readonly tags: readonly string[] | null; readonly memory_unit_count: number }[];
 }
 
 export class WebhookDispatcher {
@@ -99,8 +100,10 @@ export class WebhookDispatcher {
     const server = this.server;
     if (server === undefined || server.store.bank(event.bankId) === undefined) return;
     const hooks = readRecords(server, event.bankId, WEBHOOK_KIND, WebhookRecord).filter((h) => h.enabled && h.event_types.includes('retain.completed'));
+    if (hooks.length === 0) return;
+    const items = event.items();
     for (const hook of hooks) {
-      for (const item of event.items) {
+      for (const item of items) {
         const payload = {
           event: 'retain.completed',
           bank_id: event.bankId,

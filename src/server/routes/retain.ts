@@ -41,7 +41,7 @@ const retainNow = (server: ServerContext, bankId: string, items: readonly Memory
     // In slices, before the bank is read: the plan then reads the bank as it is when it runs.
     const plan = planNow(server, bankId, items, documentTags, await analyseItems(items));
     await server.store.commit(plan.mutations);
-    server.webhooks.retainCompleted({ bankId, operationId: randomUUID(), items: eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });
+    server.webhooks.retainCompleted({ bankId, operationId: randomUUID(), items: () => eventItems(server, bankId, plan.itemDocumentIds, items, documentTags) });
     return plan.documentIds;
   });
 
@@ -135,7 +135,7 @@ const retainOperations = async (server: ServerContext, operations: readonly Oper
     });
     for (const { retain, plan } of done) {
       const operationId = retain.operation.parent_id ?? retain.operation.id;
-      server.webhooks.retainCompleted({ bankId, operationId, items: eventItems(server, bankId, plan.itemDocumentIds, retain.items, retain.documentTags) });
+      server.webhooks.retainCompleted({ bankId, operationId, items: () => eventItems(server, bankId, plan.itemDocumentIds, retain.items, retain.documentTags) });
     }
   }
 };
