@@ -198,27 +198,28 @@ const forensicMessage = (m: HostMessage, timestamp: string, cleanText: (raw: str
 /** One entry as the document keeps it, or undefined when the mode leaves it out. */
 const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Counters, seenToolText: Set<string>, fallbackMs: number, cleanText: (raw: string) => string): ProjectedMessage | undefined => {
   const ms = entryTime(entry) ?? fallbackMs;
-  const timestamp = new Date(ms).toISOString();
+  // Made where it is used: a message's projection writes its own (from the message's time).
+  const timestamp = (): string => new Date(ms).toISOString();
   if (entry.type === 'compaction' || entry.type === 'branch_summary') {
     const content = cleanText(entry.summary ?? '');
-    return content.length === 0 ? undefined : { role: entry.type === 'compaction' ? 'compactionSummary' : 'branchSummary', timestamp, content };
+    return content.length === 0 ? undefined : { role: entry.type === 'compaction' ? 'compactionSummary' : 'branchSummary', timestamp: timestamp(), content };
   }
   if (entry.type === 'custom_message') {
     const m = decodeMessage({ role: 'custom', content: entry.content, customType: entry.customType });
     if (m === undefined || (options.mode !== 'forensic' && isInjectedMemory(m))) return undefined;
     const content = cleanText(messageText(m));
-    return content.length === 0 ? undefined : { role: 'custom', timestamp, content, ...(entry.customType === undefined ? {} : { customType: entry.customType }) };
+    return content.length === 0 ? undefined : { role: 'custom', timestamp: timestamp(), content, ...(entry.customType === undefined ? {} : { customType: entry.customType }) };
   }
   if (entry.type !== 'message') {
     // Extension state, labels, model and thinking-level changes: not conversation.
     if (options.mode !== 'forensic') return undefined;
     const { message: _m, ...rest } = entry;
-    return { role: entry.type, timestamp, content: cleanText(JSON.stringify(rest)) };
+    return { role: entry.type, timestamp: timestamp(), content: cleanText(JSON.stringify(rest)) };
   }
   const m = decodeMessage(entry.message);
   if (m === undefined) return undefined;
   counters.rawMessages += 1;
-  if (options.mode === 'forensic') return forensicMessage(m, timestamp, cleanText);
+  if (options.mode === 'forensic') return forensicMessage(m, timestamp(), cleanText);
   if (m.role === 'toolResult') {
     if (m.isError === true) {
       counters.keptToolErrors += 1;
