@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { consolidate, diffObservations, scopesOf, stableUuid } from '../../../src/server/features/observations.js';
+import { consolidate, diffObservations, emptyTextAnalysisCache, scopesOf, stableUuid, termsOfText } from '../../../src/server/features/observations.js';
+import { keyTerms } from '../../../src/server/features/terms.js';
 import type { ObservationSourceFact } from '../../../src/server/features/observations.js';
 
 const fact = (id: string, text: string, extra: Partial<ObservationSourceFact> = {}): ObservationSourceFact => ({
@@ -28,6 +29,19 @@ describe('scopesOf (reference 3.4)', () => {
   it('an explicit list is used as given; [] falls back to combined', () => {
     expect(scopesOf(['a', 'b'], [['b'], [], ['b']])).toEqual([['b'], []]);
     expect(scopesOf(['a', 'b'], [])).toEqual([['a', 'b']]);
+  });
+});
+
+describe('termsOfText', () => {
+  it("gives a text's key terms, keeping one entry per distinct term across texts", () => {
+    const cache = emptyTextAnalysisCache();
+    const texts = ['The deploy pipeline runs nightly', 'Nightly the pipeline deploys', 'Billing owns the pipeline'];
+    const all = texts.map((text) => termsOfText(cache, text));
+    expect(all).toEqual(texts.map((text) => keyTerms(text)));
+    // A pass over 100k facts holds every fact's terms: the cache keeps each term once, which the
+    // texts' terms share, rather than a copy per text.
+    expect([...cache.words.keys()].sort()).toEqual([...new Set(all.flat())].sort());
+    expect(termsOfText(cache, texts[0] ?? '')).toBe(all[0]);
   });
 });
 
