@@ -3,8 +3,9 @@
  * library or an uncaught error writes, the API key the process resolved never reaches the
  * terminal or a log that captures it. Shape-based redaction stays with the messages
  * themselves (a page of HTML or a diagram must not be rewritten by patterns). Terminal controls
- * other than line breaks and tabs are written out as `\uNNNN` (`terminalText`): the CLI prints
- * none of its own, and a repository's config values and field names reach the doctor's lines.
+ * other than line breaks and tabs are written out as `\uNNNN` (`terminalText`): a repository's
+ * config values and field names reach the doctor's lines. The one writer with controls of its
+ * own, a progress bar, writes through `barStream`.
  */
 import { redactKnownValues } from '../../config/redact.js';
 import { terminalText } from '../../config/memoryText.js';
@@ -12,9 +13,15 @@ import { terminalText } from '../../config/memoryText.js';
 const safe = (text: string): string => terminalText(redactKnownValues(text));
 
 type Write = typeof process.stdout.write;
+type RawWrite = (chunk: unknown, ...rest: unknown[]) => boolean;
 
-const guard = (stream: NodeJS.WriteStream): void => {
-  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+/** Each guarded stream's own write, for `barStream`. */
+const unguarded = new WeakMap<object, RawWrite>();
+
+/** Wraps one stream's write: known values hidden, terminal controls written out. */
+export const guardStream = (stream: NodeJS.WritableStream): void => {
+  const write = stream.write.bind(stream) as RawWrite;
+  unguarded.set(stream, write);
   const guarded = (chunk: unknown, ...rest: unknown[]): boolean => {
     if (typeof chunk === 'string') return write(safe(chunk), ...rest);
     if (chunk instanceof Uint8Array) {
@@ -27,12 +34,35 @@ const guard = (stream: NodeJS.WriteStream): void => {
   stream.write = guarded as Write;
 };
 
+/** What a progress bar (cli-progress) needs of its stream. */
+export interface BarStream {
+  readonly isTTY: boolean | undefined;
+  readonly columns: number | undefined;
+  write(chunk: string): boolean;
+}
+
+/**
+ * `stream` for a progress bar of this CLI's own: its cursor and line controls reach the terminal
+ * (through the guard they were printed as text, `\u001b[0K\u001b[1Gplanning [██░░…`, over and
+ * over in place of the bar), and known key values are still hidden. Only for text the CLI
+ * composes from numbers and states, never a repository's strings.
+ */
+export const barStream = (stream: NodeJS.WriteStream): BarStream => ({
+  get isTTY() {
+    return stream.isTTY;
+  },
+  get columns() {
+    return stream.columns;
+  },
+  write: (chunk: string) => (unguarded.get(stream) ?? (stream.write.bind(stream) as RawWrite))(redactKnownValues(chunk)),
+});
+
 let installed = false;
 
 /** Wraps stdout and stderr once per process. */
 export const installRedactedOutput = (): void => {
   if (installed) return;
   installed = true;
-  guard(process.stdout);
-  guard(process.stderr);
+  guardStream(process.stdout);
+  guardStream(process.stderr);
 };

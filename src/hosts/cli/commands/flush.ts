@@ -1,4 +1,5 @@
 /** `agent-memory flush`: delivers this directory's queued retain jobs now, with a progress bar. */
+import { barStream } from '../redactedOutput.js';
 import { SingleBar, Presets } from 'cli-progress';
 import { redact } from '../../../config/redact.js';
 import type { Command } from '../commands.js';
@@ -45,7 +46,7 @@ export const flushCommand: Command = {
         console.log('Nothing queued.');
         return setAside() > 0 ? 1 : 0;
       }
-      const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
+      const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000, stream: barStream(process.stderr) as unknown as NodeJS.WritableStream }, Presets.shades_classic);
       bar.start(total, handled(), { state: queue.status().state });
       const stop = queue.subscribe((s) => bar.update(Math.min(total, handled()), { state: s.state }));
       // The user asked for delivery now: a pending backoff does not make them wait.

@@ -16,6 +16,7 @@ import type { ImportMachine } from '../../../machines/import/machine.js';
 import type { Command } from '../commands.js';
 import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
+import { barStream } from '../redactedOutput.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 import { fitFor, fitUsage } from '../helpText.js';
 
@@ -91,7 +92,7 @@ const parseArgs = (argv: readonly string[]): Args | string => {
 const progressBar = (enabled: boolean) => {
   if (!enabled) return { update: (_s: SnapshotFrom<ImportMachine>) => undefined, stop: () => undefined };
   const bar = new SingleBar(
-    { format: '{phase} [{bar}] {count} | {bytes} | ETA {eta_text}', barsize: 12, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: process.stderr },
+    { format: '{phase} [{bar}] {count} | {bytes} | ETA {eta_text}', barsize: 12, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: barStream(process.stderr) as unknown as NodeJS.WritableStream },
     Presets.shades_classic,
   );
   let started = false;
