@@ -5,7 +5,7 @@
  * machine the load moves every figure, so only the ratios of one round are read. Each server's
  * peak RSS (VmHWM, which the load does not move) is read at the end of its round.
  *
- *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR] [--prewarm N] [--own-bank]
+ *   npx tsx bench/paired-recall.ts --old /tmp/old/dist/cli.mjs [--rounds 3] [--items 100000] [--new PATH] [--warmup 20] [--prof DIR] [--data DIR] [--prewarm N] [--own-bank] [--extension]
  *
  * `--old` is a build of the code before (a copy of its `dist/`, beside a `node_modules`); the new
  * build is this worktree's (`dist/cli.mjs`, rebuilt when the sources are newer) unless `--new` names another. Each round starts
@@ -13,7 +13,7 @@
  * recalls (`--warmup N`: more, new queries), then the queries once. `--prof DIR` runs the new server under `--cpu-prof` and
  * `--heap-prof` into DIR. `--data DIR` keeps the corpus, the SQLite file and the old build's bank
  * there and takes them from there on the next run (the new build's copy is always made afresh). `--own-bank`: the new build
- * ingests its own bank (the same items) instead of a copy of the old build's, for a change to how a bank is written. Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
+ * ingests its own bank (the same items) instead of a copy of the old build's, for a change to how a bank is written. `--extension`: every recall is the pi extension's own request (all three types, prefer_observations, 800 tokens) instead of the bench's (world facts, 4,096 tokens). Not a `*.bench.ts`: `npm run bench` has no old build to run it with.
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
@@ -31,7 +31,7 @@ import { childCpuMs, childPeakRssMb } from './lib/childStats.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' }, prewarm: { type: 'string' }, 'own-bank': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' }, warmup: { type: 'string' }, data: { type: 'string' }, rounds: { type: 'string' }, items: { type: 'string' }, prof: { type: 'string' }, prewarm: { type: 'string' }, 'own-bank': { type: 'boolean' }, extension: { type: 'boolean' } } });
 if (values.old === undefined || !existsSync(values.old)) throw new Error('paired-recall: --old must name the old build\'s dist/cli.mjs');
 const OLD = values.old;
 const NEW = values.new ?? builtCli(repo);
@@ -116,7 +116,9 @@ const main = async (): Promise<void> => {
     await new Promise((r) => setTimeout(r, 8000));
     await stopServe(primer.child);
 
-    const body = (q: string): string => JSON.stringify({ query: q, types: ['world'] });
+    // `--extension`: the pi extension's own request (server-peers' EXTENSION_REQUEST) instead of the bench's.
+    const request = values.extension === true ? { budget: 'mid', max_tokens: 800, types: ['world', 'experience', 'observation'], prefer_observations: true } : { types: ['world'] };
+    const body = (q: string): string => JSON.stringify({ query: q, ...request });
     console.log(`old ${OLD}, new ${NEW}, ${N} memories, ${QUERIES} queries, ${ROUNDS} rounds`);
     for (let round = 0; round < ROUNDS; round += 1) {
       const loadBefore = loadavg()[0] ?? 0;

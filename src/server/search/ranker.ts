@@ -187,6 +187,8 @@ const DEFAULT_PARAMS: RankParams = {
 
 export interface RankedHit {
   readonly id: string;
+  /** The memory's kind in the index (FieldIndex.kindOf: its fact type and state), 0 if the index does not know it. */
+  readonly kind: number;
   readonly score: number;
   /** confidence x score / best score. */
   readonly final: number;
@@ -712,7 +714,7 @@ export const rank = (input: RankInput): Ranking => {
   const topScore = top === undefined ? 1 : f64(scores, top);
   const hits = best.map((n) => {
     const score = f64(scores, n);
-    return { id: index.liveIdOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) };
+    return { id: index.liveIdOf(n), kind: index.kindOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) };
   });
   const view = touched.view();
   for (let i = 0; i < view.length; i += 1) {

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { planRetain } from '../../../src/server/retain/plan.js';
 import { decodeIndexFile, encodeIndexFile, INDEX_FILE, readIndexFile } from '../../../src/server/search/indexFile.js';
 import { createSearchIndexes, indexFingerprint, type SearchIndexes } from '../../../src/server/search/indexes.js';
@@ -82,6 +82,16 @@ describe('a filter on fact type and state, answered from the index (kinds)', () 
     const hits = first.search.search(BANK, 'zebra crossing', () => true, 50).hits;
     expect(hits.length).toBe(FACTS.length);
     for (const h of hits) expect(h.factType).toBe(FACTS.find((f) => f.id === h.id)?.fact_type);
+    // With every kind in the index, from the kind: the store's fact table is not asked for a head
+    // (filtered by the kinds too, so the filter asks nothing either).
+    const facts = first.store.bank(BANK)?.facts;
+    if (facts === undefined) throw new Error('no bank');
+    const heads = vi.spyOn(facts, 'head');
+    const byKind = first.search.search(BANK, 'zebra crossing', () => true, 50, { liveOfTypes: ['world', 'experience', 'observation'] }).hits;
+    expect(byKind.map((h) => h.id).sort()).toEqual(expected(['world', 'experience', 'observation']));
+    for (const h of byKind) expect(h.factType).toBe(FACTS.find((f) => f.id === h.id)?.fact_type);
+    expect(heads).not.toHaveBeenCalled();
+    heads.mockRestore();
     await first.search.save();
     first.search.close();
     await first.store.close();
@@ -98,6 +108,10 @@ describe('a filter on fact type and state, answered from the index (kinds)', () 
     await writeFile(join(dir, INDEX_FILE), encodeIndexFile(saved.saved.nextSeq, indexFingerprint(), new Map([[BANK, { ...sealed, kinds: new Uint8Array(sealed.kinds.length) }]])));
 
     const second = await open(dir);
+    // No kinds yet: a hit's type is the store's head's.
+    const unknown = second.search.search(BANK, 'zebra crossing', () => true, 50).hits;
+    expect(unknown.length).toBe(FACTS.length);
+    for (const h of unknown) expect(h.factType).toBe(FACTS.find((f) => f.id === h.id)?.fact_type);
     // Loaded without kinds: counted among the banks to save soon (index.ts saves them).
     expect(second.unsaved).toBe(1);
     for (const types of TYPE_SETS) {
