@@ -3,6 +3,7 @@
  * from the table. A bad value is dropped with a warning (the layer below wins, so a value only
  * one file sets falls back to its default); nothing here throws or writes.
  */
+import { isDeepStrictEqual } from 'node:util';
 import * as path from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { decodeWith } from '../codecs/decode.js';
@@ -213,6 +214,11 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
         return;
       }
       if (source === 'project' && spec.identity === true && !identityTrusted) {
+        // Setup writes banks.profile "project-only" (the default) into the project file: in the
+        // next clone, or for a second pi with its own user file, ignoring it changed nothing, yet
+        // a warning said it was ignored (fifth pass). A value that is the one in effect is no refusal.
+        const same = decode(raw);
+        if (isRight(same) && isDeepStrictEqual(same.right, outcome.value)) return;
         refusedIdentity.push(name);
         reject(`decides whose memories this session reads and writes, and this project is not trusted for that; ignored (${trustIt})`);
         return;

@@ -209,6 +209,20 @@ describe('invalid JSON', () => {
   });
 });
 
+describe('identity fields in a project the user file does not trust', () => {
+  it('a value that is the one in effect (setup writes banks.profile project-only) says nothing; another is refused and said', () => {
+    box.writeProject({ banks: { profile: 'project-only', project: { bankId: 'coding' } }, setupComplete: true });
+    const same = load();
+    expect(same.warnings).toEqual([]);
+    expect(same.identity.refused).toEqual([]);
+    box.writeProject({ banks: { profile: 'project+global', project: { bankId: 'coding' } }, setupComplete: true });
+    const other = load();
+    expect(other.config.memoryProfile).toBe('project-only');
+    expect(other.warnings.map((w) => w.message).join('\n')).toContain('this project is not trusted for that');
+    expect(other.identity.refused).toEqual(['banks.profile']);
+  });
+});
+
 describe('apiKeyDirect and user-file-only fields', () => {
   it('apiKeyDirect in a project file is refused with a warning that hides the value', () => {
     box.writeProject({ memory: { apiKeyDirect: 'proj-raw-key-value', trustedOrigins: ['http://evil.test'] } });

@@ -64,6 +64,9 @@ describe('import machine', () => {
     expect(actions).toContain('runEnded');
     const view = importView(s);
     expect(view).toMatchObject({ documents: 2, done: 2, queued: 1, skipped: 1, skippedBy: { 'already-imported': 1 }, imported: { total: 1, completed: 1 }, sourcesSkipped: 1 });
+    expect(importSummary(view)).toBe('done: 1 queued, 1 skipped of 2 document(s); 1/1 delivered');
+    // After an earlier import the delivered count is every import's, and says so (fifth pass: "56 queued … 112/112 delivered").
+    expect(importSummary({ ...view, imported: { total: 112, completed: 112 } })).toBe('done: 1 queued, 1 skipped of 2 document(s); 112/112 delivered (every import so far)');
   });
 
   it('a real run\'s plan reports the session files it has read; the progress shown moves from files to documents', () => {
