@@ -919,7 +919,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Earlier turns folded into the automatic recall query. null resets it."
+                "description": "Earlier turns folded into the automatic recall query (at most 20). null resets it."
               },
               "recallMaxQueryChars": {
                 "anyOf": [
@@ -931,7 +931,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Longest automatic recall query sent to the server, in characters. null resets it."
+                "description": "Longest automatic recall query sent to the server, in characters (at most 8000). null resets it."
               },
               "retainEnabled": {
                 "anyOf": [
