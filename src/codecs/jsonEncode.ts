@@ -59,7 +59,7 @@ const holdsLarge = (value: unknown, depth: number): boolean => {
     for (const item of value) if (holdsLarge(item, depth + 1)) return true;
     return false;
   }
-  for (const key in value) if (Object.hasOwn(value, key) && holdsLarge((value as Record<string, unknown>)[key], depth + 1)) return true;
+  for (const key in value) if (Object.hasOwn(value, key) && holdsLarge(Reflect.get(value, key), depth + 1)) return true;
   return false;
 };
 
@@ -80,7 +80,10 @@ const keyText = (key: string): string => {
  */
 const encodeInto = (out: string[], key: string, input: unknown, depth: number): boolean => {
   let value = input;
-  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+  if (typeof value === 'object' && value !== null) {
+    const toJSON: unknown = Reflect.get(value, 'toJSON');
+    if (typeof toJSON === 'function') value = Reflect.apply(toJSON, value, [key]);
+  }
   if (typeof value === 'string') {
     out.push(encodeString(value));
     return true;
@@ -107,7 +110,7 @@ const encodeInto = (out: string[], key: string, input: unknown, depth: number): 
   for (const k of Object.keys(value)) {
     const at = out.length;
     out.push(first ? keyText(k) : `,${keyText(k)}`, ':');
-    if (encodeInto(out, k, (value as Record<string, unknown>)[k], depth + 1)) first = false;
+    if (encodeInto(out, k, Reflect.get(value, k), depth + 1)) first = false;
     else out.length = at;
   }
   out.push('}');

@@ -7,6 +7,7 @@
  * config values and field names reach the doctor's lines. The one writer with controls of its
  * own, a progress bar, writes through `barStream`.
  */
+import { Writable } from 'node:stream';
 import { redactKnownValues } from '../../config/redact.js';
 import { terminalText } from '../../config/memoryText.js';
 
@@ -34,28 +35,30 @@ export const guardStream = (stream: NodeJS.WritableStream): void => {
   stream.write = guarded as Write;
 };
 
-/** What a progress bar (cli-progress) needs of its stream. */
-export interface BarStream {
-  readonly isTTY: boolean | undefined;
-  readonly columns: number | undefined;
-  write(chunk: string): boolean;
-}
-
 /**
  * `stream` for a progress bar of this CLI's own: its cursor and line controls reach the terminal
  * (through the guard they were printed as text, `\u001b[0K\u001b[1Gplanning [██░░…`, over and
  * over in place of the bar), and known key values are still hidden. Only for text the CLI
- * composes from numbers and states, never a repository's strings.
+ * composes from numbers and states, never a repository's strings. A real Writable, so the bar
+ * library takes it as the stream it asks for; it answers isTTY and columns as `stream` does.
  */
-export const barStream = (stream: NodeJS.WriteStream): BarStream => ({
-  get isTTY() {
-    return stream.isTTY;
-  },
-  get columns() {
-    return stream.columns;
-  },
-  write: (chunk: string) => (unguarded.get(stream) ?? (stream.write.bind(stream) as RawWrite))(redactKnownValues(chunk)),
-});
+export const barStream = (stream: NodeJS.WriteStream): NodeJS.WritableStream => {
+  const out = new Writable({
+    decodeStrings: false,
+    write(chunk: unknown, _encoding, done) {
+      const text = redactKnownValues(typeof chunk === 'string' ? chunk : String(chunk));
+      const raw = unguarded.get(stream);
+      if (raw === undefined) stream.write(text);
+      else raw(text);
+      done();
+    },
+  });
+  Object.defineProperties(out, {
+    isTTY: { get: () => stream.isTTY },
+    columns: { get: () => stream.columns },
+  });
+  return out;
+};
 
 let installed = false;
 

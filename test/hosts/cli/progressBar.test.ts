@@ -27,7 +27,7 @@ describe("the CLI's progress bar in a terminal", () => {
   it('draws with real controls through barStream; other writes to the guarded stream have theirs written out', () => {
     const t = terminal();
     guardStream(t.stream);
-    const bar = new SingleBar({ format: 'planning [{bar}] {value}/{total} files', barsize: 12, hideCursor: true, stream: barStream(t.stream) as unknown as NodeJS.WritableStream }, Presets.shades_classic);
+    const bar = new SingleBar({ format: 'planning [{bar}] {value}/{total} files', barsize: 12, hideCursor: true, stream: barStream(t.stream) }, Presets.shades_classic);
     bar.start(56, 0);
     bar.update(28);
     bar.stop();

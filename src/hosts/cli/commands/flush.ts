@@ -46,7 +46,7 @@ export const flushCommand: Command = {
         console.log('Nothing queued.');
         return setAside() > 0 ? 1 : 0;
       }
-      const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000, stream: barStream(process.stderr) as unknown as NodeJS.WritableStream }, Presets.shades_classic);
+      const bar = new SingleBar({ format: 'delivering [{bar}] {value}/{total} jobs | {state}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000, stream: barStream(process.stderr) }, Presets.shades_classic);
       bar.start(total, handled(), { state: queue.status().state });
       const stop = queue.subscribe((s) => bar.update(Math.min(total, handled()), { state: s.state }));
       // The user asked for delivery now: a pending backoff does not make them wait.

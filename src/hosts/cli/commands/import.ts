@@ -92,7 +92,7 @@ const parseArgs = (argv: readonly string[]): Args | string => {
 const progressBar = (enabled: boolean) => {
   if (!enabled) return { update: (_s: SnapshotFrom<ImportMachine>) => undefined, stop: () => undefined };
   const bar = new SingleBar(
-    { format: '{phase} [{bar}] {count} | {bytes} | ETA {eta_text}', barsize: 12, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: barStream(process.stderr) as unknown as NodeJS.WritableStream },
+    { format: '{phase} [{bar}] {count} | {bytes} | ETA {eta_text}', barsize: 12, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000, stream: barStream(process.stderr) },
     Presets.shades_classic,
   );
   let started = false;
