@@ -6,17 +6,41 @@
  * never waited for: a read that needs observations asks for a pass, which runs in the
  * background, spaced by its cost. Results are written as ordinary `observation` facts through
  * the store (durable, indexed by recall like any fact); only the diff is written. Banks are
- * marked dirty at start-up, since a crash may have come between a retain and its consolidation.
+ * marked dirty at start-up, since a crash may have come between a retain and its consolidation,
+ * unless their last pass's marker is still there: a completed pass writes it with its result (one
+ * commit), and the store drops it on any change to the bank's facts (`COVERED_KIND`), so a restart
+ * after nothing changed does not read the whole bank again.
  */
 import { consolidateSteps, diffObservations, emptyTextAnalysisCache, termsOfText } from './observations.js';
 import { performance } from 'node:perf_hooks';
 import { isLive } from './entities.js';
 import { mapSliced, runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
-import type { FactRecord } from '../store/model.js';
+import type { FactRecord, Mutation } from '../store/model.js';
 import type { BankState } from '../store/state.js';
 import type { ServerStore } from '../store/store.js';
 import { ObservationScopes as ObservationScopeCodec } from '../../codecs/retainItem.js';
+import { COVERED_KIND } from '../store/state.js';
+import { observationCodeId } from './observationCode.js';
+
+/** The bank's marker (in records of `COVERED_KIND`): the observations cover its facts as they are. */
+const PASS_MARKER = 'observations';
+
+/** True when the bank's observations are what a pass of this code over its facts as they are gives. */
+const coveredNow = (bank: BankState): boolean => {
+  const code = observationCodeId();
+  return code !== null && bank.records.get(COVERED_KIND)?.get(PASS_MARKER) === code;
+};
+
+/**
+ * The marker a completed pass writes after its result: none when this code cannot be named, or
+ * when the pass writes nothing and the marker is there already (writing observations drops it).
+ */
+const markerOf = (bankId: string, bank: BankState, writes: boolean): Mutation[] => {
+  const code = observationCodeId();
+  if (code === null || (!writes && bank.records.get(COVERED_KIND)?.get(PASS_MARKER) === code)) return [];
+  return [{ type: 'record.put', bank_id: bankId, kind: COVERED_KIND, id: PASS_MARKER, value: code }];
+};
 
 export interface Consolidator {
   /** Brings `bankId`'s observations up to date; resolves at once when nothing changed. */
@@ -223,20 +247,22 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       return false;
     }
     const diff = diffObservations(previous, next);
-    if (diff.upserts.length === 0 && diff.deletes.length === 0) {
-      // Nothing to write: what the pass took in is covered as it is.
-      inPass.delete(bankId);
-      return false;
-    }
+    const writes = diff.upserts.length > 0 || diff.deletes.length > 0;
     const now = nowIso();
+    // The marker goes last in the same commit (one log line, applied whole or not at all): a
+    // restart finds both the result and the marker, or neither and passes over the bank again.
+    // The check above and this commit run in the bank's exclusive section, as every write of
+    // facts does, so no fact change lands between them to be covered by a marker unseen.
     await store.commit([
       ...(diff.deletes.length > 0 ? [{ type: 'facts.delete' as const, bank_id: bankId, ids: [...diff.deletes] }] : []),
       ...(diff.upserts.length > 0
         ? [{ type: 'facts.put' as const, bank_id: bankId, facts: diff.upserts.map((o) => toFact(o, created.get(o.id) ?? now)) }]
         : []),
+      ...markerOf(bankId, bank, writes),
     ]);
+    // What the pass took in is covered (written, or as it was).
     inPass.delete(bankId);
-    return true;
+    return writes;
   };
 
   /**
@@ -370,7 +396,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     }
   });
 
-  for (const [bankId, bank] of store.state.banks) if (bank.facts.size > 0) markDirty(bankId);
+  // A bank whose marker is still there has had no fact written since its last pass completed.
+  for (const [bankId, bank] of store.state.banks) if (bank.facts.size > 0 && !coveredNow(bank)) markDirty(bankId);
 
   return {
     ensureFresh,

@@ -14,6 +14,15 @@ import { runSliced, type SliceTimer } from '../slices.js';
 /** Documents made per step of a sliced fill (a step is some milliseconds at 1M). */
 const FILL_STEP = 2_000;
 
+/**
+ * A bank's records of this kind say that work derived from all its facts (the observation pass)
+ * covered them as they are. Applying any change to the bank's facts or documents drops them, here,
+ * where the change itself is applied: the log's replay and the snapshot's records make the same
+ * decision at a restart, so a record still there after start-up means no fact changed since it was
+ * written. Written by `record.put` (after what it covers, in the same commit).
+ */
+export const COVERED_KIND = 'facts_covered';
+
 export interface BankState {
   bank: BankRecord;
   /** Documents, chunks and facts: held as objects or read from the segment files on demand. */
@@ -177,6 +186,14 @@ export class ServerState {
 
   /** Applies one mutation; returns the fact changes it made. Mutations on a missing bank create it implicitly only via bank.put. */
   apply(m: Mutation): FactChange | undefined {
+    const change = this.applyOne(m);
+    if (change !== undefined && change.bankDeleted !== true && (change.added.length > 0 || change.removed.length > 0 || change.document !== undefined)) {
+      this.banks.get(change.bankId)?.records.delete(COVERED_KIND);
+    }
+    return change;
+  }
+
+  private applyOne(m: Mutation): FactChange | undefined {
     switch (m.type) {
       case 'bank.put': {
         const existing = this.banks.get(m.bank.bank_id);
