@@ -17,6 +17,7 @@ import { isLive } from './entities.js';
 import { mapSliced, runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
 import type { FactRecord, Mutation } from '../store/model.js';
+import type { JsonValue } from '../../codecs/codecs.js';
 import type { BankState } from '../store/state.js';
 import type { ServerStore } from '../store/store.js';
 import { ObservationScopes as ObservationScopeCodec } from '../../codecs/retainItem.js';
@@ -26,20 +27,33 @@ import { observationCodeId } from './observationCode.js';
 /** The bank's marker (in records of `COVERED_KIND`): the observations cover its facts as they are. */
 const PASS_MARKER = 'observations';
 
+/**
+ * What the marker holds: the code that computed the observations, and the bank's fact count and
+ * last write time when they were written. The store drops the marker on any change to the facts;
+ * the count and time also catch writes by a build from before markers (which keeps the record but
+ * does not drop it) after a newer one wrote it.
+ */
+const markerValue = (code: string, bank: BankState, facts: number): JsonValue => ({ code, facts, last_write_at: bank.bank.last_write_at ?? null });
+
+const sameMarker = (a: JsonValue | undefined, b: JsonValue): boolean => a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+
 /** True when the bank's observations are what a pass of this code over its facts as they are gives. */
 const coveredNow = (bank: BankState): boolean => {
   const code = observationCodeId();
-  return code !== null && bank.records.get(COVERED_KIND)?.get(PASS_MARKER) === code;
+  return code !== null && sameMarker(bank.records.get(COVERED_KIND)?.get(PASS_MARKER), markerValue(code, bank, bank.facts.size));
 };
 
 /**
- * The marker a completed pass writes after its result: none when this code cannot be named, or
- * when the pass writes nothing and the marker is there already (writing observations drops it).
+ * The marker a completed pass writes after its result, for the bank as the commit leaves it
+ * (`facts` facts): none when this code cannot be named, or when the pass writes nothing and the
+ * marker is there already (writing observations drops it).
  */
-const markerOf = (bankId: string, bank: BankState, writes: boolean): Mutation[] => {
+const markerOf = (bankId: string, bank: BankState, writes: boolean, facts: number): Mutation[] => {
   const code = observationCodeId();
-  if (code === null || (!writes && bank.records.get(COVERED_KIND)?.get(PASS_MARKER) === code)) return [];
-  return [{ type: 'record.put', bank_id: bankId, kind: COVERED_KIND, id: PASS_MARKER, value: code }];
+  if (code === null) return [];
+  const value = markerValue(code, bank, facts);
+  if (!writes && sameMarker(bank.records.get(COVERED_KIND)?.get(PASS_MARKER), value)) return [];
+  return [{ type: 'record.put', bank_id: bankId, kind: COVERED_KIND, id: PASS_MARKER, value }];
 };
 
 export interface Consolidator {
@@ -258,7 +272,8 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
       ...(diff.upserts.length > 0
         ? [{ type: 'facts.put' as const, bank_id: bankId, facts: diff.upserts.map((o) => toFact(o, created.get(o.id) ?? now)) }]
         : []),
-      ...markerOf(bankId, bank, writes),
+      // After the commit the bank's observations are exactly `next`.
+      ...markerOf(bankId, bank, writes, bank.facts.size - previous.length + next.length),
     ]);
     // What the pass took in is covered (written, or as it was).
     inPass.delete(bankId);

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
+import { appendFile, copyFile, mkdtemp, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -180,29 +180,39 @@ describe('observation pass marker over a real store (restart)', () => {
 
   it('a crash before the pass commit is whole (its line torn): the pass runs on restart', async () => {
     const dir = await tempDir();
-    await withStore(dir, async (store) => {
+    const crashed = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    const consolidator = createConsolidator({ store, nowIso: () => NOW, settleMs: 3_600_000 });
+    try {
       await seed(store);
-    });
-    const logs = (await readdir(dir)).filter((n) => n.startsWith('log-')).sort();
-    const newest = join(dir, logs[logs.length - 1] ?? '');
-    const intact = (await stat(newest)).size;
-    // The pass writes its observations and the marker as one commit (one log line); a crash
-    // during that write leaves part of the line, which start-up cuts off whole.
-    await consolidated(dir);
-    const passLine = (await readFile(newest)).subarray(intact);
-    expect(passLine.toString('utf8')).toContain(COVERED_KIND);
-    expect(passLine.toString('utf8')).toContain('"observation"');
-    // Everything after the seed, and then the pass's line cut in half.
-    await truncate(newest, intact);
-    await appendFile(newest, passLine.subarray(0, Math.floor(passLine.length / 2)));
-    const after = await withStore(dir, async (store, consolidator) => {
-      expect(store.loadReport.truncatedBytes).toBeGreaterThan(0);
-      expect(observationsOf(store)).toEqual([]);
-      expect(consolidator.isDirty('b')).toBe(true);
+      const logName = (await readdir(dir)).filter((n) => n.startsWith('log-')).sort().at(-1) ?? '';
+      const intact = (await stat(join(dir, logName))).size;
       await consolidator.ensureFresh('b');
-      return observationsOf(store);
+      // What a SIGKILL right after the pass's commit leaves (no snapshot, no close): the files as they are.
+      for (const name of await readdir(dir)) if (name !== 'server.lock') await copyFile(join(dir, name), join(crashed, name));
+      const passLine = (await readFile(join(crashed, logName))).subarray(intact);
+      // The pass writes its observations and the marker as one commit, one log line; a crash
+      // while it is written leaves part of it, which start-up cuts off whole.
+      expect(passLine.toString('utf8')).toContain(COVERED_KIND);
+      expect(passLine.toString('utf8')).toContain('"observation"');
+      await truncate(join(crashed, logName), intact);
+      await appendFile(join(crashed, logName), passLine.subarray(0, Math.floor(passLine.length / 2)));
+    } finally {
+      await consolidator.close();
+      await store.close();
+    }
+    const after = await withStore(crashed, async (again, restarted) => {
+      expect(again.loadReport.truncatedBytes).toBeGreaterThan(0);
+      expect(observationsOf(again)).toEqual([]);
+      expect(restarted.isDirty('b')).toBe(true);
+      await restarted.ensureFresh('b');
+      return observationsOf(again);
     });
     expect(after).toEqual(await fullPass());
+    await withStore(crashed, (_store, restarted) => {
+      expect(restarted.isDirty('b')).toBe(false);
+      return Promise.resolve();
+    });
   });
 
   it('a data dir without markers (written before them): every bank is dirty, and gets its marker from the pass', async () => {
@@ -228,6 +238,27 @@ describe('observation pass marker over a real store (restart)', () => {
     await consolidated(dir);
     await withStore(dir, async (store) => {
       await store.commit([{ type: 'record.put', bank_id: 'b', kind: COVERED_KIND, id: 'observations', value: 'another build' }]);
+    });
+    await withStore(dir, (_store, consolidator) => {
+      expect(consolidator.isDirty('b')).toBe(true);
+      return Promise.resolve();
+    });
+  });
+
+  it('a write by a build from before markers (which keeps the marker record) after the pass: dirty', async () => {
+    const dir = await tempDir();
+    await consolidated(dir);
+    await withStore(dir, async (store) => {
+      const bank = store.bank('b');
+      const marker = bank?.records.get(COVERED_KIND)?.get('observations');
+      if (bank === undefined || marker === undefined) throw new Error('no marker');
+      // Such a build's retain: the bank record's write time and a document; its apply does not
+      // drop the marker, so it is put back as it was.
+      await store.commit([
+        { type: 'bank.put', bank: { ...bank.bank, last_write_at: '2026-03-01T00:00:00+00:00' } },
+        documentPut('b', 'd-old', [fact('f-old', 'Turbo caching was written by an older build.', 'd-old')]),
+        { type: 'record.put', bank_id: 'b', kind: COVERED_KIND, id: 'observations', value: marker },
+      ]);
     });
     await withStore(dir, (_store, consolidator) => {
       expect(consolidator.isDirty('b')).toBe(true);
