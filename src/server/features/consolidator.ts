@@ -66,6 +66,8 @@ export interface Consolidator {
    * that took them in: the stats' `pending_consolidation`, which drains to 0 as upstream's does.
    */
   pendingCount(bankId: string): number;
+  /** Passes begun over the bank since this server started (`/metrics`): none after a start that found its marker. */
+  passCount(bankId: string): number;
   close(): Promise<void>;
 }
 
@@ -177,6 +179,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
   const running = new Set<Promise<void>>();
   /** Fact changes seen per bank: a consolidation run in slices checks nothing changed under it. */
   const changes = new Map<string, number>();
+  const passes = new Map<string, number>();
   /**
    * Source facts written since the last pass began, per bank, and those a running pass is taking
    * in (back to pending if its result is thrown away). Kept as ids, so a fact written twice counts
@@ -218,6 +221,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     dirty.delete(bankId);
     const bank = store.bank(bankId);
     if (bank === undefined) return undefined;
+    passes.set(bankId, (passes.get(bankId) ?? 0) + 1);
     backToPending(bankId);
     const taking = pending.get(bankId);
     pending.delete(bankId);
@@ -418,6 +422,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     ensureFresh,
     isDirty: (bankId) => dirty.has(bankId),
     pendingCount: (bankId) => (pending.get(bankId)?.size ?? 0) + (inPass.get(bankId)?.size ?? 0),
+    passCount: (bankId) => passes.get(bankId) ?? 0,
     close: async () => {
       closed = true;
       unsubscribe();

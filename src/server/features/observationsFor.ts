@@ -25,6 +25,9 @@ export const observationsFor = (server: ServerContext): Consolidator => {
   return consolidator;
 };
 
+/** The server's consolidator if something has used it (a metrics scrape does not start one). */
+export const observationsIfStarted = (server: ServerContext): Consolidator | undefined => consolidators.get(server);
+
 /** Waits for a running consolidation and stops the background timers. */
 export const closeObservations = async (server: ServerContext): Promise<void> => {
   const consolidator = consolidators.get(server);

@@ -8,6 +8,7 @@ import type { ServerContext } from '../context.js';
 import { intParam, stringParam } from '../http/query.js';
 import type { FactRecord } from '../store/model.js';
 import type { RouteModule } from './module.js';
+import { observationsIfStarted } from '../features/observationsFor.js';
 
 const BANK = '/v1/default/banks/{bank_id}';
 
@@ -69,6 +70,11 @@ const metricsText = (server: ServerContext): string => {
     documents.push(`hindsight_documents{bank_id=${label}} ${bank.documents.size}`);
   }
   lines.push('# HELP hindsight_documents Documents per bank.', '# TYPE hindsight_documents gauge', ...documents);
+  // This server's own: observation passes begun since it started (a restart whose banks' passes
+  // are still current runs none).
+  const consolidator = observationsIfStarted(server);
+  lines.push('# HELP agent_memory_observation_passes_total Observation passes begun per bank since the server started.', '# TYPE agent_memory_observation_passes_total counter');
+  for (const bankId of server.store.state.banks.keys()) lines.push(`agent_memory_observation_passes_total{bank_id=${JSON.stringify(bankId)}} ${consolidator?.passCount(bankId) ?? 0}`);
   return `${lines.join('\n')}\n`;
 };
 

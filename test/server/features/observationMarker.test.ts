@@ -287,6 +287,14 @@ const markersLogged = async (dir: string): Promise<number> => {
   return n;
 };
 
+/** The server's count of observation passes begun over bank `p` (its `/metrics`). */
+const passesOf = async (server: ServerProcess): Promise<number> => {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const line = /^agent_memory_observation_passes_total\{bank_id="p"\} (\d+)$/m.exec(text);
+  if (line?.[1] === undefined) throw new Error(`no pass count in /metrics:\n${text}`);
+  return Number(line[1]);
+};
+
 describe('observation pass marker (server process, SIGKILL)', () => {
   const B = '/v1/default/banks';
   const extensionRecall = { query: 'turbo caching', types: ['world', 'experience', 'observation'], prefer_observations: true, max_tokens: 800, budget: 'mid' };
@@ -301,15 +309,17 @@ describe('observation pass marker (server process, SIGKILL)', () => {
     const first = await serve();
     for (const [id, text] of SOURCES) expect((await call(first, 'POST', `${B}/p/memories`, { items: [{ content: text, document_id: id }] })).status).toBe(200);
     // A small bank is passed over before the read that wants observations.
+    expect(await passesOf(first)).toBe(0);
     const answered = await call(first, 'POST', `${B}/p/memories/recall`, extensionRecall);
     expect(answered.status).toBe(200);
-    expect((answered.body.results as { type: string }[]).some((r) => r.type === 'observation')).toBe(true);
+    expect(await passesOf(first)).toBe(1);
     await first.kill();
     expect(await markersLogged(dir)).toBe(1);
 
     const second = await serve();
     for (let i = 0; i < 3; i += 1) expect((await call(second, 'POST', `${B}/p/memories/recall`, extensionRecall)).status).toBe(200);
     expect((await call(second, 'GET', `${B}/p/stats`)).body.pending_consolidation).toBe(0);
+    expect(await passesOf(second)).toBe(0);
     await second.kill();
     // No pass ran: it would have written the marker again (the log is not rotated without a snapshot).
     expect(await markersLogged(dir)).toBe(1);
@@ -321,6 +331,7 @@ describe('observation pass marker (server process, SIGKILL)', () => {
     expect(await markersLogged(dir)).toBe(1);
     const fourth = await serve();
     expect((await call(fourth, 'POST', `${B}/p/memories/recall`, extensionRecall)).status).toBe(200);
+    expect(await passesOf(fourth)).toBe(1);
     await fourth.kill();
     expect(await markersLogged(dir)).toBe(2);
   });
