@@ -15,34 +15,21 @@
  *   `test/codecs/jsonEncode.test.ts` holds the text to `JSON.stringify`'s.
  */
 
+import { takeOnceMemo } from './takeOnceMemo.js';
+
 export const REMEMBERED_MIN_CHARS = 4_096;
 const REMEMBERED_MAX_TEXTS = 256;
 const REMEMBERED_MAX_CHARS = 8_000_000;
 // Deeper values go to JSON.stringify (which throws on a cycle, where a walk would recurse).
 const MAX_WALK_DEPTH = 256;
 
-let remembered: { readonly text: string; readonly json: string }[] = [];
-let rememberedChars = 0;
+const memo = takeOnceMemo<string>({ minChars: REMEMBERED_MIN_CHARS, maxTexts: REMEMBERED_MAX_TEXTS, maxChars: REMEMBERED_MAX_CHARS });
 
 const encodeString = (text: string): string => {
-  if (text.length < REMEMBERED_MIN_CHARS || text.length > REMEMBERED_MAX_CHARS) return JSON.stringify(text);
-  // `===` tells strings of other lengths apart at once; an equal one costs a compare, far less than encoding it.
-  const at = remembered.findIndex((entry) => entry.text === text);
-  const hit = remembered[at];
-  if (hit !== undefined) {
-    remembered.splice(at, 1);
-    rememberedChars -= text.length;
-    return hit.json;
-  }
+  const taken = memo.take(text);
+  if (taken !== undefined) return taken;
   const json = JSON.stringify(text);
-  remembered.push({ text, json });
-  rememberedChars += text.length;
-  let drop = 0;
-  while (remembered.length - drop > REMEMBERED_MAX_TEXTS || rememberedChars > REMEMBERED_MAX_CHARS) {
-    rememberedChars -= remembered[drop]?.text.length ?? 0;
-    drop += 1;
-  }
-  if (drop > 0) remembered = remembered.slice(drop);
+  memo.put(text, json);
   return json;
 };
 
@@ -124,4 +111,4 @@ export const jsonEncode = (value: unknown): string | undefined => {
 };
 
 /** How many encodings are remembered now (tests). */
-export const rememberedEncodings = (): number => remembered.length;
+export const rememberedEncodings = (): number => memo.size();

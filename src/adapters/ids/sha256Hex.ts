@@ -11,6 +11,7 @@
  * most recent 128 texts, 4 M characters in all) and released as the queue takes it.
  */
 import { createHash } from 'node:crypto';
+import { takeOnceMemo } from '../../codecs/takeOnceMemo.js';
 
 /** Shorter texts are not remembered (ids, keys, short messages): hashing them is cheap. */
 export const REMEMBERED_MIN_CHARS = 4_096;
@@ -19,39 +20,17 @@ const REMEMBERED_MAX_CHARS = 4_000_000;
 
 const hash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-// Oldest first. A text of another length is told apart by `===` at once; an equal one is
-// compared whole, which costs far less than hashing it.
-let remembered: { readonly text: string; readonly digest: string }[] = [];
-let rememberedChars = 0;
+const memo = takeOnceMemo<string>({ minChars: REMEMBERED_MIN_CHARS, maxTexts: REMEMBERED_MAX_TEXTS, maxChars: REMEMBERED_MAX_CHARS });
 
 /** `sha256Hex`, and the digest remembered for the next `sha256Hex` of an equal text. */
 export const rememberedSha256Hex = (text: string): string => {
   const digest = hash(text);
-  if (text.length < REMEMBERED_MIN_CHARS || text.length > REMEMBERED_MAX_CHARS) return digest;
-  remembered.push({ text, digest });
-  rememberedChars += text.length;
-  let drop = 0;
-  while (remembered.length - drop > REMEMBERED_MAX_TEXTS || rememberedChars > REMEMBERED_MAX_CHARS) {
-    rememberedChars -= remembered[drop]?.text.length ?? 0;
-    drop += 1;
-  }
-  if (drop > 0) remembered = remembered.slice(drop);
+  memo.put(text, digest);
   return digest;
 };
 
 /** Hex SHA-256 of `text` (a digest remembered for an equal text is taken, and forgotten). */
-export const sha256Hex = (text: string): string => {
-  if (text.length >= REMEMBERED_MIN_CHARS && remembered.length > 0) {
-    const at = remembered.findIndex((entry) => entry.text === text);
-    const entry = remembered[at];
-    if (entry !== undefined) {
-      remembered.splice(at, 1);
-      rememberedChars -= text.length;
-      return entry.digest;
-    }
-  }
-  return hash(text);
-};
+export const sha256Hex = (text: string): string => memo.take(text) ?? hash(text);
 
 /** How many texts are remembered now (tests). */
-export const rememberedCount = (): number => remembered.length;
+export const rememberedCount = (): number => memo.size();
