@@ -12,7 +12,10 @@
 
 // A combining mark of the blocks that combine with Latin letters, a precomposed Latin letter with
 // a diacritic, or the braille blank. (Marks of other scripts sit on their own letters, no key's.)
-const MARK = String.raw`\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u2800\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff`;
+// The marks and the blank are read as nothing, the accented letters as their ASCII base (`base`).
+const MARK_OR_BLANK_CHARS = String.raw`\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u2800`;
+const ACCENTED = String.raw`\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff`;
+const MARK = `${MARK_OR_BLANK_CHARS}${ACCENTED}`;
 const KEY = String.raw`A-Za-z0-9_\-`;
 const KEY_LIKE_RUN = 12;
 // eslint-disable-next-line no-misleading-character-class -- a mark alone is what is matched
@@ -22,7 +25,7 @@ const MAY_HOLD = new RegExp(`[${MARK}]`);
 // eslint-disable-next-line no-misleading-character-class -- a mark alone is what is matched
 const MARKED_RUN = new RegExp(`(?<![${KEY}${MARK}])(?=[${KEY}${MARK}]{${KEY_LIKE_RUN}})(?=[${KEY}]*[${MARK}])[${KEY}${MARK}]+`, 'g');
 // eslint-disable-next-line no-misleading-character-class -- a mark alone is what is matched
-const MARK_OR_BLANK = /^[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u2800]$/;
+const MARK_OR_BLANK = new RegExp(`^[${MARK_OR_BLANK_CHARS}]$`);
 const KEY_CHAR = /^[A-Za-z0-9_-]$/;
 const HAS_KEY_SEPARATOR = /[0-9_-]/;
 
