@@ -19,4 +19,9 @@ export class Interned<T> {
     this.known.set(key, kept);
     return kept;
   }
+
+  /** The copies kept, first seen first. */
+  values(): IterableIterator<T> {
+    return this.known.values();
+  }
 }

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { spokenText } from '../../codecs/conversationText.js';
 import { keyTerms, sentences } from './terms.js';
+import { Interned } from './interned.js';
 import { runAtOnce } from '../slices.js';
 import { isLemma, mostlyVerb, onlyAVerb } from '../search/wordnet.js';
 import { fullName } from '../search/names.js';
@@ -60,10 +61,10 @@ export interface TextAnalysisCache {
    * One string per distinct term, shared by every text's terms: each text's tokenising made its
    * own copies, about 20 a fact, which at 100k facts were 60 MB of a pass's live heap.
    */
-  readonly words: Map<string, string>;
+  readonly words: Interned<string>;
 }
 
-export const emptyTextAnalysisCache = (): TextAnalysisCache => ({ terms: new Map(), sentences: new Map(), words: new Map() });
+export const emptyTextAnalysisCache = (): TextAnalysisCache => ({ terms: new Map(), sentences: new Map(), words: new Interned((term) => term) });
 
 /**
  * A retained conversation (pi messages as JSON) is read as what was said (`spokenText`): an
@@ -73,13 +74,7 @@ export const emptyTextAnalysisCache = (): TextAnalysisCache => ({ terms: new Map
 export const termsOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
   let terms = cache.terms.get(text);
   if (terms === undefined) {
-    const { words } = cache;
-    terms = keyTerms(spokenText(text)).map((term) => {
-      const shared = words.get(term);
-      if (shared !== undefined) return shared;
-      words.set(term, term);
-      return term;
-    });
+    terms = keyTerms(spokenText(text)).map((term) => cache.words.of(term));
     cache.terms.set(text, terms);
   }
   return terms;

@@ -40,7 +40,7 @@ describe('termsOfText', () => {
     expect(all).toEqual(texts.map((text) => keyTerms(text)));
     // A pass over 100k facts holds every fact's terms: the cache keeps each term once, which the
     // texts' terms share, rather than a copy per text.
-    expect([...cache.words.keys()].sort()).toEqual([...new Set(all.flat())].sort());
+    expect([...cache.words.values()].sort()).toEqual([...new Set(all.flat())].sort());
     expect(termsOfText(cache, texts[0] ?? '')).toBe(all[0]);
   });
 });
