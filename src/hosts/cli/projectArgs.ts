@@ -24,6 +24,10 @@ const isDirectory = (dir: string): boolean => {
   }
 };
 
+/** Why `--cwd dir` cannot name the project (checked at `at`), or undefined when it is a directory. */
+export const cwdRefusal = (dir: string, at = dir): string | undefined =>
+  isDirectory(at) ? undefined : `--cwd ${JSON.stringify(redact(dir).slice(0, 200))} is not a directory; give the project's directory`;
+
 /** The parsed arguments, or the one line to print (with the usage) before exiting 2. */
 export const parseProjectArgs = (argv: readonly string[], name: string, usage: string, options: NonNullable<ParseArgsConfig['options']>, positionals = false): ProjectArgs | string => {
   let parsed;
@@ -36,6 +40,7 @@ export const parseProjectArgs = (argv: readonly string[], name: string, usage: s
   const given = parsed.values['cwd'];
   const dir = typeof given === 'string' ? given : undefined;
   const cwd = path.resolve(dir ?? process.cwd());
-  if (dir !== undefined && !isDirectory(cwd)) return `agent-memory ${name}: --cwd ${JSON.stringify(redact(dir).slice(0, 200))} is not a directory; give the project's directory`;
+  const refused = dir === undefined ? undefined : cwdRefusal(dir, cwd);
+  if (refused !== undefined) return `agent-memory ${name}: ${refused}`;
   return { values: parsed.values, positionals: parsed.positionals, cwd };
 };

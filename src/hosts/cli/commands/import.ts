@@ -3,7 +3,6 @@
  * sessions of this project into memory through the durable retain queue, with a progress bar
  * and a summary table. Ctrl+C stops after the current document and says how to resume.
  */
-import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -17,6 +16,7 @@ import type { Command } from '../commands.js';
 import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { barStream } from '../redactedOutput.js';
+import { cwdRefusal } from '../projectArgs.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 import { fitFor, fitUsage } from '../helpText.js';
 
@@ -33,14 +33,6 @@ const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run
 
 Config (import.* in .pi/memory.json): mode, qualityProfile, includeBranches, toolResults, toolResultSummaryMaxChars, manifestPath, checkpointPath, replaceExistingImportedDocs, resume.
 An interrupted import resumes when the same command runs again.`);
-
-const isDirectory = (dir: string): boolean => {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 interface Args {
   readonly paths: string[];
@@ -74,8 +66,9 @@ const parseArgs = (argv: readonly string[]): Args | string => {
       // As status, doctor, flush and ui take it: from this clone, a project elsewhere (fifth pass).
       const value = argv[i + 1];
       i += 1;
-      if (value === undefined || !isDirectory(value)) return `--cwd ${JSON.stringify(redact(value ?? '').slice(0, 200))} is not a directory; give the project's directory`;
-      cwd = path.resolve(value);
+      const refused = cwdRefusal(value ?? '');
+      if (refused !== undefined) return refused;
+      cwd = path.resolve(value ?? '');
     } else if (arg.startsWith('--')) return `unknown option ${arg}`;
     else paths.push(arg);
   }
