@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED, redact } from '../../src/config/redact.js';
 import { CODING_BANK, startHarness, type Harness } from '../tools/harness.js';
 import { call } from './embeddedServer.js';
+import { startFaultServer } from './faultServer.js';
+import { waitUntil } from './waitUntil.js';
 
 /** [name, pasted text, the secret or every part of it (none may survive), a part of the text that must stay readable]. */
 export type Paste = readonly [name: string, text: string, secret: string | readonly string[], kept: string];
@@ -61,4 +63,34 @@ export const describeRetainedPastes = (pastes: readonly Paste[]): void => {
       }
     }, 60_000);
   });
+};
+
+/**
+ * Each `[text, part]` retained through the real `memory_retain` (real queue, a recording server):
+ * no request body and no queue journal line holds `part`, as written, NFKC-composed or
+ * JSON-escaped, and the text around it reached the server.
+ */
+export const expectRetainSendsNone = async (cases: readonly (readonly [text: string, part: string])[]): Promise<void> => {
+  const server = await startFaultServer();
+  server.setFallback(() => ({ kind: 'json', status: 200, body: { success: true, bank_id: 'coding-bank', items_count: 1, async: false } }));
+  const h = await startHarness({ serverUrl: server.url });
+  try {
+    for (const [text] of cases) {
+      const outcome = await h.run('memory_retain', { content: `deploy note: ${text}`, context: 'a note' });
+      expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+    }
+    await waitUntil(() => server.requests.filter((r) => r.path.includes('/memories')).length >= cases.length, 20_000);
+    const sent = server.requests.map((r) => r.body).join('\n');
+    const journal = readFileSync(h.queuePath, 'utf8');
+    for (const [, part] of cases) {
+      for (const form of [part, part.normalize('NFKC'), JSON.stringify(part).slice(1, -1)]) {
+        expect(sent).not.toContain(form);
+        expect(journal).not.toContain(form);
+      }
+    }
+    expect(sent).toContain('deploy note: ');
+  } finally {
+    await h.close();
+    await server.close();
+  }
 };

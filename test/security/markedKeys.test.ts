@@ -6,16 +6,13 @@
  * any Latin language stays as written. The real redactor, the real projection of a run, and the
  * real `memory_retain` against a scripted server that records what it is sent.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigTemplate, type MemoryConfig } from '../../src/config/fields.js';
 import { resolveScope } from '../../src/config/scope.js';
 import { redact } from '../../src/config/redact.js';
 import { nodeIds } from '../../src/adapters/ids/nodeIds.js';
 import { buildRetainJobs } from '../../src/effects/session/retainProjection.js';
-import { startFaultServer } from '../helpers/faultServer.js';
-import { waitUntil } from '../helpers/waitUntil.js';
-import { startHarness } from '../tools/harness.js';
+import { expectRetainSendsNone } from '../helpers/redactedPastes.js';
 
 const config = { ...defaultConfigTemplate(), projectBankId: 'coding', projectId: 'proj' } as MemoryConfig;
 const scope = resolveScope(config, { cwd: '/work/proj', repoRoot: '/work/proj' });
@@ -47,27 +44,6 @@ describe('keys disguised with marks or braille blanks', () => {
   });
 
   it('memory_retain sends none of them to the server or the queue journal', async () => {
-    const server = await startFaultServer();
-    server.setFallback(() => ({ kind: 'json', status: 200, body: { success: true, bank_id: 'coding-bank', items_count: 1, async: false } }));
-    const h = await startHarness({ serverUrl: server.url });
-    try {
-      for (const [text] of MARKED) {
-        const outcome = await h.run('memory_retain', { content: `deploy note: ${text}`, context: 'a note' });
-        expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
-      }
-      await waitUntil(() => server.requests.filter((r) => r.path.includes('/memories')).length >= MARKED.length, 20_000);
-      const sent = server.requests.map((r) => r.body).join('\n');
-      const journal = readFileSync(h.queuePath, 'utf8');
-      for (const [, part] of MARKED) {
-        for (const form of [part, part.normalize('NFKC'), JSON.stringify(part).slice(1, -1)]) {
-          expect(sent).not.toContain(form);
-          expect(journal).not.toContain(form);
-        }
-      }
-      expect(sent).toContain('deploy note: ');
-    } finally {
-      await h.close();
-      await server.close();
-    }
+    await expectRetainSendsNone(MARKED);
   }, 60_000);
 });

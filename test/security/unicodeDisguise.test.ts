@@ -11,12 +11,9 @@
  * a Hangul filler) was kept whole by `redact`, as zero-width spaces no longer were. The real redactor,
  * the real `memory_retain` and queue, a scripted server that records what it is sent.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/config/redact.js';
-import { startFaultServer } from '../helpers/faultServer.js';
-import { waitUntil } from '../helpers/waitUntil.js';
-import { startHarness } from '../tools/harness.js';
+import { expectRetainSendsNone } from '../helpers/redactedPastes.js';
 
 const DISGUISED: readonly (readonly [string, string])[] = [
   ['AKIA１２３４５６７８９０ABCDEF', '１２３４５６７８９０'],
@@ -44,27 +41,6 @@ describe('keys in fullwidth digits and mathematical letters, or split by invisib
   });
 
   it('memory_retain sends none of them to the server or the queue journal', async () => {
-    const server = await startFaultServer();
-    server.setFallback(() => ({ kind: 'json', status: 200, body: { success: true, bank_id: 'coding-bank', items_count: 1, async: false } }));
-    const h = await startHarness({ serverUrl: server.url });
-    try {
-      for (const [text] of DISGUISED) {
-        const outcome = await h.run('memory_retain', { content: `deploy note: ${text}`, context: 'a note' });
-        expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
-      }
-      await waitUntil(() => server.requests.filter((r) => r.path.includes('/memories')).length >= DISGUISED.length, 20_000);
-      const sent = server.requests.map((r) => r.body).join('\n');
-      const journal = readFileSync(h.queuePath, 'utf8');
-      for (const [, part] of DISGUISED) {
-        for (const form of [part, part.normalize('NFKC'), JSON.stringify(part).slice(1, -1)]) {
-          expect(sent).not.toContain(form);
-          expect(journal).not.toContain(form);
-        }
-      }
-      expect(sent).toContain('deploy note: ');
-    } finally {
-      await h.close();
-      await server.close();
-    }
+    await expectRetainSendsNone(DISGUISED);
   }, 60_000);
 });
