@@ -11,7 +11,8 @@ import type { RetainItem } from '../ports/memoryServer.js';
 import { sanitizeMemoryText } from './recallBlock.js';
 import { isInjectedMemory, messageText, type HostMessage } from './messages.js';
 
-export type ProjectionConfig = Pick<MemoryConfig, 'importToolResults' | 'importToolSummaryMaxChars' | 'agentUse'>;
+/** The summary's length is a plain count here: an import's own options carry it too (`ImportOptions`). */
+export type ProjectionConfig = Pick<MemoryConfig, 'importToolResults' | 'agentUse'> & { readonly importToolSummaryMaxChars: number };
 
 
 export type ProjectedMessage = Record<string, string | boolean | ProjectedBlock[] | undefined>;
