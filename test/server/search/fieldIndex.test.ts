@@ -131,6 +131,20 @@ describe('FieldIndex', () => {
     loaded.add({ id: 'added', text: 'alpha zeta', derived: true });
     expect(scored(loaded, false)).toEqual(['added', 'obs', 'plain']);
     expect(scored(loaded, true)).toEqual(['plain']);
+    // Enough removes to compact the index (its columns made again from its seal): the same.
+    const long = `alpha ${'zebra '.repeat(20_000)}`;
+    loaded.add({ id: 'long', text: long });
+    const slot = loaded.numberOf('long') ?? -1;
+    const before = loaded.score(terms('alpha')).scores[slot];
+    loaded.release(loaded.score(terms('beta')));
+    for (let i = 0; i < 1_100; i += 1) loaded.add({ id: `filler${i}`, text: 'omega' });
+    for (let i = 0; i < 1_100; i += 1) loaded.remove(`filler${i}`);
+    expect(loaded.numberOf('long')).toBeLessThan(slot);
+    expect(scored(loaded, false)).toEqual(['added', 'long', 'obs', 'plain']);
+    expect(scored(loaded, true)).toEqual(['long', 'plain']);
+    const pass = loaded.score(terms('alpha'));
+    expect(pass.scores[loaded.numberOf('long') ?? -1]).toBe(before);
+    loaded.release(pass);
   });
 
   it('keeps each document\'s distinct text terms as analyze gives them, added and sealed; none for a derived or removed one', () => {
