@@ -143,6 +143,59 @@ export interface RecallContextTurnsBrand {
 export const RecallContextTurns = t.brand(NonNegativeInt, (n): n is t.Branded<NonNegativeInt, RecallContextTurnsBrand> => n <= MAX_RECALL_CONTEXT_TURNS, 'RecallContextTurns');
 export type RecallContextTurns = t.TypeOf<typeof RecallContextTurns>;
 
+/**
+ * Bounds of the other numeric fields a project file or `memory_config` may set (round 12). Each
+ * was any positive integer up to a timer's limit: a cloned repository's `.pi/memory.json`, or a
+ * steered model through `memory_config` (`scope: "global"`: every project), could make every
+ * tool call and retain flush wait up to 24.8 days on a server that stalls (`memory.timeoutMs`),
+ * ask the server for 2 billion tokens per recall, wake a timer every millisecond
+ * (`retain.flushIntervalMs: 1`), or keep whole tool results in an import's "summary".
+ */
+export const MAX_SERVER_TIMEOUT_MS = 60_000;
+export const MAX_RECALL_TOKENS = 8_192;
+export const MIN_FLUSH_INTERVAL_MS = 1_000;
+export const MAX_SUMMARY_CHARS = 20_000;
+export const MAX_STATUS_CHARS = 200;
+
+export interface ServerTimeoutMsBrand {
+  readonly ServerTimeoutMs: unique symbol;
+}
+/** A positive wait in ms for one call to the memory server, at most `MAX_SERVER_TIMEOUT_MS`. */
+export const ServerTimeoutMs = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, ServerTimeoutMsBrand> => n <= MAX_SERVER_TIMEOUT_MS, 'ServerTimeoutMs');
+export type ServerTimeoutMs = t.TypeOf<typeof ServerTimeoutMs>;
+
+export interface RecallTokensBrand {
+  readonly RecallTokens: unique symbol;
+}
+/** A positive token budget for automatic recall, at most `MAX_RECALL_TOKENS`. */
+export const RecallTokens = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, RecallTokensBrand> => n <= MAX_RECALL_TOKENS, 'RecallTokens');
+export type RecallTokens = t.TypeOf<typeof RecallTokens>;
+
+export interface FlushIntervalMsBrand {
+  readonly FlushIntervalMs: unique symbol;
+}
+/** A coalesced queue's flush period in ms: 0 for none, else `MIN_FLUSH_INTERVAL_MS` to `MAX_TIMER_MS`. */
+export const FlushIntervalMs = t.brand(
+  NonNegativeInt,
+  (n): n is t.Branded<NonNegativeInt, FlushIntervalMsBrand> => n === 0 || (n >= MIN_FLUSH_INTERVAL_MS && n <= MAX_TIMER_MS),
+  'FlushIntervalMs',
+);
+export type FlushIntervalMs = t.TypeOf<typeof FlushIntervalMs>;
+
+export interface SummaryCharsBrand {
+  readonly SummaryChars: unique symbol;
+}
+/** A positive length in characters of an imported tool result's summary, at most `MAX_SUMMARY_CHARS`. */
+export const SummaryChars = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, SummaryCharsBrand> => n <= MAX_SUMMARY_CHARS, 'SummaryChars');
+export type SummaryChars = t.TypeOf<typeof SummaryChars>;
+
+export interface StatusCharsBrand {
+  readonly StatusChars: unique symbol;
+}
+/** A positive footer length in characters, at most `MAX_STATUS_CHARS`. */
+export const StatusChars = t.brand(PositiveInt, (n): n is t.Branded<PositiveInt, StatusCharsBrand> => n <= MAX_STATUS_CHARS, 'StatusChars');
+export type StatusChars = t.TypeOf<typeof StatusChars>;
+
 export interface IntervalMsBrand {
   readonly IntervalMs: unique symbol;
 }

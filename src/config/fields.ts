@@ -5,7 +5,7 @@
  * read from here. Add a field here and nowhere else.
  */
 import * as t from 'io-ts';
-import { BankId, IntervalMs, PositiveInt, RecallContextTurns, RecallDeadlineMs, RecallQueryChars, TimerMs } from '../codecs/codecs.js';
+import { BankId, FlushIntervalMs, RecallContextTurns, RecallDeadlineMs, RecallQueryChars, RecallTokens, ServerTimeoutMs, StatusChars, SummaryChars } from '../codecs/codecs.js';
 import { stated } from '../codecs/decode.js';
 import { FactType as WireFactType } from '../wire/hindsight.js';
 import { ConfigPath, ConfigText, EnvVarName, HttpUrl, Origin, ScopeTag, optional, select } from './codecs.js';
@@ -143,9 +143,9 @@ export const configFields = {
     description: 'Raw API key. Only read from the user file ~/.pi/agent/memory.json; refused in a project file.',
   }),
   timeoutMs: field({
-    codec: TimerMs, default: stated(TimerMs, 30_000, 'memory.timeoutMs default'), path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
+    codec: ServerTimeoutMs, default: stated(ServerTimeoutMs, 30_000, 'memory.timeoutMs default'), path: 'memory.timeoutMs', resetKey: 'memory.timeoutMs', tab: 'Connection', kind: 'positive-int',
     advanced: false, patchKey: 'timeoutMs', origin: '8.2',
-    description: 'Maximum wait for one network call to the memory server, in ms.',
+    description: 'Maximum wait for one network call to the memory server, in ms (at most 60000).',
   }),
   trustedOrigins: field({
     codec: Origins, default: [], path: 'memory.trustedOrigins', resetKey: 'memory.trustedOrigins', tab: 'Connection', kind: 'origins', advanced: true,
@@ -228,12 +228,12 @@ export const configFields = {
     patchKey: 'recallBudget', origin: '8.2', description: 'Retrieval effort.',
   }),
   recallMaxTokens: field({
-    codec: PositiveInt, default: stated(PositiveInt, 800, 'recall.maxTokens default'), path: 'recall.maxTokens', resetKey: 'recall.maxTokens', tab: 'Recall', kind: 'positive-int',
-    advanced: false, patchKey: 'recallMaxTokens', origin: '8.2', description: 'Project-bank tokens injected into context.',
+    codec: RecallTokens, default: stated(RecallTokens, 800, 'recall.maxTokens default'), path: 'recall.maxTokens', resetKey: 'recall.maxTokens', tab: 'Recall', kind: 'positive-int',
+    advanced: false, patchKey: 'recallMaxTokens', origin: '8.2', description: 'Project-bank tokens injected into context (at most 8192).',
   }),
   recallUserMaxTokens: field({
-    codec: PositiveInt, default: stated(PositiveInt, 400, 'recall.userMaxTokens default'), path: 'recall.userMaxTokens', resetKey: 'recall.userMaxTokens', tab: 'Recall',
-    kind: 'positive-int', advanced: true, patchKey: 'recallUserMaxTokens', origin: '8.2', description: 'User-bank tokens injected, independent of the project cap.',
+    codec: RecallTokens, default: stated(RecallTokens, 400, 'recall.userMaxTokens default'), path: 'recall.userMaxTokens', resetKey: 'recall.userMaxTokens', tab: 'Recall',
+    kind: 'positive-int', advanced: true, patchKey: 'recallUserMaxTokens', origin: '8.2', description: 'User-bank tokens injected, independent of the project cap (at most 8192).',
   }),
   recallStoreLast: field({
     codec: t.boolean, default: false, path: 'recall.storeLastRecall', resetKey: 'recall.storeLastRecall', tab: 'Recall', kind: 'boolean',
@@ -283,9 +283,9 @@ export const configFields = {
     description: 'immediate flushes after every turn; coalesced merges compatible deltas and delivers at session end or every retainFlushIntervalMs.',
   }),
   retainFlushIntervalMs: field({
-    codec: IntervalMs, default: stated(IntervalMs, 0, 'retain.flushIntervalMs default'), path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
+    codec: FlushIntervalMs, default: stated(FlushIntervalMs, 0, 'retain.flushIntervalMs default'), path: 'retain.flushIntervalMs', resetKey: 'retain.flushIntervalMs', tab: 'Retain',
     kind: 'non-negative-int', advanced: true, patchKey: 'retainFlushIntervalMs', origin: 'added',
-    description: 'Periodic flush of a coalesced queue, in ms; 0 flushes only at session end.',
+    description: 'Periodic flush of a coalesced queue, in ms (1000 or more); 0 flushes only at session end.',
   }),
   queuePath: field({
     codec: ConfigPath, default: stated(ConfigPath, '{state_dir}/memory/retain-queue.jsonl', 'retain.queuePath default'), path: 'retain.queuePath', resetKey: 'retain.queuePath', tab: 'Retain',
@@ -313,8 +313,8 @@ export const configFields = {
     advanced: false, origin: '8.2', description: 'Successful tool results in curated mode: errors-only drops them, summary keeps the first import.toolResultSummaryMaxChars characters, content keeps them whole. Tool errors are always kept.',
   }),
   importToolSummaryMaxChars: field({
-    codec: PositiveInt, default: stated(PositiveInt, 500, 'import.toolResultSummaryMaxChars default'), path: 'import.toolResultSummaryMaxChars', resetKey: 'import.toolResultSummaryMaxChars',
-    tab: 'Import', kind: 'positive-int', advanced: true, origin: '8.2', description: 'Maximum characters per successful tool summary.',
+    codec: SummaryChars, default: stated(SummaryChars, 500, 'import.toolResultSummaryMaxChars default'), path: 'import.toolResultSummaryMaxChars', resetKey: 'import.toolResultSummaryMaxChars',
+    tab: 'Import', kind: 'positive-int', advanced: true, origin: '8.2', description: 'Maximum characters per successful tool summary (at most 20000).',
   }),
   importManifest: field({
     codec: ConfigPath, default: stated(ConfigPath, '{state_dir}/memory/import-manifest.json', 'import.manifestPath default'), path: 'import.manifestPath', resetKey: 'import.manifestPath',
@@ -342,8 +342,8 @@ export const configFields = {
     description: 'Amount of information in the host footer.',
   }),
   statusMaxLength: field({
-    codec: PositiveInt, default: stated(PositiveInt, 24, 'status.maxLength default'), path: 'status.maxLength', resetKey: 'status.maxLength', tab: 'UI', kind: 'positive-int',
-    advanced: false, origin: '8.2', description: 'Maximum footer characters.',
+    codec: StatusChars, default: stated(StatusChars, 24, 'status.maxLength default'), path: 'status.maxLength', resetKey: 'status.maxLength', tab: 'UI', kind: 'positive-int',
+    advanced: false, origin: '8.2', description: 'Maximum footer characters (at most 200).',
   }),
   statusActivity: field({
     codec: t.boolean, default: true, path: 'status.showActivity', resetKey: 'status.showActivity', tab: 'UI', kind: 'boolean', advanced: false,

@@ -14,7 +14,7 @@ import { piSessionDir, piSessionFiles } from '../adapters/sessions/piSessionFile
 import { rememberedSha256Hex } from '../adapters/ids/sha256Hex.js';
 import * as path from 'node:path';
 import { redact, redactValue } from '../config/redact.js';
-import { jsonCopy } from '../codecs/codecs.js';
+import { jsonCopy, type PositiveInt } from '../codecs/codecs.js';
 import type { SessionImporter } from '../tools/commands/commandContext.js';
 import { importTable } from '../tools/commands/importReport.js';
 import type { MemoryConfig } from '../config/fields.js';
@@ -31,8 +31,10 @@ export interface ImportOverrides {
 }
 
 /** The run options from config (the contract's import fields) and the command's flags. */
-export const importOptionsFrom = (config: MemoryConfig, bankId: string, overrides: ImportOverrides): ImportOptions =>
-  ({
+export const importOptionsFrom = (config: MemoryConfig, bankId: string, overrides: ImportOverrides): ImportOptions => {
+  // The config's bounded length (SummaryChars) is a PositiveInt, as the import's options keep it.
+  const toolSummaryMaxChars: PositiveInt = config.importToolSummaryMaxChars;
+  return {
     dryRun: overrides.dryRun,
     resume: config.importResume,
     replaceExisting: config.importReplaceExisting,
@@ -40,9 +42,10 @@ export const importOptionsFrom = (config: MemoryConfig, bankId: string, override
     qualityProfile: config.importQualityProfile,
     branches: config.importBranches,
     toolResults: config.importToolResults,
-    toolSummaryMaxChars: config.importToolSummaryMaxChars,
+    toolSummaryMaxChars,
     bankId,
-  }) as ImportOptions;
+  } as ImportOptions;
+};
 
 export interface Importer {
   readonly gate: ImportGate;

@@ -1,16 +1,15 @@
 /**
  * The memory browser's one page: markup, style and script inline under the launch's nonce (the
- * content security policy allows nothing else), nothing fetched from outside. The script talks
- * only to this page's own `/ui/api/*` routes, with the session cookie its launch address gave.
+ * content security policy allows nothing else), nothing fetched from outside. It holds no data
+ * (it is served without the launch token): the script asks this page's own `/ui/api/*` routes
+ * for everything, the server and project it shows included, with the token its launch address
+ * gave after `#` (script.ts).
  */
 import { UI_SCRIPT } from './script.js';
 import { UI_STYLE } from './style.js';
 
 export interface UiPageInput {
   readonly nonce: string;
-  /** The memory server the page shows (no credentials). */
-  readonly server: string;
-  readonly cwd: string;
 }
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -22,7 +21,7 @@ export const uiPage = (input: UiPageInput): string => `<!doctype html>
 <header>
   <h1>agent-memory</h1>
   <nav id="tabs"><button data-tab="memories" class="on">Memories</button><button data-tab="project">Project</button><button data-tab="machines">Machines</button></nav>
-  <span class="where" title="memory server and project directory">${esc(input.server)} · ${esc(input.cwd)}</span>
+  <span id="where" class="where" title="memory server and project directory"></span>
 </header>
 <div id="notice" hidden></div>
 <main>

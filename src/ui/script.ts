@@ -1,9 +1,11 @@
 /**
  * The memory browser's script, inlined in the page under its nonce. Plain browser JavaScript
  * (no template literals: it lives in one) that builds every element with the DOM API, never
- * from HTML strings, so no memory text can become markup. It never sees the launch token: the
- * server exchanged it for an HttpOnly session cookie before the page loaded, and the browser
- * sends that cookie with every call and event stream of this origin.
+ * from HTML strings, so no memory text can become markup. The launch token arrives after `#` in
+ * the address (never sent to a server); the script keeps it in `sessionStorage` (this origin's,
+ * port included: another web server on this host cannot read it, as it could a cookie), takes
+ * it off the address, and sends it as the `x-agent-memory-token` header on every call. Event
+ * streams are read with `fetch` (an `EventSource` cannot send a header).
  */
 export const UI_SCRIPT = String.raw`
 'use strict';
@@ -28,13 +30,72 @@ const withHeadings = (node, text) => {
   return node;
 };
 const notice = (text, ok) => { const n = $('notice'); n.hidden = !text; n.textContent = text || ''; n.className = ok ? 'ok' : ''; };
+// The token: taken from the launch address's fragment (#token=…, beside an optional tab name:
+// #machines&token=…), kept for this tab in sessionStorage, and taken off the address. A launch
+// address opened over this page (only its fragment changes: no new load) loads the page afresh.
+const TOKEN_KEY = 'agent-memory-token';
+const takeToken = () => {
+  const parts = location.hash.replace(/^#/, '').split(/[&#]/).filter((p) => p !== '');
+  const given = parts.find((p) => p.startsWith('token='));
+  if (given === undefined) return false;
+  sessionStorage.setItem(TOKEN_KEY, given.slice('token='.length));
+  const rest = parts.filter((p) => !p.startsWith('token='));
+  history.replaceState(null, '', location.pathname + location.search + (rest.length ? '#' + rest.join('&') : ''));
+  return true;
+};
+takeToken();
+window.addEventListener('hashchange', () => { if (takeToken()) location.reload(); });
+const tokenHeaders = () => ({ 'x-agent-memory-token': sessionStorage.getItem(TOKEN_KEY) || '' });
+const NO_TOKEN = 'This tab has no launch token: open the address agent-memory ui or agent-memory serve gave (printed to its terminal, and in the memory-browser-<port>.url file in the pi agent directory).';
 const api = async (path, body) => {
-  const res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(path, body === undefined ? { headers: tokenHeaders() } : { method: 'POST', headers: { ...tokenHeaders(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const data = await res.json().catch(() => ({}));
+  if (res.status === 401 && !sessionStorage.getItem(TOKEN_KEY)) throw new Error(NO_TOKEN);
   if (!res.ok) { const d = data && data.detail; throw new Error(typeof d === 'string' ? d : JSON.stringify(d || ('HTTP ' + res.status))); }
   return data;
 };
-const stream = (path) => new EventSource(path);
+// A server-sent event stream read with fetch, so that it carries the token header. Listeners get
+// { data } per event, as an EventSource's would; a dropped stream is opened again after 2 s, one
+// refused (401, 403) is not.
+const stream = (path) => {
+  const listeners = {};
+  const controller = new AbortController();
+  let closed = false;
+  const dispatchBlock = (block) => {
+    let event = 'message'; const data = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length > 0) for (const listener of listeners[event] || []) listener({ data: data.join('\n') });
+  };
+  const read = async () => {
+    while (!closed) {
+      try {
+        const res = await fetch(path, { headers: tokenHeaders(), signal: controller.signal });
+        if (res.status === 401 || res.status === 403) { const d = await res.json().catch(() => ({})); notice(sessionStorage.getItem(TOKEN_KEY) ? (d.detail || 'HTTP ' + res.status) : NO_TOKEN); return; }
+        if (!res.ok || !res.body) throw new Error('HTTP ' + res.status);
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) { dispatchBlock(buffer.slice(0, end)); buffer = buffer.slice(end + 2); }
+        }
+      } catch (err) {
+        if (closed) return;
+      }
+      if (!closed) await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  };
+  read();
+  return {
+    addEventListener: (event, listener) => { (listeners[event] = listeners[event] || []).push(listener); },
+    close: () => { closed = true; controller.abort(); },
+  };
+};
 const ask = (text, withInput, initial) => new Promise((resolve) => {
   const d = $('confirm');
   $('confirm-text').textContent = text;
@@ -461,5 +522,6 @@ $('follow').addEventListener('change', () => { if ($('follow').checked) { view.a
 // ---------------------------------------------------------------- start
 if (location.hash === '#machines') document.querySelector('#tabs [data-tab="machines"]').click();
 else if (location.hash === '#project') document.querySelector('#tabs [data-tab="project"]').click();
+api('/ui/api/where').then((w) => { $('where').textContent = w.server + ' · ' + w.cwd; }).catch(() => undefined);
 loadBanks().then(() => { loadMemories(false); watchMemories(); }).catch((err) => notice(err.message));
 `;

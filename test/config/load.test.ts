@@ -24,7 +24,8 @@ const sampleFor = (f: FieldSpec): unknown => {
       return f.choices?.find((c) => c !== f.default) ?? f.default;
     case 'positive-int':
     case 'non-negative-int':
-      return (f.default as number) + 7;
+      // A period of 0 (none) changes to one a flush timer may keep (at least 1000 ms).
+      return f.default === 0 ? 60_000 : (f.default as number) + 7;
     case 'text':
       return 'pinned-id';
     case 'url':

@@ -1,26 +1,26 @@
 /**
- * Opens the memory browser's launch address the way a browser does (security.ts): the address
- * with its token answers 303 to `/ui/` with the session cookie, and `/ui/` with that cookie is
- * the page. Node's fetch keeps no cookies, so the exchange is done by hand.
+ * Opens the memory browser's launch address the way its page does (security.ts): the address
+ * carries the token after `#`, which never reaches the server; the page's shell is fetched
+ * without it, and every API call and event stream sends it as the `x-agent-memory-token` header.
  */
-import { expect } from 'vitest';
 
 export interface Launched {
-  /** The page's answer (200 when the launch succeeded). */
+  /** The shell's answer (200 when the address is the memory browser's). */
   readonly page: Response;
-  /** `name=value` of the session cookie, to send as a `cookie` header. */
-  readonly cookie: string;
-  /** The whole `Set-Cookie` header. */
-  readonly setCookie: string;
+  /** The launch token, read from the address's fragment. */
+  readonly token: string;
+  /** The header the page sends with every call. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
+/** The token in a launch address (`…/ui/#token=…`), or '' when it has none. */
+export const launchToken = (launchUrl: string): string => /#(?:.*&)?token=([\w-]+)/.exec(launchUrl)?.[1] ?? '';
+
+/** The address without its fragment: what a browser requests. */
+export const withoutFragment = (launchUrl: string): string => launchUrl.replace(/#.*$/, '');
+
 export const openLaunchAddress = async (launchUrl: string): Promise<Launched> => {
-  const first = await fetch(launchUrl, { redirect: 'manual' });
-  if (first.status !== 303) return { page: first, cookie: '', setCookie: '' };
-  const setCookie = first.headers.get('set-cookie') ?? '';
-  const location = first.headers.get('location') ?? '';
-  expect(location).toBe('/ui/');
-  const cookie = setCookie.split(';')[0] ?? '';
-  const page = await fetch(new URL(location, launchUrl), { headers: { cookie } });
-  return { page, cookie, setCookie };
+  const token = launchToken(launchUrl);
+  const page = await fetch(withoutFragment(launchUrl));
+  return { page, token, headers: { 'x-agent-memory-token': token } };
 };

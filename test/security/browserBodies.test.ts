@@ -23,7 +23,7 @@ beforeAll(async () => {
   mkdirSync(home);
   mkdirSync(cwd);
   ui = await startUiServer({ cwd, env: { HOME: home } });
-  base = ui.url.replace(/\/ui\/\?token=.*$/, '');
+  base = ui.url.replace(/\/ui\/#token=.*$/, '');
 });
 afterAll(async () => {
   await ui?.close();

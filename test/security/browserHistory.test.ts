@@ -1,11 +1,12 @@
 /**
  * Attack (round 8): the memory browser's launch token stayed in the browser. The page was
  * served at `/ui/?token=…` and read the token from its own address, so the address bar, the
- * session history, the global history and any bookmark kept the credential that opens the page
- * (which calls the memory server with its key) for as long as the launch ran. Now the launch
- * address answers 303 to `/ui/` with an HttpOnly, SameSite=Strict session cookie, and the page
- * never sees the token. The real `agent-memory ui` server, a real headless Chromium, the real
- * embedded memory server with a key.
+ * session history and any bookmark kept the credential that opens the page (which calls the
+ * memory server with its key) for as long as the launch ran. Round 8 exchanged it for a
+ * session cookie; round 12 dropped the cookie (another port of this host could read and replay
+ * it: `portReplay.test.ts`): the address carries the token after `#`, the page moves it into
+ * `sessionStorage` and takes it off the address, and sends it as a header. The real
+ * `agent-memory ui` server, a real headless Chromium, the real embedded memory server with a key.
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,13 +43,13 @@ afterAll(async () => {
   await project?.dispose();
 });
 
-const base = (): string => ui.url.replace(/\/ui\/\?token=.*$/, '');
+const base = (): string => ui.url.replace(/\/ui\/#token=.*$/, '');
 
-describe('the memory browser keeps its launch token out of the browser', () => {
-  it('the launch address becomes /ui/ with an HttpOnly SameSite=Strict cookie; no history entry, the page or its script holds the token', async () => {
-    expect(ui.url).toContain(`token=${ui.token}`);
+describe('the memory browser keeps its launch token out of the address and the history', () => {
+  it('the launch address becomes /ui/ with the token in sessionStorage; no history entry, cookie or page markup holds it', async () => {
+    expect(ui.url).toBe(`${base()}/ui/#token=${ui.token}`);
     const page = await context.newPage();
-    await page.goto(`${ui.url}#memories`);
+    await page.goto(`${ui.url}&memories`);
     await page.locator('#memories li .text', { hasText: 'release train' }).waitFor();
     expect(page.url()).toBe(`${base()}/ui/#memories`);
     expect(await page.evaluate('location.href')).not.toContain(ui.token);
@@ -57,44 +58,40 @@ describe('the memory browser keeps its launch token out of the browser', () => {
     const history = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string }[] };
     expect(history.entries.length).toBeGreaterThan(0);
     for (const entry of history.entries) expect(entry.url).not.toContain(ui.token);
-    // The cookie: this launch's session, never the token itself, invisible to the page's script.
-    const cookies = await context.cookies(`${base()}/ui/`);
-    expect(cookies).toHaveLength(1);
-    const [cookie] = cookies;
-    expect(cookie?.httpOnly).toBe(true);
-    expect(cookie?.sameSite).toBe('Strict');
-    expect(cookie?.path).toBe('/ui');
-    expect(cookie?.value).not.toBe(ui.token);
-    expect(await page.evaluate('document.cookie')).toBe('');
+    // Kept for this origin (port included) and this tab only; no cookie at all.
+    expect(await page.evaluate("sessionStorage.getItem('agent-memory-token')")).toBe(ui.token);
+    expect(await context.cookies()).toEqual([]);
     expect(await page.content()).not.toContain(ui.token);
-    // A reload, and the page's API calls and event streams, work with the cookie alone.
+    // A reload, and the page's API calls and event streams, work with what the tab kept.
     await page.reload();
     await page.locator('#memories li .text', { hasText: 'release train' }).waitFor();
     expect(page.url()).not.toContain('token=');
+    // The header names the server and project, asked for with the token.
+    await page.locator('#where', { hasText: project.cwd }).waitFor();
     await page.close();
   }, 60_000);
 
-  it('the token is taken from an address only at the launch address; a wrong token or another launch\'s cookie is refused', async () => {
-    // API routes and event streams no longer take it in their query (it would land in logs and history).
-    for (const path of ['/ui/api/banks', '/ui/api/stream/machines', `/ui/api/memories?bank=${BANK}`]) {
+  it('a tab opened without the token gets the shell and says how to open the page; the token is taken from no query', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base()}/ui/`);
+    await page.locator('#notice', { hasText: 'no launch token' }).waitFor();
+    expect(await page.locator('#memories li').count()).toBe(0);
+    await page.close();
+    // API routes and event streams take it in no query (it would land in logs and history), nor does the shell.
+    for (const path of ['/ui/', '/ui/api/banks', '/ui/api/stream/machines', `/ui/api/memories?bank=${BANK}`]) {
       const res = await fetch(`${base()}${path}${path.includes('?') ? '&' : '?'}token=${ui.token}`);
       expect(res.status, path).toBe(401);
     }
-    const wrong = await fetch(`${base()}/ui/?token=wrong-token`, { redirect: 'manual' });
-    expect(wrong.status).toBe(401);
-    expect(wrong.headers.get('set-cookie')).toBeNull();
     const launched = await openLaunchAddress(ui.url);
     expect(launched.page.status).toBe(200);
-    expect(launched.setCookie).toMatch(/; Path=\/ui; HttpOnly; SameSite=Strict$/);
-    const listed = await fetch(`${base()}/ui/api/memories?bank=${BANK}`, { headers: { cookie: launched.cookie } });
+    expect(launched.page.headers.get('set-cookie')).toBeNull();
+    const listed = await fetch(`${base()}/ui/api/memories?bank=${BANK}`, { headers: launched.headers });
     expect(await listed.text()).toContain('release train');
-    // A cookie of another launch (a new server on the same port range) opens nothing here.
+    // Another launch's token opens nothing here.
     const other = await startUiServer({ cwd: project.cwd, env: project.env });
     try {
       const foreign = await openLaunchAddress(other.url);
-      const name = launched.cookie.split('=')[0] ?? '';
-      const replayed = `${name}=${foreign.cookie.split('=')[1] ?? ''}`;
-      expect((await fetch(`${base()}/ui/api/banks`, { headers: { cookie: replayed } })).status).toBe(401);
+      expect((await fetch(`${base()}/ui/api/banks`, { headers: foreign.headers })).status).toBe(401);
     } finally {
       await other.close();
     }

@@ -55,6 +55,13 @@ const stopped = (child: ChildProcess): Promise<void> =>
     child.kill('SIGTERM');
   });
 
+/** The page's shell from the address, then a data route with the address's token, as the page asks it. */
+const opensData = async (url: string, base: string): Promise<Response> => {
+  const launched = await openLaunchAddress(url);
+  expect(launched.page.status).toBe(200);
+  return fetch(`${base}/ui/api/where`, { headers: launched.headers });
+};
+
 describe("the memory browser's launch token", () => {
   it('serve with its output in a log file: the log holds no token; a 0600 file does, and is removed at stop', async () => {
     const w = workspace();
@@ -67,10 +74,10 @@ describe("the memory browser's launch token", () => {
     expect(printed).toContain(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const url = readFileSync(file, 'utf8').trim();
-    expect(url).toMatch(new RegExp(`^${base}/ui/\\?token=[\\w-]{32}$`));
-    // The file's address opens the page; the printed one does not.
-    expect((await openLaunchAddress(url)).page.status).toBe(200);
-    expect((await fetch(`${base}/ui/`)).status).toBe(401);
+    expect(url).toMatch(new RegExp(`^${base}/ui/#token=[\\w-]{32}$`));
+    // The file's address opens the page and its data; the printed one only the shell, which holds none.
+    expect((await opensData(url, base ?? '')).status).toBe(200);
+    expect((await fetch(`${base}/ui/api/where`)).status).toBe(401);
     await stopped(child);
     expect(existsSync(file)).toBe(false);
   }, 60_000);
@@ -82,8 +89,8 @@ describe("the memory browser's launch token", () => {
     const [, base, port] = match;
     expect(readFileSync(log, 'utf8')).not.toMatch(/token=/);
     const url = readFileSync(path.join(w.agentDir, `memory-browser-${port}.url`), 'utf8').trim();
-    expect((await openLaunchAddress(url)).page.status).toBe(200);
-    expect((await fetch(`${base}/ui/`)).status).toBe(401);
+    expect((await opensData(url, base ?? '')).status).toBe(200);
+    expect((await fetch(`${base}/ui/api/where`)).status).toBe(401);
     await stopped(child);
   }, 60_000);
 
@@ -96,11 +103,12 @@ describe("the memory browser's launch token", () => {
     children.push(term);
     let found: RegExpExecArray | null = null;
     await waitUntil(() => {
-      found = /memory browser: (http:\/\/127\.0\.0\.1:\d+\/ui\/\?token=[\w-]+)/.exec(existsSync(log) ? readFileSync(log, 'utf8') : '');
+      found = /memory browser: ((http:\/\/127\.0\.0\.1:\d+)\/ui\/#token=[\w-]+)/.exec(existsSync(log) ? readFileSync(log, 'utf8') : '');
       return found !== null;
     }, 30_000);
     expect(found).not.toBeNull();
-    expect((await openLaunchAddress((found as unknown as RegExpExecArray)[1] ?? '')).page.status).toBe(200);
+    const shown = found as unknown as RegExpExecArray;
+    expect((await opensData(shown[1] ?? '', shown[2] ?? '')).status).toBe(200);
     term.kill('SIGTERM');
   }, 60_000);
 });

@@ -9,7 +9,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
-import { MAX_RECALL_DEADLINE_MS, MAX_TIMER_MS } from '../../src/codecs/codecs.js';
+import { MAX_RECALL_DEADLINE_MS, MAX_SERVER_TIMEOUT_MS, MAX_TIMER_MS } from '../../src/codecs/codecs.js';
 import { decodeWith } from '../../src/codecs/decode.js';
 import { fieldList } from '../../src/config/fields.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -68,9 +68,10 @@ describe('a project file with hostile values in every field', () => {
   });
 
   it('a duration no timer can wait is refused by field and the default applies: memory.timeoutMs, recall.timeoutMs, retain.flushIntervalMs', () => {
-    // Automatic recall's deadline is bounded tighter (round 10, `promptDeadline.test.ts`).
+    // Automatic recall's deadline is bounded tighter (round 10, `promptDeadline.test.ts`), and a
+    // network call's since round 12 (`numericBounds.test.ts`).
     for (const [field, fallback, longest] of [
-      ['memory.timeoutMs', 30_000, MAX_TIMER_MS],
+      ['memory.timeoutMs', 30_000, MAX_SERVER_TIMEOUT_MS],
       ['recall.timeoutMs', 1_500, MAX_RECALL_DEADLINE_MS],
       ['retain.flushIntervalMs', 0, MAX_TIMER_MS],
     ] as const) {

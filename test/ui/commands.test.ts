@@ -59,7 +59,7 @@ const startCli = (args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, 
 
 /** What the CLI prints when its output is not a terminal: the page without its token, and the 0600 file holding it (test/security/browserToken.test.ts). */
 const ANNOUNCED = /memory browser: (http:\/\/127\.0\.0\.1:\d+)\/ui\/ \(the address with its launch token is in (\S+), readable by you only\)/;
-const tokenIn = (file: string | undefined): string => /\?token=([\w-]+)/.exec(readFileSync(file ?? '', 'utf8'))?.[1] ?? '';
+const tokenIn = (file: string | undefined): string => /#token=([\w-]+)/.exec(readFileSync(file ?? '', 'utf8'))?.[1] ?? '';
 
 describe('agent-memory ui', () => {
   it('prints a URL with a launch token and serves the page only with it', async () => {
@@ -71,8 +71,8 @@ describe('agent-memory ui', () => {
     const { match, child } = await startCli(['ui', '--cwd', project.cwd], project.cwd, project.env, new RegExp(`${ANNOUNCED.source}\nOpen it in a browser on this machine; press Ctrl\\+C to stop\\.`));
     const [, base, file] = match;
     const token = tokenIn(file);
-    expect((await fetch(`${base}/ui/`)).status).toBe(401);
-    const { page } = await openLaunchAddress(`${base}/ui/?token=${token}`);
+    expect((await fetch(`${base}/ui/api/where`)).status).toBe(401);
+    const { page } = await openLaunchAddress(`${base}/ui/#token=${token}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     const banks = await fetch(`${base}/ui/api/memories?bank=cli-bank`, { headers: { 'x-agent-memory-token': token! } });

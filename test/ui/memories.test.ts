@@ -239,7 +239,7 @@ describe('the memory browser, Memories', () => {
 
   it('refuses a write that was not confirmed, and one on a memory that is not there', async () => {
     const headers = { 'x-agent-memory-token': ui.token, 'content-type': 'application/json' };
-    const base = ui.url.replace(/\/ui\/\?token=.*$/, '');
+    const base = ui.url.replace(/\/ui\/#token=.*$/, '');
     const listed = await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list`, undefined, { Authorization: `Bearer ${KEY}` });
     const id = (listed.body as { items: { id: string }[] }).items[0]!.id;
     const unconfirmed = await fetch(`${base}/ui/api/memory/invalidate`, { method: 'POST', headers, body: JSON.stringify({ bank: BANK, id, confirm: '' }) });
@@ -316,16 +316,22 @@ describe('the memory browser, Project: the retain queue', () => {
 });
 
 describe('the memory browser, guards', () => {
-  const base = (): string => ui.url.replace(/\/ui\/\?token=.*$/, '');
+  const base = (): string => ui.url.replace(/\/ui\/#token=.*$/, '');
 
-  it('serves nothing without the launch token (401), the page included', async () => {
-    for (const path of ['/ui/', '/ui/api/banks', '/ui/api/project', '/ui/api/stream/machines', '/ui/api/memories?bank=ui-test']) {
+  it('serves no data without the launch token as a header (401): only the shell, which holds none', async () => {
+    for (const path of ['/ui/api/banks', '/ui/api/project', '/ui/api/where', '/ui/api/stream/machines', '/ui/api/memories?bank=ui-test']) {
       const res = await fetch(`${base()}${path}`);
       expect(res.status, path).toBe(401);
       expect(await res.text()).not.toContain('PostgreSQL');
     }
-    expect((await fetch(`${base()}/ui/?token=wrong`)).status).toBe(401);
-    // A write may not carry the token in its URL.
+    const shell = await fetch(`${base()}/ui/`);
+    expect(shell.status).toBe(200);
+    const markup = await shell.text();
+    expect(markup).not.toContain('PostgreSQL');
+    expect(markup).not.toContain(project.cwd);
+    expect((await fetch(`${base()}/ui/api/banks`, { headers: { 'x-agent-memory-token': 'wrong' } })).status).toBe(401);
+    // The token is taken from no URL: not the shell's (the old launch address), not a write's.
+    expect((await fetch(`${base()}/ui/?token=${ui.token}`)).status).toBe(401);
     const res = await fetch(`${base()}/ui/api/memory/delete?token=${ui.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
   });

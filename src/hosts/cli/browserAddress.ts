@@ -31,7 +31,8 @@ export interface AnnounceInput {
 export const browserUrlFile = (agentDir: string, port: number): string => path.join(agentDir, `memory-browser-${port}.url`);
 
 export const announceBrowser = (input: AnnounceInput): BrowserAddress => {
-  const full = `${input.pageUrl}?token=${input.token}`;
+  // After `#`: a fragment never reaches a server, a log or a Referer (the page moves it to sessionStorage).
+  const full = `${input.pageUrl}#token=${input.token}`;
   const file = browserUrlFile(input.agentDir, input.port);
   let written = false;
   try {

@@ -672,7 +672,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Maximum wait for one network call to the memory server, in ms. null resets it."
+                "description": "Maximum wait for one network call to the memory server, in ms (at most 60000). null resets it."
               },
               "memoryProfile": {
                 "anyOf": [
@@ -831,7 +831,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Project-bank tokens injected into context. null resets it."
+                "description": "Project-bank tokens injected into context (at most 8192). null resets it."
               },
               "recallUserMaxTokens": {
                 "anyOf": [
@@ -843,7 +843,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "User-bank tokens injected, independent of the project cap. null resets it."
+                "description": "User-bank tokens injected, independent of the project cap (at most 8192). null resets it."
               },
               "recallStoreLast": {
                 "anyOf": [
@@ -980,7 +980,7 @@ export const piManifest: PiManifest = {
                     "type": "null"
                   }
                 ],
-                "description": "Periodic flush of a coalesced queue, in ms; 0 flushes only at session end. null resets it."
+                "description": "Periodic flush of a coalesced queue, in ms (1000 or more); 0 flushes only at session end. null resets it."
               },
               "enabled": {
                 "description": "Refused: enabled cannot be changed by a tool call: it decides where memory is sent or which secret is read. The user changes it in /memory settings or /memory setup (each shows the change and asks first), or by editing the user file (memory.json in pi's agent directory, ~/.pi/agent unless PI_CODING_AGENT_DIR moves it) by hand."

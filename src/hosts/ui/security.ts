@@ -3,13 +3,14 @@
  * - loopback only: the peer address must be this machine, whatever address the socket is on;
  * - the embedded server's Host and Origin rules (`guardRequest`): a page on another origin, or
  *   one that rebinds its DNS name to 127.0.0.1, is refused (403);
- * - the launch token: generated per launch, in the URL the person opens; without it nothing is
- *   served (401), the page included. Only that address (GET `/ui/?token=…`) may carry it in
- *   its query: it is exchanged there for a session cookie (HttpOnly, SameSite=Strict, this
- *   launch only) and the browser is sent to `/ui/`, so the token stays out of the browser's
- *   address bar, history and bookmarks; every later request (the page on reload, its API calls
- *   and event streams) carries the cookie. A client other than the page may send the token as
- *   a header;
+ * - the launch token, generated per launch, on every API call and event stream as the
+ *   `x-agent-memory-token` header, and nowhere else (401 otherwise). The address the person opens
+ *   carries it after `#` (`/ui/#token=…`): a fragment is never sent to a server, so the page's
+ *   shell (`/ui/`: markup, style and script, no data) is served without it, and its script moves
+ *   the token into `sessionStorage` and takes it off the address. `sessionStorage` is kept per
+ *   origin, and an origin includes its port: another web server on this host cannot read it,
+ *   where a cookie (kept per host, RFC 6265 §8.5) was sent to every port and could be replayed.
+ *   No cookie is set or read, and a token in a query (the old launch address) is refused;
  * - a write is a POST with a JSON body (415 otherwise), which no other origin can send
  *   without a preflight this server never grants.
  * Every answer carries a strict content security policy and is never cached.
@@ -53,74 +54,34 @@ const baseHeaders = (nonce = randomBytes(16).toString('base64')): Record<string,
 
 export interface GuardInput {
   readonly token: string;
-  /** The session cookie's value for this launch (`newLaunchToken`), given for the token. */
-  readonly session: string;
   /** The port the page is served on, for the same-origin check. */
   readonly port: () => number;
 }
 
-/** The session cookie's name: one per port, so two browsers' launches on one host never overwrite each other. */
-export const sessionCookieName = (port: number): string => `agent-memory-ui-${port}`;
-
-/**
- * Every value the `Cookie` header gives `name`. Each is tried: a server on another port of this
- * host may set a cookie of the same name with a longer path (cookies are not kept apart by
- * port, RFC 6265 §8.5), which the browser sends first; taking the first value alone locked the
- * person out ("cookie tossing"). Parsed here rather than with the `cookie` package: its 2.x needs
- * Node 22 (this package supports 20), and its 1.x `parse` keeps only the first value of a name,
- * the very thing tossing exploits. A value is this page's own base64url, so nothing is decoded.
- */
-const cookieValues = (header: string | undefined, name: string): string[] => {
-  const values: string[] = [];
-  for (const part of (header ?? '').split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) values.push(part.slice(at + 1).trim());
-  }
-  return values;
-};
-
 const matches = (presented: string | undefined, expected: string): boolean =>
   presented !== undefined && presented.length > 0 && timingSafeEqual(digest(presented), digest(expected));
 
-/** How a request showed it may be answered: the launch address (to exchange), the session cookie, or the token as a header. */
-export type Credential = 'launch' | 'cookie' | 'header';
+/** What a request may be answered with: the page's shell (no credential, no data), or anything with the token as a header. */
+export type Access = 'shell' | 'token';
 
-/** Throws the refusal for a request this page must not answer; else says which credential it carried. */
-export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput): Credential => {
+const isShell = (method: string, url: URL): boolean => method === 'GET' && (url.pathname === '/ui' || url.pathname === '/ui/');
+
+/** Throws the refusal for a request this page must not answer; else says what it may be given. */
+export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput): Access => {
   if (!isLoopbackHost(req.socket.remoteAddress ?? '')) throw new HttpError(403, 'The memory browser answers only this machine (loopback)');
   guardRequest(req.headers, { allowedHosts: new Set(), port: input.port });
   const method = (req.method ?? 'GET').toUpperCase();
-  const launch = method === 'GET' && (url.pathname === '/ui' || url.pathname === '/ui/') && url.searchParams.has('token');
-  const credential: Credential | undefined = launch
-    ? matches(url.searchParams.get('token') ?? undefined, input.token) ? 'launch' : undefined
-    : matches(single(req.headers[TOKEN_HEADER]), input.token)
-      ? 'header'
-      : cookieValues(single(req.headers.cookie), sessionCookieName(input.port())).some((value) => matches(value, input.session))
-        ? 'cookie'
-        : undefined;
-  if (credential === undefined) {
+  // A token in a query lands in logs, the history and a Referer; the launch address gives it after `#`.
+  if (url.searchParams.has('token')) {
+    throw new HttpError(401, 'The launch token goes after # in the address (/ui/#token=…), never in its query; open the address agent-memory ui or agent-memory serve gave');
+  }
+  const access: Access | undefined = matches(single(req.headers[TOKEN_HEADER]), input.token) ? 'token' : isShell(method, url) ? 'shell' : undefined;
+  if (access === undefined) {
     throw new HttpError(401, 'This page needs the address with its launch token that agent-memory ui or agent-memory serve gave (printed to its terminal, and in the memory-browser-<port>.url file in the pi agent directory); open that address again');
   }
   if (method !== 'GET' && method !== 'POST') throw new HttpError(405, 'Method Not Allowed');
   guardContentType(method, req.headers, false);
-  return credential;
-};
-
-/**
- * The answer to the launch address: the session cookie, and the page's address without the
- * token (303, so the browser's history keeps `/ui/`; a `#tab` the person opened is kept by the
- * browser). The cookie lives as long as the browser session and this launch: a new launch's
- * token makes a new one.
- */
-export const sendLaunchRedirect = (res: ServerResponse, port: number, session: string): void => {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(303, {
-    ...baseHeaders(),
-    Location: '/ui/',
-    'Set-Cookie': `${sessionCookieName(port)}=${session}; Path=/ui; HttpOnly; SameSite=Strict`,
-    'Content-Length': 0,
-  });
-  res.end();
+  return access;
 };
 
 const MAX_BODY = 1_000_000;

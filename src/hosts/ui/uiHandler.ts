@@ -1,7 +1,7 @@
 /**
  * The memory browser's request handler: every request is guarded first (loopback, Host,
- * Origin, the launch token, JSON writes: security.ts), then routed to the page, an API route
- * or an event stream. `agent-memory ui` serves it on its own port; `agent-memory serve` mounts
+ * Origin, the launch token as a header, JSON writes: security.ts), then routed to the page's
+ * shell (served without the token: it holds no data), an API route or an event stream. `agent-memory ui` serves it on its own port; `agent-memory serve` mounts
  * it at `/ui` of the embedded server.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,7 +15,7 @@ import { watchLiveRuns } from './liveRuns.js';
 import { machineRoutes, streamMachines } from './machineRoutes.js';
 import { memoryRoutes, streamMemories, type ApiRoute } from './memoryRoutes.js';
 import { projectRoutes } from './projectRoutes.js';
-import { guardUiRequest, newLaunchToken, readJson, sendHtml, sendJson, sendLaunchRedirect } from './security.js';
+import { guardUiRequest, readJson, sendHtml, sendJson } from './security.js';
 
 export interface UiHandlerOptions {
   /** The project directory whose config, scope, queue and sessions are shown. */
@@ -45,21 +45,16 @@ export const createUiHandler = (options: UiHandlerOptions): UiHandler => {
     ...memoryRoutes(line),
     ...projectRoutes(line, options.cwd, env),
     ...machineRoutes(loaded, options.trace),
+    // What the header of the page names: asked for with the token, since the shell is served without it.
+    'GET /ui/api/where': () => Promise.resolve({ status: 200, body: { server: line.baseUrl, cwd: options.cwd } }),
   };
-
-  // What the launch token is exchanged for (security.ts): the cookie every later request carries.
-  const session = newLaunchToken();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://ui.invalid');
     const method = (req.method ?? 'GET').toUpperCase();
     try {
-      if (guardUiRequest(req, url, { token: options.token, session, port: options.port }) === 'launch') {
-        sendLaunchRedirect(res, options.port(), session);
-        return;
-      }
-      if (method === 'GET' && (url.pathname === '/ui' || url.pathname === '/ui/')) {
-        sendHtml(res, (nonce) => uiPage({ nonce, server: line.baseUrl, cwd: options.cwd }));
+      if (guardUiRequest(req, url, { token: options.token, port: options.port }) === 'shell') {
+        sendHtml(res, (nonce) => uiPage({ nonce }));
         return;
       }
       if (method === 'GET' && url.pathname === '/ui/api/stream/machines') return streamMachines(req, res, live);

@@ -1,7 +1,8 @@
 /**
  * `agent-memory ui` as a server of its own: the browser's handler on a loopback port, with a
- * token made for this launch. The URL it gives (`url`) carries the token, which the first load
- * exchanges for a session cookie (security.ts); nothing is served without one or the other.
+ * token made for this launch. The URL it gives (`url`) carries the token after `#`, which the
+ * page keeps in `sessionStorage` and sends as a header (security.ts); nothing but the page's
+ * shell is served without it.
  */
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -44,7 +45,7 @@ export const startUiServer = async (options: UiServerOptions): Promise<UiServer>
   port = portOf(server.address());
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${port}/ui/?token=${token}`,
+    url: `http://${shown}:${port}/ui/#token=${token}`,
     port,
     token,
     close: async () => {

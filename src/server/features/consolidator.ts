@@ -11,10 +11,10 @@
  * commit), and the store drops it on any change to the bank's facts (`COVERED_KIND`), so a restart
  * after nothing changed does not read the whole bank again.
  */
-import { consolidateSteps, diffObservations, emptyTextAnalysisCache, termsOfText } from './observations.js';
+import { ObservationInput, consolidateInput, diffObservations } from './observations.js';
 import { performance } from 'node:perf_hooks';
 import { isLive } from './entities.js';
-import { mapSliced, runSliced } from '../slices.js';
+import { runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
 import type { FactRecord, Mutation } from '../store/model.js';
 import type { JsonValue } from '../../codecs/codecs.js';
@@ -125,8 +125,9 @@ const guessedToolsOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
   return tools.length === 0 ? undefined : new Set(tools);
 };
 
-const sourceOf = (bank: BankState, fact: FactRecord): ObservationSourceFact => ({
-  id: fact.id,
+/** `id` is the fact table's own key: the pass keeps it, not the copy read with the record. */
+const sourceOf = (bank: BankState, id: string, fact: FactRecord): ObservationSourceFact => ({
+  id,
   text: fact.text,
   type: fact.fact_type,
   tags: fact.tags,
@@ -229,28 +230,36 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     const seen = changes.get(bankId) ?? 0;
     // Every fact is read, and its terms found, in slices: a large bank's facts are read from
     // disk (0.4 s at 100k in one go held every request that long), and other requests are
-    // served meanwhile. Sentences are split only when a group quotes its fact.
+    // served meanwhile. What grouping needs of a fact's text is worked out as it is read and the
+    // text dropped (`ObservationInput`): the texts of the facts a kept group quotes are read again.
     // A restored bank's documents table (each source's scopes) is made in slices first: made in
     // one go at 1M it held every request for 8-14 s.
     await bank.fillInSlices();
-    const cache = emptyTextAnalysisCache();
-    const sources: ObservationSourceFact[] = [];
+    const input = new ObservationInput();
     const previous: Observation[] = [];
     const created = new Map<string, string>();
-    await mapSliced([...bank.facts.keys()], (id) => {
-      const fact = bank.facts.get(id);
-      if (fact === undefined) return;
-      if (fact.fact_type === 'observation') {
-        previous.push(asObservation(fact));
-        created.set(fact.id, fact.created_at);
-      } else if (isLive(fact)) {
-        // An invalidated fact is out of consolidation's reach, as in upstream's archive: the
-        // observations built from it go with the diff, and come back if it is reverted.
-        termsOfText(cache, fact.text);
-        sources.push(sourceOf(bank, fact));
-      }
-    });
-    const next = await runSliced(consolidateSteps(sources, { bankId, cache }));
+    const ids = [...bank.facts.keys()];
+    await runSliced(
+      (function* (): Generator<undefined> {
+        for (const id of ids) {
+          yield undefined;
+          const fact = bank.facts.get(id);
+          if (fact === undefined) continue;
+          if (fact.fact_type === 'observation') {
+            previous.push(asObservation(fact));
+            created.set(fact.id, fact.created_at);
+          } else if (isLive(fact)) {
+            // An invalidated fact is out of consolidation's reach, as in upstream's archive: the
+            // observations built from it go with the diff, and come back if it is reverted.
+            input.add(sourceOf(bank, id, fact));
+          }
+        }
+      })(),
+    );
+    // A fact gone or rewritten since it was read makes the result stale whatever it quotes: the
+    // change is counted (`seen`) and the result thrown away.
+    const textOf = (n: number): string => bank.facts.get(input.ids[n] ?? '')?.text ?? '';
+    const next = await runSliced(consolidateInput(input, textOf, { bankId }));
     return { bank, seen, previous, next, created };
   };
 

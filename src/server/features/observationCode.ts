@@ -2,7 +2,7 @@
  * Which code computes observations, as a hash of it: a bank's "observations cover its facts"
  * marker holds it, so a build whose observations may differ (any change to the code) passes over
  * the bank again once, as every start did before. Built, the pass sits in the chunk that holds this
- * module (checked: the chunk must define `consolidateSteps`); its text is hashed (0.6-1 MB, a few
+ * module (checked: the chunk must define `consolidateInput`); its text is hashed (0.6-1 MB, a few
  * ms once per process) with the names of the chunks beside it, which carry their content's hash,
  * so a change to shared code it calls counts too. From source (tests, tsx) the pass's own modules
  * are hashed. Null when the code cannot be read: no marker ever matches, and every start runs the
@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SOURCE_MODULES = ['observations.ts', 'consolidator.ts', 'terms.ts', 'entities.ts', 'observationCode.ts'];
+const SOURCE_MODULES = ['observations.ts', 'observationInput.ts', 'consolidator.ts', 'terms.ts', 'entities.ts', 'observationCode.ts'];
 
 let cached: string | null | undefined;
 
@@ -27,7 +27,7 @@ const compute = (): string | null => {
     }
     const text = readFileSync(own, 'utf8');
     // A bundle split so that the pass sits in another chunk would hash the wrong code.
-    if (!text.includes('function* consolidateSteps(')) return null;
+    if (!text.includes('function* consolidateInput(')) return null;
     hash.update(text);
     for (const name of readdirSync(dirname(own)).filter((n) => n.endsWith('.mjs') || n.endsWith('.cjs')).sort()) hash.update(`\0${name}`);
     return hash.digest('hex');

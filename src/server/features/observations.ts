@@ -11,29 +11,12 @@
  * diff, not a rewrite.
  */
 import { createHash } from 'node:crypto';
-import { spokenText } from '../../codecs/conversationText.js';
-import { keyTerms, sentences } from './terms.js';
-import { Interned } from './interned.js';
 import { runAtOnce } from '../slices.js';
-import { isLemma, mostlyVerb, onlyAVerb } from '../search/wordnet.js';
-import { fullName } from '../search/names.js';
+import { ObservationInput, sentencesOfText } from './observationInput.js';
+import type { ObservationSourceFact } from './observationInput.js';
 
-export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
-
-/** What consolidation reads of a fact. */
-export interface ObservationSourceFact {
-  readonly id: string;
-  readonly text: string;
-  readonly type: string;
-  readonly tags: readonly string[];
-  readonly entities: readonly string[];
-  /** Of `entities`, those the server's extractor took for a name from a capital letter alone. */
-  readonly guessedNames?: ReadonlySet<string> | undefined;
-  /** Of `entities`, those the extractor took for a tool from its word alone ("go" in "deploys go out"). */
-  readonly guessedTools?: ReadonlySet<string> | undefined;
-  readonly observationScopes?: ObservationScopes | null | undefined;
-  readonly mentionedAt?: string | null | undefined;
-}
+export { ObservationInput, scopesOf } from './observationInput.js';
+export type { ObservationScopes, ObservationSourceFact } from './observationInput.js';
 
 /** One consolidated observation. */
 export interface Observation {
@@ -49,50 +32,8 @@ export interface Observation {
   readonly mentionedAt: string | null;
 }
 
-/**
- * Per-text analysis consolidation reuses: a fact's key terms and its sentences, keyed by its
- * text (the same text always gives the same terms and sentences). A caller may fill it
- * beforehand in slices; whatever is missing is computed, and kept, here.
- */
-export interface TextAnalysisCache {
-  readonly terms: Map<string, readonly string[]>;
-  readonly sentences: Map<string, readonly string[]>;
-  /**
-   * One string per distinct term, shared by every text's terms: each text's tokenising made its
-   * own copies, about 20 a fact, which at 100k facts were 60 MB of a pass's live heap.
-   */
-  readonly words: Interned<string>;
-}
-
-export const emptyTextAnalysisCache = (): TextAnalysisCache => ({ terms: new Map(), sentences: new Map(), words: new Interned((term) => term) });
-
-/**
- * A retained conversation (pi messages as JSON) is read as what was said (`spokenText`): an
- * observation neither quotes JSON syntax (`"content": "…`) nor groups facts by its keys
- * (`role`, `content`, `text`).
- */
-export const termsOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
-  let terms = cache.terms.get(text);
-  if (terms === undefined) {
-    terms = keyTerms(spokenText(text)).map((term) => cache.words.of(term));
-    cache.terms.set(text, terms);
-  }
-  return terms;
-};
-
-export const sentencesOfText = (cache: TextAnalysisCache, text: string): readonly string[] => {
-  let split = cache.sentences.get(text);
-  if (split === undefined) {
-    split = sentences(spokenText(text));
-    cache.sentences.set(text, split);
-  }
-  return split;
-};
-
 export interface ConsolidateOptions {
   readonly bankId: string;
-  /** Terms and sentences already computed (a fact in many groups is split once). */
-  readonly cache?: TextAnalysisCache;
   /** Most observations kept per scope (largest groups first). */
   readonly maxPerScope?: number;
   /** Most key terms one fact contributes (its rarest shared ones). */
@@ -105,39 +46,6 @@ const DEFAULT_MAX_PER_SCOPE = 200;
 const DEFAULT_TERMS_PER_FACT = 3;
 const DEFAULT_MAX_SENTENCES = 5;
 const MAX_SENTENCE_CHARS = 240;
-// all_combinations grows as 2^n: past this many tags a fact falls back to per_tag + combined.
-const MAX_COMBINATION_TAGS = 6;
-
-const sortedUnique = (tags: readonly string[]): string[] => [...new Set(tags)].sort();
-
-const subsets = (tags: readonly string[]): string[][] => {
-  const out: string[][] = [];
-  for (let mask = 1; mask < 1 << tags.length; mask += 1) {
-    out.push(tags.filter((_, i) => (mask & (1 << i)) !== 0));
-  }
-  return out;
-};
-
-/** The scopes (tag sets) a fact is consolidated in, per reference 3.4. */
-export const scopesOf = (tags: readonly string[], scopes: ObservationScopes | null | undefined): string[][] => {
-  const own = sortedUnique(tags);
-  if (scopes === undefined || scopes === null || scopes === 'combined') return [own];
-  if (scopes === 'shared') return [[]];
-  if (scopes === 'per_tag') return own.length === 0 ? [[]] : own.map((tag) => [tag]);
-  if (scopes === 'all_combinations') {
-    if (own.length === 0) return [[]];
-    if (own.length > MAX_COMBINATION_TAGS) return [...own.map((tag) => [tag]), own];
-    return subsets(own);
-  }
-  // An explicit list; `[]` means zero scopes, which upstream treats as combined.
-  if (scopes.length === 0) return [own];
-  const seen = new Map<string, string[]>();
-  for (const scope of scopes) {
-    const set = sortedUnique(scope);
-    seen.set(JSON.stringify(set), set);
-  }
-  return [...seen.values()];
-};
 
 /** A UUID-shaped id derived from its inputs, so the same group keeps the same id. */
 export const stableUuid = (...parts: readonly string[]): string => {
@@ -147,117 +55,26 @@ export const stableUuid = (...parts: readonly string[]): string => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
 
-/** One capitalised word ("Noted", "Port"), the shape a sentence's first word has whatever it is. */
-const CAPITALISED_WORD = /^\p{Lu}\p{Ll}+$/u;
-// What may stand before a sentence's first word inside one split sentence: a speaker label
-// ("Assistant: Noted: ..."), an opening quote or bracket.
-const OPENING = /(?:^|[:"'“‘([])\s*$/u;
-
-const englishWords = new Map<string, boolean>();
-/** An English word, in WordNet as itself or as a regular inflection ("noted", "sounds"), and no given name. */
-const englishWord = (word: string): boolean => {
-  const lower = word.toLowerCase();
-  let known = englishWords.get(lower);
-  if (known === undefined) {
-    const bases = [lower, lower.replace(/(?:e?s|e?d|ing)$/u, ''), lower.replace(/(?:s|d|ing)$/u, '')];
-    known = fullName(lower, true) === lower && bases.some((base) => base.length > 1 && isLemma(base));
-    englishWords.set(lower, known);
-  }
-  return known;
-};
-
-const wordPatterns = new Map<string, RegExp>();
-/**
- * Whether a name the extractor guessed is only an English word capitalised because it opens a
- * sentence ("Port 8443, from memory.", "Noted: the API ..."): it made an observation of its own
- * (`**Noted** (1 fact)`). Written capitalised anywhere else in the fact, it is a name and stays.
- * Only consolidation leaves it out: the fact keeps it as an entity, so recall is unchanged (taking
- * it out of extraction cost the coding set a top-3 answer, tenth session).
- */
-const sentenceOpenerOnly = (entity: string, factSentences: readonly string[]): boolean => {
-  if (!CAPITALISED_WORD.test(entity) || !englishWord(entity)) return false;
-  let pattern = wordPatterns.get(entity);
-  if (pattern === undefined) {
-    pattern = new RegExp(`(?<![\\p{L}\\p{N}_])${entity}(?![\\p{L}\\p{N}_])`, 'gu');
-    if (wordPatterns.size < 10_000) wordPatterns.set(entity, pattern);
-  }
-  for (const sentence of factSentences) {
-    for (const m of sentence.matchAll(pattern)) if (!OPENING.test(sentence.slice(0, m.index))) return false;
-  }
-  return true;
-};
-
-const TOOL_AS_NAME = /(?<![\p{L}\p{N}_])(\p{L}+)(?![\p{L}\p{N}_])/gu;
-/**
- * Whether a tool name the extractor found is only the verb it also is: "Deploys go out every
- * Tuesday" was an observation headed **go**. A tool that is above all a verb ("go", "make";
- * `mostlyVerb`) heads an observation only where the fact writes it as a name: capitalised inside
- * a sentence ("in Go or Rust") or as code (`` `go test` ``). As with sentence openers, the fact
- * keeps the entity, so recall is unchanged.
- */
-const verbOnly = (tool: string, text: string, factSentences: readonly string[]): boolean => {
-  if (!/^[a-z]+$/iu.test(tool) || !mostlyVerb(tool.toLowerCase())) return false;
-  if (new RegExp(`\`[^\`\n]*(?<![\\p{L}\\p{N}_])${tool}(?![\\p{L}\\p{N}_])[^\`\n]*\``, 'iu').test(text)) return false;
-  for (const sentence of factSentences) {
-    for (const m of sentence.matchAll(TOOL_AS_NAME)) {
-      const word = m[1] ?? '';
-      if (word.toLowerCase() === tool.toLowerCase() && CAPITALISED_WORD.test(word) && !OPENING.test(sentence.slice(0, m.index))) return false;
-    }
-  }
-  return true;
-};
-
-const verbTerms = new Map<string, boolean>();
-/** `onlyAVerb`, remembered: a scope asks about the same shared terms fact after fact. */
-const verbTerm = (term: string): boolean => {
-  let known = verbTerms.get(term);
-  if (known === undefined) {
-    known = onlyAVerb(term);
-    if (verbTerms.size >= 50_000) verbTerms.clear();
-    verbTerms.set(term, known);
-  }
-  return known;
-};
-
-const DETERMINER = 'the|a|an|this|that|these|those|each|every|our|your|their|its|my|his|her|no|any|next|last|first|one|another';
-/**
- * Whether a sentence uses the word as a noun: after a determiner, with at most one word between
- * ("the deploy pipeline", "the staging deploys"), or plural at a sentence's start ("Deploys need
- * approval": a verb in -s never opens a sentence, the imperative is bare).
- */
-const usedAsNoun = (term: string, factSentences: readonly string[]): boolean => {
-  const word = term.replace(/[^\p{L}\p{N}]/gu, '');
-  if (word !== term) return false;
-  const afterDeterminer = new RegExp(`(?<![\\p{L}\\p{N}])(?:${DETERMINER})\\s+(?:\\p{L}+\\s+)?${word}(?:e?s)?(?![\\p{L}\\p{N}])`, 'iu');
-  const pluralOpening = new RegExp(`^${word}e?s(?![\\p{L}\\p{N}])`, 'iu');
-  return factSentences.some((sentence) => afterDeterminer.test(sentence) || pluralOpening.test(sentence));
-};
-
 interface Group {
   readonly key: string;
   readonly label: string;
-  readonly match: (sentenceLower: string) => boolean;
-  readonly facts: ObservationSourceFact[];
+  /** What a quoted sentence (lower-cased) must contain. */
+  readonly needle: string;
+  /** The input's numbers of its facts. */
+  readonly facts: number[];
 }
-
-const compareFacts = (a: ObservationSourceFact, b: ObservationSourceFact): number => {
-  const am = a.mentionedAt ?? '';
-  const bm = b.mentionedAt ?? '';
-  if (am !== bm) return am < bm ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-};
 
 const clip = (sentence: string): string =>
   sentence.length <= MAX_SENTENCE_CHARS ? sentence : `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
 
-const renderText = (group: Group, maxSentences: number, sentencesOf: (text: string) => readonly string[]): string => {
+const renderText = (group: Group, maxSentences: number, sentencesOf: (fact: number) => readonly string[]): string => {
   const quoted: string[] = [];
   const seen = new Set<string>();
   for (const fact of group.facts) {
     // One past the shown ones is enough to know there are more; the count says how many.
     if (quoted.length > maxSentences) break;
-    const all = sentencesOf(fact.text);
-    const chosen = all.find((s) => group.match(s.toLowerCase())) ?? all[0];
+    const all = sentencesOf(fact);
+    const chosen = all.find((s) => s.toLowerCase().includes(group.needle)) ?? all[0];
     if (chosen === undefined) continue;
     const norm = chosen.toLowerCase();
     if (seen.has(norm)) continue;
@@ -273,146 +90,221 @@ const renderText = (group: Group, maxSentences: number, sentencesOf: (text: stri
   return [header, ...lines].join('\n');
 };
 
-const newestMention = (facts: readonly ObservationSourceFact[]): string | null => {
-  let newest: string | null = null;
-  for (const fact of facts) {
-    const m = fact.mentionedAt ?? null;
-    if (m !== null && (newest === null || m > newest)) newest = m;
-  }
-  return newest;
-};
-
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 // Facts handled between two steps of a scope: one scope of a 100k bank is seconds of work,
 // and a step is where a sliced run may hand the event loop back.
 const FACTS_PER_STEP = 2_000;
+// Groups rendered between two steps: each reads its quoted facts back from the store.
+const GROUPS_PER_STEP = 20;
+
+/** Counts per term number, shared by a pass's scopes and left all zero after each. */
+interface Scratch {
+  readonly df: Int32Array;
+  /** A term's key number in the scope being grouped, plus one (0: none yet). */
+  readonly termKey: Int32Array;
+}
+
+/** A growable run of numbers. */
+class IntRun {
+  values = new Int32Array(1024);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Int32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+}
 
 /**
- * Groups one scope's facts. Three passes keep big banks cheap: count term frequencies, pick
- * each fact's keys and count group sizes, then collect facts only for the groups kept.
+ * Groups one scope's facts (numbers into `input`, in the scope's order). Three passes keep big
+ * banks cheap: count term frequencies, pick each fact's keys and count group sizes, then collect
+ * facts only for the groups kept.
  */
 function* groupScope(
-  facts: readonly ObservationSourceFact[],
-  termsOf: (fact: ObservationSourceFact) => readonly string[],
-  sentencesOf: (text: string) => readonly string[],
+  input: ObservationInput,
+  facts: readonly number[],
+  scratch: Scratch,
   termsPerFact: number,
   maxGroups: number,
 ): Generator<undefined, Group[]> {
-  const df = new Map<string, number>();
-  for (const [i, fact] of facts.entries()) {
+  const pool = input.pool();
+  const { df, termKey } = scratch;
+  for (const [i, n] of facts.entries()) {
     if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
-    for (const term of termsOf(fact)) df.set(term, (df.get(term) ?? 0) + 1);
+    for (let at = input.start(n); at < input.start(n + 1); at++) {
+      const t = pool[at] ?? 0;
+      const term = t < 0 ? ~t : t;
+      df[term] = (df[term] ?? 0) + 1;
+    }
   }
   // A term in most facts of a big scope says nothing about any of them.
   const tooCommon = facts.length >= 5 ? Math.ceil(facts.length * 0.6) : Number.POSITIVE_INFINITY;
 
-  const chosen: string[][] = [];
-  const termKeys = new Map<string, string>();
-  const size = new Map<string, number>();
-  const labels = new Map<string, string>();
-  for (const [i, fact] of facts.entries()) {
+  // Keys by number: `entity:<name>` or `term:<term>`, how many facts chose each, and its label.
+  const keys: string[] = [];
+  const sizes: number[] = [];
+  const labels: string[] = [];
+  const entityKeys = new Map<string, number>();
+  const newKey = (key: string, label: string): number => {
+    keys.push(key);
+    sizes.push(0);
+    labels.push(label);
+    return keys.length - 1;
+  };
+  // Each fact's chosen keys: a run of `chosen` from `chosenStarts[i]`.
+  const chosen = new IntRun();
+  const chosenStarts = new Int32Array(facts.length + 1);
+  const best: { term: number; count: number }[] = [];
+  for (const [i, n] of facts.entries()) {
     if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
-    const keys: string[] = [];
-    // A set, not `keys.includes`: a fact carries up to 256 entities, and a scope of 700
-    // facts of one big item made that check 46 million comparisons in one step.
-    const seenKeys = new Set<string>();
-    for (const entity of fact.entities) {
-      const name = entity.trim();
-      if (name.length === 0) continue;
-      const key = `entity:${name.toLowerCase()}`;
-      if (seenKeys.has(key) || (fact.guessedNames?.has(name) === true && sentenceOpenerOnly(name, sentencesOf(fact.text)))) continue;
-      if (fact.guessedTools?.has(name) === true && verbOnly(name, fact.text, sentencesOf(fact.text))) continue;
-      seenKeys.add(key);
-      keys.push(key);
-      if (!labels.has(key)) labels.set(key, name);
+    const entities = input.entities[n];
+    if (entities !== undefined) {
+      for (let e = 0; e < entities.length; e += 2) {
+        const key = entities[e] ?? '';
+        let k = entityKeys.get(key);
+        if (k === undefined) {
+          // Labelled as the first fact in the scope's order wrote it.
+          k = newKey(key, entities[e + 1] ?? '');
+          entityKeys.set(key, k);
+        }
+        chosen.push(k);
+      }
     }
     // Rarest shared terms first (ties: first appearance): they name what a few facts share.
-    const best: { term: string; count: number }[] = [];
-    for (const term of termsOf(fact)) {
-      const count = df.get(term) ?? 0;
-      // A word WordNet knows only as a verb ("deploy") is what the facts do, not what they share:
-      // it keys a fact only where the fact uses it as a noun ("the deploy pipeline").
-      if (count < 2 || count >= tooCommon || (verbTerm(term) && !usedAsNoun(term, sentencesOf(fact.text)))) continue;
-      let at = best.length;
-      while (at > 0 && (best[at - 1]?.count ?? 0) > count) at -= 1;
-      if (at >= termsPerFact) continue;
-      best.splice(at, 0, { term, count });
+    best.length = 0;
+    for (let at = input.start(n); at < input.start(n + 1); at++) {
+      const term = pool[at] ?? 0;
+      // Negative: a verb the fact does not use as a noun, which never keys it.
+      if (term < 0) continue;
+      const count = df[term] ?? 0;
+      if (count < 2 || count >= tooCommon) continue;
+      let place = best.length;
+      while (place > 0 && (best[place - 1]?.count ?? 0) > count) place -= 1;
+      if (place >= termsPerFact) continue;
+      best.splice(place, 0, { term, count });
       if (best.length > termsPerFact) best.pop();
     }
     for (const { term } of best) {
-      // One key string per term, not one per fact that picks it.
-      let key = termKeys.get(term);
-      if (key === undefined) {
-        key = `term:${term}`;
-        termKeys.set(term, key);
+      let k = (termKey[term] ?? 0) - 1;
+      if (k < 0) {
+        const name = input.terms[term] ?? '';
+        k = newKey(`term:${name}`, name);
+        termKey[term] = k + 1;
       }
-      keys.push(key);
+      chosen.push(k);
     }
-    for (const key of keys) size.set(key, (size.get(key) ?? 0) + 1);
-    chosen.push(keys);
+    for (let at = chosenStarts[i] ?? 0; at < chosen.length; at++) {
+      const k = chosen.values[at] ?? 0;
+      sizes[k] = (sizes[k] ?? 0) + 1;
+    }
+    chosenStarts[i + 1] = chosen.length;
+  }
+  for (const n of facts) {
+    for (let at = input.start(n); at < input.start(n + 1); at++) {
+      const t = pool[at] ?? 0;
+      const term = t < 0 ? ~t : t;
+      df[term] = 0;
+      termKey[term] = 0;
+    }
   }
 
   // A term group needs two facts to be a consolidation; an entity group is one by itself.
-  const kept = [...size]
-    .filter(([key, n]) => key.startsWith('entity:') || n >= 2)
-    .sort(([a, n], [b, m]) => m - n || compareKeys(a, b))
+  const kept = keys
+    .map((_, k) => k)
+    .filter((k) => (keys[k] ?? '').startsWith('entity:') || (sizes[k] ?? 0) >= 2)
+    .sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0) || compareKeys(keys[a] ?? '', keys[b] ?? ''))
     .slice(0, maxGroups);
-  const groups = new Map<string, Group>();
-  for (const [key] of kept) {
-    const isEntity = key.startsWith('entity:');
-    const needle = key.slice(key.indexOf(':') + 1);
-    groups.set(key, { key, label: isEntity ? (labels.get(key) ?? needle) : needle, match: (s) => s.includes(needle), facts: [] });
-  }
-  facts.forEach((fact, i) => {
-    for (const key of chosen[i] ?? []) groups.get(key)?.facts.push(fact);
+  const groupOf = new Int32Array(keys.length).fill(-1);
+  const groups: Group[] = kept.map((k, g) => {
+    groupOf[k] = g;
+    const key = keys[k] ?? '';
+    return { key, label: labels[k] ?? '', needle: key.slice(key.indexOf(':') + 1), facts: [] };
   });
-  return [...groups.values()];
+  for (const [i, n] of facts.entries()) {
+    for (let at = chosenStarts[i] ?? 0; at < (chosenStarts[i + 1] ?? 0); at++) {
+      const g = groupOf[chosen.values[at] ?? 0] ?? -1;
+      if (g >= 0) groups[g]?.facts.push(n);
+    }
+  }
+  return groups;
 }
 
 /**
- * Consolidates the facts of one bank into observations, one scope per step: the generator
- * yields after each scope and returns the observations, so a caller can run it in slices
- * (`consolidateSliced`) or at once (`consolidate`). Observation facts in the input are
- * ignored (observations are never built from observations).
+ * Consolidates a pass's facts into observations, one scope per step: the generator yields after
+ * each scope and returns the observations, so a caller can run it in slices. `textOf` gives a
+ * fact's text by its number in `input`; it is asked only for the facts the kept groups quote.
  */
-export function* consolidateSteps(facts: readonly ObservationSourceFact[], options: ConsolidateOptions): Generator<undefined, Observation[]> {
+export function* consolidateInput(input: ObservationInput, textOf: (fact: number) => string, options: ConsolidateOptions): Generator<undefined, Observation[]> {
   const maxPerScope = options.maxPerScope ?? DEFAULT_MAX_PER_SCOPE;
   const termsPerFact = options.termsPerFact ?? DEFAULT_TERMS_PER_FACT;
   const maxSentences = options.maxSentences ?? DEFAULT_MAX_SENTENCES;
-  const byScope = new Map<string, { tags: string[]; facts: ObservationSourceFact[] }>();
-  for (const [i, fact] of facts.entries()) {
-    if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
-    if (fact.type === 'observation') continue;
-    for (const scope of scopesOf(fact.tags, fact.observationScopes)) {
-      const scopeKey = JSON.stringify(scope);
-      const entry = byScope.get(scopeKey) ?? { tags: scope, facts: [] };
-      entry.facts.push(fact);
-      byScope.set(scopeKey, entry);
+  const scratch: Scratch = { df: new Int32Array(input.terms.length), termKey: new Int32Array(input.terms.length) };
+  const { ids, mentioned } = input;
+  // By mentionedAt, then id.
+  const compareFacts = (a: number, b: number): number => {
+    const am = mentioned[a] ?? '';
+    const bm = mentioned[b] ?? '';
+    if (am !== bm) return am < bm ? -1 : 1;
+    const ai = ids[a] ?? '';
+    const bi = ids[b] ?? '';
+    return ai < bi ? -1 : ai > bi ? 1 : 0;
+  };
+  const newestMention = (facts: readonly number[]): string | null => {
+    let newest: string | null = null;
+    for (const fact of facts) {
+      const m = mentioned[fact] ?? null;
+      if (m !== null && (newest === null || m > newest)) newest = m;
     }
-  }
-  // A fact in several scopes (per_tag, all_combinations) or groups is tokenised and split once.
-  const cache = options.cache ?? emptyTextAnalysisCache();
-  const termsOf = (fact: ObservationSourceFact): readonly string[] => termsOfText(cache, fact.text);
-  const sentencesOf = (text: string): readonly string[] => sentencesOfText(cache, text);
+    return newest;
+  };
   const out: Observation[] = [];
-  for (const [scopeKey, scope] of [...byScope].sort(([a], [b]) => compareKeys(a, b))) {
+  for (const [scopeKey, scope] of [...input.scopes].sort(([a], [b]) => compareKeys(a, b))) {
     yield undefined;
     const ordered = [...scope.facts].sort(compareFacts);
-    const groups = yield* groupScope(ordered, termsOf, sentencesOf, termsPerFact, maxPerScope);
-    for (const group of groups) {
+    const groups = yield* groupScope(input, ordered, scratch, termsPerFact, maxPerScope);
+    // A fact several groups quote is read and split once a scope.
+    const split = new Map<number, readonly string[]>();
+    const sentencesOf = (fact: number): readonly string[] => {
+      let found = split.get(fact);
+      if (found === undefined) {
+        found = sentencesOfText(textOf(fact));
+        split.set(fact, found);
+      }
+      return found;
+    };
+    for (const [g, group] of groups.entries()) {
+      if (g % GROUPS_PER_STEP === GROUPS_PER_STEP - 1) yield undefined;
       out.push({
         id: stableUuid(options.bankId, scopeKey, group.key),
         key: group.key,
         text: renderText(group, maxSentences, sentencesOf),
         tags: scope.tags,
-        sourceFactIds: group.facts.map((f) => f.id),
+        sourceFactIds: group.facts.map((n) => ids[n] ?? ''),
         proofCount: group.facts.length,
         mentionedAt: newestMention(group.facts),
       });
     }
   }
   return out;
+}
+
+/**
+ * Consolidates the facts of one bank into observations (`consolidateInput` over them), in steps:
+ * a caller can run it in slices (`runSliced`) or at once (`consolidate`). Observation facts in the
+ * input are ignored (observations are never built from observations).
+ */
+export function* consolidateSteps(facts: readonly ObservationSourceFact[], options: ConsolidateOptions): Generator<undefined, Observation[]> {
+  const input = new ObservationInput();
+  const texts: string[] = [];
+  for (const [i, fact] of facts.entries()) {
+    if (i % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield undefined;
+    if (input.add(fact) >= 0) texts.push(fact.text);
+  }
+  return yield* consolidateInput(input, (n) => texts[n] ?? '', options);
 }
 
 /** `consolidateSteps` run to the end at once. */

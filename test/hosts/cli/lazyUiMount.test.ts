@@ -35,14 +35,14 @@ describe('the memory browser built at its first request', () => {
     );
     const server = await startEmbeddedServer({ port: 0, host: '127.0.0.1', mount });
     try {
-      const page = `${server.url}/ui/?token=${token}`;
-      const starting = await fetch(page);
+      const page = `${server.url}/ui/#token=${token}`;
+      const starting = await fetch(`${server.url}/ui/`);
       expect(starting.status).toBe(503);
       expect(await starting.json()).toEqual({ detail: 'the memory browser is starting; reload in a moment' });
       expect(builds).toBe(0);
 
       mount.listening({ url: server.url, port: server.port });
-      const failed = await fetch(page);
+      const failed = await fetch(`${server.url}/ui/`);
       expect(failed.status).toBe(503);
       const detail = 'the memory browser at /ui could not start: EMFILE: too many open files; reload to try again';
       expect(await failed.json()).toEqual({ detail });
@@ -55,7 +55,9 @@ describe('the memory browser built at its first request', () => {
       expect(await retried.text()).toContain('<html');
       expect((await openLaunchAddress(page)).page.status).toBe(200);
       expect(builds).toBe(2);
-      expect((await fetch(`${server.url}/ui/`)).status).toBe(401);
+      // The shell holds no data; what does is behind the token.
+      expect((await fetch(`${server.url}/ui/api/where`)).status).toBe(401);
+      expect((await fetch(`${server.url}/ui/api/where`, { headers: { 'x-agent-memory-token': token } })).status).toBe(200);
     } finally {
       await mount.close();
       await server.close();

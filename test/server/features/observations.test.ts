@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { consolidate, diffObservations, emptyTextAnalysisCache, scopesOf, stableUuid, termsOfText } from '../../../src/server/features/observations.js';
+import { ObservationInput, consolidate, diffObservations, scopesOf, stableUuid } from '../../../src/server/features/observations.js';
 import { keyTerms } from '../../../src/server/features/terms.js';
 import type { ObservationSourceFact } from '../../../src/server/features/observations.js';
 
@@ -32,16 +32,23 @@ describe('scopesOf (reference 3.4)', () => {
   });
 });
 
-describe('termsOfText', () => {
-  it("gives a text's key terms, keeping one entry per distinct term across texts", () => {
-    const cache = emptyTextAnalysisCache();
+describe('ObservationInput', () => {
+  it("keeps each fact's key terms as numbers into one table holding each distinct term once", () => {
+    const input = new ObservationInput();
     const texts = ['The deploy pipeline runs nightly', 'Nightly the pipeline deploys', 'Billing owns the pipeline'];
-    const all = texts.map((text) => termsOfText(cache, text));
+    texts.forEach((text, i) => input.add(fact(`f${i}`, text)));
+    const all = texts.map((_, i) => input.termsOf(i));
     expect(all).toEqual(texts.map((text) => keyTerms(text)));
-    // A pass over 100k facts holds every fact's terms: the cache keeps each term once, which the
-    // texts' terms share, rather than a copy per text.
-    expect([...cache.words.values()].sort()).toEqual([...new Set(all.flat())].sort());
-    expect(termsOfText(cache, texts[0] ?? '')).toBe(all[0]);
+    // A pass over 1M facts holds every fact's terms: as numbers, with each term's string once.
+    expect([...input.terms].sort()).toEqual([...new Set(all.flat())].sort());
+    expect(input.ids).toEqual(['f0', 'f1', 'f2']);
+  });
+  it('leaves observations out and files a fact under each of its scopes', () => {
+    const input = new ObservationInput();
+    expect(input.add(fact('o1', 'deploy deploy', { type: 'observation' }))).toBe(-1);
+    expect(input.add(fact('f1', 'Tabs win', { tags: ['b', 'a'], observationScopes: 'per_tag' }))).toBe(0);
+    expect([...input.scopes.keys()]).toEqual(['["a"]', '["b"]']);
+    expect(input.size).toBe(1);
   });
 });
 

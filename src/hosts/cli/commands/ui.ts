@@ -41,7 +41,7 @@ export const uiCommand: Command = {
       ...(values.trace === undefined ? {} : { trace: path.resolve(values.trace) }),
     });
     const page = new URL(server.url);
-    page.search = '';
+    page.hash = '';
     // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
     const address = announceBrowser({ pageUrl: page.toString(), token: server.token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
     for (const line of address.lines) console.log(line);
