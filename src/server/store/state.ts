@@ -166,8 +166,9 @@ export class ServerState {
         slice,
       );
     };
-    state.documents.defer(restoreDocuments);
-    state.chunks.defer(restoreDocuments);
+    // Their sizes are the footer's counts: a bank's stats need no table made.
+    state.documents.defer(restoreDocuments, footer.documentCount);
+    state.chunks.defer(restoreDocuments, footer.chunkCount);
     state.chunksByDocument.defer(restoreDocuments);
     state.factsByDocument.defer(restoreDocuments);
     for (const operation of footer.operations) {

@@ -83,4 +83,25 @@ describe("a restored bank's deferred tables made in slices", () => {
       await store.close();
     }
   });
+
+  it("counts its documents and chunks from the segment's footer without making the tables, and counts right after a write", async () => {
+    const store = await openStore({ dataDir: await writtenBank() });
+    try {
+      const bank = store.bank('b');
+      if (bank === undefined) throw new Error('bank b was not restored');
+      expect(bank.documents.size).toBe(DOCUMENTS);
+      expect(bank.chunks.size).toBe(DOCUMENTS);
+      // The bank's stats read these sizes: at 100k, making the table for them was 46 MB.
+      expect(bank.documents.deferred).toBe(true);
+      expect(bank.chunks.deferred).toBe(true);
+      await store.commit([documentPut(DOCUMENTS), { type: 'document.delete', bank_id: 'b', document_id: 'd0' }]);
+      expect(bank.documents.deferred).toBe(false);
+      expect(bank.documents.size).toBe(DOCUMENTS);
+      expect(bank.documents.has('d0')).toBe(false);
+      expect(bank.chunks.size).toBe(DOCUMENTS);
+      expect([...bank.documents.keys()]).toHaveLength(DOCUMENTS);
+    } finally {
+      await store.close();
+    }
+  });
 });
