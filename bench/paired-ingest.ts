@@ -8,7 +8,11 @@
  *
  * `sync`: each request answered once its items are durable and indexed (a recall at the end
  * takes in whatever indexing is still queued); `async`: acknowledged once logged, then polled
- * until no operation is open. Each server's peak RSS (VmHWM) is read at the end. `--prof DIR`
+ * until no operation is open. Each server's peak RSS (VmHWM) is read at the end, and where a
+ * batch's wall went (`wall/batch`): the server's main thread on a core (`main`), waiting for
+ * one (`queued`: the machine's load), neither (`off`: waiting on the client, the fdatasync,
+ * the loopback), and the server's other threads on a core (`helpers`: V8's collector and
+ * compiler, libuv's pool), in ms per batch of 100 (/proc schedstat). `--prof DIR`
  * runs the new server under `--cpu-prof` into DIR. Not a `*.bench.ts`: `npm run bench` has no
  * old build to run it with.
  */
@@ -21,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtCli } from './lib/builtCli.js';
 import { startServe, stopServe } from './lib/serveCli.js';
-import { childCpuMs, childPeakRssMb, openRetainOperations } from './lib/childStats.js';
+import { childCpuMs, childPeakRssMb, childSched, openRetainOperations, type ChildSched } from './lib/childStats.js';
 import { syntheticCorpus } from '../src/server/syntheticCorpus.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -55,7 +59,16 @@ interface Run {
   readonly cpuMsPerItem: number;
   readonly wallMs: number;
   readonly peakRssMb: number;
+  readonly wall: string;
 }
+
+/** Where a batch's wall went, in ms per batch (see the header). */
+const wallSplit = (wallMs: number, batches: number, a: ChildSched, b: ChildSched): string => {
+  const per = (ms: number): string => (ms / batches).toFixed(2);
+  const main = b.mainRunMs - a.mainRunMs;
+  const queued = b.mainWaitMs - a.mainWaitMs;
+  return `${per(wallMs)} = main ${per(main)} + queued ${per(queued)} + off ${per(wallMs - main - queued)}; helpers ${per(b.allRunMs - a.allRunMs - main)}`;
+};
 
 const ingest = async (cli: string, bodies: readonly string[], prof: readonly string[]): Promise<Run> => {
   const dir = await mkdtemp(join(tmpdir(), 'paired-ingest-'));
@@ -65,6 +78,7 @@ const ingest = async (cli: string, bodies: readonly string[], prof: readonly str
     const made = await send('PUT', `${url}/v1/default/banks/${BANK}`, '{}');
     if (made.status !== 200 && made.status !== 201) throw new Error(`creating bank failed with HTTP ${made.status}`);
     const before = childCpuMs(pid);
+    const sched = childSched(pid);
     const start = process.hrtime.bigint();
     for (const body of bodies) {
       const { status } = await send('POST', `${url}/v1/default/banks/${BANK}/memories`, MODE === 'async' ? `${body.slice(0, -1)},"async":true}` : body);
@@ -76,9 +90,10 @@ const ingest = async (cli: string, bodies: readonly string[], prof: readonly str
     if (recalled.status !== 200) throw new Error(`recall failed with HTTP ${recalled.status}`);
     const wallMs = since(start);
     const used = childCpuMs(pid) - before;
+    const wall = wallSplit(wallMs, bodies.length, sched, childSched(pid));
     const rss = childPeakRssMb(pid);
     await stopServe(child);
-    return { cpuMsPerItem: used / bodies.length / BATCH, wallMs, peakRssMb: rss };
+    return { cpuMsPerItem: used / bodies.length / BATCH, wallMs, peakRssMb: rss, wall };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -101,6 +116,7 @@ const main = async (): Promise<void> => {
     console.log(
       `round ${round + 1}: load ${loadavg()[0]?.toFixed(1)}; CPU/item old ${o.cpuMsPerItem.toFixed(4)} new ${n.cpuMsPerItem.toFixed(4)} ms (new/old ${(n.cpuMsPerItem / o.cpuMsPerItem).toFixed(2)}); wall old ${o.wallMs.toFixed(0)} new ${n.wallMs.toFixed(0)} ms; peak RSS old ${o.peakRssMb.toFixed(1)} new ${n.peakRssMb.toFixed(1)} MB`,
     );
+    console.log(`  wall/batch ms: old ${o.wall}; new ${n.wall}`);
   }
   agent.destroy();
 };

@@ -1,10 +1,38 @@
 /** What the benches read of a running child process and of a server's open work. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** User + system CPU of a running child so far (from /proc, in ms at 100 ticks per second). */
 export const childCpuMs = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+/** A child's scheduler times so far, in ms (/proc/PID/task/TID/schedstat: on a core, waiting for one). */
+export interface ChildSched {
+  /** The main (JavaScript) thread on a core. */
+  readonly mainRunMs: number;
+  /** The main thread runnable but waiting for a core (the machine's load). */
+  readonly mainWaitMs: number;
+  /** Every thread on a core (the main thread, V8's helpers, libuv's pool). */
+  readonly allRunMs: number;
+}
+
+const schedOf = (pid: number, tid: string): [number, number] => {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+  return [(run ?? 0) / 1e6, (wait ?? 0) / 1e6];
+};
+
+export const childSched = (pid: number): ChildSched => {
+  const [mainRunMs, mainWaitMs] = schedOf(pid, String(pid));
+  let allRunMs = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      allRunMs += schedOf(pid, tid)[0];
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return { mainRunMs, mainWaitMs, allRunMs };
 };
 
 /** Peak RSS so far of a running child (VmHWM), in MB. */

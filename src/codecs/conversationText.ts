@@ -14,6 +14,8 @@ export interface Statement {
   readonly text: string;
   /** The tool whose output it is. */
   readonly tool?: string;
+  /** A tool's error (a failed command, a refused call): what it printed, not a fact to state. */
+  readonly error?: true;
 }
 
 const speakerOf = (role: string): Speaker => (role === 'user' ? 'user' : role === 'assistant' ? 'assistant' : role === 'toolResult' || role === 'bashExecution' ? 'tool' : undefined);
@@ -45,18 +47,18 @@ const wholeConversation = (trimmed: string): Statement[] | undefined => {
   const out: Statement[] = [];
   for (const message of parsed) {
     if (typeof message !== 'object' || message === null) return undefined;
-    const m = message as { role?: unknown; content?: unknown; toolName?: unknown };
+    const m = message as { role?: unknown; content?: unknown; toolName?: unknown; isError?: unknown };
     if (typeof m.role !== 'string') return undefined;
     const text = textOfContent(m.content);
     if (text === undefined || folded(text) === '') continue;
     const who = speakerOf(m.role);
-    out.push({ who, text: folded(text), ...(who === 'tool' && typeof m.toolName === 'string' ? { tool: m.toolName } : {}) });
+    out.push({ who, text: folded(text), ...(who === 'tool' && typeof m.toolName === 'string' ? { tool: m.toolName } : {}), ...(who === 'tool' && m.isError === true ? { error: true as const } : {}) });
   }
   return out;
 };
 
-// A key and a string value in a JSON text; the value may be cut off by the end of a chunk.
-const FIELD = /"(role|content|text|type|toolName)"\s*:\s*"((?:[^"\\]|\\.)*)/g;
+// A key and a string value in a JSON text (the value may be cut off by the end of a chunk), or a tool result's error mark.
+const FIELD = /"(role|content|text|type|toolName)"\s*:\s*"((?:[^"\\]|\\.)*)|"(isError)"\s*:\s*true/g;
 
 /** A JSON string's body decoded; a body cut inside an escape loses the broken escape. */
 const decoded = (body: string): string => {
@@ -80,18 +82,21 @@ const conversationFragment = (text: string): Statement[] | undefined => {
   }
   let who: Speaker;
   let tool: string | undefined;
+  let error = false;
   let blockType = '';
   for (const m of text.matchAll(FIELD)) {
-    const key = m[1] ?? '';
+    const key = m[1] ?? m[3] ?? '';
     const value = m[2] ?? '';
     if (key === 'role') {
       who = speakerOf(value);
       tool = undefined;
+      error = false;
     } else if (key === 'toolName') tool = value;
+    else if (key === 'isError') error = true;
     else if (key === 'type') blockType = value;
     else if (key === 'content' || (key === 'text' && blockType === 'text')) {
       const said = folded(decoded(value));
-      if (said !== '') out.push({ who, text: said, ...(who === 'tool' && tool !== undefined ? { tool } : {}) });
+      if (said !== '') out.push({ who, text: said, ...(who === 'tool' && tool !== undefined ? { tool } : {}), ...(who === 'tool' && error ? { error: true as const } : {}) });
     }
   }
   return out;
@@ -106,10 +111,19 @@ export const conversationStatements = (trimmed: string): Statement[] | undefined
  */
 export const spokenText = (text: string): string => {
   const said = conversationStatements(text.trim());
-  return said === undefined ? text : said.map((statement) => statement.text).join('\n');
+  // A tool's error is what a failed command printed, not something said: no observation quotes it.
+  return said === undefined ? text : said.filter((statement) => statement.error !== true).map((statement) => statement.text).join('\n');
 };
 
 const SAID_BY: Readonly<Record<Exclude<Speaker, undefined>, string>> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
+
+/**
+ * Who said a statement, as it is shown ("User", "Tool (bash)", "Tool error (bash)"); undefined
+ * when nobody is known. A tool's error is said to be one: recalled as "Tool (x): …" it read as
+ * a fact (fifth pass).
+ */
+export const saidBy = (s: Pick<Statement, 'who' | 'tool' | 'error'>): string | undefined =>
+  s.who === undefined ? undefined : `${SAID_BY[s.who]}${s.error === true ? ' error' : ''}${s.tool === undefined ? '' : ` (${s.tool})`}`;
 
 /**
  * A message array (whole or a chunk) on one line, each message after who said it
@@ -119,5 +133,5 @@ const SAID_BY: Readonly<Record<Exclude<Speaker, undefined>, string>> = { user: '
 export const saidLine = (text: string): string => {
   const said = conversationStatements(text.trim());
   if (said === undefined || said.length === 0) return text;
-  return said.map((s) => (s.who === undefined ? s.text : `${SAID_BY[s.who]}${s.tool === undefined ? '' : ` (${s.tool})`}: ${s.text}`)).join(' · ');
+  return said.map((s) => { const by = saidBy(s); return by === undefined ? s.text : `${by}: ${s.text}`; }).join(' · ');
 };

@@ -17,3 +17,6 @@ export const startServerCommand = (command: string, baseUrl: string): string | u
   const port = url.port === '' ? '80' : url.port;
   return port === '8888' ? command : `${command} --port ${port}`;
 };
+
+/** A path or word as one shell word: left bare when it has nothing a shell reads, else double-quoted. */
+export const shellWord = (word: string): string => (/^[\w./@:+=-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`);

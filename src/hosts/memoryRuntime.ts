@@ -79,6 +79,11 @@ export interface MemoryRuntimeOptions {
    * are named with it, so the memory browser shows the run as that command, not as a pi session.
    */
   readonly command?: string;
+  /**
+   * The command that starts the embedded server where the person is (pi: the installed
+   * extension's `serve.mjs`): a server that does not answer is described with it.
+   */
+  readonly serverCommand?: string;
 }
 
 type Started = Extract<SessionInput, { readonly type: 'session.started' }>;
@@ -203,6 +208,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const setup = await startSetupGate({
     server,
     clock,
+    ...(options.serverCommand === undefined ? {} : { serverCommand: options.serverCommand }),
     ...(setupJournal === undefined ? {} : { journal: setupJournal }),
     ...(setupTrace === undefined ? {} : { trace: setupTrace }),
   });

@@ -10,7 +10,8 @@ import type { ToolContext } from './context.js';
 import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
-import { connectionWords, describeFailure } from '../effects/ports/memoryServer.js';
+import { connectionWords, describeFailure, failureText } from '../effects/ports/memoryServer.js';
+import { startServerCommand } from '../config/serverStart.js';
 import { setupFacts } from '../effects/setup/setup.js';
 
 export type Tone = 'default' | 'custom' | 'warn' | 'info' | 'note';
@@ -120,7 +121,11 @@ const importText = (view: { readonly state: string; readonly detail?: string }):
   return detail.startsWith(view.state) ? detail : `${view.state}: ${detail}`;
 };
 
-export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport> => {
+/**
+ * `serverCommand`: the command that starts the embedded server where the person is (pi: the
+ * extension's `serve.mjs`; a shell: this CLI's `serve`), named in the Health line's next step.
+ */
+export const buildStatusReport = async (ctx: ToolContext, serverCommand?: string): Promise<StatusReport> => {
   const { config } = ctx.loaded;
   const { scope } = ctx;
   const probe = callOptions(ctx, Math.min(PROBE_MS, config.timeoutMs));
@@ -138,19 +143,22 @@ export const buildStatusReport = async (ctx: ToolContext): Promise<StatusReport>
   const failed = firstFailure?.left;
   const healthCause =
     failed?._tag === 'unreachable' ? connectionWords(redact(failed.message)) : failed?._tag === 'timeout' ? 'no answer in time' : failed?._tag === 'circuitOpen' ? 'no answer; calls paused' : undefined;
+  const start = serverCommand === undefined ? undefined : startServerCommand(serverCommand, ctx.server.baseUrl);
   // "unreachable: memory server unreachable (GET /version: ECONNREFUSED); check …" said it twice.
   const health =
     failed === undefined
       ? 'reachable'
       : failed._tag === 'unreachable'
-        ? `unreachable (${healthCause ?? ''}); check that it is running and that memory.baseUrl is right`
-        : `unreachable: ${redact(describeFailure(failed))}`;
+        ? `unreachable (${healthCause ?? ''}); ${failureText(failed, start).next ?? ''}`
+        : `unreachable: ${redact(describeFailure(failed, start))}`;
   const exists = (r: typeof codingExists): boolean | null => (r === undefined || E.isLeft(r) ? null : r.right);
 
   const queue = ctx.queue.status();
   const runtime = ctx.status?.();
   const done = setupDone(ctx);
-  const setup = runtime?.setup ?? probedSetupState(ctx, reachable, exists(codingExists));
+  const gateSetup = runtime?.setup ?? probedSetupState(ctx, reachable, exists(codingExists));
+  // Degraded with the probe failing here too: what failed, as the probe found it now; the next step is said once (Health, the doctor's error).
+  const setup = gateSetup.state === 'degraded' && failed !== undefined ? { state: 'degraded', detail: reachable === false ? 'the server did not answer' : redact(failureText(failed).what) } : gateSetup;
   const receiptFile = gitSeedReceiptPath(ctx.loaded.stateDir);
   const decodedReceipt = receiptRead.value === undefined ? undefined : decodeWith(GitSeedReceipt, receiptFile)(receiptRead.value);
   const receipt = decodedReceipt !== undefined && E.isRight(decodedReceipt) ? decodedReceipt.right : null;

@@ -17,7 +17,7 @@
  */
 import { redact } from '../../config/redact.js';
 import { redactingScope, type RedactedJson } from '../../config/redactedJson.js';
-import { isInjectedMemory, messageText, HostMessage } from '../session/messages.js';
+import { isInjectedMemory, isMemoryToolResult, messageText, HostMessage } from '../session/messages.js';
 import { NOT_KEPT_CUSTOM_TYPE, NotKeptData } from '../session/notKept.js';
 import { cleanTextWith, cuedClean, fingerprint, projectMessage, type ProjectedMessage } from '../session/retainProjection.js';
 import type { IdsPort } from '../ports/ids.js';
@@ -221,6 +221,11 @@ const projectEntry = (entry: SessionEntry, options: ModeOptions, counters: Count
   counters.rawMessages += 1;
   if (options.mode === 'forensic') return forensicMessage(m, timestamp(), cleanText);
   if (m.role === 'toolResult') {
+    // Memory's own tools' results are memory's, not the conversation (as automatic retain leaves them).
+    if (isMemoryToolResult(m)) {
+      counters.droppedToolResults += 1;
+      return undefined;
+    }
     if (m.isError === true) {
       counters.keptToolErrors += 1;
     } else {

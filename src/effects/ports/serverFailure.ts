@@ -73,44 +73,70 @@ export const connectionWords = (message: string): string => {
   return (code === undefined ? undefined : CONNECTION_WORDS[code]) ?? message;
 };
 
+/** Where a person changes the server, its key variable or the timeout: pi's settings editor (a shell has none). */
+const SETTINGS = "pi's /memory settings";
+
+/** A failure in a person's words: what happened, and the next step when there is one. */
+export interface FailureText {
+  readonly what: string;
+  /** What to do next, naming only commands that exist; none when there is nothing to do (it is retried, or was cancelled). */
+  readonly next?: string;
+}
+
+const detailOf = (detail: string | undefined): string => (detail === undefined ? '' : `: ${detail}`);
+
 /**
- * One line a user can act on: what happened and what to do next. Contains no secret, since
- * failures are built from status, code and redacted detail only.
+ * The one description of a failure, shared by every place that shows one (tools, the hub, the
+ * status lines, `/memory:doctor` and the shell's `doctor`, setup). `start` is the command that
+ * starts the embedded server where the URL points, when a server started here could answer
+ * there (`startServerCommand`); without it the next step says to check the server. Contains no
+ * secret: failures are built from status, code and redacted detail only.
  */
-export const describeFailure = (f: ServerFailure): string => {
+export const failureText = (f: ServerFailure, start?: string): FailureText => {
   switch (f._tag) {
     case 'unreachable':
-      return `memory server unreachable (${f.message}); check that it is running and that memory.baseUrl is right`;
+      return {
+        what: `memory server unreachable (${connectionWords(f.message)})`,
+        next: `${start === undefined ? 'check that the server there is running' : `start it with ${start}`}, or choose another server in ${SETTINGS}`,
+      };
     case 'timeout':
-      return `memory server did not answer in time (${f.message}); it may be overloaded, try again or raise memory.timeoutMs`;
+      return { what: `memory server did not answer in time (${f.message})`, next: `it may be hung or overloaded: restart it, or raise memory.timeoutMs in ${SETTINGS}` };
     case 'aborted':
-      return 'request cancelled before the memory server answered';
+      return { what: 'request cancelled before the memory server answered' };
     case 'rateLimited':
       return f.retryAfterMs === undefined
-        ? 'memory server is rate limiting requests; try again shortly'
-        : `memory server is rate limiting requests; retry in ${Math.ceil(f.retryAfterMs / 1000)} s`;
+        ? { what: 'memory server is rate limiting requests', next: 'try again shortly' }
+        : { what: 'memory server is rate limiting requests', next: `retry in ${Math.ceil(f.retryAfterMs / 1000)} s` };
     case 'serverError':
-      return `memory server failed with HTTP ${f.status}${f.detail === undefined ? '' : `: ${f.detail}`}; it will be retried`;
+      return { what: `memory server failed with HTTP ${f.status}${detailOf(f.detail)}`, next: 'it will be retried' };
     case 'unauthorized':
-      return `memory server rejected the API key (HTTP 401${f.detail === undefined ? '' : `: ${f.detail}`}); set a valid key in the variable named by memory.apiKeyEnv`;
+      return { what: `memory server rejected the API key (HTTP 401${detailOf(f.detail)})`, next: `set a valid key in the variable named by memory.apiKeyEnv (${SETTINGS} shows which)` };
     case 'forbidden':
-      return `memory server refused the request (HTTP 403${f.detail === undefined ? '' : `: ${f.detail}`}); check the key's permissions`;
+      return { what: `memory server refused the request (HTTP 403${detailOf(f.detail)})`, next: "check the key's permissions" };
     case 'notFound':
-      return `memory server has no such resource (HTTP 404${f.detail === undefined ? '' : `: ${f.detail}`}); check memory.baseUrl and the bank id`;
+      return { what: `memory server has no such resource (HTTP 404${detailOf(f.detail)})`, next: `check the server URL and the bank in ${SETTINGS}` };
     case 'gone':
-      return `memory server retired this endpoint (HTTP 410${f.detail === undefined ? '' : `: ${f.detail}`})`;
+      return { what: `memory server retired this endpoint (HTTP 410${detailOf(f.detail)})` };
     case 'invalidRequest':
-      return `memory server rejected the request (HTTP ${f.status}): ${f.detail}`;
+      return { what: `memory server rejected the request (HTTP ${f.status}): ${f.detail}` };
     case 'badResponse':
-      return `memory server sent a response this client cannot read (${f.detail}); check that memory.baseUrl points at a Hindsight-compatible server`;
+      return { what: `memory server sent a response this client cannot read (${f.detail})`, next: `check that the server URL in ${SETTINGS} points at a Hindsight-compatible server` };
     case 'unsupportedCapability':
-      return `${f.feature} is not supported by the memory server${f.serverVersion === undefined ? '' : ` (version ${f.serverVersion})`}; ${f.remediation}`;
+      return { what: `${f.feature} is not supported by the memory server${f.serverVersion === undefined ? '' : ` (version ${f.serverVersion})`}`, next: f.remediation };
     case 'circuitOpen':
-      return 'memory server marked offline after repeated failures; calls resume after a short cool-down';
+      return { what: 'memory server marked offline after repeated failures', next: 'calls resume after a short cool-down' };
     case 'responseTooLarge':
-      return `memory server answered ${f.route} with more than ${Math.round(f.limitBytes / (1024 * 1024))} MB; the answer was dropped after that much. Ask for less (a lower limit or max_tokens), or check that memory.baseUrl points at a Hindsight server`;
+      return {
+        what: `memory server answered ${f.route} with more than ${Math.round(f.limitBytes / (1024 * 1024))} MB; the answer was dropped after that much`,
+        next: `ask for less (a lower limit or max_tokens), or check that the server URL in ${SETTINGS} points at a Hindsight server`,
+      };
     case 'blocked':
-      return `nothing was sent: ${f.reason}`;
+      return { what: `nothing was sent: ${f.reason}` };
   }
 };
 
+/** One line a user can act on: what happened and what to do next (`failureText` joined). */
+export const describeFailure = (f: ServerFailure, start?: string): string => {
+  const text = failureText(f, start);
+  return text.next === undefined ? text.what : `${text.what}; ${text.next}`;
+};

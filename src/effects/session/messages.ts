@@ -56,3 +56,27 @@ export const isInjectedMemory = (m: HostMessage): boolean => {
   const text = messageText(m).trimStart();
   return text.startsWith(`<${RECALL_TAG}>`) || text.startsWith(`<${MODELS_TAG}>`);
 };
+
+/**
+ * The names of memory's own tools (the contract's 12; `memoryTools.test.ts` holds this to the
+ * tool catalogue). Their results are memory's, not the conversation's: a recall's memories
+ * stored again would come back twice, and an error about memory's own setup ("User memory bank
+ * ID is not configured") came back from recall as if it were a fact about the project.
+ */
+export const MEMORY_TOOL_NAMES: ReadonlySet<string> = new Set([
+  'memory_recall',
+  'memory_retain',
+  'memory_retain_global',
+  'memory_reflect',
+  'memory_status',
+  'memory_config',
+  'memory_bank',
+  'memory_mental_model',
+  'memory_knowledge',
+  'memory_scope',
+  'memory_scope_migrate',
+  'memory_seed_git',
+]);
+
+/** A result of one of memory's own tools. */
+export const isMemoryToolResult = (m: HostMessage): boolean => m.role === 'toolResult' && MEMORY_TOOL_NAMES.has(m.toolName ?? '');

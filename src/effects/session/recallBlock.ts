@@ -127,7 +127,7 @@ const shownItem = (item: RecalledItem): ShownItem =>
       quotesBlock ||= clean.text.includes(`<${RECALL_TAG}`) || clean.text.includes(`&lt;${RECALL_TAG}`);
       const text = clean.text.replace(/\s+/g, ' ').trim();
       if (text === '') continue;
-      const speaker = speakerLabel(statement.who, statement.tool === undefined ? undefined : singleLine(statement.tool).text);
+      const speaker = speakerLabel(statement.who, statement.tool === undefined ? undefined : singleLine(statement.tool).text, statement.error);
       const label = speaker === undefined ? '' : `${speaker}: `;
       lines.push({ line: `${label}${clipped(text)}${suffix}`, who: statement.who, key: normalised(text) });
     }

@@ -7,15 +7,13 @@
  * Anything else is one statement, exactly as it was.
  */
 
-import { conversationStatements, type Speaker, type Statement } from '../../codecs/conversationText.js';
+import { conversationStatements, saidBy, type Speaker, type Statement } from '../../codecs/conversationText.js';
 
 export type { Speaker, Statement } from '../../codecs/conversationText.js';
 
-const LABEL: Record<Exclude<Speaker, undefined>, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
-
-/** How a statement's speaker is named where it is shown ("User", "Tool (bash)"); undefined when nobody is known. */
-export const speakerLabel = (who: Speaker, tool?: string): string | undefined =>
-  who === undefined ? undefined : `${LABEL[who]}${tool === undefined ? '' : ` (${tool})`}`;
+/** How a statement's speaker is named where it is shown ("User", "Tool (bash)", "Tool error (bash)"); undefined when nobody is known. */
+export const speakerLabel = (who: Speaker, tool?: string, error?: true): string | undefined =>
+  saidBy({ who, ...(tool === undefined ? {} : { tool }), ...(error === undefined ? {} : { error }) });
 
 const HEADING = /^\*\*.*\*\* \(\d+ facts?\)$/;
 const MORE = /^…and \d+ more$/;

@@ -9,7 +9,7 @@ import type { Scope } from '../../config/scope.js';
 import type { IdsPort } from '../ports/ids.js';
 import type { RetainItem } from '../ports/memoryServer.js';
 import { sanitizeMemoryText } from './recallBlock.js';
-import { isInjectedMemory, messageText, type HostMessage } from './messages.js';
+import { isInjectedMemory, isMemoryToolResult, messageText, type HostMessage } from './messages.js';
 
 /** The summary's length is a plain count here: an import's own options carry it too (`ImportOptions`). */
 export type ProjectionConfig = Pick<MemoryConfig, 'importToolResults' | 'agentUse'> & { readonly importToolSummaryMaxChars: number };
@@ -133,7 +133,8 @@ const argumentsText = (args: unknown, clean: (raw: string) => string): string =>
 
 /** One host message as stored, or `undefined` when nothing of it is kept. `clean` is `cleanText` unless a caller only estimates sizes. */
 export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: number, clean: (raw: string) => string = cleanText): ProjectedMessage | undefined => {
-  if (isInjectedMemory(m)) return undefined;
+  // Memory's own tools' results (recalled memories, memory's own errors) are not the conversation.
+  if (isInjectedMemory(m) || isMemoryToolResult(m)) return undefined;
   const timestamp = iso(m.timestamp, now);
   switch (m.role) {
     case 'user': {
@@ -161,7 +162,9 @@ export const projectMessage = (m: HostMessage, config: ProjectionConfig, now: nu
     }
     case 'bashExecution': {
       const content = clean(`$ ${m.command ?? ''}\n${m.output ?? ''}`);
-      return { role: 'bashExecution', timestamp, content };
+      // A command that failed is marked as a tool error is, so recall says so rather than state its output.
+      const failed = typeof m.exitCode === 'number' && m.exitCode !== 0;
+      return { role: 'bashExecution', timestamp, ...(failed ? { isError: true } : {}), content };
     }
     default: {
       const content = clean(messageText(m) || (m.summary ?? ''));

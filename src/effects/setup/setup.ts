@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../../config/load.js';
 import { redact } from '../../config/redact.js';
 import type { Scope } from '../../config/scope.js';
 import { trustNotice } from '../../config/trust.js';
+import { startServerCommand } from '../../config/serverStart.js';
 import { banksEnsureFailed, probeFailed, probeSucceeded, RETRY_AFTER_MS } from '../../machines/setup/decide.js';
 import { SetupEvent, setupEvents, type SetupEventInput } from '../../machines/setup/events.js';
 import { setupMachine, type SetupMachine } from '../../machines/setup/machine.js';
@@ -66,10 +67,14 @@ export interface StartSetupGateOptions {
   readonly clock: ClockPort;
   readonly journal?: JournalPort;
   readonly trace?: TracePort;
+  /** The command that starts the embedded server here: a server that does not answer is described with it. */
+  readonly serverCommand?: string;
 }
 
 export const startSetupGate = async (options: StartSetupGateOptions): Promise<SetupGate> => {
   const { server, clock } = options;
+  // The next step of an unreachable server names the command that starts one where the URL points.
+  const start = options.serverCommand === undefined ? undefined : startServerCommand(options.serverCommand, server.baseUrl);
   const send = (event: SetupEventInput): void => {
     void gate.dispatch(event);
   };
@@ -79,11 +84,11 @@ export const startSetupGate = async (options: StartSetupGateOptions): Promise<Se
     const call = { deadline: clock.now() + PROBE_TIMEOUT_MS };
     const failed = (reason: string): void => send(probeFailed(clock.now(), redact(reason)));
     const caps = await server.capabilities(call)();
-    if (E.isLeft(caps)) return failed(describeFailure(caps.left));
+    if (E.isLeft(caps)) return failed(describeFailure(caps.left, start));
     const exists: { bankId: string; exists: boolean }[] = [];
     for (const bankId of banks) {
       const found = await server.bankExists(bankId, call)();
-      if (E.isLeft(found)) return failed(describeFailure(found.left));
+      if (E.isLeft(found)) return failed(describeFailure(found.left, start));
       exists.push({ bankId, exists: found.right });
     }
     send(probeSucceeded(clock.now(), { apiVersion: caps.right.apiVersion, append: caps.right.features.append, exists }));
@@ -93,7 +98,7 @@ export const startSetupGate = async (options: StartSetupGateOptions): Promise<Se
     for (const bankId of banks) {
       const made = await server.ensureBank(bankId, { name: bankId }, { deadline: clock.now() + PROBE_TIMEOUT_MS })();
       if (E.isLeft(made)) {
-        send(banksEnsureFailed(clock.now(), redact(`could not create bank ${bankId}: ${describeFailure(made.left)}`)));
+        send(banksEnsureFailed(clock.now(), redact(`could not create bank ${bankId}: ${describeFailure(made.left, start)}`)));
         return;
       }
     }

@@ -20,6 +20,7 @@ import { AgentEndPayload, ContextPayload, SessionInfoChangedPayload, SessionShut
 import { catchUpMessages } from './catchUp.js';
 import { createRetryHold, withoutRetriedFailures } from './retryHold.js';
 import { registerMemoryTools } from './tools.js';
+import { embeddedServerCommand } from './serverCommand.js';
 
 const STATUS_KEY = 'memory';
 
@@ -124,6 +125,7 @@ const startRuntime = async (holder: RuntimeHolder, ctx: ExtensionContext, option
     hostProjectTrusted: () => projectTrusted(ctx),
     cwd: ctx.cwd,
     notify: (level, text) => tell(ctx, text, level),
+    serverCommand: embeddedServerCommand(),
   });
   holder.runtime = runtime;
   holder.sessionId = sessionId;

@@ -45,5 +45,8 @@ export const hubGlance = (input: HubGlanceInput): string => {
   }
   const queue = input.queue === undefined ? '' : ` · ${input.queue.depth} queued, ${input.queue.deadLetters} dead letter${input.queue.deadLetters === 1 ? '' : 's'}`;
   const state = `Memory: ${input.state}${input.detail === null || input.state === 'ready' ? '' : ` (${input.detail})`}`;
+  // Degraded, what failed and the next step (the command that starts the server, or Settings)
+  // matter more than a bank nothing reaches now: they take the bank's line.
+  if (input.state === 'degraded') return lines(state, 3).join('\n');
   return [...lines(state, 2), clip(`Bank ${input.bank}, tagged ${input.tag}${queue}`)].join('\n');
 };

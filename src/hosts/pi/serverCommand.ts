@@ -6,8 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const quote = (p: string): string => (/^[\w./@:+-]+$/.test(p) ? p : `"${p.replace(/(["\\$`])/g, '\\$1')}"`);
+import { shellWord as quote } from '../../config/serverStart.js';
 
 export const embeddedServerCommand = (here: string = import.meta.url): string => {
   const dir = path.dirname(fileURLToPath(here));

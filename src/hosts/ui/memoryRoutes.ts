@@ -64,7 +64,7 @@ const withShown = (item: unknown): unknown => {
   const statements = memoryStatements(text);
   if (!statements.some((s) => s.who !== undefined)) return item;
   const lines = statements.map((s) => {
-    const speaker = speakerLabel(s.who, s.tool);
+    const speaker = speakerLabel(s.who, s.tool, s.error);
     return speaker === undefined ? s.text : `${speaker}: ${s.text}`;
   });
   return { ...memory, shown: lines.join('\n') };

@@ -16,6 +16,8 @@ export const f64 = (column: Float64Array<ArrayBufferLike>, i: number): number =>
 
 export const u8 = (column: Uint8Array<ArrayBufferLike>, i: number): number => column[i] ?? outside(i, column.length);
 
+export const u16 = (column: Uint16Array<ArrayBufferLike>, i: number): number => column[i] ?? outside(i, column.length);
+
 /**
  * A sealed column of counts or term ids (never negative), as narrow as its largest value allows:
  * term frequencies fit a byte, term ids two, where they took four (a third of the index's bytes).

@@ -22,7 +22,7 @@ import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
 import { SpellingFilter } from './spellingFilter.js';
 import { StoredIds } from './storedIds.js';
-import { count, f64, i32, item, narrowed, u8, type Counts } from './columns.js';
+import { count, f64, i32, item, narrowed, u16, u8, type Counts } from './columns.js';
 import type { DiskPostings, PostingRun } from './diskPostings.js';
 
 const K1 = 1.2;
@@ -222,12 +222,20 @@ const grownU16 = (a: U16, size: number): U16 => {
   return b;
 };
 
-/** A text length `shortLengths` cannot hold: the scoring loop reads `lengths` for it. */
-const LONG_TEXT = 0xffff;
-/** Document texts' lengths as `shortLengths` holds them. */
-const shortLengthsOf = (lengths: I32, count: number): Uint16Array => {
+/**
+ * `norms` holds a document's text length in its low 14 bits (LONG_TEXT: longer, read `lengths`)
+ * and its flags above them, so the scoring loop reads one two-byte column a posting for both.
+ */
+const LONG_TEXT = 0x3fff;
+const DERIVED_NORM = 0x4000;
+const REMOVED_NORM = 0x8000;
+/** A document's `norms` entry: its text length (capped) and its flags (DERIVED, REMOVED). */
+const normOf = (textLength: number, flags: number): number =>
+  Math.min(LONG_TEXT, textLength) | ((flags & DERIVED) !== 0 ? DERIVED_NORM : 0) | ((flags & REMOVED) !== 0 ? REMOVED_NORM : 0);
+/** The sealed documents' `norms`, from their lengths and flags. */
+const normsOf = (lengths: I32, derived: U8, count: number): Uint16Array => {
   const out = new Uint16Array(count);
-  for (let n = 0; n < count; n += 1) out[n] = Math.min(LONG_TEXT, i32(lengths, n * FIELD_COUNT));
+  for (let n = 0; n < count; n += 1) out[n] = normOf(i32(lengths, n * FIELD_COUNT), u8(derived, n));
   return out;
 };
 
@@ -272,18 +280,19 @@ export class FieldIndex {
   private sealedDocs = 0;
   private lengths: I32 = new Int32Array(0);
   /**
-   * Each document's text length again, two bytes a document (LONG_TEXT: read `lengths`): the
+   * Each document's text length again with its flags (normOf), two bytes a document: the one
    * column the scoring loop reads per posting. `lengths` is 12 bytes a document (1.2 MB at 100k),
    * and with the CPU's caches cold, as they are between recalls, a random read of it per posting
-   * was a third of scoring a query; this one is 200 KB.
+   * was a third of scoring a query; this one is 200 KB, and reading the flags from it too saves
+   * the loop a second random read (of `derivedDocs`) per posting.
    */
-  private shortLengths: U16 = new Uint16Array(0);
+  private norms: U16 = new Uint16Array(0);
   private orders: F64 = new Float64Array(0);
   /**
-   * Per document DERIVED (an observation), and REMOVED once its id is gone: the scoring loop reads
-   * this one byte a posting instead of also the id column (a 100k-document index's ids are 400 KB
-   * of pointers, its flags 100 KB: a random read of each per posting was most of a query's
-   * scoring with the CPU's caches cold, as they are between recalls).
+   * Per document DERIVED (an observation), and REMOVED once its id is gone (also in `norms`, which
+   * the scoring loop reads instead of the id column: a 100k-document index's ids are 400 KB of
+   * pointers, and a random read of them per posting was most of a query's scoring with the CPU's
+   * caches cold, as they are between recalls).
    */
   private derivedDocs: U8 = new Uint8Array(0);
   private kinds: U8 = new Uint8Array(0);
@@ -468,7 +477,7 @@ export class FieldIndex {
   private roomFor(n: number): void {
     if (n < this.docCapacity && this.lengths.length >= (n + 1) * FIELD_COUNT) return;
     this.lengths = grownI32(this.lengths, (n + 1) * FIELD_COUNT);
-    this.shortLengths = grownU16(this.shortLengths, n + 1);
+    this.norms = grownU16(this.norms, n + 1);
     this.orders = grownF64(this.orders, n + 1);
     this.derivedDocs = grownU8(this.derivedDocs, n + 1);
     this.kinds = grownU8(this.kinds, n + 1);
@@ -480,7 +489,7 @@ export class FieldIndex {
     this.ownKind = grownU8(this.ownKind, n + 1);
     this.addressedKind = grownU8(this.addressedKind, n + 1);
     this.docCapacity = Math.min(
-      this.shortLengths.length,
+      this.norms.length,
       this.orders.length,
       this.derivedDocs.length,
       this.kinds.length,
@@ -506,6 +515,7 @@ export class FieldIndex {
     this.kinds[n] = doc.kind ?? 0;
     const derived = doc.derived === true;
     this.derivedDocs[n] = derived ? DERIVED : 0;
+    this.norms[n] = derived ? DERIVED_NORM : 0;
     if (!derived) this.statCount += 1;
     const { words: said, terms: saidTerms, spans, days } = wordsAndTerms(doc.text);
     const textIds = this.countIds(saidTerms);
@@ -540,7 +550,7 @@ export class FieldIndex {
         : countTerms([...(doc.entities === undefined ? [] : analyze(doc.entities.join(' '))), ...[...dayWords, ...spanWords].map(stemWord)]);
     const at = n * FIELD_COUNT;
     this.lengths[at] = textLength;
-    this.shortLengths[n] = Math.min(LONG_TEXT, textLength);
+    this.norms[n] = normOf(textLength, u8(this.derivedDocs, n));
     this.lengths[at + 1] = context?.total ?? 0;
     this.lengths[at + 2] = entities?.total ?? 0;
     if (!derived) {
@@ -683,6 +693,7 @@ export class FieldIndex {
       for (let f = 0; f < FIELD_COUNT; f += 1) this.statLength[f] = (this.statLength[f] ?? 0) - i32(this.lengths, n * FIELD_COUNT + f);
     }
     this.derivedDocs[n] = u8(this.derivedDocs, n) | REMOVED;
+    this.norms[n] = u16(this.norms, n) | REMOVED_NORM;
     this.dead += 1;
     if (this.dead > 1024 && this.dead > this.liveCount) this.compact();
   }
@@ -940,7 +951,7 @@ export class FieldIndex {
     // The columns below are the sealed ones now: `roomFor` measures them again.
     this.docCapacity = 0;
     this.lengths = s.lengths;
-    this.shortLengths = shortLengthsOf(s.lengths, this.slots);
+    this.norms = normsOf(s.lengths, s.derived, this.slots);
     this.orders = s.orders;
     this.derivedDocs = s.derived;
     this.kinds = s.kinds;
@@ -1071,21 +1082,21 @@ export class FieldIndex {
     const avg1 = Number(avg[1]);
     const avg2 = Number(avg[2]);
     const lengths = this.lengths;
-    const shortLengths = this.shortLengths;
+    const norms = this.norms;
     // A field's share of a posting without words in it is 0 when its length norm cannot be 0
     // (0 <= b < 1: the norm is at least 1 - b): then its length is not read.
     const zeroSafe1 = b1 >= 0 && b1 < 1;
     const zeroSafe2 = b2 >= 0 && b2 < 1;
-    const flags = this.derivedDocs;
     // A removed document (its id gone) is not scored, nor a derived one when they are skipped.
-    const unscored = skipDerived ? REMOVED | DERIVED : REMOVED;
+    const unscored = skipDerived ? REMOVED_NORM | DERIVED_NORM : REMOVED_NORM;
     /** What document d adds for one posting (0 when it is not scored), before the term's idf. */
     const saturated = (d: number, raw: number, ctx: number, ent: number): number => {
-      if ((Number(flags[d]) & unscored) !== 0) return 0;
+      const norm = Number(norms[d]);
+      if ((norm & unscored) !== 0) return 0;
       const at = d * FIELD_COUNT;
       let tf = 0;
       if (raw !== 0) {
-        const short = Number(shortLengths[d]);
+        const short = norm & LONG_TEXT;
         tf = (w0 * raw) / (1 - b0 + (b0 * (short === LONG_TEXT ? Number(lengths[at]) : short)) / avg0);
       }
       // Adding the 0 a field without the word gives leaves tf as it is (to the bit).

@@ -17,7 +17,10 @@ import { SOURCE_WORDS } from '../../config/sourceWords.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
 import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
-import { describeFailure } from '../../effects/ports/memoryServer.js';
+import { describeFailure, failureText } from '../../effects/ports/memoryServer.js';
+
+/** Where no host names its own: the installed package's CLI. */
+const DEFAULT_SERVER_COMMAND = 'agent-memory serve';
 
 const FLOOR_TEXT = 'Hindsight 0.8+ with append update_mode support';
 const FLOOR_ACTION = 'upgrade the server to 0.8 or later';
@@ -26,7 +29,7 @@ export const doctorReport = async (ctx: CommandContext) => {
   const tools = ctx.tools;
   const { config, sources, files, warnings, errors } = tools.loaded;
   const pkg = packageInfo();
-  const status = await buildStatusReport(tools);
+  const status = await buildStatusReport(tools, ctx.serverCommand ?? DEFAULT_SERVER_COMMAND);
   const caps = await runCall(tools.server.capabilities(callOptions(tools, Math.min(1500, config.timeoutMs))));
   const key = resolveApiKey(tools.loaded, tools.env);
   const trust = tools.loaded.trust;
@@ -113,12 +116,11 @@ export const doctorReport = async (ctx: CommandContext) => {
 const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>, serverCommand: string): string[] => {
   const errors: string[] = [];
   const failure = report.healthFailure;
-  if (failure === 'unreachable' || failure === 'circuitOpen') {
-    const start = startServerCommand(serverCommand, report.integration.baseUrl);
-    errors.push(`server unreachable at ${report.integration.baseUrl}: ${start === undefined ? 'check that the server there is running' : `start it (${start})`} or fix memory.baseUrl`);
-  }
-  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline (hung or overloaded): restart it, or raise memory.timeoutMs`);
-  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): set a valid key in the variable named by memory.apiKeyEnv`);
+  const start = startServerCommand(serverCommand, report.integration.baseUrl);
+  // The next step is the shared describer's, so the doctor, the hub and the status lines agree.
+  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: ${failureText({ _tag: 'unreachable', message: '' }, start).next ?? ''}`);
+  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline: ${failureText({ _tag: 'timeout', message: '' }, start).next ?? ''}`);
+  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): ${failureText({ _tag: failure }, start).next ?? ''}`);
   else if (failure === 'blocked') errors.push(`memory is off for this project: ${report.trust.reason}${report.trust.remedy === undefined ? '' : ` (${report.trust.remedy})`}`);
   else if (failure !== undefined) errors.push(`server check failed: ${report.health}`);
   if ('floorMet' in report.server && report.server.floorMet === false) errors.push(`server is below the floor (${FLOOR_TEXT}): ${FLOOR_ACTION}`);

@@ -31,7 +31,7 @@ const isMode = (value: string): value is SessionMode => MODES.some((m) => m === 
 const menu = (): string[] => ['Actions:', ...HUB_ACTIONS.map((a) => `  ${a.usage.padEnd(40)} ${a.summary}`)];
 
 const status = async (ctx: CommandContext, withMenu: boolean): Promise<CommandReport> => {
-  const report = await buildStatusReport(ctx.tools);
+  const report = await buildStatusReport(ctx.tools, ctx.serverCommand);
   const text = ['Memory', ...statusLines(report.fields), ...statusLegend(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
   const warn = report.fields.some((f) => f.tone === 'warn');
   return { level: warn ? 'warning' : 'info', text, details: toJson(report) };
@@ -88,7 +88,7 @@ const importSessions = async (ctx: CommandContext, apply: boolean): Promise<Comm
 
 /** Without a UI: what is left to set up, and where to answer the questions. */
 const setup = async (ctx: CommandContext): Promise<CommandReport> => {
-  const report = await buildStatusReport(ctx.tools);
+  const report = await buildStatusReport(ctx.tools, ctx.serverCommand);
   const { scope } = ctx.tools;
   const steps = [
     `Server: ${report.health} at ${report.server.baseUrl}.`,

@@ -139,7 +139,7 @@ describe('doctor exits 1 on every error finding, and both always print', () => {
     const doctor = await cli(p, ['doctor']);
     expect(doctor.stdout).toMatch(/^! Setup: degraded \(the server did not answer\)$/m);
     // The command starts a server where memory.baseUrl points (the default port is 8888).
-    expect(doctor.stdout).toMatch(/error: server unreachable at http:\/\/127\.0\.0\.1:9: start it \(agent-memory serve --port 9\) or fix memory\.baseUrl/);
+    expect(doctor.stdout).toMatch(/error: server unreachable at http:\/\/127\.0\.0\.1:9: start it with node .+ serve --port 9, or choose another server in pi's \/memory settings/);
     expect(doctor.code).toBe(1);
     const json = JSON.parse((await cli(p, ['doctor', '--json'])).stdout) as { errors: string[] };
     expect(json.errors.join('\n')).toMatch(/unreachable/);

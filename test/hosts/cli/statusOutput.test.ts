@@ -125,7 +125,9 @@ describe('the doctor says each thing once and explains its markers', () => {
     expect(lines.filter((l) => l.startsWith('error: server unreachable'))).toHaveLength(1);
     expectFits(doctor.stdout);
     const status = await runCli(['status'], { cwd: p.cwd, env: p.env });
-    expect(linesOf(status.stdout)).toContain("! Health: unreachable (connection refused); check that it is running and that memory.baseUrl is right");
+    // The next step names the command that starts a server there, and where to choose another ("memory.baseUrl is right" before).
+    const health = linesOf(status.stdout).find((l) => l.startsWith('! Health: ')) ?? '';
+    expect(health).toMatch(new RegExp(`^! Health: unreachable \\(connection refused\\); start it with node .+ serve --port ${closed}, or choose another server in pi's /memory settings$`));
     expectFits(status.stdout);
   }, 60_000);
 

@@ -82,6 +82,8 @@ describe('pi session with the memory server down', () => {
       const runtime = host.holder.runtime!;
       await waitUntil(() => runtime.status().setup.state === 'degraded');
       expect(runtime.status().setup.detail).toContain('unreachable');
+      // The hub's first lines show this detail: it names the next step, the extension's serve script or pi's /memory settings.
+      expect(runtime.status().setup.detail).toMatch(/start it with node \S+ \S+serve\.(ts|mjs) --port \d+, or choose another server in pi's \/memory settings/);
       // pi runs agent_end handlers after prompt() resolves: wait for each run's queue write.
       const retainedAt = (): number => runtime.session.view().context.lastRetain?.at ?? 0;
       await host.session.prompt('First question about the build?');
@@ -99,7 +101,7 @@ describe('pi session with the memory server down', () => {
       await host.session.prompt('/memory:doctor');
       const doctor = host.ui.notifications.map((n) => n.text).find((t) => t.startsWith('agent-memory doctor')) ?? '';
       // With the port memory.baseUrl names: the bare command would start a server on 8888.
-      const advice = /error: server unreachable at http:\/\/127\.0\.0\.1:(\d+): start it \(node (\S+) (\S+) --port (\d+)\) or fix memory\.baseUrl/.exec(doctor);
+      const advice = /error: server unreachable at http:\/\/127\.0\.0\.1:(\d+): start it with node (\S+) (\S+) --port (\d+), or choose another server in pi's \/memory settings/.exec(doctor.replace(/\s*\n\s*/g, ' '));
       expect(advice, doctor).not.toBeNull();
       expect(advice?.[4]).toBe(advice?.[1]);
       expect(existsSync(advice?.[2] ?? '')).toBe(true);

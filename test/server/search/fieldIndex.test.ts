@@ -85,23 +85,66 @@ describe('FieldIndex', () => {
     ix.release(pass);
   });
 
-  it('scores a text longer than 65,534 terms by its whole length, added and loaded from its seal', () => {
-    // The scoring loop reads text lengths from a two-byte column; a longer text is read from the full one.
+  it.each([20_000, 70_000])('scores a text of %i terms by its whole length, added and loaded from its seal', (length) => {
+    // The scoring loop reads text lengths below 16,383 terms from a two-byte column that also holds
+    // the flags; a longer text is read from the full one.
     const ix = new FieldIndex();
-    ix.add({ id: 'long', text: `alpha ${'zebra '.repeat(69_999)}` });
+    ix.add({ id: 'long', text: `alpha ${'zebra '.repeat(length - 1)}` });
     ix.add({ id: 'short', text: 'alpha beta' });
-    const expected = (length: number, index: FieldIndex): number => {
+    const expected = (n: number, index: FieldIndex): number => {
       const [b] = DEFAULT_FIELDS.b;
       const { k1 } = DEFAULT_FIELDS;
-      const tf = 1 / (1 - b + (b * length) / ((70_000 + 2) / 2));
+      const tf = 1 / (1 - b + (b * n) / ((length + 2) / 2));
       return (index.idf('alpha') * tf * (k1 + 1)) / (tf + k1);
     };
     for (const index of [ix, FieldIndex.fromSealed(ix.seal())]) {
       const pass = index.score(terms('alpha'));
-      expect(pass.scores[0]).toBe(expected(70_000, index));
+      expect(pass.scores[0]).toBe(expected(length, index));
       expect(pass.scores[1]).toBe(expected(2, index));
       index.release(pass);
     }
+  });
+
+  it('scores no removed document, and no derived one when derived are skipped, whatever their length, added, sealed and removed after loading', () => {
+    const ix = new FieldIndex();
+    ix.add({ id: 'plain', text: 'alpha beta' });
+    ix.add({ id: 'obs', text: 'alpha gamma', derived: true });
+    ix.add({ id: 'obsLong', text: `alpha ${'zebra '.repeat(20_000)}`, derived: true });
+    ix.add({ id: 'gone', text: 'alpha delta' });
+    ix.add({ id: 'goneLong', text: `alpha ${'zebra '.repeat(20_000)}` });
+    ix.add({ id: 'later', text: 'alpha epsilon' });
+    ix.remove('gone');
+    ix.remove('goneLong');
+    const scored = (index: FieldIndex, skipDerived: boolean): string[] => {
+      const pass = index.score(terms('alpha'), undefined, skipDerived);
+      const ids = [...pass.touched.view()].map((n) => index.idOf(n) ?? '?').sort();
+      index.release(pass);
+      return ids;
+    };
+    const loaded = FieldIndex.fromSealed(ix.seal());
+    for (const index of [ix, loaded]) {
+      expect(scored(index, false)).toEqual(['later', 'obs', 'obsLong', 'plain']);
+      expect(scored(index, true)).toEqual(['later', 'plain']);
+    }
+    loaded.remove('later');
+    loaded.remove('obsLong');
+    loaded.add({ id: 'added', text: 'alpha zeta', derived: true });
+    expect(scored(loaded, false)).toEqual(['added', 'obs', 'plain']);
+    expect(scored(loaded, true)).toEqual(['plain']);
+    // Enough removes to compact the index (its columns made again from its seal): the same.
+    const long = `alpha ${'zebra '.repeat(20_000)}`;
+    loaded.add({ id: 'long', text: long });
+    const slot = loaded.numberOf('long') ?? -1;
+    const before = loaded.score(terms('alpha')).scores[slot];
+    loaded.release(loaded.score(terms('beta')));
+    for (let i = 0; i < 1_100; i += 1) loaded.add({ id: `filler${i}`, text: 'omega' });
+    for (let i = 0; i < 1_100; i += 1) loaded.remove(`filler${i}`);
+    expect(loaded.numberOf('long')).toBeLessThan(slot);
+    expect(scored(loaded, false)).toEqual(['added', 'long', 'obs', 'plain']);
+    expect(scored(loaded, true)).toEqual(['long', 'plain']);
+    const pass = loaded.score(terms('alpha'));
+    expect(pass.scores[loaded.numberOf('long') ?? -1]).toBe(before);
+    loaded.release(pass);
   });
 
   it('keeps each document\'s distinct text terms as analyze gives them, added and sealed; none for a derived or removed one', () => {
