@@ -13,6 +13,7 @@ import { keyTerms, sentences } from './terms.js';
 import { Interned } from './interned.js';
 import { isLemma, mostlyVerb, onlyAVerb } from '../search/wordnet.js';
 import { fullName } from '../search/names.js';
+import { verbOfPast } from '../search/irregularForms.js';
 
 export type ObservationScopes = 'per_tag' | 'combined' | 'all_combinations' | 'shared' | readonly (readonly string[])[];
 
@@ -160,8 +161,36 @@ const usedAsNoun = (term: string, factSentences: readonly string[]): boolean => 
   return factSentences.some((sentence) => afterDeterminer.test(sentence) || pluralOpening.test(sentence));
 };
 
-/** The fact's sentences as an observation quotes them (a conversation's spoken text, split). */
-export const sentencesOfText = (text: string): string[] => sentences(spokenText(text));
+/**
+ * Number words: a count is not what facts share ("twelve minutes", "twelve tables" made an
+ * observation headed **twelve**). Digits never were terms; "one" and "two" are stopwords.
+ */
+const NUMBER_WORDS: ReadonlySet<string> = new Set(
+  (
+    'zero three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty ' +
+    'thirty forty fifty sixty seventy eighty ninety hundred thousand million billion dozen half ' +
+    'first third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth once twice'
+  ).split(' '),
+);
+
+/**
+ * Whether a term names nothing a person would recognise as a topic: a number word, or a verb's
+ * past form ("ran", "went", "took": WordNet, which `onlyAVerb` asks, lists lemmas, and these are
+ * none) the fact does not use as a noun. It stays in the fact's terms, so recall is unchanged;
+ * it only never keys (heads) an observation.
+ */
+const headless = (term: string, factSentences: () => readonly string[]): boolean =>
+  NUMBER_WORDS.has(term) || ((verbTerm(term) || verbOfPast(term) !== term) && !usedAsNoun(term, factSentences()));
+
+/**
+ * A line an observation may quote: it has words and is not JSON syntax (a chunk of a stored
+ * message array cut between messages left lines such as "} ]," or `"stopReason": "stop"`, and
+ * one was quoted under **git**).
+ */
+const quotable = (sentence: string): boolean => /\p{L}{2}/u.test(sentence) && !/^(?:[[\]{}]|"[^"]*"\s*:)/u.test(sentence);
+
+/** The fact's sentences as an observation quotes them (a conversation's spoken text, split; no JSON syntax). */
+export const sentencesOfText = (text: string): string[] => sentences(spokenText(text)).filter(quotable);
 
 /** A scope's tag set and the numbers of its facts, in the order they were added. */
 export interface InputScope {
@@ -267,7 +296,8 @@ export class ObservationInput {
       const t = this.termNumber(term);
       // A word WordNet knows only as a verb ("deploy") is what the facts do, not what they share:
       // it keys a fact only where the fact uses it as a noun ("the deploy pipeline").
-      this.pushTerm(verbTerm(term) && !usedAsNoun(term, sentencesNow()) ? ~t : t);
+      // So does a number word or a past form ("ran"): `headless`.
+      this.pushTerm(headless(term, sentencesNow) ? ~t : t);
     }
     this.termStarts[n + 1] = this.termEnd;
 

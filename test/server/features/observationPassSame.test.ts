@@ -14,9 +14,11 @@ import type { ServerStore } from '../../../src/server/store/store.js';
 // The observation pass keeps term numbers per fact and reads back from the store only the texts
 // of the facts its kept groups quote (issue 30: it held every fact's text, 1.8 GB at 1M). Its
 // observations must be byte for byte those of the pass before that change (main at 71fad77),
-// whose result over this generated bank is the hash below.
+// whose result over this generated bank is the hash below. Changed once on purpose since: a past
+// form or a number word heads no observation (sixth person pass; `**wrote**` and `**first**` are
+// gone, their facts counted under the nouns they share; 820179c7… before).
 
-const GENERATED_PASS_SHA256 = '820179c771c24978cfe00c0f8572a20e198800d8d16858816dd613c2eecd9e1e';
+const GENERATED_PASS_SHA256 = 'c6cea2cfaadd51b8e47cb0817869f89d038f03f0db5eb1dbb5ca9617487c33e2';
 const NOW = '2026-02-01T00:00:00+00:00';
 const BANK = 'gen';
 const dirs: string[] = [];
