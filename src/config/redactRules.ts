@@ -52,7 +52,8 @@ const whole = (run: string, group: number): string => `(?=(${run}))\\${group}`;
 // A URL scheme, read only from where its run starts (`a.b.a.b…` is one candidate, not one per dot).
 const SCHEME = String.raw`(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)`;
 // What sets a value: `=`, `:`, and PHP's and Ruby's `=>` (`'password' => 'x'`), whose `>` is never the value.
-const ASSIGN = String.raw`(?:=>|[:=](?!>))`;
+// Go's `:=` is one operator: read as `:`, its `=` was taken for the value (`token := "x"` kept x).
+const ASSIGN = String.raw`(?:=>|:=|=(?!>)|:(?![=>]))`;
 // A character of a secret-looking name; the one space allowed is the one of a key named in two
 // words (`api key`, `secret key`, `access key`, `private key`, `account key`: the AWS console's
 // "Secret access key" and a person's "my secret key is …" were kept whole).
@@ -676,6 +677,36 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: SECRET_ANCHORS,
   },
+  // Round 12, secrets as people paste them. .NET's appSettings: `<add key="ApiSecret" value="x" />`.
+  {
+    name: 'xml secret key value',
+    pattern: new RegExp(
+      String.raw`(\bkey\s*=\s*(["'])${whole('[A-Za-z0-9_.:-]+', 3)}(?<=(?:${SECRET_WORD}|[_.-]pass))\2\s+value\s*=\s*(["']))${FRESH}${whole(String.raw`[^"'\n]+`, 5)}(?=\4)`,
+      'gi',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: anyCase('value'),
+  },
+  // A table's cell named like a secret, then its value's cell: the AWS CLI's `--output table`
+  // (`|  SecretAccessKey |  wJalr…  |`), a pasted markdown table. The value must look like a key.
+  {
+    name: 'secret table cell',
+    pattern: new RegExp(
+      String.raw`(\|[ \t]*${whole('[A-Za-z0-9_.-]+', 2)}(?<=${SECRET_WORD})[ \t]*\|[ \t]*)${FRESH}(?=[A-Za-z0-9+/_=-]*\d)${whole('[A-Za-z0-9+/_=-]{16,}', 3)}`,
+      'gi',
+    ),
+    replace: `$1${REDACTED}`,
+    anchors: exact('|'),
+  },
+  // `vault operator init`: `Unseal Key 1: <base64>` (the root token is `hvs.`, a provider's shape).
+  { name: 'vault unseal key', pattern: new RegExp(String.raw`(\bUnseal Key(?: \d+)?:[ \t]*)${FRESH}[A-Za-z0-9+/=]{20,}`, 'g'), replace: `$1${REDACTED}`, anchors: exact('Unseal Key') },
+  // A password piped to a login: `echo S3cret | docker login --password-stdin -u ann`.
+  {
+    name: 'echo to password stdin',
+    pattern: new RegExp(String.raw`(\becho[ \t]+(?:-n[ \t]+)?)${FRESH}(["']?)(?!\$)([^\s"'|;&]{4,})\2([ \t]*\|[^|\n]*--password-stdin)`, 'g'),
+    replace: `$1$2${REDACTED}$2$4`,
+    anchors: exact('--password-stdin'),
+  },
   // A password set on a line of its own, unquoted, in words: `password=correct horse battery
   // staple`, `PASSWORD: two words`, `  db_password: x y` (.env, YAML, INI, properties). The name
   // (after indentation, `export ` or `- `) ends in a password word; the value runs to the line's
@@ -683,7 +714,7 @@ export const rules: readonly Rule[] = [
   {
     name: 'password line',
     pattern: new RegExp(
-      String.raw`^([ \t]*(?:export[ \t]+|-[ \t]+)?["']?${whole('[A-Za-z0-9_.-]+', 2)}(?<=pass(?:word|phrase|wd)|pwd)["']?[ \t]*(?:=|::?)[ \t]*)${FRESH}(?!["'])([^\s"'][^\r\n]*)`,
+      String.raw`^([ \t]*(?:export[ \t]+|-[ \t]+)?["']?${whole('[A-Za-z0-9_.-]+', 2)}(?<=pass(?:word|phrase|wd)|pwd)["']?[ \t]*(?:=|:=|::?(?!=))[ \t]*)${FRESH}(?!["'])([^\s"'][^\r\n]*)`,
       'gim',
     ),
     replace: `$1${REDACTED}`,
@@ -692,9 +723,9 @@ export const rules: readonly Rule[] = [
   // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
   {
     name: 'env secret assignment',
-    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}(${ASSIGNED_VALUE})`, 'g'),
+    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|PW|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}(${ASSIGNED_VALUE})`, 'g'),
     replace: `$1${REDACTED}`,
-    anchors: exact('_PASS', '_PWD', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
+    anchors: exact('_PASS', '_PWD', '_PW', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
   },
   // Prose: "my password is hunter2", "the passphrase was: x", "my password is correct horse
   // battery staple and I use it everywhere", "the password for the wifi is tulip garden 42, ask

@@ -135,6 +135,15 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('\u0301a1', n, 'ghp_'));
     withinBudget((n) => repeatTo('é', n, 'a1'));
     withinBudget((n) => repeatTo('é ', n));
+    // Round 12's: table cells, appSettings' key/value, Vault's unseal keys, `echo … | --password-stdin`, Go's `:=`.
+    withinBudget((n) => repeatTo('a', n, '|token|'));
+    withinBudget((n) => repeatTo('|token|', n));
+    withinBudget((n) => repeatTo('a', n, 'key="token" value="'));
+    withinBudget((n) => repeatTo('key="a_token" ', n));
+    withinBudget((n) => repeatTo('a', n, 'Unseal Key 1: '));
+    withinBudget((n) => repeatTo('echo aaaa', n, '', ' | --password-stdin'));
+    withinBudget((n) => repeatTo(' ', n, 'echo aaaa |', '--password-stdin'));
+    withinBudget((n) => repeatTo(':=', n, 'token '));
     // The retain projection's sanitiser pays about 0.1 s once per process (0.6 s under load) on
     // the first Cyrillic text it sees (measured: cleanText('р') then any Cyrillic text in under
     // 2 ms): paid here, so the sizes below measure the rules, not that one start-up.
