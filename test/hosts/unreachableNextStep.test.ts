@@ -74,7 +74,7 @@ describe('one describer names the next step', () => {
       const said = glance.replace(/\n/g, ' ');
       expect(said).toContain(`start it with node /opt/am/dist/pi/serve.mjs --port ${port}`);
       expect(said).toContain("another server in pi's /memory settings");
-      expect(glance.split('\n').length).toBeLessThanOrEqual(3);
+      expect(glance.split('\n').length).toBeLessThanOrEqual(4);
       for (const line of glance.split('\n')) expect([...line].length).toBeLessThanOrEqual(78);
     } finally {
       await runtime.close();
