@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { isLive } from './entities.js';
 import { runSliced } from '../slices.js';
 import type { Observation, ObservationScopes, ObservationSourceFact } from './observations.js';
-import type { FactRecord, Mutation } from '../store/model.js';
+import type { DocumentRecord, FactRecord, Mutation } from '../store/model.js';
 import type { JsonValue } from '../../codecs/codecs.js';
 import type { BankState } from '../store/state.js';
 import type { ServerStore } from '../store/store.js';
@@ -106,12 +106,37 @@ export interface ConsolidatorOptions {
 }
 
 /** The observation scopes a document was retained with (recorded in its retain_params). */
-const scopesOfDocument = (bank: BankState, documentId: string | null): ObservationScopes | undefined => {
-  if (documentId === null) return undefined;
-  const value = bank.documents.get(documentId)?.retain_params['observation_scopes'];
+const scopesOfRecord = (document: DocumentRecord | undefined): ObservationScopes | undefined => {
+  const value = document?.retain_params['observation_scopes'];
   // The retain codec's own check: one of the named scopes, or lists of tags.
   return ObservationScopeCodec.is(value) ? value : undefined;
 };
+
+const scopesOfDocument = (bank: BankState, documentId: string | null): ObservationScopes | undefined =>
+  documentId === null ? undefined : scopesOfRecord(bank.documents.get(documentId));
+
+/**
+ * The scopes of the documents retained with some, read from the segment a document at a time
+ * while a restored bank's documents table is not made: the pass made it (in slices) to look its
+ * facts' documents up, about 330 MB at 1M kept for the server's life. Undefined when the table is
+ * made, or is made meanwhile (the pass then reads it).
+ */
+const storedDocumentScopes = (bank: BankState): Promise<Map<string, ObservationScopes> | undefined> =>
+  runSliced(
+    (function* (): Generator<undefined, Map<string, ObservationScopes> | undefined> {
+      if (!bank.documents.deferred) return undefined;
+      const scopes = new Map<string, ObservationScopes>();
+      const count = bank.documents.size;
+      for (let i = 0; i < count; i++) {
+        yield undefined;
+        const document = bank.storedDocument(i);
+        if (document === undefined) return undefined;
+        const scope = scopesOfRecord(document);
+        if (scope !== undefined) scopes.set(document.id, scope);
+      }
+      return scopes;
+    })(),
+  );
 
 /** The entities the extractor named PERSON from their capital alone (a caller's own are CONCEPT unless it says). */
 const guessedNamesOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
@@ -125,8 +150,11 @@ const guessedToolsOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
   return tools.length === 0 ? undefined : new Set(tools);
 };
 
-/** `id` is the fact table's own key: the pass keeps it, not the copy read with the record. */
-const sourceOf = (bank: BankState, id: string, fact: FactRecord): ObservationSourceFact => ({
+/**
+ * `id` is the fact table's own key: the pass keeps it, not the copy read with the record. `scopes`:
+ * the documents' scopes read beforehand (else the documents table is looked in).
+ */
+const sourceOf = (bank: BankState, id: string, fact: FactRecord, scopes: ReadonlyMap<string, ObservationScopes> | undefined): ObservationSourceFact => ({
   id,
   text: fact.text,
   type: fact.fact_type,
@@ -134,7 +162,7 @@ const sourceOf = (bank: BankState, id: string, fact: FactRecord): ObservationSou
   entities: (fact.entities ?? []).map((e) => e.text),
   guessedNames: guessedNamesOf(fact),
   guessedTools: guessedToolsOf(fact),
-  observationScopes: scopesOfDocument(bank, fact.document_id),
+  observationScopes: scopes === undefined ? scopesOfDocument(bank, fact.document_id) : fact.document_id === null ? undefined : scopes.get(fact.document_id),
   mentionedAt: fact.mentioned_at ?? null,
 });
 
@@ -232,9 +260,11 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
     // disk (0.4 s at 100k in one go held every request that long), and other requests are
     // served meanwhile. What grouping needs of a fact's text is worked out as it is read and the
     // text dropped (`ObservationInput`): the texts of the facts a kept group quotes are read again.
-    // A restored bank's documents table (each source's scopes) is made in slices first: made in
-    // one go at 1M it held every request for 8-14 s.
-    await bank.fillInSlices();
+    // Each source's scopes are its document's: a restored bank's documents are read for them one
+    // at a time; if that table is made, it is read, made in slices first (made in one go at 1M
+    // it held every request for 8-14 s).
+    const scopes = await storedDocumentScopes(bank);
+    if (scopes === undefined) await bank.fillInSlices();
     const input = new ObservationInput();
     const previous: Observation[] = [];
     const created = new Map<string, string>();
@@ -251,7 +281,7 @@ export const createConsolidator = (options: ConsolidatorOptions): Consolidator =
           } else if (isLive(fact)) {
             // An invalidated fact is out of consolidation's reach, as in upstream's archive: the
             // observations built from it go with the diff, and come back if it is reverted.
-            input.add(sourceOf(bank, id, fact));
+            input.add(sourceOf(bank, id, fact, scopes));
           }
         }
       })(),

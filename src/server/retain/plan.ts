@@ -67,6 +67,8 @@ const isoOf = (ms: number): string => {
 // One-shot `hash` (Node 20.12+): half the CPU of a Hash object per document.
 const sha256 = (text: string): string => hash('sha256', text, 'hex');
 
+const NO_IDS: readonly string[] = [];
+
 const union = (lists: readonly (readonly string[] | null | undefined)[]): string[] => {
   const out: string[] = [];
   for (const list of lists) for (const tag of list ?? []) if (!out.includes(tag)) out.push(tag);
@@ -156,13 +158,13 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
     const eventDate = eventDateOf(first, now);
     const context = first.context ?? undefined;
     const metadata = first.metadata ?? undefined;
-    const retainParams: Record<string, JsonValue> = {
-      ...(context === undefined ? {} : { context }),
-      ...(eventDate === undefined ? {} : { event_date: isoOf(eventDate) }),
-      ...(metadata === undefined ? {} : { metadata }),
-      ...(first.observation_scopes === undefined || first.observation_scopes === null ? {} : { observation_scopes: first.observation_scopes }),
-      ...(first.strategy === undefined || first.strategy === null ? {} : { strategy: first.strategy }),
-    };
+    // Members set in this order (the log's JSON keeps it), with no spread literal per document.
+    const retainParams: Record<string, JsonValue> = {};
+    if (context !== undefined) retainParams['context'] = context;
+    if (eventDate !== undefined) retainParams['event_date'] = isoOf(eventDate);
+    if (metadata !== undefined) retainParams['metadata'] = metadata;
+    if (first.observation_scopes !== undefined && first.observation_scopes !== null) retainParams['observation_scopes'] = first.observation_scopes;
+    if (first.strategy !== undefined && first.strategy !== null) retainParams['strategy'] = first.strategy;
     const document: DocumentRecord = {
       id: documentId,
       original_text: text,
@@ -174,10 +176,11 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
     };
     if (existing === undefined) newDocument = true;
 
-    const oldFacts = (input.bank?.factsByDocument.get(documentId) ?? []).flatMap((id) => {
+    const oldFacts: FactRecord[] = [];
+    for (const id of input.bank?.factsByDocument.get(documentId) ?? NO_IDS) {
       const fact = input.bank?.facts.get(id);
-      return fact === undefined || fact.fact_type === 'observation' ? [] : [fact];
-    });
+      if (fact !== undefined && fact.fact_type !== 'observation') oldFacts.push(fact);
+    }
     const chunks: ChunkRecord[] = [];
     const facts: FactRecord[] = [];
     // Append keeps the stored items exactly as they were, their own tags included.
@@ -198,13 +201,14 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
       const itemContext = item.context ?? undefined;
       const itemMetadata = item.metadata ?? undefined;
       const entities = analysis.entities;
-      analysis.chunks.forEach((chunk, index) => {
+      for (let index = 0; index < analysis.chunks.length; index += 1) {
+        const chunk = analysis.chunks[index] ?? '';
         const chunkId = `${bankId}_${documentId}_${chunks.length}`;
         chunks.push({ id: chunkId, document_id: documentId, chunk_index: chunks.length, text: chunk });
-        const old = previous.get(chunk);
-        previous.delete(chunk);
+        const old = previous.size === 0 ? undefined : previous.get(chunk);
+        if (old !== undefined) previous.delete(chunk);
         const mentionedAt = old?.mentioned_at ?? (itemDate === undefined ? undefined : isoOf(itemDate + index * 1000));
-        facts.push({
+        const fact: FactRecord = {
           id: old?.id ?? newId(),
           text: chunk,
           fact_type: 'world',
@@ -212,12 +216,14 @@ export const planRetain = (input: RetainPlanInput): RetainPlan => {
           chunk_id: chunkId,
           tags: itemTags,
           created_at: old?.created_at ?? nowIso,
-          ...(itemContext === undefined ? {} : { context: itemContext }),
-          ...(itemMetadata === undefined ? {} : { metadata: itemMetadata }),
-          ...(mentionedAt === undefined ? {} : { mentioned_at: mentionedAt }),
-          ...(entities.length === 0 ? {} : { entities }),
-        });
-      });
+        };
+        // The optional members in this order (the log's JSON keeps it), with no spread literals.
+        if (itemContext !== undefined) fact.context = itemContext;
+        if (itemMetadata !== undefined) fact.metadata = itemMetadata;
+        if (mentionedAt !== undefined) fact.mentioned_at = mentionedAt;
+        if (entities.length > 0) fact.entities = entities;
+        facts.push(fact);
+      }
     }
     mutations.push({ type: 'document.put', bank_id: bankId, document, chunks, facts });
   }

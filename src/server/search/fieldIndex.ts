@@ -235,7 +235,8 @@ const normOf = (textLength: number, flags: number): number =>
 /** The sealed documents' `norms`, from their lengths and flags. */
 const normsOf = (lengths: I32, derived: U8, count: number): Uint16Array => {
   const out = new Uint16Array(count);
-  for (let n = 0; n < count; n += 1) out[n] = normOf(i32(lengths, n * FIELD_COUNT), u8(derived, n));
+  // A flag column shorter than the documents (a damaged file) reads as no flags, as the loop read it before.
+  for (let n = 0; n < count; n += 1) out[n] = normOf(i32(lengths, n * FIELD_COUNT), derived[n] ?? 0);
   return out;
 };
 

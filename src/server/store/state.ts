@@ -42,6 +42,14 @@ export interface BankState {
    * rest at once, so every read sees whole tables.
    */
   fillInSlices: (slice?: SliceTimer) => Promise<void>;
+  /**
+   * The `index`-th document as the segment stores it, read alone, while the documents table is
+   * not made (a restored bank's, until its first use); undefined otherwise. A walk over every
+   * document (the observation pass's scopes) so leaves the tables unmade: made, they are about
+   * 330 bytes a document for the server's life. A snapshot makes them first, so while they are
+   * not made the start-up's segment numbering holds.
+   */
+  storedDocument: (index: number) => DocumentRecord | undefined;
 }
 
 /** Facts added and removed by one mutation, so a search index can follow incrementally. */
@@ -98,6 +106,7 @@ export class ServerState {
       operations: new Map(),
       records: new Map(),
       fillInSlices: () => Promise.resolve(),
+      storedDocument: () => undefined,
     };
   }
 
@@ -168,6 +177,8 @@ export class ServerState {
     };
     // Their sizes are the footer's counts: a bank's stats need no table made.
     state.documents.defer(restoreDocuments, footer.documentCount);
+    state.storedDocument = (index: number): DocumentRecord | undefined =>
+      state.documents.deferred && index >= 0 && index < footer.documentCount ? this.readStored(footer.at + index, DocumentRecord.is, 'document') : undefined;
     state.chunks.defer(restoreDocuments, footer.chunkCount);
     state.chunksByDocument.defer(restoreDocuments);
     state.factsByDocument.defer(restoreDocuments);

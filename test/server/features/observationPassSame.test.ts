@@ -183,6 +183,8 @@ const passOver = async (dir: string, large: boolean): Promise<string[]> => {
     // A large bank's pass runs in the background: the read only asked for it.
     await consolidated;
     expect(consolidator.passCount(BANK)).toBe(1);
+    // The documents' scopes were read from the segment one at a time: the table was not made.
+    expect(store.bank(BANK)?.documents.deferred).toBe(true);
     return observationsOf(store);
   } finally {
     await consolidator.close();
