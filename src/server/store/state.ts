@@ -119,8 +119,7 @@ export class ServerState {
     const state = this.newBankState(footer.bank);
     this.banks.set(footer.bank.bank_id, state);
     const chunksAt = footer.at + footer.documentCount;
-    let factAt = chunksAt + footer.chunkCount;
-    for (const id of footer.facts) state.facts.setStored(id, factAt++);
+    state.facts.restoreStored(footer.facts, chunksAt + footer.chunkCount);
     // The lists are read in the first step, before any entry is made: if that throws, nothing is
     // made and the next use starts again. Entries are put without making the maps first (`put`),
     // since the maps stay deferred until the last step.

@@ -119,7 +119,8 @@ export const importCommand: Command = {
   run: async (argv) => {
     const args = parseArgs(argv);
     if (typeof args === 'string') {
-      console.error(`agent-memory import: ${args}\n\n${USAGE}`);
+      // Fitted as the usage is: the refusal wrapped mid-word at 80 columns ("--all f / or this").
+      console.error(`${fitFor(process.stderr, process.env, `agent-memory import: ${args}`)}\n\n${USAGE}`);
       return 2;
     }
     // An import streams gigabytes through short-lived strings while its live set stays small;
@@ -170,7 +171,8 @@ export const importCommand: Command = {
         console.log(fitFor(process.stdout, process.env, importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n')));
         if (view.state === 'paused') console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
         if (view.state === 'failed') console.log(`\nResume with: ${escapeControls(resumeHint)} (documents already queued are skipped)`);
-        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with: ${escapeControls(resumeHint.replace(/\s*--dry-run\b/, ''))}`);
+        // The command on a line of its own, never wrapped: a person copies it whole.
+        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with:\n  ${escapeControls(resumeHint.replace(/\s*--dry-run\b/, ''))}`);
       }
       if (abort.signal.aborted) return 130;
       return view.state === 'done' || view.state === 'planned' ? 0 : 1;

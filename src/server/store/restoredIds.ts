@@ -1,0 +1,116 @@
+/**
+ * The ids a segment restored into a record table, in the segment's order, found through a hash
+ * table on typed arrays. At 1M facts a `Map` of id to record number was about half of the main
+ * thread's work before listening; this table is built in under half of that time (docs/server.md,
+ * sixteenth session). The table never grows: ids added after the restore, and restored ids deleted
+ * and added again, live in the record table's `Map`, after these in its order, as a `Map` filled
+ * in this order would keep them.
+ */
+
+/** FNV-1a over the UTF-16 code units: cheap, and the id is compared on every hit. */
+const hashOf = (id: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+};
+
+/** Whether `at` fits the table's record numbers (a stored record number beyond is held aside). */
+const fitsInt32 = (at: number): boolean => Number.isInteger(at) && at >= 0 && at <= 0x7fffffff;
+
+export class RestoredIds<V> {
+  /** Slot -> the id's place in `ids` plus one (0: empty); linear probing, at most half full. */
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  /** Place -> its stored record number, unless `aside` holds its value. */
+  private readonly at: Int32Array;
+  /** Place -> 1 once deleted (or a repeated id, which a `Map` would have merged into the first). */
+  private readonly gone: Uint8Array;
+  /** Place -> a value set since the restore that is an object (or a number `at` cannot hold). */
+  private readonly aside = new Map<number, V | number>();
+  private liveCount: number;
+
+  /** The ids' records are numbered `firstAt`, `firstAt + 1`, ... in this order; `ids` is kept, not copied. */
+  constructor(
+    private readonly ids: readonly string[],
+    firstAt: number,
+  ) {
+    const n = ids.length;
+    let size = 2;
+    while (size < n * 2) size *= 2;
+    this.slots = new Int32Array(size);
+    this.mask = size - 1;
+    this.at = new Int32Array(n);
+    this.gone = new Uint8Array(n);
+    this.liveCount = n;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i] ?? '';
+      let slot = hashOf(id) & this.mask;
+      for (;;) {
+        const held = this.slots[slot] ?? 0;
+        if (held === 0) {
+          this.slots[slot] = i + 1;
+          this.setAt(i, firstAt + i);
+          break;
+        }
+        if (ids[held - 1] === id) {
+          // A Map set twice keeps the first place and the last value.
+          this.setAt(held - 1, firstAt + i);
+          this.gone[i] = 1;
+          this.liveCount--;
+          break;
+        }
+        slot = (slot + 1) & this.mask;
+      }
+    }
+  }
+
+  /** How many of the ids are still in the table. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** The id's place, or -1 if it was not restored or has been deleted since. */
+  placeOf(id: string): number {
+    let slot = hashOf(id) & this.mask;
+    for (;;) {
+      const held = this.slots[slot] ?? 0;
+      if (held === 0) return -1;
+      if (this.ids[held - 1] === id) return this.gone[held - 1] === 1 ? -1 : held - 1;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** The value at a live place: a stored record number or an object set since. */
+  valueAt(place: number): V | number {
+    const aside = this.aside.get(place);
+    return aside !== undefined ? aside : (this.at[place] ?? 0);
+  }
+
+  setAt(place: number, at: number): void {
+    if (fitsInt32(at)) {
+      this.at[place] = at;
+      this.aside.delete(place);
+    } else {
+      this.aside.set(place, at);
+    }
+  }
+
+  setValue(place: number, value: V): void {
+    this.aside.set(place, value);
+  }
+
+  remove(place: number): void {
+    this.gone[place] = 1;
+    this.aside.delete(place);
+    this.liveCount--;
+  }
+
+  /** The live ids and their values in the restored order; a place deleted meanwhile is skipped. */
+  *entries(): Generator<[string, V | number]> {
+    for (let i = 0; i < this.ids.length; i++) if (this.gone[i] !== 1) yield [this.ids[i] ?? '', this.valueAt(i)];
+  }
+
+  *keys(): Generator<string> {
+    for (let i = 0; i < this.ids.length; i++) if (this.gone[i] !== 1) yield this.ids[i] ?? '';
+  }
+}
