@@ -10,6 +10,7 @@ import { resolveConfig, type ConfigLayer, type FileScope } from '../config/resol
 import type { MemoryConfig } from '../config/fields.js';
 import { jsonCopy, type JsonValue } from '../codecs/codecs.js';
 import { applyConfigEdit } from '../config/configEdit.js';
+import { refusedProjectBank } from '../config/knownBanks.js';
 import { ConfigPatchCodec, LOCKED_SUMMARY, globalLockedFieldText, globalLockedKeysIn, lockedFieldText, lockedKeysIn, patchSchema, patchTarget, type ConfigPatch } from './configPatch.js';
 import type { ToolContext } from './context.js';
 import { custom, oneOf, toolParams } from './params.js';
@@ -98,6 +99,11 @@ const patchConfig = async (params: MemoryConfigParams, ctx: ToolContext): Promis
   if (globalLocked.length > 0) {
     return fail('rejected', `${globalLocked.map((key) => globalLockedFieldText(key, ctx.loaded.trust.userFile)).join(' ')} Nothing was changed.`, { field: `patch.${globalLocked[0] ?? ''}` });
   }
+  // A bank the loader refuses in this project's file (a personal bank, another project's own):
+  // written anyway, it was reported as effective and then refused at the next load (round 12).
+  const named = patch.projectBankId;
+  const refusedBank = scope === 'project' && typeof named === 'string' ? refusedProjectBank(named, ctx.loaded.cwd, ctx.loaded.knownBanks) : undefined;
+  if (refusedBank !== undefined) return fail('rejected', `projectBankId ${refusedBank}. Nothing was changed.`, { field: 'patch.projectBankId' });
   const fileScope: FileScope = scope === 'global' ? 'user' : 'project';
   const file = scope === 'global' ? ctx.loaded.files.user.path : ctx.loaded.files.project.path;
   const user = ctx.configFiles.read('user', ctx.loaded.files.user.path);
