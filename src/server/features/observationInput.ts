@@ -183,6 +183,23 @@ const headless = (term: string, factSentences: () => readonly string[]): boolean
   NUMBER_WORDS.has(term) || ((verbTerm(term) || verbOfPast(term) !== term) && !usedAsNoun(term, factSentences()));
 
 /**
+ * Whether a conversation's spoken text names the entity, as a whole word: the extractor reads
+ * the stored JSON, where a tool call's name ("memory_seed_git") gave **git**, an observation
+ * over sentences that never said it (sixth pass).
+ */
+const saysName = (spokenLower: string, name: string): boolean => {
+  const lower = name.toLowerCase();
+  let at = spokenLower.indexOf(lower);
+  while (at >= 0) {
+    const before = spokenLower.slice(Math.max(0, at - 1), at);
+    const after = spokenLower.slice(at + lower.length, at + lower.length + 1);
+    if (!/[\p{L}\p{N}_]/u.test(before) && !/[\p{L}\p{N}_]/u.test(after)) return true;
+    at = spokenLower.indexOf(lower, at + 1);
+  }
+  return false;
+};
+
+/**
  * A line an observation may quote: it has words and is not JSON syntax (a chunk of a stored
  * message array cut between messages left lines such as "} ]," or `"stopReason": "stop"`, and
  * one was quoted under **git**).
@@ -271,6 +288,8 @@ export class ObservationInput {
     if (fact.type === 'observation') return -1;
     const n = this.ids.length;
     const spoken = spokenText(fact.text);
+    // A conversation (stored as JSON): only what was said may name its groups.
+    const spokenLower = spoken === fact.text ? undefined : spoken.toLowerCase();
     let split: string[] | undefined;
     const sentencesNow = (): string[] => (split ??= sentences(spoken));
 
@@ -283,6 +302,7 @@ export class ObservationInput {
       const key = `entity:${name.toLowerCase()}`;
       if (seenKeys.has(key) || (fact.guessedNames?.has(name) === true && sentenceOpenerOnly(name, sentencesNow()))) continue;
       if (fact.guessedTools?.has(name) === true && verbOnly(name, fact.text, sentencesNow())) continue;
+      if (spokenLower !== undefined && !saysName(spokenLower, name)) continue;
       seenKeys.add(key);
       (entities ??= []).push(this.strings.of(key), this.strings.of(name));
     }

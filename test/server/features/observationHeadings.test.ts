@@ -55,4 +55,30 @@ describe('observation headings', () => {
     }
     expect(texts.join('\n')).toContain('- The slow queries hit the orders table.');
   }, 60_000);
+
+  // Sixth pass, the memory browser: `**git** (2 facts)` over "We decided billing uses Postgres 16."
+  // and "All twelve memory tools ran.": "git" came from the stored JSON (a tool call of
+  // memory_seed_git), not from anything said, and the heading quoted sentences without it.
+  it('a name only the stored JSON holds (a tool call), not what was said, heads nothing', async () => {
+    const run = (said: string, answer: string): string =>
+      JSON.stringify(
+        [
+          { role: 'user', timestamp: '2026-11-28T01:00:00.000Z', content: said },
+          { role: 'assistant', timestamp: '2026-11-28T01:00:01.000Z', content: [{ type: 'toolCall', name: 'memory_seed_git', arguments: '{"dryRun":true}' }] },
+          { role: 'assistant', timestamp: '2026-11-28T01:00:02.000Z', content: [{ type: 'text', text: answer }] },
+        ],
+        null,
+        2,
+      );
+    const items = [
+      { content: run('We decided billing uses Postgres 16.', 'Noted: Postgres 16 for billing.'), document_id: 'pi-session:g1', update_mode: 'append', tags: ['project:g'] },
+      { content: run('Run every memory tool.', 'All twelve memory tools ran.'), document_id: 'pi-session:g2', update_mode: 'append', tags: ['project:g'] },
+      { content: 'Ann reviews the billing schema on Fridays.', tags: ['project:g'] },
+    ];
+    for (const item of items) expect((await call(server, 'POST', '/v1/default/banks/git/memories', { items: [item] })).status).toBe(200);
+    await waitUntil(async () => (await observations('git')).some((t) => t.startsWith('**Ann**')), 20_000, 'an Ann observation');
+    const texts = await observations('git');
+    const heads = texts.map((t) => t.split('\n')[0] ?? '');
+    expect(heads.filter((h) => /^\*\*(git|memory_seed_git|toolCall|dryRun)\*\*/i.test(h)), texts.join('\n---\n')).toEqual([]);
+  }, 60_000);
 });

@@ -14,11 +14,13 @@ import type { ServerStore } from '../../../src/server/store/store.js';
 // The observation pass keeps term numbers per fact and reads back from the store only the texts
 // of the facts its kept groups quote (issue 30: it held every fact's text, 1.8 GB at 1M). Its
 // observations must be byte for byte those of the pass before that change (main at 71fad77),
-// whose result over this generated bank is the hash below. Changed once on purpose since: a past
-// form or a number word heads no observation (sixth person pass; `**wrote**` and `**first**` are
-// gone, their facts counted under the nouns they share; 820179c7… before).
+// whose result over this generated bank is the hash below. Changed on purpose since, in the
+// sixth person pass: a past form or a number word heads no observation (`**wrote**` and
+// `**first**` are gone, their facts counted under the nouns they share; 820179c7… before), then a
+// conversation's entity its spoken text never names keys none of it (the generated CONCEPT
+// entities, attached at random, leave the conversations: `**Payments**` 55 -> 52 facts; c6cea2cf…).
 
-const GENERATED_PASS_SHA256 = 'c6cea2cfaadd51b8e47cb0817869f89d038f03f0db5eb1dbb5ca9617487c33e2';
+const GENERATED_PASS_SHA256 = 'a95441735086591b24892b067fe773506090fa0a7e0f0a7d67a58af7ed9ab60a';
 const NOW = '2026-02-01T00:00:00+00:00';
 const BANK = 'gen';
 const dirs: string[] = [];
