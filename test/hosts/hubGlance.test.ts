@@ -10,10 +10,10 @@ import { hubGlance } from '../../src/hosts/pi/hubGlance.js';
 import { AWAITING_PROJECT_BANK } from '../../src/config/scope.js';
 
 const base = { bank: 'pi-project-proj-aa22fb230728', tag: 'project:proj', queue: { depth: 0, deadLetters: 0 }, setupEntry: 'Set up memory (guided)' };
-const fits = (text: string): void => {
+const fits = (text: string, maxLines = 3, width = 78): void => {
   const lines = text.split('\n');
-  expect(lines.length).toBeLessThanOrEqual(3);
-  expect(lines.filter((l) => [...l].length > 78)).toEqual([]);
+  expect(lines.length).toBeLessThanOrEqual(maxLines);
+  expect(lines.filter((l) => [...l].length > width)).toEqual([]);
 };
 
 describe('the hub at a glance', () => {
@@ -29,9 +29,20 @@ describe('the hub at a glance', () => {
     const ready = hubGlance({ ...base, state: 'ready', detail: null, bank: 'coding', queue: { depth: 2, deadLetters: 1 } });
     expect(ready).toBe('Memory: ready\nBank coding, tagged project:proj · 2 queued, 1 dead letter');
     const degraded = hubGlance({ ...base, state: 'degraded', detail: 'the memory server stopped answering; your turns wait in the queue and are sent when it answers again (/memory doctor checks it)' });
-    fits(degraded);
+    fits(degraded, 4);
     expect(degraded.split('\n')[0]).toMatch(/^Memory: degraded \(the memory server stopped answering/);
-    fits(hubGlance({ ...base, state: 'degraded', detail: 'word '.repeat(80) }));
+    fits(hubGlance({ ...base, state: 'degraded', detail: 'word '.repeat(80) }), 4);
     fits(hubGlance({ ...base, state: 'off', detail: null, bank: 'b'.repeat(120) }));
+  });
+
+  // Sixth pass, pi 1.6 at 60 columns: lines laid for 78 were wrapped again by pi at column 1.
+  it('at 60 columns every line fits 58, not set up and degraded alike', () => {
+    const unconfigured = hubGlance({ ...base, state: 'unconfigured', detail: null, columns: 60 });
+    fits(unconfigured, 3, 58);
+    expect(unconfigured.replace(/\n/g, ' ')).toContain('Choose "Set up memory (guided)" below.');
+    const detail = "memory server unreachable (connection refused); start it with node /home/ann/agent-memory/am/package/dist/pi/serve.mjs --port 9, or choose another server in pi's /memory settings";
+    const degraded = hubGlance({ ...base, state: 'degraded', detail, columns: 60 });
+    fits(degraded, 5, 58);
+    expect(degraded.replace(/\n/g, ' ')).toContain("or choose another server in pi's /memory settings)");
   });
 });

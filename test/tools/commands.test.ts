@@ -40,6 +40,10 @@ describe('slash commands', () => {
     expect(calls).toContain('skip');
     const noHost = await nextOptOutCommand({ tools: await h.context() });
     expect(noHost.level).toBe('error');
+    // Degraded, the footer has no room for "skip next" (sixth pass, pi 1.6): the text says where it shows.
+    const base = await ctx();
+    const degraded = await nextOptOutCommand({ ...base, tools: { ...base.tools, status: () => ({ setup: { state: 'degraded' } }) } });
+    expect(degraded.text).toBe(`Memory will not save the next run of this session (until it ends, /memory status says "next run skipped"; the footer shows memory's state first).`);
   });
 
   it('/memory mode changes the session mode and refuses a bad one', async () => {

@@ -93,12 +93,10 @@ const detailOf = (detail: string | undefined): string => (detail === undefined ?
  * secret: failures are built from status, code and redacted detail only.
  */
 export const failureText = (f: ServerFailure, start?: string): FailureText => {
+  const startOrChoose = `${start === undefined ? 'check that the server there is running' : `start it with ${start}`}, or choose another server in ${SETTINGS}`;
   switch (f._tag) {
     case 'unreachable':
-      return {
-        what: `memory server unreachable (${connectionWords(f.message)})`,
-        next: `${start === undefined ? 'check that the server there is running' : `start it with ${start}`}, or choose another server in ${SETTINGS}`,
-      };
+      return { what: `memory server unreachable (${connectionWords(f.message)})`, next: startOrChoose };
     case 'timeout':
       return { what: `memory server did not answer in time (${f.message})`, next: `it may be hung or overloaded: restart it, or raise memory.timeoutMs in ${SETTINGS}` };
     case 'aborted':
@@ -124,7 +122,8 @@ export const failureText = (f: ServerFailure, start?: string): FailureText => {
     case 'unsupportedCapability':
       return { what: `${f.feature} is not supported by the memory server${f.serverVersion === undefined ? '' : ` (version ${f.serverVersion})`}`, next: f.remediation };
     case 'circuitOpen':
-      return { what: 'memory server marked offline after repeated failures', next: 'calls resume after a short cool-down' };
+      // The server did not answer several times: the same next step as unreachable (pi 1.6's hub said only "cool-down").
+      return { what: 'memory server did not answer several times (calls resume after a short cool-down)', next: startOrChoose };
     case 'responseTooLarge':
       return {
         what: `memory server answered ${f.route} with more than ${Math.round(f.limitBytes / (1024 * 1024))} MB; the answer was dropped after that much`,

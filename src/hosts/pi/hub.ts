@@ -48,6 +48,7 @@ const clip = (text: string, max: number): string => {
 
 const glance = (runtime: MemoryRuntime): string => {
   const status = runtime.status();
+  const columns = piColumns();
   return hubGlance({
     state: runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off',
     detail: status.setup.detail,
@@ -55,6 +56,7 @@ const glance = (runtime: MemoryRuntime): string => {
     tag: status.projectTag,
     ...(status.queue === undefined ? {} : { queue: status.queue }),
     setupEntry: HUB_ENTRIES.setup,
+    ...(columns === undefined ? {} : { columns }),
   });
 };
 

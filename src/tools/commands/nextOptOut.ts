@@ -13,5 +13,12 @@ export const nextOptOutCommand = async (ctx: CommandContext): Promise<CommandRep
   } catch (cause) {
     return { level: 'error', text: `next-opt-out failed: ${redact(cause instanceof Error ? cause.message : String(cause))}`, details: { nextRetain: 'unchanged' } };
   }
-  return { level: 'info', text: NEXT_OPT_OUT_TEXT, details: { nextRetain: 'off' } };
+  // Not ready, the footer's state word (degraded, paused…) takes the room "skip next" would need
+  // (status.maxLength, 24 by default): the text said the footer showed it when it did not.
+  const state = ctx.tools.status?.().setup?.state;
+  const text =
+    state === undefined || state === 'ready'
+      ? NEXT_OPT_OUT_TEXT
+      : `Memory will not save the next run of this session (until it ends, /memory status says "next run skipped"; the footer shows memory's state first).`;
+  return { level: 'info', text, details: { nextRetain: 'off' } };
 };
