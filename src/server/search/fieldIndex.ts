@@ -22,6 +22,7 @@ import { boundedDistance } from './editDistance.js';
 import { DocList } from './docList.js';
 import { SpellingFilter } from './spellingFilter.js';
 import { StoredIds } from './storedIds.js';
+import { IdNumbers } from './idNumbers.js';
 import { count, f64, i32, item, narrowed, u16, u8, type Counts } from './columns.js';
 import type { DiskPostings, PostingRun } from './diskPostings.js';
 
@@ -275,7 +276,7 @@ export class FieldIndex {
   // ---- documents: number n has slot n of every column
   private ids: (string | undefined)[] = [];
   /** Id -> number, made when first needed (a loaded index answers searches without it). */
-  private numbers: Map<string, number> | undefined = new Map();
+  private numbers: IdNumbers | undefined;
   private slots = 0;
   /** Documents below this number have their terms in the sealed CSR; the others in `tailTermIds`. */
   private sealedDocs = 0;
@@ -372,14 +373,8 @@ export class FieldIndex {
     return this.numberMap().get(id);
   }
 
-  private numberMap(): Map<string, number> {
-    if (this.numbers === undefined) {
-      const numbers = new Map<string, number>();
-      this.ids.forEach((id, n) => {
-        if (id !== undefined) numbers.set(id, n);
-      });
-      this.numbers = numbers;
-    }
+  private numberMap(): IdNumbers {
+    this.numbers ??= new IdNumbers(this.ids);
     return this.numbers;
   }
 
@@ -510,7 +505,7 @@ export class FieldIndex {
     const n = this.slots;
     this.slots += 1;
     this.ids.push(doc.id);
-    numbers.set(doc.id, n);
+    numbers.added(n);
     this.liveCount += 1;
     this.roomFor(n);
     this.kinds[n] = doc.kind ?? 0;
@@ -671,7 +666,7 @@ export class FieldIndex {
     const numbers = this.numberMap();
     const n = numbers.get(id);
     if (n === undefined) return;
-    numbers.delete(id);
+    // Clearing the id is what removes it from `numbers` (its slot stops matching).
     this.ids[n] = undefined;
     this.liveCount -= 1;
     const mine = this.docTerms(n);

@@ -7,12 +7,7 @@
  * in this order would keep them.
  */
 
-/** FNV-1a over the UTF-16 code units: cheap, and the id is compared on every hit. */
-const hashOf = (id: string): number => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-};
+import { hashOf } from '../idHash.js';
 
 /** Whether `at` fits the table's record numbers (a stored record number beyond is held aside). */
 const fitsInt32 = (at: number): boolean => Number.isInteger(at) && at >= 0 && at <= 0x7fffffff;

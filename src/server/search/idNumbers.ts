@@ -1,0 +1,80 @@
+import { hashOf } from '../idHash.js';
+
+/**
+ * The search index's id -> document number, a hash table on typed arrays over the index's own
+ * `ids` (number -> id). At 1M documents a `Map` filled on the first has/get after a start cost
+ * about twice the CPU and three times the memory of this table (docs/server.md, sixteenth
+ * session). A slot holds a number plus one and matches only while `ids` still names that id
+ * there: the index removes a document by clearing its `ids` entry, which leaves the slot as a
+ * tombstone until the table is rebuilt on growth. `ids` is kept, not copied.
+ */
+export class IdNumbers {
+  private slots: Int32Array;
+  private mask: number;
+  /** Slots in use, tombstones included: the table is rebuilt before it is half full. */
+  private used = 0;
+  /** Numbers whose id a later number took over (a saved index naming an id twice): never found again. */
+  private readonly superseded = new Set<number>();
+
+  constructor(private readonly ids: readonly (string | undefined)[]) {
+    this.slots = new Int32Array(0);
+    this.mask = 0;
+    this.rebuild();
+  }
+
+  get(id: string): number | undefined {
+    let slot = hashOf(id) & this.mask;
+    for (;;) {
+      const held = this.slots[slot] ?? 0;
+      if (held === 0) return undefined;
+      if (this.ids[held - 1] === id) return held - 1;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Number `n` now names `ids[n]`; an earlier live number of the same id is superseded, as a `Map` set would. */
+  added(n: number): void {
+    if ((this.used + 1) * 2 > this.slots.length) this.rebuild();
+    else this.place(n);
+  }
+
+  private place(n: number): void {
+    const id = this.ids[n];
+    if (id === undefined || this.superseded.has(n)) return;
+    let slot = hashOf(id) & this.mask;
+    for (;;) {
+      const held = this.slots[slot] ?? 0;
+      if (held === 0) {
+        this.slots[slot] = n + 1;
+        this.used += 1;
+        return;
+      }
+      if (this.ids[held - 1] === id) {
+        if (held - 1 < n) {
+          this.superseded.add(held - 1);
+          this.slots[slot] = n + 1;
+        } else if (held - 1 > n) {
+          this.superseded.add(n);
+        }
+        return;
+      }
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** A new table sized for the live ids (tombstones dropped), filled in number order. */
+  private rebuild(): void {
+    let live = 0;
+    for (const id of this.ids) if (id !== undefined) live += 1;
+    let size = 16;
+    while (size < live * 2) size *= 2;
+    this.slots = new Int32Array(size);
+    this.mask = size - 1;
+    this.used = 0;
+    for (let n = 0; n < this.ids.length; n++) this.place(n);
+  }
+}
