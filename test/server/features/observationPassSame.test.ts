@@ -10,6 +10,7 @@ import { newBank } from '../../../src/server/routes/bankOps.js';
 import type { FactRecord, Mutation } from '../../../src/server/store/model.js';
 import { openStore } from '../../../src/server/store/store.js';
 import type { ServerStore } from '../../../src/server/store/store.js';
+import { seededRandom } from '../../../src/server/syntheticCorpus.js';
 
 // The observation pass keeps term numbers per fact and reads back from the store only the texts
 // of the facts its kept groups quote (issue 30: it held every fact's text, 1.8 GB at 1M). Its
@@ -29,18 +30,6 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-/** A seeded generator (mulberry32), so the bank is the same every run. */
-const random = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
-
 const NOUNS = ['pipeline', 'cache', 'redis', 'billing', 'schema', 'migration', 'dashboard', 'runner', 'webhook', 'ledger', 'tokenizer', 'kafka', 'postgres', 'invoice', 'sprint', 'backlog', 'latency', 'quota', 'gateway', 'cluster'];
 const VERBS = ['deploy', 'deploys', 'build', 'builds', 'ship', 'ships', 'review', 'reviews', 'migrate', 'restarts', 'go'];
 const ADJS = ['nightly', 'flaky', 'staging', 'shared', 'legacy', 'hourly', 'green'];
@@ -59,7 +48,7 @@ interface Generated {
 
 /** A bank of `documents` generated retains: sentences over shared words, names, tools, code, conversations, scopes, tags. */
 const generate = (documents: number, seed: number): Generated => {
-  const r = random(seed);
+  const r = seededRandom(seed);
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const sentence = (): string => {
     const shape = Math.floor(r() * 9);
