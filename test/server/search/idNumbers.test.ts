@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FieldIndex } from '../../../src/server/search/fieldIndex.js';
 import { IdNumbers } from '../../../src/server/search/idNumbers.js';
-
-/** A small seeded generator (mulberry32): the same operations every run. */
-const random = (seed: number): (() => number) => {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
+import { seededRandom as random } from '../../../src/server/syntheticCorpus.js';
 
 const expectSame = (table: IdNumbers, map: Map<string, number>, pool: readonly string[]): void => {
   for (const id of pool) {
