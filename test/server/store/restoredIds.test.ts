@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecordTable } from '../../../src/server/store/recordTable.js';
+import { seededRandom } from '../../../src/server/syntheticCorpus.js';
 
 /** A stored record read back: its number, so a value compares as the number it was held at. */
 interface Rec {
@@ -7,17 +8,6 @@ interface Rec {
 }
 const readStored = (at: number): Rec => ({ v: `stored ${at}` });
 const shown = (value: Rec | number | undefined): unknown => value;
-
-/** A small seeded generator (mulberry32): the same operations every run. */
-const random = (seed: number): (() => number) => {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 /** Everything a reader of the table sees, as the same reads of the Map give it. */
 const expectSame = (table: RecordTable<Rec>, map: Map<string, Rec | number>, probe: readonly string[]): void => {
@@ -39,7 +29,7 @@ const expectSame = (table: RecordTable<Rec>, map: Map<string, Rec | number>, pro
 describe('a restored record table (ids in a hash table on typed arrays)', () => {
   it('lists, finds, sets and deletes as a Map filled in the same order, under generated adds, deletes, re-adds and restores', () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const pick = (n: number): number => Math.floor(next() * n);
       // Few distinct ids, so sets, deletes and re-adds hit the restored ones often; some repeated.
       const universe = Array.from({ length: 5 + pick(300) }, (_, i) => (i % 7 === 3 ? `é${i}😀` : `f${i}`));
