@@ -13,6 +13,8 @@ export class IdNumbers {
   private mask: number;
   /** Slots in use, tombstones included: the table is rebuilt before it is half full. */
   private used = 0;
+  /** Tables built so far (tests check that replacing documents does not rebuild on every add). */
+  rebuilds = 0;
   /** Numbers whose id a later number took over (a saved index naming an id twice): never found again. */
   private readonly superseded = new Set<number>();
 
@@ -66,12 +68,18 @@ export class IdNumbers {
     }
   }
 
-  /** A new table sized for the live ids (tombstones dropped), filled in number order. */
+  /**
+   * A new table sized for the live ids (tombstones dropped), filled in number order. At least
+   * four slots a live id, so as many adds again fit before the next rebuild: sized at two, a
+   * bank whose live count sat just under a power of two rebuilt on almost every add while its
+   * documents were replaced (4,096 live ids, 20,000 replacements: 2.4 s against 0.1 s).
+   */
   private rebuild(): void {
     let live = 0;
     for (const id of this.ids) if (id !== undefined) live += 1;
     let size = 16;
-    while (size < live * 2) size *= 2;
+    while (size < live * 4) size *= 2;
+    this.rebuilds += 1;
     this.slots = new Int32Array(size);
     this.mask = size - 1;
     this.used = 0;

@@ -75,4 +75,23 @@ describe('IdNumbers', () => {
     }
     expect(index.size).toBe(map.size);
   });
+
+  it('replacing documents at a steady live count rebuilds the table once per as many adds again, at any count', () => {
+    // Sized at two slots a live id, a count just under a power of two left no room: the
+    // table was rebuilt (every id hashed again) on almost every replacement.
+    for (const live of [1000, 1024, 2047, 4096, 5000]) {
+      const ids: (string | undefined)[] = Array.from({ length: live }, (_, i) => `doc-${i}`);
+      const table = new IdNumbers(ids);
+      const before = table.rebuilds;
+      const replacements = 20_000;
+      for (let k = 0; k < replacements; k++) {
+        ids[k] = undefined;
+        ids.push(`doc-${live + k}`);
+        table.added(ids.length - 1);
+      }
+      expect(table.rebuilds - before).toBeLessThanOrEqual(Math.ceil(replacements / live) + 1);
+      expect(table.get(`doc-${live + replacements - 1}`)).toBe(ids.length - 1);
+      expect(table.has('doc-0')).toBe(false);
+    }
+  });
 });
