@@ -24,6 +24,14 @@ const sessions = path.join(root, 'sessions');
 let server: TestServer;
 
 const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home } });
+/** A command line as a person pastes it into a shell in the project. */
+const shell = (line: string): Promise<{ code: number | null; stdout: string }> =>
+  new Promise((resolve) => {
+    const child = spawn('sh', ['-c', line], { cwd: project, env: { PATH: process.env['PATH'] ?? '', HOME: home } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
 const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json');
 const queueFile = path.join(project, '.pi', 'memory', 'retain-queue.jsonl');
 
@@ -97,12 +105,15 @@ describe('agent-memory import', () => {
     clearInterval(poll);
     expect(code).toBe(130);
     expect(stdout).toContain('The import is paused: interrupted');
-    expect(stdout).toContain(`Resume with: agent-memory import ${sessions}`);
+    // The command it names runs as printed ("agent-memory import" before: on no PATH from a clone).
+    const resumeWith = /^Resume with: (.+)$/m.exec(stdout)?.[1] ?? '';
+    expect(resumeWith).toMatch(/^node .+ import /);
+    expect(resumeWith.endsWith(` import ${sessions}`)).toBe(true);
 
     const status = await cli(['status']);
     expect(status.stdout).toMatch(/Import: paused at \d+\/\d+ \(/);
 
-    const resumed = await cli(['import', sessions]);
+    const resumed = await shell(resumeWith);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/State\s+done: \d+ queued, \d+ skipped of 120 document/);
     // The skips in words ("already-imported: N" before).

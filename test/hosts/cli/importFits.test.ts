@@ -36,6 +36,9 @@ describe('agent-memory import at 80 columns', () => {
     const lines = dry.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('Dry run: nothing was written.'));
     expect(lines[at]).toBe('Dry run: nothing was written. Import with:');
-    expect(lines[at + 1]).toBe(`  agent-memory import --all --cwd ${cwd}`);
+    // This CLI as a shell runs it (a clone's "agent-memory" is on no PATH), whole on its line.
+    expect(lines[at + 1]).toMatch(/^ {2}node .+ import --all --cwd /);
+    expect(lines[at + 1]?.endsWith(` import --all --cwd ${cwd}`)).toBe(true);
+    expect(lines[at + 2] ?? '').toBe('');
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import type { Command } from '../commands.js';
 import { redact, redactValue } from '../../../config/redact.js';
 import { isRecord, jsonCopy } from '../../../codecs/codecs.js';
 import { doctorCommand } from '../../../tools/commands/doctor.js';
-import { cliServeCommand } from '../serveCommand.js';
+import { cliServeCommand } from '../selfCommand.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';

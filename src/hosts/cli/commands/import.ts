@@ -17,6 +17,7 @@ import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { barStream } from '../redactedOutput.js';
 import { cwdRefusal } from '../projectArgs.js';
+import { cliCommand } from '../selfCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 import { fitFor, fitUsage } from '../helpText.js';
 
@@ -162,7 +163,9 @@ export const importCommand: Command = {
         process.off('SIGINT', onSigint);
       }
       const snapshot = args.dryRun ? importer.gate.lastDryRun() : importer.gate.gate.getSnapshot();
-      const resumeHint = `agent-memory import ${argv.join(' ')}`.trim();
+      // Runnable as printed, in the same directory (a clone's CLI is on no PATH: `agent-memory` was not).
+      const resumeHint = cliCommand(['import', ...argv]);
+      const importHint = cliCommand(['import', ...argv.filter((a) => a !== '--dry-run')]);
       await importer.close();
       if (args.json) {
         const plan = snapshot?.context.run?.plan;
@@ -172,7 +175,7 @@ export const importCommand: Command = {
         if (view.state === 'paused') console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
         if (view.state === 'failed') console.log(`\nResume with: ${escapeControls(resumeHint)} (documents already queued are skipped)`);
         // The command on a line of its own, never wrapped: a person copies it whole.
-        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with:\n  ${escapeControls(resumeHint.replace(/\s*--dry-run\b/, ''))}`);
+        if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with:\n  ${escapeControls(importHint)}`);
       }
       if (abort.signal.aborted) return 130;
       return view.state === 'done' || view.state === 'planned' ? 0 : 1;
