@@ -4,3 +4,18 @@ export const hashOf = (id: string): number => {
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;
 };
+
+/**
+ * The probing both typed id tables share (the store's restored ids, the search index's id ->
+ * number): `slots` holds a place in `ids` plus one (0: empty), `mask` is its length minus one,
+ * linear probing from the id's hash. The slot that holds `id`, or else the empty slot where it
+ * would go; a slot whose place no longer names the id (cleared or reused) is passed over.
+ */
+export const slotOf = (slots: Int32Array, mask: number, ids: readonly (string | undefined)[], id: string): number => {
+  let slot = hashOf(id) & mask;
+  for (;;) {
+    const held = slots[slot] ?? 0;
+    if (held === 0 || ids[held - 1] === id) return slot;
+    slot = (slot + 1) & mask;
+  }
+};

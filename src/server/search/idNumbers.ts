@@ -1,4 +1,4 @@
-import { hashOf } from '../idHash.js';
+import { slotOf } from '../idHash.js';
 
 /**
  * The search index's id -> document number, a hash table on typed arrays over the index's own
@@ -25,13 +25,8 @@ export class IdNumbers {
   }
 
   get(id: string): number | undefined {
-    let slot = hashOf(id) & this.mask;
-    for (;;) {
-      const held = this.slots[slot] ?? 0;
-      if (held === 0) return undefined;
-      if (this.ids[held - 1] === id) return held - 1;
-      slot = (slot + 1) & this.mask;
-    }
+    const held = this.slots[slotOf(this.slots, this.mask, this.ids, id)] ?? 0;
+    return held === 0 ? undefined : held - 1;
   }
 
   has(id: string): boolean {
@@ -47,24 +42,16 @@ export class IdNumbers {
   private place(n: number): void {
     const id = this.ids[n];
     if (id === undefined || this.superseded.has(n)) return;
-    let slot = hashOf(id) & this.mask;
-    for (;;) {
-      const held = this.slots[slot] ?? 0;
-      if (held === 0) {
-        this.slots[slot] = n + 1;
-        this.used += 1;
-        return;
-      }
-      if (this.ids[held - 1] === id) {
-        if (held - 1 < n) {
-          this.superseded.add(held - 1);
-          this.slots[slot] = n + 1;
-        } else if (held - 1 > n) {
-          this.superseded.add(n);
-        }
-        return;
-      }
-      slot = (slot + 1) & this.mask;
+    const slot = slotOf(this.slots, this.mask, this.ids, id);
+    const held = this.slots[slot] ?? 0;
+    if (held === 0) {
+      this.slots[slot] = n + 1;
+      this.used += 1;
+    } else if (held - 1 < n) {
+      this.superseded.add(held - 1);
+      this.slots[slot] = n + 1;
+    } else if (held - 1 > n) {
+      this.superseded.add(n);
     }
   }
 

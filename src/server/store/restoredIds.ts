@@ -7,7 +7,7 @@
  * in this order would keep them.
  */
 
-import { hashOf } from '../idHash.js';
+import { slotOf } from '../idHash.js';
 
 /** Whether `at` fits the table's record numbers (a stored record number beyond is held aside). */
 const fitsInt32 = (at: number): boolean => Number.isInteger(at) && at >= 0 && at <= 0x7fffffff;
@@ -38,23 +38,16 @@ export class RestoredIds<V> {
     this.gone = new Uint8Array(n);
     this.liveCount = n;
     for (let i = 0; i < n; i++) {
-      const id = ids[i] ?? '';
-      let slot = hashOf(id) & this.mask;
-      for (;;) {
-        const held = this.slots[slot] ?? 0;
-        if (held === 0) {
-          this.slots[slot] = i + 1;
-          this.setAt(i, firstAt + i);
-          break;
-        }
-        if (ids[held - 1] === id) {
-          // A Map set twice keeps the first place and the last value.
-          this.setAt(held - 1, firstAt + i);
-          this.gone[i] = 1;
-          this.liveCount--;
-          break;
-        }
-        slot = (slot + 1) & this.mask;
+      const slot = slotOf(this.slots, this.mask, ids, ids[i] ?? '');
+      const held = this.slots[slot] ?? 0;
+      if (held === 0) {
+        this.slots[slot] = i + 1;
+        this.setAt(i, firstAt + i);
+      } else {
+        // A Map set twice keeps the first place and the last value.
+        this.setAt(held - 1, firstAt + i);
+        this.gone[i] = 1;
+        this.liveCount--;
       }
     }
   }
@@ -66,13 +59,8 @@ export class RestoredIds<V> {
 
   /** The id's place, or -1 if it was not restored or has been deleted since. */
   placeOf(id: string): number {
-    let slot = hashOf(id) & this.mask;
-    for (;;) {
-      const held = this.slots[slot] ?? 0;
-      if (held === 0) return -1;
-      if (this.ids[held - 1] === id) return this.gone[held - 1] === 1 ? -1 : held - 1;
-      slot = (slot + 1) & this.mask;
-    }
+    const held = this.slots[slotOf(this.slots, this.mask, this.ids, id)] ?? 0;
+    return held === 0 || this.gone[held - 1] === 1 ? -1 : held - 1;
   }
 
   /** The value at a live place: a stored record number or an object set since. */
