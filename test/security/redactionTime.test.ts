@@ -60,6 +60,7 @@ const FRAGMENTS = [
   ')a', '}', ']', 'htpasswd -b ', '-p"', 'token is ', '\u0301', '\u2800',
   // Round 13: JWT parts across lines, Terraform's variable blocks, `_PRIVATE`.
   '.\n', 'eyJaaaaaaa', 'variable "a_token" {', 'default = ', '<<EOT\n', 'EOT', '_PRIVATE=',
+  'r8_', 'secret_', 'pat', 'sk.eyJ', '1//0', 'EAA', 'glsa_', ':APA91b',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
@@ -155,6 +156,9 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('default = "', n, 'variable "db_password" {'));
     withinBudget((n) => repeatTo('a\n', n, 'variable "db_password" { default = <<EOT\n'));
     withinBudget((n) => repeatTo('A_PRIVATE="', n));
+    withinBudget((n) => repeatTo('secret_aaaaaaaaaa', n));
+    withinBudget((n) => repeatTo('patAAAAAAAAAAAAAA.', n));
+    withinBudget((n) => repeatTo('AAAA1234567:APA91b', n));
     withinBudget((n) => repeatTo('a ', n, "A_PW='"));
     // The retain projection's sanitiser pays about 0.1 s once per process (0.6 s under load) on
     // the first Cyrillic text it sees (measured: cleanText('р') then any Cyrillic text in under
