@@ -55,8 +55,11 @@ export const containsSecret = (text: string): boolean => redact(text) !== text;
 // `maxTokens` is a count, so the name must end in the secret word.
 const SECRET_FIELD = /(?:apikey|apikeydirect|accesskey|secretkey|accountkey|sharedaccesskey|token|accesstoken|refreshtoken|authtoken|secret|clientsecret|password|passphrase|passwd|authorization|cookie|setcookie|privatekey|credential|credentials)$/;
 
-/** True for JSON keys such as `apiKey`, `api_key`, `Authorization`, `client-secret`. */
-export const isSecretFieldName = (key: string): boolean => SECRET_FIELD.test(key.toLowerCase().replace(/[^a-z]/g, ''));
+// An env-style name ending `_PRIVATE` (`STRIPE_PRIVATE`), in capitals as the shape rule reads it: `is_private` is a flag.
+const PRIVATE_ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_PRIVATE$/;
+
+/** True for JSON keys such as `apiKey`, `api_key`, `Authorization`, `client-secret`, `STRIPE_PRIVATE`. */
+export const isSecretFieldName = (key: string): boolean => SECRET_FIELD.test(key.toLowerCase().replace(/[^a-z]/g, '')) || PRIVATE_ENV_NAME.test(key);
 
 /**
  * Redacts a JSON value: string values of secret-named fields become `[REDACTED]`, every

@@ -118,35 +118,6 @@ const hideQuerySecrets = (text: string): string => {
   return copied === 0 ? text : `${out}${text.slice(copied)}`;
 };
 
-const JWT_HEAD = /(?<![A-Za-z0-9])eyJ/;
-
-/**
- * The JWTs in one dotted run of the token alphabet (`head.eyJ….sig`, each part 4+ characters
- * after its `eyJ`): from the first `eyJ` of a segment not glued to a letter or digit to the end
- * of the third segment. One pass over the segments.
- */
-const hideJwts = (chain: string): string => {
-  if (!chain.includes('.eyJ')) return chain;
-  const parts = chain.split('.');
-  const out: string[] = [];
-  let i = 0;
-  while (i < parts.length) {
-    const head = parts[i] ?? '';
-    const at = head.search(JWT_HEAD);
-    const payload = parts[i + 1];
-    const signature = parts[i + 2];
-    const isJwt = at >= 0 && head.length - at >= 7 && payload !== undefined && payload.startsWith('eyJ') && payload.length >= 7 && signature !== undefined && signature.length >= 4;
-    if (isJwt) {
-      out.push(`${head.slice(0, at)}${REDACTED}`);
-      i += 3;
-    } else {
-      out.push(head);
-      i += 1;
-    }
-  }
-  return out.join('.');
-};
-
 const CLOSING = new Set('.,;!?)');
 
 // A "value" made only of a sentence's punctuation is no value: "the staging db password is:" sent
@@ -233,6 +204,214 @@ const hideContinuations = (text: string): string => {
       copied = cut;
     }
     from = Math.max(end, cut);
+  }
+  return copied === 0 ? text : `${out}${text.slice(copied)}`;
+};
+
+/** A character of a JWT segment (base64url), by character code. */
+const isTokenChar = (text: string, at: number): boolean => {
+  const c = text.charCodeAt(at);
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+};
+
+/** Past the spaces or tabs at `at`. */
+const pastBlanks = (text: string, at: number): number => {
+  let i = at;
+  while (text.charAt(i) === ' ' || text.charAt(i) === '\t') i += 1;
+  return i;
+};
+
+/**
+ * A JWT segment from `at`: its characters and, with `wrapped`, a line break (real or escaped in
+ * JSON) and indentation with more of them after it (a terminal wrapped the segment). Returns its
+ * end and how many characters of the segment it holds.
+ */
+const readSegment = (text: string, at: number, wrapped: boolean): { readonly end: number; readonly chars: number } => {
+  let i = at;
+  let chars = 0;
+  for (;;) {
+    while (i < text.length && isTokenChar(text, i)) {
+      i += 1;
+      chars += 1;
+    }
+    if (!wrapped || chars === 0) return { end: i, chars };
+    const brk = lineBreakAt(text, i);
+    if (brk === 0) return { end: i, chars };
+    const next = pastBlanks(text, i + brk);
+    if (!isTokenChar(text, next)) return { end: i, chars };
+    i = next;
+  }
+};
+
+/** Past the dot between two JWT segments at `at`, a line break (and indentation) allowed on either side of it; undefined when no dot is there. */
+const pastJwtDot = (text: string, at: number): number | undefined => {
+  let i = pastBlanks(text, at);
+  i = pastBlanks(text, i + lineBreakAt(text, i));
+  if (text.charAt(i) !== '.') return undefined;
+  i = pastBlanks(text, i + 1);
+  return pastBlanks(text, i + lineBreakAt(text, i));
+};
+
+/**
+ * JWTs (`eyJ…` header, `.eyJ…` payload, `.` signature; header and payload 7 characters or more,
+ * the signature 4), the `eyJ` not glued to a letter or digit: on one line, broken over lines at
+ * its dots (`….` then the next part on the next line, or the dot starting it), or with its header
+ * or payload wrapped at a terminal's width. A signature wrapped onto the next line is the
+ * continuation rule's (last). Each `eyJ` that fails starts the next search past what it read, so a
+ * character is read at most twice (`eyJa` on thousands of lines reads each once).
+ */
+const hideJwts = (text: string): string => {
+  let out = '';
+  let copied = 0;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('eyJ', from);
+    if (at === -1) break;
+    if (at > 0 && /[A-Za-z0-9]/.test(text.charAt(at - 1))) {
+      from = at + 3;
+      continue;
+    }
+    const head = readSegment(text, at, true);
+    const payloadAt = head.chars >= 7 ? pastJwtDot(text, head.end) : undefined;
+    if (payloadAt === undefined || !text.startsWith('eyJ', payloadAt)) {
+      from = Math.max(head.end, at + 3);
+      continue;
+    }
+    const payload = readSegment(text, payloadAt, true);
+    const signatureAt = payload.chars >= 7 ? pastJwtDot(text, payload.end) : undefined;
+    const signature = signatureAt === undefined ? undefined : readSegment(text, signatureAt, false);
+    if (signature === undefined || signature.chars < 4) {
+      from = payloadAt;
+      continue;
+    }
+    out += `${text.slice(copied, at)}${REDACTED}`;
+    copied = signature.end;
+    from = signature.end;
+  }
+  return copied === 0 ? text : `${out}${text.slice(copied)}`;
+};
+
+// A Terraform (HCL) variable block: `variable "db_password" {`, the name quoted or bare.
+const TF_VARIABLE = /\bvariable[ \t]+(?:"([^"\n]*)"|([A-Za-z_][A-Za-z0-9_-]*))\s*\{/g;
+const TF_SECRET_NAME = new RegExp(String.raw`(?:${SECRET_WORD}|[_.-]pass)$`, 'i');
+const TF_DEFAULT = /default[ \t]*=(?!=)[ \t]*/y;
+const TF_HEREDOC = /<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\r?\n/y;
+
+/** Past a quoted HCL string opening at `at` (its closing quote, or the line's end when unclosed). */
+const pastHclString = (text: string, at: number): number => {
+  let i = at + 1;
+  while (i < text.length) {
+    const c = text.charAt(i);
+    if (c === '\\') i += 2;
+    else if (c === '"') return i + 1;
+    else if (c === '\n') return i;
+    else i += 1;
+  }
+  return text.length;
+};
+
+/** Past the bracketed HCL value (`{…}` or `[…]`) opening at `at`: its closing bracket, or the text's end. */
+const pastHclBrackets = (text: string, at: number): number => {
+  let depth = 0;
+  let i = at;
+  while (i < text.length) {
+    const c = text.charAt(i);
+    if (c === '"') {
+      i = pastHclString(text, i);
+      continue;
+    }
+    if (c === '{' || c === '[') depth += 1;
+    else if (c === '}' || c === ']') {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+    i += 1;
+  }
+  return text.length;
+};
+
+/**
+ * The span of a `default` value at `at`: `[start, end)` of what is hidden (a quoted string's
+ * inside, a heredoc's body, a bracketed value whole, a bare word; `null` is no value) and where
+ * reading goes on.
+ */
+const hclDefaultValue = (text: string, at: number): { readonly hide?: readonly [number, number]; readonly next: number } => {
+  const c = text.charAt(at);
+  if (c === '"') {
+    const end = pastHclString(text, at);
+    const close = text.charAt(end - 1) === '"' && end - 1 > at ? end - 1 : end;
+    return { hide: [at + 1, close], next: end };
+  }
+  TF_HEREDOC.lastIndex = at;
+  const heredoc = TF_HEREDOC.exec(text);
+  if (heredoc !== null) {
+    const marker = heredoc[1] ?? '';
+    const body = TF_HEREDOC.lastIndex;
+    // The body ends at the line that is the marker (indented with `<<-`).
+    let line = body;
+    while (line < text.length) {
+      const lineEnd = text.indexOf('\n', line);
+      const stop = lineEnd === -1 ? text.length : lineEnd;
+      // The line break before the marker stays: the marker must start its line again.
+      if (text.slice(line, stop).trim() === marker) return { hide: [body, Math.max(body, line - (text.charAt(line - 2) === '\r' ? 2 : 1))], next: stop };
+      line = stop + 1;
+    }
+    return { hide: [body, text.length], next: text.length };
+  }
+  if (c === '{' || c === '[') {
+    const end = pastHclBrackets(text, at);
+    return { hide: [at, end], next: end };
+  }
+  let end = at;
+  while (end < text.length && !/[\s,}#]/.test(text.charAt(end))) end += 1;
+  const word = text.slice(at, end);
+  return word === '' || word === 'null' || word.startsWith(REDACTED) ? { next: Math.max(end, at) } : { hide: [at, end], next: end };
+};
+
+/**
+ * Terraform's `variable "db_password" { … default = "x" … }`: the default of a variable named
+ * like a secret, lines apart from its name. The block is read once, to its closing brace (strings
+ * and comments skipped, nested blocks counted), and every `default =` in it is hidden; the next
+ * variable is looked for after it, so nothing is read twice.
+ */
+const hideTerraformDefaults = (text: string): string => {
+  let out = '';
+  let copied = 0;
+  TF_VARIABLE.lastIndex = 0;
+  for (let match = TF_VARIABLE.exec(text); match !== null; match = TF_VARIABLE.exec(text)) {
+    const name = match[1] ?? match[2] ?? '';
+    if (!TF_SECRET_NAME.test(name)) continue;
+    let depth = 1;
+    let i = TF_VARIABLE.lastIndex;
+    while (i < text.length && depth > 0) {
+      const c = text.charAt(i);
+      if (c === '"') {
+        i = pastHclString(text, i);
+      } else if (c === '#' || text.startsWith('//', i)) {
+        const lineEnd = text.indexOf('\n', i);
+        i = lineEnd === -1 ? text.length : lineEnd;
+      } else if (text.startsWith('/*', i)) {
+        const close = text.indexOf('*/', i + 2);
+        i = close === -1 ? text.length : close + 2;
+      } else if (c === '{') {
+        depth += 1;
+        i += 1;
+      } else if (c === '}') {
+        depth -= 1;
+        i += 1;
+      } else if (c === 'd' && !/[A-Za-z0-9_-]/.test(text.charAt(i - 1)) && ((TF_DEFAULT.lastIndex = i), TF_DEFAULT.test(text))) {
+        const value = hclDefaultValue(text, TF_DEFAULT.lastIndex);
+        const hide = value.hide;
+        if (hide !== undefined && hide[1] > hide[0] && !text.startsWith(REDACTED, hide[0])) {
+          out += `${text.slice(copied, hide[0])}${REDACTED}`;
+          copied = hide[1];
+        }
+        i = Math.max(value.next, i + 1);
+      } else {
+        i += 1;
+      }
+    }
+    TF_VARIABLE.lastIndex = Math.max(TF_VARIABLE.lastIndex, i);
   }
   return copied === 0 ? text : `${out}${text.slice(copied)}`;
 };
@@ -572,12 +751,47 @@ export const rules: readonly Rule[] = [
   provider('pulumi token', `pul-${wrappable('[a-f0-9]', 40)}`, exact('pul-')),
   provider('terraform cloud token', String.raw`[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{40,}`, exact('.atlasv1.')),
   provider('mailgun key', `key-${wrappable('[a-z0-9]', 32)}${END}`, exact('key-')),
+  // Round 13: the prefixes of more providers a coding agent's user holds keys for (AI APIs,
+  // observability, databases, registries, hosting), each with its published shape's length so a
+  // word that only starts the same is left: found kept whole when printed bare (`echo $KEY`, an
+  // error quoting the key), where no name says it is a secret.
+  provider('slack app token', String.raw`xapp-[0-9]-[A-Za-z0-9-]{20,}`, exact('xapp-')),
+  provider('grafana token', String.raw`(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})`, exact('glsa_', 'glc_')),
+  provider('sentry token', String.raw`sntry[su]_[A-Za-z0-9+/=_-]{40,}`, exact('sntrys_', 'sntryu_')),
+  provider('replicate token', String.raw`r8_[A-Za-z0-9]{30,}`, exact('r8_')),
+  provider('perplexity key', String.raw`pplx-[A-Za-z0-9]{32,}`, exact('pplx-')),
+  provider('tavily key', String.raw`tvly-(?:dev-|prod-)?[A-Za-z0-9]{20,}`, exact('tvly-')),
+  provider('nvidia key', String.raw`nvapi-[A-Za-z0-9_-]{40,}`, exact('nvapi-')),
+  provider('fireworks key', String.raw`fw_[A-Za-z0-9]{20,}`, exact('fw_')),
+  provider('square token', String.raw`sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}`, exact('sq0atp-', 'sq0csp-')),
+  provider('facebook access token', String.raw`EAA[A-Za-z0-9]{80,}`, exact('EAA')),
+  provider('google oauth refresh token', String.raw`1\/\/0[A-Za-z0-9_-]{40,}`, exact('1//0')),
+  provider('langsmith key', String.raw`lsv2_(?:pt|sk)_[A-Za-z0-9_]{20,}`, exact('lsv2_')),
+  provider('posthog personal key', String.raw`phx_[A-Za-z0-9]{30,}`, exact('phx_')),
+  provider('notion token', String.raw`(?:secret_[A-Za-z0-9]{43}(?![A-Za-z0-9_])|ntn_[A-Za-z0-9]{40,})`, exact('secret_', 'ntn_')),
+  provider('figma token', String.raw`figd_[A-Za-z0-9_-]{30,}`, exact('figd_')),
+  provider('supabase key', String.raw`(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,})`, exact('sbp_', 'sb_secret_')),
+  provider('postman key', String.raw`PMAK-[A-Za-z0-9]{20,}-[A-Za-z0-9]{20,}`, exact('PMAK-')),
+  provider('planetscale token', String.raw`pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}`, exact('pscale_')),
+  provider('rubygems key', String.raw`rubygems_[a-f0-9]{48}`, exact('rubygems_')),
+  provider('nuget key', `oy2[a-z0-9]{43}${END}`, exact('oy2')),
+  provider('alibaba access key id', `LTAI[A-Za-z0-9]{12,20}${END}`, exact('LTAI')),
+  provider('airtable token', String.raw`pat[A-Za-z0-9]{14}\.[a-f0-9]{64}`, exact('pat')),
+  provider('heroku key', String.raw`HRKU-[A-Za-z0-9_-]{30,}`, exact('HRKU-')),
+  provider('fly token', String.raw`fm[12]_[A-Za-z0-9+/=_-]{40,}`, exact('fm1_', 'fm2_')),
+  provider('netlify token', String.raw`nfp_[A-Za-z0-9]{36,}`, exact('nfp_')),
+  provider('vercel token', String.raw`vc[pikar]_[A-Za-z0-9]{24,}`, exact('vcp_', 'vci_', 'vck_', 'vca_', 'vcr_')),
+  provider('atlassian connect token', String.raw`ATCTT3[A-Za-z0-9_=-]{20,}`, exact('ATCTT3')),
+  provider('mapbox secret token', String.raw`sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}`, exact('sk.eyJ')),
+  provider('contentful token', String.raw`CFPAT-[A-Za-z0-9_-]{40,}`, exact('CFPAT-')),
+  provider('firebase server key', String.raw`AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}`, exact(':APA91b')),
+  provider('render key', String.raw`rnd_[A-Za-z0-9]{30,}`, exact('rnd_')),
+  provider('1password service account token', String.raw`ops_eyJ[A-Za-z0-9+/=_-]{100,}`, exact('ops_eyJ')),
   // A Telegram bot token, alone or in a bot API URL (`/bot123456789:AA…`).
   provider('telegram bot token', String.raw`(?:bot)?[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}`, exact(':AA')),
-  // A dotted run of the token alphabet is taken whole (from where it starts) and searched for the
-  // three segments by `hideJwts`: a regex of the shape would rescan `-eyJ-eyJ-eyJ…` from each `eyJ`.
-  // `hideJwts` gives back a chain without `.eyJ` unchanged.
-  { name: 'jwt', pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+/g, replace: (chain) => hideJwts(chain), anchors: exact('.eyJ') },
+  // A JWT, on one line or broken over lines at its dots or wrapped (`hideJwts`, a scanner: a regex
+  // of the shape rescanned `-eyJ-eyJ-eyJ…` from each `eyJ`).
+  { name: 'jwt', scan: (text) => hideJwts(text), anchors: exact('eyJ') },
   // Azure storage / service bus connection strings: `AccountKey=...;`, `SharedAccessKey=...`.
   {
     name: 'azure connection string key',
@@ -609,6 +823,8 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: anyCase('set'),
   },
+  // Terraform: `variable "db_password" {` then, lines later, `default = "x"` (round 12 left it).
+  { name: 'terraform secret variable default', scan: (text) => hideTerraformDefaults(text), anchors: exact('variable') },
   // A tool's short password flag: `mysql -pS3cret`, `redis-cli -a S3cret`, `docker login -p S3cret`.
   { name: 'tool password flag', scan: (text) => hideToolPasswordFlags(text), anchors: anyCase('mysql', 'mariadb', 'redis-cli', 'openssl', 'htpasswd', 'docker login', 'podman login', 'helm registry login', 'buildah login', 'skopeo login') },
   // `sshpass -p value` (the password on the command line), quoted or not.
@@ -720,12 +936,19 @@ export const rules: readonly Rule[] = [
     replace: `$1${REDACTED}`,
     anchors: anyCase('pass', 'pwd'),
   },
-  // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`.
+  // Env-style names in capitals: `DB_PASS=x`, `STRIPE_KEY=x`, `SESSION_SECRET: x`, `STRIPE_PRIVATE=x`.
+  // A quoted value is taken to its closing quote on the line (`DB_PW="two words"` kept `words`,
+  // round 13: `_PW` and `_PRIVATE` are no secret word of the quoted rule); each quote's run is read
+  // to the next same quote only, so a start never reads past the next one's.
   {
     name: 'env secret assignment',
-    pattern: new RegExp(String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|PW|SECRET|TOKEN|KEY|CREDENTIALS?)["']?\s*${ASSIGN}\s*["']?)${FRESH}(${ASSIGNED_VALUE})`, 'g'),
-    replace: `$1${REDACTED}`,
-    anchors: exact('_PASS', '_PWD', '_PW', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL'),
+    pattern: new RegExp(
+      String.raw`(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PASS|PASSWD|PASSWORD|PWD|PW|SECRET|TOKEN|KEY|CREDENTIALS?|PRIVATE)["']?\s*${ASSIGN}\s*)${FRESH}(?:(["'])${FRESH}(?:(?<=")${whole('[^"\n]+', 3)}(?=")|(?<=')${whole("[^'\n]+", 4)}(?='))|(["']?)${FRESH}(${ASSIGNED_VALUE}))`,
+      'g',
+    ),
+    replace: (match, prefix, quote, _double, _single, open) =>
+      typeof prefix !== 'string' ? match : typeof quote === 'string' ? `${prefix}${quote}${REDACTED}` : `${prefix}${typeof open === 'string' ? open : ''}${REDACTED}`,
+    anchors: exact('_PASS', '_PWD', '_PW', '_SECRET', '_TOKEN', '_KEY', '_CREDENTIAL', '_PRIVATE'),
   },
   // Prose: "my password is hunter2", "the passphrase was: x", "my password is correct horse
   // battery staple and I use it everywhere", "the password for the wifi is tulip garden 42, ask

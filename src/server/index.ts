@@ -77,7 +77,7 @@ const isoFrom = (clock: ServerClock) => (): string => new Date(clock.now()).toIS
 export class UnsafeBindError extends Error {
   constructor(readonly host: string) {
     super(
-      `refusing to listen on ${host} without an API key: any machine that can reach that address could read and write every memory. Set an API key (agent-memory serve --api-key-env NAME), or bind 127.0.0.1`,
+      `refusing to listen on ${host} without an API key: any machine that can reach that address could read and write every memory. Set an API key (--api-key-env NAME, with the key in that environment variable), or bind 127.0.0.1`,
     );
     this.name = 'UnsafeBindError';
   }

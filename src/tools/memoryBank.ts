@@ -16,7 +16,7 @@ import { fail, ok, type ToolOutcome } from './result.js';
 import { callOptions, failureOutcome, loadCapabilities, missingFeatures, runCall } from './serverCall.js';
 import { bankParam, dryRunParam } from './sharedParams.js';
 import { describeFailure } from '../effects/ports/memoryServer.js';
-import { cleanText } from './text.js';
+import { cleanLine, cleanText, withCleanDetails } from './text.js';
 import { defineTool } from './tool.js';
 
 export const MemoryBankParams = toolParams(
@@ -53,7 +53,8 @@ const statsSummary = (v: Record<string, unknown>): string =>
     ['observations', num(v, 'total_observations')],
     ['pending operations', num(v, 'pending_operations')],
     ['failed operations', num(v, 'failed_operations')],
-    ['last write', typeof v['last_memory_write_at'] === 'string' ? v['last_memory_write_at'] : undefined],
+    // A server's string: one line, cleaned (a hostile server's held terminal escapes, tag characters and a forged line).
+    ['last write', typeof v['last_memory_write_at'] === 'string' ? cleanLine(v['last_memory_write_at'], 40) : undefined],
   ]
     .filter((pair): pair is [string, string] => pair[1] !== undefined)
     .map(([k, value]) => `${k} ${value}`)
@@ -67,15 +68,17 @@ const configSummary = (v: Record<string, unknown>): string => {
   const overrides: object = typeof v['overrides'] === 'object' && v['overrides'] !== null ? v['overrides'] : {};
   const missions = MISSIONS.map((m) => {
     const mission = config[m];
-    return `${m.replace('_mission', '')}: ${typeof mission === 'string' && mission !== '' ? cleanText(mission, 200) : 'not set'}`;
+    return `${m.replace('_mission', '')}: ${typeof mission === 'string' && mission !== '' ? cleanLine(mission, 200) : 'not set'}`;
   });
   const keys = Object.keys(overrides);
-  return `${missions.join('; ')}; overrides: ${keys.length === 0 ? 'none' : keys.join(', ')}`;
+  const shown = keys.slice(0, 20).map((key) => cleanLine(key, 60));
+  const more = keys.length > shown.length ? ` and ${keys.length - shown.length} more` : '';
+  return `${missions.join('; ')}; overrides: ${keys.length === 0 ? 'none' : `${shown.join(', ')}${more}`}`;
 };
 
 const factText = (label: string, f: Fact, summary: (v: Record<string, unknown>) => string): string =>
   f.state === 'present'
-    ? `${label}: ${isRecord(f.value) ? summary(f.value) : cleanText(JSON.stringify(f.value), 500)}`
+    ? `${label}: ${isRecord(f.value) ? summary(f.value) : cleanLine(JSON.stringify(f.value), 500)}`
     : `${label}: ${f.state} (${f.reason})`;
 
 const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> => {
@@ -98,7 +101,7 @@ const getBank = async (bankId: string, ctx: ToolContext): Promise<ToolOutcome> =
     `Bank ${bankId}: ${exists.right ? 'exists' : 'does not exist (it is created by the first retain)'} (from the bank list).`,
     factText('Stats', statsFact, statsSummary),
     factText('Config', configFact, configSummary),
-    factText('Profile', profileFact, (v) => `name ${cleanText(String(v['name'] ?? ''), 100)}`),
+    factText('Profile', profileFact, (v) => `name ${cleanLine(typeof v['name'] === 'string' ? v['name'] : '', 100)}`),
   ].join('\n');
   return ok(text, { action: 'get', bankId, exists: exists.right, stats: statsFact, config: configFact, profile: profileFact });
 };
@@ -174,5 +177,5 @@ export const memoryBankTool = defineTool<MemoryBankParams>({
     'Inspect or configure one memory bank (default: the project bank; aliases project, global, user). get returns exists (from the bank list), stats and config. update_mission sets the retain, reflect and observations missions; it previews unless dryRun is false, and applies only in a project the person trusts (memory.trustedProjects) or to the folder\'s own isolated bank, since a bank\'s missions apply to every project using it.',
   promptSnippet: 'memory_bank: inspect a bank or update its missions (preview first)',
   params: MemoryBankParams,
-  handler,
+  handler: withCleanDetails(handler),
 });

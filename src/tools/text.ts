@@ -19,6 +19,9 @@ export const cleanText = (text: string, maxChars = 2000): string => {
 /** A field shown inside one line (a memory, name, tag, date): `cleanText` with every line break and run of spaces folded to one space. */
 export const cleanLine = (text: string, maxChars = 2000): string => cleanText(text, maxChars).replace(/\s+/g, ' ').trim();
 
+/** An id a server answered (a page's, a model's, an operation's), shown in a tool's text: one cleaned line of at most 128 characters. */
+export const serverId = (id: string): string => cleanLine(id, 128);
+
 /** A multi-line body under a tool's own header: each line indented, so none of it reads as a line of the result's structure. */
 export const indented = (text: string, indent = '  '): string =>
   text

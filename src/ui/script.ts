@@ -45,12 +45,34 @@ const takeToken = () => {
 };
 takeToken();
 window.addEventListener('hashchange', () => { if (takeToken()) location.reload(); });
+// A tab opened on /ui/ without the address (a new tab, a bookmark, another window) asks this
+// page's open tabs for the token. A BroadcastChannel reaches only documents of this origin
+// (port included) in this browser profile, and this origin serves no document but this page:
+// nothing is stored beyond each tab's sessionStorage, nothing goes in a cookie or an address.
+// With no tab open to answer, the server's refusal names the file that holds the address.
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel('agent-memory-token') : null;
+let handedToken = null;
+if (channel) channel.addEventListener('message', (e) => {
+  const m = e.data || {};
+  const mine = sessionStorage.getItem(TOKEN_KEY);
+  if (m.type === 'ask' && mine) channel.postMessage({ type: 'give', token: mine });
+  else if (m.type === 'give' && typeof m.token === 'string' && m.token !== '' && handedToken) handedToken(m.token);
+});
+const tokenReady = new Promise((resolve) => {
+  if (sessionStorage.getItem(TOKEN_KEY) || !channel) { resolve(); return; }
+  const timer = setTimeout(() => { handedToken = null; resolve(); }, 500);
+  handedToken = (token) => { handedToken = null; clearTimeout(timer); sessionStorage.setItem(TOKEN_KEY, token); resolve(); };
+  channel.postMessage({ type: 'ask' });
+});
 const tokenHeaders = () => ({ 'x-agent-memory-token': sessionStorage.getItem(TOKEN_KEY) || '' });
-const NO_TOKEN = 'This tab has no launch token: open the address agent-memory ui or agent-memory serve gave (printed to its terminal, and in the memory-browser-<port>.url file in the pi agent directory).';
+// Refused for want of this launch's token, the server names where the address is (its 0600
+// file); this is said only when its answer cannot be read.
+const NO_TOKEN = 'This tab has no launch token: open the address printed in the terminal that started this memory browser (it ends in #token=…).';
+const refusal = (res, data) => { const d = data && data.detail; return typeof d === 'string' ? d : res.status === 401 ? NO_TOKEN : 'HTTP ' + res.status; };
 const api = async (path, body) => {
   const res = await fetch(path, body === undefined ? { headers: tokenHeaders() } : { method: 'POST', headers: { ...tokenHeaders(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const data = await res.json().catch(() => ({}));
-  if (res.status === 401 && !sessionStorage.getItem(TOKEN_KEY)) throw new Error(NO_TOKEN);
+  if (res.status === 401) throw new Error(refusal(res, data));
   if (!res.ok) { const d = data && data.detail; throw new Error(typeof d === 'string' ? d : JSON.stringify(d || ('HTTP ' + res.status))); }
   return data;
 };
@@ -73,7 +95,7 @@ const stream = (path) => {
     while (!closed) {
       try {
         const res = await fetch(path, { headers: tokenHeaders(), signal: controller.signal });
-        if (res.status === 401 || res.status === 403) { const d = await res.json().catch(() => ({})); notice(sessionStorage.getItem(TOKEN_KEY) ? (d.detail || 'HTTP ' + res.status) : NO_TOKEN); return; }
+        if (res.status === 401 || res.status === 403) { const d = await res.json().catch(() => ({})); notice(refusal(res, d)); return; }
         if (!res.ok || !res.body) throw new Error('HTTP ' + res.status);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
@@ -520,8 +542,10 @@ $('next').addEventListener('click', () => { if (view.at < view.steps.length - 1)
 $('follow').addEventListener('change', () => { if ($('follow').checked) { view.at = view.steps.length - 1; paint(); } });
 
 // ---------------------------------------------------------------- start
-if (location.hash === '#machines') document.querySelector('#tabs [data-tab="machines"]').click();
-else if (location.hash === '#project') document.querySelector('#tabs [data-tab="project"]').click();
-api('/ui/api/where').then((w) => { $('where').textContent = w.server + ' · ' + w.cwd; }).catch(() => undefined);
-loadBanks().then(() => { loadMemories(false); watchMemories(); }).catch((err) => notice(err.message));
+tokenReady.then(() => {
+  if (location.hash === '#machines') document.querySelector('#tabs [data-tab="machines"]').click();
+  else if (location.hash === '#project') document.querySelector('#tabs [data-tab="project"]').click();
+  api('/ui/api/where').then((w) => { $('where').textContent = w.server + ' · ' + w.cwd; }).catch(() => undefined);
+  loadBanks().then(() => { loadMemories(false); watchMemories(); }).catch((err) => notice(err.message));
+});
 `;

@@ -26,7 +26,7 @@ const PIECES = [
   '"', "'", '\\', '\n', '\r\n', '\t', ' ', '.', ',', ';', '-', '_', '/', '@', '[', ']', REDACTED,
   rep('a1B2', 6), rep('0a1b', 10), rep('AB12', 4), rep('Zz9', 12), 'hunter2', 'abc123def',
   '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----', 'hooks.slack.com/services/', 'AKIA', 'AIza', 'SG.',
-  '\u212Aey', 'to\u212Aen', '\u017Fk-', 'pa\u017F\u017F', 'p\u0131n code', '\u0130', '\u{1F511}', '\u00E9', '\u2019', '\u201C',
+  'variable "a_token" {', ' default = "x" }', '.\neyJa', '\u212Aey', 'to\u212Aen', '\u017Fk-', 'pa\u017F\u017F', 'p\u0131n code', '\u0130', '\u{1F511}', '\u00E9', '\u2019', '\u201C',
 ];
 const piece = fc.constantFrom(...PIECES);
 const text = fc.array(fc.oneof({ weight: 4, arbitrary: piece }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), { maxLength: 24 }).map((xs) => xs.join(''));
@@ -81,6 +81,9 @@ describe('redaction anchors: identical results with and without the prefilter', 
       'A://u:two words@h', 'x\n  Db_PassWord: two words', `{SSHA512}${rep('a1', 4)}`, `$s0$e0801$c2FsdA==$${rep('a1', 8)}`, `$7$${rep('a', 11)}$${rep('a1', 11)}`,
       `$scrypt$ln=1,r=1,p=1$salt$${rep('a1', 8)}`, `$pbkdf2-sha256$1$salt$${rep('a1', 8)}`, `{\\"auth\\":\\"${Buffer.from('user:pw12').toString('base64')}\\"}`,
       Buffer.from(`sk-${rep('a1', 10)}`).toString('hex'),
+      // Round 13: a JWT over lines, Terraform's secret variable default, `_PRIVATE`.
+      'eyJhbGciOiJ.\neyJzdWIiOi.\nsign', 'variable "db_password" {\n  default = "x"\n}', 'STRIPE_PRIVATE=x',
+      `r8_${rep('a1', 15)}`, `secret_${rep('a1', 21)}a`, `pat${rep('a1', 7)}.${rep('a1', 32)}`, `1//0${rep('a1', 20)}`, `AAAA${rep('a', 7)}:APA91b${rep('a1', 50)}`, `sk.eyJ${rep('a1', 10)}.${rep('a1', 10)}`,
     ];
     for (const sample of samples) {
       const changedBy = rules.filter((rule) => alone(rule, sample) !== sample);

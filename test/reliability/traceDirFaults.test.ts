@@ -61,6 +61,9 @@ describe('a pi turn when the trace directory cannot be created', () => {
     expect(run.stdout).toContain('The queue admin listens on 9181.');
     expect(run.stderr).not.toMatch(/Memory could not start/);
     expect(run.stderr.split('\n').filter((line) => TRACE_OFF.test(line))).toHaveLength(1);
+    // It names a command that exists where it is read: pi's slash command, not `agent-memory`, on no PATH from a clone.
+    expect(run.stderr).toContain('/memory:doctor checks the state dir');
+    expect(run.stderr).not.toContain('agent-memory doctor');
     expect(toldNotRetained(run.stderr)).toBe(false);
     // Acknowledged, so it must arrive: whatever pi's own shutdown flush left, a flush delivers.
     const flush = await runCli(['flush', '--timeout-ms', '20000'], { cwd: project.cwd, env: { HOME: project.home } });

@@ -58,6 +58,9 @@ const FRAGMENTS = [
   'password for ', ' the wifi is ', 'password: ', ' and ', '\u201c', '\u2018', 'a, ',
   // Round 11: values through closers, quoted flag values, htpasswd, prose tokens, combining marks.
   ')a', '}', ']', 'htpasswd -b ', '-p"', 'token is ', '\u0301', '\u2800',
+  // Round 13: JWT parts across lines, Terraform's variable blocks, `_PRIVATE`.
+  '.\n', 'eyJaaaaaaa', 'variable "a_token" {', 'default = ', '<<EOT\n', 'EOT', '_PRIVATE=',
+  'r8_', 'secret_', 'pat', 'sk.eyJ', '1//0', 'EAA', 'glsa_', ':APA91b',
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 const unit = fc.array(fc.oneof({ weight: 4, arbitrary: fragment }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
@@ -144,6 +147,19 @@ describe('redaction runs in linear time (issue 26, item 5)', () => {
     withinBudget((n) => repeatTo('echo aaaa', n, '', ' | --password-stdin'));
     withinBudget((n) => repeatTo(' ', n, 'echo aaaa |', '--password-stdin'));
     withinBudget((n) => repeatTo(':=', n, 'token '));
+    // Round 13's: JWTs broken over lines (a scanner from each `eyJ`), Terraform variable blocks, quoted env values.
+    withinBudget((n) => repeatTo('eyJa\n', n));
+    withinBudget((n) => repeatTo('eyJaaaaaaaa.\n', n));
+    withinBudget((n) => repeatTo('eyJaaaaaaaa.eyJbbbbbbbb\n', n));
+    withinBudget((n) => repeatTo('\n  a', n, 'eyJaaaaaaa'));
+    withinBudget((n) => repeatTo('variable "db_password" {', n));
+    withinBudget((n) => repeatTo('default = "', n, 'variable "db_password" {'));
+    withinBudget((n) => repeatTo('a\n', n, 'variable "db_password" { default = <<EOT\n'));
+    withinBudget((n) => repeatTo('A_PRIVATE="', n));
+    withinBudget((n) => repeatTo('secret_aaaaaaaaaa', n));
+    withinBudget((n) => repeatTo('patAAAAAAAAAAAAAA.', n));
+    withinBudget((n) => repeatTo('AAAA1234567:APA91b', n));
+    withinBudget((n) => repeatTo('a ', n, "A_PW='"));
     // The retain projection's sanitiser pays about 0.1 s once per process (0.6 s under load) on
     // the first Cyrillic text it sees (measured: cleanText('р') then any Cyrillic text in under
     // 2 ms): paid here, so the sizes below measure the rules, not that one start-up.

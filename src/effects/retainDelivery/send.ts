@@ -78,11 +78,17 @@ const sendOnce = async (ctx: SendContext, jobs: readonly RetainJob[], operationI
   return ctx.server.retain(first.bankId, request, { signal: ctx.signal, attempts: 1, ...(probe ? { probe } : {}) })();
 };
 
+// A server's operation id is kept only when it is id-shaped: it goes into the queue journal, the
+// receipts file and the retain tool's answer, and a hostile server's could hold terminal escapes,
+// invisible instructions, a forged line or megabytes (round 13). Else the receipt has none.
+const OPERATION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+const receivedOperationId = (id: string | null | undefined): string | null => (typeof id === 'string' && OPERATION_ID.test(id) ? id : null);
+
 export const sendBatch = async (ctx: SendContext, batch: InFlightBatch, jobs: readonly RetainJob[]): Promise<SendOutcome> => {
   const ids = jobs.map((j) => j.jobId);
   const result = await sendOnce(ctx, jobs, batch.operationId);
   if (E.isRight(result)) {
-    const operationId = result.right.operation_id ?? null;
+    const operationId = receivedOperationId(result.right.operation_id);
     return {
       delivered: jobs,
       receiptOperationId: operationId,

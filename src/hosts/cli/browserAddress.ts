@@ -14,6 +14,8 @@ import { errnoCode } from '../../codecs/errno.js';
 export interface BrowserAddress {
   /** What to print on stdout. */
   readonly lines: readonly string[];
+  /** The file the address with its token was written to, while it is there. */
+  readonly file: () => string | undefined;
   /** Removes the file (idempotent). */
   readonly remove: () => void;
 }
@@ -50,6 +52,7 @@ export const announceBrowser = (input: AnnounceInput): BrowserAddress => {
     if (!input.terminal) {
       return {
         lines: [`memory browser: ${input.pageUrl} (its launch token was not written to ${file}: ${errnoCode(error) ?? String(error)}; the token is printed only to a terminal)`],
+        file: () => undefined,
         remove: () => undefined,
       };
     }
@@ -63,6 +66,7 @@ export const announceBrowser = (input: AnnounceInput): BrowserAddress => {
       // Gone already: nothing to remove.
     }
   };
-  if (input.terminal) return { lines: [`memory browser: ${full}`], remove };
-  return { lines: [`memory browser: ${input.pageUrl} (the address with its launch token is in ${file}, readable by you only)`], remove };
+  const writtenFile = (): string | undefined => (written ? file : undefined);
+  if (input.terminal) return { lines: [`memory browser: ${full}`], file: writtenFile, remove };
+  return { lines: [`memory browser: ${input.pageUrl} (the address with its launch token is in ${file}, readable by you only)`], file: writtenFile, remove };
 };

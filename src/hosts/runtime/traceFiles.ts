@@ -42,7 +42,7 @@ export const openTraceFiles = (o: TraceFilesOptions): TraceFiles => {
     } catch (error) {
       usable = false;
       o.onUnusable(
-        `Memory tracing is off in this session: ${traceDir} could not be created (${redact(error instanceof Error ? error.message : String(error))}); recall and retain go on without it. Run agent-memory doctor to check the state dir.`,
+        `Memory tracing is off in this session: ${traceDir} could not be created (${redact(error instanceof Error ? error.message : String(error))}); recall and retain go on without it. /memory:doctor checks the state dir.`,
       );
     }
     return usable;

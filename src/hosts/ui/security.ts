@@ -56,7 +56,19 @@ export interface GuardInput {
   readonly token: string;
   /** The port the page is served on, for the same-origin check. */
   readonly port: () => number;
+  /** The 0600 file that holds the launch address, while it does (browserAddress.ts). */
+  readonly addressFile?: () => string | undefined;
 }
+
+/**
+ * Where a person finds the launch address again: the file it was written to, or the terminal
+ * that started this page. Only a file and a terminal that exist: "agent-memory ui" is on no
+ * PATH from a clone, and running a command again would start another page with another token.
+ */
+export const whereTheAddressIs = (file: string | undefined): string =>
+  file === undefined
+    ? 'open the address printed in the terminal that started this memory browser (it ends in #token=…)'
+    : `open the address in ${file} (readable by you only; it is also printed in the terminal that started this memory browser)`;
 
 const matches = (presented: string | undefined, expected: string): boolean =>
   presented !== undefined && presented.length > 0 && timingSafeEqual(digest(presented), digest(expected));
@@ -73,11 +85,11 @@ export const guardUiRequest = (req: IncomingMessage, url: URL, input: GuardInput
   const method = (req.method ?? 'GET').toUpperCase();
   // A token in a query lands in logs, the history and a Referer; the launch address gives it after `#`.
   if (url.searchParams.has('token')) {
-    throw new HttpError(401, 'The launch token goes after # in the address (/ui/#token=…), never in its query; open the address agent-memory ui or agent-memory serve gave');
+    throw new HttpError(401, `The launch token goes after # in the address (/ui/#token=…), never in its query; ${whereTheAddressIs(input.addressFile?.())}`);
   }
   const access: Access | undefined = matches(single(req.headers[TOKEN_HEADER]), input.token) ? 'token' : isShell(method, url) ? 'shell' : undefined;
   if (access === undefined) {
-    throw new HttpError(401, 'This page needs the address with its launch token that agent-memory ui or agent-memory serve gave (printed to its terminal, and in the memory-browser-<port>.url file in the pi agent directory); open that address again');
+    throw new HttpError(401, `This tab has no launch token (or one of an earlier launch): ${whereTheAddressIs(input.addressFile?.())}`);
   }
   if (method !== 'GET' && method !== 'POST') throw new HttpError(405, 'Method Not Allowed');
   guardContentType(method, req.headers, false);

@@ -29,6 +29,8 @@ export interface UiHandlerOptions {
   readonly server?: { readonly baseUrl: string; readonly apiKey?: string };
   /** A trace or journal file to offer for replay (`agent-memory ui --trace FILE`). */
   readonly trace?: string;
+  /** The 0600 file that holds the launch address, named to a tab that has no token. */
+  readonly addressFile?: () => string | undefined;
 }
 
 export interface UiHandler {
@@ -53,7 +55,7 @@ export const createUiHandler = (options: UiHandlerOptions): UiHandler => {
     const url = new URL(req.url ?? '/', 'http://ui.invalid');
     const method = (req.method ?? 'GET').toUpperCase();
     try {
-      if (guardUiRequest(req, url, { token: options.token, port: options.port }) === 'shell') {
+      if (guardUiRequest(req, url, { token: options.token, port: options.port, ...(options.addressFile === undefined ? {} : { addressFile: options.addressFile }) }) === 'shell') {
         sendHtml(res, (nonce) => uiPage({ nonce }));
         return;
       }

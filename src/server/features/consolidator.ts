@@ -138,16 +138,14 @@ const storedDocumentScopes = (bank: BankState): Promise<Map<string, ObservationS
     })(),
   );
 
-/** The entities the extractor named PERSON from their capital alone (a caller's own are CONCEPT unless it says). */
-const guessedNamesOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
-  const names = (fact.entities ?? []).filter((e) => e.type === 'PERSON').map((e) => e.text);
-  return names.length === 0 ? undefined : new Set(names);
-};
-
-/** The tool names the extractor found in the fact's words ("go", "make"), which may be the words themselves. */
-const guessedToolsOf = (fact: FactRecord): ReadonlySet<string> | undefined => {
-  const tools = (fact.entities ?? []).filter((e) => e.type === 'TOOL').map((e) => e.text);
-  return tools.length === 0 ? undefined : new Set(tools);
+/**
+ * The fact's entity texts of one type, or none. PERSON: names the extractor guessed from a capital
+ * alone (a caller's own are CONCEPT unless it says); TOOL: tool names found in the fact's words
+ * ("go", "make"), which may be the words themselves.
+ */
+const entityTextsOf = (fact: FactRecord, type: 'PERSON' | 'TOOL'): ReadonlySet<string> | undefined => {
+  const texts = (fact.entities ?? []).filter((e) => e.type === type).map((e) => e.text);
+  return texts.length === 0 ? undefined : new Set(texts);
 };
 
 /**
@@ -160,8 +158,8 @@ const sourceOf = (bank: BankState, id: string, fact: FactRecord, scopes: Readonl
   type: fact.fact_type,
   tags: fact.tags,
   entities: (fact.entities ?? []).map((e) => e.text),
-  guessedNames: guessedNamesOf(fact),
-  guessedTools: guessedToolsOf(fact),
+  guessedNames: entityTextsOf(fact, 'PERSON'),
+  guessedTools: entityTextsOf(fact, 'TOOL'),
   observationScopes: scopes === undefined ? scopesOfDocument(bank, fact.document_id) : fact.document_id === null ? undefined : scopes.get(fact.document_id),
   mentionedAt: fact.mentioned_at ?? null,
 });

@@ -106,13 +106,14 @@ export const serveCommand: Command = {
     const dataDir = values['in-memory'] === true ? undefined : (values['data-dir'] ?? join(piAgentDir(homedir(), process.env), 'memory-server'));
 
     const token = newLaunchToken();
+    let address: ReturnType<typeof announceBrowser> | undefined;
     const mount =
       values['no-ui'] === true
         ? undefined
         : lazyUiMount(
             async (at) => {
               const { createUiHandler } = await import('../../ui/uiHandler.js');
-              return createUiHandler({ cwd: process.cwd(), token, port: () => at.port, server: { baseUrl: at.url, ...(apiKey === undefined ? {} : { apiKey }) } });
+              return createUiHandler({ cwd: process.cwd(), token, port: () => at.port, addressFile: () => address?.file(), server: { baseUrl: at.url, ...(apiKey === undefined ? {} : { apiKey }) } });
             },
             (message) => console.error(`agent-memory serve: ${message}`),
           );
@@ -145,7 +146,6 @@ export const serveCommand: Command = {
     }
     collectStartupGarbage();
     console.log(`listening on ${server.url}`);
-    let address: ReturnType<typeof announceBrowser> | undefined;
     if (mount !== undefined) {
       mount?.listening({ url: server.url, port: server.port });
       // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).

@@ -35,7 +35,9 @@ export const uiCommand: Command = {
       return fail(error instanceof Error ? error.message : String(error));
     }
     if (values.port !== undefined && !/^\d+$/.test(values.port)) return fail(`--port must be a non-negative integer, got "${values.port}"`);
+    let address: ReturnType<typeof announceBrowser> | undefined = undefined;
     const server = await startUiServer({
+      addressFile: () => address?.file(),
       cwd: path.resolve(values.cwd ?? process.cwd()),
       port: values.port === undefined ? 0 : Number(values.port),
       ...(values.trace === undefined ? {} : { trace: path.resolve(values.trace) }),
@@ -43,12 +45,12 @@ export const uiCommand: Command = {
     const page = new URL(server.url);
     page.hash = '';
     // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
-    const address = announceBrowser({ pageUrl: page.toString(), token: server.token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
+    address = announceBrowser({ pageUrl: page.toString(), token: server.token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
     for (const line of address.lines) console.log(line);
     console.log('Open it in a browser on this machine; press Ctrl+C to stop.');
     return new Promise<number>((resolve) => {
       const stop = (): void => {
-        address.remove();
+        address?.remove();
         void server.close().then(() => resolve(0));
       };
       process.once('SIGTERM', stop);
