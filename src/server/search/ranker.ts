@@ -280,6 +280,27 @@ let acceptScratch = new Uint8Array(0);
 const refuse = (): boolean => false;
 
 /**
+ * The numbers of `a`, then those of `b`, each once in the order first met: what
+ * `Int32Array.from(new Set([...a, ...b]))` gives, without the spread arrays and the typed
+ * array's generic walk of a Set (a fifth of `rank`'s own time on a median query at 100k).
+ */
+const distinct = (a: readonly number[], b: Iterable<number>): Int32Array => {
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const n of a) {
+    if (seen.has(n)) continue;
+    seen.add(n);
+    out.push(n);
+  }
+  for (const n of b) {
+    if (seen.has(n)) continue;
+    seen.add(n);
+    out.push(n);
+  }
+  return new Int32Array(out);
+};
+
+/**
  * The query's filter, asked once per document (verdicts 1 = kept, 2 = not). One instance and one
  * `accepts` for every query: topK's call of a closure made anew per query met a new target each
  * time, and V8 threw topK's optimised code away at it ("wrong call target", seven times in a new
@@ -628,7 +649,7 @@ export const rank = (input: RankInput): Ranking => {
       scores[m] = f64(scores, m) + boost;
       raised.push(m);
     }
-    strong = topK(Int32Array.from(new Set([...strong, ...boosts.keys()])), scores, acceptN, params.neighbourSources);
+    strong = topK(distinct(strong, boosts.keys()), scores, acceptN, params.neighbourSources);
   }
 
   if (stages.session && params.threadWeight > 0) {
@@ -696,7 +717,7 @@ export const rank = (input: RankInput): Ranking => {
     }
   }
 
-  const last = pool !== undefined ? Int32Array.from(pool) : first !== undefined && !unlisted ? Int32Array.from(new Set([...first, ...raised])) : touched.view();
+  const last = pool !== undefined ? new Int32Array(pool) : first !== undefined && !unlisted ? distinct(first, raised) : touched.view();
   const best = topK(last, scores, acceptN, input.limit);
   const top = best[0];
   const dates = datedWords(cues, known, original);

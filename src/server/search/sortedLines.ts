@@ -8,6 +8,11 @@
  * Keys compare as bytes, with each character of a key taken as latin1 (its low byte), as the
  * files are ASCII and `Buffer.from(key, 'latin1')` was the lookup's key before. Lines that start
  * with a space (WordNet's licence header) sort before every key and are skipped.
+ *
+ * Opening also keeps a Bloom filter of every line's key (about 16 bits a key: 0.3 MB for
+ * WordNet's four files): a key no line has is answered without the read. A recall looks up each
+ * new query word in every part of speech and in the word-neighbour table, and most are in none
+ * (names, code words, the bench's made-up words): a `pread` and a block walked each time.
  */
 import { fstatSync, openSync, readSync } from 'node:fs';
 
@@ -21,6 +26,94 @@ const BLOCK = 1024;
 const MEMO_LINES = 4096;
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
+/** Filter bits per key (rounded up to a power of two in all); two probes. */
+const FILTER_BITS_PER_KEY = 16;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** The second probe's position: the hash's bits mixed (the first probe reads its low bits). */
+const mixed = (h: number): number => {
+  const x = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return x ^ (x >>> 13);
+};
+
+/** FNV-1a of a key's bytes as latin1 gives them (each character's low byte), as a line's key is hashed. */
+const keyHash = (key: string): number => {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < key.length; i += 1) h = Math.imul(h ^ (key.charCodeAt(i) & 0xff), FNV_PRIME);
+  return h;
+};
+
+/** A Bloom filter of the lines' key hashes: false means no line has the key. */
+class KeyFilter {
+  private constructor(
+    private readonly bits: Int32Array,
+    private readonly mask: number,
+  ) {}
+
+  static of(hashes: Int32Array): KeyFilter {
+    let size = 64;
+    while (size < hashes.length * FILTER_BITS_PER_KEY) size *= 2;
+    const filter = new KeyFilter(new Int32Array(size >>> 5), size - 1);
+    for (const h of hashes) filter.add(h);
+    return filter;
+  }
+
+  private add(h: number): void {
+    const a = h & this.mask;
+    const b = mixed(h) & this.mask;
+    this.bits[a >>> 5] = (this.bits[a >>> 5] ?? 0) | (1 << (a & 31));
+    this.bits[b >>> 5] = (this.bits[b >>> 5] ?? 0) | (1 << (b & 31));
+  }
+
+  mayHave(h: number): boolean {
+    const a = h & this.mask;
+    const b = mixed(h) & this.mask;
+    return ((this.bits[a >>> 5] ?? 0) & (1 << (a & 31))) !== 0 && ((this.bits[b >>> 5] ?? 0) & (1 << (b & 31))) !== 0;
+  }
+}
+
+/**
+ * The hash of every line's key (its bytes up to the first space or newline; a line that starts
+ * with a space has none), read through `window` a window at a time. Each window is walked as a
+ * latin1 string: its `indexOf` is V8's own, where a `Buffer`'s crosses into C++ each call (a
+ * quarter of a million lines in WordNet's files and the neighbour table).
+ */
+const keyHashes = (fd: number, size: number, window: Buffer): Int32Array => {
+  let hashes = new Int32Array(1024);
+  let count = 0;
+  for (let at = 0; at < size; ) {
+    const length = readSync(fd, window, 0, Math.min(window.length, size - at), at);
+    if (length <= 0) break;
+    const text = window.toString('latin1', 0, length);
+    // The window's last whole line ends at its last newline; the rest is read again with the
+    // next window (a line longer than a window is read to its end by a window of its own).
+    const lastNewline = text.lastIndexOf('\n');
+    const whole = lastNewline < 0 || at + length >= size ? length : lastNewline + 1;
+    for (let i = 0; i < whole; ) {
+      let end = text.indexOf('\n', i);
+      if (end < 0 || end >= whole) end = whole;
+      if (text.charCodeAt(i) !== SPACE) {
+        let h = FNV_OFFSET;
+        for (let j = i; j < end; j += 1) {
+          const c = text.charCodeAt(j);
+          if (c === SPACE) break;
+          h = Math.imul(h ^ c, FNV_PRIME);
+        }
+        if (count === hashes.length) {
+          const grown = new Int32Array(hashes.length * 2);
+          grown.set(hashes);
+          hashes = grown;
+        }
+        hashes[count] = h;
+        count += 1;
+      }
+      i = end + 1;
+    }
+    at += whole;
+  }
+  return hashes.subarray(0, count);
+};
 
 /** The key as the bytes a latin1 encoding gives: a character above U+00FF keeps its low byte. */
 const asLatin1 = (key: string): string => (/[\u0100-\uffff]/.test(key) ? Buffer.from(key, 'latin1').toString('latin1') : key);
@@ -45,6 +138,7 @@ export class SortedLineFile {
     private readonly keys: readonly string[],
     private readonly buffer: Buffer,
     private readonly memoLines: number,
+    private readonly filter: KeyFilter,
   ) {}
 
   /** Lines found by key, and keys not found (null). */
@@ -89,14 +183,15 @@ export class SortedLineFile {
     const last = starts[starts.length - 1];
     if (last !== undefined) longest = Math.max(longest, size - last);
     starts.push(size);
-    return new SortedLineFile(fd, Float64Array.from(starts), keys, Buffer.alloc(longest), memoLines);
+    const filter = KeyFilter.of(keyHashes(fd, size, window));
+    return new SortedLineFile(fd, Float64Array.from(starts), keys, Buffer.alloc(longest), memoLines, filter);
   }
 
   /** The line (without its newline) whose first field is `key`, or undefined. */
   line(key: string): string | undefined {
     const known = this.memo.get(key);
     if (known !== undefined) return known ?? undefined;
-    const found = this.search(key);
+    const found = this.filter.mayHave(keyHash(key)) ? this.search(key) : undefined;
     if (this.memo.size >= this.memoLines) this.memo.clear();
     this.memo.set(key, found ?? null);
     return found;

@@ -117,6 +117,31 @@ describe('SortedLineFile', () => {
     );
   });
 
+  it('answers a key no line has without reading the file (its filter of the keys), and reads for one a line has', () => {
+    const path = join(dir, 'filtered');
+    const lines = ['apple 1', 'berry 2', 'cherry 3'];
+    writeFileSync(path, `${lines.join('\n')}\n`, 'latin1');
+    const file = SortedLineFile.open(path);
+    // Rewritten in place after the open (the same length): a lookup that reads sees the new line.
+    writeFileSync(path, 'apple 9\nberry 8\ncherryz\n', { encoding: 'latin1', flag: 'r+' });
+    expect(file.line('berry')).toBe('berry 8');
+    // 'cherryz' is a key on disk now but was none at the open: the filter answers, no read.
+    expect(file.line('cherryz')).toBeUndefined();
+    expect(file.line('date')).toBeUndefined();
+  });
+
+  it('keeps every key of a file through windows that cut lines (lines longer than the window too)', () => {
+    // 64 KB windows: 3,000 keys with tails up to 70 KB put line ends on both sides of every cut.
+    const keys = Array.from({ length: 3000 }, (_, i) => `k${String(i).padStart(5, '0')}`);
+    const text = `  licence header\n${keys.map((k, i) => `${k} ${'y'.repeat(i % 500 === 7 ? 70_000 : (i * 37) % 90)}`).join('\n')}`;
+    const path = join(dir, 'windows');
+    writeFileSync(path, text, 'latin1');
+    const file = SortedLineFile.open(path, 0);
+    for (const k of keys) expect(file.line(k)?.startsWith(`${k} `)).toBe(true);
+    const bytes = Buffer.from(text, 'latin1');
+    for (const k of ['k', 'k0000', 'k030000', 'licence', '', 'k00001 ']) expect(file.line(k)).toBe(referenceOrNothing(bytes, k));
+  });
+
   it('remembers its lookups: a repeated key is answered without reading the file, up to its bound', () => {
     const path = join(dir, 'memo');
     const lines = ['apple 1', 'berry 2', 'cherry 3'];
