@@ -69,7 +69,7 @@ export interface OpenImporterOptions {
 export const openImporter = async (runtime: MemoryRuntime, options: OpenImporterOptions): Promise<Importer> => {
   const { config } = runtime.loaded;
   const queue = runtime.queue;
-  if (queue === undefined) throw new Error(`the retain queue is not open (${runtime.status().problems.join('; ') || 'unknown reason'}); run agent-memory doctor`);
+  if (queue === undefined) throw new Error(`the retain queue is not open (${runtime.status().problems.join('; ') || 'unknown reason'}); the doctor says why (/memory:doctor in pi, doctor from this command line)`);
   const checkpointPath = config.importCheckpoint;
   const manifestPath = config.importManifest;
   const lock = createDirLock({ path: `${checkpointPath}.run.lock`, staleMs: 60_000 });

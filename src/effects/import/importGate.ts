@@ -463,7 +463,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           importEvents.failed({
             at: clock.now(),
             reason: redact(
-              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (agent-memory dead-letters lists them); the other documents were imported`,
+              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (/memory dead-letters in pi, or dead-letters from this command line, lists them); the other documents were imported`,
             ),
           }),
         );

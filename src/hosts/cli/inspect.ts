@@ -12,6 +12,7 @@ import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { readRetainFailing } from '../../adapters/queue/retainHealth.js';
 import * as path from 'node:path';
 import { loadConfig } from '../../config/load.js';
+import { cliCommand } from './selfCommand.js';
 import { redact } from '../../config/redact.js';
 import { resolveApiKey, trustNotice } from '../../config/trust.js';
 import { createBlockedServer } from '../../adapters/server/blocked.js';
@@ -39,7 +40,7 @@ const unknownQueue: QueueStatus = { depth: 0, deadLetters: 0, state: 'idle', dam
 /** A queue that answers status only: status and doctor never enqueue or deliver. */
 const statusOnlyQueue = (status: QueueStatus, problem: string | undefined, retainFailing: string | undefined): ToolRetainQueue => ({
   enqueue: () => Promise.reject(new Error('read-only inspection: nothing can be queued here')),
-  flush: () => Promise.resolve({ delivered: 0, remaining: status.depth, deadLettered: 0, stoppedBecause: 'read-only inspection; run agent-memory flush to deliver' }),
+  flush: () => Promise.resolve({ delivered: 0, remaining: status.depth, deadLettered: 0, stoppedBecause: `read-only inspection; run ${cliCommand(['flush'])} to deliver` }),
   status: () => ({ ...status, ...(problem === undefined ? {} : { lastError: problem }), ...(retainFailing === undefined ? {} : { retainFailing }) }),
 });
 

@@ -3,15 +3,29 @@
  * loader it was started with, when one was). "agent-memory serve" and "agent-memory import ..."
  * named a command that is on no PATH when the CLI runs from a clone (`npx agent-memory` there).
  */
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { shellWord } from '../../config/serverStart.js';
+
+/**
+ * The script itself, not the link it was started through: `npx agent-memory` in a clone runs
+ * it through a link in npm's cache (`~/.npm/_npx/<hash>/node_modules/.bin/agent-memory`), which
+ * `npm cache clean` removes, and a global install through the link on PATH.
+ */
+const realScript = (script: string): string => {
+  try {
+    return realpathSync(path.resolve(script));
+  } catch {
+    return path.resolve(script);
+  }
+};
 
 export const cliCommand = (words: readonly string[], argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): string => {
   const script = argv[1];
   if (script === undefined || script === '') return ['agent-memory', ...words].map(shellWord).join(' ');
   // Only the loader (tsx from a source checkout): other node flags are this process's own tuning.
   const loaders = execArgv.flatMap((a, i) => (a === '--import' && execArgv[i + 1] !== undefined ? [a, execArgv[i + 1] ?? ''] : a.startsWith('--import=') ? [a] : []));
-  return ['node', ...loaders, path.resolve(script), ...words].map(shellWord).join(' ');
+  return ['node', ...loaders, realScript(script), ...words].map(shellWord).join(' ');
 };
 
 /** The command that starts the embedded server from this CLI. */

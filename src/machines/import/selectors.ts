@@ -108,12 +108,12 @@ export const importSummary = (view: ImportView): string => {
     case 'importing':
       return `importing ${view.done}/${view.documents} document(s)`;
     case 'paused':
-      return `paused at ${view.done}/${view.documents} (${view.pause?.reason ?? 'interrupted'}); resumable: run agent-memory import again`;
+      return `paused at ${view.done}/${view.documents} (${view.pause?.reason ?? 'interrupted'}); resumable: run the import again (it resumes)`;
     case 'done':
       // The delivered count is every import's, not this run's: "56 queued … of 56; 112/112
       // delivered" read as a miscount after a second import (fifth pass).
       return `done: ${view.queued} queued, ${view.skipped} skipped of ${view.documents} document(s); ${view.imported.completed}/${view.imported.total} delivered${view.imported.total > view.queued ? ' (every import so far)' : ''}`;
     case 'failed':
-      return `failed: ${view.error ?? 'unknown error'}; fix it, then run agent-memory import again (it resumes)`;
+      return `failed: ${view.error ?? 'unknown error'}; fix it, then run the import again (it resumes)`;
   }
 };

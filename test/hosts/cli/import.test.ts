@@ -108,7 +108,7 @@ describe('agent-memory import', () => {
     // The command it names runs as printed ("agent-memory import" before: on no PATH from a clone).
     const resumeWith = /^Resume with: (.+)$/m.exec(stdout)?.[1] ?? '';
     expect(resumeWith).toMatch(/^node .+ import /);
-    expect(resumeWith.endsWith(` import ${sessions}`)).toBe(true);
+    expect(resumeWith.endsWith(` import ${sessions} --cwd ${project}`)).toBe(true);
 
     const status = await cli(['status']);
     expect(status.stdout).toMatch(/Import: paused at \d+\/\d+ \(/);

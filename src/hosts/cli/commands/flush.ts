@@ -7,6 +7,7 @@ import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
 import { setAsideNotice, setAsideQueueFiles } from '../../../adapters/queue/queueOwner.js';
 import { fitUsage } from '../helpText.js';
+import { cliCommand } from '../selfCommand.js';
 
 export const flushCommand: Command = {
   usage: fitUsage(
@@ -58,7 +59,7 @@ export const flushCommand: Command = {
       console.log(`delivered ${done().delivered}, dead-lettered ${done().deadLettered}, still queued ${after.depth}`);
       if (after.depth > 0) {
         const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError ?? after.lastSkip ?? 'the server did not take them in time';
-        console.log(redact(`Still queued because: ${why}. They are safe on disk; run agent-memory doctor, then flush again.`));
+        console.log(redact(`Still queued because: ${why}. They are safe on disk; run ${cliCommand(['doctor', '--cwd', args.cwd])}, then flush again.`));
         setAside();
         return 1;
       }

@@ -115,6 +115,27 @@ const progressBar = (enabled: boolean) => {
   };
 };
 
+/**
+ * The same import as a shell runs it from any directory: paths and --cwd made absolute, --cwd
+ * named. "Resume with: … import ../sess" resumed nothing from another directory.
+ */
+const replayArgv = (argv: readonly string[]): string[] => {
+  const out: string[] = [];
+  let cwdGiven = false;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    if (arg === '--since') {
+      out.push(arg, argv[i + 1] ?? '');
+      i += 1;
+    } else if (arg === '--cwd') {
+      out.push(arg, path.resolve(argv[i + 1] ?? ''));
+      cwdGiven = true;
+      i += 1;
+    } else out.push(arg.startsWith('--') ? arg : path.resolve(arg));
+  }
+  return cwdGiven ? out : [...out, '--cwd', process.cwd()];
+};
+
 export const importCommand: Command = {
   usage: USAGE,
   run: async (argv) => {
@@ -163,9 +184,9 @@ export const importCommand: Command = {
         process.off('SIGINT', onSigint);
       }
       const snapshot = args.dryRun ? importer.gate.lastDryRun() : importer.gate.gate.getSnapshot();
-      // Runnable as printed, in the same directory (a clone's CLI is on no PATH: `agent-memory` was not).
-      const resumeHint = cliCommand(['import', ...argv]);
-      const importHint = cliCommand(['import', ...argv.filter((a) => a !== '--dry-run')]);
+      // Runnable as printed, from any directory (a clone's CLI is on no PATH: `agent-memory` was not).
+      const resumeHint = cliCommand(['import', ...replayArgv(argv)]);
+      const importHint = cliCommand(['import', ...replayArgv(argv).filter((a) => a !== '--dry-run')]);
       await importer.close();
       if (args.json) {
         const plan = snapshot?.context.run?.plan;
