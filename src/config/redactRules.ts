@@ -632,6 +632,27 @@ const wrappable = (cls: string, n: number): string => String.raw`(?:(?:\r?\n)?${
 
 const provider = (name: string, body: string, anchors: Anchors): Rule => ({ name, pattern: new RegExp(`${START}${body}`, 'g'), replace: REDACTED, anchors });
 
+// Round 13, passwords in other languages: the copulas that say "is" (`ist`, `est`, `es`, `é`, `è`,
+// `är`, `jest`, `это`…), each a whole word.
+const FOREIGN_COPULA = String.raw`(?:ist|est|es|era|war|était|é|è|er|är|on|je|jest|wynosi|olarak|это|là)(?![A-Za-z\u00C0-\u024F\u0400-\u04FF])`;
+// The value after them: not a value already hidden, not punctuation alone, not an article or a
+// negation (`le mot de passe est le nom…`, `Das Passwort ist nicht…`); quoted (Latin, guillemets,
+// CJK brackets) to its closing quote, else one word up to a space, a quote or CJK punctuation.
+const FOREIGN_VALUE =
+  String.raw`${FRESH}${PROSE_NO_VALUE}(?!(?:le|la|les|un|une|de|du|des|el|los|las|lo|il|gli|der|die|das|den|dem|ein|eine|einen|mein|meine|dein|sein|o|a|os|as|um|uma|meu|minha|het|een|mijn|nicht|pas|non|not|no|nie|ne|не|это|в|на)(?![A-Za-z\u00C0-\u024F\u0400-\u04FF]))` +
+  String.raw`(?:(["'\u00AB\u201C\u201E\u300C\u300E])${FRESH}([^"'\u00BB\u201D\u300D\u300F\r\n]{1,200})(?=["'\u00BB\u201D\u300D\u300F])|${whole(String.raw`[^\s"'\u00AB\u201C\u201E\u300C\u300E\uFF0C\u3002\u3001\uFF1B\uFF01\uFF1F\uFF09\u300D\u300F,;]+`, 4)})`;
+
+/** `FOREIGN_VALUE`'s value hidden: a quoted one inside its quotes, a word less the punctuation that closes its sentence. */
+const hideForeignValue = (match: string, args: readonly unknown[]): string => {
+  const [prefix, quote, quoted, word] = args;
+  if (typeof prefix !== 'string') return match;
+  if (typeof quoted === 'string') return `${prefix}${typeof quote === 'string' ? quote : ''}${REDACTED}`;
+  if (typeof word !== 'string') return match;
+  let kept = word.length;
+  while (kept > 1 && CLOSING.has(word.charAt(kept - 1))) kept -= 1;
+  return `${prefix}${REDACTED}${word.slice(kept)}`;
+};
+
 export const rules: readonly Rule[] = [
   // Any armoured private key: RSA, EC, OPENSSH, ENCRYPTED, PGP ... KEY BLOCK, its header in any
   // case and with four dashes or five (hand-edited and re-typed keys). An unterminated block is
@@ -967,6 +988,30 @@ export const rules: readonly Rule[] = [
     ),
     replace: (match, ...args) => hideProseValue(match, args),
     anchors: anyCase('pass', 'pwd', 'pin code'),
+  },
+  // Round 13: a password named in another language: `Passwort: x`, `mein Passwort ist x`, `le mot
+  // de passe est x`, `la contraseña es x`, `a senha é x`, `пароль: x`, `密码是x`, `パスワードはx`,
+  // `비밀번호: x` (every one was kept). The word, then a separator or a copula (a word needs one:
+  // `Passwort vergessen` stays), then one value (quoted: to its closing quote); an article or a
+  // negation after the copula is no value. Only ASCII, Latin-1/Extended and Cyrillic letters count
+  // as a word's letters around it, so `Passwortmanager` stays.
+  {
+    name: 'password in other languages',
+    pattern: new RegExp(
+      String.raw`((?<![A-Za-z\u00C0-\u024F\u0400-\u04FF])(?:passwort|kennwort|mot de passe|contrase(?:ñ|n)a|senha|palavra-passe|wachtwoord|has(?:ł|l)o|heslo|(?:ş|s)ifre|salasana|l(?:ö|o)senord|passord|adgangskode|jelsz(?:ó|o)|пароль|mật khẩu)(?![A-Za-z\u00C0-\u024F\u0400-\u04FF])(?:[ \t]*(?:${ASSIGN}|\uFF1A)[ \t]*|[ \t]+${FOREIGN_COPULA}[ \t]*(?:${ASSIGN}[ \t]*)?)` +
+        String.raw`|(?:密码|密碼|口令|パスワード|暗証番号|비밀번호)[ \t]*(?:是|为|為|は|는|은|:|=|\uFF1A)[ \t]*)${FOREIGN_VALUE}`,
+      'gi',
+    ),
+    replace: (match, ...args) => hideForeignValue(match, args),
+    anchors: anyCase('passwort', 'kennwort', 'mot de passe', 'contraseña', 'contrasena', 'senha', 'palavra-passe', 'wachtwoord', 'hasło', 'haslo', 'heslo', 'şifre', 'sifre', 'salasana', 'lösenord', 'losenord', 'passord', 'adgangskode', 'jelszó', 'jelszo', 'пароль', 'mật khẩu', '密码', '密碼', '口令', 'パスワード', '暗証番号', '비밀번호'),
+  },
+  // The English word with another language's copula: `la password è x` (Italian), `das password ist x`.
+  // Apart from the rule above so English text (which holds "password" often) pays one literal scan only.
+  {
+    name: 'password with another language copula',
+    pattern: new RegExp(String.raw`(\bpassword[ \t]+${FOREIGN_COPULA}[ \t]*(?:${ASSIGN}[ \t]*)?)${FOREIGN_VALUE}`, 'gi'),
+    replace: (match, ...args) => hideForeignValue(match, args),
+    anchors: anyCase('password'),
   },
   // A quoted value said in prose after any secret word: `the token is "abc def ghi"`, `my api key
   // was 'x y'` (the password words' rule above reads unquoted words too; a token's unquoted word
