@@ -3,6 +3,8 @@
  * from the table. A bad value is dropped with a warning (the layer below wins, so a value only
  * one file sets falls back to its default); nothing here throws or writes.
  */
+import { nearestName } from './nearestName.js';
+import { expectedWords } from './expectedWords.js';
 import { isDeepStrictEqual } from 'node:util';
 import * as path from 'node:path';
 import { isRight } from 'fp-ts/lib/Either.js';
@@ -113,6 +115,11 @@ const preview = (spec: FieldSpec | undefined, value: unknown): string => {
 const knownPaths = new Set(fieldList.map((f) => f.path));
 const knownPrefixes = new Set(fieldList.flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
 
+const unknownHint = (dotted: string): string => {
+  const meant = nearestName(dotted, [...knownPaths, ...knownPrefixes]);
+  return meant === undefined ? 'unknown field, ignored' : `unknown field, ignored (did you mean ${meant}?)`;
+};
+
 /** Keys in a file that no field claims: warned about, never read. */
 const unknownKeyWarnings = (layer: ConfigLayer): ConfigWarning[] => {
   const out: ConfigWarning[] = [];
@@ -134,7 +141,7 @@ const unknownKeyWarnings = (layer: ConfigLayer): ConfigWarning[] => {
       const secretish = isSecretFieldName(key);
       const hint = secretish
         ? 'raw keys are not read from config fields; set memory.apiKeyEnv to the name of an environment variable (or memory.apiKeyDirect in the user file)'
-        : 'unknown field, ignored';
+        : unknownHint(dotted);
       out.push({
         source: layer.scope, location: layer.path, field: dotted, value: secretish ? REDACTED : preview(undefined, value),
         message: `${layer.path}: field ${dotted}: ${hint}`,
@@ -229,7 +236,7 @@ export const resolveConfig = (input: ResolveInput): ResolvedConfig => {
       }
       const decoded = decode(raw);
       if (!isRight(decoded)) {
-        reject(`expected ${decoded.left.issues[0]?.expected ?? spec.codec.name}`);
+        reject(`expected ${expectedWords(decoded.left.issues[0]?.expected ?? spec.codec.name)}`);
         return;
       }
       if (source === 'project' && spec.name === 'projectBankId' && typeof decoded.right === 'string') {

@@ -150,7 +150,10 @@ export const buildStatusReport = async (ctx: ToolContext, serverCommand?: string
       ? 'reachable'
       : failed._tag === 'unreachable'
         ? `unreachable (${healthCause ?? ''}); ${failureText(failed, start).next ?? ''}`
-        : `unreachable: ${redact(describeFailure(failed, start))}`;
+        : failed._tag === 'timeout' || failed._tag === 'circuitOpen'
+          ? `unreachable: ${redact(describeFailure(failed, start))}`
+          : // It answered: "unreachable: memory server rejected the API key" said the opposite (seventh pass).
+            `answers, but: ${redact(describeFailure(failed, start))}`;
   const exists = (r: typeof codingExists): boolean | null => (r === undefined || E.isLeft(r) ? null : r.right);
 
   const queue = ctx.queue.status();

@@ -45,4 +45,15 @@ describe('the hub at a glance', () => {
     fits(degraded, 5, 58);
     expect(degraded.replace(/\n/g, ' ')).toContain("or choose another server in pi's /memory settings)");
   });
+
+  // Seventh pass: a wrong key paused saving (the footer said "memory: paused · q1") and the hub said only "Memory: ready".
+  it('ready with saving paused says why and the next step, within four lines', () => {
+    const reason = "memory server rejected the API key (HTTP 401: Invalid API key); set a valid key in the variable named by memory.apiKeyEnv (pi's /memory settings shows which)";
+    for (const columns of [80, 60]) {
+      const text = hubGlance({ ...base, state: 'ready', detail: null, bank: 'coding', queue: { depth: 1, deadLetters: 0 }, savingPaused: reason, columns });
+      fits(text, 4, columns - 2);
+      expect(text.replace(/\n/g, ' ')).toMatch(/^Memory: ready, but saving is paused: memory server rejected the API key/);
+      expect(text.split('\n').at(-1)).toMatch(/^Bank coding, tagged project:proj · 1 queued/);
+    }
+  });
 });

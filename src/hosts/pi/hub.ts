@@ -49,6 +49,7 @@ const clip = (text: string, max: number): string => {
 const glance = (runtime: MemoryRuntime): string => {
   const status = runtime.status();
   const columns = piColumns();
+  const queueState = runtime.queue?.status();
   return hubGlance({
     state: runtime.loaded.config.enabled ? setupState(runtime.setup.getSnapshot()) : 'off',
     detail: status.setup.detail,
@@ -56,6 +57,7 @@ const glance = (runtime: MemoryRuntime): string => {
     tag: status.projectTag,
     ...(status.queue === undefined ? {} : { queue: status.queue }),
     setupEntry: HUB_ENTRIES.setup,
+    ...(queueState?.state === 'paused' && queueState.pausedReason !== undefined ? { savingPaused: queueState.pausedReason } : {}),
     ...(columns === undefined ? {} : { columns }),
   });
 };

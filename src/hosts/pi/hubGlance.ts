@@ -11,6 +11,8 @@ export interface HubGlanceInput {
   readonly bank: string;
   readonly tag: string;
   readonly queue?: { readonly depth: number; readonly deadLetters: number };
+  /** Why the retain queue stopped delivering (a refused key), while it does. */
+  readonly savingPaused?: string;
   /** The hub entry that starts guided setup. */
   readonly setupEntry: string;
   /** The terminal's columns, when pi draws in one (default 80): pi re-wraps a longer line at column 1. */
@@ -55,5 +57,8 @@ export const hubGlance = (input: HubGlanceInput): string => {
   // matter more than a bank nothing reaches now: they take the bank's line.
   // Four lines at 80 columns, five at 60: the command's path takes most of one.
   if (input.state === 'degraded') return lines(state, width < 70 ? 5 : 4).join('\n');
+  // Seventh pass: a wrong key paused saving (footer "memory: paused · q1") while this said
+  // only "Memory: ready": why, and its next step, take up to three lines, as degraded's do.
+  if (input.savingPaused !== undefined) return [...lines(`${state}, but saving is paused: ${input.savingPaused}`, 3), clip(`Bank ${input.bank}, tagged ${input.tag}${queue}`)].join('\n');
   return [...lines(state, 2), clip(`Bank ${input.bank}, tagged ${input.tag}${queue}`)].join('\n');
 };

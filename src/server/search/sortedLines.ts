@@ -9,7 +9,7 @@
  * files are ASCII and `Buffer.from(key, 'latin1')` was the lookup's key before. Lines that start
  * with a space (WordNet's licence header) sort before every key and are skipped.
  *
- * Opening also keeps a Bloom filter of every line's key (about 16 bits a key: 0.3 MB for
+ * Opening also keeps a Bloom filter of every line's key (16-32 bits a key: 0.37 MB for
  * WordNet's four files): a key no line has is answered without the read. A recall looks up each
  * new query word in every part of speech and in the word-neighbour table, and most are in none
  * (names, code words, the bench's made-up words): a `pread` and a block walked each time.

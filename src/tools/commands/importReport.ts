@@ -56,8 +56,9 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
       : ([
           ['Messages', `${plan.stats.rawMessages} read, ${plan.stats.keptItems} items kept, ${plan.stats.droppedToolResults} tool results dropped, ${plan.stats.keptToolErrors} tool errors kept${(plan.stats.runsNotKept ?? 0) > 0 ? `, ${plan.stats.runsNotKept ?? 0} run(s) not kept (opted out or memory off)` : ''}${(plan.stats.liveRetained ?? 0) > 0 ? `, ${plan.stats.liveRetained ?? 0} already retained live (left out)` : ''}`],
         ] satisfies [string, string][])),
-    ['Checkpoint', escapeControls(files.checkpoint)],
-    ['Manifest', escapeControls(files.manifest)],
+    // A dry run writes neither: named bare, they read as files to look at (seventh pass).
+    ['Checkpoint', `${escapeControls(files.checkpoint)}${view.dryRun ? ' (a dry run does not write it)' : ''}`],
+    ['Manifest', `${escapeControls(files.manifest)}${view.dryRun ? ' (a dry run does not write it)' : ''}`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);

@@ -7,7 +7,7 @@
  * another directory (it named the sessions by the relative path given, and no --cwd).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,6 +46,9 @@ describe('the command line this CLI prints for itself', () => {
     writeFileSync(path.join(sessions, 's.jsonl'), fixture.split('/work/fixture-project').join(project));
     const { stdout } = await run(process.execPath, ['--import', TSX, link, 'import', '../sessions', '--dry-run'], { cwd: project, env });
     expect(stdout).toContain('dry run: 1 session(s)');
+    // The table names the files a real import writes, and says this run wrote neither.
+    expect(stdout).toMatch(/^Checkpoint +\S+import-checkpoint\.json \(a dry run does not write it\)$/m);
+    expect(existsSync(path.join(project, '.pi', 'memory', 'import-checkpoint.json'))).toBe(false);
     const line = /Import with:\n {2}(.+)/.exec(stdout)?.[1] ?? '';
     expect(line).toContain(MAIN);
     expect(line).not.toContain('npx-cache');
