@@ -47,9 +47,10 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { readSync } = require('node:fs');
 const { crc32 } = require('node:zlib');
 const buf = Buffer.allocUnsafe(1 << 20);
-let bad = -1;
-for (let i = 0; i < workerData.length && bad < 0; i += 1) {
-  const { fd, length, crc } = workerData[i];
+const { regions, all } = workerData;
+const bad = [];
+for (let i = 0; i < regions.length && (all || bad.length === 0); i += 1) {
+  const { fd, length, crc } = regions[i];
   let sum = 0;
   for (let at = 0; at < length; ) {
     const n = readSync(fd, buf, 0, Math.min(buf.length, length - at), at);
@@ -57,24 +58,34 @@ for (let i = 0; i < workerData.length && bad < 0; i += 1) {
     sum = crc32(buf.subarray(0, n), sum);
     at += n;
   }
-  if (sum !== crc) bad = i;
+  if (sum !== crc) bad.push(i);
 }
 parentPort.postMessage(bad);
 `;
 
-const onWorker = (regions: readonly RecordsRegion[]): Promise<RecordsRegion | undefined> =>
+/** The indexes of the regions whose CRC differs, read on a worker: every one if `all`, else the first. */
+const onWorker = (regions: readonly RecordsRegion[], all: boolean): Promise<number[]> =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: regions.map(({ fd, length, crc }) => ({ fd, length, crc })) });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { regions: regions.map(({ fd, length, crc }) => ({ fd, length, crc })), all } });
     let answered = false;
-    worker.once('message', (bad: number) => {
+    worker.once('message', (bad: number[]) => {
       answered = true;
-      resolve(bad < 0 ? undefined : regions[bad]);
+      resolve(bad);
     });
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (!answered) reject(new Error(`server data: the records check stopped (worker exit ${code})`));
     });
   });
+
+/**
+ * Every region's CRC checked on a worker thread, none skipped after a damaged one: the damaged
+ * regions. For a check started before the caller knows which files it needs (segments.ts starts
+ * it on every segment file before the newest one's footer is parsed, and keeps the verdicts on
+ * the files the footer names).
+ */
+export const damagedOnWorker = async (regions: readonly RecordsRegion[]): Promise<RecordsRegion[]> =>
+  (await onWorker(regions, true)).flatMap((i) => regions[i] ?? []);
 
 /**
  * Checks every region's CRC; resolves with the first that differs, or undefined. The fds must
@@ -89,5 +100,5 @@ export const checkRecords = (regions: readonly RecordsRegion[], workerFrom = WOR
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
-  return onWorker(regions);
+  return onWorker(regions, false).then((bad) => (bad[0] === undefined ? undefined : regions[bad[0]]));
 };

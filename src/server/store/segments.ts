@@ -33,7 +33,7 @@ import type { ServerState } from './state.js';
 import type { FactHead } from './model.js';
 import { Locations, TRIPLET_BYTES } from './locations.js';
 import { readTextSync } from './chunkedRead.js';
-import { checkRecords, crcOfRange, type RecordsRegion } from './recordsCheck.js';
+import { checkRecords, crcOfRange, damagedOnWorker, WORKER_FROM, type RecordsRegion } from './recordsCheck.js';
 
 const NAME = /^segment-(\d{12})-(\d{4})\.seg$/;
 const segmentName = (nextSeq: number, n: number): string => `segment-${String(nextSeq).padStart(12, '0')}-${String(n).padStart(4, '0')}.seg`;
@@ -351,16 +351,91 @@ export interface LoadedSegments {
 
 const segmentNames = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => NAME.test(n)).sort();
 
-/** Reads the newest segment's footer and checks every file it points into; undefined: no segment yet. */
-export const loadSegments = async (dir: string): Promise<LoadedSegments | undefined> => {
-  const name = (await segmentNames(dir)).at(-1);
+/**
+ * The records check started before the newest segment's footer is parsed: at 1M memories the
+ * footer's parse and the fact table's fill came before it, and the worker's 1.5 GB then went on
+ * after the main thread had nothing left but to wait for it. The footer is what names the files,
+ * so every segment file of the dir is checked (each opened and its trailer read here; one whose
+ * trailer cannot be read is left to the footer's own opening, which reports it), on a worker and
+ * whole, and the verdicts kept are those on the files the footer names. Only when the records
+ * reach `workerFrom` bytes; below, the named files are checked inline after the footer, as before.
+ */
+interface EarlyCheck {
+  /** File name -> the fd opened for it (the newest segment's own fd among them). */
+  readonly opened: ReadonlyMap<string, number>;
+  /** The paths of the checked regions. */
+  readonly checked: ReadonlySet<string>;
+  /** The damaged regions' paths. */
+  readonly damaged: Promise<Set<string>>;
+  /** Settles once the worker is done with the fds (resolves either way). */
+  readonly settled: Promise<void>;
+}
+
+const startEarlyCheck = (dir: string, names: readonly string[], newest: string, newestFd: number, newestTrailer: Trailer, workerFrom: number): EarlyCheck | undefined => {
+  const opened = new Map<string, number>([[newest, newestFd]]);
+  const regions: RecordsRegion[] = [{ fd: newestFd, length: newestTrailer.recordsLength, crc: newestTrailer.recordsCrc, path: join(dir, newest) }];
+  for (const file of names) {
+    if (file === newest) continue;
+    const filePath = join(dir, file);
+    let other: number | undefined;
+    try {
+      other = openSync(filePath, 'r');
+      const own = readTrailer(other, filePath);
+      regions.push({ fd: other, length: own.recordsLength, crc: own.recordsCrc, path: filePath });
+      opened.set(file, other);
+    } catch {
+      if (other !== undefined) closeSync(other);
+    }
+  }
+  if (regions.reduce((sum, r) => sum + r.length, 0) < workerFrom) {
+    for (const [file, other] of opened) if (file !== newest) closeSync(other);
+    return undefined;
+  }
+  const damagedPaths = damagedOnWorker(regions).then((bad) => new Set(bad.map((r) => r.path)));
+  return {
+    opened,
+    checked: new Set(regions.map((r) => r.path)),
+    damaged: damagedPaths,
+    settled: damagedPaths.then(
+      () => undefined,
+      () => undefined,
+    ),
+  };
+};
+
+/**
+ * The path of the first of `regions` (the footer's files, in order) found damaged: by the early
+ * check, or by a check of its own for a named file the early one did not read. Closes the early
+ * check's fds the store does not keep (`fds`) once the worker is done with them.
+ */
+const earlyVerdict = async (early: EarlyCheck, regions: readonly RecordsRegion[], fds: readonly number[]): Promise<string | undefined> => {
+  try {
+    const unchecked = regions.filter((r) => !early.checked.has(r.path));
+    const bad = await early.damaged;
+    const second = unchecked.length > 0 ? await checkRecords(unchecked) : undefined;
+    return regions.find((r) => bad.has(r.path) || r === second)?.path;
+  } finally {
+    await early.settled;
+    for (const other of early.opened.values()) if (!fds.includes(other)) closeSync(other);
+  }
+};
+
+/**
+ * Reads the newest segment's footer and checks every file it points into; undefined: no segment
+ * yet. `workerFrom`: records bytes from which the check runs on a worker (recordsCheck.ts).
+ */
+export const loadSegments = async (dir: string, workerFrom = WORKER_FROM): Promise<LoadedSegments | undefined> => {
+  const names = await segmentNames(dir);
+  const name = names.at(-1);
   if (name === undefined) return undefined;
   if (endianness() !== 'LE') throw new Error('server data: segment files are little-endian; this machine is not');
   const path = join(dir, name);
   const fd = openSync(path, 'r');
   const fds: number[] = [];
+  let early: EarlyCheck | undefined;
   try {
     const trailer = readTrailer(fd, path);
+    early = startEarlyCheck(dir, names, name, fd, trailer, workerFrom);
     const locations = new Locations(trailer.locations);
     const tagSets = new Uint32Array(trailer.locations);
     const codes = new Uint8Array(trailer.locations);
@@ -410,7 +485,9 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
     for (const file of footer.files) {
       const filePath = join(dir, file);
       if (!NAME.test(file)) throw damaged(path, `points into ${file}, not a segment`);
-      const other = file === name ? fd : openSync(filePath, 'r');
+      // A file named twice gets an fd of its own the second time (the store closes each once).
+      const pre = early?.opened.get(file);
+      const other = file === name ? fd : pre !== undefined && !fds.includes(pre) ? pre : openSync(filePath, 'r');
       fds.push(other);
       const own = other === fd ? trailer : readTrailer(other, filePath);
       regions.push({ fd: other, length: own.recordsLength, crc: own.recordsCrc, path: filePath });
@@ -422,7 +499,8 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
       const end = locations.offset(i) + locations.length(i);
       if (file < 0 || file >= footer.files.length || !(end <= (recordBytes[file] ?? 0))) throw damaged(path, `location ${i} is outside its file`);
     }
-    if (!fds.includes(fd)) closeSync(fd);
+    // The early check may still be reading it: then closed once it is done (earlyVerdict).
+    if (!fds.includes(fd) && early === undefined) closeSync(fd);
     for (let i = 0; i < codes.length; i += 1) {
       const code = codes[i] ?? 0;
       if (code !== 0 && (footer.factTypes[(code & ~INVALIDATED) - 1] === undefined || footer.tagSets[tagSets[i] ?? 0] === undefined)) throw damaged(path, `head ${i} names no type or tags`);
@@ -430,13 +508,16 @@ export const loadSegments = async (dir: string): Promise<LoadedSegments | undefi
     const heads: Heads = { codes, tagSets, factTypes: footer.factTypes, tagSetList: footer.tagSets };
     const footerAt = listsAt + trailer.listsLength;
     const banks = footer.segment === 2 ? footer.banks.map((bank) => headOf2(bank, path, listsAt, footerAt)) : footer.banks.map((bank, i) => headOf(bank, i, path, footerAt, trailer.footerLength));
-    // Started last: nothing below may close the fds it reads.
-    const recordsChecked = checkRecords(regions).then((bad) => {
-      if (bad !== undefined) throw damaged(bad.path, 'records checksum mismatch');
+    // Started last (when not started early): nothing below may close the fds it reads.
+    const badPath = early === undefined ? checkRecords(regions).then((bad) => bad?.path) : earlyVerdict(early, regions, fds);
+    const recordsChecked = badPath.then((bad) => {
+      if (bad !== undefined) throw damaged(bad, 'records checksum mismatch');
     });
     return { nextSeq: footer.nextSeq, banks, stored: new StoredRecords(dir, footer.files, fds, recordBytes, locations, heads), name, recordsChecked };
   } catch (error) {
-    for (const other of new Set([fd, ...fds])) closeSync(other);
+    // Not while the early check reads them.
+    await early?.settled;
+    for (const other of new Set([fd, ...fds, ...(early?.opened.values() ?? [])])) closeSync(other);
     throw error;
   }
 };

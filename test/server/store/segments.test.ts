@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { encodeLineBytes } from '../../../src/server/store/logFormat.js';
 import type { Mutation } from '../../../src/server/store/model.js';
 import type { ServerState } from '../../../src/server/store/state.js';
 import { openStore } from '../../../src/server/store/store.js';
+import { loadSegments } from '../../../src/server/store/segments.js';
 
 /** A data dir written by the code of segment format 1 (fixtures/segments-v1: the mutations are in the test reading it). */
 const FORMAT_1 = fileURLToPath(new URL('../../../fixtures/segments-v1', import.meta.url));
@@ -260,6 +261,50 @@ describe('segments', () => {
       await writeFile(join(dir, name), bytes);
       await expect(openStore({ dataDir: dir })).rejects.toThrow(new RegExp(`${name} is damaged \\((records|footer) checksum mismatch\\)`));
     }
+  });
+
+  it('the records check started early on a worker (every segment file of the dir) keeps only the verdicts on the files the footer names, and closes the fds it opened', async () => {
+    const dir = await tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.commit([bankPut('a')]);
+    for (let i = 0; i < 5; i += 1) await store.commit([documentPut('a', i)]);
+    await store.close();
+    const [name = ''] = await segmentFiles(dir);
+    // The fds open on this dir's files (a worker's own pipes come and go apart).
+    const openFds = async (): Promise<number> => {
+      let n = 0;
+      for (const entry of await readdir('/proc/self/fd')) {
+        try {
+          if ((await readlink(join('/proc/self/fd', entry))).startsWith(dir)) n += 1;
+        } catch {
+          // Closed while listed (the readdir's own fd).
+        }
+      }
+      return n;
+    };
+    const before = await openFds();
+    expect(before).toBe(0);
+    // A worker from 0 bytes: the early check runs however small the files are.
+    const intact = await loadSegments(dir, 0);
+    await expect(intact?.recordsChecked).resolves.toBeUndefined();
+    intact?.stored.close();
+    // A file the footer does not name (an older segment left behind), damaged: not the start's concern.
+    const bytes = await readFile(join(dir, name));
+    const stale = Buffer.from(bytes);
+    stale[10] = (stale[10] ?? 0) ^ 0x20;
+    await writeFile(join(dir, 'segment-000000000000-0000.seg'), stale);
+    await writeFile(join(dir, 'segment-000000000000-0001.seg'), 'no trailer at all');
+    const withStale = await loadSegments(dir, 0);
+    await expect(withStale?.recordsChecked).resolves.toBeUndefined();
+    withStale?.stored.close();
+    expect(await openFds()).toBe(before);
+    // The named file damaged: start-up stops naming it, as the inline check does.
+    await writeFile(join(dir, name), stale);
+    const hit = await loadSegments(dir, 0);
+    await expect(hit?.recordsChecked).rejects.toThrow(new RegExp(`${name} is damaged \\(records checksum mismatch\\)`));
+    hit?.stored.close();
+    expect(await openFds()).toBe(before);
+    await expect(openStore({ dataDir: dir })).rejects.toThrow(new RegExp(`${name} is damaged \\(records checksum mismatch\\)`));
   });
 
   it('the document and chunk lists, not kept after start-up, are read again from the segment; if it is gone, every use fails naming it and none finds an empty table', async () => {
