@@ -92,7 +92,7 @@ export const createRequestHandler = (options: AppOptions) => {
         }
       }
       // Served from here on (a stalled request is not): background work waits for a pause.
-      leave = server.foreground.enter();
+      leave = server.foreground.enter(method === 'POST' && RETAIN_PATH.test(path) ? 'retain' : undefined);
       ignoredByFault = server.faults.ignoredFields(method, path);
       if (path.startsWith('/v1/')) {
         const auth = req.headers.authorization;

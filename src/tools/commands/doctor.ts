@@ -74,6 +74,7 @@ export const doctorReport = async (ctx: CommandContext) => {
           ...(floorMet === false ? { action: `Automatic retain is unsupported on this server: ${FLOOR_ACTION}.` } : {}),
         }
       : { error: redact(describeFailure(caps.left)), floor: FLOOR_TEXT, floorMet: null },
+    ...(config.apiKeyEnv === undefined ? {} : { apiKeyEnv: config.apiKeyEnv }),
     authentication:
       key._tag === 'key'
         ? { state: 'API key set', from: key.from }
@@ -120,7 +121,11 @@ const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>, serverCo
   // The next step is the shared describer's, so the doctor, the hub and the status lines agree.
   if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: ${failureText({ _tag: 'unreachable', message: '' }, start).next ?? ''}`);
   else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline: ${failureText({ _tag: 'timeout', message: '' }, start).next ?? ''}`);
-  else if (failure === 'unauthorized' || failure === 'forbidden') errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): ${failureText({ _tag: failure }, start).next ?? ''}`);
+  else if (failure === 'unauthorized' || failure === 'forbidden') {
+    // The variable is known here: "the variable named by memory.apiKeyEnv" made the person look it up.
+    const next = report.apiKeyEnv === undefined ? (failureText({ _tag: failure }, start).next ?? '') : `set ${report.apiKeyEnv} to the key the server was started with (here it is ${'from' in report.authentication ? 'set to another key' : 'not set'}); pi reads it when it starts`;
+    errors.push(`server refused the API key (HTTP ${failure === 'unauthorized' ? 401 : 403}): ${next}`);
+  }
   else if (failure === 'blocked') errors.push(`memory is off for this project: ${report.trust.reason}${report.trust.remedy === undefined ? '' : ` (${report.trust.remedy})`}`);
   else if (failure !== undefined) errors.push(`server check failed: ${report.health}`);
   if ('floorMet' in report.server && report.server.floorMet === false) errors.push(`server is below the floor (${FLOOR_TEXT}): ${FLOOR_ACTION}`);

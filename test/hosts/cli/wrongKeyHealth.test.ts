@@ -34,6 +34,10 @@ describe('a wrong API key', () => {
     expect(serverLine).toContain('answers, but: memory server rejected the API key (HTTP 401');
     expect(serverLine).not.toContain('unreachable');
     expect(doctor.code).toBe(1);
+    // The doctor knows the variable: it names it, and says whether it is set.
+    expect(doctor.stdout).toContain('error: server refused the API key (HTTP 401): set AM_WRONG_KEY to the key the server was started with (here it is set to another key)');
+    const unset = await runCli(['doctor'], { cwd: project, env: { HOME: home } });
+    expect(unset.stdout).toContain('set AM_WRONG_KEY to the key the server was started with (here it is not set)');
     const status = await runCli(['status'], { cwd: project, env });
     const health = status.stdout.split('\n').find((l) => l.includes('Health: ')) ?? '';
     expect(health).toContain('answers, but: memory server rejected the API key');
