@@ -44,7 +44,8 @@ describe('a document over the server body limit is reported as not imported (rea
       expect(view.state, JSON.stringify(view.pause)).toBe('failed');
       expect(view.pause).toBeNull();
       expect(view.error).toMatch(/refused 1 document\(s\), which were not imported \(first: pi-import:huge:e1: .*413/);
-      expect(view.error).toContain('agent-memory dead-letters');
+      // Names what lists them where the person is: pi's command, or this CLI's subcommand (no `agent-memory` on a clone's PATH).
+      expect(view.error).toContain('/memory dead-letters in pi, or dead-letters from this command line');
       expect(view.imported).toEqual({ total: 1, completed: 0 });
     } finally {
       await importer.close();

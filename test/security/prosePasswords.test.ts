@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/config/redact.js';
-import { describeRetainedPastes, expectPasteRedacted, type Paste } from '../helpers/redactedPastes.js';
+import { describeRetainedPastes, expectPasteRedacted, withoutMachineFields, type Paste } from '../helpers/redactedPastes.js';
 
 const PASTES: readonly Paste[] = [
   ['a passphrase in words mid-line', 'my password is correct horse battery staple and I use it everywhere', ['correct', 'horse', 'battery', 'staple'], 'and I use it everywhere'],
@@ -35,6 +35,16 @@ describe('a password in words mid-line', () => {
     for (const text of ['the password reset flow is broken', 'Passwords are hashed with bcrypt', 'the password field is required', 'mysql --password=s3cret --host db']) {
       expect(redact(text), text).toBe(text.startsWith('mysql') ? 'mysql --password=[REDACTED] --host db' : text);
     }
+  });
+});
+
+describe('the journal check reads every text field', () => {
+  it('blanks a job id that holds a secret\'s digits by chance, and keeps them where the content says them', () => {
+    const line = '{"v":1,"seq":17,"type":"retain.enqueued","payload":{"jobs":[{"jobId":"5e47118e-9a04-5aca-ad4b-c73128c94d25","item":{"content":"wifi is 4711","context":"c 4711"},"idempotencyKey":"5e47118e-9a04"}],"at":1795915947118},"checksum":"24ea62b1913b9c0d"}';
+    const out = withoutMachineFields(line);
+    expect(out).toContain('"content":"wifi is 4711"');
+    expect(out).toContain('"context":"c 4711"');
+    expect(out.replace(/"(?:content|context)":"[^"]*"/g, '')).not.toContain('4711');
   });
 });
 
