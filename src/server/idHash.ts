@@ -1,7 +1,11 @@
+/** FNV-1a's 32-bit offset basis and prime (also the lookup files' key hash, sortedLines.ts). */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+
 /** FNV-1a over the UTF-16 code units: cheap, and the id is compared on every hit. */
 export const hashOf = (id: string): number => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  let h = FNV_OFFSET;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), FNV_PRIME);
   return h >>> 0;
 };
 

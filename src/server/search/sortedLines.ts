@@ -15,6 +15,8 @@
  * (names, code words, the bench's made-up words): a `pread` and a block walked each time.
  */
 import { fstatSync, openSync, readSync } from 'node:fs';
+import { FNV_OFFSET, FNV_PRIME } from '../idHash.js';
+import { HashFilter } from './hashFilter.js';
 
 /** Bytes between two samples; a lookup reads one such block plus the rest of its last line. */
 const BLOCK = 1024;
@@ -28,14 +30,6 @@ const SPACE = 0x20;
 const NEWLINE = 0x0a;
 /** Filter bits per key (rounded up to a power of two in all); two probes. */
 const FILTER_BITS_PER_KEY = 16;
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-/** The second probe's position: the hash's bits mixed (the first probe reads its low bits). */
-const mixed = (h: number): number => {
-  const x = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  return x ^ (x >>> 13);
-};
 
 /** FNV-1a of a key's bytes as latin1 gives them (each character's low byte), as a line's key is hashed. */
 const keyHash = (key: string): number => {
@@ -45,33 +39,11 @@ const keyHash = (key: string): number => {
 };
 
 /** A Bloom filter of the lines' key hashes: false means no line has the key. */
-class KeyFilter {
-  private constructor(
-    private readonly bits: Int32Array,
-    private readonly mask: number,
-  ) {}
-
-  static of(hashes: Int32Array): KeyFilter {
-    let size = 64;
-    while (size < hashes.length * FILTER_BITS_PER_KEY) size *= 2;
-    const filter = new KeyFilter(new Int32Array(size >>> 5), size - 1);
-    for (const h of hashes) filter.add(h);
-    return filter;
-  }
-
-  private add(h: number): void {
-    const a = h & this.mask;
-    const b = mixed(h) & this.mask;
-    this.bits[a >>> 5] = (this.bits[a >>> 5] ?? 0) | (1 << (a & 31));
-    this.bits[b >>> 5] = (this.bits[b >>> 5] ?? 0) | (1 << (b & 31));
-  }
-
-  mayHave(h: number): boolean {
-    const a = h & this.mask;
-    const b = mixed(h) & this.mask;
-    return ((this.bits[a >>> 5] ?? 0) & (1 << (a & 31))) !== 0 && ((this.bits[b >>> 5] ?? 0) & (1 << (b & 31))) !== 0;
-  }
-}
+const keyFilter = (hashes: Int32Array): HashFilter => {
+  const filter = new HashFilter(hashes.length, FILTER_BITS_PER_KEY, 64);
+  for (const h of hashes) filter.addHash(h);
+  return filter;
+};
 
 /**
  * The hash of every line's key (its bytes up to the first space or newline; a line that starts
@@ -138,7 +110,7 @@ export class SortedLineFile {
     private readonly keys: readonly string[],
     private readonly buffer: Buffer,
     private readonly memoLines: number,
-    private readonly filter: KeyFilter,
+    private readonly filter: HashFilter,
   ) {}
 
   /** Lines found by key, and keys not found (null). */
@@ -183,7 +155,7 @@ export class SortedLineFile {
     const last = starts[starts.length - 1];
     if (last !== undefined) longest = Math.max(longest, size - last);
     starts.push(size);
-    const filter = KeyFilter.of(keyHashes(fd, size, window));
+    const filter = keyFilter(keyHashes(fd, size, window));
     return new SortedLineFile(fd, Float64Array.from(starts), keys, Buffer.alloc(longest), memoLines, filter);
   }
 

@@ -11,6 +11,8 @@
  * lets through is a superset of the bank's terms and the caller's lookup decides as before.
  */
 
+import { HashFilter } from './hashFilter.js';
+
 const BASE = 0x01000193;
 const MIN_BITS = 1 << 12;
 /** Bits per term when the filter is made; it is made again once terms pass half that (8). */
@@ -26,27 +28,12 @@ export const spellingHash = (s: string): number => {
   return h;
 };
 
-/** The second probe's position: the hash's bits mixed (the first probe reads its low bits). */
-const mixed = (h: number): number => {
-  const x = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  return x ^ (x >>> 13);
-};
-
-export class SpellingFilter {
-  private readonly bits: Int32Array;
-  private readonly mask: number;
+export class SpellingFilter extends HashFilter {
   private count = 0;
-
-  private constructor(size: number) {
-    this.bits = new Int32Array(size >>> 5);
-    this.mask = size - 1;
-  }
 
   /** A filter holding `terms`, sized for them. */
   static of(terms: readonly string[]): SpellingFilter {
-    let size = MIN_BITS;
-    while (size < terms.length * BITS_PER_TERM) size *= 2;
-    const filter = new SpellingFilter(size);
+    const filter = new SpellingFilter(terms.length, BITS_PER_TERM, MIN_BITS);
     for (const term of terms) filter.add(term);
     return filter;
   }
@@ -58,21 +45,7 @@ export class SpellingFilter {
 
   /** Past half its bits per term its false answers grow: the owner makes a new one. */
   get full(): boolean {
-    return this.count * (BITS_PER_TERM / 2) > this.mask + 1;
-  }
-
-  /** false: no term given had this hash. true: one may have. */
-  mayHave(h: number): boolean {
-    const a = h & this.mask;
-    const b = mixed(h) & this.mask;
-    return ((this.bits[a >>> 5] ?? 0) & (1 << (a & 31))) !== 0 && ((this.bits[b >>> 5] ?? 0) & (1 << (b & 31))) !== 0;
-  }
-
-  private addHash(h: number): void {
-    const a = h & this.mask;
-    const b = mixed(h) & this.mask;
-    this.bits[a >>> 5] = (this.bits[a >>> 5] ?? 0) | (1 << (a & 31));
-    this.bits[b >>> 5] = (this.bits[b >>> 5] ?? 0) | (1 << (b & 31));
+    return this.count * (BITS_PER_TERM / 2) > this.size;
   }
 }
 
