@@ -18,7 +18,7 @@
 import { analyze, stemWord, wordsAndTerms } from './analyzer.js';
 import { asksQuestion, earlierQuestions, opensWithYesOrNo } from './attribution.js';
 import { relativeDayWords, relativeSpanWords } from './temporal.js';
-import { boundedDistance } from './editDistance.js';
+import { boundedDistance } from '../../codecs/editDistance.js';
 import { DocList } from './docList.js';
 import { SpellingFilter } from './spellingFilter.js';
 import { StoredIds } from './storedIds.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boundedDistance } from '../../../src/server/search/editDistance.js';
+import { boundedDistance } from '../../src/codecs/editDistance.js';
 
 /** The textbook optimal-string-alignment distance, unbounded: what the bounded one must agree with. */
 const reference = (a: string, b: string): number => {
