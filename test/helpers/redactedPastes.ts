@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED, redact } from '../../src/config/redact.js';
+import { cleanText } from '../../src/effects/session/retainProjection.js';
 import { CODING_BANK, startHarness, type Harness } from '../tools/harness.js';
 import { call } from './embeddedServer.js';
 import { startFaultServer } from './faultServer.js';
@@ -30,6 +31,15 @@ export const expectPasteRedacted = (text: string, secret: string | readonly stri
   expect(out).toContain(REDACTED);
   expect(out).toContain(kept);
   expect(redact(out)).toBe(out);
+};
+
+/** One test a paste: `redact` hides every part and keeps the text around it, and a retained run's cleaned text (the projection's `cleanText`) holds no part either. */
+export const itHidesEachPaste = (pastes: readonly Paste[]): void => {
+  it.each(pastes.map((p) => [p[0], p] as const))('%s: hidden, the text around kept, by redact and a run', (_name, [, text, secret, kept]) => {
+    expectPasteRedacted(text, secret, kept);
+    const cleaned = cleanText(text);
+    for (const part of partsOf(secret)) expect(cleaned).not.toContain(part);
+  });
 };
 
 const B = '/v1/default/banks';

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { redactValue } from '../../src/config/redact.js';
 import { cleanText } from '../../src/effects/session/retainProjection.js';
-import { describeRetainedPastes, expectPasteRedacted, type Paste } from '../helpers/redactedPastes.js';
+import { describeRetainedPastes, itHidesEachPaste, type Paste } from '../helpers/redactedPastes.js';
 
 const H = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9';
 const P = 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ';
@@ -39,11 +39,7 @@ const PASTES: readonly Paste[] = [
 ];
 
 describe('the pastes round 12 left (round 13)', () => {
-  it.each(PASTES.map((p) => [p[0], p] as const))('%s: hidden, the text around kept, by redact and a run', (_name, [, text, secret, kept]) => {
-    expectPasteRedacted(text, secret, kept);
-    const cleaned = cleanText(text);
-    for (const part of typeof secret === 'string' ? [secret] : secret) expect(cleaned).not.toContain(part);
-  });
+  itHidesEachPaste(PASTES);
 
   it('a JSON field named STRIPE_PRIVATE is hidden whole', () => {
     expect(redactValue({ STRIPE_PRIVATE: 'two words', is_private: 'yes' })).toEqual({ STRIPE_PRIVATE: '[REDACTED]', is_private: 'yes' });

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cleanText } from '../../src/effects/session/retainProjection.js';
-import { describeRetainedPastes, expectPasteRedacted, type Paste } from '../helpers/redactedPastes.js';
+import { describeRetainedPastes, itHidesEachPaste, type Paste } from '../helpers/redactedPastes.js';
 
 const r = (n: number, alphabet = 'aB3dE5gH7jK9mN1pQ2sT4vW6yZ8'): string => alphabet.repeat(Math.ceil(n / alphabet.length)).slice(0, n);
 const HEX = 'a1b2c3d4e5f60789';
@@ -58,10 +58,7 @@ const KEYS: readonly (readonly [string, string])[] = [
 const PASTES: readonly Paste[] = KEYS.map(([name, key]) => [name, `$ echo $KEY\n${key}\n$ next`, key.slice(-20), '$ next']);
 
 describe('bare keys of more providers (round 13)', () => {
-  it.each(PASTES.map((p) => [p[0], p] as const))('%s: hidden, the text around kept, by redact and a run', (_name, [, text, secret, kept]) => {
-    expectPasteRedacted(text, secret, kept);
-    for (const part of typeof secret === 'string' ? [secret] : secret) expect(cleanText(text)).not.toContain(part);
-  });
+  itHidesEachPaste(PASTES);
 
   it('words that only start the same stay as written', () => {
     for (const text of [
