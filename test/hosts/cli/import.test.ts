@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, runShell } from '../../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { loadConfig } from '../../../src/config/load.js';
@@ -25,13 +25,7 @@ let server: TestServer;
 
 const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home } });
 /** A command line as a person pastes it into a shell in the project. */
-const shell = (line: string): Promise<{ code: number | null; stdout: string }> =>
-  new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], { cwd: project, env: { PATH: process.env['PATH'] ?? '', HOME: home } });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout }));
-  });
+const shell = (line: string) => runShell(line, { cwd: project, env: { PATH: process.env['PATH'] ?? '', HOME: home } });
 const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json');
 const queueFile = path.join(project, '.pi', 'memory', 'retain-queue.jsonl');
 

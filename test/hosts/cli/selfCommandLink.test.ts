@@ -6,28 +6,20 @@
  * a link, as npx starts it; the printed command run through `sh` after the link is gone, from
  * another directory (it named the sessions by the relative path given, and no --cwd).
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runShell } from '../../helpers/cli.js';
 
 const run = promisify(execFile);
 const TSX = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = realpathSync(path.resolve('src/hosts/cli/main.ts'));
 const root = mkdtempSync(path.join(tmpdir(), 'am-self-link-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const shell = (line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> =>
-  new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], { cwd, env });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', (code) => resolve({ code, out }));
-  });
 
 describe('the command line this CLI prints for itself', () => {
   it('names the script, not the link npx started it through, and runs after the link is gone', async () => {
@@ -54,9 +46,9 @@ describe('the command line this CLI prints for itself', () => {
     expect(line).not.toContain('npx-cache');
     rmSync(path.join(root, 'npx-cache'), { recursive: true, force: true });
     // Run as printed (a dry run, so no server is needed), from another directory.
-    const again = await shell(`${line} --dry-run`, root, env);
-    expect(again.out).toContain('dry run: 1 session(s)');
-    expect(again.out).toContain('Dry run: nothing was written');
+    const again = await runShell(`${line} --dry-run`, { cwd: root, env });
+    expect(again.stdout).toContain('dry run: 1 session(s)');
+    expect(again.stdout).toContain('Dry run: nothing was written');
     expect(again.code).toBe(0);
   }, 60_000);
 });
