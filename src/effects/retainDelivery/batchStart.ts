@@ -31,8 +31,6 @@ export interface BatchStartParts {
   readonly compact: () => Promise<void>;
   readonly limits: BatchLimits;
   readonly digest: IdsPort['digest'];
-  /** The receipts noted so far, written (`delivery.ts` writes them behind the deliveries). */
-  readonly receiptsWritten: () => Promise<void>;
 }
 
 export const batchStarts = (core: QueueCore, parts: BatchStartParts): BatchStarts => {
@@ -92,8 +90,6 @@ export const batchStarts = (core: QueueCore, parts: BatchStartParts): BatchStart
   };
 
   const settled = async (): Promise<void> => {
-    // Only the lease holder writes the receipts file (a read-modify-write): ours first.
-    await parts.receiptsWritten();
     const released = await parts.lease.release();
     if (!released || core.closing) return;
     await parts.compact();

@@ -149,19 +149,6 @@ describe('retain queue delivery', () => {
     expect(queue.status().deadLetters).toBe(0);
   });
 
-  it('writes a receipt for every batch of a flush behind the deliveries, all on disk when the queue settles, in delivery order', async () => {
-    const { queue, twin, queuePath } = await setup({ mode: 'coalesced', batchLimits: { maxItems: 1, maxContentChars: 512_000 } });
-    const docs = Array.from({ length: 12 }, (_, i) => `doc-r${i}`);
-    await queue.enqueue(docs.map((d, i) => newJob(`receipt r-${i}`, { documentId: d as never })));
-    expect(await queue.flush({ deadline: soon() })).toMatchObject({ remaining: 0, delivered: 12 });
-    expect(retainCalls(twin)).toHaveLength(12);
-    await queue.close({ deadline: soon() });
-    // close() waits for the receipts noted before it let the lease go.
-    const onDisk = JSON.parse(await readFile(queuePath.replace(/\.jsonl$/, '.receipts.json'), 'utf8')) as { receipts: { documentIds: string[]; jobCount: number }[] };
-    expect(onDisk.receipts.map((r) => r.documentIds[0])).toEqual(docs);
-    expect(onDisk.receipts.every((r) => r.jobCount === 1)).toBe(true);
-  });
-
   it('rejects bad input naming the field and queues nothing', async () => {
     const { queue } = await setup();
     await expect(queue.enqueue([{ bankId: 'bad bank!', documentId: 'd', updateMode: 'append', item: { content: 'x' } } as never])).rejects.toThrow(/0\.bankId/);
