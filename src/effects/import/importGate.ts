@@ -254,12 +254,14 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         if (failure !== undefined) throw failure.error;
       };
       /**
-       * Sends the batch in requests of the queue's size, each recorded once acknowledged (a
-       * crash before the record sends it again next run; replace by document id keeps one).
-       * What the server did not take goes to the queue, and the run goes on through it.
+       * Sends the batch in requests of the queue's size, then records what the server
+       * acknowledged in one record (one fsync a batch, as queuing it was; a crash before the
+       * record sends it again next run, and replace by document id keeps one). What the server
+       * did not take goes to the queue, and the run goes on through it.
        */
       const deliverDirect = async (sender: DirectRetain, taken: readonly Early[], planned: { readonly files: number; readonly bytes: number }): Promise<void> => {
         let rest = taken;
+        const acknowledged: Early[] = [];
         while (rest.length > 0 && direct) {
           let count = 0;
           let chars = 0;
@@ -275,11 +277,14 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             break;
           }
           rest = rest.slice(count);
-          for (const { documentId } of part) {
+          acknowledged.push(...part);
+        }
+        if (acknowledged.length > 0) {
+          for (const { documentId } of acknowledged) {
             queuedByPlan.add(documentId);
             deliveredByPlan.add(documentId);
           }
-          await send(importEvents.documentsQueued({ at: clock.now(), documents: recorded(part), planned, delivered: true }));
+          await send(importEvents.documentsQueued({ at: clock.now(), documents: recorded(acknowledged), planned, delivered: true }));
         }
         if (rest.length > 0) await enqueueAndRecord(rest, planned);
       };
