@@ -5,6 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import type { TakeBack } from '../../adapters/queue/queueOwner.js';
 import { shellWord } from '../../config/serverStart.js';
 
 /**
@@ -30,3 +31,9 @@ export const cliCommand = (words: readonly string[], argv: readonly string[] = p
 
 /** The command that starts the embedded server from this CLI. */
 export const cliServeCommand = (argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): string => cliCommand(['serve'], argv, execArgv);
+
+/** What delivers a set-aside queue file the user moved back, for the project in `cwd` (`queueOwner.ts`). */
+export const cliTakeBack = (cwd: string, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): TakeBack => ({
+  kind: 'run',
+  command: cliCommand(['flush', '--trust-queue', '--cwd', cwd], argv, execArgv),
+});

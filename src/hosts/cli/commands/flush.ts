@@ -7,7 +7,7 @@ import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
 import { setAsideNotice, setAsideQueueFiles } from '../../../adapters/queue/queueOwner.js';
 import { fitUsage } from '../helpText.js';
-import { cliCommand } from '../selfCommand.js';
+import { cliCommand, cliTakeBack } from '../selfCommand.js';
 
 export const flushCommand: Command = {
   usage: fitUsage(
@@ -31,7 +31,7 @@ export const flushCommand: Command = {
       // deliver: "Nothing queued." alone read as if nothing was waiting.
       const setAside = (): number => {
         const files = setAsideQueueFiles(runtime.loaded.config.queuePath);
-        for (const file of files) console.error(redact(`agent-memory flush: not delivered: ${setAsideNotice(file)}`));
+        for (const file of files) console.error(redact(`agent-memory flush: not delivered: ${setAsideNotice(file, cliTakeBack(runtime.loaded.cwd))}`));
         return files.length;
       };
       const queue = runtime.queue;
