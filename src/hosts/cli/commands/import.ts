@@ -19,9 +19,9 @@ import { barStream } from '../redactedOutput.js';
 import { cwdRefusal } from '../projectArgs.js';
 import { cliCommand } from '../selfCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
-import { fitFor, fitUsage } from '../helpText.js';
+import { commandUsage, fitFor } from '../helpText.js';
 
-const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json] [--cwd DIR]
+const USAGE = commandUsage('import', `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json] [--cwd DIR]
 
   paths       session files or directories (walked recursively; only *.jsonl in directories)
   --all       every session of this project: pi's, and Claude Code's and Codex's when they
