@@ -23,6 +23,7 @@ import type { RuntimeStatusView } from '../tools/context.js';
 import type { ImportOptions } from '../machines/import/events.js';
 import { readImportState } from '../effects/import/importState.js';
 import { startImportGate, type ImportGate } from '../effects/import/importGate.js';
+import { directRetain } from '../effects/import/directRetain.js';
 import { systemClock } from '../effects/ports/clock.js';
 import type { MemoryRuntime } from './memoryRuntime.js';
 
@@ -89,6 +90,8 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
     // The documents' hashes are remembered for the retain queue's hash of the same content (one SHA-256 pass less).
     files: { ...piSessionFiles, digest: rememberedSha256Hex },
     queue,
+    // The plan's documents go straight to the server while it answers; the queue takes the rest.
+    direct: directRetain({ server: runtime.server, digest: rememberedSha256Hex, now: () => systemClock.now(), async: config.retainAsync }),
     journal,
     clock: systemClock,
     project: { cwd: runtime.loaded.cwd, bankId, tags: scope.projectRetainTags },

@@ -34,8 +34,9 @@ describe('a document over the server body limit is reported as not imported (rea
   it('a document the server answers 413 for: the run fails naming the 413, the document is not counted as imported', async () => {
     const { cwd, home, sessions } = await importWorkspace('am-import-413-', { serverUrl: server.url, bankId: 'import-413', projectId: 'import-413' });
     writeFileSync(path.join(sessions, 'huge.jsonl'), session(cwd, 'huge', 'the huge session deploys with rollup'));
-    // The server's own answer to a body over its limit, for this bank's next retain.
-    server.setFaults([{ method: 'POST', path: '/v1/default/banks/import-413/memories', times: 1, kind: 'status', status: 413 }]);
+    // The server's own answer to a body over its limit, for every retain of this bank (the
+    // import's own request, then the queue's, which it hands the document to).
+    server.setFaults([{ method: 'POST', path: '/v1/default/banks/import-413/memories', kind: 'status', status: 413 }]);
 
     runtime = await createMemoryRuntime({ cwd, home, env: { HOME: home } });
     const importer = await openImporter(runtime, { home, env: { HOME: home } });
