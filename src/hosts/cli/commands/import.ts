@@ -156,7 +156,7 @@ export const importCommand: Command = {
     return withRuntime(args.cwd, args.dryRun ? 'import-dry-run' : 'import', async (runtime) => {
       let importer;
       try {
-        importer = await openImporter(runtime, { env, home });
+        importer = await openImporter(runtime, { env, home, commands: { deadLetters: cliCommand(['dead-letters', '--cwd', args.cwd]), doctor: cliCommand(['doctor', '--cwd', args.cwd]) } });
       } catch (error) {
         console.error(`agent-memory import: ${escapeControls(redact(error instanceof Error ? error.message : String(error)))}`);
         return 1;
