@@ -65,12 +65,17 @@ export interface OpenImporterOptions {
   readonly home: string;
   /** How long to wait for another import of this project to finish. */
   readonly lockTimeoutMs?: number;
+  /**
+   * The commands a message names where the person reads it: the CLI's own command lines
+   * (selfCommand.ts); default pi's (`/memory dead-letters`, `/memory:doctor`).
+   */
+  readonly commands?: { readonly deadLetters: string; readonly doctor: string };
 }
 
 export const openImporter = async (runtime: MemoryRuntime, options: OpenImporterOptions): Promise<Importer> => {
   const { config } = runtime.loaded;
   const queue = runtime.queue;
-  if (queue === undefined) throw new Error(`the retain queue is not open (${runtime.status().problems.join('; ') || 'unknown reason'}); the doctor says why (/memory:doctor in pi, doctor from this command line)`);
+  if (queue === undefined) throw new Error(`the retain queue is not open (${runtime.status().problems.join('; ') || 'unknown reason'}); run ${options.commands?.doctor ?? '/memory:doctor'} to see why`);
   const checkpointPath = config.importCheckpoint;
   const manifestPath = config.importManifest;
   const lock = createDirLock({ path: `${checkpointPath}.run.lock`, staleMs: 60_000 });
@@ -100,6 +105,7 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
       return fingerprints.size === 0 ? undefined : { fingerprints, digest: runtime.ids.digest };
     },
     manifest: { path: manifestPath, read: () => readJsonFile(manifestPath), write: (data) => writeJsonFile(manifestPath, data) },
+    ...(options.commands === undefined ? {} : { deadLettersCommand: options.commands.deadLetters }),
   });
   return {
     gate,

@@ -123,6 +123,11 @@ export interface StartImportGateOptions {
   readonly deliverTimeoutMs?: number;
   /** Run ids; tests pass fixed ones. */
   readonly newRunId?: () => string;
+  /**
+   * What lists the retain queue's dead letters where the person reads the outcome: the CLI's
+   * own command line (selfCommand.ts), default pi's `/memory dead-letters`.
+   */
+  readonly deadLettersCommand?: string;
 }
 
 export interface ImportRequest {
@@ -555,7 +560,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           importEvents.failed({
             at: clock.now(),
             reason: redact(
-              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (/memory dead-letters in pi, or dead-letters from this command line, lists them); the other documents were imported`,
+              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (${options.deadLettersCommand ?? '/memory dead-letters'} lists them); the other documents were imported`,
             ),
           }),
         );
