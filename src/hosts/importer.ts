@@ -23,6 +23,7 @@ import type { RuntimeStatusView } from '../tools/context.js';
 import type { ImportOptions } from '../machines/import/events.js';
 import { readImportState } from '../effects/import/importState.js';
 import { startImportGate, type ImportGate } from '../effects/import/importGate.js';
+import { directRetain } from '../effects/import/directRetain.js';
 import { systemClock } from '../effects/ports/clock.js';
 import type { MemoryRuntime } from './memoryRuntime.js';
 
@@ -64,12 +65,17 @@ export interface OpenImporterOptions {
   readonly home: string;
   /** How long to wait for another import of this project to finish. */
   readonly lockTimeoutMs?: number;
+  /**
+   * The commands a message names where the person reads it: the CLI's own command lines
+   * (selfCommand.ts); default pi's (`/memory dead-letters`, `/memory:doctor`).
+   */
+  readonly commands?: { readonly deadLetters: string; readonly doctor: string };
 }
 
 export const openImporter = async (runtime: MemoryRuntime, options: OpenImporterOptions): Promise<Importer> => {
   const { config } = runtime.loaded;
   const queue = runtime.queue;
-  if (queue === undefined) throw new Error(`the retain queue is not open (${runtime.status().problems.join('; ') || 'unknown reason'}); the doctor says why (/memory:doctor in pi, doctor from this command line)`);
+  if (queue === undefined) throw new Error(`the retain queue is not open (${runtime.status().problems.join('; ') || 'unknown reason'}); run ${options.commands?.doctor ?? '/memory:doctor'} to see why`);
   const checkpointPath = config.importCheckpoint;
   const manifestPath = config.importManifest;
   const lock = createDirLock({ path: `${checkpointPath}.run.lock`, staleMs: 60_000 });
@@ -89,6 +95,8 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
     // The documents' hashes are remembered for the retain queue's hash of the same content (one SHA-256 pass less).
     files: { ...piSessionFiles, digest: rememberedSha256Hex },
     queue,
+    // The plan's documents go straight to the server while it answers; the queue takes the rest.
+    direct: directRetain({ server: runtime.server, digest: rememberedSha256Hex, now: () => systemClock.now(), async: config.retainAsync }),
     journal,
     clock: systemClock,
     project: { cwd: runtime.loaded.cwd, bankId, tags: scope.projectRetainTags },
@@ -97,6 +105,7 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
       return fingerprints.size === 0 ? undefined : { fingerprints, digest: runtime.ids.digest };
     },
     manifest: { path: manifestPath, read: () => readJsonFile(manifestPath), write: (data) => writeJsonFile(manifestPath, data) },
+    ...(options.commands === undefined ? {} : { deadLettersCommand: options.commands.deadLetters }),
   });
   return {
     gate,

@@ -40,7 +40,7 @@ import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { runtimeServer } from './runtime/server.js';
 import { openRetainParts } from './runtime/retainParts.js';
-import { setAsideNotice, setAsideQueueFiles } from '../adapters/queue/queueOwner.js';
+import { setAsideNotice, setAsideQueueFiles, type TakeBack } from '../adapters/queue/queueOwner.js';
 import { dropDrainedSetAside } from './runtime/drainedSetAside.js';
 import { unavailableQueue, withRetainHealth } from './runtime/standIns.js';
 import { runtimeStatus, statusListeners, toolStatusView, type RuntimeStatus } from './runtime/status.js';
@@ -72,8 +72,10 @@ export interface MemoryRuntimeOptions {
   readonly shutdownFlushMs?: number;
   /** The host's project-trust decision (pi 0.79+), joined with memory.trustedOrigins; undefined: the host has none. */
   readonly hostProjectTrusted?: () => boolean | undefined;
-  /** Mark the project's queue journal as it is as this user's (`agent-memory flush --trust-queue`). */
+  /** Mark the project's queue journal as it is as this user's (the CLI's `flush --trust-queue`). */
   readonly trustQueue?: boolean;
+  /** What delivers a set-aside queue file the user moved back (`queueOwner.ts`); default pi's, a new session. */
+  readonly takeBack?: TakeBack;
   /**
    * The `agent-memory` command this runtime serves (`import`, `flush`), absent in pi: its journals
    * are named with it, so the memory browser shows the run as that command, not as a pi session.
@@ -194,7 +196,14 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   });
   // Said until the user moves or deletes them: a queue file a repository planted, set aside unread.
   // One with nothing to deliver (an earlier version's drained queue) is removed instead.
-  if (queue !== undefined) problems.push(...(await dropDrainedSetAside(config.queuePath, setAsideQueueFiles(config.queuePath), config.retainDelivery)).map(setAsideNotice));
+  // Told at start too: status alone reached no one in pi (its doctor and status do not list these).
+  if (queue !== undefined) {
+    for (const file of await dropDrainedSetAside(config.queuePath, setAsideQueueFiles(config.queuePath), config.retainDelivery)) {
+      const notice = setAsideNotice(file, options.takeBack ?? { kind: 'restart-pi' });
+      problems.push(notice);
+      notify('warning', `Memory: ${notice}`);
+    }
+  }
   // Loud, never silent: the footer, status and a notification say so (see retainTurn.ts).
   let retainFailing: string | undefined;
   if (refusal === undefined && config.enabled) prepareRetainHealth(memoryDir, clock.now());

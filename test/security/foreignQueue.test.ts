@@ -18,12 +18,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerMark, readOwnerKey } from '../../src/adapters/queue/queueOwner.js';
-import { encodeRecord } from '../../src/adapters/queue/recordCodec.js';
 import { createMemoryServer } from '../../src/adapters/server/client.js';
 import { openRetainQueue } from '../../src/effects/retainDelivery/queue.js';
 import { fileRetainQueuePorts } from '../../src/hosts/retainQueueStore.js';
-import type { JournalEntry } from '../../src/effects/ports/journal.js';
-import { runCli } from '../helpers/cli.js';
+import { forgedJournal as forgedJournalOf } from '../helpers/forgedJournal.js';
+import { runCli, runShell } from '../helpers/cli.js';
 import { call, startTestServer, type TestServer } from '../helpers/embeddedServer.js';
 import { waitUntil } from '../helpers/waitUntil.js';
 import { runPi } from './support/piRun.js';
@@ -41,24 +40,7 @@ afterAll(async () => {
 });
 
 /** What an attacker commits: records any reader of the format can write, checksums included. */
-const forgedJournal = (jobId: string, content = POISON): string => {
-  const job = {
-    jobId,
-    bankId: BANK,
-    documentId: `pi-explicit:${jobId}`,
-    updateMode: 'replace',
-    item: { content, context: 'team conventions', document_id: `pi-explicit:${jobId}`, tags: ['source:pi', VICTIM_TAG], metadata: { source: 'agent-memory', retainSource: 'tool' }, update_mode: 'replace' },
-    contentHash: 'a'.repeat(64),
-    idempotencyKey: jobId,
-    enqueuedAt: '2026-11-01T00:00:00.000Z',
-  };
-  const at = '2026-11-01T00:00:00.000Z';
-  const entries: JournalEntry[] = [
-    { type: 'retain.opened', at, payload: { owner: 'vm:1:forged', at: 1, type: 'retain.opened' } },
-    { type: 'retain.enqueued', at, payload: { jobs: [job], at: 1, type: 'retain.enqueued' } },
-  ];
-  return entries.map((entry, seq) => encodeRecord(entry, seq).line).join('');
-};
+const forgedJournal = (jobId: string, content = POISON): string => forgedJournalOf({ jobId, content, bankId: BANK, tags: ['source:pi', VICTIM_TAG] });
 
 interface Clone {
   readonly cwd: string;
@@ -98,6 +80,9 @@ const clone = (name: string, files: Readonly<Record<string, string>>, o: { reado
   return { cwd, home, agentDir, memoryDir, env: { HOME: home, PI_CODING_AGENT_DIR: agentDir } };
 };
 
+/** The command the set-aside notice says to run, as printed (the rest of its line). */
+const takeBackLine = (output: string): string => /and run (.+)$/m.exec(output)?.[1] ?? '';
+
 const serverHolds = async (): Promise<string> => JSON.stringify((await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list?limit=1000`)).body);
 
 describe('a queue journal a cloned repository commits', () => {
@@ -119,13 +104,15 @@ describe('a queue journal a cloned repository commits', () => {
     expect(aside).toHaveLength(1);
     // flush itself says where and what to do, and exits 1: "Nothing queued." alone hid the jobs.
     expect(flush.stderr).toContain(`agent-memory flush: not delivered: ${path.join(repo.memoryDir, aside[0] ?? '')}: a retain queue file this user's memory did not write`);
-    expect(flush.stderr).toContain('agent-memory flush --trust-queue');
+    // The CLI's own command line (selfCommand.ts), not a program name on no PATH from a clone.
+    const takeBack = takeBackLine(flush.stderr);
+    expect(takeBack).toMatch(/^node .* flush --trust-queue --cwd /);
     expect(flush.code).toBe(1);
     expect(readFileSync(path.join(repo.memoryDir, aside[0] ?? ''), 'utf8')).toBe(journal);
     // The doctor names the file and what to do.
     const doctor = await runCli(['doctor'], { cwd: repo.cwd, env: repo.env });
     expect(`${doctor.stdout}\n${doctor.stderr}`).toContain(`${path.join(repo.memoryDir, aside[0] ?? '')}: a retain queue file this user's memory did not write`);
-    expect(`${doctor.stdout}\n${doctor.stderr}`).toContain('agent-memory flush --trust-queue');
+    expect(takeBackLine(`${doctor.stdout}\n${doctor.stderr}`)).toBe(takeBack);
     expect(output).not.toContain('delivered 1');
   }, 60_000);
 
@@ -178,12 +165,14 @@ describe('a queue journal a cloned repository commits', () => {
     // A set-aside journal with a job waiting is kept and reported (the first test of this file).
   }, 60_000);
 
-  it('the user takes a set-aside queue back on purpose: moved back, flush --trust-queue delivers it', async () => {
+  it('the user takes a set-aside queue back on purpose: moved back, the command the notice prints delivers it, from any directory', async () => {
     const repo = clone('mine', { 'retain-queue.jsonl': forgedJournal('1f0a0e5c-0000-4000-8000-000000000003', 'The staging database is on port 5433') });
-    expect((await runCli(['flush', '--timeout-ms', '3000'], { cwd: repo.cwd, env: repo.env })).stdout).toContain('Nothing queued.');
+    const first = await runCli(['flush', '--timeout-ms', '3000'], { cwd: repo.cwd, env: repo.env });
+    expect(first.stdout).toContain('Nothing queued.');
     const aside = readdirSync(repo.memoryDir).find((f) => f.startsWith('retain-queue.untrusted-')) ?? '';
     renameSync(path.join(repo.memoryDir, aside), path.join(repo.memoryDir, 'retain-queue.jsonl'));
-    const flush = await runCli(['flush', '--timeout-ms', '3000', '--trust-queue'], { cwd: repo.cwd, env: repo.env });
+    // Pasted as printed, into a shell elsewhere with nothing but PATH and the user's dirs.
+    const flush = await runShell(takeBackLine(first.stderr), { cwd: tmpdir(), env: { PATH: process.env['PATH'] ?? '', ...repo.env } });
     expect(flush.stdout).toContain('delivered 1');
     expect(await serverHolds()).toContain('staging database is on port 5433');
   }, 60_000);

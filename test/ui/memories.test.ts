@@ -308,7 +308,8 @@ describe('the memory browser, Project: the retain queue', () => {
       await line.waitFor();
       // It read "pending 0 · dead letters 0" and nothing else, while status and the doctor said "!".
       expect(await line.textContent()).toMatch(new RegExp(`^! ${aside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: a retain queue file this user's memory did not write`));
-      expect(await line.textContent()).toContain('agent-memory flush --trust-queue');
+      // The serving process's own command line (selfCommand.ts); foreignQueue.test.ts runs it as printed.
+      expect(await line.textContent()).toMatch(new RegExp(`and run node \\S.* flush --trust-queue --cwd ${project.cwd.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
     } finally {
       rmSync(aside);
     }

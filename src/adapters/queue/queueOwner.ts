@@ -77,6 +77,19 @@ export const setAsideQueueFiles = (journalPath: string): readonly string[] => {
     .map((name) => path.join(dir, name));
 };
 
+/**
+ * What delivers a set-aside queue file the user moved back, where they read the notice: a
+ * command line that runs (the CLI's own, from selfCommand.ts; never a program name that may be
+ * on no PATH), or in pi a new session: it claims the journal at start under the mark already
+ * written beside it, while a session running now never reads a journal moved in under it (and
+ * its compaction could write over one).
+ */
+export type TakeBack = { readonly kind: 'run'; readonly command: string } | { readonly kind: 'restart-pi' };
+
 /** What the user is told about a set-aside queue file, until they move or delete it. */
-export const setAsideNotice = (file: string): string =>
-  `${file}: a retain queue file this user's memory did not write (a cloned repository can commit one, naming any bank and tags) was set aside and nothing in it was delivered; delete it, or if it is your own queue from an earlier version, check its jobs, move it back (retain-queue.jsonl or retain-queue.dead.jsonl) and run agent-memory flush --trust-queue`;
+export const setAsideNotice = (file: string, takeBack: TakeBack): string =>
+  `${file}: a retain queue file this user's memory did not write (a cloned repository can commit one, naming any bank and tags) was set aside and nothing in it was delivered; delete it, or if it is your own queue from an earlier version, check its jobs, ${
+    takeBack.kind === 'run'
+      ? `move it back (retain-queue.jsonl or retain-queue.dead.jsonl) and run ${takeBack.command}`
+      : 'quit pi, move it back (retain-queue.jsonl or retain-queue.dead.jsonl) and start pi again in this project: its first session delivers it'
+  }`;

@@ -40,6 +40,8 @@ import type { JournalPort } from '../ports/journal.js';
 import type { FileStamp, SessionFilesPort, SessionRead, Skip } from '../ports/sessionFiles.js';
 import type { TracePort } from '../ports/trace.js';
 import type { FlushReport, NewRetainJob, QueueStatus } from '../retainDelivery/queue.js';
+import { defaultBatchLimits } from '../../machines/retainDelivery/batch.js';
+import type { DirectRetain } from './directRetain.js';
 import { buildSessionDocuments, documentTokens, type BuiltDocument, type LiveRetained } from './documents.js';
 import { manifestWith } from './manifest.js';
 
@@ -98,6 +100,12 @@ export interface StartImportGateOptions {
   readonly files: SessionFilesPort;
   readonly queue: ImportQueue;
   readonly manifest: ImportManifestPort;
+  /**
+   * The plan's documents sent straight to the server while it answers, without the queue's
+   * journal (`directRetain.ts`); the queue takes them at the first failure. Absent: all go
+   * through the queue.
+   */
+  readonly direct?: DirectRetain;
   readonly journal: JournalPort;
   readonly clock: ClockPort;
   readonly project: ImportProject;
@@ -113,6 +121,11 @@ export interface StartImportGateOptions {
   readonly deliverTimeoutMs?: number;
   /** Run ids; tests pass fixed ones. */
   readonly newRunId?: () => string;
+  /**
+   * What lists the retain queue's dead letters where the person reads the outcome: the CLI's
+   * own command line (selfCommand.ts), default pi's `/memory dead-letters`.
+   */
+  readonly deadLettersCommand?: string;
 }
 
 export interface ImportRequest {
@@ -179,8 +192,10 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
     // Sessions the plan built as they will be queued, by path, with their file's stamp then:
     // kept between plan and import in this process only, like the files above.
     let builtByPlan = new Map<string, { readonly stamp: FileStamp; readonly documents: ReadonlyMap<string, BuiltDocument> }>();
-    // Documents the plan queued and recorded, for the import to pass over.
+    // Documents the plan queued and recorded, for the import to pass over; those of them the
+    // server acknowledged to the plan's own requests (never in the queue) also in the second set.
     let queuedByPlan = new Set<string>();
+    let deliveredByPlan = new Set<string>();
     const scan = async (): Promise<void> => {
       if (request === undefined) return fail('no import request in this process');
       const found = await files.scan(request.sources, { maxBytes, ...(request.sinceMs === undefined ? {} : { sinceMs: request.sinceMs }) });
@@ -199,6 +214,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       const seenSessions = new Map<string, string>();
       builtByPlan = new Map();
       queuedByPlan = new Set();
+      deliveredByPlan = new Set();
       let keptChars = 0;
       // Jobs built and not yet queued; queued a session at a time (see QUEUE_EVERY_*).
       let early: { readonly job: NewRetainJob; readonly documentId: string; readonly hash: string; readonly bytes: number }[] = [];
@@ -212,19 +228,83 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       // Session files looked at so far and the bytes read: the run's progress while it plans.
       let filesRead = 0;
       let bytesRead = 0;
+      type Early = (typeof early)[number];
+      const recorded = (taken: readonly Early[]) => taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes }));
+      /** Into the queue (one write, one fsync), then recorded. */
+      const enqueueAndRecord = async (taken: readonly Early[], planned: { readonly files: number; readonly bytes: number }): Promise<void> => {
+        await queue.enqueue(taken.map((b) => b.job));
+        for (const { documentId } of taken) queuedByPlan.add(documentId);
+        // Recorded now, with the plan's progress (the bar moves while the plan reads on); the
+        // import phase passes over them. A crash before this record queues them again next run.
+        await send(importEvents.documentsQueued({ at: clock.now(), documents: recorded(taken), planned }));
+        for (const { bytes } of taken) queuedSums.push((queuedSums.at(-1) ?? 0) + bytes);
+      };
+      // Direct delivery (`options.direct`): on while the server answers the plan's own
+      // requests, off for the rest of the run at its first failure (the queue then takes the
+      // documents, with its retries and pauses). Only from an empty queue: a document of an
+      // earlier run still queued must not reach the server after its newer version.
+      let direct = false;
+      if (queueing && options.direct !== undefined) {
+        if (queue.status().depth > 0) await queue.flush({ deadline: clock.now() + deliverTimeoutMs, force: true });
+        const now = queue.status();
+        direct = now.depth === 0 && now.state !== 'paused' && now.state !== 'backingOff';
+      }
+      // One batch in flight while the plan builds the next; its failure is rethrown by `settled`.
+      let sending: Promise<void> = Promise.resolve();
+      let sendFailure: { readonly error: unknown } | undefined;
+      const settled = async (): Promise<void> => {
+        await sending;
+        const failure = sendFailure;
+        sendFailure = undefined;
+        if (failure !== undefined) throw failure.error;
+      };
+      /**
+       * Sends the batch in requests of the queue's size, each recorded once acknowledged (a
+       * crash before the record sends it again next run; replace by document id keeps one).
+       * What the server did not take goes to the queue, and the run goes on through it.
+       */
+      const deliverDirect = async (sender: DirectRetain, taken: readonly Early[], planned: { readonly files: number; readonly bytes: number }): Promise<void> => {
+        let rest = taken;
+        while (rest.length > 0 && direct) {
+          let count = 0;
+          let chars = 0;
+          for (const b of rest) {
+            if (count > 0 && (count >= defaultBatchLimits.maxItems || chars + b.job.item.content.length > defaultBatchLimits.maxContentChars)) break;
+            count += 1;
+            chars += b.job.item.content.length;
+          }
+          const part = rest.slice(0, count);
+          const outcome = await sender.send(part.map((b) => b.job));
+          if (!outcome.delivered) {
+            direct = false;
+            break;
+          }
+          rest = rest.slice(count);
+          for (const { documentId } of part) {
+            queuedByPlan.add(documentId);
+            deliveredByPlan.add(documentId);
+          }
+          await send(importEvents.documentsQueued({ at: clock.now(), documents: recorded(part), planned, delivered: true }));
+        }
+        if (rest.length > 0) await enqueueAndRecord(rest, planned);
+      };
       const queueEarly = async (): Promise<void> => {
         if (early.length === 0) return;
         const taken = early;
         early = [];
         earlyBytes = 0;
         earlySessions = 0;
-        await queue.enqueue(taken.map((b) => b.job));
-        for (const { documentId } of taken) queuedByPlan.add(documentId);
-        // Recorded now, with the plan's progress (the bar moves while the plan reads on); the
-        // import phase passes over them. A crash before this record queues them again next run.
-        const documents = taken.map(({ documentId, hash, bytes }) => ({ documentId, hash, bytes }));
-        await send(importEvents.documentsQueued({ at: clock.now(), documents, planned: { files: filesRead, bytes: bytesRead } }));
-        for (const { bytes } of taken) queuedSums.push((queuedSums.at(-1) ?? 0) + bytes);
+        const planned = { files: filesRead, bytes: bytesRead };
+        // The previous batch answered (and recorded, or queued) before the next goes out, in order.
+        await settled();
+        if (direct && options.direct !== undefined) {
+          const sender = options.direct;
+          sending = deliverDirect(sender, taken, planned).catch((error: unknown) => {
+            sendFailure = { error };
+          });
+          return;
+        }
+        await enqueueAndRecord(taken, planned);
         // Back-pressure without a drain: the plan waits only while more than
         // PLAN_BACKLOG_BYTES of its documents are undelivered.
         const state = await backlogAtMost(PLAN_BACKLOG_BYTES);
@@ -265,6 +345,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           // What the plan built is queued and recorded before the run pauses: the plan then
           // names the sessions read so far, and the import passes over them and stops.
           await queueEarly();
+          await settled();
           if (queuedByPlan.size === 0) return pauseInterrupted();
           break;
         }
@@ -325,6 +406,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         }
       }
       await queueEarly();
+      await settled();
       await send(importEvents.planReady({ at: clock.now(), sessions, documents, skipped, malformed, stats }));
     };
 
@@ -409,6 +491,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
       builtByPlan = new Map();
       const queuedEarly = queuedByPlan;
       queuedByPlan = new Set();
+      const deliveredEarly = deliveredByPlan;
+      deliveredByPlan = new Set();
       /** The session's documents as they will be queued: the plan's, when its file is as the plan read it. */
       const documentsOf = async (file: string): Promise<ReadonlyMap<string, BuiltDocument>> => {
         const kept = fromPlan.get(file);
@@ -424,7 +508,8 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         for (const plannedDoc of docs) {
           // Queued and recorded by the plan already: counted as sent, nothing more to write.
           if (queuedEarly.has(plannedDoc.documentId)) {
-            queuedThisRun.push(plannedDoc.documentId);
+            // Delivered by the plan itself: recorded as completed already.
+            if (!deliveredEarly.has(plannedDoc.documentId)) queuedThisRun.push(plannedDoc.documentId);
             continue;
           }
           if (interrupted()) {
@@ -463,7 +548,7 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
           importEvents.failed({
             at: clock.now(),
             reason: redact(
-              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (/memory dead-letters in pi, or dead-letters from this command line, lists them); the other documents were imported`,
+              `the memory server refused ${refused.length} document(s), which were not imported (first: ${first.documentId}: ${first.reason}); they are in the retain queue's dead letters (${options.deadLettersCommand ?? '/memory dead-letters'} lists them); the other documents were imported`,
             ),
           }),
         );

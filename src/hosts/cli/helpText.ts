@@ -3,6 +3,8 @@
  * column its line's text starts in (an option's description, a usage line's first option).
  * Every command's usage goes through it, so a long one is never cut or wrapped to the margin.
  */
+import { runAsLines } from './selfCommand.js';
+
 export const HELP_WIDTH = 80;
 
 /** A usage line's words: an option in brackets (`[--trace FILE | --journal FILE]`) is one, never split. */
@@ -109,3 +111,6 @@ export const fitReport = (text: string, width = HELP_WIDTH): string =>
       return wrapWords(line.slice(hang), width - hang).flatMap((w, i) => (i > 0 ? [under(w)] : head.length + w.length <= width ? [`${head}${w}`] : [head.trimEnd(), under(w)]));
     })
     .join('\n');
+
+/** A command's usage: laid out for 80 columns, then how `agent-memory <name>` runs here (`runAsLines`). */
+export const commandUsage = (name: string, text: string): string => `${fitUsage(text)}\n\n${runAsLines(name)}`;

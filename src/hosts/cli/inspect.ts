@@ -12,7 +12,7 @@ import { readOnlyJournal } from '../../adapters/queue/readJournal.js';
 import { readRetainFailing } from '../../adapters/queue/retainHealth.js';
 import * as path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { cliCommand } from './selfCommand.js';
+import { cliCommand, cliTakeBack } from './selfCommand.js';
 import { redact } from '../../config/redact.js';
 import { resolveApiKey, trustNotice } from '../../config/trust.js';
 import { createBlockedServer } from '../../adapters/server/blocked.js';
@@ -76,7 +76,7 @@ export const openInspection = async (cwd: string, env: NodeJS.ProcessEnv = proce
   const tools = await createToolContext({ cwd, server, queue: statusOnlyQueue(queue, queueProblem, retainFailing), env, home, status });
   let setAside: readonly string[] = [];
   try {
-    setAside = setAsideQueueFiles(config.queuePath).map(setAsideNotice);
+    setAside = setAsideQueueFiles(config.queuePath).map((file) => setAsideNotice(file, cliTakeBack(loaded.cwd)));
   } catch (error) {
     queueProblem ??= `the retain queue's directory could not be listed: ${redact(error instanceof Error ? error.message : String(error))}`;
   }

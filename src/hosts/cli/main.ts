@@ -2,6 +2,7 @@
 import { redact } from '../../config/redact.js';
 import { commands } from './commands.js';
 import { HELP_WIDTH, wrapWords } from './helpText.js';
+import { runAsLines } from './selfCommand.js';
 import { installRedactedOutput } from './redactedOutput.js';
 
 installRedactedOutput();
@@ -17,7 +18,9 @@ const usage = (): string => {
     '',
     ...commands.flatMap((c) => wrapWords(c.summary, HELP_WIDTH - column).map((line, i) => `${i === 0 ? `  ${c.name}`.padEnd(column) : ' '.repeat(column)}${line}`)),
     '',
-    'Run `agent-memory <command> --help` for its options.',
+    'Add --help to a command for its options.',
+    '',
+    runAsLines(undefined),
   ].join('\n');
 };
 

@@ -5,6 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import type { TakeBack } from '../../adapters/queue/queueOwner.js';
 import { shellWord } from '../../config/serverStart.js';
 
 /**
@@ -30,3 +31,25 @@ export const cliCommand = (words: readonly string[], argv: readonly string[] = p
 
 /** The command that starts the embedded server from this CLI. */
 export const cliServeCommand = (argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): string => cliCommand(['serve'], argv, execArgv);
+
+/** What delivers a set-aside queue file the user moved back, for the project in `cwd` (`queueOwner.ts`). */
+export const cliTakeBack = (cwd: string, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): TakeBack => ({
+  kind: 'run',
+  command: cliCommand(['flush', '--trust-queue', '--cwd', cwd], argv, execArgv),
+});
+
+/**
+ * The command line `agent-memory <name>` is here (`name` undefined: the CLI itself). pi's
+ * `serve.mjs` (and `serve.ts` from source) is the `serve` command on its own: its words come
+ * straight after the script.
+ */
+export const selfCommandFor = (name: string | undefined, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): string =>
+  cliCommand(name === undefined || (name === 'serve' && /^serve\.(mjs|ts)$/.test(path.basename(argv[1] ?? ''))) ? [] : [name], argv, execArgv);
+
+/**
+ * The lines a usage text ends with: `agent-memory` is on no PATH when the CLI runs from a clone
+ * (`npx agent-memory`), so the usage says what runs it. A command line is never wrapped (it must
+ * paste whole), so on its own indented line.
+ */
+export const runAsLines = (name: string | undefined, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): string =>
+  `Here ${name === undefined ? 'agent-memory' : `agent-memory ${name}`} runs as (from any directory):\n  ${selfCommandFor(name, argv, execArgv)}${name === undefined ? ' <command> [options]' : ''}`;

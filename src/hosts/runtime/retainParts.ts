@@ -27,7 +27,7 @@ export interface RetainPartsOptions {
   readonly onProblem: (text: string) => void;
   /** pi's agent dir, where this user's queue key lives (`queueOwner.ts`). */
   readonly agentDir: string;
-  /** Mark the journal as it is as this user's (`agent-memory flush --trust-queue`). */
+  /** Mark the journal as it is as this user's (the CLI's `flush --trust-queue`). */
   readonly trustQueue?: boolean;
 }
 

@@ -17,6 +17,7 @@ import { describeDeadLetter } from '../../tools/commands/deadLetters.js';
 import { statusOf, type QueueStatus } from '../../effects/retainDelivery/status.js';
 import { pendingJobs } from '../../machines/retainDelivery/context.js';
 import { fileRetainQueuePorts } from '../retainQueueStore.js';
+import { cliTakeBack } from '../cli/selfCommand.js';
 
 export interface QueueView {
   readonly path: string;
@@ -39,7 +40,8 @@ export const readQueueView = async (loaded: LoadedConfig): Promise<QueueView> =>
     status: statusOf(snapshot.value, context, damaged),
     pending: pendingJobs(context).map((job) => ({ jobId: job.jobId, bankId: job.bankId, documentId: job.documentId, enqueuedAt: job.enqueuedAt })),
     deadLetters: context.deadLetters.map(describeDeadLetter),
-    setAside: setAsideQueueFiles(config.queuePath).map(setAsideNotice),
+    // Served by the CLI's `ui`: its own command line delivers a queue moved back.
+    setAside: setAsideQueueFiles(config.queuePath).map((file) => setAsideNotice(file, cliTakeBack(loaded.cwd))),
   };
 };
 

@@ -97,11 +97,13 @@ const events = defineGateEvents(
     /**
      * Sessions' documents queued in one write: one checkpoint entry for all of them. Recorded by
      * the plan as it queues, with `planned`, its progress then (session files read and their
-     * bytes), so no separate progress record is written.
+     * bytes), so no separate progress record is written. `delivered`: sent by the import itself
+     * and acknowledged by the server, never in the queue (an older build reads them as queued,
+     * which resumes the same way: same hash, skipped).
      */
     'documents.queued': fields(
       { documents: t.array(t.type({ documentId: NonEmptyString, hash: NonEmptyString, bytes: NonNegativeInt })) },
-      { planned: t.type({ files: NonNegativeInt, bytes: NonNegativeInt }) },
+      { planned: t.type({ files: NonNegativeInt, bytes: NonNegativeInt }), delivered: t.literal(true) },
     ),
     'document.skipped': fields({ documentId: NonEmptyString, reason: NonEmptyString, bytes: NonNegativeInt }),
     /** The queue delivered everything queued so far: these documents are on the server. */

@@ -64,8 +64,9 @@ export const importMachine = setup({
         draft.run.progress.filesPlanned = event.planned.files;
         draft.run.progress.bytesPlanned = event.planned.bytes;
       }
+      const status = event.delivered === true ? 'completed' : 'queued';
       for (const d of event.documents) {
-        draft.imported[d.documentId] = { hash: d.hash, status: 'queued' };
+        draft.imported[d.documentId] = { hash: d.hash, status };
         if (draft.run === null) continue;
         const p = draft.run.progress;
         p.documentsDone += 1;

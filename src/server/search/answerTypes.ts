@@ -95,6 +95,14 @@ const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSIO
  */
 export const DATE_BOOST_SHARE = 0.4;
 
+/**
+ * A polar question ("is neev ok with tom moving in", "did u book it"): an auxiliary verb first and
+ * a word after it. Chat answers it with a yes or a no a line or two after the words asked about
+ * ("tom asked if he can move in in jan" -> "his lease ends dec 31st" -> "ngl yes. he fixes stuff"),
+ * which the ranking reads as a value a few lines on (ranker.ts `valueLines`).
+ */
+export const asksYesOrNo = (question: string): boolean => /^\W*(?:did|does|do|is|are|r|was|were|has|have|had|can|could|will|would|should)\s+\w/i.test(question);
+
 /** The answer types a question asks for (0: none it says). */
 export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS, ALL_TYPES);
 

@@ -34,7 +34,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { DATE, DATE_BOOST_SHARE, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
+import { asksYesOrNo, DATE, DATE_BOOST_SHARE, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { earlierQuestions, MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
@@ -111,6 +111,12 @@ export interface RankParams {
    * every scuff" -> "ok green it is" closes the exchange with what it settled.
    */
   readonly closingWeight: number;
+  /**
+   * Share of a short news line's score that its speaker's next lines inherit (for the words they
+   * lack) after the other's reaction to it ("ok granary money came in" -> "thank god" -> "only 450
+   * tho"): ranked, not counted as covered.
+   */
+  readonly reactedWeight: number;
   /** Share of its thread's best score a matching document gets (session-level evidence). */
   readonly threadWeight: number;
   /** A matching document dated as the query asks ("in May") gets this share more score. */
@@ -170,6 +176,7 @@ const DEFAULT_PARAMS: RankParams = {
   runLines: 3,
   runMaxGapMs: 5 * 60_000,
   closingWeight: 0.5,
+  reactedWeight: 0.5,
   threadWeight: 0.5,
   temporalBoost: 0.5,
   dayBoost: 3,
@@ -640,7 +647,7 @@ export const rank = (input: RankInput): Ranking => {
       }
     }
     for (const [m, { share }] of inherited) if (share > (boosts.get(m) ?? 0)) boosts.set(m, share);
-    if (stages.neighbours && stages.answerTypes && index.participants.size > 0) valueLines(index, strong, scores, questionAnswerTypes(input.query) & ~DATE, params, (n) => input.textOf(index.liveIdOf(n)), boosts);
+    if (stages.neighbours && stages.answerTypes && index.participants.size > 0) valueLines(index, strong, scores, questionAnswerTypes(input.query) & ~DATE, asksYesOrNo(input.query), params, (n) => input.textOf(index.liveIdOf(n)), boosts);
     for (const [m, boost] of boosts) {
       if (scores[m] === 0) {
         touched.push(m);
@@ -849,7 +856,10 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     // A bare prompt ("and???", "so??") asks for more of what was just said, however long that was:
     // "mum brought graham round for tea tonight" -> "and???" -> "hes... fine? retired postman".
     const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && (index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS || isBarePrompt(lineOf(next)));
-    if (nextSpeaker !== speaker && !reply && !prompted) continue;
+    // "ok granary money came in" -> "thank god" -> "only 450 tho": the other's reaction to a short
+    // news line takes no turn, and its sender goes on with the detail.
+    const reacted = nextSpeaker !== speaker && !reply && !prompted && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS && isShortReaction(index, next, nextSpeaker);
+    if (nextSpeaker !== speaker && !reply && !prompted && !reacted) continue;
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
     for (const t of terms) {
@@ -881,6 +891,10 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const giveRun = (first: number, who: string, each: (m: number) => void = give): void => {
       for (let m = first, k = 0; m >= 0 && k < params.runLines && index.speakerOf(m) === who; m = index.following(m, params.runMaxGapMs), k += 1) each(m);
     };
+    if (reacted) {
+      giveRun(index.following(next, params.runMaxGapMs), speaker, (m) => giveRanked(m, params.reactedWeight));
+      continue;
+    }
     if (prompted) {
       if (topic.some((t) => index.hasTextTerm(next, t.term))) continue;
       giveRun(index.following(next, params.runMaxGapMs), speaker);
@@ -913,14 +927,15 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
  * return window?" -> "30 days so yes". When the question asks for a value's shape (`wanted`: not
  * a day, which a memory's own date answers and most lines name about another one), the lines
  * after each of the strongest, that hold such a value, get the neighbour share of its score; the
- * answer-type stage then reads them with the rest.
+ * answer-type stage then reads them with the rest. A polar question (`polar`) asks for a yes or a
+ * no: a line that opens with one is such a value.
  */
-const valueLines = (index: FieldIndex, strong: readonly number[], scores: Float64Array, wanted: number, params: RankParams, lineOf: (n: number) => string, boosts: Map<number, number>): void => {
-  if (wanted === 0) return;
+const valueLines = (index: FieldIndex, strong: readonly number[], scores: Float64Array, wanted: number, polar: boolean, params: RankParams, lineOf: (n: number) => string, boosts: Map<number, number>): void => {
+  if (wanted === 0 && !polar) return;
   for (const n of strong.slice(0, params.valueSources)) {
     const share = params.neighbourWeight * f64(scores, n);
     for (let m = index.following(n, params.neighbourMaxGapMs), k = 0; m >= 0 && k < params.valueReach; m = index.following(m, params.neighbourMaxGapMs), k += 1) {
-      if (share > (boosts.get(m) ?? 0) && valueAnswerTypes(lineOf(m), wanted) !== 0) boosts.set(m, share);
+      if (share > (boosts.get(m) ?? 0) && ((polar && index.opensWithYesOrNo(m)) || (wanted !== 0 && valueAnswerTypes(lineOf(m), wanted) !== 0))) boosts.set(m, share);
     }
   }
 };
@@ -955,6 +970,13 @@ const PROMPTED_WORDS = 5;
  * an answer, and a reply of two words ("oh yeah", "ok i think") often starts one.
  */
 const isReaction = (index: FieldIndex, n: number, speaker: string): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 1;
+
+/**
+ * A reaction to a statement, of at most two words besides the name ("thank god", "oh no", "cheap
+ * tho", "NOO"): no question, no number. Two words only here: after a question, "oh yeah" often
+ * starts the answer (thirteenth round), while after news the one who sent it goes on.
+ */
+const isShortReaction = (index: FieldIndex, n: number, speaker: string): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 2;
 
 /**
  * Line `n` answers a question that one of `speakers` was asked: a named participant's reply to

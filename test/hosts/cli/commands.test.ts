@@ -2,10 +2,15 @@
  * The command table: `agent-memory --help` lists each command from the table alone, and a
  * command's module is loaded only to run it (so `serve` never loads the client or the importer).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../../src/hosts/cli/commands.js';
 import { fitUsage } from '../../../src/hosts/cli/helpText.js';
-import { runCli } from '../../helpers/cli.js';
+import { runAsLines } from '../../../src/hosts/cli/selfCommand.js';
+import { runCli, runShell } from '../../helpers/cli.js';
+import { runAsLine, wideLines } from '../../helpers/usageLines.js';
 
 describe('agent-memory commands', () => {
   it('loads, for each name in the table, the command whose usage is that name\'s', async () => {
@@ -29,7 +34,7 @@ describe('agent-memory commands', () => {
       while (lines[end]?.startsWith(' '.repeat(column)) === true) end += 1;
       expect(lines.slice(at, end).map((l) => l.slice(column)).join(' ')).toBe(entry.summary);
     }
-    expect(lines.filter((l) => l.length > 80)).toEqual([]);
+    expect(wideLines(lines)).toEqual([]);
     const serve = await runCli(['serve', '--help']);
     expect(serve.code).toBe(0);
     expect(serve.stdout).toMatch(/^usage: agent-memory serve \[--port N\]/);
@@ -39,10 +44,10 @@ describe('agent-memory commands', () => {
   it('prints every command\'s --help within 80 columns, each wrapped line under its own column (serve\'s were 164 wide)', async () => {
     for (const entry of commands) {
       const usage = (await entry.load()).usage;
-      expect(usage.split('\n').filter((l) => l.length > 80), entry.name).toEqual([]);
+      expect(wideLines(usage.split('\n')), entry.name).toEqual([]);
     }
     const serve = (await runCli(['serve', '--help'])).stdout.trimEnd().split('\n');
-    expect(serve.filter((l) => l.length > 80)).toEqual([]);
+    expect(wideLines(serve)).toEqual([]);
     // The usage line goes on under its first option; an option's description under its first word.
     expect(serve[1]).toMatch(/^ {26}\S/);
     const noUi = serve.findIndex((l) => l.startsWith('  --no-ui '));
@@ -56,5 +61,30 @@ describe('agent-memory commands', () => {
     const fitted = fitUsage(text);
     expect(fitted.split('\n').filter((l) => l.length > 80)).toEqual([]);
     expect(fitted.split(/\s+/).filter(Boolean)).toEqual(text.split(/\s+/).filter(Boolean));
+  });
+
+  it('each usage ends with the command line that runs it from any directory, and pasted as printed it does (agent-memory is on no PATH from a clone)', async () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'am-usage-'));
+    const env = { PATH: process.env['PATH'] ?? '', HOME: elsewhere };
+    const main = runAsLine((await runCli(['--help'])).stdout);
+    expect(main).toMatch(/ <command> \[options\]$/);
+    const status = await runShell(main.replace(/ <command> \[options\]$/, ' status --help'), { cwd: elsewhere, env });
+    expect(status.stdout).toMatch(/^usage: agent-memory status /);
+    for (const name of ['flush', 'dead-letters', 'import']) {
+      const help = await runCli([name, '--help'], { cwd: elsewhere, env });
+      const pasted = await runShell(`${runAsLine(help.stdout)} --help`, { cwd: tmpdir(), env });
+      expect(pasted.code, name).toBe(0);
+      expect(pasted.stdout, name).toBe(help.stdout);
+    }
+    // A refusal carries the usage too, and so the line.
+    const refused = await runCli(['flush', '--bogus'], { cwd: elsewhere, env });
+    expect(refused.code).toBe(2);
+    expect((await runShell(`${runAsLine(refused.stderr)} --help`, { cwd: elsewhere, env })).stdout).toMatch(/^usage: agent-memory flush /);
+  }, 120_000);
+
+  it("pi's serve.mjs is the serve command on its own: its usage names the script with no word after it", () => {
+    const argv = ['/usr/bin/node', '/opt/am/dist/pi/serve.mjs'];
+    expect(runAsLines('serve', argv, [])).toBe('Here agent-memory serve runs as (from any directory):\n  node /opt/am/dist/pi/serve.mjs');
+    expect(runAsLines('serve', ['/usr/bin/node', '/opt/am/dist/cli.mjs'], [])).toBe('Here agent-memory serve runs as (from any directory):\n  node /opt/am/dist/cli.mjs serve');
   });
 });

@@ -27,7 +27,6 @@ const cli = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home }
 /** A command line as a person pastes it into a shell in the project. */
 const shell = (line: string) => runShell(line, { cwd: project, env: { PATH: process.env['PATH'] ?? '', HOME: home } });
 const checkpoint = path.join(project, '.pi', 'memory', 'import-checkpoint.json');
-const queueFile = path.join(project, '.pi', 'memory', 'retain-queue.jsonl');
 
 beforeAll(async () => {
   server = await startTestServer({ persist: false });
@@ -88,9 +87,10 @@ describe('agent-memory import', () => {
     });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    // Interrupt once documents are queued: the plan queues them as it reads the sessions.
+    // Interrupt once the plan has recorded documents (sent to the server, or queued when it
+    // does not answer): it records them as it reads the sessions.
     const poll = setInterval(() => {
-      if (existsSync(queueFile) && readFileSync(queueFile, 'utf8').includes('"retain.enqueued"')) {
+      if (existsSync(checkpoint) && readFileSync(checkpoint, 'utf8').includes('documents.queued')) {
         clearInterval(poll);
         child.kill('SIGINT');
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DATE, DURATION, FREQUENCY, MONEY, NAME, PERCENTAGE, PLACE, REASON, SIZE, VERSION, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DATE, DURATION, FREQUENCY, MONEY, NAME, PERCENTAGE, PLACE, REASON, SIZE, VERSION, asksYesOrNo, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -44,6 +44,13 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('When I run the tests on Fridays they time out')).toBe(0);
     expect(questionAnswerTypes('How many people came to the party?')).toBe(0);
     expect(questionAnswerTypes('Which bundler do we use?')).toBe(0);
+  });
+});
+
+describe('asksYesOrNo', () => {
+  it('reads a question that opens with an auxiliary verb as asking for a yes or a no', () => {
+    for (const q of ['is neev ok with tom moving in', 'did nia like the poem', 'Was the flight on time?', 'can we still get a refund', 'r u coming']) expect(asksYesOrNo(q), q).toBe(true);
+    for (const q of ['when is tom moving in', 'who is graham', 'what did she say', 'how much was it', 'is', 'the venue is booked']) expect(asksYesOrNo(q), q).toBe(false);
   });
 });
 

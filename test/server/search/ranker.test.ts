@@ -478,6 +478,62 @@ describe('rank: stages', () => {
     expect(ranked(chat, advocacy).hits.find((h) => h.id === 'm2')?.score).toBe(ranked(chat, advocacy, { ...DEFAULT_STAGES, replies: false }).hits.find((h) => h.id === 'm2')?.score);
   });
 
+  it('replies: after the other\'s reaction to a short news line ("thank god", "oh no"), its sender goes on, and those lines rank; after a long line or a longer reply they inherit nothing', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('c1', 'Callum: ok granary money came in', 0),
+      chatLine('n1', 'Nia: thank god', 1),
+      chatLine('c2', 'Callum: only 450 tho', 2),
+      chatLine('c3', 'Callum: they kept 150 as an admin fee', 3),
+      chatLine('x1', 'Nia: the dress came back from margo', 10),
+      chatLine('x2', 'Callum: the band wants the rest of the money in may', 11),
+      chatLine('x3', 'Nia: only the cake left to pay', 12),
+      // A long news line: the reaction is to all of it, and what follows is no detail of the money.
+      chatLine('l1', 'Nia: the florist rang, the money for the flowers came in and she says the peonies are ready', 20),
+      chatLine('l2', 'Callum: oh good', 21),
+      chatLine('l3', 'Nia: she also does buttonholes', 22),
+      // A reply of three words is a turn of its own.
+      chatLine('v1', 'Callum: venue money came in', 30),
+      chatLine('v2', 'Nia: omg finally thank god', 31),
+      chatLine('v3', 'Callum: and the bar is open till 1', 32),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'how much came back from the granary';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, replies: false });
+    expect(on.hits.find((h) => h.id === 'c2')?.stage).toBe('neighbour');
+    expect(scoreOf(on, 'c2')).toBeGreaterThan(scoreOf(off, 'c2'));
+    expect(scoreOf(on, 'c3')).toBeGreaterThan(scoreOf(off, 'c3'));
+    const rankOf = (r: typeof on, id: string): number => r.hits.findIndex((h) => h.id === id);
+    expect(rankOf(on, 'c2')).toBeGreaterThanOrEqual(0);
+    expect(rankOf(on, 'c2')).toBeLessThan(rankOf(on, 'x2'));
+    expect(rankOf(off, 'c2') < 0 || rankOf(off, 'c2') > rankOf(off, 'x2')).toBe(true);
+    const flowers = 'did the money for the flowers come in';
+    expect(scoreOf(ranked(chat, flowers), 'l3')).toBe(scoreOf(ranked(chat, flowers, { ...DEFAULT_STAGES, replies: false }), 'l3'));
+    const venue = 'did the venue money come in';
+    expect(scoreOf(ranked(chat, venue), 'v3')).toBe(scoreOf(ranked(chat, venue, { ...DEFAULT_STAGES, replies: false }), 'v3'));
+  });
+
+  it('a yes or no question finds the yes a couple of lines after the words it asks about; a question for something else does not', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('l1', 'Leah: ok random but tom asked if he can move in in jan', 0),
+      chatLine('l2', 'Leah: his lease ends dec 31st', 1),
+      chatLine('n1', 'Niamh: ngl yes. he fixes stuff and makes lasagne', 2),
+      chatLine('x1', 'Niamh: tom moving the sofa was a disaster', 10),
+      chatLine('x2', 'Leah: tom is ok, just tired', 11),
+      chatLine('x3', 'Niamh: the van is moving at 9', 20),
+      chatLine('x4', 'Leah: in jan we do the 10k', 21),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'is niamh ok with tom moving in';
+    const on = ranked(chat, question);
+    const off = ranked(chat, question, { ...DEFAULT_STAGES, answerTypes: false });
+    expect(on.hits.find((h) => h.id === 'n1')?.stage).toBe('neighbour');
+    expect(scoreOf(on, 'n1')).toBeGreaterThan(scoreOf(off, 'n1'));
+    // "when" asks for a day, not a yes: the yes three lines on gets nothing from the stage.
+    const when = 'when is tom moving in';
+    expect(scoreOf(ranked(chat, when), 'n1')).toBe(scoreOf(ranked(chat, when, { ...DEFAULT_STAGES, answerTypes: false }), 'n1'));
+  });
+
   it('a question that asks for a value\'s shape finds it a few lines after the words it asks about; a question that asks none does not', () => {
     const chat: IndexedDocument[] = [
       chatLine('s1', 'Niamh: also these shoes are going back, blister no.2 on the right one now', 0),

@@ -3,10 +3,10 @@ import type { Command } from '../commands.js';
 import { DEAD_LETTERS_USAGE, deadLettersCommand } from '../../../tools/commands/deadLetters.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
-import { fitUsage } from '../helpText.js';
+import { commandUsage } from '../helpText.js';
 
 export const deadLettersCliCommand: Command = {
-  usage: fitUsage([
+  usage: commandUsage('dead-letters', [
     `usage: agent-memory ${DEAD_LETTERS_USAGE} [--cwd DIR] [--json]`,
     '',
     '  --cwd DIR     the queue of the project in DIR (default: this directory)',

@@ -14,7 +14,7 @@ import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
 import { parseProjectArgs } from '../projectArgs.js';
-import { fitFor, fitUsage } from '../helpText.js';
+import { commandUsage, fitFor } from '../helpText.js';
 
 interface Options {
   readonly json: boolean;
@@ -53,7 +53,7 @@ const inspectOrExplain = async (name: string, { json, cwd }: Options): Promise<I
 };
 
 export const doctorCliCommand: Command = {
-  usage: fitUsage([
+  usage: commandUsage('doctor', [
     'usage: agent-memory doctor [--cwd DIR] [--json]',
     '',
     '  --cwd DIR  diagnose the project in DIR (default: this directory)',
@@ -89,7 +89,7 @@ export const doctorCliCommand: Command = {
 };
 
 export const statusCliCommand: Command = {
-  usage: fitUsage([
+  usage: commandUsage('status', [
     'usage: agent-memory status [--cwd DIR] [--json]',
     '',
     '  --cwd DIR  the project whose memory status is shown (default: this directory)',

@@ -6,11 +6,12 @@ import type { Command } from '../commands.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
 import { setAsideNotice, setAsideQueueFiles } from '../../../adapters/queue/queueOwner.js';
-import { fitUsage } from '../helpText.js';
-import { cliCommand } from '../selfCommand.js';
+import { commandUsage } from '../helpText.js';
+import { cliCommand, cliTakeBack } from '../selfCommand.js';
 
 export const flushCommand: Command = {
-  usage: fitUsage(
+  usage: commandUsage(
+    'flush',
     'usage: agent-memory flush [--cwd DIR] [--timeout-ms N] [--trust-queue]\n\n  --cwd DIR       deliver the queue of the project in DIR (default: this directory)\n  --timeout-ms N  stop waiting after N ms (default 60000); undelivered jobs stay queued\n  --trust-queue   take the queue file as it is as yours (a queue memory set aside as not written by\n                  you, moved back after you checked its jobs), then deliver it',
   ),
   run: async (argv) => {
@@ -31,7 +32,7 @@ export const flushCommand: Command = {
       // deliver: "Nothing queued." alone read as if nothing was waiting.
       const setAside = (): number => {
         const files = setAsideQueueFiles(runtime.loaded.config.queuePath);
-        for (const file of files) console.error(redact(`agent-memory flush: not delivered: ${setAsideNotice(file)}`));
+        for (const file of files) console.error(redact(`agent-memory flush: not delivered: ${setAsideNotice(file, cliTakeBack(runtime.loaded.cwd))}`));
         return files.length;
       };
       const queue = runtime.queue;

@@ -19,9 +19,9 @@ import { barStream } from '../redactedOutput.js';
 import { cwdRefusal } from '../projectArgs.js';
 import { cliCommand } from '../selfCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
-import { fitFor, fitUsage } from '../helpText.js';
+import { commandUsage, fitFor } from '../helpText.js';
 
-const USAGE = fitUsage(`usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json] [--cwd DIR]
+const USAGE = commandUsage('import', `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json] [--cwd DIR]
 
   paths       session files or directories (walked recursively; only *.jsonl in directories)
   --all       every session of this project: pi's, and Claude Code's and Codex's when they
@@ -156,7 +156,7 @@ export const importCommand: Command = {
     return withRuntime(args.cwd, args.dryRun ? 'import-dry-run' : 'import', async (runtime) => {
       let importer;
       try {
-        importer = await openImporter(runtime, { env, home });
+        importer = await openImporter(runtime, { env, home, commands: { deadLetters: cliCommand(['dead-letters', '--cwd', args.cwd]), doctor: cliCommand(['doctor', '--cwd', args.cwd]) } });
       } catch (error) {
         console.error(`agent-memory import: ${escapeControls(redact(error instanceof Error ? error.message : String(error)))}`);
         return 1;

@@ -2,10 +2,10 @@
 import type { Command } from '../commands.js';
 import { configReport } from '../report/configReport.js';
 import { loadCliContext } from '../loadContext.js';
-import { fitFor, fitUsage } from '../helpText.js';
+import { commandUsage, fitFor } from '../helpText.js';
 
 export const scopeCommand: Command = {
-  usage: fitUsage('usage: agent-memory scope [--all] [--cwd DIR]\n\n  --all      list every config field, not only those set\n  --cwd DIR  report on DIR instead of the current directory'),
+  usage: commandUsage('scope', 'usage: agent-memory scope [--all] [--cwd DIR]\n\n  --all      list every config field, not only those set\n  --cwd DIR  report on DIR instead of the current directory'),
   run: async (argv) => {
     const cwdIndex = argv.indexOf('--cwd');
     const cwd = cwdIndex >= 0 ? argv[cwdIndex + 1] : process.cwd();

@@ -14,11 +14,11 @@ import { lazyUiMount } from '../lazyUiMount.js';
 import { announceBrowser } from '../browserAddress.js';
 import type { Mimic } from '../../../server/index.js';
 import { isOneOf } from '../../../codecs/codecs.js';
-import { fitFor, fitUsage } from '../helpText.js';
+import { commandUsage, fitFor } from '../helpText.js';
 
 const MIMICS: readonly Mimic[] = ['0.9', '0.10', 'legacy-0.7'];
 
-const usage = fitUsage([
+const usage = commandUsage('serve', [
   'usage: agent-memory serve [--port N] [--host H] [--allowed-host NAME]... [--data-dir DIR | --in-memory] [--api-key-env NAME] [--mimic 0.9|0.10|legacy-0.7] [--no-ui]',
   '',
   '  --port N             port to listen on (default 8888; 0 picks a free one)',

@@ -2,10 +2,10 @@
 import type { Command } from '../commands.js';
 import { configReport } from '../report/configReport.js';
 import { loadCliContext } from '../loadContext.js';
-import { fitFor, fitUsage } from '../helpText.js';
+import { commandUsage, fitFor } from '../helpText.js';
 
 export const startCommand: Command = {
-  usage: fitUsage('usage: agent-memory start [--workspace DIR]\n\n  --workspace DIR  where the run keeps its server data, queue, traces and visualiser (default: a new temp dir)'),
+  usage: commandUsage('start', 'usage: agent-memory start [--workspace DIR]\n\n  --workspace DIR  where the run keeps its server data, queue, traces and visualiser (default: a new temp dir)'),
   run: async (argv) => {
     const at = argv.indexOf('--workspace');
     const workspace = at >= 0 ? argv[at + 1] : undefined;

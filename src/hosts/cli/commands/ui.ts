@@ -6,9 +6,9 @@ import { homedir } from 'node:os';
 import { startUiServer } from '../../ui/uiServer.js';
 import { piAgentDir } from '../../../config/load.js';
 import { announceBrowser } from '../browserAddress.js';
-import { fitUsage } from '../helpText.js';
+import { commandUsage } from '../helpText.js';
 
-const usage = fitUsage([
+const usage = commandUsage('ui', [
   'usage: agent-memory ui [--cwd DIR] [--port N] [--trace FILE]',
   '',
   '  --cwd DIR     the project whose memories, queue and sessions are shown (default: this directory)',

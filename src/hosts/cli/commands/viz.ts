@@ -11,9 +11,9 @@ import { machineGraph } from '../../../viz/machineGraph.js';
 import { toMermaid } from '../../../viz/mermaid.js';
 import { replayJournal } from '../../../viz/journalReplay.js';
 import { readTraceFile } from '../../../viz/traceFile.js';
-import { fitUsage } from '../helpText.js';
+import { commandUsage } from '../helpText.js';
 
-const USAGE = fitUsage(`usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|json] [--trace FILE | --journal FILE] [--out FILE]
+const USAGE = commandUsage('viz', `usage: agent-memory viz [--gate NAME] [--format html|mermaid|dot|json] [--trace FILE | --journal FILE] [--out FILE]
 
   --gate NAME    one gate (${vizGates.map((g) => g.name).join(', ') || 'none registered'}); default every gate
   --format F     html (default: the visualiser page), mermaid, dot or json
