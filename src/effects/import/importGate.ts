@@ -62,6 +62,8 @@ const PLAN_BACKLOG_BYTES = 3_000_000;
  * (60-400 ms a request while the plan built, 10-20 ms while it waited).
  */
 const TURNS_BETWEEN_SESSIONS = 4;
+/** Batches the plan sends straight to the server at once (see `direct` in the plan). */
+const DIRECT_IN_FLIGHT = 2;
 /**
  * Queue documents (one write, one fsync, one checkpoint event) once this many bytes of them,
  * or this many sessions, are built: a session of a few documents no longer costs two fsyncs
@@ -249,22 +251,25 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         const now = queue.status();
         direct = now.depth === 0 && now.state !== 'paused' && now.state !== 'backingOff';
       }
-      // One batch in flight while the plan builds the next; its failure is rethrown by `settled`.
-      let sending: Promise<void> = Promise.resolve();
+      // Batches in flight (oldest first) while the plan builds the next; a failure is rethrown by `settled`.
+      const sending: Promise<void>[] = [];
       let sendFailure: { readonly error: unknown } | undefined;
-      const settled = async (): Promise<void> => {
-        await sending;
+      /** Waits until at most `inFlight` batches are out. */
+      const settled = async (inFlight = 0): Promise<void> => {
+        while (sending.length > inFlight) await sending.shift();
         const failure = sendFailure;
         sendFailure = undefined;
         if (failure !== undefined) throw failure.error;
       };
       /**
-       * Sends the batch in requests of the queue's size, each recorded once acknowledged (a
-       * crash before the record sends it again next run; replace by document id keeps one).
-       * What the server did not take goes to the queue, and the run goes on through it.
+       * Sends the batch in requests of the queue's size, then records what the server
+       * acknowledged in one record (one fsync a batch, as queuing it was; a crash before the
+       * record sends it again next run, and replace by document id keeps one). What the server
+       * did not take goes to the queue, and the run goes on through it.
        */
       const deliverDirect = async (sender: DirectRetain, taken: readonly Early[], planned: { readonly files: number; readonly bytes: number }): Promise<void> => {
         let rest = taken;
+        const acknowledged: Early[] = [];
         while (rest.length > 0 && direct) {
           let count = 0;
           let chars = 0;
@@ -280,11 +285,14 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
             break;
           }
           rest = rest.slice(count);
-          for (const { documentId } of part) {
+          acknowledged.push(...part);
+        }
+        if (acknowledged.length > 0) {
+          for (const { documentId } of acknowledged) {
             queuedByPlan.add(documentId);
             deliveredByPlan.add(documentId);
           }
-          await send(importEvents.documentsQueued({ at: clock.now(), documents: recorded(part), planned, delivered: true }));
+          await send(importEvents.documentsQueued({ at: clock.now(), documents: recorded(acknowledged), planned, delivered: true }));
         }
         if (rest.length > 0) await enqueueAndRecord(rest, planned);
       };
@@ -295,15 +303,19 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         earlyBytes = 0;
         earlySessions = 0;
         const planned = { files: filesRead, bytes: bytesRead };
-        // The previous batch answered (and recorded, or queued) before the next goes out, in order.
-        await settled();
+        // Batches hold distinct documents, so several may be out at once; what goes to the queue
+        // waits for every batch out (one that fails queues its documents first).
+        await settled(DIRECT_IN_FLIGHT - 1);
         if (direct && options.direct !== undefined) {
           const sender = options.direct;
-          sending = deliverDirect(sender, taken, planned).catch((error: unknown) => {
-            sendFailure = { error };
-          });
+          sending.push(
+            deliverDirect(sender, taken, planned).catch((error: unknown) => {
+              sendFailure ??= { error };
+            }),
+          );
           return;
         }
+        await settled();
         await enqueueAndRecord(taken, planned);
         // Back-pressure without a drain: the plan waits only while more than
         // PLAN_BACKLOG_BYTES of its documents are undelivered.
