@@ -15,6 +15,7 @@
  * (names, code words, the bench's made-up words): a `pread` and a block walked each time.
  */
 import { fstatSync, openSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { FNV_OFFSET, FNV_PRIME } from '../idHash.js';
 import { HashFilter } from './hashFilter.js';
 
@@ -51,7 +52,7 @@ const keyFilter = (hashes: Int32Array): HashFilter => {
  * latin1 string: its `indexOf` is V8's own, where a `Buffer`'s crosses into C++ each call (a
  * quarter of a million lines in WordNet's files and the neighbour table).
  */
-const keyHashes = (fd: number, size: number, window: Buffer): Int32Array => {
+export const keyHashes = (fd: number, size: number, window: Buffer): Int32Array => {
   let hashes = new Int32Array(1024);
   let count = 0;
   for (let at = 0; at < size; ) {
@@ -87,6 +88,83 @@ const keyHashes = (fd: number, size: number, window: Buffer): Int32Array => {
   return hashes.subarray(0, count);
 };
 
+/**
+ * The worker's code, self-contained (the bundle has no file to point a worker at): `keyHashes`
+ * over each path it is given, the same loop line for line, posting one `Int32Array` a path (or
+ * null for one it could not read). test/server/search/sortedLines.test.ts checks it against the
+ * inline loop.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { openSync, fstatSync, readSync, closeSync } = require('node:fs');
+const window = Buffer.alloc(64 * 1024);
+const hashesOf = (fd, size) => {
+  let hashes = new Int32Array(1024);
+  let count = 0;
+  for (let at = 0; at < size; ) {
+    const length = readSync(fd, window, 0, Math.min(window.length, size - at), at);
+    if (length <= 0) break;
+    const text = window.toString('latin1', 0, length);
+    const lastNewline = text.lastIndexOf('\\n');
+    const whole = lastNewline < 0 || at + length >= size ? length : lastNewline + 1;
+    for (let i = 0; i < whole; ) {
+      let end = text.indexOf('\\n', i);
+      if (end < 0 || end >= whole) end = whole;
+      if (text.charCodeAt(i) !== ${SPACE}) {
+        let h = ${FNV_OFFSET};
+        for (let j = i; j < end; j += 1) {
+          const c = text.charCodeAt(j);
+          if (c === ${SPACE}) break;
+          h = Math.imul(h ^ c, ${FNV_PRIME});
+        }
+        if (count === hashes.length) {
+          const grown = new Int32Array(hashes.length * 2);
+          grown.set(hashes);
+          hashes = grown;
+        }
+        hashes[count] = h;
+        count += 1;
+      }
+      i = end + 1;
+    }
+    at += whole;
+  }
+  return hashes.slice(0, count);
+};
+const out = workerData.paths.map((path) => {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      return hashesOf(fd, fstatSync(fd).size);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+});
+parentPort.postMessage(out, out.flatMap((h) => (h === null ? [] : [h.buffer])));
+`;
+
+/**
+ * Each path's key hashes, made on a worker thread (null for a path it could not read); rejects
+ * if the worker fails. The worker does not keep the process alive.
+ */
+export const keyHashesOnWorker = (paths: readonly string[]): Promise<(Int32Array | null)[]> =>
+  new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { paths } });
+    worker.unref();
+    let answered = false;
+    worker.once('message', (hashes: (Int32Array | null)[]) => {
+      answered = true;
+      resolve(hashes);
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (!answered) reject(new Error(`sortedLines: the key-hash worker stopped (exit ${code})`));
+    });
+  });
+
 /** The key as the bytes a latin1 encoding gives: a character above U+00FF keeps its low byte. */
 const asLatin1 = (key: string): string => (/[\u0100-\uffff]/.test(key) ? Buffer.from(key, 'latin1').toString('latin1') : key);
 
@@ -110,14 +188,45 @@ export class SortedLineFile {
     private readonly keys: readonly string[],
     private readonly buffer: Buffer,
     private readonly memoLines: number,
-    private readonly filter: HashFilter,
+    private filter: HashFilter | undefined,
   ) {}
 
   /** Lines found by key, and keys not found (null). */
   private readonly memo = new Map<string, string | null>();
 
-  /** Opens the file and samples a key every block (reads the file once, a window at a time). */
+  /** Opens the file, samples a key every block and builds the keys' filter (reads the file twice, a window at a time). */
   static open(path: string, memoLines = MEMO_LINES): SortedLineFile {
+    return SortedLineFile.sampled(path, memoLines, true);
+  }
+
+  /**
+   * Opens the files and samples their keys here, their filters made from key hashes a worker
+   * thread reads (`keyHashesOnWorker`): hashing every line's key is most of an open's CPU (some
+   * 0.1 s for WordNet's files and the neighbour table, on a start's main thread before). Until a
+   * file's filter arrives its lookups search on disk, so every answer is the same, only a miss
+   * costs a read; a file the worker could not read keeps searching. `ready` settles when the
+   * filters are in (never rejects).
+   */
+  static openAll(paths: readonly string[], memoLines = MEMO_LINES): { readonly files: SortedLineFile[]; readonly ready: Promise<void> } {
+    const files = paths.map((path) => SortedLineFile.sampled(path, memoLines, false));
+    const ready = keyHashesOnWorker(paths).then(
+      (all) => {
+        all.forEach((hashes, i) => {
+          const file = files[i];
+          if (hashes !== null && file !== undefined && file.filter === undefined) file.filter = keyFilter(hashes);
+        });
+      },
+      () => undefined,
+    );
+    return { files, ready };
+  }
+
+  /** Whether the keys' filter is in (misses are then answered without a read). */
+  get filtered(): boolean {
+    return this.filter !== undefined;
+  }
+
+  private static sampled(path: string, memoLines: number, withFilter: boolean): SortedLineFile {
     const fd = openSync(path, 'r');
     const size = fstatSync(fd).size;
     const window = Buffer.alloc(64 * 1024);
@@ -155,7 +264,7 @@ export class SortedLineFile {
     const last = starts[starts.length - 1];
     if (last !== undefined) longest = Math.max(longest, size - last);
     starts.push(size);
-    const filter = keyFilter(keyHashes(fd, size, window));
+    const filter = withFilter ? keyFilter(keyHashes(fd, size, window)) : undefined;
     return new SortedLineFile(fd, Float64Array.from(starts), keys, Buffer.alloc(longest), memoLines, filter);
   }
 
@@ -163,7 +272,7 @@ export class SortedLineFile {
   line(key: string): string | undefined {
     const known = this.memo.get(key);
     if (known !== undefined) return known ?? undefined;
-    const found = this.filter.mayHave(keyHash(key)) ? this.search(key) : undefined;
+    const found = this.filter === undefined || this.filter.mayHave(keyHash(key)) ? this.search(key) : undefined;
     if (this.memo.size >= this.memoLines) this.memo.clear();
     this.memo.set(key, found ?? null);
     return found;

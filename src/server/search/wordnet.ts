@@ -31,6 +31,10 @@ interface Database {
 }
 
 let database: Database | null | undefined;
+let filtersReady: Promise<void> = Promise.resolve();
+
+/** Settles when the index files' key filters are in (their lookups answer the same before). */
+export const wordNetFiltersReady = (): Promise<void> => filtersReady;
 
 const dictDir = (): string | undefined => {
   try {
@@ -45,12 +49,17 @@ const dictDir = (): string | undefined => {
 const load = (): Database | null => {
   const dir = dictDir();
   if (dir === undefined) return null;
+  // Their keys' filters come from a worker (sortedLines.ts): this runs during module evaluation
+  // (the coding terms' table analyses its words), on the path every start waits for.
+  const { files, ready } = SortedLineFile.openAll(POS.map((pos) => join(dir, `index.${pos}`)));
+  filtersReady = ready;
   const indexFiles = new Map<Pos, SortedLineFile>();
   const dataFiles = new Map<Pos, number>();
-  for (const pos of POS) {
-    indexFiles.set(pos, SortedLineFile.open(join(dir, `index.${pos}`)));
+  POS.forEach((pos, i) => {
+    const file = files[i];
+    if (file !== undefined) indexFiles.set(pos, file);
     dataFiles.set(pos, openSync(join(dir, `data.${pos}`), 'r'));
-  }
+  });
   return { indexFiles, dataFiles };
 };
 

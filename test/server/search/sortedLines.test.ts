@@ -1,10 +1,10 @@
 import * as fc from 'fast-check';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SortedLineFile } from '../../../src/server/search/sortedLines.js';
+import { keyHashes, keyHashesOnWorker, SortedLineFile } from '../../../src/server/search/sortedLines.js';
 
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
@@ -158,5 +158,73 @@ describe('SortedLineFile', () => {
     // Full (three keys): emptied, then filled again from the file.
     expect(file.line('cherry')).toBe('cherry 7');
     expect(file.line('berry')).toBe('berry 8');
+  });
+
+  it("makes the same key hashes on its worker as inline: WordNet's files, the neighbour table, cut windows, no final newline, empty, missing", async () => {
+    const long = join(dir, 'long-lines');
+    writeFileSync(long, `  header\n${Array.from({ length: 900 }, (_, i) => `w${String(i).padStart(4, '0')} ${'z'.repeat(i % 300 === 5 ? 80_000 : i % 70)}`).join('\n')}`, 'latin1');
+    const empty = join(dir, 'empty');
+    writeFileSync(empty, '');
+    const paths = [...['noun', 'verb', 'adj', 'adv'].map((pos) => join(dict(), `index.${pos}`)), join(__dirname, '../../../data/word-neighbours.txt'), long, empty];
+    const inline = paths.map((path) => {
+      const fd = openSync(path, 'r');
+      try {
+        return keyHashes(fd, fstatSync(fd).size, Buffer.alloc(64 * 1024));
+      } finally {
+        closeSync(fd);
+      }
+    });
+    const onWorker = await keyHashesOnWorker([...paths, join(dir, 'no-such-file')]);
+    expect(onWorker).toHaveLength(paths.length + 1);
+    for (const [i, hashes] of inline.entries()) {
+      expect(hashes.length).toBe(i === paths.length - 1 ? 0 : hashes.length);
+      // One comparison a file (a failure names the file), each array as its numbers.
+      expect([paths[i], Array.from(onWorker[i] ?? [])]).toEqual([paths[i], Array.from(hashes)]);
+    }
+    expect(onWorker[paths.length]).toBeNull();
+  });
+
+  it('opened with its filter from the worker: searches on disk until the filter is in, then answers misses from it, the same lines as an inline open', async () => {
+    const path = join(dir, 'worker-filtered');
+    writeFileSync(path, 'apple 1\nberry 2\ncherry 3\n', 'latin1');
+    const { files, ready } = SortedLineFile.openAll([path], 0);
+    const file = files[0];
+    if (file === undefined) throw new Error('openAll opened nothing');
+    // The worker's answer comes as a message, never within the open's own turn.
+    expect(file.filtered).toBe(false);
+    expect(file.line('berry')).toBe('berry 2');
+    expect(file.line('date')).toBeUndefined();
+    await ready;
+    expect(file.filtered).toBe(true);
+    // Rewritten in place (same length): a lookup that reads sees the new line, one the filter answers does not.
+    writeFileSync(path, 'apple 9\nberry 8\ncherryz\n', { encoding: 'latin1', flag: 'r+' });
+    expect(file.line('berry')).toBe('berry 8');
+    expect(file.line('cherryz')).toBeUndefined();
+
+    const noun = join(dict(), 'index.noun');
+    const bytes = readFileSync(noun);
+    const opened = SortedLineFile.openAll([noun], 0);
+    const before = opened.files[0];
+    if (before === undefined) throw new Error('openAll opened nothing');
+    const lemmas = bytes.toString('latin1').split('\n').filter((l, i) => i % 13 === 0 && l.length > 0 && !l.startsWith(' ')).map((l) => l.slice(0, l.indexOf(' ')));
+    const probes = lemmas.flatMap((l) => [l, `${l}s`, `${l}q`, l.slice(0, -1)]);
+    const inline = SortedLineFile.open(noun, 0);
+    const beforeFilter = probes.map((k) => before.line(k));
+    await opened.ready;
+    expect(before.filtered).toBe(true);
+    expect(probes.map((k) => before.line(k))).toEqual(probes.map((k) => inline.line(k)));
+    expect(beforeFilter).toEqual(probes.map((k) => inline.line(k)));
+  });
+
+  it('keeps searching on disk when the worker cannot read the file: the same answers, no filter', async () => {
+    const path = join(dir, 'gone-later');
+    writeFileSync(path, 'apple 1\nberry 2\n', 'latin1');
+    const { files, ready } = SortedLineFile.openAll([path]);
+    rmSync(path);
+    await ready;
+    const file = files[0];
+    // The fd stays open on the removed file; whether the worker opened it first or not, answers are the file's.
+    expect(file?.line('berry')).toBe('berry 2');
+    expect(file?.line('date')).toBeUndefined();
   });
 });
