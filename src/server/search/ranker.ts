@@ -48,6 +48,7 @@ import { topK } from './topK.js';
 import { isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
 import { verbOfPast } from './irregularForms.js';
 import { neighboursOf } from './wordNeighbours.js';
+import { objectList } from './objectList.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
 
@@ -384,6 +385,14 @@ const inCapitals = (word: string, query: string): boolean => new RegExp(`\\b${wo
 /** A function word as the query writes it: lower case or capitalised ("Oh"), not an abbreviation in capitals. */
 const isFunctionWord = (word: string, query: string): boolean => FUNCTION_WORDS.has(word) && !inCapitals(word, query);
 
+/**
+ * A term with a fractional weight, made once before any list of terms: the keyword terms weigh 1,
+ * the expansion's fractions, and V8 first lays a field out as small integers, then moves it to
+ * doubles at the first fraction, which threw away `score`'s optimised code (its loop over the
+ * terms) at the first query with an expansion. Made first, every term's weight is a double.
+ */
+const FRACTIONAL_TERM: WeightedTerm = { term: '', weight: 0.5 };
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -503,7 +512,9 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
       }
     }
   }
-  return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+  const terms = objectList<WeightedTerm>(FRACTIONAL_TERM);
+  for (const [term, weight] of weights) terms.push({ term, weight });
+  return { terms, origin };
 };
 
 /**
@@ -584,7 +595,7 @@ export const rank = (input: RankInput): Ranking => {
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   // The participants the query names, when the bank's memories are transcript lines.
   const named = (stages.speakers || stages.attribution || stages.replies) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
-  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
+  const empty: Ranking = { hits: objectList(), confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
   // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
@@ -753,10 +764,11 @@ export const rank = (input: RankInput): Ranking => {
   const best = bare.length > 0 ? topK(pool !== undefined ? last : touched.view(), scores, acceptN, input.limit) : judgedBest;
   const bestTop = best[0];
   const topScore = bestTop === undefined ? 1 : f64(scores, bestTop);
-  const hits = best.map((n) => {
+  const hits = objectList<RankedHit>();
+  for (const n of best) {
     const score = f64(scores, n);
-    return { id: index.liveIdOf(n), kind: index.kindOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) };
-  });
+    hits.push({ id: index.liveIdOf(n), kind: index.kindOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) });
+  }
   const view = touched.view();
   for (let i = 0; i < view.length; i += 1) {
     const n = i32(view, i);
