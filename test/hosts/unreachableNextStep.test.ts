@@ -7,7 +7,7 @@
  * The command named is run here, and the server it starts answers the doctor.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -111,4 +111,43 @@ describe('one describer names the next step', () => {
       child.kill('SIGTERM');
     }
   }, 90_000);
+
+  it("the shell's import and flush stopped by no answer say so as the doctor does, with the command that starts the server; run, the next flush delivers", async () => {
+    const port = await freePort();
+    const base = path.join(root, 'queue');
+    const cwd = path.join(base, 'project');
+    const home = path.join(base, 'home');
+    const sessions = path.join(base, 'sessions');
+    for (const dir of [path.join(cwd, '.pi'), path.join(home, '.pi', 'agent'), sessions]) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, '.pi', 'agent', 'memory.json'), JSON.stringify({ memory: { baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 1500 } }));
+    await writeFile(path.join(cwd, '.pi', 'memory.json'), JSON.stringify({ banks: { project: { bankId: 'next-step-queue' } }, scope: { projectId: 'next-step-queue' }, setupComplete: true }));
+    const lines = (await readFile(path.resolve('fixtures/pi/sessions/pi073-linear.jsonl'), 'utf8')).split('\n').filter((l) => l !== '');
+    await writeFile(path.join(sessions, 'a.jsonl'), `${[JSON.stringify({ ...(JSON.parse(lines[0] ?? '{}') as object), cwd }), ...lines.slice(1)].join('\n')}\n`);
+    const env = { HOME: home };
+    const doctor = (await runCli(['doctor'], { cwd, env: { ...env, COLUMNS: '400' } })).stdout.split('\n').find((l) => l.startsWith('error: server unreachable')) ?? '';
+    const said = doctor.replace(/^error: s/, 'S');
+    expect(said).toMatch(new RegExp(`^Server unreachable at http://127\\.0\\.0\\.1:${port}: start it with node .+ serve --port ${port}, or choose another server in pi's /memory settings$`));
+
+    const imported = await runCli(['import', sessions], { cwd, env });
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toContain('The import is paused: the memory server is not answering');
+    // The doctor's sentence, word for word, and what to do after it.
+    expect(imported.stdout).toContain(`${said}; then resume as below.`);
+    const flushed = await runCli(['flush', '--timeout-ms', '2000'], { cwd, env });
+    expect(flushed.code).toBe(1);
+    expect(flushed.stdout).toContain('still queued 1');
+    expect(flushed.stdout).toContain(`${said}; then flush again.`);
+
+    const command = /start it with (.+?), or choose/.exec(said)?.[1] ?? '';
+    const words = command.split(' ').map((w) => w.replace(/^"(.*)"$/, '$1'));
+    const child: ChildProcess = spawn(words[0] ?? 'node', [...words.slice(1), '--data-dir', path.join(base, 'data')], { cwd: base, stdio: 'ignore', env: { ...process.env, HOME: home } });
+    try {
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/version`).then((r) => r.ok, () => false)), 30_000, 'the started server answers');
+      const again = await runCli(['flush', '--timeout-ms', '10000'], { cwd, env });
+      expect(again.stdout, again.stderr).toContain('delivered 1');
+      expect(again.code).toBe(0);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 120_000);
 });

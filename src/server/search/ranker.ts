@@ -48,6 +48,7 @@ import { topK } from './topK.js';
 import { isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
 import { verbOfPast } from './irregularForms.js';
 import { neighboursOf } from './wordNeighbours.js';
+import { objectList } from './objectList.js';
 
 export type Stage = 'keyword' | 'expansion' | 'feedback' | 'neighbour';
 
@@ -117,6 +118,8 @@ export interface RankParams {
    * tho"): ranked, not counted as covered.
    */
   readonly reactedWeight: number;
+  /** A bare question ("what time", "which one") ranks at this share of its score (`isBareQuestion`). */
+  readonly bareQuestionWeight: number;
   /** Share of its thread's best score a matching document gets (session-level evidence). */
   readonly threadWeight: number;
   /** A matching document dated as the query asks ("in May") gets this share more score. */
@@ -157,7 +160,8 @@ export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: t
  */
 export const DEFAULT_STAGES: RankStages = { ...ALL_STAGES, feedback: false };
 
-const DEFAULT_PARAMS: RankParams = {
+/** The server's parameters (exported so tests can vary one). */
+export const DEFAULT_PARAMS: RankParams = {
   wordnetWeight: 0.3,
   clippedSynonymWeight: 0.7,
   phrasalWeight: 0.5,
@@ -177,6 +181,7 @@ const DEFAULT_PARAMS: RankParams = {
   runMaxGapMs: 5 * 60_000,
   closingWeight: 0.5,
   reactedWeight: 0.5,
+  bareQuestionWeight: 0.5,
   threadWeight: 0.5,
   temporalBoost: 0.5,
   dayBoost: 3,
@@ -380,6 +385,14 @@ const inCapitals = (word: string, query: string): boolean => new RegExp(`\\b${wo
 /** A function word as the query writes it: lower case or capitalised ("Oh"), not an abbreviation in capitals. */
 const isFunctionWord = (word: string, query: string): boolean => FUNCTION_WORDS.has(word) && !inCapitals(word, query);
 
+/**
+ * A term with a fractional weight, made once before any list of terms: the keyword terms weigh 1,
+ * the expansion's fractions, and V8 first lays a field out as small integers, then moves it to
+ * doubles at the first fraction, which threw away `score`'s optimised code (its loop over the
+ * terms) at the first query with an expansion. Made first, every term's weight is a double.
+ */
+const FRACTIONAL_TERM: WeightedTerm = { term: '', weight: 0.5 };
+
 const expand = (index: FieldIndex, query: string, queryWords: readonly string[], original: ReadonlySet<string>, stages: RankStages, params: RankParams): Expansion => {
   const weights = new Map<string, number>();
   const origin = new Map<string, { of: string; weight: number }[]>();
@@ -499,7 +512,9 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
       }
     }
   }
-  return { terms: [...weights].map(([term, weight]) => ({ term, weight })), origin };
+  const terms = objectList<WeightedTerm>(FRACTIONAL_TERM);
+  for (const [term, weight] of weights) terms.push({ term, weight });
+  return { terms, origin };
 };
 
 /**
@@ -580,7 +595,7 @@ export const rank = (input: RankInput): Ranking => {
   const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
   // The participants the query names, when the bank's memories are transcript lines.
   const named = (stages.speakers || stages.attribution || stages.replies) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
-  const empty: Ranking = { hits: [], confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
+  const empty: Ranking = { hits: objectList(), confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
   if (original.size === 0 || index.size === 0 || input.limit <= 0) return empty;
 
   // The filter is asked once per document and query: 1 = kept, 2 = not (reset before returning
@@ -725,12 +740,12 @@ export const rank = (input: RankInput): Ranking => {
   }
 
   const last = pool !== undefined ? new Int32Array(pool) : first !== undefined && !unlisted ? distinct(first, raised) : touched.view();
-  const best = topK(last, scores, acceptN, input.limit);
-  const top = best[0];
+  const judgedBest = topK(last, scores, acceptN, input.limit);
+  const top = judgedBest[0];
   const dates = datedWords(cues, known, original);
   let lines: Lines | undefined;
   if (top !== undefined && stages.attribution && named.size > 0) {
-    const candidates = pool?.slice(0, params.attributionCandidates) ?? (input.limit >= params.attributionCandidates ? best.slice(0, params.attributionCandidates) : topK(touched.view(), scores, acceptN, params.attributionCandidates));
+    const candidates = pool?.slice(0, params.attributionCandidates) ?? (input.limit >= params.attributionCandidates ? judgedBest.slice(0, params.attributionCandidates) : topK(touched.view(), scores, acceptN, params.attributionCandidates));
     const spoken = candidates.flatMap((n) => {
       const speaker = index.speakerOf(n);
       return speaker === undefined ? [] : [{ n, speaker }];
@@ -739,11 +754,21 @@ export const rank = (input: RankInput): Ranking => {
   }
   const judged = top === undefined ? { confidence: 0, attributed: 1 } : confidenceOf(input, pool?.[0] ?? top, original, expansion, dates, lines, inherited);
   const { confidence } = judged;
-  const topScore = top === undefined ? 1 : f64(scores, top);
-  const hits = best.map((n) => {
+  // "what time", "which one", "how much is that": a bare question matches a question's form word
+  // with a line of one or two words, which length normalisation ranks first; it asks, it does not
+  // answer. It ranks at `bareQuestionWeight` of its score, after its reply inherited from the full
+  // score and after the confidence was judged (a reordering, as the answer types are, no evidence).
+  const bare = stages.replies && params.bareQuestionWeight < 1 && index.participants.size > 0 && first !== undefined ? first.filter((n) => isBareQuestion(index, n)) : [];
+  for (const n of bare) scores[n] = f64(scores, n) * params.bareQuestionWeight;
+  // A lowered score: a document the first ranking left out may now pass it, so all are read again.
+  const best = bare.length > 0 ? topK(pool !== undefined ? last : touched.view(), scores, acceptN, input.limit) : judgedBest;
+  const bestTop = best[0];
+  const topScore = bestTop === undefined ? 1 : f64(scores, bestTop);
+  const hits = objectList<RankedHit>();
+  for (const n of best) {
     const score = f64(scores, n);
-    return { id: index.liveIdOf(n), kind: index.kindOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) };
-  });
+    hits.push({ id: index.liveIdOf(n), kind: index.kindOf(n), score, final: topScore > 0 ? (confidence * score) / topScore : 0, stage: item(STAGE_CODES, stageOf[n] ?? 0) });
+  }
   const view = touched.view();
   for (let i = 0; i < view.length; i += 1) {
     const n = i32(view, i);
@@ -970,6 +995,16 @@ const PROMPTED_WORDS = 5;
  * an answer, and a reply of two words ("oh yeah", "ok i think") often starts one.
  */
 const isReaction = (index: FieldIndex, n: number, speaker: string): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 1;
+
+/**
+ * Line `n` is a bare question: a transcript line that asks, holds no number ("like 38 ?", "40??"
+ * answer) and says at most two words besides its speaker's name ("what time", "which one", "how
+ * much is that", "where??").
+ */
+const isBareQuestion = (index: FieldIndex, n: number): boolean => {
+  const speaker = index.speakerOf(n);
+  return speaker !== undefined && index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 2;
+};
 
 /**
  * A reaction to a statement, of at most two words besides the name ("thank god", "oh no", "cheap

@@ -17,6 +17,7 @@ import { SOURCE_WORDS } from '../../config/sourceWords.js';
 import type { CommandContext, CommandReport } from './commandContext.js';
 import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
+import { serverDownError } from '../serverDown.js';
 import { describeFailure, failureText } from '../../effects/ports/memoryServer.js';
 
 /** Where no host names its own: the installed package's CLI. */
@@ -118,9 +119,9 @@ const doctorErrors = (report: Awaited<ReturnType<typeof doctorReport>>, serverCo
   const errors: string[] = [];
   const failure = report.healthFailure;
   const start = startServerCommand(serverCommand, report.integration.baseUrl);
-  // The next step is the shared describer's, so the doctor, the hub and the status lines agree.
-  if (failure === 'unreachable' || failure === 'circuitOpen') errors.push(`server unreachable at ${report.integration.baseUrl}: ${failureText({ _tag: 'unreachable', message: '' }, start).next ?? ''}`);
-  else if (failure === 'timeout') errors.push(`server at ${report.integration.baseUrl} did not answer within the probe deadline: ${failureText({ _tag: 'timeout', message: '' }, start).next ?? ''}`);
+  // The next step is the shared describer's, so the doctor, the hub, the status lines and the shell's flush and import agree.
+  const down = serverDownError(failure, report.integration.baseUrl, serverCommand);
+  if (down !== undefined) errors.push(down);
   else if (failure === 'unauthorized' || failure === 'forbidden') {
     // The variable is known here: "the variable named by memory.apiKeyEnv" made the person look it up.
     const next = report.apiKeyEnv === undefined ? (failureText({ _tag: failure }, start).next ?? '') : `set ${report.apiKeyEnv} to the key the server was started with (here it is ${'from' in report.authentication ? 'set to another key' : 'not set'}); pi reads it when it starts`;

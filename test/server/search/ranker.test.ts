@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attributionOf } from '../../../src/server/search/attribution.js';
 import { FieldIndex, type IndexedDocument } from '../../../src/server/search/fieldIndex.js';
-import { ALL_STAGES, DEFAULT_STAGES, rank, type RankStages } from '../../../src/server/search/ranker.js';
+import { ALL_STAGES, DEFAULT_PARAMS, DEFAULT_STAGES, rank, type RankParams, type RankStages } from '../../../src/server/search/ranker.js';
 
 const MIN = 60_000;
 
@@ -15,9 +15,9 @@ const indexOf = (docs: readonly IndexedDocument[]): { index: FieldIndex; textOf:
   return { index, textOf: (id) => text.get(id) ?? '' };
 };
 
-const ranked = (docs: readonly IndexedDocument[], query: string, stages: RankStages = DEFAULT_STAGES, now?: number) => {
+const ranked = (docs: readonly IndexedDocument[], query: string, stages: RankStages = DEFAULT_STAGES, now?: number, params?: RankParams) => {
   const { index, textOf } = indexOf(docs);
-  return rank({ index, query, accept: () => true, limit: 10, textOf, stages, ...(now === undefined ? {} : { now }) });
+  return rank({ index, query, accept: () => true, limit: 10, textOf, stages, ...(now === undefined ? {} : { now }), ...(params === undefined ? {} : { params }) });
 };
 
 /** A transcript line of a chat in sessions of ten turns (`order` counts turns). */
@@ -513,6 +513,30 @@ describe('rank: stages', () => {
     expect(scoreOf(ranked(chat, venue), 'v3')).toBe(scoreOf(ranked(chat, venue, { ...DEFAULT_STAGES, replies: false }), 'v3'));
   });
 
+  it('replies: a bare question ("what time", "which one") ranks at half its score, its reply keeps what it inherits; a bare number with a question mark answers and keeps its score', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('q1', 'Niamh: what time', 0),
+      chatLine('a1', 'Leah: he said 10ish', 1),
+      chatLine('g1', 'Leah: the plumber never showed the first time, his van broke down', 10),
+      chatLine('x1', 'Niamh: first long run done', 20),
+      chatLine('q2', 'Niamh: how many lessons have u had now', 30),
+      chatLine('a2', 'Leah: like 38 ?', 31),
+    ];
+    const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
+    const question = 'why did the plumber not come the first time';
+    const on = ranked(chat, question);
+    const whole = ranked(chat, question, DEFAULT_STAGES, undefined, { ...DEFAULT_PARAMS, bareQuestionWeight: 1 });
+    expect(scoreOf(on, 'q1')).toBeGreaterThan(0);
+    expect(scoreOf(on, 'q1')).toBeLessThan(scoreOf(whole, 'q1'));
+    expect(on.hits[0]?.id).toBe('g1');
+    // The reply inherits from the question's full score: the same with the question held whole.
+    expect(scoreOf(on, 'a1')).toBeGreaterThan(0);
+    expect(scoreOf(on, 'a1')).toBe(scoreOf(whole, 'a1'));
+    const lessons = 'how many lessons';
+    expect(scoreOf(ranked(chat, lessons), 'a2')).toBeGreaterThan(0);
+    expect(scoreOf(ranked(chat, lessons), 'a2')).toBe(scoreOf(ranked(chat, lessons, DEFAULT_STAGES, undefined, { ...DEFAULT_PARAMS, bareQuestionWeight: 1 }), 'a2'));
+  });
+
   it('a yes or no question finds the yes a couple of lines after the words it asks about; a question for something else does not', () => {
     const chat: IndexedDocument[] = [
       chatLine('l1', 'Leah: ok random but tom asked if he can move in in jan', 0),
@@ -588,8 +612,11 @@ describe('rank: stages', () => {
     // Half the question's share: the answer that replies to it keeps the full one.
     expect(on.hits.find((h) => h.id === 'm2')?.score ?? 0).toBeLessThan(on.hits.find((h) => h.id === 'j1')?.score ?? 0);
     const scoreOf = (r: ReturnType<typeof ranked>, id: string): number => r.hits.find((h) => h.id === id)?.score ?? 0;
-    const floor = ranked(chat, 'Which tiles for the bathroom floor, and the skirting?');
-    expect(scoreOf(floor, 'm4')).toBe(scoreOf(ranked(chat, 'Which tiles for the bathroom floor, and the skirting?', { ...DEFAULT_STAGES, replies: false }), 'm4'));
+    // "and the skirting boards?" is a bare question too, which ranks at half its score: held whole
+    // here, so that the check reads what it inherits (nothing).
+    const whole = { ...DEFAULT_PARAMS, bareQuestionWeight: 1 };
+    const floor = ranked(chat, 'Which tiles for the bathroom floor, and the skirting?', DEFAULT_STAGES, undefined, whole);
+    expect(scoreOf(floor, 'm4')).toBe(scoreOf(ranked(chat, 'Which tiles for the bathroom floor, and the skirting?', { ...DEFAULT_STAGES, replies: false }, undefined, whole), 'm4'));
     const rug = ranked(chat, 'What rug did Mara want for the landing?');
     expect(scoreOf(rug, 'm6')).toBe(scoreOf(ranked(chat, 'What rug did Mara want for the landing?', { ...DEFAULT_STAGES, replies: false }), 'm6'));
   });

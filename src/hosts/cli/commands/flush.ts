@@ -7,7 +7,8 @@ import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
 import { setAsideNotice, setAsideQueueFiles } from '../../../adapters/queue/queueOwner.js';
 import { commandUsage } from '../helpText.js';
-import { cliCommand, cliTakeBack } from '../selfCommand.js';
+import { capitalized, probeServerDown, SERVER_PROBE_MS } from '../../../tools/serverDown.js';
+import { cliCommand, cliServeCommand, cliTakeBack } from '../selfCommand.js';
 
 export const flushCommand: Command = {
   usage: commandUsage(
@@ -60,7 +61,10 @@ export const flushCommand: Command = {
       console.log(`delivered ${done().delivered}, dead-lettered ${done().deadLettered}, still queued ${after.depth}`);
       if (after.depth > 0) {
         const why = report.stoppedBecause ?? after.pausedReason ?? after.lastError ?? after.lastSkip ?? 'the server did not take them in time';
-        console.log(redact(`Still queued because: ${why}. They are safe on disk; run ${cliCommand(['doctor', '--cwd', args.cwd])}, then flush again.`));
+        // No answer: what starts it (the embedded server here) or to check it, as the doctor says; else the doctor finds out.
+        const down = await probeServerDown(runtime.server, cliServeCommand(), SERVER_PROBE_MS);
+        const next = down === undefined ? `They are safe on disk; run ${cliCommand(['doctor', '--cwd', args.cwd])}, then flush again.` : `They are safe on disk.\n${capitalized(down)}; then flush again.`;
+        console.log(redact(`Still queued because: ${why}. ${next}`));
         setAside();
         return 1;
       }

@@ -17,7 +17,8 @@ import { openImporter } from '../../importer.js';
 import { withRuntime } from '../runtimeCommand.js';
 import { barStream } from '../redactedOutput.js';
 import { cwdRefusal } from '../projectArgs.js';
-import { cliCommand } from '../selfCommand.js';
+import { capitalized, probeServerDown, SERVER_PROBE_MS } from '../../../tools/serverDown.js';
+import { cliCommand, cliServeCommand } from '../selfCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 import { commandUsage, fitFor } from '../helpText.js';
 
@@ -193,7 +194,12 @@ export const importCommand: Command = {
         console.log(terminalJson(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2)));
       } else {
         console.log(fitFor(process.stdout, process.env, importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n')));
-        if (view.state === 'paused') console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
+        if (view.state === 'paused') {
+          // No answer: what starts it (the embedded server here) or to check it, as the doctor says.
+          const down = view.pause?.cause === 'serverDown' ? await probeServerDown(runtime.server, cliServeCommand(), SERVER_PROBE_MS) : undefined;
+          const next = down === undefined ? '' : `\n${escapeControls(capitalized(down))}; then resume as below.`;
+          console.log(`\nThe import is paused: ${escapeControls(view.pause?.reason ?? 'interrupted')}.${next}\nCheckpoint: ${escapeControls(importer.checkpointPath)}\nResume with: ${escapeControls(resumeHint)}`);
+        }
         if (view.state === 'failed') console.log(`\nResume with: ${escapeControls(resumeHint)} (documents already queued are skipped)`);
         // The command on a line of its own, never wrapped: a person copies it whole.
         if (view.state === 'planned') console.log(`\nDry run: nothing was written. Import with:\n  ${escapeControls(importHint)}`);

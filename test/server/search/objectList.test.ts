@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { objectList } from '../../../src/server/search/objectList.js';
+
+/**
+ * V8's own verdicts on the arrays (`%HasObjectElements`: an array of objects, not of small
+ * integers), asked in a child started with --allow-natives-syntax, the sources loaded through tsx.
+ */
+const elementsOf = (script: string): Record<string, boolean> => {
+  const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout) as Record<string, boolean>;
+};
+
+describe('objectList', () => {
+  it('gives a new empty list each call, which holds what is pushed and nothing of another', () => {
+    const a = objectList<{ n: number }>();
+    const b = objectList<{ n: number }>({ n: 0.5 });
+    expect(a).toEqual([]);
+    expect(b).toEqual([]);
+    a.push({ n: 1 });
+    expect(a).toEqual([{ n: 1 }]);
+    expect(b).toEqual([]);
+    expect(objectList()).toEqual([]);
+  });
+
+  it('is an array of objects to V8 while empty, where a [] literal and the .map of an empty array are not', () => {
+    const kinds = elementsOf(`
+      const { objectList } = await import('./src/server/search/objectList.ts');
+      const empty = objectList();
+      const mapped = [].map((x) => ({ x }));
+      console.log(JSON.stringify({ list: %HasObjectElements(empty), listPacked: !%HasHoleyElements(empty), literal: %HasObjectElements([]), mapped: %HasObjectElements(mapped) }));
+    `);
+    expect(kinds).toEqual({ list: true, listPacked: true, literal: false, mapped: false });
+  });
+
+  it("rank's hits and expansion terms are arrays of objects when empty too (the lists it read `.length` of)", () => {
+    const kinds = elementsOf(`
+      const { FieldIndex } = await import('./src/server/search/fieldIndex.ts');
+      const { rank } = await import('./src/server/search/ranker.ts');
+      const index = new FieldIndex();
+      index.add({ id: 'a', text: 'The database is PostgreSQL on the managed instance.' });
+      index.add({ id: 'b', text: 'Sprint planning happens every other Wednesday.' });
+      const input = (query) => ({ index, query, accept: () => true, limit: 10, textOf: () => '' });
+      const none = rank(input('zzqx'));
+      const some = rank(input('planning'));
+      console.log(JSON.stringify({ noHits: none.hits.length === 0 && %HasObjectElements(none.hits), someHits: some.hits.length > 0 && %HasObjectElements(some.hits), noExpansion: some.terms.expansion.length === 0 && %HasObjectElements(some.terms.expansion) }));
+    `);
+    expect(kinds).toEqual({ noHits: true, someHits: true, noExpansion: true });
+  });
+});
