@@ -10,7 +10,7 @@
  * pseudo-terminal (`script`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -93,6 +93,43 @@ describe("the memory browser's launch token", () => {
     expect((await fetch(`${base}/ui/api/where`)).status).toBe(401);
     await stopped(child);
   }, 60_000);
+
+  it('a launch killed with SIGKILL leaves its address file; the next launch removes it, never a live launch\'s', async () => {
+    const w = workspace();
+    const launch = async (name: string): Promise<{ child: ChildProcess; url: string; pid: string }> => {
+      const { child, match } = await startLogged(['ui', '--cwd', w.root], w.root, w.env, path.join(w.root, `${name}.log`), /memory browser: http:\/\/127\.0\.0\.1:(\d+)\/ui\/.*\n/);
+      return { child, url: path.join(w.agentDir, `memory-browser-${match[1]}.url`), pid: path.join(w.agentDir, `memory-browser-${match[1]}.pid`) };
+    };
+    const live = await launch('live');
+    const killed = await launch('killed');
+    // Beside each address, its launch's pid, 0600.
+    expect(readFileSync(killed.pid, 'utf8').trim()).toBe(String(killed.child.pid));
+    expect(statSync(killed.pid).mode & 0o777).toBe(0o600);
+    await new Promise<void>((resolve) => {
+      killed.child.once('exit', () => resolve());
+      killed.child.kill('SIGKILL');
+    });
+    // SIGKILL runs no clean-up: both stay, and before this fix they piled up.
+    expect(existsSync(killed.url)).toBe(true);
+    expect(existsSync(killed.pid)).toBe(true);
+    const next = await launch('next');
+    expect(existsSync(killed.url)).toBe(false);
+    expect(existsSync(killed.pid)).toBe(false);
+    // The live launch's address still opens its page and data.
+    expect(existsSync(live.url)).toBe(true);
+    const liveBase = readFileSync(live.url, 'utf8').trim().replace(/\/ui\/#.*$/, '');
+    expect((await opensData(readFileSync(live.url, 'utf8').trim(), liveBase)).status).toBe(200);
+    expect(existsSync(next.url)).toBe(true);
+    // A file an earlier version wrote (no pid beside it) cannot be judged: it stays.
+    const older = path.join(w.agentDir, 'memory-browser-1.url');
+    writeFileSync(older, 'http://127.0.0.1:1/ui/#token=x\n', { mode: 0o600 });
+    await stopped(next.child);
+    await launch('last').then((last) => stopped(last.child));
+    expect(existsSync(older)).toBe(true);
+    expect(existsSync(live.url)).toBe(true);
+    await stopped(live.child);
+    expect(readdirSync(w.agentDir).filter((f) => f.startsWith('memory-browser-'))).toEqual(['memory-browser-1.url']);
+  }, 120_000);
 
   it('serve in a terminal prints the address with its token, as before', async () => {
     const w = workspace();

@@ -62,8 +62,6 @@ const PLAN_BACKLOG_BYTES = 3_000_000;
  * (60-400 ms a request while the plan built, 10-20 ms while it waited).
  */
 const TURNS_BETWEEN_SESSIONS = 4;
-/** Batches the plan sends straight to the server at once (see `direct` in the plan). */
-const DIRECT_IN_FLIGHT = 2;
 /**
  * Queue documents (one write, one fsync, one checkpoint event) once this many bytes of them,
  * or this many sessions, are built: a session of a few documents no longer costs two fsyncs
@@ -251,12 +249,11 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         const now = queue.status();
         direct = now.depth === 0 && now.state !== 'paused' && now.state !== 'backingOff';
       }
-      // Batches in flight (oldest first) while the plan builds the next; a failure is rethrown by `settled`.
-      const sending: Promise<void>[] = [];
+      // One batch in flight while the plan builds the next; its failure is rethrown by `settled`.
+      let sending: Promise<void> = Promise.resolve();
       let sendFailure: { readonly error: unknown } | undefined;
-      /** Waits until at most `inFlight` batches are out. */
-      const settled = async (inFlight = 0): Promise<void> => {
-        while (sending.length > inFlight) await sending.shift();
+      const settled = async (): Promise<void> => {
+        await sending;
         const failure = sendFailure;
         sendFailure = undefined;
         if (failure !== undefined) throw failure.error;
@@ -303,19 +300,15 @@ export const startImportGate = async (options: StartImportGateOptions): Promise<
         earlyBytes = 0;
         earlySessions = 0;
         const planned = { files: filesRead, bytes: bytesRead };
-        // Batches hold distinct documents, so several may be out at once; what goes to the queue
-        // waits for every batch out (one that fails queues its documents first).
-        await settled(DIRECT_IN_FLIGHT - 1);
+        // The previous batch answered (and recorded, or queued) before the next goes out, in order.
+        await settled();
         if (direct && options.direct !== undefined) {
           const sender = options.direct;
-          sending.push(
-            deliverDirect(sender, taken, planned).catch((error: unknown) => {
-              sendFailure ??= { error };
-            }),
-          );
+          sending = deliverDirect(sender, taken, planned).catch((error: unknown) => {
+            sendFailure = { error };
+          });
           return;
         }
-        await settled();
         await enqueueAndRecord(taken, planned);
         // Back-pressure without a drain: the plan waits only while more than
         // PLAN_BACKLOG_BYTES of its documents are undelivered.

@@ -12,9 +12,12 @@
  */
 const SEED: object = Object.freeze({});
 
-export const objectList = <T extends object>(seed: T | object = SEED): T[] => {
+// Overloads give each caller its element type without a cast: the list is empty when returned.
+export function objectList<T extends object>(): T[];
+export function objectList<T extends object>(seed: T): T[];
+export function objectList(seed: object = SEED): object[] {
   // An array literal holding an object is of the objects' kind; taking the object out keeps it.
-  const list: object[] = [seed];
+  const list = [seed];
   list.pop();
-  return list as T[];
-};
+  return list;
+}

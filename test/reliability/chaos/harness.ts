@@ -11,6 +11,7 @@
  * notice that memory could not start, or any other warning, leaves the turn acknowledged. A SIGKILLed turn is never acknowledged,
  * though it may well be delivered (its queue record may have been made durable before the kill).
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,8 +33,19 @@ const WINDOWS: readonly { readonly kind: FaultKind; readonly from: number; reado
   { kind: 'clockJump', from: 0.7, to: 0.82 },
 ];
 
-/** `stop` (e.g. on Ctrl-C) ends the run early: no new turns, then the usual flush, count and clean-up. */
-export const runChaos = async (options: ChaosOptions, log: (line: string) => void = () => undefined, stop?: AbortSignal): Promise<ChaosResult> => {
+/**
+ * `stop` (e.g. on Ctrl-C) ends the run early: no new turns, then the usual flush, count and
+ * clean-up. `onTeardown` is handed, once the run holds anything, what ends it at once: the
+ * server and the pi processes killed, the state dir's mounts undone, the project removed. A
+ * test calls it from `afterAll`, which runs when the test times out too (the run's own
+ * `finally` never does then: its promise is left pending).
+ */
+export const runChaos = async (
+  options: ChaosOptions,
+  log: (line: string) => void = () => undefined,
+  stop?: AbortSignal,
+  onTeardown?: (teardown: () => Promise<void>) => void,
+): Promise<ChaosResult> => {
   // Seeded, so a run's schedule can be replayed from its seed.
   const random = seededRandom(options.seed);
   const between = (lo: number, hi: number): number => lo + random() * (hi - lo);
@@ -45,7 +57,17 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
   const serveScript = await bundleServeChild(project.root);
   const server = superviseServer(serveScript, { port, dataDir: project.serverData, keyEnv: 'AM_CHAOS_SERVER_KEY', key: serverKey });
   const disk = await openStateDisk(project.stateDir, join(project.root, 'ballast'), 256);
+  const live = new Set<ChildProcess>();
+  const halt = new AbortController();
+  onTeardown?.(async () => {
+    halt.abort();
+    await server.close().catch(() => undefined);
+    for (const child of live) child.kill('SIGKILL');
+    await disk.dispose().catch(() => undefined);
+    if (process.env['CHAOS_KEEP'] === undefined) await project.dispose().catch(() => undefined);
+  });
   const setup: PiTurnSetup = {
+    live,
     cli: options.pi.cli,
     node: options.pi.node,
     fauxProvider: join(repoRoot, 'fixtures/pi/faux-provider.ts'),
@@ -133,12 +155,15 @@ export const runChaos = async (options: ChaosOptions, log: (line: string) => voi
       const timer = setTimeout(done, Math.max(0, ms));
       wake.add(done);
     });
-  stop?.addEventListener('abort', () => {
-    log('chaos: stopping early');
+  const stopEarly = (why: string): void => {
+    log(`chaos: ${why}`);
     stopped = true;
     end = Math.min(end, Date.now());
     for (const done of [...wake]) done();
-  });
+  };
+  stop?.addEventListener('abort', () => stopEarly('stopping early'));
+  if (halt.signal.aborted) stopEarly('torn down');
+  else halt.signal.addEventListener('abort', () => stopEarly('torn down'));
   try {
     await server.start();
     const worker = async (): Promise<void> => {

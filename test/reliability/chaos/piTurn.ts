@@ -4,7 +4,7 @@
  * the turn's marker `<cm:N>`, so the retained run can be found on the server. The turn may be
  * SIGKILLed at a chosen moment.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { piTmpEnv } from '../../helpers/piTmp.js';
 
 export interface PiTurnSetup {
@@ -18,6 +18,8 @@ export interface PiTurnSetup {
   readonly agentDir: string;
   /** A `--import` preload that jumps this process's clock (`clockJump.mjs`). */
   readonly clockPreload: string;
+  /** The pi processes running now, so a teardown can end them (the test's own timeout). */
+  readonly live?: Set<ChildProcess>;
 }
 
 export interface PiTurnPlan {
@@ -94,6 +96,7 @@ export const runPiTurn = (setup: PiTurnSetup, plan: PiTurnPlan): Promise<PiTurnO
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    setup.live?.add(child);
     let stdout = '';
     let stderr = '';
     let killed = false;
@@ -118,6 +121,7 @@ export const runPiTurn = (setup: PiTurnSetup, plan: PiTurnPlan): Promise<PiTurnO
     const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
       clearTimeout(killTimer);
       clearTimeout(guard);
+      setup.live?.delete(child);
       resolve({ marker: plan.marker, code, signal, killed: killed && !hung, hung, answered: stdout.includes(markerText(plan.marker)), startedAt: started, ms: Date.now() - started, stderr });
     };
     child.on('error', () => finish(null, null));

@@ -34,6 +34,8 @@ export interface ServerSupervisor {
   kill(): Promise<void>;
   /** SIGTERM at the end of the run. */
   stop(): Promise<void>;
+  /** SIGKILL, and no start after it: the run is torn down (the test timed out). */
+  close(): Promise<void>;
   output(): string;
 }
 
@@ -43,7 +45,9 @@ export const superviseServer = (script: string, options: { readonly port: number
   const killedAt: number[] = [];
   let log = '';
   const alive = (): boolean => child !== undefined && child.exitCode === null && child.signalCode === null;
+  let closed = false;
   const start = async (): Promise<void> => {
+    if (closed) throw new Error('memory server: the chaos run was torn down');
     if (alive()) return;
     // The port can stay taken for a moment after a kill: retry a few times.
     for (let attempt = 0; ; attempt += 1) {
@@ -64,7 +68,10 @@ export const superviseServer = (script: string, options: { readonly port: number
         proc.once('exit', () => resolve(false));
       });
       log = (log + out).slice(-20_000);
-      if (listening) return;
+      // Torn down while it started: it may have come up after the close killed nothing.
+      if (closed) proc.kill('SIGKILL');
+      if (listening && !closed) return;
+      if (closed) throw new Error('memory server: the chaos run was torn down');
       if (attempt >= 20) throw new Error(`memory server did not start:\n${out}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -84,6 +91,12 @@ export const superviseServer = (script: string, options: { readonly port: number
     stop: async () => {
       if (!alive()) return;
       child?.kill('SIGTERM');
+      await exited;
+    },
+    close: async () => {
+      closed = true;
+      if (!alive()) return;
+      child?.kill('SIGKILL');
       await exited;
     },
     output: () => log,
