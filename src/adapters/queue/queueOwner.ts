@@ -9,9 +9,10 @@
  * never delivered, and the user is told where it is and how to take it back.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, writeSync, constants } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync, constants } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
+import { dirNamesSync } from '../fs/dirNames.js';
 import { inCheckedDirEntriesSync, readStateFileSync, tempNameFor, trustUserDir } from '../fs/safeFile.js';
 
 /** The key file in pi's agent dir: 32 random bytes as hex, created once, owner-only. */
@@ -64,14 +65,7 @@ export const ownerMark = (key: string, journalPath: string): string =>
 export const setAsideQueueFiles = (journalPath: string): readonly string[] => {
   const dir = path.dirname(journalPath);
   const base = path.basename(journalPath).replace(/\.jsonl$/, '');
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw error;
-  }
-  return names
+  return dirNamesSync(dir)
     .filter((name) => name.startsWith(`${base}.`) && /\.untrusted-[0-9TZ-]+\.jsonl$/.test(name))
     .sort()
     .map((name) => path.join(dir, name));

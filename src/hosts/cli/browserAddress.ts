@@ -11,10 +11,12 @@
  * holds the launch's pid, and each launch (and the doctor) removes the pair of any launch whose
  * process is gone. A file without a pid (an earlier version's), or whose process lives, stays.
  */
-import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
 import { readStateFileSync } from '../../adapters/fs/safeFile.js';
+import { dirNamesSync } from '../../adapters/fs/dirNames.js';
+import { pidExists } from '../../adapters/fs/pidExists.js';
 
 export interface BrowserAddress {
   /** What to print on stdout. */
@@ -40,16 +42,6 @@ export const browserUrlFile = (agentDir: string, port: number): string => path.j
 /** Where the pid of the launch that wrote `memory-browser-<port>.url` is kept. */
 export const browserPidFile = (agentDir: string, port: number | string): string => path.join(agentDir, `memory-browser-${port}.pid`);
 
-/** Whether a process with this pid is there (EPERM: there, another account's). */
-const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) !== 'ESRCH';
-  }
-};
-
 const unlinkIfThere = (file: string): void => {
   try {
     unlinkSync(file);
@@ -62,14 +54,8 @@ const unlinkIfThere = (file: string): void => {
  * Removes the address files (and pid files) of launches whose process is gone; returns the
  * address files removed. Never one without a readable pid or whose process is alive.
  */
-export const removeStaleBrowserAddresses = (agentDir: string, alive: (pid: number) => boolean = processAlive): readonly string[] => {
-  let names: string[];
-  try {
-    names = readdirSync(agentDir);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw error;
-  }
+export const removeStaleBrowserAddresses = (agentDir: string, alive: (pid: number) => boolean = pidExists): readonly string[] => {
+  const names = dirNamesSync(agentDir);
   const removed: string[] = [];
   for (const port of new Set(names.flatMap((name) => /^memory-browser-(\d+)\.pid$/.exec(name)?.[1] ?? []))) {
     const pidFile = browserPidFile(agentDir, port);
