@@ -61,15 +61,10 @@ class DurableJsonFile<A> implements Adapter<A> {
 }
 
 export interface ReceiptsStore {
-  /**
-   * Adds a receipt (keeping the last 50) and writes the file; resolves once a write that holds
-   * it is durable. Receipts added while a write is under way go out together in the next one.
-   */
+  /** Adds a receipt (keeping the last 50) and writes the file. */
   add(receipt: DeliveryReceiptRecord): Promise<void>;
   /** Newest last. */
   list(): Promise<readonly DeliveryReceiptRecord[]>;
-  /** Writes of the file so far (each a read, an atomic write and its fsyncs). */
-  writes(): number;
 }
 
 export const openReceiptsStore = (file: string, onDamage?: (message: string) => void): ReceiptsStore => {
@@ -81,31 +76,17 @@ export const openReceiptsStore = (file: string, onDamage?: (message: string) => 
     chain = run.catch(() => undefined);
     return run;
   };
-  // Receipts not yet taken by a write, and the write that will take them. A flush sends its
-  // batches back to back; one write per receipt (a read, a temp file, two fsyncs, a rename)
-  // queued a write behind each batch's, while one write can carry all that came meanwhile.
-  let waiting: DeliveryReceiptRecord[] = [];
-  let next: Promise<void> | undefined;
-  let written = 0;
   return {
-    add: (receipt) => {
-      waiting.push(receipt);
-      next ??= serial(async () => {
-        next = undefined;
-        const taken = waiting;
-        waiting = [];
+    add: (receipt) =>
+      serial(async () => {
         await db.read();
-        db.data = { v: 1, receipts: [...db.data.receipts, ...taken].slice(-RECEIPTS_KEPT) };
-        written += 1;
+        db.data = { v: 1, receipts: [...db.data.receipts, receipt].slice(-RECEIPTS_KEPT) };
         await db.write();
-      });
-      return next;
-    },
+      }),
     list: () =>
       serial(async () => {
         await db.read();
         return db.data.receipts;
       }),
-    writes: () => written,
   };
 };

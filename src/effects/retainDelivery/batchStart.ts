@@ -10,7 +10,7 @@
 import { selectBatch, type BatchLimits } from '../../machines/retainDelivery/batch.js';
 import { findPending } from '../../machines/retainDelivery/context.js';
 import { retainEvents } from '../../machines/retainDelivery/events.js';
-import { asksAgainAfterSkip, batchDue, holdsDelivery, idleWithWork, isSettled, startsFromSync } from '../../machines/retainDelivery/selectors.js';
+import { asksAgainAfterSkip, batchDue, holdsDelivery, idleWithWork, startsFromSync } from '../../machines/retainDelivery/selectors.js';
 import type { IdsPort } from '../ports/ids.js';
 import { batchOperationId } from './jobs.js';
 import type { ForeignSync } from './journalSync.js';
@@ -31,8 +31,6 @@ export interface BatchStartParts {
   readonly compact: () => Promise<void>;
   readonly limits: BatchLimits;
   readonly digest: IdsPort['digest'];
-  /** The receipts noted so far, written (`delivery.ts` writes them behind the deliveries). */
-  readonly receiptsWritten: () => Promise<void>;
 }
 
 export const batchStarts = (core: QueueCore, parts: BatchStartParts): BatchStarts => {
@@ -91,7 +89,6 @@ export const batchStarts = (core: QueueCore, parts: BatchStartParts): BatchStart
     background(core, label, () => run);
   };
 
-  // Lets the lease go from inside a start (the serial is already ours).
   const settled = async (): Promise<void> => {
     const released = await parts.lease.release();
     if (!released || core.closing) return;
@@ -110,17 +107,5 @@ export const batchStarts = (core: QueueCore, parts: BatchStartParts): BatchStart
     if ((sync.outcome === 'rebuilt' || sync.folded > 0) && idleWithWork(snapshot)) await dispatch(core, retainEvents.flushRequested({ at: now() }));
   };
 
-  // The gate's `settled` (idle, backing off, paused). Only the lease holder writes the receipts
-  // file (a read-modify-write), so ours are written first; but a job queued during that write
-  // can start a batch of ours on the lease still held, and letting it go then would let another
-  // process send beside that batch (adcc874: the five-host test's one-deliverer check failed in
-  // 5 of 12 runs). So this runs in turn with the starts, and lets go only if delivery is still
-  // settled once the receipts are written; otherwise that batch's own settling lets it go.
-  const settledEffect = (): Promise<void> =>
-    serial.run(async () => {
-      await parts.receiptsWritten();
-      if (isSettled(snapshotOf(core))) await settled();
-    });
-
-  return { request, settled: settledEffect };
+  return { request, settled };
 };

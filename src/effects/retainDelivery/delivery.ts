@@ -2,11 +2,6 @@
  * Sending a batch this process started: its jobs go to the server (`send.ts`), the outcome
  * comes back to the gate as events, a delivery is noted in the receipts and a refusal in the
  * dead-letter log. Deliveries run one after another; `close()` waits for the last.
- *
- * A receipt is written behind the deliveries, not between them: it is a note of what went out
- * (the last 50), not queue state (the journal's `delivered` record is). Awaited in the delivery,
- * its write (a read, a temp file, two fsyncs, a rename, all on the thread pool) sat between one
- * batch's answer and the next batch's send, the longest part of that gap on a loaded host.
  */
 import { findPending } from '../../machines/retainDelivery/context.js';
 import { retainEvents, type InFlightBatch, type RetainJob } from '../../machines/retainDelivery/events.js';
@@ -16,10 +11,8 @@ import { background, dispatch, errorText, oneAtATime, snapshotOf, type QueueCore
 export interface Delivery {
   /** Queues the batch's delivery (the gate's `deliverBatch`); a batch of another owner is not ours to send. */
   start(batch: InFlightBatch | null): void;
-  /** Resolves once every queued delivery has finished and its receipt is written. */
+  /** Resolves once every queued delivery has finished. */
   drained(): Promise<void>;
-  /** Resolves once every receipt noted so far is written (the lease is let go after them). */
-  receiptsWritten(): Promise<void>;
 }
 
 export interface DeliveryOptions {
@@ -32,14 +25,6 @@ export interface DeliveryOptions {
 export const delivery = (core: QueueCore, options: DeliveryOptions): Delivery => {
   const serial = oneAtATime();
   const now = (): number => core.clock.now();
-  // Receipts not yet written: only the lease holder writes the file (read-modify-write).
-  let receipts: Promise<void> = Promise.resolve();
-  const receiptsWritten = async (): Promise<void> => {
-    for (let seen = receipts; ; seen = receipts) {
-      await seen;
-      if (seen === receipts) return;
-    }
-  };
 
   const recordDeadLetters = async (jobs: readonly RetainJob[], reason: string, status: number | null): Promise<void> => {
     const at = new Date(now()).toISOString();
@@ -65,23 +50,6 @@ export const delivery = (core: QueueCore, options: DeliveryOptions): Delivery =>
       batch,
       jobs,
     );
-    // Noted before the outcome is dispatched: the delivered record can settle the queue, and
-    // `settled` lets the lease go only after the receipts noted so far are written.
-    const [first] = outcome.delivered;
-    if (first !== undefined) {
-      const writing = core.store
-        .addReceipt({
-          at: new Date(now()).toISOString(),
-          bankId: first.bankId,
-          jobCount: outcome.delivered.length,
-          itemsCount: outcome.delivered.length,
-          operationId: outcome.receiptOperationId,
-          async: options.asyncRetain,
-          documentIds: [...new Set(outcome.delivered.map((j) => j.documentId))].slice(0, 10),
-        })
-        .catch((error: unknown) => core.warn(`retain receipts: ${errorText(error)}`));
-      receipts = Promise.all([receipts, writing]).then(() => undefined);
-    }
     for (const event of outcome.events) {
       // Counted before the dispatch: a flush waiting on the state change reads them at once.
       const delivered = event.type === 'retain.delivered' ? event.jobIds.length : 0;
@@ -95,6 +63,20 @@ export const delivery = (core: QueueCore, options: DeliveryOptions): Delivery =>
         throw error;
       }
     }
+    const [first] = outcome.delivered;
+    if (first !== undefined) {
+      await core.store
+        .addReceipt({
+          at: new Date(now()).toISOString(),
+          bankId: first.bankId,
+          jobCount: outcome.delivered.length,
+          itemsCount: outcome.delivered.length,
+          operationId: outcome.receiptOperationId,
+          async: options.asyncRetain,
+          documentIds: [...new Set(outcome.delivered.map((j) => j.documentId))].slice(0, 10),
+        })
+        .catch((error: unknown) => core.warn(`retain receipts: ${errorText(error)}`));
+    }
   };
 
   return {
@@ -103,10 +85,6 @@ export const delivery = (core: QueueCore, options: DeliveryOptions): Delivery =>
       const run = serial.run(() => deliver(batch));
       background(core, 'delivery', () => run);
     },
-    drained: async () => {
-      await serial.drained();
-      await receiptsWritten();
-    },
-    receiptsWritten,
+    drained: () => serial.drained(),
   };
 };

@@ -65,8 +65,8 @@ export const openRetainQueue = async (options: OpenRetainQueueOptions): Promise<
   const compact = (): Promise<void> => compactIfLong(core, journal, options.compactAbove ?? 2_000);
   const lease = keepLease(store.lease, clock);
   const sync = foreignSync(core, journal, () => lifecycle.rebuild());
+  const starts = batchStarts(core, { lease, sync, compact, limits: options.batchLimits ?? defaultBatchLimits, digest });
   const deliveries = delivery(core, { asyncRetain: options.async ?? true, random: options.random ?? Math.random });
-  const starts = batchStarts(core, { lease, sync, compact, limits: options.batchLimits ?? defaultBatchLimits, digest, receiptsWritten: () => deliveries.receiptsWritten() });
   const retry = retryTimer(core);
   const listeners = new Set<(s: QueueStatus) => void>();
   const currentStatus = (): QueueStatus => {

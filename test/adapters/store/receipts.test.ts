@@ -32,24 +32,6 @@ describe('receipts store (lowdb over an fsync-ing atomic adapter)', () => {
     expect((await openReceiptsStore(file).list()).at(0)?.jobCount).toBe(6);
   });
 
-  it('receipts added while a write is under way go out together in the next write, in order', async () => {
-    const tmp = await tempQueueDir();
-    cleanups.push(tmp.dispose);
-    const file = join(tmp.dir, 'receipts.json');
-    const store = openReceiptsStore(file);
-    // A flush's batches answer faster than the file is written: twenty receipts, not awaited in turn.
-    const adds = Array.from({ length: 20 }, (_, i) => store.add(receipt(i + 1)));
-    await Promise.all(adds);
-    expect(store.writes()).toBeLessThanOrEqual(2);
-    const onDisk = JSON.parse(await readFile(file, 'utf8'));
-    expect(onDisk.receipts.map((r: DeliveryReceiptRecord) => r.jobCount)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    // One added after the writes settled is a write of its own, kept behind the others.
-    await store.add(receipt(21));
-    expect(store.writes()).toBeLessThanOrEqual(3);
-    expect((await store.list()).map((r) => r.jobCount).at(-1)).toBe(21);
-    expect(await readdir(tmp.dir)).toEqual(['receipts.json']);
-  });
-
   it('moves a damaged file aside with a message naming it, and starts fresh', async () => {
     const tmp = await tempQueueDir();
     cleanups.push(tmp.dispose);
