@@ -144,27 +144,9 @@ export const serveCommand: Command = {
       console.error(`agent-memory serve: ${startFailure(error, port, dataDir)}`);
       return 1;
     }
-    collectStartupGarbage();
-    console.log(`listening on ${server.url}`);
-    if (mount !== undefined) {
-      mount?.listening({ url: server.url, port: server.port });
-      // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
-      address = announceBrowser({ pageUrl: `${server.url}/ui/`, token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
-      for (const line of address.lines) console.log(fitFor(process.stdout, process.env, line));
-    }
-    if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
-    // Loopback keeps other machines out, not other accounts on this one: the data dir is 0700, the port is not.
-    if (apiKey === undefined) {
-      // Wrapped at words in a terminal: at 80 columns the terminal cut "(an" after its "a".
-      console.error(
-        fitFor(
-          process.stderr,
-          process.env,
-          `no key: every account on this machine can read and change these memories through ${server.url}; on a shared machine start it with --api-key-env NAME (an environment variable that holds the key), then run /memory setup in pi: it asks for that variable's name`,
-        ),
-      );
-    }
-    return new Promise<number>((resolve) => {
+    // Before anything is printed or the address written: a signal that came before its handler
+    // ended the process by default, with no snapshot and the address file left behind.
+    const stopped = new Promise<number>((resolve) => {
       let stopping = false;
       const stop = (signal: string): void => {
         if (stopping) return;
@@ -189,5 +171,26 @@ export const serveCommand: Command = {
         stop('SIGHUP');
       });
     });
+    collectStartupGarbage();
+    console.log(`listening on ${server.url}`);
+    if (mount !== undefined) {
+      mount?.listening({ url: server.url, port: server.port });
+      // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
+      address = announceBrowser({ pageUrl: `${server.url}/ui/`, token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
+      for (const line of address.lines) console.log(fitFor(process.stdout, process.env, line));
+    }
+    if (dataDir !== undefined) console.error(`data dir: ${dataDir}`);
+    // Loopback keeps other machines out, not other accounts on this one: the data dir is 0700, the port is not.
+    if (apiKey === undefined) {
+      // Wrapped at words in a terminal: at 80 columns the terminal cut "(an" after its "a".
+      console.error(
+        fitFor(
+          process.stderr,
+          process.env,
+          `no key: every account on this machine can read and change these memories through ${server.url}; on a shared machine start it with --api-key-env NAME (an environment variable that holds the key), then run /memory setup in pi: it asks for that variable's name`,
+        ),
+      );
+    }
+    return stopped;
   },
 };

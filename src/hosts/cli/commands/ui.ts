@@ -42,13 +42,9 @@ export const uiCommand: Command = {
       port: values.port === undefined ? 0 : Number(values.port),
       ...(values.trace === undefined ? {} : { trace: path.resolve(values.trace) }),
     });
-    const page = new URL(server.url);
-    page.hash = '';
-    // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
-    address = announceBrowser({ pageUrl: page.toString(), token: server.token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
-    for (const line of address.lines) console.log(line);
-    console.log('Open it in a browser on this machine; press Ctrl+C to stop.');
-    return new Promise<number>((resolve) => {
+    // Before the address is written and printed: a signal that came between the printed line and
+    // its handler ended the process by default and left the address file behind.
+    const stopped = new Promise<number>((resolve) => {
       const stop = (): void => {
         address?.remove();
         void server.close().then(() => resolve(0));
@@ -56,5 +52,12 @@ export const uiCommand: Command = {
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     });
+    const page = new URL(server.url);
+    page.hash = '';
+    // The token is a credential: printed only to a terminal, always in a 0600 file (browserAddress.ts).
+    address = announceBrowser({ pageUrl: page.toString(), token: server.token, port: server.port, agentDir: piAgentDir(homedir(), process.env), terminal: process.stdout.isTTY === true });
+    for (const line of address.lines) console.log(line);
+    console.log('Open it in a browser on this machine; press Ctrl+C to stop.');
+    return stopped;
   },
 };
