@@ -46,17 +46,29 @@ const keyFilter = (hashes: Int32Array): HashFilter => {
   return filter;
 };
 
+/** What `hashKeysOfLines` reads with, and the hash's constants: passed in, so that it names nothing outside itself. */
+type ReadAt = (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number;
+interface KeyHashConstants {
+  readonly space: number;
+  readonly offset: number;
+  readonly prime: number;
+}
+
 /**
  * The hash of every line's key (its bytes up to the first space or newline; a line that starts
  * with a space has none), read through `window` a window at a time. Each window is walked as a
  * latin1 string: its `indexOf` is V8's own, where a `Buffer`'s crosses into C++ each call (a
  * quarter of a million lines in WordNet's files and the neighbour table).
+ *
+ * Self-contained (only its parameters and globals): the worker runs this function's own source
+ * text (`keyHashesOnWorker`), so the thread and the worker hash with one loop.
  */
-export const keyHashes = (fd: number, size: number, window: Buffer): Int32Array => {
+const hashKeysOfLines = (read: ReadAt, fd: number, size: number, window: Buffer, k: KeyHashConstants): Int32Array => {
+  const { space, offset, prime } = k;
   let hashes = new Int32Array(1024);
   let count = 0;
   for (let at = 0; at < size; ) {
-    const length = readSync(fd, window, 0, Math.min(window.length, size - at), at);
+    const length = read(fd, window, 0, Math.min(window.length, size - at), at);
     if (length <= 0) break;
     const text = window.toString('latin1', 0, length);
     // The window's last whole line ends at its last newline; the rest is read again with the
@@ -66,12 +78,12 @@ export const keyHashes = (fd: number, size: number, window: Buffer): Int32Array 
     for (let i = 0; i < whole; ) {
       let end = text.indexOf('\n', i);
       if (end < 0 || end >= whole) end = whole;
-      if (text.charCodeAt(i) !== SPACE) {
-        let h = FNV_OFFSET;
+      if (text.charCodeAt(i) !== space) {
+        let h = offset;
         for (let j = i; j < end; j += 1) {
           const c = text.charCodeAt(j);
-          if (c === SPACE) break;
-          h = Math.imul(h ^ c, FNV_PRIME);
+          if (c === space) break;
+          h = Math.imul(h ^ c, prime);
         }
         if (count === hashes.length) {
           const grown = new Int32Array(hashes.length * 2);
@@ -88,49 +100,22 @@ export const keyHashes = (fd: number, size: number, window: Buffer): Int32Array 
   return hashes.subarray(0, count);
 };
 
+const KEY_HASH_CONSTANTS: KeyHashConstants = { space: SPACE, offset: FNV_OFFSET, prime: FNV_PRIME };
+
+export const keyHashes = (fd: number, size: number, window: Buffer): Int32Array => hashKeysOfLines(readSync, fd, size, window, KEY_HASH_CONSTANTS);
+
 /**
- * The worker's code, self-contained (the bundle has no file to point a worker at): `keyHashes`
- * over each path it is given, the same loop line for line, posting one `Int32Array` a path (or
- * null for one it could not read). test/server/search/sortedLines.test.ts checks it against the
- * inline loop.
+ * The worker's code (the bundle has no file to point a worker at): `hashKeysOfLines` from its
+ * own source over each path it is given, posting one `Int32Array` a path (or null for one it
+ * could not read). test/server/search/sortedLines.test.ts checks it against the thread's.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { openSync, fstatSync, readSync, closeSync } = require('node:fs');
 const window = Buffer.alloc(64 * 1024);
-const hashesOf = (fd, size) => {
-  let hashes = new Int32Array(1024);
-  let count = 0;
-  for (let at = 0; at < size; ) {
-    const length = readSync(fd, window, 0, Math.min(window.length, size - at), at);
-    if (length <= 0) break;
-    const text = window.toString('latin1', 0, length);
-    const lastNewline = text.lastIndexOf('\\n');
-    const whole = lastNewline < 0 || at + length >= size ? length : lastNewline + 1;
-    for (let i = 0; i < whole; ) {
-      let end = text.indexOf('\\n', i);
-      if (end < 0 || end >= whole) end = whole;
-      if (text.charCodeAt(i) !== ${SPACE}) {
-        let h = ${FNV_OFFSET};
-        for (let j = i; j < end; j += 1) {
-          const c = text.charCodeAt(j);
-          if (c === ${SPACE}) break;
-          h = Math.imul(h ^ c, ${FNV_PRIME});
-        }
-        if (count === hashes.length) {
-          const grown = new Int32Array(hashes.length * 2);
-          grown.set(hashes);
-          hashes = grown;
-        }
-        hashes[count] = h;
-        count += 1;
-      }
-      i = end + 1;
-    }
-    at += whole;
-  }
-  return hashes.slice(0, count);
-};
+const hashKeysOfLines = ${hashKeysOfLines.toString()};
+const constants = ${JSON.stringify(KEY_HASH_CONSTANTS)};
+const hashesOf = (fd, size) => hashKeysOfLines(readSync, fd, size, window, constants).slice();
 const out = workerData.paths.map((path) => {
   try {
     const fd = openSync(path, 'r');
