@@ -883,7 +883,7 @@ const inherit = (index: FieldIndex, strong: readonly number[], scores: Float64Ar
     const prompted = nextSpeaker !== speaker && !reply && index.asks(next) && (index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS || isBarePrompt(lineOf(next)));
     // "ok granary money came in" -> "thank god" -> "only 450 tho": the other's reaction to a short
     // news line takes no turn, and its sender goes on with the detail.
-    const reacted = nextSpeaker !== speaker && !reply && !prompted && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS && isShortReaction(index, next, nextSpeaker);
+    const reacted = nextSpeaker !== speaker && !reply && !prompted && index.textLengthOf(n) <= analyze(speaker).length + PROMPTED_WORDS && isReaction(index, next, nextSpeaker, 2);
     if (nextSpeaker !== speaker && !reply && !prompted && !reacted) continue;
     const topic: { term: string; weight: number }[] = [];
     let total = 0;
@@ -990,11 +990,13 @@ const isBarePrompt = (text: string): boolean => /^[^:\n]*:\s*(?:(?:and|so|well|t
 const PROMPTED_WORDS = 5;
 
 /**
- * Line `n` of `speaker` only reacts: it asks nothing, holds no number and says at most one word
- * besides its speaker's name ("...", "hmm", "wait", "ugh"). A bare number ("£650", "like 38") is
- * an answer, and a reply of two words ("oh yeah", "ok i think") often starts one.
+ * Line `n` of `speaker` only reacts: it asks nothing, holds no number and says at most `words`
+ * words besides its speaker's name, one by default ("...", "hmm", "wait", "ugh"). A bare number
+ * ("£650", "like 38") is an answer, and a reply of two words ("oh yeah", "ok i think") often
+ * starts one after a question; after news, two ("thank god", "oh no", "cheap tho") still only
+ * react, and the one who sent it goes on (`inherit`'s `reacted`).
  */
-const isReaction = (index: FieldIndex, n: number, speaker: string): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 1;
+const isReaction = (index: FieldIndex, n: number, speaker: string, words = 1): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + words;
 
 /**
  * Line `n` is a bare question: a transcript line that asks, holds no number ("like 38 ?", "40??"
@@ -1005,13 +1007,6 @@ const isBareQuestion = (index: FieldIndex, n: number): boolean => {
   const speaker = index.speakerOf(n);
   return speaker !== undefined && index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 2;
 };
-
-/**
- * A reaction to a statement, of at most two words besides the name ("thank god", "oh no", "cheap
- * tho", "NOO"): no question, no number. Two words only here: after a question, "oh yeah" often
- * starts the answer (thirteenth round), while after news the one who sent it goes on.
- */
-const isShortReaction = (index: FieldIndex, n: number, speaker: string): boolean => !index.asks(n) && !index.hasNumber(n) && index.textLengthOf(n) <= analyze(speaker).length + 2;
 
 /**
  * Line `n` answers a question that one of `speakers` was asked: a named participant's reply to
