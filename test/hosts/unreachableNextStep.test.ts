@@ -17,6 +17,7 @@ import { createMemoryRuntime, type MemoryRuntime } from '../../src/hosts/memoryR
 import { hubGlance } from '../../src/hosts/pi/hubGlance.js';
 import { HUB_ACTIONS } from '../../src/tools/commands/memoryHub.js';
 import { runCli } from '../helpers/cli.js';
+import { stopChild } from '../helpers/stopChild.js';
 import { waitUntil } from '../helpers/waitUntil.js';
 
 const freePort = (): Promise<number> =>
@@ -108,7 +109,7 @@ describe('one describer names the next step', () => {
       const up = await runCli(['doctor'], { cwd, env });
       expect(up.stdout).not.toContain('error: server unreachable');
     } finally {
-      child.kill('SIGTERM');
+      await stopChild(child);
     }
   }, 90_000);
 
@@ -147,7 +148,7 @@ describe('one describer names the next step', () => {
       expect(again.stdout, again.stderr).toContain('delivered 1');
       expect(again.code).toBe(0);
     } finally {
-      child.kill('SIGTERM');
+      await stopChild(child);
     }
   }, 120_000);
 });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stopChild } from '../helpers/stopChild.js';
 import { waitUntil } from '../helpers/waitUntil.js';
 import { openLaunchAddress } from '../helpers/uiLaunch.js';
 
@@ -49,12 +50,6 @@ const startLogged = async (args: readonly string[], cwd: string, env: Record<str
   return { child, match };
 };
 
-const stopped = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
 /** The page's shell from the address, then a data route with the address's token, as the page asks it. */
 const opensData = async (url: string, base: string): Promise<Response> => {
   const launched = await openLaunchAddress(url);
@@ -78,7 +73,7 @@ describe("the memory browser's launch token", () => {
     // The file's address opens the page and its data; the printed one only the shell, which holds none.
     expect((await opensData(url, base ?? '')).status).toBe(200);
     expect((await fetch(`${base}/ui/api/where`)).status).toBe(401);
-    await stopped(child);
+    await stopChild(child);
     expect(existsSync(file)).toBe(false);
   }, 60_000);
 
@@ -91,7 +86,7 @@ describe("the memory browser's launch token", () => {
     const url = readFileSync(path.join(w.agentDir, `memory-browser-${port}.url`), 'utf8').trim();
     expect((await opensData(url, base ?? '')).status).toBe(200);
     expect((await fetch(`${base}/ui/api/where`)).status).toBe(401);
-    await stopped(child);
+    await stopChild(child);
   }, 60_000);
 
   it('a launch killed with SIGKILL leaves its address file; the next launch removes it, never a live launch\'s', async () => {
@@ -123,11 +118,11 @@ describe("the memory browser's launch token", () => {
     // A file an earlier version wrote (no pid beside it) cannot be judged: it stays.
     const older = path.join(w.agentDir, 'memory-browser-1.url');
     writeFileSync(older, 'http://127.0.0.1:1/ui/#token=x\n', { mode: 0o600 });
-    await stopped(next.child);
-    await launch('last').then((last) => stopped(last.child));
+    await stopChild(next.child);
+    await launch('last').then((last) => stopChild(last.child));
     expect(existsSync(older)).toBe(true);
     expect(existsSync(live.url)).toBe(true);
-    await stopped(live.child);
+    await stopChild(live.child);
     expect(readdirSync(w.agentDir).filter((f) => f.startsWith('memory-browser-'))).toEqual(['memory-browser-1.url']);
   }, 120_000);
 

@@ -17,6 +17,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryServer } from '../../../src/adapters/server/client.js';
 import { startTestServer, type TestServer } from '../../helpers/embeddedServer.js';
 import { hostLine } from './hostLine.js';
+import { stopChild } from '../../helpers/stopChild.js';
 import { waitUntil } from '../../helpers/waitUntil.js';
 import { piTmpEnv } from '../../helpers/piTmp.js';
 
@@ -174,7 +175,7 @@ describe(`npm pack tarball installed with pi ${hostLine.version} install <dir>`,
       const caps = await createMemoryServer({ baseUrl: url, timeoutMs: 2_000 }).capabilities()();
       expect(E.isRight(caps) && caps.right.embedded).toBe(true);
     } finally {
-      child.kill('SIGTERM');
+      await stopChild(child);
     }
   }, 60_000);
 });
