@@ -603,7 +603,10 @@ export const rank = (input: RankInput): Ranking => {
   const query = stages.speakers ? withParticipantNames(input.query, index) : input.query;
   const queryWords = withoutFormWords([...new Set(words(query))].filter((w) => !(QUERY_STOP_WORDS.has(w) && !inCapitals(w, query))), query);
   const original = new Set(queryWords.map(stemWord));
-  const keywordTerms = [...original].map((term) => ({ term, weight: 1 }));
+  // One kind of array with the expansion's terms (`.map` makes a holey one): `score`'s optimised
+  // loop over the terms met both, and was thrown away at the first of the other kind.
+  const keywordTerms = objectList<WeightedTerm>(FRACTIONAL_TERM);
+  for (const term of original) keywordTerms.push({ term, weight: 1 });
   // The participants the query names, when the bank's memories are transcript lines.
   const named = (stages.speakers || stages.attribution || stages.replies) && index.participants.size > 0 ? new Set(namedParticipants(query, participantsOf(index))) : new Set<string>();
   const empty: Ranking = { hits: objectList(), confidence: 0, terms: { keyword: keywordTerms, expansion: [], feedback: [] }, timeCues: [], participants: [], attributed: 1, prefixOfLarger: true };
@@ -635,7 +638,10 @@ export const rank = (input: RankInput): Ranking => {
   // random write per touched document, thousands a query, with the CPU's caches cold).
   let pass = index.score(keywordTerms, undefined, skipDerived);
   const expansion = expand(index, query, queryWords, original, stages, params);
-  if (expansion.terms.length > 0) {
+  // Run for every query, with no terms too (it then scores nothing and marks nothing): most
+  // queries have no expansion, and code V8 optimised before the first that had one was thrown
+  // away there (`rank` and `score` both, at an access they had never run), then compiled again.
+  {
     const before = pass.touched.length;
     pass = index.score(expansion.terms, pass, skipDerived);
     mark(pass.touched.view(), before, 1);

@@ -49,4 +49,27 @@ describe('objectList', () => {
     `);
     expect(kinds).toEqual({ noHits: true, someHits: true, noExpansion: true });
   });
+  it("rank optimised on queries without an expansion stays optimised at the first with one, and its keyword and expansion terms are one kind of array", () => {
+    // The server's first query with an expansion came after V8 had optimised `rank` on queries
+    // without one: it was thrown away there (an access it had never run), and `score` at its loop
+    // over terms of another array kind. %ActiveTierIsTurbofan: whether optimised code runs now.
+    const seen = elementsOf(`
+      const { FieldIndex } = await import('./src/server/search/fieldIndex.ts');
+      const { rank } = await import('./src/server/search/ranker.ts');
+      const index = new FieldIndex();
+      index.add({ id: 'a', text: 'The database is PostgreSQL on the managed instance.' });
+      index.add({ id: 'b', text: 'Sprint planning happens every other Wednesday.' });
+      index.add({ id: 'c', text: 'We bought a new automobile last spring.' });
+      const input = (query) => ({ index, query, accept: () => true, limit: 10, textOf: () => '' });
+      %PrepareFunctionForOptimization(rank);
+      for (let i = 0; i < 3; i += 1) rank(input('planning'));
+      rank(input('planning sprint'));
+      %OptimizeFunctionOnNextCall(rank);
+      const plain = rank(input('planning'));
+      const before = %ActiveTierIsTurbofan(rank);
+      const expanded = rank(input('car'));
+      console.log(JSON.stringify({ plain: plain.terms.expansion.length === 0, expanded: expanded.terms.expansion.length > 0 && expanded.hits.length > 0, before, after: %ActiveTierIsTurbofan(rank), sameKind: %HaveSameMap(plain.terms.keyword, expanded.terms.expansion) }));
+    `);
+    expect(seen).toEqual({ plain: true, expanded: true, before: true, after: true, sameKind: true });
+  });
 });
