@@ -75,8 +75,9 @@ export const setAsideQueueFiles = (journalPath: string): readonly string[] => {
  * What delivers a set-aside queue file the user moved back, where they read the notice: a
  * command line that runs (the CLI's own, from selfCommand.ts; never a program name that may be
  * on no PATH), or in pi a new session: it claims the journal at start under the mark already
- * written beside it, while a session running now never reads a journal moved in under it (and
- * its compaction could write over one).
+ * written beside it. A session running now folds a journal moved in under it at its next sync
+ * and keeps its own queued jobs (`queueGate.ts`), but its compaction at the moment of the move
+ * could still write over it: pi is quit first.
  */
 export type TakeBack = { readonly kind: 'run'; readonly command: string } | { readonly kind: 'restart-pi' };
 
