@@ -44,6 +44,8 @@ interface Run {
   readonly importerCpuMs: number;
   readonly serverCpuMs: number;
   readonly serverCpuSearchableMs: number;
+  /** What the server wrote until every operation finished (wchar: its log and segments, and its answers). */
+  readonly serverWrittenMb?: number;
 }
 
 const importRun = async (tree: string, serve: string, prof: readonly string[], serveProf: readonly string[]): Promise<Run> => {
@@ -74,7 +76,7 @@ const importRun = async (tree: string, serve: string, prof: readonly string[], s
 
 console.log(`paired-import: ${BYTES / 1e6} MB, old ${OLD} (serve ${OLD_SERVE}), new ${NEW} (serve ${SERVE})`);
 const fmt = (r: Run): string =>
-  `${(r.documents / r.seconds).toFixed(0)} docs/s acked (${r.seconds.toFixed(2)} s), ${(r.documents / r.searchableSeconds).toFixed(0)} searchable; importer ${r.importerCpuMs.toFixed(0)} ms, server ${r.serverCpuMs.toFixed(0)}/${r.serverCpuSearchableMs.toFixed(0)} ms`;
+  `${(r.documents / r.seconds).toFixed(0)} docs/s acked (${r.seconds.toFixed(2)} s), ${(r.documents / r.searchableSeconds).toFixed(0)} searchable; importer ${r.importerCpuMs.toFixed(0)} ms, server ${r.serverCpuMs.toFixed(0)}/${r.serverCpuSearchableMs.toFixed(0)} ms, wrote ${r.serverWrittenMb?.toFixed(1) ?? '?'} MB`;
 for (let round = 0; round < ROUNDS; round += 1) {
   const order: readonly ('old' | 'new')[] = round % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
   const runs: Partial<Record<'old' | 'new', Run>> = {};

@@ -35,6 +35,9 @@ export const childSched = (pid: number): ChildSched => {
   return { mainRunMs, mainWaitMs, allRunMs };
 };
 
+/** Bytes a running child has written so far, to files and sockets (/proc/PID/io wchar). */
+export const childWrittenBytes = (pid: number): number => Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+
 /** Peak RSS so far of a running child (VmHWM), in MB. */
 export const childPeakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { childCpuMs, openRetainOperations } from './childStats.js';
+import { childCpuMs, childWrittenBytes, openRetainOperations } from './childStats.js';
 import type * as RuntimeModule from '../../src/hosts/memoryRuntime.js';
 import type * as ImporterModule from '../../src/hosts/importer.js';
 
@@ -36,6 +36,7 @@ for (let waited = 0; waited < 30; waited += 1) {
 }
 const cpu0 = process.cpuUsage();
 const server0 = childCpuMs(serverPid);
+const written0 = childWrittenBytes(serverPid);
 const start = process.hrtime.bigint();
 const windowStartUs = Number(start / 1000n);
 const view = await importer.gate.run({ sources: [join(dir, 'sessions')], options: importer.options({ dryRun: false }) });
@@ -46,6 +47,7 @@ const serverAcked = childCpuMs(serverPid) - server0;
 while ((await openRetainOperations(url, 'bench-import', async (u) => (await fetch(u)).json())) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
 const searchableSeconds = Number(process.hrtime.bigint() - start) / 1e9;
 const serverSearchable = childCpuMs(serverPid) - server0;
+const serverWrittenMb = (childWrittenBytes(serverPid) - written0) / 1e6;
 if (process.env['IMPORT_TIMELINE'] !== undefined) {
   // Every queue and checkpoint record of the run, in ms from its start (to stderr).
   const t0 = Date.now() - seconds * 1000;
@@ -62,4 +64,4 @@ if (process.env['IMPORT_TIMELINE'] !== undefined) {
 await importer.close();
 await runtime.close();
 if (view.state !== 'done' || view.queued !== view.documents) throw new Error(`import ended ${view.state}: ${view.queued}/${view.documents} queued`);
-console.log(JSON.stringify({ documents: view.documents, seconds, searchableSeconds, importerCpuMs: (cpu1.user + cpu1.system) / 1000, serverCpuMs: serverAcked, serverCpuSearchableMs: serverSearchable, windowUs: [windowStartUs, windowEndUs] }));
+console.log(JSON.stringify({ documents: view.documents, seconds, searchableSeconds, importerCpuMs: (cpu1.user + cpu1.system) / 1000, serverCpuMs: serverAcked, serverCpuSearchableMs: serverSearchable, serverWrittenMb, windowUs: [windowStartUs, windowEndUs] }));

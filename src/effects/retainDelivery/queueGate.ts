@@ -5,15 +5,15 @@
 import type { BackoffPolicy } from '../../machines/retainDelivery/decide.js';
 import { RetainDeliveryEvent, retainEvents } from '../../machines/retainDelivery/events.js';
 import { retainDeliveryMachine } from '../../machines/retainDelivery/machine.js';
-import type { DeliveryMode } from '../../machines/retainDelivery/context.js';
 import { resumesDelivery } from '../../machines/retainDelivery/selectors.js';
+import { CHUNK_SIZE, freshJobs, pendingJobs, type DeliveryMode } from '../../machines/retainDelivery/context.js';
 import type { JournalPort } from '../ports/journal.js';
 import type { TracePort } from '../ports/trace.js';
 import { startGate } from '../kernel/startGate.js';
 import type { BatchStarts } from './batchStart.js';
 import type { Delivery } from './delivery.js';
 import type { RetryTimer } from './timers.js';
-import { background, dispatch, errorText, gateOf, type QueueCore, type QueueSnapshot } from './core.js';
+import { background, dispatch, errorText, gateOf, snapshotOf, type QueueCore, type QueueSnapshot } from './core.js';
 
 export interface QueueGateOptions {
   readonly journal: JournalPort;
@@ -90,8 +90,15 @@ export const queueGate = (core: QueueCore, effects: QueueGateEffects, options: Q
   return {
     start,
     rebuild: async () => {
+      const before = pendingJobs(snapshotOf(core).context);
       await gateOf(core).stop();
       await start();
+      // A compaction by another process keeps every job it knew (pending, dead or recently
+      // delivered), so this is empty then. A file moved in over the journal (a person moving a
+      // set-aside queue back, docs/queue.md) does not know this process's queued jobs: they
+      // were acknowledged, so they are queued again into the new journal, under the same ids.
+      const lost = freshJobs(snapshotOf(core).context, before);
+      for (let i = 0; i < lost.length; i += CHUNK_SIZE) await dispatch(core, retainEvents.enqueued({ jobs: lost.slice(i, i + CHUNK_SIZE), at: core.clock.now() }));
     },
     unsubscribe: () => unsubscribeGate?.(),
   };

@@ -6,6 +6,7 @@ import type { ServerContext } from '../context.js';
 import { badRequest, conflict } from '../http/errors.js';
 import { decodeOr422, ignoredHeader, unknownFields } from '../http/validation.js';
 import type { BankRecord, Mutation, OperationRecord } from '../store/model.js';
+import type { TextSource } from '../store/textFromOperation.js';
 import { RetainPayload, RetainRequest } from '../retain/codecs.js';
 import type { MemoryItem } from '../retain/codecs.js';
 import { analyseItems, assignDocumentIds, planRetain, type ItemAnalysis, type RetainPlan } from '../retain/plan.js';
@@ -117,6 +118,8 @@ const retainOperations = async (server: ServerContext, operations: readonly Oper
   for (const run of disjointRuns(accepted)) {
     const done = await server.store.exclusive(bankId, async () => {
       const mutations: Mutation[] = [];
+      // Each document's text is in its operation's record already (written when acknowledged).
+      const textSources = new Map<string, TextSource>();
       const planned: { readonly retain: AcceptedRetain; readonly plan: RetainPlan }[] = [];
       let bankRecord: BankRecord | undefined;
       for (const retain of run) {
@@ -124,13 +127,16 @@ const retainOperations = async (server: ServerContext, operations: readonly Oper
           const plan = planNow(server, bankId, retain.items, retain.documentTags, retain.analyses, bankRecord);
           bankRecord = plan.bank;
           mutations.push(...plan.mutations, ...server.operations.ended(retain.operation, { status: 'completed', metadata: { items_count: retain.items.length } }));
+          retain.items.forEach((item, i) => {
+            if (typeof item.document_id === 'string') textSources.set(item.document_id, { operationId: retain.operation.id, item: i });
+          });
           planned.push({ retain, plan });
         } catch (error) {
           // As a request would have been refused (an append without a document id, say).
           mutations.push(...server.operations.ended(retain.operation, { status: 'failed', message: error instanceof Error ? error.message : String(error) }));
         }
       }
-      await server.store.commit(mutations);
+      await server.store.commit(mutations, textSources);
       return planned;
     });
     for (const { retain, plan } of done) {

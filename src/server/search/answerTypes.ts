@@ -27,6 +27,17 @@ export const REASON = 128;
 export const DATE = 256;
 export const MONEY = 512;
 export const NAME = 1024;
+export const LIMIT = 2048;
+
+/**
+ * A question that asks for a maximum or a minimum names it with one of these words ("what max
+ * number of guests did we settle on"), and chat states it with another ("hard cap of 55", "we
+ * capped the list at 55", "no more than 40"): the ranker searches the family's other words too.
+ * "max" in lower case only: "Max" is as often a name (LoCoMo's dog).
+ */
+export const LIMIT_QUESTION = /\b(?:max|[Mm]aximum|[Mm]inimum|[Ll]imit|[Cc]ap)\b|\b(?:at most|no more than|upper limit|at the most)\b/;
+/** The family's words a question's limit word also searches (stemmed by the ranker). */
+export const LIMIT_WORDS: readonly string[] = ['cap', 'capped', 'max', 'maximum', 'limit', 'ceiling'];
 
 const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bhow long\b/i, DURATION],
@@ -39,6 +50,7 @@ const QUESTION_FORMS: readonly (readonly [RegExp, number])[] = [
   [/\bwhy\b/i, REASON],
   // "What is the name of ...", "what's she called", "who ...": a person or a thing by its name.
   [/\bwhat(?:'s|s| is| was)? (?:the |his |her |their |its )?names?\b|\bwhat(?:'s|s| is| was) (?:he|she|it|they) called\b|^\W*who(?:'s|s| is| was| were)?\b/i, NAME],
+  [LIMIT_QUESTION, LIMIT],
   [/\bhow much\b(?! (?:memory|disk|space|storage|ram|flash|time|longer)\b)|\b(?:price|prices|cost|costs|fee|fees|quote)\b/i, MONEY],
   // "When did ...", "whens the party", "what day is ...": not a "when" inside a question about
   // something else, nor a prompt that opens with a clause ("When I run the tests, they fail").
@@ -76,6 +88,8 @@ const VALUE_SHAPES: readonly (readonly [RegExp, number])[] = [
   // marguerite", "his name is jonas").
   [/\b(?:called|named)\s+[a-z]|\bname(?:'s|s| is| was)\s+[a-z]/i, NAME],
   [/[£$€]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:quid|grand|pounds?|dollars?|euros?|bucks|pp)\b|\b\d+k\b|\b(?:paid|pay|pays|paying|cost|costs|costing|owe|owes|owed|charged?|charging|spent|spend|refund(?:ed|ing)?)\b(?:\s+\w+){0,2}?\s+\d|\b\d+(?:[.,]\d+)?\s+(?:each|a head|per (?:person|head|month|week|night)|a (?:month|week|night))\b/i, MONEY],
+  // A number said as a bound: "cap of 55", "capped the list at 55", "no more than 40", "up to 60", "55 max".
+  [/\b(?:cap|caps|capped|max|maximum|minimum|min|limit|limited|ceiling|no more than|no less than|at most|at least|up to|tops)\b(?:\s+[\w']+){0,3}?\s+[£$€]?\d|\b\d+\s*(?:max|tops|maximum|minimum|at most)\b/i, LIMIT],
   [/\bbecause\b|\bso that\b|\bdue to\b|\bin order to\b|\bto (?:avoid|prevent|keep|reduce|save|stop|make sure|ensure)\b|\bcaused?\b|\breason\b/i, REASON],
 ];
 
@@ -86,7 +100,7 @@ const maskOf = (text: string, shapes: readonly (readonly [RegExp, number])[], of
   return mask;
 };
 
-const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE | MONEY | NAME;
+const ALL_TYPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | VERSION | PLACE | REASON | DATE | MONEY | NAME | LIMIT;
 
 /**
  * What a line that names a day gets of the answer-type boost. A memory's own date answers
@@ -103,8 +117,15 @@ export const DATE_BOOST_SHARE = 0.4;
  */
 export const asksYesOrNo = (question: string): boolean => /^\W*(?:did|does|do|is|are|r|was|were|has|have|had|can|could|will|would|should)\s+\w/i.test(question);
 
+// A limit word beside a shape of value says which value is bounded ("is there a cap on how big the
+// binary can get": a size), and that shape is what the answer shows.
+const BOUNDED_SHAPES = DURATION | FREQUENCY | SIZE | CLOCK_TIME | PERCENTAGE | MONEY;
+
 /** The answer types a question asks for (0: none it says). */
-export const questionAnswerTypes = (question: string): number => maskOf(question, QUESTION_FORMS, ALL_TYPES);
+export const questionAnswerTypes = (question: string): number => {
+  const mask = maskOf(question, QUESTION_FORMS, ALL_TYPES);
+  return (mask & BOUNDED_SHAPES) !== 0 ? mask & ~LIMIT : mask;
+};
 
 /** The answer types, among `wanted` (default: all), of the values a memory's text holds. */
 export const valueAnswerTypes = (text: string, wanted: number = ALL_TYPES): number => maskOf(text, VALUE_SHAPES, wanted);

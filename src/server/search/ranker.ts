@@ -34,7 +34,7 @@
  * 0.4").
  */
 import { analyze, stemWord, words } from './analyzer.js';
-import { asksYesOrNo, DATE, DATE_BOOST_SHARE, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
+import { asksYesOrNo, DATE, DATE_BOOST_SHARE, LIMIT_QUESTION, LIMIT_WORDS, MONEY, questionAnswerTypes, valueAnswerTypes } from './answerTypes.js';
 import { earlierQuestions, MIN_LINES, namedParticipants } from './attribution.js';
 import { codingKnows, codingPhrases, codingRelated, codingRelatedToStems } from './codingTerms.js';
 import { DocList } from './docList.js';
@@ -150,6 +150,8 @@ export interface RankParams {
   readonly vectorNeighbours: number;
   /** Only a query word in at most this many of the bank's memories searches its neighbours. */
   readonly vectorRareDocs: number;
+  /** A question's limit word ("max") searches the family's others ("cap", "limit") at this weight (ranked only); 0: off. */
+  readonly limitWeight: number;
 }
 
 export const ALL_STAGES: RankStages = { wordnet: true, coding: true, feedback: true, neighbours: true, replies: true, session: true, temporal: true, speakers: true, attribution: true, answerTypes: true, typos: true, vectors: true };
@@ -195,6 +197,7 @@ export const DEFAULT_PARAMS: RankParams = {
   vectorMinCosine: 0.6,
   vectorNeighbours: 5,
   vectorRareDocs: 2,
+  limitWeight: 0.5,
 };
 
 export interface RankedHit {
@@ -510,6 +513,14 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
         weights.set(term, Math.max(weights.get(term) ?? 0, params.vectorWeight * cosine));
         taken += 1;
       }
+    }
+  }
+  // "what max number of guests": chat bounds the number with another word of the family ("hard
+  // cap of 55"); ranked only, the answer-type stage then prefers the line that bounds a number.
+  if (params.limitWeight > 0 && stages.answerTypes && LIMIT_QUESTION.test(query)) {
+    for (const w of LIMIT_WORDS) {
+      const term = stemWord(w);
+      if (!original.has(term) && index.documentFrequency(term) > 0) weights.set(term, Math.max(weights.get(term) ?? 0, params.limitWeight));
     }
   }
   const terms = objectList<WeightedTerm>(FRACTIONAL_TERM);

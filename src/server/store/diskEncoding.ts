@@ -3,13 +3,27 @@
  * times (the document, its chunks, their facts): on disk a chunk that is a slice of the
  * document's text (items are joined with "\n", so chunks need not touch) is stored as `span: [start, end]`, and a fact whose text equals its
  * chunk's text carries `text_from_chunk: true` instead of the text. Everything else is
- * written as is. Reading reverses this before the mutation codec decodes the result.
+ * written as is. A document whose text is an item of its async retain's operation record (written
+ * to the log when the retain was acknowledged) is written with `text_from: { operation_id, item }`
+ * in place of `original_text` (textFromOperation.ts). Reading reverses this before the mutation
+ * codec decodes the result.
  */
 import type { Mutation } from './model.js';
+import type { TextRef } from './textFromOperation.js';
 
 type Json = Record<string, unknown>;
 
-export const encodeForDisk = (m: Mutation): unknown => {
+const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/** The document record with `text_from` where `original_text` was (the same member order). */
+const documentWithRef = (document: Json, ref: TextRef): Json => {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(document)) out[key === 'original_text' ? 'text_from' : key] = key === 'original_text' ? ref : value;
+  return out;
+};
+
+/** `ref`: where the document's text already is in the log (only a `document.put`'s, checked by `textRefFor`). */
+export const encodeForDisk = (m: Mutation, ref?: TextRef): unknown => {
   if (m.type !== 'document.put' || m.document.original_text === null) return m;
   const text = m.document.original_text;
   const chunkText = new Map<string, string>();
@@ -29,19 +43,32 @@ export const encodeForDisk = (m: Mutation): unknown => {
     const { text: _text, ...rest } = f;
     return { ...rest, text_from_chunk: true };
   });
-  return { ...m, chunks, facts };
+  return ref === undefined ? { ...m, chunks, facts } : { ...m, document: documentWithRef(m.document, ref), chunks, facts };
 };
 
-const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
+/** The text of item `item` of operation `operationId` of bank `bankId`, as the state holds it now. */
+export type OperationText = (bankId: string, operationId: string, item: number) => string | undefined;
+
+/** `text_from` replaced by the text it names, in its place; left as it is (for the codec to reject) if it names nothing. */
+const documentWithText = (document: Json, bankId: unknown, operationText: OperationText | undefined): Json => {
+  const ref = document['text_from'];
+  if (!isObject(ref) || typeof bankId !== 'string' || typeof ref['operation_id'] !== 'string' || typeof ref['item'] !== 'number') return document;
+  const text = operationText?.(bankId, ref['operation_id'], ref['item']);
+  if (text === undefined) return document;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(document)) out[key === 'text_from' ? 'original_text' : key] = key === 'text_from' ? text : value;
+  return out;
+};
 
 /**
  * Rebuilds the full mutation shape (the value was just parsed from disk and has no other
  * owner, and start-up reads 100k of these); anything unexpected is left for the codec to
- * reject.
+ * reject. `operationText` reads a `text_from` reference (the log's replay; a segment has none).
  */
-export const decodeFromDisk = (value: unknown): unknown => {
+export const decodeFromDisk = (value: unknown, operationText?: OperationText): unknown => {
   if (!isObject(value) || value['type'] !== 'document.put' || !isObject(value['document'])) return value;
-  const document = value['document'];
+  const document = 'text_from' in value['document'] ? documentWithText(value['document'], value['bank_id'], operationText) : value['document'];
+  value['document'] = document;
   const text = document['original_text'];
   const documentId = document['id'];
   const chunks = value['chunks'];

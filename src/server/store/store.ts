@@ -14,6 +14,9 @@ import { readSnapshot, removeLegacySnapshot } from './snapshot.js';
 import { loadSegments, writeSegment } from './segments.js';
 import { decodeMutation } from './decodeMutation.js';
 import { decodeFromDisk, encodeForDisk } from './diskEncoding.js';
+import type { OperationText } from './diskEncoding.js';
+import { operationItemText, textRefFor } from './textFromOperation.js';
+import type { TextSource } from './textFromOperation.js';
 import { acquireDataDirLock } from './dataDirLock.js';
 import type { Mutation } from './model.js';
 import { ServerState } from './state.js';
@@ -56,8 +59,12 @@ export interface ServerStore {
    */
   onSnapshot(listener: (nextSeq: number) => Promise<void> | undefined): () => void;
   bank(bankId: string): BankState | undefined;
-  /** Makes `mutations` durable, then applies them in order. */
-  commit(mutations: readonly Mutation[]): Promise<void>;
+  /**
+   * Makes `mutations` durable, then applies them in order. `textSources` (by document id): where
+   * a document's text already is in the log, an item of its async retain's operation record,
+   * written then as a reference instead of a second copy when that is safe (textFromOperation.ts).
+   */
+  commit(mutations: readonly Mutation[], textSources?: ReadonlyMap<string, TextSource>): Promise<void>;
   /** Runs `fn` with no other exclusive section of the same bank running. */
   exclusive<T>(bankId: string, fn: () => Promise<T>): Promise<T>;
   /** Called after each applied mutation that added or removed facts, or wrote a document. */
@@ -85,6 +92,8 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
   const locks = new Map<string, Promise<unknown>>();
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
   const dir = options.dataDir;
+  /** A `text_from` reference read back from the operation as the state holds it at that point of the replay. */
+  const operationText: OperationText = (bankId, operationId, item) => operationItemText(state.banks.get(bankId)?.operations.get(operationId), item);
 
   const applyAll = (mutations: readonly Mutation[]): void => {
     for (const m of mutations) {
@@ -136,7 +145,7 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
         // One line is one commit: an array of mutations, applied whole or (torn) not at all.
         const values = Array.isArray(entry.value) ? entry.value : [entry.value];
         values.forEach((value, i) => {
-          const m = decodeMutation(decodeFromDisk(value), `log seq ${entry.seq} mutation ${i}`);
+          const m = decodeMutation(decodeFromDisk(value, operationText), `log seq ${entry.seq} mutation ${i}`);
           if (E.isLeft(m)) throw new Error(`server data: ${m.left}`);
           const change = state.apply(m.right);
           if (change !== undefined && (change.added.length > 0 || change.removed.length > 0 || change.bankDeleted === true)) replayedChanges.push({ seq: entry.seq, change });
@@ -190,7 +199,18 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
       });
   };
 
-  const commit = async (mutations: readonly Mutation[]): Promise<void> => {
+  /** Commits handed to the log and not yet applied, in no order (a text reference checks them all). */
+  const unapplied = new Set<readonly Mutation[]>();
+
+  const encode = (mutations: readonly Mutation[], textSources: ReadonlyMap<string, TextSource> | undefined): unknown[] =>
+    mutations.map((m, i) => {
+      if (textSources === undefined || m.type !== 'document.put') return encodeForDisk(m);
+      const source = textSources.get(m.document.id);
+      const operation = source === undefined ? undefined : state.banks.get(m.bank_id)?.operations.get(source.operationId);
+      return encodeForDisk(m, textRefFor(mutations, i, source, operation, unapplied));
+    });
+
+  const commit = async (mutations: readonly Mutation[], textSources?: ReadonlyMap<string, TextSource>): Promise<void> => {
     if (mutations.length === 0) return;
     if (log === undefined) {
       applyAll(mutations);
@@ -198,7 +218,16 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
     }
     // The whole commit is one line, so a crash mid-write loses it entirely (it was never
     // acknowledged) instead of leaving half of it to be replayed.
-    await log.append([encodeLineBytes(mutations.map(encodeForDisk))], () => applyAll(mutations));
+    const line = encodeLineBytes(encode(mutations, textSources));
+    unapplied.add(mutations);
+    try {
+      await log.append([line], () => {
+        unapplied.delete(mutations);
+        applyAll(mutations);
+      });
+    } finally {
+      unapplied.delete(mutations);
+    }
     sinceSnapshot += mutations.length;
     maybeSnapshot();
   };

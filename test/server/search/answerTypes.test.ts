@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TIME, DATE, DURATION, FREQUENCY, MONEY, NAME, PERCENTAGE, PLACE, REASON, SIZE, VERSION, asksYesOrNo, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
+import { CLOCK_TIME, DATE, DURATION, FREQUENCY, LIMIT, MONEY, NAME, PERCENTAGE, PLACE, REASON, SIZE, VERSION, asksYesOrNo, questionAnswerTypes, valueAnswerTypes } from '../../../src/server/search/answerTypes.js';
 
 describe('questionAnswerTypes', () => {
   it('reads the question forms that name the shape of their answer', () => {
@@ -37,6 +37,18 @@ describe('questionAnswerTypes', () => {
     expect(questionAnswerTypes('Who took Ewan to lunch on his first day?')).toBe(NAME);
     expect(questionAnswerTypes('whos our contact there')).toBe(NAME);
     expect(questionAnswerTypes('What did the man who called say?')).toBe(0);
+  });
+
+  it('reads a maximum or a minimum asked for as a bound, unless another shape says which value is bounded', () => {
+    expect(questionAnswerTypes('what max number of guests did we settle on')).toBe(LIMIT);
+    expect(questionAnswerTypes('when did we agree the 55 limit')).toBe(DATE | LIMIT);
+    expect(questionAnswerTypes("What's the maximum line length?")).toBe(LIMIT);
+    expect(questionAnswerTypes('how many can we invite at most')).toBe(LIMIT);
+    // A size, a price, a duration bounded: that shape is what the answer shows.
+    expect(questionAnswerTypes('Is there a cap on how big the gateway binary can get?')).toBe(SIZE);
+    expect(questionAnswerTypes("what's the max price for the venue")).toBe(MONEY);
+    // "Max" written as a name is LoCoMo's dog, not a maximum.
+    expect(questionAnswerTypes('When did John adopt Max?')).toBe(DATE);
   });
 
   it('asks for nothing when the question does not say: a "when" inside it and "how many" (any number) included', () => {
@@ -130,6 +142,13 @@ describe('valueAnswerTypes', () => {
     // No day: a "may" that is a verb, a number that is no day, a word that holds a weekday's letters.
     expect(valueAnswerTypes('you may want to bring a coat, 3 of us are cold', DATE)).toBe(0);
     expect(valueAnswerTypes('the saturation of the photo is off', DATE)).toBe(0);
+  });
+
+  it('finds a number said as a bound: after a cap, a limit, "no more than", "up to", or before "max"', () => {
+    for (const text of ['Ben: ok proposal. hard cap of 55', 'we capped the list at 55', 'no more than 40 people', 'it holds up to 60', '55 max tbh', 'limit is 120 chars', 'min 3 max 20 replicas']) {
+      expect(valueAnswerTypes(text, LIMIT)).toBe(LIMIT);
+    }
+    for (const text of ['guest list is at 62 rn', 'we need a cap for the sun', 'no limit on the wine lol', 'max said hi']) expect(valueAnswerTypes(text, LIMIT)).toBe(0);
   });
 
   it('reads only the types asked for when given them', () => {

@@ -672,6 +672,26 @@ describe('rank: stages', () => {
     expect(ranked(notes, 'What about the lorry?').hits).toEqual([]);
   });
 
+  it('limits: a question asking for a maximum searches the words chat bounds a number with ("max" -> "hard cap of 55"), ranked, not counted', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('a1', 'Ana: guest list draft is at 62 rn', 0),
+      chatLine('b1', 'Ben: ok proposal. hard cap of 55', 1),
+      chatLine('a2', 'Ana: fine by me', 2),
+      chatLine('b2', 'Ben: the venue deposit is paid', 20),
+      chatLine('a3', 'Ana: guests can park at the back', 21),
+      chatLine('b3', 'Ben: the band wants a bigger stage', 30),
+    ];
+    const r = ranked(chat, 'what max number of guests did we settle on');
+    expect(r.terms.expansion).toContainEqual({ term: 'cap', weight: DEFAULT_PARAMS.limitWeight });
+    expect(r.hits.slice(0, 2).map((h) => h.id)).toContain('b1');
+    const off = ranked(chat, 'what max number of guests did we settle on', DEFAULT_STAGES, undefined, { ...DEFAULT_PARAMS, limitWeight: 0 });
+    expect(off.hits.findIndex((h) => h.id === 'b1')).toBeGreaterThan(r.hits.findIndex((h) => h.id === 'b1'));
+    // Not counted: the confidence is the question's own words' evidence.
+    expect(r.confidence).toBeCloseTo(off.confidence, 10);
+    // "Max" as a name asks for no bound.
+    expect(ranked(chat, 'what did Max say about the guests').terms.expansion.map((t) => t.term)).not.toContain('cap');
+  });
+
   it('replies: a line that repeats what it answers, or a remark after a statement, inherits nothing', () => {
     const chat: IndexedDocument[] = [
       chatLine('p1', 'Priya: I adopted a grey kitten from the animal shelter.', 0),

@@ -21,6 +21,8 @@ import { capitalized, probeServerDown, SERVER_PROBE_MS } from '../../../tools/se
 import { cliCommand, cliServeCommand } from '../selfCommand.js';
 import { duration, importTable, mb } from '../../../tools/commands/importReport.js';
 import { commandUsage, fitFor } from '../helpText.js';
+import { redactPaths } from '../../../effects/import/checkpointRedaction.js';
+import { toJson } from '../../../effects/kernel/trace.js';
 
 const USAGE = commandUsage('import', `usage: agent-memory import [paths... | --all] [--dry-run] [--since DATE] [--json] [--cwd DIR]
 
@@ -191,7 +193,9 @@ export const importCommand: Command = {
       await importer.close();
       if (args.json) {
         const plan = snapshot?.context.run?.plan;
-        console.log(terminalJson(JSON.stringify({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }, null, 2)));
+        // Session paths can hold a secret: redacted as the checkpoint stores them (the table redacts its lines).
+        const report = redactPaths(toJson({ ...view, checkpoint: importer.checkpointPath, manifest: importer.manifestPath, skippedSources: plan?.skipped ?? [], scanSkipped: snapshot?.context.run?.scanned?.skipped ?? [], malformed: plan?.malformed ?? [], stats: plan?.stats ?? null }));
+        console.log(terminalJson(JSON.stringify(report, null, 2)));
       } else {
         console.log(fitFor(process.stdout, process.env, importTable(view, snapshot, { checkpoint: importer.checkpointPath, manifest: importer.manifestPath }).join('\n')));
         if (view.state === 'paused') {
