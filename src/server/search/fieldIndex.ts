@@ -1065,7 +1065,11 @@ export class FieldIndex {
     }
     const live = Math.max(1, this.statCount);
     // A bank of derived documents only has no statistics of its own: lengths then count as average.
-    const avg = this.statLength.map((l) => (this.statCount === 0 ? 1 : Math.max(1e-9, l / live)));
+    // Each field's average read out one by one, not as a `.map` of them: that array held small
+    // integers for a bank of derived documents only (all 1) and doubles for any other, two maps,
+    // and V8 threw `score`'s optimised code away at the first bank of the other kind.
+    const derivedOnly = this.statCount === 0;
+    const stat = this.statLength;
     const { weight, b, k1 } = this.fields;
     // The hot loop reads its columns as Number(x): every slot read exists, Number() is free on a
     // number (a missing one would be NaN, as before), and it keeps the loads unboxed; a checked
@@ -1074,9 +1078,9 @@ export class FieldIndex {
     // same expressions, so the same scores to the last bit.
     const [w0, w1, w2] = weight;
     const [b0, b1, b2] = b;
-    const avg0 = Number(avg[0]);
-    const avg1 = Number(avg[1]);
-    const avg2 = Number(avg[2]);
+    const avg0 = derivedOnly ? 1 : Math.max(1e-9, Number(stat[0]) / live);
+    const avg1 = derivedOnly ? 1 : Math.max(1e-9, Number(stat[1]) / live);
+    const avg2 = derivedOnly ? 1 : Math.max(1e-9, Number(stat[2]) / live);
     const lengths = this.lengths;
     const norms = this.norms;
     // A field's share of a posting without words in it is 0 when its length norm cannot be 0
