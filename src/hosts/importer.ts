@@ -151,7 +151,7 @@ export const importStatusOf = async (checkpointPath: string): Promise<RuntimeSta
       detail: importSummary(view),
       checkpoint: checkpointPath,
       ...(view.startedAt === null ? {} : { lastRun: new Date(view.startedAt).toISOString() }),
-      counts: { sessions: view.sessions, documents: view.documents, queued: view.queued, skipped: view.skipped, imported: view.imported.total, delivered: view.imported.completed },
+      counts: { sessions: view.sessions, documents: view.documents, queued: view.queued, sent: view.sent, skipped: view.skipped, imported: view.imported.total, delivered: view.imported.completed },
       ...(view.error === null ? {} : { error: view.error }),
     };
   } catch (error) {

@@ -40,7 +40,7 @@ import { importStatusOf } from './importer.js';
 import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { runtimeServer } from './runtime/server.js';
 import { openRetainParts } from './runtime/retainParts.js';
-import { setAsideNotice, setAsideQueueFiles, type TakeBack } from '../adapters/queue/queueOwner.js';
+import { setAsideNotice, setAsideQueueFiles, withdrawTrackedMark, type TakeBack } from '../adapters/queue/queueOwner.js';
 import { dropDrainedSetAside } from './runtime/drainedSetAside.js';
 import { unavailableQueue, withRetainHealth } from './runtime/standIns.js';
 import { runtimeStatus, statusListeners, toolStatusView, type RuntimeStatus } from './runtime/status.js';
@@ -155,9 +155,19 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   const unsafe = checkStateDir(loaded.stateDir, config.queuePath, [{ file: config.importCheckpoint, field: 'import.checkpointPath' }, { file: config.importManifest, field: 'import.manifestPath' }]).findings.filter((f) => f.kind === 'unsafe');
   // Files git tracks there (a repository committed them) would carry what memory writes into the next commit.
   const tracked = git.inRepository ? await trackedFilesUnder(memoryDir) : [];
+  // A tracked journal came from the repository (a pull writes over the ignored one): its mark goes, so it is set aside once untracked.
+  let markProblem: string | undefined;
+  if (tracked.length > 0 && unsafe.length === 0) {
+    try {
+      withdrawTrackedMark(config.queuePath, memoryDir, tracked);
+    } catch (error) {
+      markProblem = `could not remove ${config.queuePath.replace(/\.jsonl$/, '')}.owner (${error instanceof Error ? error.message : String(error)}): remove it before untracking, or the queue git wrote there is delivered`;
+    }
+  }
   const reasons = [...unsafe.map((f) => f.reason), ...(tracked.length === 0 ? [] : [trackedRefusal(memoryDir, loaded.cwd, tracked)])];
   const refusal = reasons.length === 0 ? undefined : `memory is off for this project: ${reasons.join('; ')}`;
   if (refusal !== undefined) problems.push(refusal);
+  if (markProblem !== undefined) problems.push(markProblem);
 
   const { server, problem: serverProblem } = runtimeServer({
     loaded,

@@ -43,7 +43,7 @@ export interface RuntimeStatusView {
     readonly detail?: string;
     readonly checkpoint?: string;
     readonly lastRun?: string;
-    readonly counts?: { readonly sessions: number; readonly documents: number; readonly queued: number; readonly skipped: number; readonly imported: number; readonly delivered: number };
+    readonly counts?: { readonly sessions: number; readonly documents: number; readonly queued: number; readonly sent: number; readonly skipped: number; readonly imported: number; readonly delivered: number };
     readonly error?: string;
   };
 }

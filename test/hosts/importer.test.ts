@@ -107,7 +107,9 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     copySession(project, 'pi073-branched.jsonl');
     copySession(project, 'pi073-damaged.jsonl');
     const first = await importOnce(project);
-    expect(first.view).toMatchObject({ state: 'done', documents: 2, queued: 2, skipped: 0, imported: { total: 2, completed: 2 } });
+    expect(first.view).toMatchObject({ state: 'done', documents: 2, skipped: 0, imported: { total: 2, completed: 2 } });
+    // Sent straight while the server answers, else queued: each document one way.
+    expect(first.view.sent + first.view.queued).toBe(2);
     const docs = await documents(server, project.bank);
     expect(docs.map((d) => d.id).sort()).toEqual(first.snapshot?.context.run?.plan?.documents.map((d) => d.documentId).sort());
     const text = (await Promise.all(docs.map((d) => documentText(server, project.bank, d.id)))).join('\n');
@@ -117,7 +119,7 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     expect(Object.keys(manifest.sessions)).toHaveLength(2);
 
     const second = await importOnce(project);
-    expect(second.view).toMatchObject({ state: 'done', queued: 0, skipped: 2, skippedBy: { 'already-imported': 2 } });
+    expect(second.view).toMatchObject({ state: 'done', queued: 0, sent: 0, skipped: 2, skippedBy: { 'already-imported': 2 } });
     expect(await documents(server, project.bank)).toHaveLength(2);
 
     const tools = await second.runtime.toolContext();
@@ -133,7 +135,8 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     const last = JSON.parse(lines[lines.length - 1]!) as { id: string };
     appendFileSync(file, `${JSON.stringify({ type: 'message', id: 'feed0001', parentId: last.id, timestamp: '2026-11-24T02:00:00.000Z', message: { role: 'user', content: 'Lint with pnpm lint.', timestamp: 5 } })}\n`);
     const again = await importOnce(project);
-    expect(again.view).toMatchObject({ queued: 1, documents: 1 });
+    expect(again.view).toMatchObject({ documents: 1 });
+    expect(again.view.sent + again.view.queued).toBe(1);
     const after = await documents(server, project.bank);
     expect(after.map((d) => d.id)).toEqual([doc!.id]);
     const text = await documentText(server, project.bank, doc!.id);
@@ -209,7 +212,7 @@ describe('import gate (runtime, queue, checkpoint, embedded server)', () => {
     expect(resumed.view.state).toBe('done');
     expect(resumed.view.documents).toBe(SESSIONS);
     expect(resumed.view.skippedBy['already-imported'] ?? 0).toBeGreaterThanOrEqual(killedAt);
-    expect(resumed.view.queued + (resumed.view.skippedBy['already-imported'] ?? 0)).toBe(SESSIONS);
+    expect(resumed.view.sent + resumed.view.queued + (resumed.view.skippedBy['already-imported'] ?? 0)).toBe(SESSIONS);
     await resumed.runtime.queue?.flush({ deadline: Date.now() + 10_000, force: true });
     const docs = await documents(server, project.bank);
     expect(docs).toHaveLength(SESSIONS);

@@ -9,11 +9,12 @@
  * never delivered, and the user is told where it is and how to take it back.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync, constants } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync, constants } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '../../codecs/errno.js';
 import { dirNamesSync } from '../fs/dirNames.js';
 import { inCheckedDirEntriesSync, readStateFileSync, tempNameFor, trustUserDir } from '../fs/safeFile.js';
+import { queueFiles } from './queueFiles.js';
 
 /** The key file in pi's agent dir: 32 random bytes as hex, created once, owner-only. */
 export const ownerKeyFile = (agentDir: string): string => path.join(agentDir, 'memory-queue.key');
@@ -60,6 +61,34 @@ export const readOwnerKey = (agentDir: string): string => {
 /** The mark of the journal at `journalPath` under `key`. */
 export const ownerMark = (key: string, journalPath: string): string =>
   createHmac('sha256', Buffer.from(key, 'hex')).update(`agent-memory/retain-queue-owner\n${path.resolve(journalPath)}`).digest('hex');
+
+/**
+ * Withdraws this user's mark from a journal git tracks (`memoryDir`-relative names in `tracked`).
+ * The mark is of the path, not the content, and `.pi/memory/.gitignore` makes the journal an
+ * ignored file, which git overwrites without a word when a pull or checkout brings a tracked
+ * one: the repository's journal then sat beside the user's valid mark, and once the user
+ * untracked it as the refusal says, it was delivered. Without the mark it is set aside unread.
+ * Returns whether a mark was removed.
+ */
+export const withdrawTrackedMark = (journalPath: string, memoryDir: string, tracked: readonly string[]): boolean => {
+  const files = queueFiles(journalPath);
+  const names = new Set(tracked);
+  const isTracked = (file: string): boolean => {
+    const relative = path.relative(memoryDir, file);
+    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) && names.has(relative.split(path.sep).join('/'));
+  };
+  if (![files.journal, files.deadLetters, files.owner].some(isTracked)) return false;
+  // Removed in the directory held open (never through a link swapped in on the way).
+  return inCheckedDirEntriesSync(path.dirname(files.owner), (entry) => {
+    try {
+      unlinkSync(entry(path.basename(files.owner)));
+      return true;
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return false;
+      throw error;
+    }
+  });
+};
 
 /** The queue files set aside beside the journal at `journalPath` (`retain-queue.untrusted-….jsonl`, `retain-queue.dead.untrusted-….jsonl`). */
 export const setAsideQueueFiles = (journalPath: string): readonly string[] => {

@@ -9,7 +9,10 @@ export interface ImportedDocument {
 
 export interface RunProgress {
   readonly documentsDone: number;
+  /** Documents this run put in the retain queue. */
   readonly documentsQueued: number;
+  /** Documents this run sent straight to the server, which acknowledged them (never queued). */
+  readonly documentsSent: number;
   readonly documentsSkipped: number;
   readonly bytesDone: number;
   /** Session files the plan has read, and their bytes (against the scan's totals). */
@@ -51,4 +54,4 @@ export interface ImportContext {
 
 export const initialImportContext: ImportContext = { run: null, imported: {}, runs: 0 };
 
-export const emptyProgress: RunProgress = { documentsDone: 0, documentsQueued: 0, documentsSkipped: 0, bytesDone: 0, filesPlanned: 0, bytesPlanned: 0, skippedBy: {} };
+export const emptyProgress: RunProgress = { documentsDone: 0, documentsQueued: 0, documentsSent: 0, documentsSkipped: 0, bytesDone: 0, filesPlanned: 0, bytesPlanned: 0, skippedBy: {} };

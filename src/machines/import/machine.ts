@@ -70,7 +70,9 @@ export const importMachine = setup({
         if (draft.run === null) continue;
         const p = draft.run.progress;
         p.documentsDone += 1;
-        p.documentsQueued += 1;
+        // Sent straight and acknowledged, or put in the queue: the report says which.
+        if (event.delivered === true) p.documentsSent += 1;
+        else p.documentsQueued += 1;
         p.bytesDone += d.bytes;
       }
     }),

@@ -50,7 +50,7 @@ export const importTable = (view: ImportView, snapshot: SnapshotFrom<ImportMachi
     ['Bytes', mb(view.bytes)],
     ['Estimated tokens', String(view.tokens)],
     ['Estimated time', `~${duration(view.estimatedMs)} (estimate)`],
-    ...(view.dryRun ? [] : ([['Queued', String(view.queued)], ['Skipped', `${view.skipped}${Object.keys(view.skippedBy).length === 0 ? '' : ` (${Object.entries(view.skippedBy).map(([r, n]) => `${skipWords(r)}: ${n}`).join(', ')})`}`]] satisfies [string, string][])),
+    ...(view.dryRun ? [] : ([['Sent to server', String(view.sent)], ['Queued', String(view.queued)], ['Skipped', `${view.skipped}${Object.keys(view.skippedBy).length === 0 ? '' : ` (${Object.entries(view.skippedBy).map(([r, n]) => `${skipWords(r)}: ${n}`).join(', ')})`}`]] satisfies [string, string][])),
     ...(plan === null
       ? []
       : ([

@@ -109,14 +109,14 @@ describe('agent-memory import', () => {
 
     const resumed = await shell(resumeWith);
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/State\s+done: \d+ queued, \d+ skipped of 120 document/);
+    expect(resumed.stdout).toMatch(/State\s+done: (\d+ sent to the server, )?\d+ queued, \d+ skipped of 120 document/);
     // The skips in words ("already-imported: N" before).
     expect(resumed.stdout).toMatch(/Skipped\s+\d+ \(.*already imported: \d+/);
     const docs = await call(server, 'GET', '/v1/default/banks/cli-import/documents?limit=1000');
     expect(docs.body.total).toBe(120);
     // The state is said once ("Import: done: done: ..." before).
     const after = await cli(['status']);
-    expect(after.stdout).toMatch(/Import: done: \d+ queued, \d+ skipped of 120 document\(s\)/);
+    expect(after.stdout).toMatch(/Import: done: (\d+ sent to the server, )?\d+ queued, \d+ skipped of 120 document\(s\)/);
   }, 120_000);
 
   // Thirteenth session: the bar said "0/1 docs" for a session it then skipped, ran past 80

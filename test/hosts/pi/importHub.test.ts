@@ -31,7 +31,7 @@ describe('/memory import in pi', () => {
       expect((await call(suite.server, 'GET', '/v1/default/banks/host-test/documents')).body.total ?? 0).toBe(0);
 
       await host.session.prompt('/memory import apply');
-      const done = host.ui.notifications.find((n) => /State\s+done: 1 queued/.test(n.text));
+      const done = host.ui.notifications.find((n) => /State\s+done: (1 sent to the server, 0 queued|1 queued)/.test(n.text));
       expect(done).toBeDefined();
       expect(host.ui.statuses.some((s) => s.key === 'memory-import' && (s.text ?? '').startsWith('memory import:'))).toBe(true);
       const docs = (await call(suite.server, 'GET', '/v1/default/banks/host-test/documents')).body.items as { id: string }[];
