@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../config/redact.js';
 import type { Capabilities, ServerFailure } from '../effects/ports/memoryServer.js';
-import type { ToolContext } from './context.js';
+import type { RuntimeStatusView, ToolContext } from './context.js';
 import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
@@ -119,6 +119,25 @@ const importText = (view: { readonly state: string; readonly detail?: string }):
   if (view.detail === undefined) return view.state;
   const detail = redact(view.detail);
   return detail.startsWith(view.state) ? detail : `${view.state}: ${detail}`;
+};
+
+/**
+ * What the running session met (a queue file set aside, ...), and in pi each thing that waits on
+ * the person with the action that does it: dead letters, a paused queue, a paused or failed
+ * import. Said in pi's doctor and status, which listed none of them (a shell's doctor and status
+ * name theirs with the CLI's own command lines, `src/hosts/cli/commands/doctor.ts`).
+ */
+const sessionProblems = (ctx: ToolContext, runtime: RuntimeStatusView | undefined, queue: ReturnType<ToolContext['queue']['status']>): string[] => {
+  if (runtime === undefined || ctx.session === undefined) return [];
+  // A config file's errors are said as such already.
+  const configErrors = new Set(ctx.loaded.errors.map((e) => e.message));
+  const imported = runtime.import;
+  return [
+    ...(runtime.problems ?? []).filter((p) => !configErrors.has(p)),
+    ...(queue.deadLetters > 0 ? [`${queue.deadLetters} dead letter(s): the server refused them for good; /memory dead-letters lists each with its reason and the commands that requeue or drop it`] : []),
+    ...(queue.state === 'paused' ? [`the retain queue is paused${queue.pausedReason === undefined ? '' : ` (${queue.pausedReason})`}: its turns are kept; fix the cause, then /memory flush delivers them`] : []),
+    ...(imported !== undefined && (imported.state === 'paused' || imported.state === 'failed') ? [`the last import is ${imported.state}: /memory import apply resumes it (documents already imported are skipped)`] : []),
+  ];
 };
 
 /**
@@ -290,7 +309,7 @@ export const buildStatusReport = async (ctx: ToolContext, serverCommand?: string
     },
     sync,
     fields,
-    problems: [...scope.problems, ...receiptProblems].map(redact),
+    problems: [...new Set([...scope.problems, ...receiptProblems, ...sessionProblems(ctx, runtime, queue)].map(redact))],
   };
 };
 
