@@ -122,20 +122,18 @@ const importText = (view: { readonly state: string; readonly detail?: string }):
 };
 
 /**
- * What the running session met (a queue file set aside, ...), and in pi each thing that waits on
- * the person with the action that does it: dead letters, a paused queue, a paused or failed
- * import. Said in pi's doctor and status, which listed none of them (a shell's doctor and status
- * name theirs with the CLI's own command lines, `src/hosts/cli/commands/doctor.ts`).
+ * What the running session met (a queue file set aside, ...), and in pi a paused or failed import
+ * with the action that resumes it. Said in pi's doctor and status, which listed neither (a
+ * shell's doctor and status name theirs, `src/hosts/cli/commands/doctor.ts`). The queue's next
+ * steps are `queueNextSteps` (commandContext.ts), with the commands of where the person is.
  */
-const sessionProblems = (ctx: ToolContext, runtime: RuntimeStatusView | undefined, queue: ReturnType<ToolContext['queue']['status']>): string[] => {
+const sessionProblems = (ctx: ToolContext, runtime: RuntimeStatusView | undefined): string[] => {
   if (runtime === undefined || ctx.session === undefined) return [];
   // A config file's errors are said as such already.
   const configErrors = new Set(ctx.loaded.errors.map((e) => e.message));
   const imported = runtime.import;
   return [
     ...(runtime.problems ?? []).filter((p) => !configErrors.has(p)),
-    ...(queue.deadLetters > 0 ? [`${queue.deadLetters} dead letter(s): the server refused them for good; /memory dead-letters lists each with its reason and the commands that requeue or drop it`] : []),
-    ...(queue.state === 'paused' ? [`the retain queue is paused${queue.pausedReason === undefined ? '' : ` (${queue.pausedReason})`}: its turns are kept; fix the cause, then /memory flush delivers them`] : []),
     ...(imported !== undefined && (imported.state === 'paused' || imported.state === 'failed') ? [`the last import is ${imported.state}: /memory import apply resumes it (documents already imported are skipped)`] : []),
   ];
 };
@@ -309,7 +307,7 @@ export const buildStatusReport = async (ctx: ToolContext, serverCommand?: string
     },
     sync,
     fields,
-    problems: [...new Set([...scope.problems, ...receiptProblems, ...sessionProblems(ctx, runtime, queue)].map(redact))],
+    problems: [...new Set([...scope.problems, ...receiptProblems, ...sessionProblems(ctx, runtime)].map(redact))],
   };
 };
 

@@ -43,11 +43,12 @@ describe(`pi ${hostLine.version}: /memory doctor and status list the session's p
         const text = host.ui.notifications.at(-1)?.text ?? '';
         expect(text, command).toMatch(/note: .*retain-queue\.untrusted-[0-9TZ-]+\.jsonl: a retain queue file this user's memory did not write/);
         expect(text, command).toContain('quit pi, move it back');
-        expect(text, command).toContain('note: 1 dead letter(s): the server refused them for good; /memory dead-letters lists each');
+        expect(text, command).toContain('Queue: 1 dead letter(s), refused by the server for good; each with its reason and the commands that requeue or drop it: /memory dead-letters');
       }
-      // The action named is there and lists the letter.
-      await host.session.prompt('/memory dead-letters');
-      expect(host.ui.notifications.at(-1)?.text).toContain('1 dead letter(s)');
+      // The action named, run as printed, lists the letter.
+      const named = /^Queue: 1 dead letter\(s\).*: (\/memory .+)$/m.exec(host.ui.notifications.at(-1)?.text ?? '')?.[1] ?? '';
+      await host.session.prompt(named);
+      expect(host.ui.notifications.at(-1)?.text).toContain('1 dead letter(s) (the server refused them for good)');
     } finally {
       await host.close();
     }
