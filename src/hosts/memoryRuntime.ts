@@ -219,7 +219,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
   });
   // Said until the user moves or deletes them: a queue file a repository planted, set aside unread.
   // One with nothing to deliver (an earlier version's drained queue) is removed instead.
-  // Told at start too: status alone reached no one in pi (its doctor and status do not list these).
+  // Told at start too, and listed by pi's doctor and status (`problems` of the tools' status view).
   if (queue !== undefined) {
     for (const file of await dropDrainedSetAside(config.queuePath, setAsideQueueFiles(config.queuePath), config.retainDelivery)) {
       const notice = setAsideNotice(file, options.takeBack ?? { kind: 'restart-pi' });

@@ -15,8 +15,8 @@ import { loadSegments, writeSegment } from './segments.js';
 import { decodeMutation } from './decodeMutation.js';
 import { decodeFromDisk, encodeForDisk } from './diskEncoding.js';
 import type { OperationText } from './diskEncoding.js';
-import { operationItemText, textRefFor } from './textFromOperation.js';
-import type { TextSource } from './textFromOperation.js';
+import { operationItemText, textRefFor, TouchedOperations } from './textFromOperation.js';
+import type { TextRef, TextSource } from './textFromOperation.js';
 import { acquireDataDirLock } from './dataDirLock.js';
 import type { Mutation } from './model.js';
 import { ServerState } from './state.js';
@@ -202,13 +202,21 @@ export const openStore = async (options: StoreOptions = {}): Promise<ServerStore
   /** Commits handed to the log and not yet applied, in no order (a text reference checks them all). */
   const unapplied = new Set<readonly Mutation[]>();
 
-  const encode = (mutations: readonly Mutation[], textSources: ReadonlyMap<string, TextSource> | undefined): unknown[] =>
-    mutations.map((m, i) => {
-      if (textSources === undefined || m.type !== 'document.put') return encodeForDisk(m);
-      const source = textSources.get(m.document.id);
-      const operation = source === undefined ? undefined : state.banks.get(m.bank_id)?.operations.get(source.operationId);
-      return encodeForDisk(m, textRefFor(mutations, i, source, operation, unapplied));
+  const encode = (mutations: readonly Mutation[], textSources: ReadonlyMap<string, TextSource> | undefined): unknown[] => {
+    if (textSources === undefined) return mutations.map((m) => encodeForDisk(m));
+    const touched = new TouchedOperations();
+    for (const queued of unapplied) for (const m of queued) touched.add(m);
+    return mutations.map((m) => {
+      let ref: TextRef | undefined;
+      if (m.type === 'document.put') {
+        const source = textSources.get(m.document.id);
+        const operation = source === undefined ? undefined : state.banks.get(m.bank_id)?.operations.get(source.operationId);
+        ref = textRefFor(m, source, operation, touched);
+      }
+      touched.add(m);
+      return encodeForDisk(m, ref);
     });
+  };
 
   const commit = async (mutations: readonly Mutation[], textSources?: ReadonlyMap<string, TextSource>): Promise<void> => {
     if (mutations.length === 0) return;

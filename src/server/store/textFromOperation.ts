@@ -32,38 +32,42 @@ export const operationItemText = (operation: OperationRecord | undefined, item: 
   return typeof content === 'string' ? content : undefined;
 };
 
-/** Whether `m` could change or remove operation `operationId` of bank `bankId`. */
-const touches = (m: Mutation, bankId: string, operationId: string): boolean =>
-  (m.type === 'operation.put' && m.operation.id === operationId) ||
-  (m.type === 'operation.delete' && m.operation_id === operationId) ||
-  (m.type === 'bank.delete' && m.bank_id === bankId);
+/**
+ * The operations and banks that mutations may change or remove: those queued to the log and not
+ * yet applied (any may land before a new commit), then each of a commit's own as it is encoded.
+ * Sets, so a commit's check costs its own size plus the queued commits', once.
+ */
+export class TouchedOperations {
+  private readonly operations = new Set<string>();
+  private readonly deletedBanks = new Set<string>();
+
+  add(m: Mutation): void {
+    if (m.type === 'operation.put') this.operations.add(m.operation.id);
+    else if (m.type === 'operation.delete') this.operations.add(m.operation_id);
+    else if (m.type === 'bank.delete') this.deletedBanks.add(m.bank_id);
+  }
+
+  has(bankId: string, operationId: string): boolean {
+    return this.operations.has(operationId) || this.deletedBanks.has(bankId);
+  }
+}
 
 /**
- * The reference to write for `mutations[index]`, or undefined to write its text. `operation`
- * is the operation as the applied state holds it; `unapplied` are the commits queued to the log
- * and not yet applied (any of them may land before this one). The reference is written only if
- * the operation's item holds exactly the document's text and no mutation that may come before
- * this one in the log (unapplied, or earlier in the same commit) touches the operation: replay
- * then finds the same text where this found it.
+ * The reference to write for document `m`, or undefined to write its text. `operation` is the
+ * operation `source` names as the applied state holds it; `touched` holds every mutation that
+ * may come before `m` in the log (queued and not yet applied, or earlier in the same commit).
+ * The reference is written only if the operation's item holds exactly the document's text and
+ * none of those touches the operation: replay then finds the same text where this found it.
  */
 export const textRefFor = (
-  mutations: readonly Mutation[],
-  index: number,
+  m: Extract<Mutation, { type: 'document.put' }>,
   source: TextSource | undefined,
   operation: OperationRecord | undefined,
-  unapplied: Iterable<readonly Mutation[]>,
+  touched: TouchedOperations,
 ): TextRef | undefined => {
-  const m = mutations[index];
-  if (source === undefined || m === undefined || m.type !== 'document.put') return undefined;
   const text = m.document.original_text;
-  if (text === null || operation === undefined || operation.bank_id !== m.bank_id) return undefined;
+  if (source === undefined || text === null || operation === undefined || operation.bank_id !== m.bank_id) return undefined;
+  if (touched.has(m.bank_id, source.operationId)) return undefined;
   if (operationItemText(operation, source.item) !== text) return undefined;
-  for (let i = 0; i < index; i += 1) {
-    const before = mutations[i];
-    if (before !== undefined && touches(before, m.bank_id, source.operationId)) return undefined;
-  }
-  for (const commit of unapplied) {
-    if (commit.some((before) => touches(before, m.bank_id, source.operationId))) return undefined;
-  }
   return { operation_id: source.operationId, item: source.item };
 };

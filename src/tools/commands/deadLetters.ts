@@ -23,6 +23,23 @@ export interface DeadLetterQueue {
 
 export const DEAD_LETTERS_USAGE = 'dead-letters [list | requeue ID|all | drop ID|all]';
 
+/**
+ * The command lines that requeue, drop and deliver, as the host runs them: pi's `/memory`
+ * actions, or the CLI's own command line (`src/hosts/cli/selfCommand.ts`: a program name may be
+ * on no PATH). Each is printed whole, so a person pastes it.
+ */
+export interface DeadLetterCommands {
+  requeue(id: string): string;
+  drop(id: string): string;
+  readonly flush: string;
+}
+
+export const piDeadLetterCommands: DeadLetterCommands = {
+  requeue: (id) => `/memory dead-letters requeue ${id}`,
+  drop: (id) => `/memory dead-letters drop ${id}`,
+  flush: '/memory flush',
+};
+
 /** A dead letter as a person reads it: ids, the server's status and its reason, redacted. */
 export const describeDeadLetter = (d: DeadLetterView) => ({
   jobId: d.job.jobId,
@@ -33,18 +50,31 @@ export const describeDeadLetter = (d: DeadLetterView) => ({
   reason: redact(d.reason),
 });
 
-const list = async (queue: DeadLetterQueue): Promise<CommandReport> => {
+const list = async (queue: DeadLetterQueue, commands: DeadLetterCommands): Promise<CommandReport> => {
   const dead = (await queue.deadLetters()).map(describeDeadLetter);
   if (dead.length === 0) return { level: 'info', text: 'No dead letters.', details: { deadLetters: [] } };
-  const lines = dead.map((d) => `  ${d.jobId}  bank ${d.bankId}  ${d.status === null ? 'no status' : `HTTP ${d.status}`}  ${d.at}  ${d.reason}`);
+  // Each command on a line of its own, never wrapped: a person copies it whole.
+  const lines = dead.flatMap((d) => [
+    `  ${d.jobId}  bank ${d.bankId}  ${d.status === null ? 'no status' : `HTTP ${d.status}`}  ${d.at}  ${d.reason}`,
+    `    requeue: ${commands.requeue(d.jobId)}`,
+    `    drop:    ${commands.drop(d.jobId)}`,
+  ]);
   return {
     level: 'warning',
-    text: [`${dead.length} dead letter(s) (the server refused them for good):`, ...lines, 'Fix the cause, then requeue ID (or all); drop ID removes one for good.'].join('\n'),
+    text: [
+      `${dead.length} dead letter(s) (the server refused them for good):`,
+      ...lines,
+      'Fix the cause, then requeue (every one at once:',
+      `  ${commands.requeue('all')}`,
+      'and deliver now with',
+      `  ${commands.flush}`,
+      'or drop one for good.',
+    ].join('\n'),
     details: { deadLetters: dead },
   };
 };
 
-const change = async (queue: DeadLetterQueue, verb: 'requeue' | 'drop', id: string | undefined): Promise<CommandReport> => {
+const change = async (queue: DeadLetterQueue, verb: 'requeue' | 'drop', id: string | undefined, commands: DeadLetterCommands): Promise<CommandReport> => {
   if (id === undefined) return { level: 'error', text: `Usage: ${DEAD_LETTERS_USAGE} (${verb} needs a job id from list, or all).`, details: { error: 'missing id' } };
   const ids = id === 'all' ? undefined : [id];
   const known = (await queue.deadLetters()).map((d) => d.job.jobId);
@@ -52,12 +82,12 @@ const change = async (queue: DeadLetterQueue, verb: 'requeue' | 'drop', id: stri
     return { level: 'error', text: `No dead letter ${JSON.stringify(redact(id).slice(0, 80))}; list shows ${known.length === 0 ? 'none' : known.join(', ')}.`, details: { error: 'unknown id', known } };
   }
   const count = verb === 'requeue' ? await queue.requeueDeadLetters(ids) : await queue.dropDeadLetters(ids);
-  const text = verb === 'requeue' ? `Requeued ${count} dead letter(s); they are delivered with the queue (flush to send now).` : `Dropped ${count} dead letter(s); they will not be retained.`;
+  const text = verb === 'requeue' ? `Requeued ${count} dead letter(s); they are delivered with the queue (to send them now: ${commands.flush}).` : `Dropped ${count} dead letter(s); they will not be retained.`;
   return { level: 'info', text, details: { [verb === 'requeue' ? 'requeued' : 'dropped']: count } };
 };
 
 /** Runs `dead-letters [list|requeue ID|drop ID]`; `args` are the words after `dead-letters`. */
-export const deadLettersCommand = async (queue: DeadLetterQueue | undefined, args: readonly string[]): Promise<CommandReport> => {
+export const deadLettersCommand = async (queue: DeadLetterQueue | undefined, args: readonly string[], commands: DeadLetterCommands = piDeadLetterCommands): Promise<CommandReport> => {
   if (queue === undefined) {
     return { level: 'error', text: 'The retain queue is not open in this session (memory is disabled or the queue failed to open); run /memory doctor.', details: { error: 'no queue' } };
   }
@@ -65,10 +95,10 @@ export const deadLettersCommand = async (queue: DeadLetterQueue | undefined, arg
   switch (verb) {
     case undefined:
     case 'list':
-      return list(queue);
+      return list(queue, commands);
     case 'requeue':
     case 'drop':
-      return change(queue, verb, id);
+      return change(queue, verb, id, commands);
     default:
       return { level: 'error', text: `Usage: ${DEAD_LETTERS_USAGE} (got ${JSON.stringify(redact(verb).slice(0, 40))}).`, details: { error: 'unknown action' } };
   }

@@ -42,9 +42,13 @@ describe(`pi ${hostLine.version}: dead letters from /memory and agent-memory dea
       expect(listed).toContain('1 dead letter(s)');
       expect(listed).toContain(first!.job.jobId);
       expect(listed).toContain('HTTP 422');
+      // Each letter with the whole command that requeues it and the one that drops it, run as printed.
+      expect(listed).toContain(`drop:    /memory dead-letters drop ${first!.job.jobId}`);
+      const requeueLine = /^ +requeue: (.+)$/m.exec(listed)?.[1] ?? '';
+      expect(requeueLine).toBe(`/memory dead-letters requeue ${first!.job.jobId}`);
 
-      await host.session.prompt(`/memory dead-letters requeue ${first!.job.jobId}`);
-      expect(host.ui.notifications.at(-1)?.text).toContain('Requeued 1 dead letter(s)');
+      await host.session.prompt(requeueLine);
+      expect(host.ui.notifications.at(-1)?.text).toContain('Requeued 1 dead letter(s); they are delivered with the queue (to send them now: /memory flush)');
       await queue.flush({ deadline: Date.now() + 5_000, force: true });
       expect(await deadCount()).toBe(0);
       expect(queue.status().depth).toBe(0);
