@@ -15,7 +15,7 @@
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { readGitInfo, type GitInfo } from '../adapters/git/gitInfo.js';
-import { trackedFilesUnder, trackedRefusal } from '../adapters/git/trackedFiles.js';
+import { trackedFilesUnder, trackedFilesUnderSync, trackedRefusal } from '../adapters/git/trackedFiles.js';
 import { nodeIds } from '../adapters/ids/nodeIds.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { resolveScope, type Scope } from '../config/scope.js';
@@ -203,10 +203,23 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     // The user file's directory is pi's agent dir: this user's queue key lives there.
     agentDir: path.dirname(loaded.files.user.path),
     ...(options.trustQueue === undefined ? {} : { trustQueue: options.trustQueue }),
+    // A pull or checkout while this process runs writes over the ignored journal: the same refusal as at start, and its mark goes.
+    ...(git.inRepository
+      ? {
+          refuseNewJournal: () => {
+            const now = trackedFilesUnderSync(memoryDir);
+            if (!withdrawTrackedMark(config.queuePath, memoryDir, now)) return undefined;
+            const reason = `memory stops keeping turns in this session: ${trackedRefusal(memoryDir, loaded.cwd, now)}`;
+            problems.push(reason);
+            notify('warning', reason);
+            return reason;
+          },
+        }
+      : {}),
   });
   // Said until the user moves or deletes them: a queue file a repository planted, set aside unread.
   // One with nothing to deliver (an earlier version's drained queue) is removed instead.
-  // Told at start too: status alone reached no one in pi (its doctor and status do not list these).
+  // Told at start too, and listed by pi's doctor and status (`problems` of the tools' status view).
   if (queue !== undefined) {
     for (const file of await dropDrainedSetAside(config.queuePath, setAsideQueueFiles(config.queuePath), config.retainDelivery)) {
       const notice = setAsideNotice(file, options.takeBack ?? { kind: 'restart-pi' });

@@ -26,6 +26,8 @@ export interface JsonlRetainQueueStoreOptions {
    * (a cloned repository's) is set aside, never delivered. `trust` marks the journal as it is.
    */
   readonly owner?: { readonly mark: string; readonly trust: boolean };
+  /** Why a new file at the journal's path must not be read (`openJsonlJournal`'s `refuseNewFile`). */
+  readonly refuseNewFile?: () => string | undefined;
 }
 
 export const jsonlRetainQueueStore =
@@ -37,6 +39,7 @@ export const jsonlRetainQueueStore =
       ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
       onDamage: onJournalDamage,
       ...(options.owner === undefined ? {} : { owner: options.owner }),
+      ...(options.refuseNewFile === undefined ? {} : { refuseNewFile: options.refuseNewFile }),
     });
     const files = journal.files;
     const receipts = openReceiptsStore(files.receipts, onReceiptsDamage);

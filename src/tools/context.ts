@@ -37,6 +37,11 @@ export interface RuntimeStatusView {
     readonly lastRecall?: { readonly at: number; readonly outcome: string; readonly count: number };
     readonly lastRetain?: { readonly at: number; readonly outcome: string; readonly count: number };
   };
+  /**
+   * What the running session met that keeps memory from working fully, each with what to do (a
+   * queue file set aside as not this user's, a state file memory could not use, ...), redacted.
+   */
+  readonly problems?: readonly string[];
   /** The import gate, when one ran in this project: `done`, `paused`, ... with its checkpoint. */
   readonly import?: {
     readonly state: string;

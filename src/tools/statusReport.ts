@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { redact } from '../config/redact.js';
 import type { Capabilities, ServerFailure } from '../effects/ports/memoryServer.js';
-import type { ToolContext } from './context.js';
+import type { RuntimeStatusView, ToolContext } from './context.js';
 import { decodeWith } from '../codecs/decode.js';
 import { GitSeedReceipt, gitSeedReceiptPath } from './memorySeedGit.js';
 import { callOptions, runCall } from './serverCall.js';
@@ -119,6 +119,23 @@ const importText = (view: { readonly state: string; readonly detail?: string }):
   if (view.detail === undefined) return view.state;
   const detail = redact(view.detail);
   return detail.startsWith(view.state) ? detail : `${view.state}: ${detail}`;
+};
+
+/**
+ * What the running session met (a queue file set aside, ...), and in pi a paused or failed import
+ * with the action that resumes it. Said in pi's doctor and status, which listed neither (a
+ * shell's doctor and status name theirs, `src/hosts/cli/commands/doctor.ts`). The queue's next
+ * steps are `queueNextSteps` (commandContext.ts), with the commands of where the person is.
+ */
+const sessionProblems = (ctx: ToolContext, runtime: RuntimeStatusView | undefined): string[] => {
+  if (runtime === undefined || ctx.session === undefined) return [];
+  // A config file's errors are said as such already.
+  const configErrors = new Set(ctx.loaded.errors.map((e) => e.message));
+  const imported = runtime.import;
+  return [
+    ...(runtime.problems ?? []).filter((p) => !configErrors.has(p)),
+    ...(imported !== undefined && (imported.state === 'paused' || imported.state === 'failed') ? [`the last import is ${imported.state}: /memory import apply resumes it (documents already imported are skipped)`] : []),
+  ];
 };
 
 /**
@@ -290,7 +307,7 @@ export const buildStatusReport = async (ctx: ToolContext, serverCommand?: string
     },
     sync,
     fields,
-    problems: [...scope.problems, ...receiptProblems].map(redact),
+    problems: [...new Set([...scope.problems, ...receiptProblems, ...sessionProblems(ctx, runtime)].map(redact))],
   };
 };
 

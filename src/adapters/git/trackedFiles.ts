@@ -4,7 +4,7 @@
  * writes at those paths (the last recall, the queue journal: conversation text) into the next
  * `git commit -a` or `git add -A`: the caller refuses memory there until the files are untracked.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { safeGitArgs } from './safeGit.js';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -20,19 +20,38 @@ import { escapeControls } from '../../config/memoryText.js';
  */
 export const trackedFilesUnder = (dir: string, timeoutMs = 1000, from: string = path.dirname(path.dirname(dir))): Promise<readonly string[]> => {
   if (!existsSync(dir)) return Promise.resolve([]);
+  const ask = lsFiles(dir, timeoutMs, from);
+  return new Promise((resolve) => {
+    execFile('git', ask.args, ask.options, (error, stdout) => resolve(error === null ? ask.names(stdout) : []));
+  });
+};
+
+/**
+ * `trackedFilesUnder`, waited for: asked only when the queue's journal is a file this process
+ * has not read before (`openJsonlJournal`'s `refuseNewFile`), which is rare.
+ */
+export const trackedFilesUnderSync = (dir: string, timeoutMs = 1000, from: string = path.dirname(path.dirname(dir))): readonly string[] => {
+  if (!existsSync(dir)) return [];
+  const ask = lsFiles(dir, timeoutMs, from);
+  try {
+    return ask.names(execFileSync('git', ask.args, { ...ask.options, stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    return [];
+  }
+};
+
+const lsFiles = (dir: string, timeoutMs: number, from: string) => {
   const spec = path.relative(from, dir) || '.';
   const prefix = spec === '.' ? '' : `${spec.split(path.sep).join('/')}/`;
-  return new Promise((resolve) => {
-    execFile('git', safeGitArgs(['ls-files', '-z', '--', spec]), { cwd: from, timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) => {
-      if (error !== null) return resolve([]);
-      resolve(
-        stdout
-          .split('\0')
-          .map((name) => (name.startsWith(prefix) ? name.slice(prefix.length) : name))
-          .filter((name) => name !== '' && name !== '.gitignore'),
-      );
-    });
-  });
+  return {
+    args: safeGitArgs(['ls-files', '-z', '--', spec]),
+    options: { cwd: from, timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024, encoding: 'utf8' as const, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } },
+    names: (stdout: string): readonly string[] =>
+      stdout
+        .split('\0')
+        .map((name) => (name.startsWith(prefix) ? name.slice(prefix.length) : name))
+        .filter((name) => name !== '' && name !== '.gitignore'),
+  };
 };
 
 /** Why memory refuses a state directory git tracks files in, and the commands that end it. */

@@ -54,13 +54,30 @@ export interface JsonlJournalOptions {
    * writes the mark for the journal as it is (the user took a set-aside queue back).
    */
   readonly owner?: { readonly mark: string; readonly trust: boolean };
+  /**
+   * Asked when the file at the journal's path is not the one this process last read (another
+   * process's compaction, a first journal another process made, or a file put there: a `git
+   * pull` writes over the ignored journal, beside this user's mark, which is of the path). A
+   * reason refuses the journal from then on: nothing more is read from it or written to it.
+   */
+  readonly refuseNewFile?: () => string | undefined;
 }
 
 interface Position {
-  ino: number | null;
+  /** Which file: inode and birth time (`fileIdentity`). */
+  ino: string | null;
   end: number;
   records: number;
 }
+
+/**
+ * A file's identity: its inode number and its birth time. The number alone is not enough: git
+ * removes a file before it writes the new one, and ext4 gave the new file the same number every
+ * time (a pull over the ignored journal then looked like the same file, longer: read on from
+ * where this process stopped, as records appended). Where the file system keeps no birth time
+ * (0), the number alone.
+ */
+const fileIdentity = (stat: { readonly ino: number; readonly birthtimeMs: number }): string => `${stat.ino}:${stat.birthtimeMs}`;
 
 /** What went wrong and what to do, without the underlying error's object (it may be large). */
 const writeFailure = (file: string, error: unknown): Error => {
@@ -107,7 +124,12 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     fsyncDirectorySync(path.dirname(files.journal));
   };
 
+  // Why the journal is refused (`refuseNewFile`): every later read and write fails with it.
+  let refused: string | undefined;
+  const refusedError = (reason: string): Error => new Error(`retain queue: ${files.journal} is refused (${reason}); nothing was queued or delivered from it`);
+
   const locked = <T>(fn: () => T): T => {
+    if (refused !== undefined) throw refusedError(refused);
     const held = lock.acquireSync(lockTimeoutMs);
     try {
       return fn();
@@ -124,18 +146,18 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
     return damage;
   };
 
-  const statOf = (file: string): { ino: number; size: number } | undefined => {
+  const statOf = (file: string): { ino: string; size: number } | undefined => {
     try {
       // lstat: a journal planted as a link to another file is refused, never read or cut.
       const stat = lstatSync(file);
       if (!stat.isFile()) throw new UnsafeFileError(file, stat.isSymbolicLink() ? 'it is a symbolic link (a cloned repository can plant one); remove it' : 'it is not a regular file; remove it');
-      return { ino: stat.ino, size: stat.size };
+      return { ino: fileIdentity(stat), size: stat.size };
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return undefined;
       throw error;
     }
   };
-  const statJournal = (): { ino: number; size: number } | undefined => statOf(files.journal);
+  const statJournal = (): { ino: string; size: number } | undefined => statOf(files.journal);
 
   // Before anything of the journal is read: a queue this user's memory did not write is never folded.
   if (options.owner !== undefined) {
@@ -197,6 +219,13 @@ export const openJsonlJournal = async (options: JsonlJournalOptions): Promise<Qu
       const replaced = position.ino !== null;
       Object.assign(position, { ino: null, end: 0, records: 0 });
       return { records: [], damage: [], replaced };
+    }
+    if (options.refuseNewFile !== undefined && (position.ino === null || stat.ino !== position.ino || stat.size < position.end)) {
+      const reason = options.refuseNewFile();
+      if (reason !== undefined) {
+        refused = reason;
+        throw refusedError(reason);
+      }
     }
     if (position.ino !== null && stat.ino !== position.ino) {
       Object.assign(position, { ino: stat.ino, end: stat.size, records: 0 });

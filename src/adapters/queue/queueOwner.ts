@@ -68,7 +68,7 @@ export const ownerMark = (key: string, journalPath: string): string =>
  * ignored file, which git overwrites without a word when a pull or checkout brings a tracked
  * one: the repository's journal then sat beside the user's valid mark, and once the user
  * untracked it as the refusal says, it was delivered. Without the mark it is set aside unread.
- * Returns whether a mark was removed.
+ * Returns whether git tracks the journal, its dead letters or its mark (the mark is gone then).
  */
 export const withdrawTrackedMark = (journalPath: string, memoryDir: string, tracked: readonly string[]): boolean => {
   const files = queueFiles(journalPath);
@@ -79,15 +79,14 @@ export const withdrawTrackedMark = (journalPath: string, memoryDir: string, trac
   };
   if (![files.journal, files.deadLetters, files.owner].some(isTracked)) return false;
   // Removed in the directory held open (never through a link swapped in on the way).
-  return inCheckedDirEntriesSync(path.dirname(files.owner), (entry) => {
+  inCheckedDirEntriesSync(path.dirname(files.owner), (entry) => {
     try {
       unlinkSync(entry(path.basename(files.owner)));
-      return true;
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return false;
-      throw error;
+      if (errnoCode(error) !== 'ENOENT') throw error;
     }
   });
+  return true;
 };
 
 /** The queue files set aside beside the journal at `journalPath` (`retain-queue.untrusted-….jsonl`, `retain-queue.dead.untrusted-….jsonl`). */

@@ -6,6 +6,7 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TakeBack } from '../../adapters/queue/queueOwner.js';
+import type { QueueCommands } from '../../tools/commands/commandContext.js';
 import { shellWord } from '../../config/serverStart.js';
 
 /**
@@ -36,6 +37,12 @@ export const cliServeCommand = (argv: readonly string[] = process.argv, execArgv
 export const cliTakeBack = (cwd: string, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): TakeBack => ({
   kind: 'run',
   command: cliCommand(['flush', '--trust-queue', '--cwd', cwd], argv, execArgv),
+});
+
+/** The commands that list dead letters and deliver the queue of the project in `cwd`, as the doctor and status name them. */
+export const cliQueueCommands = (cwd: string, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): QueueCommands => ({
+  deadLetters: cliCommand(['dead-letters', '--cwd', cwd], argv, execArgv),
+  flush: cliCommand(['flush', '--cwd', cwd], argv, execArgv),
 });
 
 /**

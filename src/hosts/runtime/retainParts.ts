@@ -29,6 +29,8 @@ export interface RetainPartsOptions {
   readonly agentDir: string;
   /** Mark the journal as it is as this user's (the CLI's `flush --trust-queue`). */
   readonly trustQueue?: boolean;
+  /** Why a new file at the journal's path must not be read (a git pull wrote it). */
+  readonly refuseNewJournal?: () => string | undefined;
 }
 
 export interface RetainParts {
@@ -46,7 +48,7 @@ export const openRetainParts = async (o: RetainPartsOptions): Promise<RetainPart
     try {
       queue = await openRetainQueue({
         // Job keys live in a journal other processes read: always SHA-256, never a twin's digest.
-        ...fileRetainQueuePorts({ queuePath: config.queuePath, owner: { mark: ownerMark(readOwnerKey(o.agentDir), config.queuePath), trust: o.trustQueue === true } }),
+        ...fileRetainQueuePorts({ queuePath: config.queuePath, owner: { mark: ownerMark(readOwnerKey(o.agentDir), config.queuePath), trust: o.trustQueue === true }, ...(o.refuseNewJournal === undefined ? {} : { refuseNewFile: o.refuseNewJournal }) }),
         server: o.server,
         mode: config.retainDelivery,
         flushIntervalMs: config.retainFlushIntervalMs,

@@ -87,6 +87,7 @@ export const toolStatusView = (s: RuntimeStatus, importStatus: RuntimeStatusView
       ...(lastRetain === null ? {} : { lastRetain: { at: lastRetain.at, outcome: retainOutcomeNow(lastRetain, s.queue), count: lastRetain.messages } }),
     },
     ...(importStatus === undefined ? {} : { import: importStatus }),
+    ...(s.problems.length === 0 ? {} : { problems: s.problems }),
   };
 };
 

@@ -45,7 +45,7 @@ import { FUNCTION_WORDS, QUERY_STOP_WORDS, STOP_WORDS } from './stopwords.js';
 import { isCalendarName, timeCues, type TimeCue } from './temporal.js';
 import { slipSpellings } from './spellingFilter.js';
 import { topK } from './topK.js';
-import { isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
+import { hyponymWords, isLemma, phrasalVerbs, relatedWords } from './wordnet.js';
 import { verbOfPast } from './irregularForms.js';
 import { neighboursOf } from './wordNeighbours.js';
 import { objectList } from './objectList.js';
@@ -150,6 +150,17 @@ export interface RankParams {
   readonly vectorNeighbours: number;
   /** Only a query word in at most this many of the bank's memories searches its neighbours. */
   readonly vectorRareDocs: number;
+  /**
+   * In a conversation, a query noun the bank seldom says searches its WordNet hyponyms (its kinds,
+   * `hyponymDepth` is-a steps down) that the bank has, at this weight, never counted in the
+   * confidence; 0: off.
+   */
+  readonly hyponymWeight: number;
+  readonly hyponymDepth: number;
+  /** Only a query noun in at most this many of the bank's memories searches its kinds. */
+  readonly hyponymRareDocs: number;
+  /** A noun with more kinds than this (WordNet's "person": 550) names no kind worth searching. */
+  readonly hyponymMaxWords: number;
   /** A question's limit word ("max") searches the family's others ("cap", "limit") at this weight (ranked only); 0: off. */
   readonly limitWeight: number;
 }
@@ -197,6 +208,10 @@ export const DEFAULT_PARAMS: RankParams = {
   vectorMinCosine: 0.6,
   vectorNeighbours: 5,
   vectorRareDocs: 2,
+  hyponymWeight: 0.15,
+  hyponymDepth: 1,
+  hyponymRareDocs: 2,
+  hyponymMaxWords: 100,
   limitWeight: 0.5,
 };
 
@@ -512,6 +527,22 @@ const expand = (index: FieldIndex, query: string, queryWords: readonly string[],
         // related words in every bank).
         weights.set(term, Math.max(weights.get(term) ?? 0, params.vectorWeight * cosine));
         taken += 1;
+      }
+    }
+  }
+  // A question names the general thing ("what dessert did we settle on") where chat names the
+  // kind ("i'll bring a tiramisu"). As with the vectors, only in a conversation and only for a
+  // word the bank seldom says; ranked, not counted (off-topic prompts find kinds in every bank).
+  if (stages.wordnet && params.hyponymWeight > 0 && participantsOf(index).length >= 2) {
+    for (const word of queryWords) {
+      if (word.length < 3 || /\d/.test(word) || isFunctionWord(word, query) || (stages.coding && codingKnows(word))) continue;
+      if (index.documentFrequency(stemWord(word)) > params.hyponymRareDocs) continue;
+      const kinds = hyponymWords(word, params.hyponymDepth);
+      if (kinds.length > params.hyponymMaxWords) continue;
+      for (const kind of kinds) {
+        const term = stemWord(kind);
+        if (original.has(term) || index.documentFrequency(term) === 0) continue;
+        weights.set(term, Math.max(weights.get(term) ?? 0, params.hyponymWeight));
       }
     }
   }

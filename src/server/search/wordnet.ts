@@ -362,3 +362,57 @@ export const phrasalVerbs = (tokens: readonly string[], irregular: (word: string
   }
   return out;
 };
+
+/** The noun synsets a synset's hyponym pointers name ("~" a kind of it, "~i" an instance of it). */
+const hyponymOffsets = (fields: readonly string[]): number[] => {
+  const count = parseInt(fields[3] ?? '0', 16);
+  const pointerAt = 4 + 2 * count;
+  const pointers = Number(fields[pointerAt] ?? 0);
+  const out: number[] = [];
+  for (let i = 0; i < pointers; i += 1) {
+    const [symbol, target, targetPos] = fields.slice(pointerAt + 1 + 4 * i, pointerAt + 4 + 4 * i);
+    if ((symbol === '~' || symbol === '~i') && targetPos === 'n' && target !== undefined) out.push(Number(target));
+  }
+  return out;
+};
+
+const hyponymCache = new Map<string, string[]>();
+
+/**
+ * The single words of the noun synsets up to `depth` is-a steps below the word's most frequent
+ * noun sense (each base form's): its kinds ("exercise" -> "calisthenics", "stretching", "yoga";
+ * "dessert" -> "tiramisu"). Multi-word lemmas are left out; a word with more verb senses than noun
+ * senses has none. Empty without WordNet.
+ */
+export const hyponymWords = (word: string, depth: number): string[] => {
+  const key = `${depth}:${word}`;
+  const hit = hyponymCache.get(key);
+  if (hit !== undefined) return hit;
+  if (!loadWordNet() || !database) return [];
+  const db = database;
+  const out = new Set<string>();
+  // A word WordNet lists more as a verb is a verb where it is asked ("try running again"): its
+  // noun's kinds ("try" -> "test") are another meaning's.
+  if (sensesOf(db, 'verb', word) > sensesOf(db, 'noun', word)) {
+    hyponymCache.set(key, []);
+    return [];
+  }
+  for (const [, offset] of baseForms(db, 'noun', word)) {
+    let level = [offset];
+    for (let d = 0; d < depth && level.length > 0; d += 1) {
+      const next: number[] = [];
+      for (const at of level) {
+        for (const kind of hyponymOffsets(synsetFields(db, 'noun', at))) {
+          next.push(kind);
+          for (const lemma of lemmasOf(synsetFields(db, 'noun', kind))) if (!lemma.includes('_') && !lemma.includes('-')) out.add(lemma);
+        }
+      }
+      level = next;
+    }
+  }
+  out.delete(word);
+  const found = [...out];
+  if (hyponymCache.size > 20_000) hyponymCache.clear();
+  hyponymCache.set(key, found);
+  return found;
+};

@@ -28,7 +28,28 @@ export interface CommandContext {
    * extension's `serve.mjs`, since `agent-memory` is not on its PATH); default `agent-memory serve`.
    */
   readonly serverCommand?: string;
+  /** The commands that list dead letters and deliver the queue where the person is (default pi's `/memory` actions; a shell: the CLI's own lines). */
+  readonly queueCommands?: QueueCommands;
 }
+
+export interface QueueCommands {
+  readonly deadLetters: string;
+  readonly flush: string;
+}
+
+export const piQueueCommands: QueueCommands = { deadLetters: '/memory dead-letters', flush: '/memory flush' };
+
+/**
+ * What the queue waits on the person for, one line each with the command that does it at the
+ * end (a command line is pasted whole): dead letters, a pause.
+ */
+export const queueNextSteps = (
+  queue: { readonly deadLetters: number; readonly state: string; readonly pausedReason?: string },
+  commands: QueueCommands = piQueueCommands,
+): string[] => [
+  ...(queue.deadLetters > 0 ? [`${queue.deadLetters} dead letter(s), refused by the server for good; each with its reason and the commands that requeue or drop it: ${commands.deadLetters}`] : []),
+  ...(queue.state === 'paused' ? [`paused${queue.pausedReason === undefined ? '' : ` (${queue.pausedReason})`}; its turns are kept; fix the cause, then deliver them: ${commands.flush}`] : []),
+];
 
 /** What a command hands the host: text to show, a notification level, and structured details. */
 export interface CommandReport {

@@ -14,7 +14,7 @@ import { callOptions, runCall } from '../serverCall.js';
 import { buildStatusReport, statusLegend, statusLines } from '../statusReport.js';
 import { AWAITING_PROJECT_BANK } from '../../config/scope.js';
 import { SOURCE_WORDS } from '../../config/sourceWords.js';
-import type { CommandContext, CommandReport } from './commandContext.js';
+import { queueNextSteps, type CommandContext, type CommandReport } from './commandContext.js';
 import type { RuntimeStatusView } from '../context.js';
 import { SUPPORT_POLICY, packageInfo } from './packageInfo.js';
 import { serverDownError } from '../serverDown.js';
@@ -36,10 +36,9 @@ export const doctorReport = async (ctx: CommandContext) => {
   const trust = tools.loaded.trust;
   const features = E.isRight(caps) ? caps.right.features : undefined;
   const floorMet = features === undefined ? null : features.append;
-  const queueAction =
-    status.queue.deadLetters > 0 || status.queue.state === 'paused'
-      ? 'Inspect the queue (/memory), fix the cause shown, then flush with /memory flush once the server is reachable.'
-      : undefined;
+  // Named with the commands where the person is: "/memory flush" was said in a shell too.
+  const queueSteps = queueNextSteps(status.queue, ctx.queueCommands);
+  const queueAction = queueSteps.length === 0 ? undefined : queueSteps.join('\n');
   return {
     enabled: config.enabled,
     integration: {
@@ -195,7 +194,7 @@ export const doctorCommand = async (ctx: CommandContext): Promise<CommandReport>
     ...statusLines(fields),
     ...statusLegend(fields),
     ...(report.setup.hint === undefined || setupShown ? [] : [report.setup.hint]),
-    ...('action' in report.queue && report.queue.action !== undefined ? [`Queue: ${report.queue.action}`] : []),
+    ...('action' in report.queue && report.queue.action !== undefined ? report.queue.action.split('\n').map((step) => `Queue: ${step}`) : []),
     ...report.config.errors.map((e) => `config error: ${e}`),
     ...report.config.warnings.map((w) => `config warning: ${w}`),
     ...problems.map((p) => `note: ${p}`),

@@ -7,8 +7,9 @@ import { redact } from '../../config/redact.js';
 import { toJson } from '../../effects/kernel/trace.js';
 import { findTool } from '../catalogue.js';
 import { buildStatusReport, statusLegend, statusLines } from '../statusReport.js';
-import type { CommandContext, CommandReport, SessionMode } from './commandContext.js';
+import { queueNextSteps, type CommandContext, type CommandReport, type SessionMode } from './commandContext.js';
 import { deadLettersCommand } from './deadLetters.js';
+import { AWAITING_PROJECT_BANK } from '../../config/scope.js';
 import { doctorCommand } from './doctor.js';
 import { nextOptOutCommand } from './nextOptOut.js';
 
@@ -32,7 +33,14 @@ const menu = (): string[] => ['Actions:', ...HUB_ACTIONS.map((a) => `  ${a.usage
 
 const status = async (ctx: CommandContext, withMenu: boolean): Promise<CommandReport> => {
   const report = await buildStatusReport(ctx.tools, ctx.serverCommand);
-  const text = ['Memory', ...statusLines(report.fields), ...statusLegend(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...(withMenu ? menu() : [])].join('\n');
+  // What waits on the person (memory_status and the doctor say these too), each with what to do.
+  // The Setup line names what to do when it warns: its hint is not repeated (as in the doctor).
+  const setupShown = report.fields.some((f) => f.key === 'setup' && f.tone === 'warn');
+  const notes = [
+    ...report.problems.filter((p) => !(setupShown && p === AWAITING_PROJECT_BANK)).map((p) => `note: ${p}`),
+    ...queueNextSteps(report.queue, ctx.queueCommands).map((step) => `Queue: ${step}`),
+  ];
+  const text = ['Memory', ...statusLines(report.fields), ...statusLegend(report.fields), ...(report.setupHint === undefined ? [] : [report.setupHint]), ...notes, ...(withMenu ? menu() : [])].join('\n');
   const warn = report.fields.some((f) => f.tone === 'warn');
   return { level: warn ? 'warning' : 'info', text, details: toJson(report) };
 };

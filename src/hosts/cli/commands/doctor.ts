@@ -9,7 +9,7 @@ import type { Command } from '../commands.js';
 import { redact, redactValue } from '../../../config/redact.js';
 import { isRecord, jsonCopy } from '../../../codecs/codecs.js';
 import { doctorCommand } from '../../../tools/commands/doctor.js';
-import { cliServeCommand } from '../selfCommand.js';
+import { cliQueueCommands, cliServeCommand } from '../selfCommand.js';
 import { memoryHubCommand } from '../../../tools/commands/memoryHub.js';
 import { STATUS_LEGEND_HELP } from '../../../tools/statusReport.js';
 import { openInspection, type Inspection } from '../inspect.js';
@@ -70,7 +70,7 @@ export const doctorCliCommand: Command = {
     }
     const inspection = await inspectOrExplain('doctor', options);
     if (inspection === undefined) return 1;
-    const report = await doctorCommand({ tools: inspection.tools, serverCommand: cliServeCommand() });
+    const report = await doctorCommand({ tools: inspection.tools, serverCommand: cliServeCommand(), queueCommands: cliQueueCommands(options.cwd) });
     const extra = stateErrors(inspection);
     const details = isRecord(report.details) ? report.details : {};
     const reported = Array.isArray(details['errors']) ? details['errors'] : [];
@@ -106,7 +106,7 @@ export const statusCliCommand: Command = {
     }
     const inspection = await inspectOrExplain('status', options);
     if (inspection === undefined) return 1;
-    const report = await memoryHubCommand({ tools: inspection.tools, serverCommand: cliServeCommand() }, 'status');
+    const report = await memoryHubCommand({ tools: inspection.tools, serverCommand: cliServeCommand(), queueCommands: cliQueueCommands(options.cwd) }, 'status');
     const notes = stateErrors(inspection);
     print(options.json, [report.text, ...notes.map((n) => `! ${n}`)].join('\n'), { ...(isRecord(report.details) ? report.details : {}), stateDir: inspection.stateDir });
     return 0;
