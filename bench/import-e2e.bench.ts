@@ -91,7 +91,7 @@ const importInto = async (
   const searchableSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   await importer.close();
   await runtime.close();
-  if (view.state !== 'done' || view.queued !== view.documents) throw new Error(`import ended ${view.state}: ${view.queued}/${view.documents} queued`);
+  if (view.state !== 'done' || view.queued + view.sent !== view.documents) throw new Error(`import ended ${view.state}: ${view.sent} sent and ${view.queued} queued of ${view.documents}`);
   return { documents: view.documents, bytes: set.bytes, files: set.files, seconds, searchableSeconds, rawSeconds };
 };
 

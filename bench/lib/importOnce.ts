@@ -63,5 +63,5 @@ if (process.env['IMPORT_TIMELINE'] !== undefined) {
 }
 await importer.close();
 await runtime.close();
-if (view.state !== 'done' || view.queued !== view.documents) throw new Error(`import ended ${view.state}: ${view.queued}/${view.documents} queued`);
+if (view.state !== 'done' || view.queued + view.sent !== view.documents) throw new Error(`import ended ${view.state}: ${view.sent} sent and ${view.queued} queued of ${view.documents}`);
 console.log(JSON.stringify({ documents: view.documents, seconds, searchableSeconds, importerCpuMs: (cpu1.user + cpu1.system) / 1000, serverCpuMs: serverAcked, serverCpuSearchableMs: serverSearchable, serverWrittenMb, windowUs: [windowStartUs, windowEndUs] }));
