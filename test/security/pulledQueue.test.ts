@@ -38,6 +38,17 @@ const gitIn =
   (...args: string[]): string =>
     execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x', ...args], { cwd, stdio: 'pipe' }).toString();
 
+/** An upstream repository with one commit, and the person's clone of it at `cwd`. */
+const cloneOfUpstream = (upstream: string, cwd: string): { up: ReturnType<typeof gitIn>; git: ReturnType<typeof gitIn> } => {
+  const up = gitIn(upstream);
+  up('init', '-q');
+  writeFileSync(path.join(upstream, 'README'), 'hello\n');
+  up('add', '.');
+  up('commit', '-q', '-m', 'init');
+  gitIn(path.dirname(cwd))('clone', '-q', upstream, cwd);
+  return { up, git: gitIn(cwd) };
+};
+
 const serverHolds = async (): Promise<string> => JSON.stringify((await call(server, 'GET', `/v1/default/banks/${BANK}/memories/list?limit=1000`)).body);
 
 describe('a queue journal a git pull writes over the user\'s own', () => {
@@ -50,13 +61,7 @@ describe('a queue journal a git pull writes over the user\'s own', () => {
     for (const dir of [upstream, agentDir, home]) mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url }, banks: { project: { bankId: BANK } }, setupComplete: true }));
     const env = { HOME: home, PI_CODING_AGENT_DIR: agentDir };
-    const up = gitIn(upstream);
-    up('init', '-q');
-    writeFileSync(path.join(upstream, 'README'), 'hello\n');
-    up('add', '.');
-    up('commit', '-q', '-m', 'init');
-    gitIn(root)('clone', '-q', upstream, cwd);
-    const git = gitIn(cwd);
+    const { up, git } = cloneOfUpstream(upstream, cwd);
 
     // The user's memory has used this project: its state dir, .gitignore and queue mark exist.
     const first = await runCli(['flush', '--timeout-ms', '3000'], { cwd, env });
@@ -94,13 +99,7 @@ describe('a queue journal a git pull writes over the user\'s own', () => {
     const agentDir = path.join(home, '.pi', 'agent');
     for (const dir of [upstream, agentDir]) mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(agentDir, 'memory.json'), JSON.stringify({ memory: { baseUrl: server.url }, banks: { project: { bankId: BANK } }, setupComplete: true }));
-    const up = gitIn(upstream);
-    up('init', '-q');
-    writeFileSync(path.join(upstream, 'README'), 'hello\n');
-    up('add', '.');
-    up('commit', '-q', '-m', 'init');
-    gitIn(root)('clone', '-q', upstream, cwd);
-    const git = gitIn(cwd);
+    const { up, git } = cloneOfUpstream(upstream, cwd);
     mkdirSync(path.join(upstream, '.pi', 'memory'), { recursive: true });
     // Longer than the running process's journal: git writes the new file where it removed the old
     // one, and ext4 gives it the same inode number, so only a file shorter than what the process

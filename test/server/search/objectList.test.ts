@@ -1,17 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { askV8 } from '../../helpers/askV8.js';
 import { objectList } from '../../../src/server/search/objectList.js';
-
-/**
- * V8's own verdicts on the arrays (`%HasObjectElements`: an array of objects, not of small
- * integers), asked in a child started with --allow-natives-syntax, the sources loaded through tsx.
- */
-const elementsOf = (script: string): Record<string, boolean> => {
-  const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(run.stderr).toBe('');
-  expect(run.status).toBe(0);
-  return JSON.parse(run.stdout) as Record<string, boolean>;
-};
 
 describe('objectList', () => {
   it('gives a new empty list each call, which holds what is pushed and nothing of another', () => {
@@ -26,7 +15,7 @@ describe('objectList', () => {
   });
 
   it('is an array of objects to V8 while empty, where a [] literal and the .map of an empty array are not', () => {
-    const kinds = elementsOf(`
+    const kinds = askV8<Record<string, boolean>>(`
       const { objectList } = await import('./src/server/search/objectList.ts');
       const empty = objectList();
       const mapped = [].map((x) => ({ x }));
@@ -36,7 +25,7 @@ describe('objectList', () => {
   });
 
   it("rank's hits and expansion terms are arrays of objects when empty too (the lists it read `.length` of)", () => {
-    const kinds = elementsOf(`
+    const kinds = askV8<Record<string, boolean>>(`
       const { FieldIndex } = await import('./src/server/search/fieldIndex.ts');
       const { rank } = await import('./src/server/search/ranker.ts');
       const index = new FieldIndex();
@@ -53,7 +42,7 @@ describe('objectList', () => {
     // The server's first query with an expansion came after V8 had optimised `rank` on queries
     // without one: it was thrown away there (an access it had never run), and `score` at its loop
     // over terms of another array kind. %ActiveTierIsTurbofan: whether optimised code runs now.
-    const seen = elementsOf(`
+    const seen = askV8<Record<string, boolean>>(`
       const { FieldIndex } = await import('./src/server/search/fieldIndex.ts');
       const { rank } = await import('./src/server/search/ranker.ts');
       const index = new FieldIndex();

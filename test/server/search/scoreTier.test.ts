@@ -1,13 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-
-/** V8's own verdicts, asked in a child started with --allow-natives-syntax, the sources loaded through tsx. */
-const askV8 = (script: string): Record<string, unknown> => {
-  const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(run.stderr).toBe('');
-  expect(run.status).toBe(0);
-  return JSON.parse(run.stdout) as Record<string, unknown>;
-};
+import { askV8 } from '../../helpers/askV8.js';
 
 describe('FieldIndex.score under V8', () => {
   it('stays optimised from an index of its own documents to one of derived documents only and back', () => {
