@@ -39,9 +39,11 @@ export const cliTakeBack = (cwd: string, argv: readonly string[] = process.argv,
   command: cliCommand(['flush', '--trust-queue', '--cwd', cwd], argv, execArgv),
 });
 
-/** The commands that list dead letters and deliver the queue of the project in `cwd`, as the doctor and status name them. */
+/** The commands that list, requeue and drop dead letters and deliver the queue of the project in `cwd`, as the doctor, status and dead-letters name them. */
 export const cliQueueCommands = (cwd: string, argv: readonly string[] = process.argv, execArgv: readonly string[] = process.execArgv): QueueCommands => ({
   deadLetters: cliCommand(['dead-letters', '--cwd', cwd], argv, execArgv),
+  requeue: (id) => cliCommand(['dead-letters', 'requeue', id, '--cwd', cwd], argv, execArgv),
+  drop: (id) => cliCommand(['dead-letters', 'drop', id, '--cwd', cwd], argv, execArgv),
   flush: cliCommand(['flush', '--cwd', cwd], argv, execArgv),
 });
 

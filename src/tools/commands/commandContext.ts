@@ -32,12 +32,24 @@ export interface CommandContext {
   readonly queueCommands?: QueueCommands;
 }
 
+/**
+ * The queue's commands as the host runs them: pi's `/memory` actions, or the CLI's own command
+ * lines (`src/hosts/cli/selfCommand.ts`: a program name may be on no PATH). Each is printed
+ * whole, so a person pastes it.
+ */
 export interface QueueCommands {
   readonly deadLetters: string;
+  requeue(id: string): string;
+  drop(id: string): string;
   readonly flush: string;
 }
 
-export const piQueueCommands: QueueCommands = { deadLetters: '/memory dead-letters', flush: '/memory flush' };
+export const piQueueCommands: QueueCommands = {
+  deadLetters: '/memory dead-letters',
+  requeue: (id) => `/memory dead-letters requeue ${id}`,
+  drop: (id) => `/memory dead-letters drop ${id}`,
+  flush: '/memory flush',
+};
 
 /**
  * What the queue waits on the person for, one line each with the command that does it at the

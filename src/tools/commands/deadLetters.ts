@@ -5,7 +5,7 @@
  * `all` works in place of an ID. Shared by `/memory dead-letters` and `agent-memory dead-letters`.
  */
 import { redact } from '../../config/redact.js';
-import type { CommandReport } from './commandContext.js';
+import { piQueueCommands, type CommandReport, type QueueCommands } from './commandContext.js';
 
 export interface DeadLetterView {
   readonly job: { readonly jobId: string; readonly bankId: string; readonly documentId: string };
@@ -23,23 +23,6 @@ export interface DeadLetterQueue {
 
 export const DEAD_LETTERS_USAGE = 'dead-letters [list | requeue ID|all | drop ID|all]';
 
-/**
- * The command lines that requeue, drop and deliver, as the host runs them: pi's `/memory`
- * actions, or the CLI's own command line (`src/hosts/cli/selfCommand.ts`: a program name may be
- * on no PATH). Each is printed whole, so a person pastes it.
- */
-export interface DeadLetterCommands {
-  requeue(id: string): string;
-  drop(id: string): string;
-  readonly flush: string;
-}
-
-export const piDeadLetterCommands: DeadLetterCommands = {
-  requeue: (id) => `/memory dead-letters requeue ${id}`,
-  drop: (id) => `/memory dead-letters drop ${id}`,
-  flush: '/memory flush',
-};
-
 /** A dead letter as a person reads it: ids, the server's status and its reason, redacted. */
 export const describeDeadLetter = (d: DeadLetterView) => ({
   jobId: d.job.jobId,
@@ -50,7 +33,7 @@ export const describeDeadLetter = (d: DeadLetterView) => ({
   reason: redact(d.reason),
 });
 
-const list = async (queue: DeadLetterQueue, commands: DeadLetterCommands): Promise<CommandReport> => {
+const list = async (queue: DeadLetterQueue, commands: QueueCommands): Promise<CommandReport> => {
   const dead = (await queue.deadLetters()).map(describeDeadLetter);
   if (dead.length === 0) return { level: 'info', text: 'No dead letters.', details: { deadLetters: [] } };
   // Each command on a line of its own, never wrapped: a person copies it whole.
@@ -74,7 +57,7 @@ const list = async (queue: DeadLetterQueue, commands: DeadLetterCommands): Promi
   };
 };
 
-const change = async (queue: DeadLetterQueue, verb: 'requeue' | 'drop', id: string | undefined, commands: DeadLetterCommands): Promise<CommandReport> => {
+const change = async (queue: DeadLetterQueue, verb: 'requeue' | 'drop', id: string | undefined, commands: QueueCommands): Promise<CommandReport> => {
   if (id === undefined) return { level: 'error', text: `Usage: ${DEAD_LETTERS_USAGE} (${verb} needs a job id from list, or all).`, details: { error: 'missing id' } };
   const ids = id === 'all' ? undefined : [id];
   const known = (await queue.deadLetters()).map((d) => d.job.jobId);
@@ -87,7 +70,7 @@ const change = async (queue: DeadLetterQueue, verb: 'requeue' | 'drop', id: stri
 };
 
 /** Runs `dead-letters [list|requeue ID|drop ID]`; `args` are the words after `dead-letters`. */
-export const deadLettersCommand = async (queue: DeadLetterQueue | undefined, args: readonly string[], commands: DeadLetterCommands = piDeadLetterCommands): Promise<CommandReport> => {
+export const deadLettersCommand = async (queue: DeadLetterQueue | undefined, args: readonly string[], commands: QueueCommands = piQueueCommands): Promise<CommandReport> => {
   if (queue === undefined) {
     return { level: 'error', text: 'The retain queue is not open in this session (memory is disabled or the queue failed to open); run /memory doctor.', details: { error: 'no queue' } };
   }

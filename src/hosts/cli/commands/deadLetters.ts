@@ -4,7 +4,7 @@ import { DEAD_LETTERS_USAGE, deadLettersCommand } from '../../../tools/commands/
 import { withRuntime } from '../runtimeCommand.js';
 import { parseProjectArgs } from '../projectArgs.js';
 import { commandUsage } from '../helpText.js';
-import { cliCommand } from '../selfCommand.js';
+import { cliQueueCommands } from '../selfCommand.js';
 
 export const deadLettersCliCommand: Command = {
   usage: commandUsage('dead-letters', [
@@ -26,11 +26,7 @@ export const deadLettersCliCommand: Command = {
     }
     const json = args.values['json'] === true;
     return withRuntime(args.cwd, 'dead-letters', async (runtime) => {
-      const report = await deadLettersCommand(runtime.queue, args.positionals, {
-        requeue: (id) => cliCommand(['dead-letters', 'requeue', id, '--cwd', args.cwd]),
-        drop: (id) => cliCommand(['dead-letters', 'drop', id, '--cwd', args.cwd]),
-        flush: cliCommand(['flush', '--cwd', args.cwd]),
-      });
+      const report = await deadLettersCommand(runtime.queue, args.positionals, cliQueueCommands(args.cwd));
       console.log(json ? JSON.stringify(report.details, null, 2) : report.text);
       return report.level === 'error' ? 1 : 0;
     });
