@@ -41,6 +41,7 @@ import { writeJsonFile } from '../adapters/fs/stateFiles.js';
 import { runtimeServer } from './runtime/server.js';
 import { openRetainParts } from './runtime/retainParts.js';
 import { setAsideNotice, setAsideQueueFiles, withdrawTrackedMark, type TakeBack } from '../adapters/queue/queueOwner.js';
+import { queueFiles } from '../adapters/queue/queueFiles.js';
 import { dropDrainedSetAside } from './runtime/drainedSetAside.js';
 import { unavailableQueue, withRetainHealth } from './runtime/standIns.js';
 import { runtimeStatus, statusListeners, toolStatusView, type RuntimeStatus } from './runtime/status.js';
@@ -161,7 +162,7 @@ export const createMemoryRuntime = async (options: MemoryRuntimeOptions): Promis
     try {
       withdrawTrackedMark(config.queuePath, memoryDir, tracked);
     } catch (error) {
-      markProblem = `could not remove ${config.queuePath.replace(/\.jsonl$/, '')}.owner (${error instanceof Error ? error.message : String(error)}): remove it before untracking, or the queue git wrote there is delivered`;
+      markProblem = `could not remove ${queueFiles(config.queuePath).owner} (${error instanceof Error ? error.message : String(error)}): remove it before untracking, or the queue git wrote there is delivered`;
     }
   }
   const reasons = [...unsafe.map((f) => f.reason), ...(tracked.length === 0 ? [] : [trackedRefusal(memoryDir, loaded.cwd, tracked)])];
