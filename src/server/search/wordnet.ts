@@ -143,28 +143,44 @@ const lemmasOf = (fields: readonly string[]): string[] => {
   return out;
 };
 
+/** One of a synset's pointers: its symbol ("+" derivation, "~" hyponym, ...), the synset it names, that synset's part of speech letter and the source/target word numbers (hex). */
+interface Pointer {
+  readonly symbol: string;
+  readonly target: number;
+  readonly pos: string;
+  readonly sourceTarget: string;
+}
+
+const pointersOf = (fields: readonly string[]): Pointer[] => {
+  const pointerAt = 4 + 2 * parseInt(fields[3] ?? '0', 16);
+  const count = Number(fields[pointerAt] ?? 0);
+  const out: Pointer[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const [symbol, target, pos, sourceTarget] = fields.slice(pointerAt + 1 + 4 * i, pointerAt + 5 + 4 * i);
+    if (symbol !== undefined && target !== undefined && pos !== undefined && sourceTarget !== undefined) out.push({ symbol, target: Number(target), pos, sourceTarget });
+  }
+  return out;
+};
+
 /** Words of a synset and the words its derivation pointers name. */
 const synsetWords = (db: Database, pos: Pos, offset: number): string[] => {
   const key = `${pos}:${offset}`;
   const hit = synsetCache.get(key);
   if (hit !== undefined) return hit;
   const fields = synsetFields(db, pos, offset);
-  const count = parseInt(fields[3] ?? '0', 16);
   const out = lemmasOf(fields);
-  const pointerAt = 4 + 2 * count;
-  const pointers = Number(fields[pointerAt] ?? 0);
-  for (let i = 0; i < pointers; i += 1) {
-    const [symbol, target, targetPos, sourceTarget] = fields.slice(pointerAt + 1 + 4 * i, pointerAt + 5 + 4 * i);
+  const pointers = pointersOf(fields);
+  for (const { symbol, target, pos: targetPos, sourceTarget } of pointers) {
     // "+" = derivationally related form ("deploy" <-> "deployment"); the target word only.
-    if (symbol !== '+' || target === undefined || targetPos === undefined || sourceTarget === undefined) continue;
+    if (symbol !== '+') continue;
     const targetKind: Pos | undefined = targetPos === 'n' ? 'noun' : targetPos === 'v' ? 'verb' : targetPos === 'a' || targetPos === 's' ? 'adj' : targetPos === 'r' ? 'adv' : undefined;
     if (targetKind === undefined) continue;
     const word = parseInt(sourceTarget.slice(2), 16);
-    const targetWords = lemmasOf(synsetFields(db, targetKind, Number(target)));
+    const targetWords = lemmasOf(synsetFields(db, targetKind, target));
     const named = word > 0 ? targetWords[word - 1] : undefined;
     if (named !== undefined) out.push(named);
   }
-  if (pos === 'noun') out.push(...informalNames(db, fields.slice(pointerAt + 1, pointerAt + 1 + 4 * pointers)));
+  if (pos === 'noun') out.push(...informalNames(db, pointers));
   const words = [...new Set(out.filter((w) => w.length > 0))];
   if (synsetCache.size > 50_000) synsetCache.clear();
   synsetCache.set(key, words);
@@ -196,11 +212,10 @@ const informallyFirst = (db: Database, lemma: string, offset: number): boolean =
  * noun sense it is ("dad", "mom", "mum"; not "pop", whose first sense is music, nor "cat").
  * Chat names family this way, and the question asks with the standard word ("father").
  */
-const informalNames = (db: Database, pointers: readonly string[]): string[] => {
+const informalNames = (db: Database, pointers: readonly Pointer[]): string[] => {
   const out: string[] = [];
-  for (let i = 0; i + 3 < pointers.length; i += 4) {
-    if (pointers[i] !== '~' || pointers[i + 2] !== 'n') continue;
-    const offset = Number(pointers[i + 1]);
+  for (const { symbol, target: offset, pos } of pointers) {
+    if (symbol !== '~' || pos !== 'n') continue;
     const fields = synsetFields(db, 'noun', offset);
     if (fields[1] !== PERSON_FILE || !INFORMAL_GLOSS.test(fields.join(' '))) continue;
     for (const lemma of lemmasOf(fields)) if (informallyFirst(db, lemma, offset)) out.push(lemma);
@@ -364,17 +379,7 @@ export const phrasalVerbs = (tokens: readonly string[], irregular: (word: string
 };
 
 /** The noun synsets a synset's hyponym pointers name ("~" a kind of it, "~i" an instance of it). */
-const hyponymOffsets = (fields: readonly string[]): number[] => {
-  const count = parseInt(fields[3] ?? '0', 16);
-  const pointerAt = 4 + 2 * count;
-  const pointers = Number(fields[pointerAt] ?? 0);
-  const out: number[] = [];
-  for (let i = 0; i < pointers; i += 1) {
-    const [symbol, target, targetPos] = fields.slice(pointerAt + 1 + 4 * i, pointerAt + 4 + 4 * i);
-    if ((symbol === '~' || symbol === '~i') && targetPos === 'n' && target !== undefined) out.push(Number(target));
-  }
-  return out;
-};
+const hyponymOffsets = (fields: readonly string[]): number[] => pointersOf(fields).flatMap((p) => ((p.symbol === '~' || p.symbol === '~i') && p.pos === 'n' ? [p.target] : []));
 
 const hyponymCache = new Map<string, string[]>();
 

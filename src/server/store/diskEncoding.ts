@@ -15,10 +15,10 @@ type Json = Record<string, unknown>;
 
 const isObject = (u: unknown): u is Json => typeof u === 'object' && u !== null && !Array.isArray(u);
 
-/** The document record with `text_from` where `original_text` was (the same member order). */
-const documentWithRef = (document: Json, ref: TextRef): Json => {
+/** `record` with member `from` replaced by `to` holding `value`, in its place (the same member order). */
+const withMemberReplaced = (record: Json, from: string, to: string, value: unknown): Json => {
   const out: Json = {};
-  for (const [key, value] of Object.entries(document)) out[key === 'original_text' ? 'text_from' : key] = key === 'original_text' ? ref : value;
+  for (const [key, member] of Object.entries(record)) out[key === from ? to : key] = key === from ? value : member;
   return out;
 };
 
@@ -43,7 +43,7 @@ export const encodeForDisk = (m: Mutation, ref?: TextRef): unknown => {
     const { text: _text, ...rest } = f;
     return { ...rest, text_from_chunk: true };
   });
-  return ref === undefined ? { ...m, chunks, facts } : { ...m, document: documentWithRef(m.document, ref), chunks, facts };
+  return ref === undefined ? { ...m, chunks, facts } : { ...m, document: withMemberReplaced(m.document, 'original_text', 'text_from', ref), chunks, facts };
 };
 
 /** The text of item `item` of operation `operationId` of bank `bankId`, as the state holds it now. */
@@ -54,10 +54,7 @@ const documentWithText = (document: Json, bankId: unknown, operationText: Operat
   const ref = document['text_from'];
   if (!isObject(ref) || typeof bankId !== 'string' || typeof ref['operation_id'] !== 'string' || typeof ref['item'] !== 'number') return document;
   const text = operationText?.(bankId, ref['operation_id'], ref['item']);
-  if (text === undefined) return document;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(document)) out[key === 'text_from' ? 'original_text' : key] = key === 'text_from' ? text : value;
-  return out;
+  return text === undefined ? document : withMemberReplaced(document, 'text_from', 'original_text', text);
 };
 
 /**
